@@ -1,0 +1,409 @@
+/* gmi_attach.c: finding or starting the Local Monitor, attaching the
+ * segment, and the slow paths of the client (new chunk, thread exit, fork). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include "clock.h"
+#include "gmi_int.h"
+#include "lmproto.h"
+#include "rundir.h"
+
+extern char **environ;
+
+_Atomic int gmi_state = GMI_UNINIT;
+struct seg_hdr *gmi_seg;
+__thread struct gmi_thread gmi_thr __attribute__((tls_model("initial-exec")))
+    = { .idx = -1 };
+
+static pthread_mutex_t gmi_init_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t gmi_key;
+static int gmi_lm_fd = -1;
+static uint32_t gmi_session;
+static uint32_t gmi_pid;
+static int gmi_debug;
+static long gmi_block_ns = 2000000000L;	/* longest wait for a free chunk */
+static _Atomic uint64_t gmi_chunk_seq;
+
+int
+gmi_error(int code, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int saved = errno;
+
+	if (gmi_debug) {
+		va_start(ap, fmt);
+		vsnprintf(line, sizeof line, fmt, ap);
+		va_end(ap);
+		fprintf(stderr, "grm[%d]: %s\n", (int)getpid(), line);
+	}
+	errno = saved;
+	return code;
+}
+
+static void
+sleep_ns(long ns)
+{
+	struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/* Connects to the LM socket at path; returns the fd or -1. */
+static int
+lm_connect(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == -1) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int
+full_io(int fd, void *buf, size_t len, int wr)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = wr ? send(fd, p, len, MSG_NOSIGNAL) : recv(fd, p, len, 0);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Handshake on fd and attach; returns 0, or -1 (fd closed). */
+static int
+lm_attach(int fd)
+{
+	struct lmp_hello h;
+	struct lmp_reply r;
+	struct timeval tv = { 5, 0 };
+	void *mem;
+	const char *name;
+
+	memset(&h, 0, sizeof h);
+	h.magic = LMP_MAGIC;
+	h.version = LMP_VERSION;
+	h.pid = (uint32_t)getpid();
+	h.ppid = (uint32_t)getppid();
+	name = program_invocation_short_name;
+	snprintf(h.name, sizeof h.name, "%s", name != NULL ? name : "?");
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	if (full_io(fd, &h, sizeof h, 1) != 0 ||
+	    full_io(fd, &r, sizeof r, 0) != 0)
+		goto fail;
+	if (r.magic != LMP_MAGIC || r.version != LMP_VERSION ||
+	    r.status != LMP_OK) {
+		gmi_error(0, "local monitor refused this process");
+		goto fail;
+	}
+	mem = shmat(r.shmid, NULL, 0);
+	if (mem == (void *)-1) {
+		gmi_error(0, "cannot attach segment %d: %s", r.shmid,
+		    strerror(errno));
+		goto fail;
+	}
+	if (seg_check(mem, r.size) != 0) {
+		gmi_error(0, "segment %d has a layout this library does not "
+		    "know", r.shmid);
+		shmdt(mem);
+		goto fail;
+	}
+	gmi_seg = mem;
+	gmi_session = r.session;
+	gmi_lm_fd = fd;
+	return 0;
+fail:
+	close(fd);
+	return -1;
+}
+
+/*
+ * Starts a Local Monitor for mm_id, passing it the election lock (as fd 3)
+ * and sending its stderr to the run folder's log.  posix_spawn runs no
+ * fork handlers and copies nothing of this process's threads; localmon
+ * detaches itself, so the child we wait for exits at once and the LM is
+ * never a child of the application.
+ */
+static int
+lm_spawn(const char *mm_id, int lockfd, const char *logpath)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, all;
+	const char *prog;
+	char *argv[6];
+	pid_t pid;
+	int r, st;
+
+	prog = getenv("GRM_LOCALMON");
+	if (prog == NULL || *prog == '\0')
+		prog = GRM_LOCALMON_PATH;
+	argv[0] = (char *)"localmon";
+	argv[1] = (char *)"--spawned";
+	argv[2] = (char *)"--lock-fd=3";
+	argv[3] = (char *)"--mm";
+	argv[4] = (char *)mm_id;
+	argv[5] = NULL;
+	sigemptyset(&none);
+	sigfillset(&all);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	posix_spawn_file_actions_adddup2(&fa, lockfd, 3);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, logpath,
+	    O_WRONLY | O_CREAT | O_APPEND, 0600);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 4);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &all);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID |
+	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	r = posix_spawn(&pid, prog, &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (r != 0) {
+		gmi_error(0, "cannot start local monitor %s: %s", prog,
+		    strerror(r));
+		return -1;
+	}
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	return 0;
+}
+
+/*
+ * Finds the LM of mm_id or elects one: connect; else take the election
+ * lock, connect again (another process may have won meanwhile), else start
+ * one and wait for its socket.  Exactly one process at a time holds the
+ * lock, so exactly one LM is started.
+ */
+static int
+lm_find(const char *mm_id)
+{
+	char dir[96], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char lock[256], logp[256];
+	long waited;
+	int fd, lockfd, attempt;
+
+	if (rundir_get(dir, sizeof dir) != 0) {
+		gmi_error(0, "run folder: %s", strerror(errno));
+		return -1;
+	}
+	if (rundir_path(sock, sizeof sock, dir, mm_id, ".sock") != 0 ||
+	    rundir_path(lock, sizeof lock, dir, mm_id, ".lock") != 0 ||
+	    rundir_path(logp, sizeof logp, dir, mm_id, ".log") != 0) {
+		gmi_error(0, "run folder path too long for %s", mm_id);
+		return -1;
+	}
+	for (attempt = 0; attempt < 5; attempt++) {
+		fd = lm_connect(sock);
+		if (fd != -1) {
+			if (lm_attach(fd) == 0)
+				return 0;
+			sleep_ns(10000000L);
+			continue;
+		}
+		lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (lockfd == -1) {
+			gmi_error(0, "%s: %s", lock, strerror(errno));
+			return -1;
+		}
+		while (flock(lockfd, LOCK_EX) == -1 && errno == EINTR)
+			;
+		fd = lm_connect(sock);
+		if (fd == -1 && lm_spawn(mm_id, lockfd, logp) == 0) {
+			for (waited = 0; waited < 10000; waited += 2) {
+				fd = lm_connect(sock);
+				if (fd != -1)
+					break;
+				sleep_ns(2000000L);
+			}
+		}
+		close(lockfd);
+		if (fd != -1 && lm_attach(fd) == 0)
+			return 0;
+	}
+	gmi_error(0, "no local monitor for %s (see %s)", mm_id, logp);
+	return -1;
+}
+
+/* Thread exit: hand the chunk, with every record in it, to the LM. */
+static void
+thread_exit(void *arg)
+{
+	struct gmi_thread *t = &gmi_thr;
+
+	(void)arg;
+	if (t->data != NULL &&
+	    atomic_load(&gmi_state) == GMI_ON) {
+		seg_release(gmi_seg, (uint32_t)t->idx);
+		t->data = NULL;
+		t->idx = -1;
+	}
+}
+
+/* In a forked child: the parent's chunks and LM session are not ours. */
+static void
+after_fork_child(void)
+{
+	gmi_thr.data = NULL;
+	gmi_thr.idx = -1;
+	gmi_thr.off = gmi_thr.cap = 0;
+	gmi_thr.keyed = 0;
+	if (gmi_lm_fd != -1)
+		close(gmi_lm_fd);
+	gmi_lm_fd = -1;
+	if (gmi_seg != NULL)
+		shmdt(gmi_seg);
+	gmi_seg = NULL;
+	atomic_store(&gmi_chunk_seq, 0);
+	pthread_mutex_init(&gmi_init_lock, NULL);
+	atomic_store(&gmi_state, GMI_UNINIT);
+}
+
+int
+gmi_init(void)
+{
+	static int once;
+	const char *mm, *v;
+	int st, saved = errno;
+
+	pthread_mutex_lock(&gmi_init_lock);
+	st = atomic_load(&gmi_state);
+	if (st != GMI_UNINIT)
+		goto out;
+	if (!once) {
+		once = 1;
+		v = getenv("GRM_DEBUG");
+		gmi_debug = v != NULL && *v != '\0' && *v != '0';
+		v = getenv("GRM_BLOCK_MS");
+		if (v != NULL && atol(v) > 0)
+			gmi_block_ns = atol(v) * 1000000L;
+		gmi_define_predefined();
+		pthread_key_create(&gmi_key, thread_exit);
+		pthread_atfork(NULL, NULL, after_fork_child);
+	}
+	st = GMI_OFF;
+	mm = getenv("GRM_MM");
+	if (mm != NULL && *mm != '\0') {
+		gmi_pid = (uint32_t)getpid();
+		if (lm_find(mm) == 0)
+			st = GMI_ON;
+	}
+	atomic_store(&gmi_state, st);
+out:
+	pthread_mutex_unlock(&gmi_init_lock);
+	errno = saved;
+	return st;
+}
+
+void
+gmi_notify_lm(void)
+{
+	char c = LMP_NOTE_PUSH;
+
+	if (gmi_lm_fd != -1)
+		(void)send(gmi_lm_fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+/* Writes a loss record for t->lost events at the start of a fresh chunk. */
+static void
+put_loss(struct gmi_thread *t)
+{
+	struct rec_hdr h;
+	uint64_t n = t->lost;
+
+	h.len = sizeof h + 8;
+	h.cls = REC_CLASS_META;
+	h.attr = REC_ATTR_LOSS;
+	h.eid = 0;
+	h.ts = clk_mono_ns();
+	memcpy(t->data + t->off, &h, sizeof h);
+	memcpy(t->data + t->off + sizeof h, &n, 8);
+	t->off += sizeof h + 8;
+	atomic_store_explicit(t->committed, t->off, memory_order_release);
+	t->lost = 0;
+}
+
+char *
+gmi_new_chunk(uint32_t need)
+{
+	struct gmi_thread *t = &gmi_thr;
+	struct seg_hdr *s = gmi_seg;
+	int idx, notify, starved;
+	long waited = 0, step = 20000;
+
+	if (need > REC_MAX || atomic_load(&gmi_state) != GMI_ON)
+		return NULL;
+	if (t->data != NULL) {
+		seg_release(s, (uint32_t)t->idx);
+		t->data = NULL;
+		t->idx = -1;
+	}
+	if (!t->keyed) {
+		t->tid = (uint32_t)syscall(SYS_gettid);
+		pthread_setspecific(gmi_key, t);
+		t->keyed = 1;
+	}
+	/* After a loss, try once without waiting until space returns. */
+	starved = t->lost > 0;
+	for (;;) {
+		idx = seg_acquire(s, gmi_session, gmi_pid, t->tid,
+		    atomic_fetch_add(&gmi_chunk_seq, 1), &notify);
+		if (notify)
+			gmi_notify_lm();
+		if (idx >= 0)
+			break;
+		if (waited == 0)
+			gmi_notify_lm();
+		if (starved || waited >= gmi_block_ns) {
+			t->lost++;
+			return NULL;
+		}
+		sleep_ns(step);
+		waited += step;
+		if (step < 1000000)
+			step *= 2;
+	}
+	t->idx = idx;
+	t->data = seg_data(s, (uint32_t)idx);
+	t->committed = &seg_chunk(s, (uint32_t)idx)->committed;
+	t->cap = s->chunk_size;
+	t->off = 0;
+	if (t->lost > 0)
+		put_loss(t);
+	return t->data + t->off;
+}

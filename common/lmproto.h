@@ -1,0 +1,44 @@
+/* lmproto.h: the handshake between a traced process and its Local Monitor. */
+#ifndef GRM_LMPROTO_H
+#define GRM_LMPROTO_H
+
+#include <stdint.h>
+
+/*
+ * Over the LM's Unix stream socket (same host, so native byte order):
+ * the process sends one lmp_hello, the LM answers one lmp_reply and the
+ * process attaches segment shmid.  The connection then stays open for the
+ * life of the process: the LM learns of its death from the end of file, and
+ * the process writes single LMP_NOTE_* bytes to it.  The LM checks the
+ * peer's credentials (SO_PEERCRED): same user only.
+ * Bump LMP_VERSION whenever these structures change.
+ */
+#define LMP_MAGIC	0x504d4c47u	/* "GLMP" */
+#define LMP_VERSION	1
+
+struct lmp_hello {
+	uint32_t	magic;
+	uint16_t	version;
+	uint16_t	pad;
+	uint32_t	pid;
+	uint32_t	ppid;
+	char		name[64];	/* program name, NUL-terminated */
+};
+
+enum { LMP_OK = 0, LMP_REFUSED = 1 };
+
+struct lmp_reply {
+	uint32_t	magic;
+	uint16_t	version;
+	uint16_t	status;
+	int32_t		shmid;
+	uint32_t	lm_pid;
+	uint32_t	session;	/* stamped on every chunk taken */
+	uint32_t	pad;
+	uint64_t	size;		/* segment bytes */
+};
+
+/* Bytes a process may send after the handshake. */
+#define LMP_NOTE_PUSH	'P'	/* free chunks fell below the threshold */
+
+#endif /* GRM_LMPROTO_H */

@@ -1,0 +1,52 @@
+/* log.c: one-line messages on stderr, prefixed with the program name. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "log.h"
+
+int log_level = LOG_WARN;
+static const char *log_prog = "grm";
+
+void
+log_init(const char *prog, int level)
+{
+	const char *dbg = getenv("GRM_DEBUG");
+
+	log_prog = prog;
+	log_level = level;
+	if (dbg != NULL && *dbg != '\0' && *dbg != '0')
+		log_level = LOG_DEBUG;
+}
+
+static void
+vlog(const char *fmt, va_list ap)
+{
+	char line[1024];
+
+	vsnprintf(line, sizeof line, fmt, ap);
+	fprintf(stderr, "%s: %s\n", log_prog, line);
+}
+
+void
+log_msg(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > log_level)
+		return;
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
+}
+
+void
+fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(fmt, ap);
+	va_end(ap);
+	exit(1);
+}

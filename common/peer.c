@@ -1,0 +1,279 @@
+/* peer.c: libevent bufferevents carrying framed wire messages. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "peer.h"
+
+struct peer {
+	struct bufferevent	*bev;
+	peer_dispatch_fn	dispatch;
+	void			*arg;
+	void			(*flushed)(struct peer *, void *);
+	int			dead;
+	int			in_dispatch;
+	int			freed;
+	char			name[128];
+};
+
+static void
+peer_die(struct peer *p, const char *why)
+{
+	if (p->dead)
+		return;
+	p->dead = 1;
+	bufferevent_disable(p->bev, EV_READ | EV_WRITE);
+	p->dispatch(p, 0, NULL, why, p->arg);
+}
+
+static void
+peer_read_cb(struct bufferevent *bev, void *arg)
+{
+	struct peer *p = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	unsigned char hdr[WIRE_HDR], *body;
+	struct wire_rd rd;
+	const char *why;
+	uint16_t type;
+	uint32_t len;
+
+	p->in_dispatch = 1;
+	while (!p->dead && !p->freed &&
+	    evbuffer_get_length(in) >= WIRE_HDR) {
+		evbuffer_copyout(in, hdr, WIRE_HDR);
+		if (wire_parse_header(hdr, &type, &len, &why) != 0) {
+			peer_die(p, why);
+			break;
+		}
+		if (evbuffer_get_length(in) < WIRE_HDR + (size_t)len)
+			break;
+		evbuffer_drain(in, WIRE_HDR);
+		body = evbuffer_pullup(in, len);
+		if (body == NULL && len > 0) {
+			peer_die(p, "out of memory");
+			break;
+		}
+		wire_rd_init(&rd, body, len);
+		p->dispatch(p, type, &rd, NULL, p->arg);
+		if (!p->freed)
+			evbuffer_drain(in, len);
+	}
+	p->in_dispatch = 0;
+	if (p->freed) {
+		bufferevent_free(p->bev);
+		free(p);
+	}
+}
+
+static void
+peer_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct peer *p = arg;
+	void (*fn)(struct peer *, void *) = p->flushed;
+
+	(void)bev;
+	if (fn != NULL) {
+		p->flushed = NULL;
+		fn(p, p->arg);
+	}
+}
+
+static void
+peer_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct peer *p = arg;
+	char why[160];
+	int fd, one = 1;
+
+	if (what & BEV_EVENT_CONNECTED) {
+		fd = bufferevent_getfd(bev);
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		return;
+	}
+	if (what & BEV_EVENT_EOF)
+		snprintf(why, sizeof why, "connection closed");
+	else
+		snprintf(why, sizeof why, "%s",
+		    strerror(EVUTIL_SOCKET_ERROR()));
+	peer_die(p, why);
+}
+
+static struct peer *
+peer_alloc(struct event_base *base, int fd, peer_dispatch_fn dispatch,
+	   void *arg, const char *name)
+{
+	struct peer *p;
+
+	p = calloc(1, sizeof *p);
+	if (p == NULL)
+		return NULL;
+	p->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
+	if (p->bev == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->dispatch = dispatch;
+	p->arg = arg;
+	snprintf(p->name, sizeof p->name, "%s", name);
+	bufferevent_setcb(p->bev, peer_read_cb, peer_write_cb, peer_event_cb,
+	    p);
+	bufferevent_setwatermark(p->bev, EV_READ, 0, 4 * WIRE_MAX);
+	bufferevent_enable(p->bev, EV_READ | EV_WRITE);
+	return p;
+}
+
+struct peer *
+peer_new(struct event_base *base, int fd, peer_dispatch_fn dispatch,
+	 void *arg, const char *name)
+{
+	int one = 1;
+
+	evutil_make_socket_nonblocking(fd);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	return peer_alloc(base, fd, dispatch, arg, name);
+}
+
+int
+peer_split(const char *hostport, char *host, size_t hsz, unsigned *port)
+{
+	const char *colon = strrchr(hostport, ':');
+	char *end;
+	unsigned long v;
+	size_t n;
+
+	if (colon == NULL || colon == hostport)
+		return -1;
+	n = (size_t)(colon - hostport);
+	if (hostport[0] == '[' && colon[-1] == ']') {
+		hostport++;
+		n -= 2;
+	}
+	if (n == 0 || n >= hsz)
+		return -1;
+	memcpy(host, hostport, n);
+	host[n] = '\0';
+	errno = 0;
+	v = strtoul(colon + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || end == colon + 1 || v == 0 ||
+	    v > 65535)
+		return -1;
+	*port = (unsigned)v;
+	return 0;
+}
+
+struct peer *
+peer_connect(struct event_base *base, const char *hostport,
+	     peer_dispatch_fn dispatch, void *arg, const char **why)
+{
+	struct evutil_addrinfo hints, *ai = NULL;
+	char host[256], portstr[8];
+	unsigned port;
+	struct peer *p;
+	int err;
+
+	if (peer_split(hostport, host, sizeof host, &port) != 0) {
+		*why = "not of the form host:port";
+		return NULL;
+	}
+	snprintf(portstr, sizeof portstr, "%u", port);
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	err = evutil_getaddrinfo(host, portstr, &hints, &ai);
+	if (err != 0 || ai == NULL) {
+		*why = "cannot resolve host";
+		return NULL;
+	}
+	p = peer_alloc(base, -1, dispatch, arg, hostport);
+	if (p == NULL) {
+		evutil_freeaddrinfo(ai);
+		*why = "out of memory";
+		return NULL;
+	}
+	if (bufferevent_socket_connect(p->bev, ai->ai_addr,
+	    (int)ai->ai_addrlen) != 0) {
+		evutil_freeaddrinfo(ai);
+		bufferevent_free(p->bev);
+		free(p);
+		*why = "cannot connect";
+		return NULL;
+	}
+	evutil_freeaddrinfo(ai);
+	return p;
+}
+
+void
+peer_free(struct peer *p)
+{
+	if (p == NULL)
+		return;
+	if (p->in_dispatch) {
+		p->freed = 1;
+		bufferevent_disable(p->bev, EV_READ | EV_WRITE);
+		return;
+	}
+	bufferevent_free(p->bev);
+	free(p);
+}
+
+int
+peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
+	  const void *b, size_t blen)
+{
+	struct evbuffer *out;
+	unsigned char hdr[WIRE_HDR];
+
+	if (p->dead || p->freed || alen + blen > WIRE_MAX)
+		return -1;
+	out = bufferevent_get_output(p->bev);
+	wire_header(hdr, type, (uint32_t)(alen + blen));
+	if (evbuffer_add(out, hdr, sizeof hdr) != 0 ||
+	    (alen > 0 && evbuffer_add(out, a, alen) != 0) ||
+	    (blen > 0 && evbuffer_add(out, b, blen) != 0))
+		return -1;
+	return 0;
+}
+
+int
+peer_send_raw(struct peer *p, struct evbuffer *buf)
+{
+	if (p->dead || p->freed)
+		return -1;
+	return evbuffer_add_buffer(bufferevent_get_output(p->bev), buf);
+}
+
+size_t
+peer_pending(struct peer *p)
+{
+	return evbuffer_get_length(bufferevent_get_output(p->bev));
+}
+
+void
+peer_on_flushed(struct peer *p, void (*fn)(struct peer *, void *))
+{
+	if (peer_pending(p) == 0) {
+		fn(p, p->arg);
+		return;
+	}
+	p->flushed = fn;
+}
+
+const char *
+peer_name(const struct peer *p)
+{
+	return p->name;
+}
+
+void *
+peer_arg(const struct peer *p)
+{
+	return p->arg;
+}

@@ -1,0 +1,53 @@
+/* peer.h: a framed wire-protocol connection on libevent (daemons, grmctl). */
+#ifndef GRM_PEER_H
+#define GRM_PEER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+struct event_base;
+struct peer;
+
+/*
+ * Called once per whole message, with the payload in msg.  A dead peer
+ * (end of file, socket error, or a message that breaks the framing) is
+ * delivered once as msg == NULL with a reason in why; the callee then frees
+ * the peer with peer_free.  The callee may call peer_free from any dispatch.
+ */
+typedef void (*peer_dispatch_fn)(struct peer *p, uint16_t type,
+				 struct wire_rd *msg, const char *why,
+				 void *arg);
+
+/* Wraps connected socket fd (owned from now on).  NULL on failure. */
+struct peer *peer_new(struct event_base *base, int fd,
+		      peer_dispatch_fn dispatch, void *arg, const char *name);
+/*
+ * Connects to "host:port" (numeric or resolvable host) in the background;
+ * the first dispatch is either a message or the failure.  NULL if the
+ * address does not parse or cannot be resolved (reason in *why).
+ */
+struct peer *peer_connect(struct event_base *base, const char *hostport,
+			  peer_dispatch_fn dispatch, void *arg,
+			  const char **why);
+void peer_free(struct peer *p);
+
+/* Queues a message; the payload may come in two parts.  Returns 0 or -1. */
+int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
+	      const void *b, size_t blen);
+/* Moves the whole of buf, already framed messages, to the output. */
+struct evbuffer;
+int peer_send_raw(struct peer *p, struct evbuffer *buf);
+/* Bytes queued and not yet written to the socket. */
+size_t peer_pending(struct peer *p);
+/* Calls fn(p, arg) once, when everything queued has been written. */
+void peer_on_flushed(struct peer *p, void (*fn)(struct peer *, void *));
+const char *peer_name(const struct peer *p);
+void *peer_arg(const struct peer *p);
+
+/* Splits "host:port" into host[hsz] and *port.  Returns 0 or -1. */
+int peer_split(const char *hostport, char *host, size_t hsz,
+	       unsigned *port);
+
+#endif /* GRM_PEER_H */

@@ -1,0 +1,216 @@
+/* rec.c: parsing event formats; decoding and checking binary records. */
+#include <string.h>
+
+#include "rec.h"
+
+int
+rec_parse_format(const char *format, struct rec_fmt *out)
+{
+	const char *p;
+	int lng;
+
+	if (format == NULL || strlen(format) >= REC_FMT_MAX)
+		return -1;
+	memset(out, 0, sizeof *out);
+	for (p = format; *p != '\0'; p++) {
+		if (*p != '%')
+			continue;
+		p++;
+		if (*p == '%')
+			continue;
+		while (*p != '\0' && strchr("-+ #0'", *p) != NULL)
+			p++;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p == '.') {
+			p++;
+			while (*p >= '0' && *p <= '9')
+				p++;
+		}
+		/* Length modifiers: only "long" changes how va_arg fetches. */
+		lng = 0;
+		if (*p == 'h') {
+			p++;
+			if (*p == 'h')
+				p++;
+		} else if (*p == 'l') {
+			lng = 1;
+			p++;
+			if (*p == 'l')
+				p++;
+		} else if (*p == 'z' || *p == 'j' || *p == 't' || *p == 'q') {
+			lng = 1;
+			p++;
+		} else if (*p == 'L') {
+			return -1;	/* long double: not supported */
+		}
+		if (out->n == REC_ARGS_MAX)
+			return -1;
+		switch (*p) {
+		case 'd':
+		case 'i':
+		case 'c':
+			out->kind[out->n] = REC_K_INT;
+			out->va[out->n] = lng ? REC_VA_LONG : REC_VA_INT;
+			break;
+		case 'u':
+		case 'x':
+		case 'X':
+		case 'o':
+			out->kind[out->n] = REC_K_UINT;
+			out->va[out->n] = lng ? REC_VA_ULONG : REC_VA_UINT;
+			break;
+		case 'f':
+		case 'F':
+		case 'g':
+		case 'G':
+		case 'e':
+		case 'E':
+		case 'a':
+		case 'A':
+			if (lng && p[-1] == 'l' && p[-2] == 'l')
+				return -1;
+			out->kind[out->n] = REC_K_DOUBLE;
+			out->va[out->n] = REC_VA_DOUBLE;
+			break;
+		case 's':
+			if (lng)
+				return -1;	/* wide strings */
+			out->kind[out->n] = REC_K_STR;
+			out->va[out->n] = REC_VA_PTR;
+			break;
+		default:
+			return -1;	/* '*', %n, %p, unknown, or end of string */
+		}
+		out->n++;
+	}
+	return 0;
+}
+
+int
+rec_decode(const void *rec, size_t len, const struct rec_fmt *fmt,
+	   struct rec_field *out)
+{
+	const unsigned char *b = rec;
+	size_t off = sizeof(struct rec_hdr);
+	uint32_t slen;
+	unsigned i;
+
+	for (i = 0; i < fmt->n; i++) {
+		if (off + 8 > len)
+			return -1;
+		out[i].kind = fmt->kind[i];
+		switch (fmt->kind[i]) {
+		case REC_K_INT:
+			memcpy(&out[i].v.i, b + off, 8);
+			off += 8;
+			break;
+		case REC_K_UINT:
+			memcpy(&out[i].v.u, b + off, 8);
+			off += 8;
+			break;
+		case REC_K_DOUBLE:
+			memcpy(&out[i].v.d, b + off, 8);
+			off += 8;
+			break;
+		case REC_K_STR:
+			memcpy(&slen, b + off, 4);
+			if (slen > REC_STR_MAX || off + rec_str_size(slen) > len)
+				return -1;
+			out[i].v.s.p = (const char *)b + off + 4;
+			out[i].v.s.len = slen;
+			off += rec_str_size(slen);
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+size_t
+rec_valid_prefix(const void *buf, size_t len)
+{
+	const unsigned char *b = buf;
+	size_t off = 0;
+	uint16_t rlen;
+
+	while (off + sizeof(struct rec_hdr) <= len) {
+		memcpy(&rlen, b + off, sizeof rlen);
+		if (rlen < sizeof(struct rec_hdr) || rlen % REC_ALIGN != 0 ||
+		    rlen > len - off)
+			break;
+		off += rlen;
+	}
+	return off;
+}
+
+static size_t
+put_str(unsigned char *b, size_t off, const char *s, size_t n)
+{
+	uint32_t l = (uint32_t)n;
+
+	memcpy(b + off, &l, 4);
+	memcpy(b + off + 4, s, n);
+	memset(b + off + 4 + n, 0, rec_str_size(n) - 4 - n);
+	return off + rec_str_size(n);
+}
+
+size_t
+rec_build_define(void *buf, int32_t eid, uint8_t cls, uint8_t attr,
+		 const char *format, const char *dsc, uint64_t ts)
+{
+	unsigned char *b = buf;
+	struct rec_hdr h;
+	size_t fl, dl, off;
+	uint64_t ca;
+
+	if (dsc == NULL)
+		dsc = "";
+	fl = strlen(format);
+	dl = strlen(dsc);
+	if (fl >= REC_FMT_MAX || dl >= REC_DSC_MAX)
+		return 0;
+	off = sizeof h;
+	ca = (uint64_t)cls | (uint64_t)attr << 8;
+	memcpy(b + off, &ca, 8);
+	off += 8;
+	off = put_str(b, off, format, fl);
+	off = put_str(b, off, dsc, dl);
+	h.len = (uint16_t)off;
+	h.cls = REC_CLASS_META;
+	h.attr = REC_ATTR_DESCRIPTOR;
+	h.eid = eid;
+	h.ts = ts;
+	memcpy(b, &h, sizeof h);
+	return off;
+}
+
+int
+rec_parse_define(const void *rec, size_t len, struct rec_define *out)
+{
+	static const struct rec_fmt fmt = {
+		3, { REC_K_UINT, REC_K_STR, REC_K_STR }, { 0 }
+	};
+	struct rec_field f[3];
+	struct rec_hdr h;
+
+	if (len < sizeof h)
+		return -1;
+	memcpy(&h, rec, sizeof h);
+	if (h.cls != REC_CLASS_META || h.attr != REC_ATTR_DESCRIPTOR ||
+	    rec_decode(rec, len, &fmt, f) != 0)
+		return -1;
+	if (f[1].v.s.len >= REC_FMT_MAX || f[2].v.s.len >= REC_DSC_MAX ||
+	    memchr(f[1].v.s.p, '\0', f[1].v.s.len) != NULL ||
+	    memchr(f[2].v.s.p, '\0', f[2].v.s.len) != NULL)
+		return -1;
+	out->eid = h.eid;
+	out->cls = (uint8_t)(f[0].v.u & 0xff);
+	out->attr = (uint8_t)(f[0].v.u >> 8 & 0xff);
+	out->format = f[1].v.s.p;
+	out->format_len = f[1].v.s.len;
+	out->dsc = f[2].v.s.p;
+	out->dsc_len = f[2].v.s.len;
+	return 0;
+}

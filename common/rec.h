@@ -1,0 +1,160 @@
+/* rec.h: the binary event record (BEE event model) and event formats. */
+#ifndef GRM_REC_H
+#define GRM_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * One record, as written into a chunk of the shared segment and carried
+ * unchanged (little-endian) in WIRE_DATA messages.  Node, process and thread
+ * are not in the record: the chunk (and the DATA message) says them.
+ *
+ *	0  u16 len	whole record in bytes, header included, multiple of 8
+ *	2  u8  cls	BEE event class (REC_CLASS_*)
+ *	3  u8  attr	BEE attribute (REC_ATTR_*)
+ *	4  i32 eid	event id
+ *	8  u64 ts	timestamp, ns, the host's CLOCK_MONOTONIC
+ *	16 ...		variant: the fields, each in an 8-byte aligned slot
+ *
+ * Field slots: integers and characters are 8 bytes (int64 or uint64 by the
+ * conversion's signedness), floating point is an IEEE double, a string is a
+ * u32 length followed by its bytes (no NUL), padded to a multiple of 8.
+ */
+struct rec_hdr {
+	uint16_t	len;
+	uint8_t		cls;
+	uint8_t		attr;
+	int32_t		eid;
+	uint64_t	ts;
+};
+_Static_assert(sizeof(struct rec_hdr) == 16, "rec_hdr is 16 bytes");
+
+#define REC_ALIGN	8
+#define REC_MAX		8192	/* largest record, header included */
+#define REC_ARGS_MAX	16	/* GRM_ARGS_MAX */
+#define REC_STR_MAX	1024	/* GRM_STR_MAX */
+#define REC_FMT_MAX	256	/* longest format string */
+#define REC_DSC_MAX	256	/* longest description */
+
+/* BEE event classes (seed 001 §9.1) and ours. */
+enum {
+	REC_CLASS_PROCEDURE = 0,	/* block begin/end/name */
+	REC_CLASS_EVENT = 1,
+	REC_CLASS_STRING = 2,
+	REC_CLASS_MESSAGE = 3,
+	REC_CLASS_USER = 8,		/* GMI_DefineEvent types */
+	REC_CLASS_META = 255		/* definitions; never shown as events */
+};
+
+/* BEE attributes (seed 001 §9.2) and ours. */
+enum {
+	REC_ATTR_ACT = 0,
+	REC_ATTR_TERM = 1,
+	REC_ATTR_POINT = 2,
+	REC_ATTR_AGGREGATE = 3,
+	REC_ATTR_NAME = 4,
+	REC_ATTR_PROBE = 5,
+	REC_ATTR_DESCRIPTOR = 6,	/* meta: event type definition */
+	REC_ATTR_LOSS = 7		/* meta: u64 slot, events this thread
+					   could not record just before */
+};
+
+/* Predefined event ids (negative: users have 0 .. GRM_EID_MAX-1). */
+#define REC_EID_BLOCK_BEGIN	(-1)	/* "%d": block id */
+#define REC_EID_BLOCK_END	(-2)	/* "%d": block id */
+#define REC_EID_BLOCK_NAME	(-3)	/* "%d %s": block id, name */
+
+/* Field kinds, from a format's conversions. */
+enum rec_kind {
+	REC_K_INT,	/* %d %i %c, any length modifier: int64 slot */
+	REC_K_UINT,	/* %u %x %X %o: uint64 slot */
+	REC_K_DOUBLE,	/* %f %g %e %F %G %E %a */
+	REC_K_STR	/* %s */
+};
+
+/*
+ * A parsed format.  va[i] says how to fetch argument i from a va_list:
+ * REC_VA_INT (int, also %c and %hd), REC_VA_LONG (long / long long),
+ * REC_VA_DOUBLE, REC_VA_PTR (char *).
+ */
+enum { REC_VA_INT, REC_VA_UINT, REC_VA_LONG, REC_VA_ULONG, REC_VA_DOUBLE,
+	REC_VA_PTR };
+
+struct rec_fmt {
+	uint8_t	n;
+	uint8_t	kind[REC_ARGS_MAX];
+	uint8_t	va[REC_ARGS_MAX];
+};
+
+/* Parses a printf-style format.  Returns 0, or -1 if it cannot be parsed. */
+int rec_parse_format(const char *format, struct rec_fmt *out);
+
+/* One decoded field. */
+struct rec_field {
+	enum rec_kind	kind;
+	union {
+		int64_t		i;
+		uint64_t	u;
+		double		d;
+		struct {
+			const char	*p;	/* not NUL-terminated */
+			uint32_t	len;
+		} s;
+	} v;
+};
+
+/*
+ * Decodes the variant of a record of len bytes (header included) by fmt
+ * into out[fmt->n].  The record is untrusted: returns 0, or -1 if a field
+ * would run past the record's end.  Strings point into the record.
+ */
+int rec_decode(const void *rec, size_t len, const struct rec_fmt *fmt,
+	       struct rec_field *out);
+
+/*
+ * Walks the records in buf[0..len): returns the number of bytes that form
+ * whole, well-formed records (len field >= 16, multiple of 8, within the
+ * buffer).  A malformed record ends the walk.
+ */
+size_t rec_valid_prefix(const void *buf, size_t len);
+
+/* Rounds n up to REC_ALIGN. */
+static inline size_t
+rec_align(size_t n)
+{
+	return (n + REC_ALIGN - 1) & ~(size_t)(REC_ALIGN - 1);
+}
+
+/* Bytes a string field of len bytes takes. */
+static inline size_t
+rec_str_size(size_t len)
+{
+	return rec_align(4 + len);
+}
+
+/*
+ * Builds a meta definition record (class META, attribute DESCRIPTOR) for
+ * eid with its class, attribute, format and description into buf (at least
+ * REC_MAX bytes).  Returns its length, or 0 if the strings are too long.
+ */
+size_t rec_build_define(void *buf, int32_t eid, uint8_t cls, uint8_t attr,
+			const char *format, const char *dsc, uint64_t ts);
+
+/*
+ * Parses a definition record.  The record is untrusted; out strings point
+ * into it.  The defined type's class and attribute are stored in the
+ * variant's first slot.  Returns 0 or -1.
+ */
+struct rec_define {
+	int32_t		eid;
+	uint8_t		cls;
+	uint8_t		attr;
+	const char	*format;
+	uint32_t	format_len;
+	const char	*dsc;
+	uint32_t	dsc_len;
+};
+int rec_parse_define(const void *rec, size_t len, struct rec_define *out);
+
+#endif /* GRM_REC_H */

@@ -1,0 +1,69 @@
+/* rundir.c: finding, creating and checking the owner-only run folder. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rundir.h"
+
+int
+rundir_get(char *dir, size_t sz)
+{
+	const char *env, *tmp;
+	struct stat st;
+	int n;
+
+	env = getenv("GRM_RUNDIR");
+	if (env != NULL && *env != '\0')
+		n = snprintf(dir, sz, "%s", env);
+	else {
+		tmp = getenv("TMPDIR");
+		if (tmp == NULL || *tmp == '\0')
+			tmp = "/tmp";
+		n = snprintf(dir, sz, "%s/grm-%u", tmp, (unsigned)getuid());
+	}
+	if (n < 0 || (size_t)n >= sz) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST)
+		return -1;
+	if (lstat(dir, &st) == -1)
+		return -1;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+	    (st.st_mode & 077) != 0) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+int
+rundir_path(char *out, size_t sz, const char *dir, const char *mm_id,
+	    const char *suffix)
+{
+	size_t n, i;
+	int r;
+
+	r = snprintf(out, sz, "%s/lm-", dir);
+	if (r < 0 || (size_t)r >= sz)
+		return -1;
+	n = (size_t)r;
+	for (i = 0; mm_id[i] != '\0'; i++) {
+		char c = mm_id[i];
+
+		if (n + 1 >= sz)
+			return -1;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '.' || c == '-'))
+			c = '_';
+		out[n++] = c;
+	}
+	out[n] = '\0';
+	r = snprintf(out + n, sz - n, "%s", suffix);
+	if (r < 0 || (size_t)r >= sz - n)
+		return -1;
+	return 0;
+}

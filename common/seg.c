@@ -1,0 +1,238 @@
+/* seg.c: chunk allocation for writers and collection for the Local Monitor. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rec.h"
+#include "seg.h"
+
+size_t
+seg_size_for(uint32_t nchunks, uint32_t chunk_size)
+{
+	return sizeof(struct seg_hdr) +
+	    (size_t)nchunks * (sizeof(struct seg_chunk) + chunk_size);
+}
+
+int
+seg_init(void *mem, size_t size, uint32_t chunk_size)
+{
+	struct seg_hdr *s = mem;
+	size_t per, n;
+	uint32_t i;
+
+	if (chunk_size < SEG_CHUNK_MIN || chunk_size > SEG_CHUNK_MAX ||
+	    chunk_size % REC_ALIGN != 0 || size < sizeof *s)
+		return -1;
+	per = sizeof(struct seg_chunk) + chunk_size;
+	n = (size - sizeof *s) / per;
+	if (n < 2 || n > UINT32_MAX / 2)
+		return -1;
+	memset(s, 0, sizeof *s);
+	s->magic = SEG_MAGIC;
+	s->version = SEG_VERSION;
+	s->size = size;
+	s->chunk_size = chunk_size;
+	s->nchunks = (uint32_t)n;
+	s->table_off = sizeof *s;
+	s->data_off = sizeof *s + n * sizeof(struct seg_chunk);
+	s->threshold = (uint32_t)(n / 2);
+	for (i = 0; i < n; i++)
+		memset(seg_chunk(s, i), 0, sizeof(struct seg_chunk));
+	atomic_store(&s->nfree, (uint32_t)n);
+	atomic_store(&s->enabled, 1);
+	return 0;
+}
+
+int
+seg_check(const void *mem, size_t size)
+{
+	const struct seg_hdr *s = mem;
+
+	if (size < sizeof *s || s->magic != SEG_MAGIC ||
+	    s->version != SEG_VERSION || s->size != size ||
+	    s->chunk_size < SEG_CHUNK_MIN || s->chunk_size > SEG_CHUNK_MAX ||
+	    s->chunk_size % REC_ALIGN != 0 || s->nchunks < 2 ||
+	    s->table_off != sizeof *s ||
+	    s->data_off != sizeof *s +
+	    (uint64_t)s->nchunks * sizeof(struct seg_chunk) ||
+	    seg_size_for(s->nchunks, s->chunk_size) > size)
+		return -1;
+	return 0;
+}
+
+int
+seg_acquire(struct seg_hdr *s, uint32_t session, uint32_t pid, uint32_t tid,
+	    uint64_t seq, int *notify)
+{
+	uint32_t n = s->nchunks, start, k, i, nf;
+	struct seg_chunk *c;
+	uint32_t expect;
+
+	*notify = 0;
+	if (atomic_load_explicit(&s->nfree, memory_order_relaxed) == 0)
+		return -1;
+	start = atomic_fetch_add_explicit(&s->hint, 1, memory_order_relaxed);
+	for (k = 0; k < n; k++) {
+		i = (start + k) % n;
+		c = seg_chunk(s, i);
+		expect = SEG_FREE;
+		if (atomic_load_explicit(&c->state, memory_order_relaxed) !=
+		    SEG_FREE ||
+		    !atomic_compare_exchange_strong_explicit(&c->state,
+		    &expect, SEG_CLAIMED, memory_order_acquire,
+		    memory_order_relaxed))
+			continue;
+		c->session = session;
+		c->pid = pid;
+		c->tid = tid;
+		c->seq = seq;
+		atomic_store_explicit(&c->committed, 0, memory_order_relaxed);
+		atomic_store_explicit(&c->lost, 0, memory_order_relaxed);
+		atomic_store_explicit(&c->state, SEG_OWNED,
+		    memory_order_release);
+		nf = atomic_fetch_sub_explicit(&s->nfree, 1,
+		    memory_order_relaxed) - 1;
+		if (nf < s->threshold &&
+		    atomic_exchange_explicit(&s->push_req, 1,
+		    memory_order_relaxed) == 0)
+			*notify = 1;
+		return (int)i;
+	}
+	return -1;
+}
+
+void
+seg_release(struct seg_hdr *s, uint32_t i)
+{
+	atomic_store_explicit(&seg_chunk(s, i)->state, SEG_FULL,
+	    memory_order_release);
+}
+
+struct cand {
+	uint32_t	idx;
+	uint32_t	pid;
+	uint32_t	session;
+	uint64_t	seq;
+};
+
+static int
+cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->session != y->session)
+		return x->session < y->session ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return 0;
+}
+
+static void
+chunk_free(struct seg_hdr *s, struct seg_chunk *c)
+{
+	c->consumed = 0;
+	atomic_store_explicit(&c->state, SEG_FREE, memory_order_release);
+	atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);
+}
+
+int
+seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
+	    uint64_t *bad_bytes)
+{
+	struct cand *cv;
+	uint32_t i, n = 0, st;
+	struct seg_chunk *c;
+	uint64_t committed, from;
+	size_t ok;
+	int pieces = 0;
+
+	cv = malloc(sizeof *cv * s->nchunks);
+	if (cv == NULL)
+		return -1;
+	for (i = 0; i < s->nchunks; i++) {
+		c = seg_chunk(s, i);
+		st = atomic_load_explicit(&c->state, memory_order_acquire);
+		if (st != SEG_OWNED && st != SEG_FULL)
+			continue;
+		cv[n].idx = i;
+		cv[n].pid = c->pid;
+		cv[n].session = c->session;
+		cv[n].seq = c->seq;
+		n++;
+	}
+	qsort(cv, n, sizeof *cv, cand_cmp);
+	/* Clear the request first: a writer crossing the threshold again
+	 * during this pass asks again. */
+	atomic_store_explicit(&s->push_req, 0, memory_order_relaxed);
+	for (i = 0; i < n; i++) {
+		c = seg_chunk(s, cv[i].idx);
+		/* Load the state before committed: if it was FULL, committed
+		 * is final (the writer stored it before releasing). */
+		st = atomic_load_explicit(&c->state, memory_order_acquire);
+		committed = atomic_load_explicit(&c->committed,
+		    memory_order_acquire);
+		from = c->consumed;
+		if (committed > s->chunk_size || from > committed ||
+		    from % REC_ALIGN != 0) {
+			/* Scribbled on: the owner loses this chunk. */
+			if (bad_bytes != NULL && committed > from)
+				*bad_bytes += committed - from;
+			if (st == SEG_FULL)
+				chunk_free(s, c);
+			else
+				c->consumed = committed <= s->chunk_size ?
+				    committed : s->chunk_size;
+			continue;
+		}
+		ok = rec_valid_prefix(seg_data(s, cv[i].idx) + from,
+		    committed - from);
+		if (ok > 0) {
+			if (emit(arg, c->pid, c->tid, c->seq,
+			    seg_data(s, cv[i].idx) + from, ok) != 0) {
+				free(cv);
+				return -1;
+			}
+			pieces++;
+		}
+		if (ok < committed - from && bad_bytes != NULL)
+			*bad_bytes += committed - from - ok;
+		c->consumed = committed;
+		if (st == SEG_FULL)
+			chunk_free(s, c);
+	}
+	free(cv);
+	return pieces;
+}
+
+void
+seg_reclaim_session(struct seg_hdr *s, uint32_t session)
+{
+	uint32_t i, st;
+	struct seg_chunk *c;
+
+	for (i = 0; i < s->nchunks; i++) {
+		c = seg_chunk(s, i);
+		st = atomic_load_explicit(&c->state, memory_order_acquire);
+		if ((st == SEG_OWNED || st == SEG_CLAIMED) &&
+		    c->session == session) {
+			if (st == SEG_CLAIMED)
+				atomic_store_explicit(&c->committed, 0,
+				    memory_order_relaxed);
+			atomic_store_explicit(&c->state, SEG_FULL,
+			    memory_order_release);
+		}
+	}
+}
+
+uint32_t
+seg_used(struct seg_hdr *s)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < s->nchunks; i++)
+		if (atomic_load_explicit(&seg_chunk(s, i)->state,
+		    memory_order_relaxed) != SEG_FREE)
+			n++;
+	return n;
+}

@@ -1,0 +1,149 @@
+/* seg.h: the layout of a host's shared trace segment (one per LM). */
+#ifndef GRM_SEG_H
+#define GRM_SEG_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * A segment is one SysV shared memory object, created by the Local Monitor
+ * (owner-only) and attached by every traced process on the host:
+ *
+ *	[struct seg_hdr][struct seg_chunk x nchunks][chunk data x nchunks]
+ *
+ * Everything is addressed by offsets and indices from the header, never by
+ * pointers, and the LM checks every one of them: the writers are not
+ * trusted.  Each chunk is owned by at most one writer thread at a time.
+ *
+ * Chunk life (state word):
+ *	FREE --writer CAS--> CLAIMED --writer fills pid/tid/seq--> OWNED
+ *	OWNED --writer, chunk full or thread exit--> FULL
+ *	OWNED --LM, owning process dead--> FULL
+ *	FULL --LM, everything copied out--> FREE
+ *
+ * The writer appends records to an OWNED chunk and publishes each one with a
+ * release-store of `committed`.  The LM copies [consumed, committed) and
+ * advances `consumed`, which only the LM writes; so no record is sent twice.
+ * A thread's chunks carry increasing `seq` numbers (a per-process counter),
+ * and LM sessions increase, so sorting by (pid, session, seq) gives each
+ * thread's records in emission order, across exec too.
+ *
+ * Bump SEG_VERSION whenever this layout changes.
+ */
+#define SEG_MAGIC	0x534d5247u	/* "GRMS" */
+#define SEG_VERSION	1u
+
+#define SEG_CHUNK_MIN	16384u	/* > REC_MAX plus a loss record */
+#define SEG_CHUNK_MAX	(1u << 20)
+#define SEG_SIZE_DEFAULT	(32u << 20)
+#define SEG_CHUNK_DEFAULT	(64u << 10)
+
+enum seg_state {
+	SEG_FREE = 0,
+	SEG_CLAIMED = 1,
+	SEG_OWNED = 2,
+	SEG_FULL = 3
+};
+
+struct seg_chunk {
+	_Atomic uint32_t	state;
+	uint32_t		pid;
+	uint32_t		tid;
+	uint32_t		session;	/* the LM connection that owns it */
+	uint64_t		seq;
+	_Atomic uint64_t	committed;	/* bytes, written by the owner */
+	uint64_t		consumed;	/* bytes, written by the LM */
+	_Atomic uint64_t	lost;		/* events the owner could not record */
+	uint64_t		pad1[2];
+};
+_Static_assert(sizeof(struct seg_chunk) == 64, "seg_chunk is a cache line");
+
+struct seg_hdr {
+	uint32_t		magic;
+	uint32_t		version;
+	uint64_t		size;		/* whole segment, bytes */
+	uint32_t		chunk_size;	/* data bytes per chunk */
+	uint32_t		nchunks;
+	uint64_t		table_off;	/* offset of seg_chunk[0] */
+	uint64_t		data_off;	/* offset of chunk 0's data */
+	uint32_t		lm_pid;
+	uint32_t		pad0;
+	uint64_t		pad1[1];
+	/* Control words read by writers (own cache line). */
+	_Alignas(64) _Atomic uint32_t	enabled;	/* 0: record nothing */
+	uint32_t		pad2[15];
+	/* Allocation state (own cache line). */
+	_Alignas(64) _Atomic uint32_t	nfree;		/* FREE chunks */
+	_Atomic uint32_t	hint;		/* where to look for a free chunk */
+	_Atomic uint32_t	push_req;	/* a writer asked the LM to drain */
+	uint32_t		threshold;	/* push when nfree < threshold */
+	uint32_t		pad3[12];
+};
+_Static_assert(sizeof(struct seg_hdr) == 192, "seg_hdr layout");
+
+/* Bytes needed for nchunks chunks of chunk_size data bytes. */
+size_t seg_size_for(uint32_t nchunks, uint32_t chunk_size);
+
+/*
+ * Lays out a segment in mem[0..size): as many chunks of chunk_size bytes as
+ * fit.  Returns 0, or -1 if chunk_size is out of range or fewer than two
+ * chunks fit.
+ */
+int seg_init(void *mem, size_t size, uint32_t chunk_size);
+
+/*
+ * Checks that mem[0..size) holds a segment header this code understands and
+ * whose offsets stay inside it.  Returns 0 or -1.
+ */
+int seg_check(const void *mem, size_t size);
+
+static inline struct seg_chunk *
+seg_chunk(struct seg_hdr *s, uint32_t i)
+{
+	return (struct seg_chunk *)((char *)s + s->table_off) + i;
+}
+
+static inline char *
+seg_data(struct seg_hdr *s, uint32_t i)
+{
+	return (char *)s + s->data_off + (size_t)i * s->chunk_size;
+}
+
+/*
+ * Writer side.  seg_acquire takes a FREE chunk for (pid, tid) and gives it
+ * sequence number seq; returns its index, or -1 if none is free.  It sets
+ * *notify to 1 when this acquisition made free chunks fall below the push
+ * threshold for the first time since the LM last drained (the caller then
+ * tells the LM).  seg_release marks an OWNED chunk FULL.
+ */
+int seg_acquire(struct seg_hdr *s, uint32_t session, uint32_t pid,
+		uint32_t tid, uint64_t seq, int *notify);
+void seg_release(struct seg_hdr *s, uint32_t i);
+
+/*
+ * LM side.  seg_collect copies out everything committed and not yet
+ * consumed, in (pid, session, seq) order, calling
+ *	emit(arg, pid, tid, seq, data, len)
+ * for each non-empty piece (whole, well-formed records only; a malformed
+ * tail is skipped and counted in *bad_bytes).  FULL chunks are freed after
+ * their data is emitted.  emit returns 0, or -1 to stop (the chunk is then
+ * left as it was, nothing consumed).  Returns the number of pieces emitted,
+ * or -1 on a stop.
+ */
+typedef int (*seg_emit_fn)(void *arg, uint32_t pid, uint32_t tid,
+			   uint64_t seq, const void *data, size_t len);
+int seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
+		uint64_t *bad_bytes);
+
+/*
+ * Marks every OWNED or CLAIMED chunk of session FULL: the process that held
+ * that LM connection has died or exec'd.  (By session, not pid: an exec'd
+ * image keeps its pid but opens a new session.)
+ */
+void seg_reclaim_session(struct seg_hdr *s, uint32_t session);
+
+/* Number of chunks not FREE. */
+uint32_t seg_used(struct seg_hdr *s);
+
+#endif /* GRM_SEG_H */

@@ -1,0 +1,1023 @@
+/* tape.c: writing and reading the ASCII trace file (doc/formats.md). */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tape.h"
+
+#define WBUF		(1u << 20)
+#define RBUF		(2 * TAPE_LINE_MAX + 2)
+#define NUM_MAX		32	/* longest number we write, with its space */
+
+static const char hexd[] = "0123456789abcdef";
+
+/* ---- formatting, shared by the writer and the stdio helpers ---- */
+
+/* Escapes s[0..len) into d; NULL if it would pass lim. */
+static char *
+esc(char *d, const char *lim, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned c;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (lim - d < 4)
+			return NULL;
+		c = u[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			*d++ = (char)c;
+			continue;
+		}
+		*d++ = '\\';
+		switch (c) {
+		case '"':
+		case '\\':
+			*d++ = (char)c;
+			break;
+		case '\n':
+			*d++ = 'n';
+			break;
+		case '\t':
+			*d++ = 't';
+			break;
+		case '\r':
+			*d++ = 'r';
+			break;
+		default:
+			*d++ = 'x';
+			*d++ = hexd[c >> 4];
+			*d++ = hexd[c & 15];
+		}
+	}
+	return d;
+}
+
+static char *
+quote(char *d, const char *lim, const char *s, size_t len)
+{
+	if (d == NULL || lim - d < 3)
+		return NULL;
+	*d++ = ' ';
+	*d++ = '"';
+	if ((d = esc(d, lim - 1, s, len)) == NULL)
+		return NULL;
+	*d++ = '"';
+	return d;
+}
+
+static char *
+dec_u(char *d, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0)
+		*d++ = t[--n];
+	return d;
+}
+
+static char *
+dec_i(char *d, int64_t v)
+{
+	if (v >= 0)
+		return dec_u(d, (uint64_t)v);
+	*d++ = '-';
+	return dec_u(d, -(uint64_t)v);
+}
+
+static char *
+dec_d(char *d, double v)
+{
+	const char *s = NULL;
+
+	if (isnan(v))
+		s = "nan";
+	else if (isinf(v))
+		s = v < 0 ? "-inf" : "inf";
+	if (s != NULL) {
+		memcpy(d, s, strlen(s));
+		return d + strlen(s);
+	}
+	return d + snprintf(d, NUM_MAX - 1, "%.17g", v);
+}
+
+/* Writes " <value>" of one field. */
+static char *
+put_field(char *d, const char *lim, const struct rec_field *f)
+{
+	if (f->kind == REC_K_STR)
+		return quote(d, lim, f->v.s.p, f->v.s.len);
+	if (d == NULL || lim - d < NUM_MAX)
+		return NULL;
+	*d++ = ' ';
+	switch (f->kind) {
+	case REC_K_INT:
+		return dec_i(d, f->v.i);
+	case REC_K_UINT:
+		return dec_u(d, f->v.u);
+	default:
+		return dec_d(d, f->v.d);
+	}
+}
+
+static char *
+put_u(char *d, const char *lim, uint64_t v)
+{
+	if (d == NULL || lim - d < NUM_MAX)
+		return NULL;
+	*d++ = ' ';
+	return dec_u(d, v);
+}
+
+static char *
+put_i(char *d, const char *lim, int64_t v)
+{
+	if (d == NULL || lim - d < NUM_MAX)
+		return NULL;
+	*d++ = ' ';
+	return dec_i(d, v);
+}
+
+/* Writes " <s>" as one token: bytes that are blank or not ASCII become '_'. */
+static char *
+put_tok(char *d, const char *lim, const char *s)
+{
+	unsigned char c;
+
+	if (d == NULL || lim - d < 2)
+		return NULL;
+	*d++ = ' ';
+	if (s == NULL || *s == '\0')
+		s = "-";
+	for (; *s != '\0'; s++) {
+		if (d == lim)
+			return NULL;
+		c = (unsigned char)*s;
+		*d++ = c > 0x20 && c < 0x7f ? (char)c : '_';
+	}
+	return d;
+}
+
+void
+tape_put_quoted(FILE *f, const char *s, size_t len)
+{
+	char buf[4 * 1024];
+	size_t k;
+	char *d;
+
+	putc('"', f);
+	while (len > 0) {
+		k = len < sizeof buf / 4 ? len : sizeof buf / 4;
+		d = esc(buf, buf + sizeof buf, s, k);
+		fwrite(buf, 1, (size_t)(d - buf), f);
+		s += k;
+		len -= k;
+	}
+	putc('"', f);
+}
+
+void
+tape_put_field(FILE *f, const struct rec_field *fld)
+{
+	char buf[NUM_MAX + 1];
+	char *d;
+
+	if (fld->kind == REC_K_STR) {
+		tape_put_quoted(f, fld->v.s.p, fld->v.s.len);
+		return;
+	}
+	if ((d = put_field(buf, buf + sizeof buf, fld)) != NULL)
+		fwrite(buf + 1, 1, (size_t)(d - buf - 1), f);
+}
+
+/* ---- writer ---- */
+
+struct tape_w {
+	int		fd;
+	int		ferr;		/* errno of a failed lbegin */
+	uint64_t	records;
+	size_t		len;
+	char		buf[WBUF];
+};
+
+static int
+wflush(struct tape_w *w)
+{
+	size_t off = 0;
+	ssize_t n;
+	int e;
+
+	while (off < w->len) {
+		n = write(w->fd, w->buf + off, w->len - off);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		e = n == 0 ? EIO : errno;
+		memmove(w->buf, w->buf + off, w->len - off);
+		w->len -= off;
+		errno = e;
+		return -1;
+	}
+	w->len = 0;
+	return 0;
+}
+
+/* Makes room for one line; the line may not pass *lim. */
+static char *
+lbegin(struct tape_w *w, const char **lim)
+{
+	w->ferr = 0;
+	if (WBUF - w->len < TAPE_LINE_MAX + 1 && wflush(w) != 0) {
+		w->ferr = errno;
+		return NULL;
+	}
+	*lim = w->buf + w->len + TAPE_LINE_MAX;
+	return w->buf + w->len;
+}
+
+static int
+lend(struct tape_w *w, char *d)
+{
+	if (d == NULL) {
+		errno = w->ferr != 0 ? w->ferr : EMSGSIZE;
+		return -1;
+	}
+	*d++ = '\n';
+	w->len = (size_t)(d - w->buf);
+	return 0;
+}
+
+/*
+ * Writes the line "key" followed by one field per spec character: u
+ * (uint64_t), i (int64_t), t (char *, a token), s (char *, size_t: a quoted
+ * string).
+ */
+static int
+wline(struct tape_w *w, const char *key, const char *spec, ...)
+{
+	const char *lim, *s;
+	va_list ap;
+	char *d;
+
+	if ((d = lbegin(w, &lim)) == NULL)
+		return lend(w, NULL);
+	memcpy(d, key, strlen(key));
+	d += strlen(key);
+	va_start(ap, spec);
+	for (; *spec != '\0'; spec++) {
+		switch (*spec) {
+		case 'u':
+			d = put_u(d, lim, va_arg(ap, uint64_t));
+			break;
+		case 'i':
+			d = put_i(d, lim, va_arg(ap, int64_t));
+			break;
+		case 't':
+			d = put_tok(d, lim, va_arg(ap, const char *));
+			break;
+		default:
+			s = va_arg(ap, const char *);
+			d = quote(d, lim, s, va_arg(ap, size_t));
+		}
+	}
+	va_end(ap);
+	return lend(w, d);
+}
+
+struct tape_w *
+tape_open(const char *path, const char *mm_id, uint64_t realtime_ns,
+	  uint64_t monotonic_ns)
+{
+	struct tape_w *w;
+	int e;
+
+	if ((w = malloc(sizeof *w)) == NULL)
+		return NULL;
+	w->records = 0;
+	w->len = 0;
+	if ((w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0) {
+		e = errno;
+		free(w);
+		errno = e;
+		return NULL;
+	}
+	if (wline(w, "#GRM-TRACE", "u", (uint64_t)TAPE_VERSION) != 0 ||
+	    wline(w, "#MM", "t", mm_id) != 0 ||
+	    wline(w, "#CLOCK", "uu", realtime_ns, monotonic_ns) != 0 ||
+	    wflush(w) != 0) {
+		e = errno;
+		close(w->fd);
+		free(w);
+		errno = e;
+		return NULL;
+	}
+	return w;
+}
+
+int
+tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
+	  uint32_t lm_pid, const char *hostname)
+{
+	return wline(w, "#HOST", "uiut", (uint64_t)node, offset_ns,
+	    (uint64_t)lm_pid, hostname);
+}
+
+int
+tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
+	 const char *format, size_t format_len, const char *dsc,
+	 size_t dsc_len)
+{
+	char fbuf[REC_FMT_MAX];
+	struct rec_fmt fmt;
+
+	if (dsc == NULL)
+		dsc_len = 0;
+	if (format == NULL || format_len >= REC_FMT_MAX ||
+	    memchr(format, '\0', format_len) != NULL ||
+	    (dsc != NULL && memchr(dsc, '\0', dsc_len) != NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(fbuf, format, format_len);
+	fbuf[format_len] = '\0';
+	if (rec_parse_format(fbuf, &fmt) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return wline(w, "#DEF", "iuuss", (int64_t)eid, (uint64_t)cls,
+	    (uint64_t)attr, format, format_len, dsc != NULL ? dsc : "",
+	    dsc_len);
+}
+
+int
+tape_proc(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t ppid,
+	  int is_exit, uint64_t ts, int32_t status, const char *name)
+{
+	if (name == NULL)
+		name = "";
+	return wline(w, "#PROC", "uuutuis", (uint64_t)node, (uint64_t)pid,
+	    (uint64_t)ppid, is_exit ? "exit" : "start", ts, (int64_t)status,
+	    name, strlen(name));
+}
+
+int
+tape_loss(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+	  uint64_t count, uint64_t ts)
+{
+	return wline(w, "#LOSS", "uuuuu", (uint64_t)node, (uint64_t)pid,
+	    (uint64_t)tid, count, ts);
+}
+
+int
+tape_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
+	    uint32_t tid, int32_t eid, const struct rec_field *f, unsigned n)
+{
+	const char *lim;
+	unsigned i;
+	char *d;
+
+	if (n > REC_ARGS_MAX || (n > 0 && f == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (f[i].kind > REC_K_STR) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	if ((d = lbegin(w, &lim)) == NULL)
+		return lend(w, NULL);
+	d = dec_u(d, ts);
+	d = put_u(d, lim, node);
+	d = put_u(d, lim, pid);
+	d = put_u(d, lim, tid);
+	d = put_i(d, lim, eid);
+	for (i = 0; i < n; i++)
+		d = put_field(d, lim, &f[i]);
+	if (lend(w, d) != 0)
+		return -1;
+	w->records++;
+	return 0;
+}
+
+int
+tape_collect(struct tape_w *w, uint32_t n, uint64_t ts)
+{
+	return wline(w, "#COLLECT", "uuu", (uint64_t)n, ts, w->records);
+}
+
+int
+tape_flush(struct tape_w *w)
+{
+	if (wflush(w) != 0)
+		return -1;
+	if (fdatasync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
+		return -1;
+	return 0;
+}
+
+int
+tape_close(struct tape_w *w)
+{
+	int rc = 0, e = 0;
+
+	if (w == NULL)
+		return 0;
+	if (wline(w, "#END", "u", w->records) != 0 || tape_flush(w) != 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (close(w->fd) != 0 && rc == 0) {
+		rc = -1;
+		e = errno;
+	}
+	free(w);
+	if (rc != 0)
+		errno = e;
+	return rc;
+}
+
+uint64_t
+tape_records(const struct tape_w *w)
+{
+	return w->records;
+}
+
+/* ---- reader ---- */
+
+struct tape_r {
+	int		fd;
+	int		failed;
+	int		eof;
+	int		rerrno;		/* errno of a failed read */
+	int		ended;
+	uint64_t	end_records;
+	uint64_t	lineno;
+	uint64_t	losses;
+	struct tape_def	**defs;		/* open addressing on eid */
+	size_t		ndefs;
+	size_t		cap;
+	size_t		start;		/* unread input: buf[start..end) */
+	size_t		end;
+	char		*sp;		/* free space in sbuf */
+	char		err[192];
+	char		sbuf[TAPE_LINE_MAX + 1];
+	char		buf[RBUF + 1];
+};
+
+/* A cursor on a line; why says what is wrong with it. */
+struct cur {
+	const char	*p;
+	const char	*e;
+	const char	*why;
+};
+
+static int
+rfail(struct tape_r *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->err, sizeof r->err, "line %llu: ",
+	    (unsigned long long)r->lineno);
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
+	va_end(ap);
+	r->failed = 1;
+	return -1;
+}
+
+/* Returns 1 with the next line (NUL-terminated), 0 at end of file, -1. */
+static int
+getln(struct tape_r *r, char **line, size_t *len)
+{
+	char *nl;
+	ssize_t n;
+
+	for (;;) {
+		nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+		if (nl != NULL || r->eof || r->end - r->start > TAPE_LINE_MAX)
+			break;
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+		n = read(r->fd, r->buf + r->end, RBUF - r->end);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r->rerrno = errno;
+			return rfail(r, "read error: %s", strerror(errno));
+		}
+		r->eof = n == 0;
+		r->end += (size_t)n;
+	}
+	if (nl == NULL && r->start == r->end)
+		return 0;
+	r->lineno++;
+	if (nl == NULL)
+		nl = r->buf + r->end;
+	*line = r->buf + r->start;
+	*len = (size_t)(nl - *line);
+	if (*len > TAPE_LINE_MAX)
+		return rfail(r, "line longer than %d bytes", TAPE_LINE_MAX);
+	r->start = nl == r->buf + r->end ? r->end : r->start + *len + 1;
+	*nl = '\0';
+	return 1;
+}
+
+static int
+blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+static int
+at_end(struct cur *c)
+{
+	while (c->p < c->e && blank(*c->p))
+		c->p++;
+	return c->p == c->e;
+}
+
+static int
+bad(struct cur *c, const char *why)
+{
+	c->why = why;
+	return -1;
+}
+
+/* The next blank-separated token. */
+static int
+tok(struct cur *c, const char **s, size_t *n)
+{
+	if (at_end(c))
+		return bad(c, "missing field");
+	*s = c->p;
+	while (c->p < c->e && !blank(*c->p))
+		c->p++;
+	*n = (size_t)(c->p - *s);
+	return 0;
+}
+
+static int
+get_mag(struct cur *c, const char *s, size_t n, uint64_t max, uint64_t *v)
+{
+	unsigned d;
+
+	*v = 0;
+	if (n == 0)
+		return bad(c, "bad number");
+	for (; n > 0; s++, n--) {
+		if (*s < '0' || *s > '9')
+			return bad(c, "bad number");
+		d = (unsigned)(*s - '0');
+		if (*v > (max - d) / 10)
+			return bad(c, "number out of range");
+		*v = *v * 10 + d;
+	}
+	return 0;
+}
+
+static int
+get_u(struct cur *c, uint64_t max, uint64_t *v)
+{
+	const char *s;
+	size_t n;
+
+	if (tok(c, &s, &n) != 0)
+		return -1;
+	return get_mag(c, s, n, max, v);
+}
+
+static int
+get_i(struct cur *c, int64_t min, int64_t max, int64_t *v)
+{
+	const char *s;
+	uint64_t m;
+	size_t n;
+
+	if (tok(c, &s, &n) != 0)
+		return -1;
+	if (*s != '-') {
+		if (get_mag(c, s, n, (uint64_t)max, &m) != 0)
+			return -1;
+		*v = (int64_t)m;
+	} else {
+		if (get_mag(c, s + 1, n - 1, -(uint64_t)min, &m) != 0)
+			return -1;
+		*v = m == 0 ? 0 : -(int64_t)(m - 1) - 1;
+	}
+	return 0;
+}
+
+/* A decimal floating-point number (no hex, no "infinity"), inf, -inf, nan. */
+static int
+get_d(struct cur *c, double *v)
+{
+	char t[NUM_MAX * 2], *end;
+	const char *s;
+	size_t n;
+
+	if (tok(c, &s, &n) != 0)
+		return -1;
+	if (n >= sizeof t)
+		return bad(c, "bad floating-point number");
+	memcpy(t, s, n);
+	t[n] = '\0';
+	if (strspn(t, "0123456789+-.eEinfa") < n)
+		return bad(c, "bad floating-point number");
+	if (strcmp(t, "nan") == 0 || strcmp(t, "-nan") == 0) {
+		*v = NAN;
+		return 0;
+	}
+	*v = strtod(t, &end);
+	if (end != t + n || isnan(*v))
+		return bad(c, "bad floating-point number");
+	return 0;
+}
+
+static int
+hexval(char h)
+{
+	if (!isxdigit((unsigned char)h))
+		return -1;
+	return h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10;
+}
+
+/* A quoted string, unescaped into r->sbuf (and NUL-terminated there). */
+static int
+get_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
+{
+	char *d = r->sp;
+	int h, l;
+
+	if (at_end(c))
+		return bad(c, "missing field");
+	if (*c->p != '"')
+		return bad(c, "expected a quoted string");
+	for (c->p++; c->p < c->e && *c->p != '"'; c->p++) {
+		if ((unsigned char)*c->p < 0x20 || *c->p == 0x7f)
+			return bad(c, "control character in string");
+		if (*c->p != '\\') {
+			*d++ = *c->p;
+			continue;
+		}
+		if (++c->p == c->e)
+			break;
+		switch (*c->p) {
+		case '"':
+		case '\\':
+			*d++ = *c->p;
+			break;
+		case 'n':
+			*d++ = '\n';
+			break;
+		case 't':
+			*d++ = '\t';
+			break;
+		case 'r':
+			*d++ = '\r';
+			break;
+		case 'x':
+			if (c->e - c->p < 3 || (h = hexval(c->p[1])) < 0 ||
+			    (l = hexval(c->p[2])) < 0)
+				return bad(c, "bad \\x escape in string");
+			*d++ = (char)(h << 4 | l);
+			c->p += 2;
+			break;
+		default:
+			return bad(c, "bad escape in string");
+		}
+	}
+	if (c->p == c->e)
+		return bad(c, "unterminated string");
+	if (++c->p < c->e && !blank(*c->p))
+		return bad(c, "text after closing quote");
+	*s = r->sp;
+	*len = (uint32_t)(d - r->sp);
+	*d++ = '\0';
+	r->sp = d;
+	return 0;
+}
+
+/*
+ * Parses one field of kind k into f: U u32, u u64, i i32, I i64, b byte,
+ * d double, t token, s string.
+ */
+static int
+get1(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
+{
+	size_t n;
+
+	switch (k) {
+	case 'U':
+		return get_u(c, UINT32_MAX, &f->v.u);
+	case 'u':
+		return get_u(c, UINT64_MAX, &f->v.u);
+	case 'b':
+		return get_u(c, 255, &f->v.u);
+	case 'i':
+		return get_i(c, INT32_MIN, INT32_MAX, &f->v.i);
+	case 'I':
+		return get_i(c, INT64_MIN, INT64_MAX, &f->v.i);
+	case 'd':
+		return get_d(c, &f->v.d);
+	case 't':
+		if (tok(c, &f->v.s.p, &n) != 0)
+			return -1;
+		f->v.s.len = (uint32_t)n;
+		return 0;
+	default:
+		return get_str(r, c, &f->v.s.p, &f->v.s.len);
+	}
+}
+
+static size_t
+slot(const struct tape_r *r, int32_t eid)
+{
+	size_t i;
+
+	i = ((uint32_t)eid * 2654435761u) & (r->cap - 1);
+	while (r->defs[i] != NULL && r->defs[i]->eid != eid)
+		i = (i + 1) & (r->cap - 1);
+	return i;
+}
+
+static int
+grow(struct tape_r *r)
+{
+	struct tape_def **old = r->defs;
+	size_t i, ocap = r->cap;
+
+	r->cap = ocap == 0 ? 64 : ocap * 2;
+	if ((r->defs = calloc(r->cap, sizeof *r->defs)) == NULL) {
+		r->defs = old;
+		r->cap = ocap;
+		return -1;
+	}
+	for (i = 0; i < ocap; i++)
+		if (old[i] != NULL)
+			r->defs[slot(r, old[i]->eid)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* Stores a definition; one with the same eid is replaced in place. */
+static int
+define(struct tape_r *r, const struct rec_field *v)
+{
+	struct tape_def *d;
+	struct rec_fmt fmt;
+	char *f2, *d2;
+	size_t i;
+
+	if (memchr(v[3].v.s.p, '\0', v[3].v.s.len) != NULL ||
+	    rec_parse_format(v[3].v.s.p, &fmt) != 0)
+		return rfail(r, "#DEF %d: bad format", (int)v[0].v.i);
+	if (memchr(v[4].v.s.p, '\0', v[4].v.s.len) != NULL)
+		return rfail(r, "#DEF %d: NUL in description", (int)v[0].v.i);
+	if ((r->ndefs + 1) * 2 > r->cap && grow(r) != 0)
+		return rfail(r, "out of memory");
+	i = slot(r, (int32_t)v[0].v.i);
+	f2 = strdup(v[3].v.s.p);
+	d2 = strdup(v[4].v.s.p);
+	if ((d = r->defs[i]) == NULL)
+		d = calloc(1, sizeof *d);
+	if (f2 == NULL || d2 == NULL || d == NULL) {
+		free(f2);
+		free(d2);
+		if (d != r->defs[i])
+			free(d);
+		return rfail(r, "out of memory");
+	}
+	if (r->defs[i] == NULL)
+		r->ndefs++;
+	r->defs[i] = d;
+	free(d->format);
+	free(d->dsc);
+	d->eid = (int32_t)v[0].v.i;
+	d->cls = (uint8_t)v[1].v.u;
+	d->attr = (uint8_t)v[2].v.u;
+	d->format = f2;
+	d->dsc = d2;
+	d->fmt = fmt;
+	return 0;
+}
+
+static const struct {
+	const char	*key;
+	const char	*spec;
+} metas[] = {
+	{ "#DEF", "ibbss" },
+	{ "#HOST", "UIUt" },
+	{ "#PROC", "UUUtuis" },
+	{ "#LOSS", "UUUuu" },
+	{ "#COLLECT", "Uuu" },
+	{ "#END", "u" },
+	{ "#MM", "t" },
+	{ "#CLOCK", "uu" },
+};
+
+static int
+same(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && memcmp(s, word, n) == 0;
+}
+
+/* A #-line.  Unknown keywords and extra trailing fields are ignored. */
+static int
+meta(struct tape_r *r, struct cur *c)
+{
+	struct rec_field v[8];
+	const char *k, *sp;
+	size_t n, i;
+
+	tok(c, &k, &n);
+	for (i = 0; i < sizeof metas / sizeof metas[0]; i++)
+		if (same(k, n, metas[i].key))
+			break;
+	if (i == sizeof metas / sizeof metas[0])
+		return 0;
+	for (sp = metas[i].spec; *sp != '\0'; sp++)
+		if (get1(r, c, *sp, &v[sp - metas[i].spec]) != 0)
+			return rfail(r, "%s: %s", metas[i].key, c->why);
+	switch (k[1]) {
+	case 'D':
+		return define(r, v);
+	case 'P':
+		if (!same(v[3].v.s.p, v[3].v.s.len, "start") &&
+		    !same(v[3].v.s.p, v[3].v.s.len, "exit"))
+			return rfail(r, "#PROC: expected start or exit");
+		break;
+	case 'L':
+		r->losses = v[3].v.u > UINT64_MAX - r->losses ? UINT64_MAX :
+		    r->losses + v[3].v.u;
+		break;
+	case 'E':
+		r->ended = 1;
+		r->end_records = v[0].v.u;
+		break;
+	}
+	return 0;
+}
+
+static int
+record(struct tape_r *r, struct cur *c, struct tape_ev *ev)
+{
+	struct rec_field h[5];
+	unsigned i;
+	int k;
+
+	for (i = 0; i < 5; i++)
+		if (get1(r, c, "uUUUi"[i], &h[i]) != 0)
+			return rfail(r, "record: %s", c->why);
+	ev->ts = h[0].v.u;
+	ev->node = (uint32_t)h[1].v.u;
+	ev->pid = (uint32_t)h[2].v.u;
+	ev->tid = (uint32_t)h[3].v.u;
+	ev->eid = (int32_t)h[4].v.i;
+	if ((ev->def = tape_rdef(r, ev->eid)) == NULL)
+		return rfail(r, "record before definition of eid %d",
+		    (int)ev->eid);
+	ev->n = ev->def->fmt.n;
+	for (i = 0; i < ev->n; i++) {
+		k = ev->def->fmt.kind[i];
+		ev->f[i].kind = k;
+		if (at_end(c))
+			return rfail(r, "too few fields for eid %d (its "
+			    "format has %u)", (int)ev->eid, ev->n);
+		if (get1(r, c, "Iuds"[k], &ev->f[i]) != 0)
+			return rfail(r, "field %u of eid %d: %s", i + 1,
+			    (int)ev->eid, c->why);
+	}
+	if (!at_end(c))
+		return rfail(r, "too many fields for eid %d (its format has "
+		    "%u)", (int)ev->eid, ev->n);
+	return 0;
+}
+
+struct tape_r *
+tape_ropen(const char *path, const char **why)
+{
+	struct tape_r *r;
+	char *line;
+	size_t len;
+
+	if ((r = calloc(1, sizeof *r)) == NULL) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	if (strcmp(path, "-") == 0)
+		r->fd = STDIN_FILENO;
+	else if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		*why = strerror(errno);
+		free(r);
+		return NULL;
+	}
+	switch (getln(r, &line, &len)) {
+	case 1:
+		while (len > 0 && blank(line[len - 1]))
+			line[--len] = '\0';
+		if (strncmp(line, "#GRM-TRACE ", 11) != 0)
+			*why = "not a grm trace (no #GRM-TRACE line)";
+		else if (strcmp(line + 11, "1") != 0)
+			*why = "unsupported trace version";
+		else
+			return r;
+		break;
+	case 0:
+		*why = "empty file";
+		break;
+	default:
+		*why = r->rerrno != 0 ? strerror(r->rerrno) :
+		    "not a grm trace (first line too long)";
+	}
+	tape_rclose(r);
+	return NULL;
+}
+
+int
+tape_next(struct tape_r *r, struct tape_ev *ev)
+{
+	struct cur c;
+	size_t len;
+	char *line;
+	int rc;
+
+	while (!r->failed) {
+		if ((rc = getln(r, &line, &len)) <= 0)
+			return rc;
+		c.p = line;
+		c.e = line + len;
+		c.why = NULL;
+		r->sp = r->sbuf;
+		if (at_end(&c))
+			continue;
+		if (*c.p != '#')
+			return record(r, &c, ev) == 0 ? 1 : -1;
+		if (meta(r, &c) != 0)
+			return -1;
+	}
+	return -1;
+}
+
+const char *
+tape_rerror(const struct tape_r *r)
+{
+	return r->err[0] != '\0' ? r->err : "no error";
+}
+
+const struct tape_def *
+tape_rdef(const struct tape_r *r, int32_t eid)
+{
+	return r->cap == 0 ? NULL : r->defs[slot(r, eid)];
+}
+
+uint64_t
+tape_rlosses(const struct tape_r *r)
+{
+	return r->losses;
+}
+
+int
+tape_rend(const struct tape_r *r, uint64_t *records)
+{
+	if (r->ended && records != NULL)
+		*records = r->end_records;
+	return r->ended;
+}
+
+void
+tape_rclose(struct tape_r *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->cap; i++) {
+		if (r->defs[i] != NULL) {
+			free(r->defs[i]->format);
+			free(r->defs[i]->dsc);
+			free(r->defs[i]);
+		}
+	}
+	free(r->defs);
+	if (r->fd != STDIN_FILENO)
+		close(r->fd);
+	free(r);
+}

@@ -1,0 +1,109 @@
+/* tape.h: writer and reader of the Tape/PVM-style ASCII trace file. */
+#ifndef GRM_TAPE_H
+#define GRM_TAPE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rec.h"
+
+/*
+ * The format is specified in doc/formats.md.  In short, one record per
+ * line; lines starting with '#' are header and meta lines:
+ *
+ *	#GRM-TRACE 1
+ *	#MM <id>
+ *	#CLOCK <realtime_ns> <monotonic_ns>
+ *	#HOST <node> <offset_ns> <lm_pid> <hostname>
+ *	#DEF <eid> <class> <attr> "<format>" "<description>"
+ *	#PROC <node> <pid> <ppid> start|exit <ts> <status> "<name>"
+ *	#LOSS <node> <pid> <tid> <count> <ts>
+ *	#COLLECT <n> <ts> <records so far>
+ *	#END <records>
+ *	<ts> <node> <pid> <tid> <eid> <field>...
+ *
+ * A #DEF line comes before the first record of its eid.  Fields: integers
+ * in decimal, doubles as %.17g, strings in double quotes with \" \\ \n \t
+ * \r and \xHH escapes.
+ */
+
+#define TAPE_VERSION	1
+#define TAPE_LINE_MAX	(64 * 1024)
+
+/* ---- writer ---- */
+
+struct tape_w;
+
+/*
+ * Creates (truncates) path and writes the file header.  Returns NULL with
+ * errno set on failure.
+ */
+struct tape_w *tape_open(const char *path, const char *mm_id,
+			 uint64_t realtime_ns, uint64_t monotonic_ns);
+int tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
+	      uint32_t lm_pid, const char *hostname);
+int tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
+	     const char *format, size_t format_len, const char *dsc,
+	     size_t dsc_len);
+int tape_proc(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t ppid,
+	      int is_exit, uint64_t ts, int32_t status, const char *name);
+int tape_loss(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+	      uint64_t count, uint64_t ts);
+int tape_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
+		uint32_t tid, int32_t eid, const struct rec_field *f,
+		unsigned n);
+int tape_collect(struct tape_w *w, uint32_t n, uint64_t ts);
+/* Pushes everything written so far to the file and to disk. */
+int tape_flush(struct tape_w *w);
+/* Writes #END, flushes and closes; frees w whatever happens. */
+int tape_close(struct tape_w *w);
+uint64_t tape_records(const struct tape_w *w);
+
+/* ---- reader ---- */
+
+struct tape_def {
+	int32_t		eid;
+	uint8_t		cls;
+	uint8_t		attr;
+	char		*format;
+	char		*dsc;
+	struct rec_fmt	fmt;
+};
+
+struct tape_ev {
+	uint64_t	ts;
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+	int32_t		eid;
+	unsigned	n;
+	struct rec_field f[REC_ARGS_MAX];	/* strings valid until the
+						   next tape_next */
+	const struct tape_def *def;
+};
+
+struct tape_r;
+
+/* Opens path ("-" is stdin) and checks the first line.  NULL on error, with
+ * a reason in *why (static string). */
+struct tape_r *tape_ropen(const char *path, const char **why);
+/*
+ * Reads the next record.  Returns 1 with *ev filled, 0 at end of file, -1
+ * on a malformed line (tape_rerror() says which and why).  Meta lines are
+ * consumed and remembered (definitions, hosts, processes, losses).
+ */
+int tape_next(struct tape_r *r, struct tape_ev *ev);
+const char *tape_rerror(const struct tape_r *r);
+const struct tape_def *tape_rdef(const struct tape_r *r, int32_t eid);
+/* Counters of meta lines seen so far. */
+uint64_t tape_rlosses(const struct tape_r *r);
+/* Whether #END was seen; if so, *records (may be NULL) is its count. */
+int tape_rend(const struct tape_r *r, uint64_t *records);
+void tape_rclose(struct tape_r *r);
+
+/* Writes s[0..len) as a quoted, escaped string to f. */
+void tape_put_quoted(FILE *f, const char *s, size_t len);
+/* Writes one field to f as a record line has it. */
+void tape_put_field(FILE *f, const struct rec_field *fld);
+
+#endif /* GRM_TAPE_H */

@@ -1,0 +1,114 @@
+/* wire.h: the TCP protocol between Local Monitors, grmctl and mainmon. */
+#ifndef GRM_WIRE_H
+#define GRM_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Every message is a 12-byte header and a payload, all integers
+ * little-endian:
+ *
+ *	0 u32 magic	WIRE_MAGIC
+ *	4 u16 version	WIRE_VERSION
+ *	6 u16 type	WIRE_* below
+ *	8 u32 len	payload bytes, at most WIRE_MAX
+ *
+ * A receiver closes the connection on a wrong magic or version, an unknown
+ * type, a length over WIRE_MAX, or a payload that does not parse.
+ * Bump WIRE_VERSION whenever a message changes; doc/protocol.md says what
+ * each carries.
+ */
+#define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
+#define WIRE_VERSION	1
+#define WIRE_HDR	12
+#define WIRE_MAX	(2u << 20)
+
+enum wire_type {
+	WIRE_HELLO = 1,		/* LM/ctl -> MM: u32 role, u32 pid, u64 now,
+				   str host */
+	WIRE_WELCOME = 2,	/* MM -> LM/ctl: u32 node */
+	WIRE_PING = 3,		/* MM -> LM: u64 t_mm */
+	WIRE_PONG = 4,		/* LM -> MM: u64 t_mm, u64 t_lm */
+	WIRE_READY = 5,		/* MM -> LM: clock sync done; push allowed */
+	WIRE_COLLECT = 6,	/* MM -> LM: u32 round, u32 flags */
+	WIRE_DATA = 7,		/* LM -> MM: u32 pid, u32 tid, u64 seq,
+				   records... */
+	WIRE_DONE = 8,		/* LM -> MM: u32 round, u64 lost_bytes */
+	WIRE_ACK = 9,		/* MM -> LM: u32 round */
+	WIRE_PROC = 10,		/* LM -> MM: u32 pid, u32 ppid, u32 what,
+				   u32 status, u64 ts, str name */
+	WIRE_BYE = 11,		/* LM -> MM: the LM exits; nothing follows */
+	WIRE_CTL = 12,		/* ctl -> MM: str command line */
+	WIRE_CTL_REPLY = 13	/* MM -> ctl: i32 status, str text */
+};
+
+enum { WIRE_ROLE_LM = 1, WIRE_ROLE_CTL = 2 };
+
+/* WIRE_COLLECT flags. */
+#define WIRE_COLLECT_STOP	1u	/* final collection: the LM then exits */
+
+/* WIRE_PROC what. */
+enum { WIRE_PROC_START = 1, WIRE_PROC_EXIT = 2 };
+
+/* Round number of a collection the LM started itself (threshold, job end). */
+#define WIRE_ROUND_PUSH	0u
+
+/* Longest string inside a message (host, process name, command, reply). */
+#define WIRE_STR_MAX	4096
+
+/*
+ * A little-endian writer and a bounds-checked reader over a byte buffer.
+ * The reader never reads past its end; once a read fails, every later read
+ * fails too and wire_rd_ok() says so.
+ */
+struct wire_wr {
+	unsigned char	*p;
+	size_t		len;
+	size_t		cap;
+	int		err;
+};
+
+struct wire_rd {
+	const unsigned char	*p;
+	size_t			len;
+	size_t			off;
+	int			err;
+};
+
+void wire_wr_init(struct wire_wr *w, void *buf, size_t cap);
+void wire_put_u16(struct wire_wr *w, uint16_t v);
+void wire_put_u32(struct wire_wr *w, uint32_t v);
+void wire_put_u64(struct wire_wr *w, uint64_t v);
+void wire_put_bytes(struct wire_wr *w, const void *p, size_t n);
+/* u16 length then bytes (no NUL). */
+void wire_put_str(struct wire_wr *w, const char *s);
+
+/* Writes a header for a payload of len bytes into buf[WIRE_HDR]. */
+void wire_header(void *buf, uint16_t type, uint32_t len);
+
+void wire_rd_init(struct wire_rd *r, const void *buf, size_t len);
+uint16_t wire_get_u16(struct wire_rd *r);
+uint32_t wire_get_u32(struct wire_rd *r);
+uint64_t wire_get_u64(struct wire_rd *r);
+/* Copies a string into out[outsz] with a NUL; fails if it does not fit. */
+void wire_get_str(struct wire_rd *r, char *out, size_t outsz);
+static inline int
+wire_rd_ok(const struct wire_rd *r)
+{
+	return !r->err;
+}
+static inline size_t
+wire_rd_left(const struct wire_rd *r)
+{
+	return r->err ? 0 : r->len - r->off;
+}
+
+/*
+ * Parses a header from buf[WIRE_HDR].  Returns 0 and sets *type and *len,
+ * or -1 (with a reason in *why) if the magic, version or length is wrong.
+ */
+int wire_parse_header(const void *buf, uint16_t *type, uint32_t *len,
+		      const char **why);
+
+#endif /* GRM_WIRE_H */

@@ -1,0 +1,343 @@
+/* lm_main.c: localmon, the Local Monitor: start-up, election, the shared
+ * segment's life, and exit when the job is over. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "clock.h"
+#include "lm.h"
+#include "log.h"
+#include "peer.h"
+#include "rundir.h"
+#include "wire.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: localmon [-d] [--linger SECONDS] --mm HOST:PORT\n");
+}
+
+/* Parses a size with an optional K, M or G suffix; 0 if invalid. */
+static size_t
+parse_size(const char *s)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || end == s)
+		return 0;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	return *end == '\0' ? (size_t)v : 0;
+}
+
+void
+lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid, uint32_t what,
+	      int32_t status, const char *name)
+{
+	unsigned char buf[WIRE_HDR + 128];
+	struct wire_wr w;
+
+	wire_wr_init(&w, buf + WIRE_HDR, sizeof buf - WIRE_HDR);
+	wire_put_u32(&w, pid);
+	wire_put_u32(&w, ppid);
+	wire_put_u32(&w, what);
+	wire_put_u32(&w, (uint32_t)status);
+	wire_put_u64(&w, clk_mono_ns());
+	wire_put_str(&w, name);
+	if (w.err)
+		return;
+	wire_header(buf, WIRE_PROC, (uint32_t)w.len);
+	evbuffer_add(lm->procs, buf, WIRE_HDR + w.len);
+}
+
+static int
+seg_create(struct lm *lm)
+{
+	const char *v;
+	size_t size = SEG_SIZE_DEFAULT, chunk = SEG_CHUNK_DEFAULT;
+	void *mem;
+
+	if ((v = getenv("GRM_SEGSIZE")) != NULL && (size = parse_size(v)) == 0)
+		fatal("GRM_SEGSIZE=%s: not a size", v);
+	if ((v = getenv("GRM_CHUNKSIZE")) != NULL &&
+	    (chunk = parse_size(v)) == 0)
+		fatal("GRM_CHUNKSIZE=%s: not a size", v);
+	lm->shmid = shmget(IPC_PRIVATE, size, IPC_CREAT | IPC_EXCL | 0600);
+	if (lm->shmid == -1) {
+		log_warn("cannot create a %zu-byte segment: %s", size,
+		    strerror(errno));
+		return -1;
+	}
+	mem = shmat(lm->shmid, NULL, 0);
+	if (mem == (void *)-1 || seg_init(mem, size, (uint32_t)chunk) != 0) {
+		log_warn("cannot set up segment (size %zu, chunk %zu)", size,
+		    chunk);
+		if (mem != (void *)-1)
+			shmdt(mem);
+		shmctl(lm->shmid, IPC_RMID, NULL);
+		return -1;
+	}
+	lm->seg = mem;
+	lm->seg_size = size;
+	lm->seg->lm_pid = (uint32_t)getpid();
+	return 0;
+}
+
+/* Records pid and segment id for operators and tests; removed at exit. */
+static void
+write_info(struct lm *lm)
+{
+	char tmp[300];
+	FILE *f;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp", lm->info_path);
+	f = fopen(tmp, "w");
+	if (f == NULL)
+		return;
+	fprintf(f, "%d %d\n", (int)getpid(), lm->shmid);
+	if (fclose(f) == 0)
+		rename(tmp, lm->info_path);
+}
+
+void
+lm_finish(struct lm *lm)
+{
+	lm_unlisten(lm);
+	lm_clients_free(lm);
+	if (lm->mm != NULL) {
+		peer_free(lm->mm);
+		lm->mm = NULL;
+	}
+	if (lm->seg != NULL) {
+		shmdt(lm->seg);
+		lm->seg = NULL;
+		shmctl(lm->shmid, IPC_RMID, NULL);
+	}
+	unlink(lm->info_path);
+	event_base_loopexit(lm->base, NULL);
+}
+
+void
+lm_begin_exit(struct lm *lm, const char *why)
+{
+	if (lm->exiting)
+		return;
+	log_debug("exiting: %s", why);
+	lm->exiting = 1;
+	lm_unlisten(lm);
+	if (lm->mm_state == MM_READY && !lm->stopped && lm->outstanding == 0)
+		lm_collect(lm, WIRE_ROUND_PUSH);
+}
+
+static void
+tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct lm *lm = arg;
+	uint64_t now = clk_mono_ns();
+
+	(void)fd;
+	(void)what;
+	if (atomic_load(&lm->seg->nfree) < lm->seg->threshold)
+		lm_push(lm);
+	/* Spawned LMs live while the job does: exit once the last process
+	 * is gone (or, if the first never came, after a while). */
+	if (!lm->standalone && !lm->exiting && lm->nclients == 0 &&
+	    lm->idle_since != 0 && now - lm->idle_since >=
+	    (lm->ever_clients ? lm->linger_ns : 10ull * 1000000000u))
+		lm_begin_exit(lm, "no traced process left");
+	if (lm->exiting && lm->mm_state != MM_READY &&
+	    lm->mm_down_since != 0 &&
+	    now - lm->mm_down_since >= lm->mm_timeout_ns) {
+		log_warn("main monitor %s unreachable: %u chunks of trace "
+		    "data dropped", lm->mm_id, seg_used(lm->seg));
+		lm_finish(lm);
+	}
+}
+
+static void
+signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what;
+	lm_begin_exit(arg, sig == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+static void
+take_lock(struct lm *lm, int inherited)
+{
+	if (inherited >= 0) {
+		lm->lock_fd = inherited;
+		fcntl(lm->lock_fd, F_SETFD, FD_CLOEXEC);
+		return;
+	}
+	lm->lock_fd = open(lm->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lm->lock_fd == -1)
+		fatal("%s: %s", lm->lock_path, strerror(errno));
+	while (flock(lm->lock_fd, LOCK_EX) == -1)
+		if (errno != EINTR)
+			fatal("%s: %s", lm->lock_path, strerror(errno));
+}
+
+/* Whether a live LM answers on our socket path. */
+static int
+lm_alive(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd, ok;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		return 0;
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
+	close(fd);
+	return ok;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mm", required_argument, NULL, 'm' },
+		{ "lock-fd", required_argument, NULL, 'L' },
+		{ "spawned", no_argument, NULL, 'S' },
+		{ "linger", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct lm lm;
+	struct event *sigterm, *sigint;
+	const char *v;
+	int c, lockfd = -1, spawned = 0, debug = 0;
+	double linger = 1.0;
+
+	memset(&lm, 0, sizeof lm);
+	lm.standalone = 1;
+	while ((c = getopt_long(argc, argv, "dm:l:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			debug = 1;
+			break;
+		case 'm':
+			snprintf(lm.mm_id, sizeof lm.mm_id, "%s", optarg);
+			break;
+		case 'L':
+			lockfd = atoi(optarg);
+			break;
+		case 'S':
+			spawned = 1;
+			lm.standalone = 0;
+			break;
+		case 'l':
+			linger = atof(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (lm.mm_id[0] == '\0' && (v = getenv("GRM_MM")) != NULL)
+		snprintf(lm.mm_id, sizeof lm.mm_id, "%s", v);
+	if (lm.mm_id[0] == '\0' || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	log_init("localmon", debug ? LOG_DEBUG : LOG_WARN);
+	if ((v = getenv("GRM_LM_LINGER")) != NULL)
+		linger = atof(v);
+	lm.linger_ns = (uint64_t)(linger * 1e9);
+	lm.mm_timeout_ns = 30ull * 1000000000u;
+	if ((v = getenv("GRM_LM_MM_TIMEOUT")) != NULL)
+		lm.mm_timeout_ns = (uint64_t)(atof(v) * 1e9);
+
+	/* Started by a traced process: leave its session and its children. */
+	if (spawned) {
+		pid_t pid = fork();
+
+		if (pid == -1)
+			fatal("fork: %s", strerror(errno));
+		if (pid > 0)
+			_exit(0);
+	}
+	if (rundir_get(lm.dir, sizeof lm.dir) != 0)
+		fatal("run folder: %s", strerror(errno));
+	if (rundir_path(lm.sock_path, sizeof lm.sock_path, lm.dir, lm.mm_id,
+	    ".sock") != 0 ||
+	    rundir_path(lm.lock_path, sizeof lm.lock_path, lm.dir, lm.mm_id,
+	    ".lock") != 0 ||
+	    rundir_path(lm.info_path, sizeof lm.info_path, lm.dir, lm.mm_id,
+	    ".pid") != 0)
+		fatal("run folder path too long for %s", lm.mm_id);
+	signal(SIGPIPE, SIG_IGN);
+	lm.base = event_base_new();
+	if (lm.base == NULL)
+		fatal("cannot create event base");
+	lm.procs = evbuffer_new();
+
+	take_lock(&lm, lockfd);
+	if (lm_alive(lm.sock_path)) {
+		/* Another LM won the election: free what we made, go away. */
+		close(lm.lock_fd);
+		log_warn("a local monitor for %s is already running", lm.mm_id);
+		evbuffer_free(lm.procs);
+		event_base_free(lm.base);
+		return lm.standalone ? 1 : 0;
+	}
+	if (lm_listen(&lm) != 0) {
+		close(lm.lock_fd);
+		return 1;
+	}
+	if (seg_create(&lm) != 0) {
+		lm_unlisten(&lm);
+		close(lm.lock_fd);
+		return 1;
+	}
+	write_info(&lm);
+	close(lm.lock_fd);
+	lm.lock_fd = -1;
+	log_debug("serving %s on %s, segment %d (%zu bytes)", lm.mm_id,
+	    lm.sock_path, lm.shmid, lm.seg_size);
+
+	lm_mm_init(&lm);
+	lm.tick = event_new(lm.base, -1, EV_PERSIST, tick_cb, &lm);
+	event_add(lm.tick,
+	    &(struct timeval){ .tv_sec = 0, .tv_usec = 100000 });
+	sigterm = evsignal_new(lm.base, SIGTERM, signal_cb, &lm);
+	sigint = evsignal_new(lm.base, SIGINT, signal_cb, &lm);
+	event_add(sigterm, NULL);
+	event_add(sigint, NULL);
+	lm.idle_since = clk_mono_ns();
+	lm.mm_down_since = lm.idle_since;
+	lm_mm_connect(&lm);
+
+	event_base_dispatch(lm.base);
+
+	event_free(sigterm);
+	event_free(sigint);
+	event_free(lm.tick);
+	event_free(lm.retry);
+	evbuffer_free(lm.procs);
+	event_base_free(lm.base);
+	return 0;
+}

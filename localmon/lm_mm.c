@@ -1,0 +1,220 @@
+/* lm_mm.c: the LM's link to its Main Monitor: hello, clock pongs, and
+ * collections (pulled by the MM or pushed at the threshold and job end). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "clock.h"
+#include "lm.h"
+#include "log.h"
+#include "peer.h"
+#include "wire.h"
+
+static void mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
+			const char *why, void *arg);
+
+static void
+retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	lm_mm_connect(arg);
+}
+
+static void
+send_hello(struct lm *lm)
+{
+	unsigned char buf[WIRE_STR_MAX + 32];
+	char host[256];
+	struct wire_wr w;
+
+	if (gethostname(host, sizeof host) != 0)
+		strcpy(host, "localhost");
+	host[sizeof host - 1] = '\0';
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, WIRE_ROLE_LM);
+	wire_put_u32(&w, (uint32_t)getpid());
+	wire_put_u64(&w, clk_mono_ns());
+	wire_put_str(&w, host);
+	peer_send(lm->mm, WIRE_HELLO, buf, w.len, NULL, 0);
+}
+
+void
+lm_mm_connect(struct lm *lm)
+{
+	const char *why;
+
+	if (lm->mm != NULL)
+		return;
+	lm->mm = peer_connect(lm->base, lm->mm_id, mm_dispatch, lm, &why);
+	if (lm->mm == NULL) {
+		log_warn("main monitor %s: %s", lm->mm_id, why);
+		event_add(lm->retry,
+		    &(struct timeval){ .tv_sec = lm->retry_s, .tv_usec = 0 });
+		return;
+	}
+	lm->mm_state = MM_CONNECTING;
+	send_hello(lm);
+}
+
+static void
+mm_lost(struct lm *lm, const char *why)
+{
+	log_warn("main monitor %s: %s", lm->mm_id, why);
+	peer_free(lm->mm);
+	lm->mm = NULL;
+	lm->mm_state = MM_DOWN;
+	lm->outstanding = 0;
+	if (lm->mm_down_since == 0)
+		lm->mm_down_since = clk_mono_ns();
+	if (lm->stopped) {
+		/* The final collection was sent; nobody waits for more. */
+		lm_finish(lm);
+		return;
+	}
+	event_add(lm->retry,
+	    &(struct timeval){ .tv_sec = lm->retry_s, .tv_usec = 0 });
+	if (lm->retry_s < 8)
+		lm->retry_s *= 2;
+}
+
+struct emit_ctx {
+	struct lm	*lm;
+	int		err;
+};
+
+static int
+emit_piece(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
+	   const void *data, size_t len)
+{
+	struct emit_ctx *ec = arg;
+	unsigned char hdr[16];
+	struct wire_wr w;
+
+	wire_wr_init(&w, hdr, sizeof hdr);
+	wire_put_u32(&w, pid);
+	wire_put_u32(&w, tid);
+	wire_put_u64(&w, seq);
+	if (peer_send(ec->lm->mm, WIRE_DATA, hdr, w.len, data, len) != 0) {
+		ec->err = 1;
+		return -1;
+	}
+	return 0;
+}
+
+int
+lm_collect(struct lm *lm, uint32_t round)
+{
+	struct emit_ctx ec = { lm, 0 };
+	unsigned char buf[16];
+	struct wire_wr w;
+	uint64_t bad = lm->bad_bytes;
+	int n;
+
+	if (lm->mm_state != MM_READY)
+		return -1;
+	/* Process starts and exits first: the MM writes them before the
+	 * records of this collection. */
+	if (evbuffer_get_length(lm->procs) > 0 &&
+	    peer_send_raw(lm->mm, lm->procs) != 0)
+		return -1;
+	n = seg_collect(lm->seg, emit_piece, &ec, &lm->bad_bytes);
+	if (n < 0 || ec.err) {
+		log_warn("collection failed: cannot queue data for the MM");
+		return -1;
+	}
+	if (lm->bad_bytes != bad)
+		log_warn("%llu bytes of malformed records skipped",
+		    (unsigned long long)(lm->bad_bytes - bad));
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, round);
+	wire_put_u64(&w, lm->bad_bytes);
+	peer_send(lm->mm, WIRE_DONE, buf, w.len, NULL, 0);
+	lm->outstanding++;
+	lm->push_wanted = 0;
+	log_debug("collection %u: %d pieces", round, n);
+	return 0;
+}
+
+void
+lm_push(struct lm *lm)
+{
+	if (lm->mm_state == MM_READY && lm->outstanding == 0)
+		lm_collect(lm, WIRE_ROUND_PUSH);
+	else
+		lm->push_wanted = 1;
+}
+
+static void
+mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
+	    const char *why, void *arg)
+{
+	struct lm *lm = arg;
+	unsigned char buf[32];
+	struct wire_wr w;
+	uint64_t t_mm;
+	uint32_t round, flags;
+
+	(void)p;
+	if (msg == NULL) {
+		mm_lost(lm, why);
+		return;
+	}
+	switch (type) {
+	case WIRE_WELCOME:
+		(void)wire_get_u32(msg);
+		lm->mm_state = MM_SYNCING;
+		lm->retry_s = 1;
+		lm->mm_down_since = 0;
+		break;
+	case WIRE_PING:
+		t_mm = wire_get_u64(msg);
+		wire_wr_init(&w, buf, sizeof buf);
+		wire_put_u64(&w, t_mm);
+		wire_put_u64(&w, clk_mono_ns());
+		peer_send(lm->mm, WIRE_PONG, buf, w.len, NULL, 0);
+		break;
+	case WIRE_READY:
+		lm->mm_state = MM_READY;
+		log_debug("connected to %s", lm->mm_id);
+		if (lm->push_wanted || lm->exiting)
+			lm_collect(lm, WIRE_ROUND_PUSH);
+		break;
+	case WIRE_COLLECT:
+		round = wire_get_u32(msg);
+		flags = wire_get_u32(msg);
+		if (!wire_rd_ok(msg))
+			break;
+		if (flags & WIRE_COLLECT_STOP) {
+			lm->stopped = 1;
+			atomic_store(&lm->seg->enabled, 0);
+			lm_begin_exit(lm, "stopped by the main monitor");
+		}
+		lm_collect(lm, round);
+		break;
+	case WIRE_ACK:
+		(void)wire_get_u32(msg);
+		if (lm->outstanding > 0)
+			lm->outstanding--;
+		if (lm->outstanding == 0 && lm->push_wanted)
+			lm_collect(lm, WIRE_ROUND_PUSH);
+		else if (lm->outstanding == 0 && lm->exiting)
+			lm_finish(lm);
+		break;
+	default:
+		mm_lost(lm, "unexpected message");
+		return;
+	}
+	if (!wire_rd_ok(msg))
+		mm_lost(lm, "malformed message");
+}
+
+void
+lm_mm_init(struct lm *lm)
+{
+	lm->retry = evtimer_new(lm->base, retry_cb, lm);
+	lm->retry_s = 1;
+}

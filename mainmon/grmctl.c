@@ -1,0 +1,145 @@
+/* grmctl.c: command-line control of a running Main Monitor. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "clock.h"
+#include "log.h"
+#include "peer.h"
+#include "wire.h"
+
+struct ctl {
+	struct event_base	*base;
+	struct peer		*p;
+	const char		*id;
+	const char		*cmd;
+	int			status;		/* exit status */
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: grmctl HOST:PORT snapshot|stop|status\n");
+}
+
+static void
+finish(struct ctl *c, int status)
+{
+	c->status = status;
+	event_base_loopexit(c->base, NULL);
+}
+
+static void
+dispatch(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
+	 void *arg)
+{
+	struct ctl *c = arg;
+	unsigned char buf[WIRE_STR_MAX + 64];
+	char text[WIRE_STR_MAX + 1];
+	struct wire_wr w;
+	uint32_t st;
+
+	(void)p;
+	if (msg == NULL) {
+		fprintf(stderr, "grmctl: %s: %s\n", c->id, why);
+		finish(c, 1);
+		return;
+	}
+	switch (type) {
+	case WIRE_WELCOME:
+		wire_wr_init(&w, buf, sizeof buf);
+		wire_put_str(&w, c->cmd);
+		peer_send(c->p, WIRE_CTL, buf, w.len, NULL, 0);
+		break;
+	case WIRE_CTL_REPLY:
+		st = wire_get_u32(msg);
+		wire_get_str(msg, text, sizeof text);
+		if (!wire_rd_ok(msg)) {
+			fprintf(stderr, "grmctl: %s: malformed reply\n", c->id);
+			finish(c, 1);
+			return;
+		}
+		if (st == 0) {
+			fputs(text, stdout);
+			if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
+				putchar('\n');
+		} else
+			fprintf(stderr, "grmctl: %s: %s\n", c->id, text);
+		finish(c, st == 0 ? 0 : 1);
+		break;
+	default:
+		fprintf(stderr, "grmctl: %s: unexpected message %u\n", c->id,
+		    type);
+		finish(c, 1);
+	}
+}
+
+static void
+timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl *c = arg;
+
+	(void)fd;
+	(void)what;
+	fprintf(stderr, "grmctl: %s: no answer in time\n", c->id);
+	finish(c, 1);
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned char buf[WIRE_STR_MAX + 64];
+	struct wire_wr w;
+	struct ctl c;
+	struct event *to;
+	const char *why;
+	char host[256];
+	unsigned port;
+
+	if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "--help") == 0)) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc != 3) {
+		usage(stderr);
+		return 2;
+	}
+	memset(&c, 0, sizeof c);
+	c.id = argv[1];
+	c.cmd = argv[2];
+	if (peer_split(c.id, host, sizeof host, &port) != 0) {
+		fprintf(stderr, "grmctl: %s: not a main monitor identifier "
+		    "(HOST:PORT)\n", c.id);
+		return 2;
+	}
+	c.base = event_base_new();
+	if (c.base == NULL)
+		return 1;
+	c.p = peer_connect(c.base, c.id, dispatch, &c, &why);
+	if (c.p == NULL) {
+		fprintf(stderr, "grmctl: %s: %s\n", c.id, why);
+		event_base_free(c.base);
+		return 1;
+	}
+	gethostname(host, sizeof host);
+	host[sizeof host - 1] = '\0';
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, WIRE_ROLE_CTL);
+	wire_put_u32(&w, (uint32_t)getpid());
+	wire_put_u64(&w, clk_mono_ns());
+	wire_put_str(&w, host);
+	peer_send(c.p, WIRE_HELLO, buf, w.len, NULL, 0);
+	to = evtimer_new(c.base, timeout_cb, &c);
+	event_add(to,
+	    &(struct timeval){ .tv_sec = 120, .tv_usec = 0 });
+	c.status = 1;
+	event_base_dispatch(c.base);
+	event_free(to);
+	peer_free(c.p);
+	event_base_free(c.base);
+	return c.status;
+}

@@ -1,0 +1,277 @@
+/* mm_out.c: turning LM batches into trace file lines: event definitions
+ * per node, clock correction, record decoding. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "log.h"
+#include "mm.h"
+#include "tape.h"
+#include "wire.h"
+
+static uint32_t
+eid_hash(int32_t eid, uint32_t cap)
+{
+	return ((uint32_t)eid * 2654435761u) & (cap - 1);
+}
+
+static struct mm_def *
+defs_find(struct mm_defs *d, int32_t eid)
+{
+	uint32_t i;
+
+	if (d->cap == 0)
+		return NULL;
+	for (i = eid_hash(eid, d->cap); d->v[i].format != NULL;
+	    i = (i + 1) & (d->cap - 1))
+		if (d->v[i].eid == eid)
+			return &d->v[i];
+	return NULL;
+}
+
+/* The slot for eid, new (format NULL) if absent; NULL if out of memory. */
+static struct mm_def *
+defs_slot(struct mm_defs *d, int32_t eid)
+{
+	struct mm_def *nv, *old = d->v;
+	uint32_t i, oldcap = d->cap;
+
+	if (d->n + 1 > d->cap / 2) {
+		uint32_t cap = d->cap ? d->cap * 2 : 64;
+
+		nv = calloc(cap, sizeof *nv);
+		if (nv == NULL)
+			return NULL;
+		d->v = nv;
+		d->cap = cap;
+		for (i = 0; i < oldcap; i++) {
+			if (old[i].format == NULL)
+				continue;
+			struct mm_def *s = defs_slot(d, old[i].eid);
+			*s = old[i];
+		}
+		free(old);
+	}
+	for (i = eid_hash(eid, d->cap); d->v[i].format != NULL;
+	    i = (i + 1) & (d->cap - 1))
+		if (d->v[i].eid == eid)
+			return &d->v[i];
+	d->v[i].eid = eid;
+	d->n++;
+	return &d->v[i];
+}
+
+void
+mm_defs_free(struct mm_defs *d)
+{
+	uint32_t i;
+
+	for (i = 0; i < d->cap; i++) {
+		free(d->v[i].format);
+		free(d->v[i].dsc);
+	}
+	free(d->v);
+	memset(d, 0, sizeof *d);
+}
+
+/*
+ * Records definition (eid, format, dsc) in table d; returns 1 if it is new
+ * or changed, 0 if known and the same, -1 if it cannot be used.
+ */
+static int
+defs_put(struct mm_defs *d, int32_t eid, uint8_t cls, uint8_t attr,
+	 const char *format, size_t flen, const char *dsc, size_t dlen)
+{
+	struct mm_def *e;
+	struct rec_fmt fmt;
+	char *f, *ds;
+
+	f = strndup(format, flen);
+	ds = strndup(dsc, dlen);
+	if (f == NULL || ds == NULL || rec_parse_format(f, &fmt) != 0) {
+		free(f);
+		free(ds);
+		return -1;
+	}
+	e = defs_slot(d, eid);
+	if (e == NULL) {
+		free(f);
+		free(ds);
+		return -1;
+	}
+	if (e->format != NULL && strcmp(e->format, f) == 0 &&
+	    strcmp(e->dsc, ds) == 0 && e->cls == cls && e->attr == attr) {
+		free(f);
+		free(ds);
+		return 0;
+	}
+	free(e->format);
+	free(e->dsc);
+	e->format = f;
+	e->dsc = ds;
+	e->cls = cls;
+	e->attr = attr;
+	e->fmt = fmt;
+	return 1;
+}
+
+/* Makes eid's definition known for node (if not NULL) and, if new,
+ * written. */
+static int
+define(struct mm *mm, struct mm_node *n, int32_t eid, uint8_t cls,
+       uint8_t attr, const char *format, size_t flen, const char *dsc,
+       size_t dlen)
+{
+	int r;
+
+	if (n != NULL &&
+	    defs_put(&n->defs, eid, cls, attr, format, flen, dsc, dlen) < 0)
+		return -1;
+	r = defs_put(&mm->written, eid, cls, attr, format, flen, dsc, dlen);
+	if (r < 0)
+		return -1;
+	if (r == 1 && tape_def(mm->out, eid, cls, attr, format, flen, dsc,
+	    dlen) != 0)
+		return -1;
+	return 0;
+}
+
+static void
+define_predefined(struct mm *mm, struct mm_node *n)
+{
+	static const struct {
+		int32_t eid;
+		uint8_t attr;
+		const char *format, *dsc;
+	} pd[] = {
+		{ REC_EID_BLOCK_BEGIN, REC_ATTR_ACT, "%d", "block begin" },
+		{ REC_EID_BLOCK_END, REC_ATTR_TERM, "%d", "block end" },
+		{ REC_EID_BLOCK_NAME, REC_ATTR_NAME, "%d %s", "block name" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof pd / sizeof pd[0]; i++)
+		define(mm, n, pd[i].eid, REC_CLASS_PROCEDURE, pd[i].attr,
+		    pd[i].format, strlen(pd[i].format), pd[i].dsc,
+		    strlen(pd[i].dsc));
+}
+
+int
+mm_out_open(struct mm *mm, const char *path)
+{
+	mm->out = tape_open(path, mm->id, clk_real_ns(), clk_mono_ns());
+	if (mm->out == NULL)
+		return -1;
+	define_predefined(mm, NULL);
+	return tape_flush(mm->out);
+}
+
+void
+mm_node_init_defs(struct mm *mm, struct mm_node *n)
+{
+	define_predefined(mm, n);
+}
+
+/* Pass 1: definitions in the batch. */
+static void
+batch_defs(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
+{
+	struct rec_define d;
+	struct rec_hdr h;
+	uint32_t off;
+
+	for (off = 0; off < pc->len; off += h.len) {
+		memcpy(&h, pc->data + off, sizeof h);
+		if (h.cls != REC_CLASS_META || h.attr != REC_ATTR_DESCRIPTOR)
+			continue;
+		if (rec_parse_define(pc->data + off, h.len, &d) != 0 ||
+		    define(mm, c->node, d.eid, d.cls, d.attr, d.format,
+		    d.format_len, d.dsc, d.dsc_len) != 0)
+			log_warn("%s: process %u: bad definition of event %d",
+			    c->node->host, pc->pid, h.eid);
+	}
+}
+
+/* Pass 2: the records. */
+static int
+batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
+{
+	struct rec_field f[REC_ARGS_MAX];
+	struct mm_def *def;
+	struct rec_hdr h;
+	uint64_t n, ts;
+	uint32_t off;
+
+	for (off = 0; off < pc->len; off += h.len) {
+		memcpy(&h, pc->data + off, sizeof h);
+		ts = (uint64_t)((int64_t)h.ts - c->offset);
+		if (h.cls == REC_CLASS_META) {
+			if (h.attr == REC_ATTR_LOSS && h.len >= sizeof h + 8) {
+				memcpy(&n, pc->data + off + sizeof h, 8);
+				mm->losses += n;
+				if (tape_loss(mm->out, c->node->id, pc->pid,
+				    pc->tid, n, ts) != 0)
+					return -1;
+			}
+			continue;
+		}
+		def = defs_find(&c->node->defs, h.eid);
+		if (def == NULL ||
+		    rec_decode(pc->data + off, h.len, &def->fmt, f) != 0) {
+			log_warn("%s: process %u: record of event %d %s",
+			    c->node->host, pc->pid, h.eid, def == NULL ?
+			    "without definition" : "does not match its format");
+			continue;
+		}
+		if (tape_record(mm->out, ts, c->node->id, pc->pid, pc->tid,
+		    h.eid, f, def->fmt.n) != 0)
+			return -1;
+		c->records++;
+	}
+	return 0;
+}
+
+int
+mm_out_batch(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_piece *pc, *next;
+	int r = 0;
+
+	for (pc = c->batch; pc != NULL; pc = pc->next)
+		batch_defs(mm, c, pc);
+	for (pc = c->batch; pc != NULL && r == 0; pc = pc->next)
+		r = batch_records(mm, c, pc);
+	for (pc = c->batch; pc != NULL; pc = next) {
+		next = pc->next;
+		free(pc);
+	}
+	c->batch = NULL;
+	c->batch_tail = &c->batch;
+	c->batch_bytes = 0;
+	if (r != 0)
+		log_warn("%s: cannot write: %s", mm->out_path,
+		    strerror(errno));
+	return r;
+}
+
+int
+mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	uint32_t pid, ppid, what, status;
+	uint64_t ts;
+	char name[WIRE_STR_MAX + 1];
+
+	pid = wire_get_u32(msg);
+	ppid = wire_get_u32(msg);
+	what = wire_get_u32(msg);
+	status = wire_get_u32(msg);
+	ts = wire_get_u64(msg);
+	wire_get_str(msg, name, sizeof name);
+	if (!wire_rd_ok(msg) ||
+	    (what != WIRE_PROC_START && what != WIRE_PROC_EXIT))
+		return -1;
+	return tape_proc(mm->out, c->node->id, pid, ppid,
+	    what == WIRE_PROC_EXIT, (uint64_t)((int64_t)ts - c->offset),
+	    (int32_t)status, name);
+}

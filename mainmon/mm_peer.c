@@ -1,0 +1,488 @@
+/* mm_peer.c: the Main Monitor's connections: LMs (hello, clock ping-pong,
+ * data, collections) and control clients (snapshot, stop, status). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "clock.h"
+#include "log.h"
+#include "mm.h"
+#include "peer.h"
+#include "tape.h"
+#include "wire.h"
+
+#define MM_PINGS		8
+#define MM_COLLECT_TIMEOUT	60
+
+static void conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
+			  const char *why, void *arg);
+
+void
+mm_accept(struct mm *mm, int fd)
+{
+	struct mm_conn *c;
+
+	c = calloc(1, sizeof *c);
+	if (c == NULL)
+		return;
+	c->mm = mm;
+	c->batch_tail = &c->batch;
+	c->p = peer_new(mm->base, fd, conn_dispatch, c, "peer");
+	if (c->p == NULL) {
+		free(c);
+		return;
+	}
+	c->next = mm->conns;
+	mm->conns = c;
+}
+
+static struct mm_node *
+node_for(struct mm *mm, const char *host)
+{
+	struct mm_node *n;
+
+	for (n = mm->nodes; n != NULL; n = n->next)
+		if (strcmp(n->host, host) == 0)
+			return n;
+	n = calloc(1, sizeof *n);
+	if (n == NULL)
+		return NULL;
+	n->id = ++mm->next_node;
+	snprintf(n->host, sizeof n->host, "%s", host);
+	mm_node_init_defs(mm, n);
+	n->next = mm->nodes;
+	mm->nodes = n;
+	return n;
+}
+
+static void
+send_u32s(struct mm_conn *c, uint16_t type, uint32_t a, uint32_t b, int n)
+{
+	unsigned char buf[8];
+	struct wire_wr w;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, a);
+	if (n > 1)
+		wire_put_u32(&w, b);
+	peer_send(c->p, type, buf, w.len, NULL, 0);
+}
+
+static void
+send_ping(struct mm_conn *c)
+{
+	unsigned char buf[8];
+	struct wire_wr w;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u64(&w, clk_mono_ns());
+	peer_send(c->p, WIRE_PING, buf, w.len, NULL, 0);
+}
+
+static void
+ctl_reply(struct mm_conn *ctl, int status, const char *text)
+{
+	unsigned char buf[WIRE_STR_MAX + 16];
+	struct wire_wr w;
+
+	if (ctl == NULL)
+		return;
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, (uint32_t)status);
+	wire_put_str(&w, text);
+	peer_send(ctl->p, WIRE_CTL_REPLY, buf, w.len, NULL, 0);
+}
+
+static void
+exit_after_flush(struct peer *p, void *arg)
+{
+	struct mm_conn *c = arg;
+
+	(void)p;
+	event_base_loopexit(c->mm->base, NULL);
+}
+
+static void
+coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
+{
+	struct mm_coll **pp;
+	char text[512];
+	int r;
+
+	for (pp = &mm->colls; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == co) {
+			*pp = co->next;
+			break;
+		}
+	mm->collections++;
+	if (co->stop) {
+		uint64_t n = tape_records(mm->out);
+
+		r = tape_close(mm->out);
+		mm->out = NULL;
+		snprintf(text, sizeof text, "stopped: %llu records in %s%s%s",
+		    (unsigned long long)n, mm->out_path,
+		    failed ? "; no answer from " : "", failed ? failed : "");
+	} else {
+		r = tape_collect(mm->out, co->round, clk_mono_ns());
+		if (r == 0)
+			r = tape_flush(mm->out);
+		snprintf(text, sizeof text, "snapshot %u: %llu records in "
+		    "%s%s%s", co->round,
+		    (unsigned long long)tape_records(mm->out), mm->out_path,
+		    failed ? "; no answer from " : "", failed ? failed : "");
+	}
+	if (r != 0) {
+		snprintf(text, sizeof text, "cannot write %s", mm->out_path);
+		mm->exit_code = 1;
+	}
+	ctl_reply(co->ctl, r != 0 || failed != NULL, text);
+	if (co->stop) {
+		if (co->ctl != NULL)
+			peer_on_flushed(co->ctl->p, exit_after_flush);
+		else
+			event_base_loopexit(mm->base, NULL);
+	}
+	if (co->timeout != NULL)
+		event_free(co->timeout);
+	free(co->pending);
+	free(co);
+}
+
+/* Removes c from co's pending list; completes co when it empties. */
+static void
+coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c)
+{
+	int i;
+
+	for (i = 0; i < co->npending; i++)
+		if (co->pending[i] == c) {
+			co->pending[i] = co->pending[--co->npending];
+			if (co->npending == 0)
+				coll_complete(mm, co, NULL);
+			return;
+		}
+}
+
+static void
+coll_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct mm_coll *co = arg;
+	struct mm *mm = co->pending[0]->mm;
+	char failed[300];
+	int i;
+
+	(void)fd;
+	(void)what;
+	failed[0] = '\0';
+	for (i = 0; i < co->npending; i++)
+		snprintf(failed + strlen(failed), sizeof failed -
+		    strlen(failed), "%s%s", i ? ", " : "",
+		    co->pending[i]->node->host);
+	co->npending = 0;
+	coll_complete(mm, co, failed);
+}
+
+static void
+coll_ask(struct mm_coll *co, struct mm_conn *c)
+{
+	struct mm_conn **np;
+
+	np = realloc(co->pending, sizeof *np * (size_t)(co->npending + 1));
+	if (np == NULL)
+		return;
+	co->pending = np;
+	co->pending[co->npending++] = c;
+	if (c->synced)
+		send_u32s(c, WIRE_COLLECT, co->round,
+		    co->stop ? WIRE_COLLECT_STOP : 0, 2);
+	else {
+		c->deferred_round = co->round;
+		c->deferred_flags = co->stop ? WIRE_COLLECT_STOP : 0;
+	}
+}
+
+void
+mm_collect(struct mm *mm, struct mm_conn *ctl, int stop)
+{
+	struct mm_coll *co;
+	struct mm_conn *c;
+
+	if (mm->stopping) {
+		ctl_reply(ctl, 1, "the main monitor is stopping");
+		return;
+	}
+	co = calloc(1, sizeof *co);
+	if (co == NULL) {
+		ctl_reply(ctl, 1, "out of memory");
+		return;
+	}
+	co->round = ++mm->next_round;
+	co->stop = stop;
+	co->ctl = ctl;
+	co->next = mm->colls;
+	mm->colls = co;
+	if (stop)
+		mm->stopping = 1;
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (c->role == PEER_LM)
+			coll_ask(co, c);
+	if (co->npending == 0) {
+		coll_complete(mm, co, NULL);
+		return;
+	}
+	co->timeout = evtimer_new(mm->base, coll_timeout, co);
+	event_add(co->timeout,
+	    &(struct timeval){ .tv_sec = MM_COLLECT_TIMEOUT, .tv_usec = 0 });
+}
+
+static void
+do_status(struct mm *mm, struct mm_conn *ctl)
+{
+	char text[WIRE_STR_MAX];
+	struct mm_conn *c;
+	size_t n;
+
+	n = (size_t)snprintf(text, sizeof text, "main monitor %s\nfile %s: "
+	    "%llu records, %llu collections, %llu events lost\n", mm->id,
+	    mm->out_path, (unsigned long long)(mm->out != NULL ?
+	    tape_records(mm->out) : 0), (unsigned long long)mm->collections,
+	    (unsigned long long)mm->losses);
+	for (c = mm->conns; c != NULL && n < sizeof text; c = c->next) {
+		if (c->role != PEER_LM)
+			continue;
+		n += (size_t)snprintf(text + n, sizeof text - n, "node %u %s: "
+		    "lm pid %u, clock offset %lld ns (round trip %llu ns), "
+		    "%llu records\n", c->node->id, c->node->host, c->lm_pid,
+		    (long long)c->offset, (unsigned long long)c->best_rtt,
+		    (unsigned long long)c->records);
+	}
+	ctl_reply(ctl, 0, text);
+}
+
+static int
+do_ctl(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	char cmd[WIRE_STR_MAX + 1];
+
+	wire_get_str(msg, cmd, sizeof cmd);
+	if (!wire_rd_ok(msg))
+		return -1;
+	if (strcmp(cmd, "snapshot") == 0)
+		mm_collect(mm, c, 0);
+	else if (strcmp(cmd, "stop") == 0)
+		mm_collect(mm, c, 1);
+	else if (strcmp(cmd, "status") == 0)
+		do_status(mm, c);
+	else {
+		char text[WIRE_STR_MAX + 64];
+
+		snprintf(text, sizeof text, "unknown command \"%.100s\" "
+		    "(snapshot, stop, status)", cmd);
+		ctl_reply(c, 1, text);
+	}
+	return 0;
+}
+
+static int
+do_hello(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	char host[WIRE_STR_MAX + 1];
+	uint32_t role;
+
+	role = wire_get_u32(msg);
+	c->lm_pid = wire_get_u32(msg);
+	(void)wire_get_u64(msg);
+	wire_get_str(msg, host, sizeof host);
+	if (!wire_rd_ok(msg) || host[0] == '\0' || strlen(host) > 255)
+		return -1;
+	if (role == WIRE_ROLE_CTL) {
+		c->role = PEER_CTL;
+		send_u32s(c, WIRE_WELCOME, 0, 0, 1);
+		return 0;
+	}
+	if (role != WIRE_ROLE_LM)
+		return -1;
+	c->role = PEER_LM;
+	c->node = node_for(mm, host);
+	if (c->node == NULL)
+		return -1;
+	send_u32s(c, WIRE_WELCOME, c->node->id, 0, 1);
+	send_ping(c);
+	log_debug("LM %u on %s connected as node %u", c->lm_pid, host,
+	    c->node->id);
+	return 0;
+}
+
+static int
+do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	uint64_t t1, tl, t4 = clk_mono_ns(), rtt;
+	struct mm_coll *co;
+
+	t1 = wire_get_u64(msg);
+	tl = wire_get_u64(msg);
+	if (!wire_rd_ok(msg) || t1 > t4 || c->synced)
+		return -1;
+	/* Keep the exchange with the smallest round trip: its midpoint is
+	 * the best estimate of when the LM read its clock. */
+	rtt = t4 - t1;
+	if (c->npings == 0 || rtt < c->best_rtt) {
+		c->best_rtt = rtt;
+		c->offset = (int64_t)(tl - (t1 + rtt / 2));
+	}
+	if (++c->npings < MM_PINGS) {
+		send_ping(c);
+		return 0;
+	}
+	c->synced = 1;
+	if (tape_host(mm->out, c->node->id, c->offset, c->lm_pid,
+	    c->node->host) != 0)
+		log_warn("%s: cannot write", mm->out_path);
+	peer_send(c->p, WIRE_READY, NULL, 0, NULL, 0);
+	if (c->deferred_round != 0) {
+		send_u32s(c, WIRE_COLLECT, c->deferred_round,
+		    c->deferred_flags, 2);
+		c->deferred_round = 0;
+	} else if (mm->stopping) {
+		for (co = mm->colls; co != NULL; co = co->next)
+			if (co->stop)
+				coll_ask(co, c);
+	}
+	return 0;
+}
+
+static int
+do_data(struct mm_conn *c, struct wire_rd *msg)
+{
+	struct mm_piece *pc;
+	uint32_t pid, tid;
+	size_t len;
+
+	pid = wire_get_u32(msg);
+	tid = wire_get_u32(msg);
+	(void)wire_get_u64(msg);
+	len = wire_rd_left(msg);
+	if (!wire_rd_ok(msg) || !c->synced || len == 0 ||
+	    rec_valid_prefix(msg->p + msg->off, len) != len)
+		return -1;
+	pc = malloc(sizeof *pc + len);
+	if (pc == NULL)
+		return -1;
+	pc->pid = pid;
+	pc->tid = tid;
+	pc->len = (uint32_t)len;
+	pc->next = NULL;
+	memcpy(pc->data, msg->p + msg->off, len);
+	*c->batch_tail = pc;
+	c->batch_tail = &pc->next;
+	c->batch_bytes += len;
+	return 0;
+}
+
+static int
+do_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	struct mm_coll *co;
+	uint32_t round;
+
+	round = wire_get_u32(msg);
+	(void)wire_get_u64(msg);
+	if (!wire_rd_ok(msg) || !c->synced)
+		return -1;
+	if (mm->out != NULL && mm_out_batch(mm, c) != 0)
+		mm->exit_code = 1;
+	send_u32s(c, WIRE_ACK, round, 0, 1);
+	if (round == WIRE_ROUND_PUSH) {
+		if (mm->out != NULL)
+			tape_flush(mm->out);
+		return 0;
+	}
+	for (co = mm->colls; co != NULL; co = co->next)
+		if (co->round == round) {
+			coll_drop(mm, co, c);
+			break;
+		}
+	return 0;
+}
+
+static void
+conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
+	      const char *why, void *arg)
+{
+	struct mm_conn *c = arg;
+	struct mm *mm = c->mm;
+	int r = -1;
+
+	(void)p;
+	if (msg == NULL) {
+		if (c->role == PEER_LM)
+			log_debug("LM %u on %s: %s", c->lm_pid, c->node->host,
+			    why);
+		else if (c->role == PEER_NEW)
+			log_warn("connection closed before hello: %s", why);
+		mm_conn_free(c);
+		return;
+	}
+	if (c->role == PEER_NEW && type != WIRE_HELLO)
+		goto bad;
+	switch (type) {
+	case WIRE_HELLO:
+		r = c->role == PEER_NEW ? do_hello(mm, c, msg) : -1;
+		break;
+	case WIRE_PONG:
+		r = c->role == PEER_LM ? do_pong(mm, c, msg) : -1;
+		break;
+	case WIRE_DATA:
+		r = c->role == PEER_LM ? do_data(c, msg) : -1;
+		break;
+	case WIRE_PROC:
+		r = c->role == PEER_LM && c->synced && mm->out != NULL ?
+		    mm_out_proc(mm, c, msg) : -1;
+		break;
+	case WIRE_DONE:
+		r = c->role == PEER_LM ? do_done(mm, c, msg) : -1;
+		break;
+	case WIRE_BYE:
+		r = c->role == PEER_LM ? 0 : -1;
+		break;
+	case WIRE_CTL:
+		r = c->role == PEER_CTL ? do_ctl(mm, c, msg) : -1;
+		break;
+	}
+	if (r == 0)
+		return;
+bad:
+	log_warn("closing connection: bad or unexpected message (type %u)",
+	    type);
+	mm_conn_free(c);
+}
+
+void
+mm_conn_free(struct mm_conn *c)
+{
+	struct mm *mm = c->mm;
+	struct mm_conn **pp;
+	struct mm_coll *co, *next;
+	struct mm_piece *pc, *pn;
+
+	for (pp = &mm->conns; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	for (co = mm->colls; co != NULL; co = next) {
+		next = co->next;
+		if (co->ctl == c)
+			co->ctl = NULL;
+		coll_drop(mm, co, c);
+	}
+	for (pc = c->batch; pc != NULL; pc = pn) {
+		pn = pc->next;
+		free(pc);
+	}
+	peer_free(c->p);
+	free(c);
+}

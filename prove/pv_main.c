@@ -1,0 +1,71 @@
+/* pv_main.c: prove, the trace analyser: command line and shared helpers. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pv.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: prove dump FILE\n"
+	    "       prove stats FILE\n");
+}
+
+static void
+help(void)
+{
+	usage(stdout);
+	printf("\n"
+	    "  dump   print every record, one a line: ts node pid tid eid "
+	    "fields\n"
+	    "  stats  print event counts and the time profile of blocks\n"
+	    "\nFILE is a grm trace written by mainmon; - reads standard "
+	    "input.\n");
+}
+
+struct tape_r *
+pv_open(const char *path)
+{
+	struct tape_r *r;
+	const char *why;
+
+	if ((r = tape_ropen(path, &why)) == NULL)
+		fprintf(stderr, "prove: %s: %s\n", path, why);
+	return r;
+}
+
+int
+pv_fail(const char *path, struct tape_r *r)
+{
+	fflush(stdout);
+	fprintf(stderr, "prove: %s: %s\n", path, tape_rerror(r));
+	tape_rclose(r);
+	return 1;
+}
+
+int
+pv_flush(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "prove: write error: %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0)) {
+		help();
+		return pv_flush();
+	}
+	if (argc == 3 && strcmp(argv[1], "dump") == 0)
+		return pv_dump(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "stats") == 0)
+		return pv_stats(argv[2]);
+	usage(stderr);
+	return 2;
+}

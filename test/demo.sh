@@ -1,0 +1,26 @@
+#!/bin/sh
+# test/demo.sh: the demo: mainmon started, the ring example traced (several
+# processes, two threads each), a snapshot taken mid-run, then stop and
+# PROVE's statistics.  Keeps its outputs in DEMO_OUT if set.
+. "$(dirname "$0")/lib.sh"
+
+out=${DEMO_OUT:-$T_DIR}
+mkdir -p "$out"
+trace="$out/ring.trace"
+t_start_mm "$trace"
+echo "mainmon: $MM_ID, writing $trace"
+
+GRM_MM=$MM_ID "$B/examples/ring" -p 4 -r 400 -w 1000 &
+ring=$!
+T_PIDS="$T_PIDS $ring"
+sleep 1
+echo "snapshot mid-run:"
+"$B/mainmon/grmctl" "$MM_ID" snapshot || t_fail "snapshot failed"
+t_alive "$ring" || t_fail "the ring finished before the snapshot"
+wait "$ring" || t_fail "ring failed"
+"$B/mainmon/grmctl" "$MM_ID" stop || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+echo
+"$B/prove/prove" stats "$trace" | tee "$out/ring.stats" || t_fail "prove stats failed"
+grep -q compute "$out/ring.stats" || t_fail "no compute block in the profile"
+t_check_clean

@@ -1,0 +1,56 @@
+#!/bin/sh
+# test/e2e.sh: the whole data path with real daemons: 4 processes x 2
+# threads x 100,000 numbered events, a snapshot while they wait halfway,
+# then stop; every event must be in the trace exactly once, in per-thread
+# order, and nothing of ours may be left running or in ipcs.
+. "$(dirname "$0")/lib.sh"
+
+P=4 T=2 N=100000
+trace="$T_DIR/trace.txt"
+t_start_mm "$trace"
+
+wpids=""
+i=1
+while [ $i -le $P ]; do
+	GRM_MM=$MM_ID "$B/test/e2e_writer" $T $N "$T_DIR/half.$i" "$T_DIR/go" \
+	    2> "$T_DIR/writer.$i.err" &
+	wpids="$wpids $!"
+	T_PIDS="$T_PIDS $!"
+	i=$((i + 1))
+done
+all_half() { [ "$(ls "$T_DIR"/half.* 2>/dev/null | wc -l)" -eq $P ]; }
+t_wait all_half || t_fail "writers did not reach the halfway mark"
+t_note_lms
+[ "$(echo $T_LMS | wc -w)" -eq 1 ] || t_fail "expected one LM, saw: $T_LMS"
+
+"$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/snap.out" || t_fail "snapshot failed"
+half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
+[ "$half" -eq $((P * T * N / 2)) ] ||
+	t_fail "snapshot: $half events in the file, want $((P * T * N / 2))"
+
+touch "$T_DIR/go"
+for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+
+# Every (pid, tid) must show seq 0..N-1 once each, in order.
+"$B/prove/prove" dump "$trace" | awk -v n=$N -v want=$((P * T)) '
+	$5 == 1 {
+		k = $3 " " $4
+		if (!(k in next_seq)) { next_seq[k] = 0; threads++ }
+		if ($7 != next_seq[k]) {
+			printf "thread %s: seq %s, expected %s\n", k, $7, next_seq[k]
+			bad = 1; exit 1
+		}
+		next_seq[k]++
+	}
+	END {
+		if (bad) exit 1
+		if (threads != want) { printf "%d threads, want %d\n", threads, want; exit 1 }
+		for (k in next_seq) if (next_seq[k] != n) {
+			printf "thread %s: %d events, want %d\n", k, next_seq[k], n; exit 1
+		}
+	}' >&2 || t_fail "trace content"
+"$B/prove/prove" stats "$trace" > "$T_DIR/stats.out" || t_fail "prove stats failed"
+t_check_clean
+t_log "ok: $((P * T * N)) events, each once and in order"

@@ -1,0 +1,79 @@
+/* e2e_writer.c: an instrumented test program: T threads emit N numbered
+ * events each; halfway they stop, announce it, and wait to be let go. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grm.h"
+
+#define EV_SEQ	1
+
+static long nevents;
+static pthread_barrier_t half;
+static volatile int go;
+
+static void *
+writer(void *arg)
+{
+	int idx = (int)(long)arg;
+	long i;
+
+	for (i = 0; i < nevents; i++) {
+		if (i == nevents / 2) {
+			pthread_barrier_wait(&half);
+			while (!go)
+				usleep(1000);
+		}
+		if (i % 1000 == 0)
+			GMI_BlockBegin(idx);
+		if (GMI_Event(EV_SEQ, idx, i) != GRM_OK) {
+			fprintf(stderr, "e2e_writer: GMI_Event failed at %ld\n",
+			    i);
+			exit(1);
+		}
+		if (i % 1000 == 999 || i == nevents - 1)
+			GMI_BlockEnd(idx);
+	}
+	return NULL;
+}
+
+int
+main(int argc, char **argv)
+{
+	pthread_t th[64];
+	long nthreads, t;
+	int fd;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: e2e_writer THREADS EVENTS HALF_FILE "
+		    "GO_FILE\n");
+		return 2;
+	}
+	nthreads = atol(argv[1]);
+	nevents = atol(argv[2]);
+	if (nthreads < 1 || nthreads > 64 || nevents < 2)
+		return 2;
+	if (GMI_DefineEvent(EV_SEQ, "thread %d seq %ld", "sequence") != GRM_OK)
+		return 1;
+	for (t = 0; t < nthreads; t++)
+		GMI_DefineBlock((int)t, t == 0 ? "work0" : "work");
+	pthread_barrier_init(&half, NULL, (unsigned)nthreads + 1);
+	for (t = 0; t < nthreads; t++)
+		pthread_create(&th[t], NULL, writer, (void *)t);
+	pthread_barrier_wait(&half);
+	fd = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd == -1)
+		return 1;
+	close(fd);
+	while (access(argv[4], F_OK) != 0)
+		usleep(2000);
+	go = 1;
+	for (t = 0; t < nthreads; t++)
+		pthread_join(th[t], NULL);
+	return 0;
+}

@@ -1,0 +1,82 @@
+# test/lib.sh: shared helpers of the shell tests: a private run folder, the
+# real daemons started on loopback, and cleanup that runs even on failure.
+# Sourced; sets -eu.  Exit codes follow automake: 0 pass, 1 fail, 77 skip.
+set -eu
+
+B=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
+export GRM_LOCALMON="${GRM_LOCALMON:-$B/localmon/localmon}"
+T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/grm-test.XXXXXX")
+export GRM_RUNDIR="$T_DIR/run"
+mkdir -m 700 "$GRM_RUNDIR"
+T_PIDS=""
+T_LMS=""	# "pid:shmid" of every LM seen
+
+t_log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
+t_fail() { t_log "FAIL: $*"; exit 1; }
+
+# Remembers the LMs now running (their .pid files), for cleanup and checks.
+t_note_lms() {
+	for f in "$GRM_RUNDIR"/lm-*.pid; do
+		[ -f "$f" ] || continue
+		read -r p s < "$f" 2>/dev/null || continue
+		case " $T_LMS " in *" $p:$s "*) ;; *) T_LMS="$T_LMS $p:$s" ;; esac
+	done
+}
+
+t_cleanup() {
+	rc=$?
+	set +e
+	t_note_lms
+	for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
+	for e in $T_LMS; do
+		kill -9 "${e%%:*}" 2>/dev/null
+		ipcrm -m "${e##*:}" 2>/dev/null
+	done
+	if [ $rc -ne 0 ] && [ -d "$T_DIR" ]; then
+		for f in "$T_DIR"/*.err "$GRM_RUNDIR"/*.log; do
+			[ -s "$f" ] && { t_log "--- $f"; tail -n 20 "$f" >&2; }
+		done
+	fi
+	rm -rf "$T_DIR"
+	exit $rc
+}
+trap t_cleanup EXIT
+trap 'exit 1' INT TERM
+
+# t_wait CMD...: retries CMD for up to 10 s.
+t_wait() {
+	i=0
+	until "$@"; do
+		i=$((i + 1))
+		[ $i -lt 1000 ] || return 1
+		sleep 0.01
+	done
+}
+
+# t_start_mm FILE [ARGS]: starts mainmon writing FILE; sets MM_PID, MM_ID.
+t_start_mm() {
+	_mm_file=$1
+	shift
+	"$B/mainmon/mainmon" -o "$_mm_file" "$@" > "$T_DIR/mm.out" 2> "$T_DIR/mm.err" &
+	MM_PID=$!
+	T_PIDS="$T_PIDS $MM_PID"
+	t_wait test -s "$T_DIR/mm.out" || t_fail "mainmon printed no identifier"
+	MM_ID=$(head -n 1 "$T_DIR/mm.out")
+}
+
+t_alive() { kill -0 "$1" 2>/dev/null; }
+t_dead() { ! kill -0 "$1" 2>/dev/null; }
+
+# Checks that every LM seen has exited and removed its segment, and that
+# the run folder holds no socket.
+t_check_clean() {
+	t_note_lms
+	for e in $T_LMS; do
+		t_wait t_dead "${e%%:*}" || t_fail "LM ${e%%:*} still running"
+		if ipcs -m | awk '{print $2}' | grep -qx "${e##*:}"; then
+			t_fail "segment ${e##*:} of LM ${e%%:*} left behind"
+		fi
+	done
+	ls "$GRM_RUNDIR"/*.sock > /dev/null 2>&1 && t_fail "socket left in run folder"
+	return 0
+}

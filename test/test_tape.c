@@ -1,0 +1,560 @@
+/* test_tape.c: unit tests of the trace file writer and reader. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tape.h"
+
+static char dir[PATH_MAX];
+
+static void
+setup(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	snprintf(dir, sizeof dir, "%s/test_tape.XXXXXX",
+	    t != NULL && *t != '\0' ? t : "/tmp");
+	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
+}
+
+static void
+teardown(void)
+{
+	char p[PATH_MAX + 256];
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = opendir(dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		unlink(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+TestSuite(tape, .init = setup, .fini = teardown);
+
+/* The path of name in the test directory (the last four stay valid). */
+static const char *
+path(const char *name)
+{
+	static char p[4][PATH_MAX + 64];
+	static unsigned i;
+
+	i = (i + 1) % 4;
+	snprintf(p[i], sizeof p[i], "%s/%s", dir, name);
+	return p[i];
+}
+
+static const char *
+put_file(const char *text, size_t len)
+{
+	const char *p = path("in.trace");
+	FILE *f;
+
+	cr_assert_not_null(f = fopen(p, "w"));
+	cr_assert_eq(fwrite(text, 1, len, f), len);
+	cr_assert_eq(fclose(f), 0);
+	return p;
+}
+
+static struct rec_field
+fi(int64_t v)
+{
+	struct rec_field f = { .kind = REC_K_INT };
+
+	f.v.i = v;
+	return f;
+}
+
+static struct rec_field
+fu(uint64_t v)
+{
+	struct rec_field f = { .kind = REC_K_UINT };
+
+	f.v.u = v;
+	return f;
+}
+
+static struct rec_field
+fd(double v)
+{
+	struct rec_field f = { .kind = REC_K_DOUBLE };
+
+	f.v.d = v;
+	return f;
+}
+
+static struct rec_field
+fs(const char *s, size_t len)
+{
+	struct rec_field f = { .kind = REC_K_STR };
+
+	f.v.s.p = s;
+	f.v.s.len = (uint32_t)len;
+	return f;
+}
+
+static void
+same_field(const struct rec_field *a, const struct rec_field *b)
+{
+	cr_assert_eq(a->kind, b->kind);
+	switch (a->kind) {
+	case REC_K_INT:
+		cr_assert_eq(a->v.i, b->v.i, "%lld != %lld",
+		    (long long)a->v.i, (long long)b->v.i);
+		break;
+	case REC_K_UINT:
+		cr_assert_eq(a->v.u, b->v.u);
+		break;
+	case REC_K_DOUBLE:
+		if (isnan(a->v.d))
+			cr_assert(isnan(b->v.d));
+		else
+			cr_assert_eq(memcmp(&a->v.d, &b->v.d, 8), 0,
+			    "%a != %a", a->v.d, b->v.d);
+		break;
+	case REC_K_STR:
+		cr_assert_eq(a->v.s.len, b->v.s.len);
+		cr_assert_eq(memcmp(a->v.s.p, b->v.s.p, a->v.s.len), 0);
+		break;
+	}
+}
+
+static const char ufmt[] = "a=%d b=%ld c=%u d=%x e=%f f=%s g=%c";
+static const char xfmt[] = "%lld %llu %g %s";
+
+struct sample {
+	uint64_t		ts;
+	int32_t			eid;
+	unsigned		n;
+	struct rec_field	f[REC_ARGS_MAX];
+};
+
+static char allbytes[1024];
+
+static unsigned
+samples(struct sample *s)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < sizeof allbytes; i++)
+		allbytes[i] = (char)i;
+	s[n++] = (struct sample){ 10, 1, 7, { fi(-1), fi(INT64_MAX),
+	    fu(0), fu(0xdeadbeef), fd(0.1), fs("plain", 5), fi('x') } };
+	s[n++] = (struct sample){ 11, 1, 7, { fi(INT64_MIN), fi(0),
+	    fu(UINT32_MAX), fu(0), fd(-0.0), fs("", 0), fi(-128) } };
+	s[n++] = (struct sample){ 12, 2, 4, { fi(INT64_MIN), fu(UINT64_MAX),
+	    fd(1e300), fs("q\"b\\n\nt\tr\r", 10) } };
+	s[n++] = (struct sample){ 13, 2, 4, { fi(INT64_MAX), fu(1),
+	    fd(DBL_MIN / 4), fs("\x01\xff\x7f\0z", 5) } };
+	s[n++] = (struct sample){ 14, 2, 4, { fi(0), fu(0), fd(INFINITY),
+	    fs(allbytes, sizeof allbytes) } };
+	s[n++] = (struct sample){ 15, 2, 4, { fi(1), fu(2), fd(-INFINITY),
+	    fs(allbytes, 300) } };
+	s[n++] = (struct sample){ 16, 2, 4, { fi(1), fu(2), fd(NAN),
+	    fs("nan", 3) } };
+	s[n++] = (struct sample){ 17, 2, 4, { fi(1), fu(2), fd(-DBL_MAX),
+	    fs(" ", 1) } };
+	s[n++] = (struct sample){ 18, 2, 4, { fi(1), fu(2), fd(4.9e-324),
+	    fs("#", 1) } };
+	s[n++] = (struct sample){ 20, REC_EID_BLOCK_NAME, 2,
+	    { fi(7), fs("main", 4) } };
+	s[n++] = (struct sample){ 21, REC_EID_BLOCK_BEGIN, 1, { fi(7) } };
+	s[n++] = (struct sample){ UINT64_MAX, REC_EID_BLOCK_END, 1,
+	    { fi(7) } };
+	return n;
+}
+
+static void
+write_sample(const char *p, const struct sample *s, unsigned ns)
+{
+	struct tape_w *w;
+	unsigned i;
+
+	w = tape_open(p, "mm 1", 1700000000000000000ull, 12345);
+	cr_assert_not_null(w, "tape_open: %s", strerror(errno));
+	cr_assert_eq(tape_host(w, 1, -5000, 42, "alpha.example"), 0);
+	cr_assert_eq(tape_def(w, 1, REC_CLASS_USER, REC_ATTR_POINT, ufmt,
+	    strlen(ufmt), "user \"one\"", 10), 0);
+	cr_assert_eq(tape_def(w, 2, REC_CLASS_USER, REC_ATTR_POINT, xfmt,
+	    strlen(xfmt), NULL, 0), 0);
+	cr_assert_eq(tape_def(w, REC_EID_BLOCK_BEGIN, REC_CLASS_PROCEDURE,
+	    REC_ATTR_ACT, "%d", 2, "block begin", 11), 0);
+	cr_assert_eq(tape_def(w, REC_EID_BLOCK_END, REC_CLASS_PROCEDURE,
+	    REC_ATTR_TERM, "%d", 2, "block end", 9), 0);
+	cr_assert_eq(tape_def(w, REC_EID_BLOCK_NAME, REC_CLASS_PROCEDURE,
+	    REC_ATTR_NAME, "%d %s", 5, "block name", 10), 0);
+	cr_assert_eq(tape_proc(w, 1, 100, 1, 0, 5, 0, "a \"b\"\n"), 0);
+	for (i = 0; i < ns; i++)
+		cr_assert_eq(tape_record(w, s[i].ts, 1, 100, 101, s[i].eid,
+		    s[i].f, s[i].n), 0);
+	cr_assert_eq(tape_loss(w, 1, 100, 101, 7, 30), 0);
+	cr_assert_eq(tape_collect(w, 1, 31), 0);
+	cr_assert_eq(tape_flush(w), 0);
+	cr_assert_eq(tape_loss(w, 1, 100, 102, 5, 32), 0);
+	cr_assert_eq(tape_proc(w, 1, 100, 1, 1, 40, 3, "a"), 0);
+	cr_assert_eq(tape_records(w), ns);
+	cr_assert_eq(tape_close(w), 0);
+}
+
+Test(tape, round_trip)
+{
+	struct sample s[32];
+	const struct tape_def *d;
+	const char *p = path("rt.trace"), *why;
+	struct tape_ev ev;
+	struct tape_r *r;
+	unsigned i, j, ns = samples(s);
+	uint64_t end;
+
+	write_sample(p, s, ns);
+	r = tape_ropen(p, &why);
+	cr_assert_not_null(r, "tape_ropen: %s", why);
+	for (i = 0; i < ns; i++) {
+		cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+		cr_assert_eq(ev.ts, s[i].ts);
+		cr_assert_eq(ev.node, 1);
+		cr_assert_eq(ev.pid, 100);
+		cr_assert_eq(ev.tid, 101);
+		cr_assert_eq(ev.eid, s[i].eid);
+		cr_assert_eq(ev.n, s[i].n);
+		cr_assert_not_null(ev.def);
+		cr_assert_eq(ev.def->eid, s[i].eid);
+		for (j = 0; j < ev.n; j++)
+			same_field(&s[i].f[j], &ev.f[j]);
+	}
+	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
+	cr_assert_eq(tape_next(r, &ev), 0);
+	cr_assert_eq(tape_rlosses(r), 12);
+	cr_assert_eq(tape_rend(r, &end), 1);
+	cr_assert_eq(end, ns);
+	cr_assert_not_null(d = tape_rdef(r, 1));
+	cr_assert_str_eq(d->format, ufmt);
+	cr_assert_str_eq(d->dsc, "user \"one\"");
+	cr_assert_eq(d->cls, REC_CLASS_USER);
+	cr_assert_eq(d->attr, REC_ATTR_POINT);
+	cr_assert_eq(d->fmt.n, 7);
+	cr_assert_not_null(d = tape_rdef(r, 2));
+	cr_assert_str_eq(d->dsc, "");
+	cr_assert_not_null(d = tape_rdef(r, REC_EID_BLOCK_NAME));
+	cr_assert_eq(d->attr, REC_ATTR_NAME);
+	cr_assert_null(tape_rdef(r, 3));
+	tape_rclose(r);
+}
+
+Test(tape, many_records_cross_buffer)
+{
+	const char *p = path("big.trace"), *why;
+	struct rec_field f[2];
+	struct tape_ev ev;
+	struct tape_w *w;
+	struct tape_r *r;
+	char s[200];
+	uint64_t i, n = 60000;
+
+	memset(s, '"', sizeof s);
+	cr_assert_not_null(w = tape_open(p, "x", 0, 0));
+	cr_assert_eq(tape_def(w, 0, REC_CLASS_USER, 0, "%llu %s", 7, "", 0),
+	    0);
+	for (i = 0; i < n; i++) {
+		f[0] = fu(i * 0x9e3779b97f4a7c15ull);
+		f[1] = fs(s, i % sizeof s);
+		cr_assert_eq(tape_record(w, i, 1, 2, 3, 0, f, 2), 0);
+	}
+	cr_assert_eq(tape_close(w), 0);
+	cr_assert_not_null(r = tape_ropen(p, &why));
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+		cr_assert_eq(ev.ts, i);
+		cr_assert_eq(ev.f[0].v.u, i * 0x9e3779b97f4a7c15ull);
+		cr_assert_eq(ev.f[1].v.s.len, i % sizeof s);
+	}
+	cr_assert_eq(tape_next(r, &ev), 0);
+	tape_rclose(r);
+}
+
+Test(tape, writer_rejects)
+{
+	const char *p = path("w.trace"), *why;
+	struct rec_field f[REC_ARGS_MAX + 1];
+	static char big[TAPE_LINE_MAX];
+	struct tape_ev ev;
+	struct tape_w *w;
+	struct tape_r *r;
+
+	cr_assert_null(tape_open(path("no/such/dir"), "x", 0, 0));
+	cr_assert_not_null(w = tape_open(p, NULL, 0, 0));
+	errno = 0;
+	cr_assert_eq(tape_def(w, 1, 8, 2, "%p", 2, "", 0), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(tape_def(w, 1, 8, 2, "%d\0", 3, "", 0), -1);
+	cr_assert_eq(tape_def(w, 1, 8, 2, "%s", 2, "", 0), 0);
+	memset(f, 0, sizeof f);
+	errno = 0;
+	cr_assert_eq(tape_record(w, 1, 1, 1, 1, 1, f, REC_ARGS_MAX + 1), -1);
+	cr_assert_eq(errno, EINVAL);
+	memset(big, 0x01, sizeof big);
+	f[0] = fs(big, sizeof big);
+	errno = 0;
+	cr_assert_eq(tape_record(w, 1, 1, 1, 1, 1, f, 1), -1);
+	cr_assert_eq(errno, EMSGSIZE);
+	f[0] = fs(big, 100);
+	cr_assert_eq(tape_record(w, 2, 1, 1, 1, 1, f, 1), 0);
+	cr_assert_eq(tape_records(w), 1);
+	cr_assert_eq(tape_close(w), 0);
+	cr_assert_not_null(r = tape_ropen(p, &why));
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.ts, 2);
+	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
+	tape_rclose(r);
+}
+
+Test(tape, put_quoted)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_not_null(f = open_memstream(&buf, &len));
+	tape_put_quoted(f, "a\"\\\n\t\r\x01\x7f\xff\0b", 11);
+	fclose(f);
+	cr_assert_str_eq(buf,
+	    "\"a\\\"\\\\\\n\\t\\r\\x01\\x7f\\xff\\x00b\"");
+	free(buf);
+}
+
+/* Opens text as a trace and reads it to the end; returns the last result. */
+static int
+read_text(const char *text, size_t len, const char **err, unsigned *nrec)
+{
+	static char e[256];
+	const char *why;
+	struct tape_ev ev;
+	struct tape_r *r;
+	int rc;
+
+	*nrec = 0;
+	if ((r = tape_ropen(put_file(text, len), &why)) == NULL) {
+		*err = why;
+		return -2;
+	}
+	while ((rc = tape_next(r, &ev)) == 1)
+		(*nrec)++;
+	snprintf(e, sizeof e, "%s", tape_rerror(r));
+	cr_assert_eq(tape_next(r, &ev), rc, "sticky result");
+	tape_rclose(r);
+	*err = e;
+	return rc;
+}
+
+#define HDR	"#GRM-TRACE 1\n#DEF 5 8 2 \"%d %u %f %s\" \"ev\"\n"
+
+static void
+bad_text(const char *text, int want, const char *reason)
+{
+	const char *err;
+	unsigned n;
+	int rc;
+
+	rc = read_text(text, strlen(text), &err, &n);
+	cr_assert_eq(rc, want, "[%s]: got %d (%s)", text, rc, err);
+	cr_assert_not_null(strstr(err, reason), "[%s]: %s", text, err);
+}
+
+Test(tape, hostile_header)
+{
+	bad_text("", -2, "empty");
+	bad_text("hello\n1 2 3\n", -2, "not a grm trace");
+	bad_text("#GRM-TRACE 2\n", -2, "version");
+	bad_text("#GRM-TRACE\n", -2, "not a grm trace");
+	bad_text("#GRM-TRACE 10\n", -2, "version");
+}
+
+Test(tape, hostile_records)
+{
+	bad_text(HDR "1 1 1 1 6 2\n", -1, "line 3: record before definition "
+	    "of eid 6");
+	bad_text(HDR "1 1 1 1 5 -1 2 3.5\n", -1, "too few fields");
+	bad_text(HDR "1 1 1 1 5 -1 2 3.5 \"s\" 9\n", -1, "too many fields");
+	bad_text(HDR "1 1 1 1 5 -1 2 3.5 \"abc\n", -1, "unterminated");
+	bad_text(HDR "1 1 1 1 5 -1 2 3.5 \"ab\\\"\n", -1, "unterminated");
+	bad_text(HDR "1 1 1 1 5 -1 2 3.5 \"a\\q\"\n", -1, "bad escape");
+	bad_text(HDR "1 1 1 1 5 -1 2 3.5 \"a\\x4\"\n", -1, "escape");
+	bad_text(HDR "1 1 1 1 5 -1 2 3.5 \"a\\xzz\"\n", -1, "escape");
+	bad_text(HDR "1 1 1 1 5 -1 2 3.5 \"a\"b\n", -1, "after closing");
+	bad_text(HDR "1 1 1 1 5 -1 2 3.5 abc\n", -1, "quoted string");
+	bad_text(HDR "1 1 1 1 5 -1 2 3.5 \"a\tb\"\n", -1, "control");
+	bad_text(HDR "1 1 1 1 5 12x 2 3.5 \"s\"\n", -1, "bad number");
+	bad_text(HDR "1 1 1 1 5 1.5 2 3.5 \"s\"\n", -1, "bad number");
+	bad_text(HDR "1 1 1 1 5 +1 2 3.5 \"s\"\n", -1, "bad number");
+	bad_text(HDR "1 1 1 1 5 - 2 3.5 \"s\"\n", -1, "bad number");
+	bad_text(HDR "1 1 1 1 5 1 -2 3.5 \"s\"\n", -1, "bad number");
+	bad_text(HDR "1 1 1 1 5 1 18446744073709551616 3.5 \"s\"\n", -1,
+	    "out of range");
+	bad_text(HDR "1 1 1 1 5 9223372036854775808 1 3.5 \"s\"\n", -1,
+	    "out of range");
+	bad_text(HDR "1 1 1 1 5 -9223372036854775809 1 3.5 \"s\"\n", -1,
+	    "out of range");
+	bad_text(HDR "1 1 4294967296 1 5 1 1 3.5 \"s\"\n", -1,
+	    "out of range");
+	bad_text(HDR "1 1 1 1 2147483648 1 1 3.5 \"s\"\n", -1,
+	    "out of range");
+	bad_text(HDR "1 1 1 1 5 1 1 3.5x \"s\"\n", -1, "floating");
+	bad_text(HDR "1 1 1 1 5 1 1 0x10 \"s\"\n", -1, "floating");
+	bad_text(HDR "1 1 1 1 5 1 1 infinity \"s\"\n", -1, "floating");
+	bad_text(HDR "1 1 1 1 5 1 1 1e \"s\"\n", -1, "floating");
+	bad_text(HDR "1 1 1 1 5 1 1 nan(1) \"s\"\n", -1, "floating");
+	bad_text(HDR "1 1 1\n", -1, "missing field");
+	bad_text(HDR "1 1 1 1 5 1 2 3.5 \"trunc", -1, "unterminated");
+	bad_text(HDR "1 1 1 1 5 1 2", -1, "too few");
+	bad_text(HDR "#DEF 6 8 2 \"%p\" \"\"\n", -1, "bad format");
+	bad_text(HDR "#DEF 6 8 2 \"%d\\x00\" \"\"\n", -1, "bad format");
+	bad_text(HDR "#DEF 6 8 2 \"%d\"\n", -1, "#DEF: missing field");
+	bad_text(HDR "#DEF 6 256 2 \"%d\" \"\"\n", -1, "out of range");
+	bad_text(HDR "#PROC 1 2 3 begin 4 0 \"x\"\n", -1, "start or exit");
+	bad_text(HDR "#LOSS 1 2 3 x 4\n", -1, "#LOSS: bad number");
+	bad_text(HDR "#END\n", -1, "#END: missing field");
+}
+
+Test(tape, hostile_bytes)
+{
+	static const char nul[] = HDR "1 1 1 1 5 1 2 3.5 \"s\" \0 7\n";
+	static const char nul2[] = HDR "1 1\0 1 1 5 1 2 3.5 \"s\"\n";
+	const char *err;
+	unsigned n;
+
+	cr_assert_eq(read_text(nul, sizeof nul - 1, &err, &n), -1);
+	cr_assert_not_null(strstr(err, "too many"), "%s", err);
+	cr_assert_eq(read_text(nul2, sizeof nul2 - 1, &err, &n), -1);
+	cr_assert_not_null(strstr(err, "bad number"), "%s", err);
+}
+
+Test(tape, overlong_line)
+{
+	size_t hl = strlen(HDR), pl, i;
+	char *t = malloc(hl + 2 * TAPE_LINE_MAX + 100);
+	const char *err;
+	unsigned n;
+
+	cr_assert_not_null(t);
+	memcpy(t, HDR, hl);
+	/* A record line of exactly TAPE_LINE_MAX bytes is accepted. */
+	pl = (size_t)sprintf(t + hl, "1 1 1 1 5 -1 2 3.5 \"");
+	for (i = hl + pl; i < hl + TAPE_LINE_MAX - 1; i++)
+		t[i] = 'a';
+	t[i++] = '"';
+	t[i++] = '\n';
+	cr_assert_eq(read_text(t, i, &err, &n), 0, "%s", err);
+	cr_assert_eq(n, 1);
+	/* One byte more is not, with or without a final newline. */
+	memmove(t + hl + pl + 1, t + hl + pl, i - hl - pl);
+	cr_assert_eq(read_text(t, i + 1, &err, &n), -1);
+	cr_assert_not_null(strstr(err, "line 3: line longer"), "%s", err);
+	cr_assert_eq(read_text(t, i, &err, &n), -1);
+	cr_assert_not_null(strstr(err, "line longer"), "%s", err);
+	/* A long line of garbage with no newline at all. */
+	memset(t + hl, 'x', 2 * TAPE_LINE_MAX + 50);
+	cr_assert_eq(read_text(t, hl + 2 * TAPE_LINE_MAX + 50, &err, &n),
+	    -1);
+	cr_assert_not_null(strstr(err, "line longer"), "%s", err);
+	free(t);
+}
+
+Test(tape, lenient_parts)
+{
+	static const char ok[] =
+	    "#GRM-TRACE 1\r\n"
+	    "#FUTURE whatever \"unterminated\n"
+	    "#\n"
+	    "\n"
+	    "   \t\n"
+	    HDR
+	    "#DEF 5 8 2 \"%d %u %f %s\" \"again\" extra\n"
+	    "#MM mm\n"
+	    "#CLOCK 1 2\n"
+	    "#HOST 1 -3 4 h\n"
+	    "#COLLECT 1 2 3\n"
+	    "1 1 1 1 5 -1 2 3.5 \"s\"\r\n"
+	    "  2\t1 1 1 5 -1 2 .5 \"\"  \n"
+	    "#DEF 5 8 2 \"%s\" \"other\"\n"
+	    "3 1 1 1 5 \"only\"\n"
+	    "4 1 1 1 5 \"last line, no newline\"";
+	const char *err;
+	unsigned n;
+
+	cr_assert_eq(read_text(ok, sizeof ok - 1, &err, &n), 0, "%s", err);
+	cr_assert_eq(n, 4);
+}
+
+Test(tape, many_definitions)
+{
+	const char *p = path("defs.trace"), *why;
+	struct tape_w *w;
+	struct tape_r *r;
+	struct tape_ev ev;
+	int32_t eid;
+	int i;
+
+	cr_assert_not_null(w = tape_open(p, "x", 0, 0));
+	for (i = 0; i < 3000; i++) {
+		eid = i == 0 ? INT32_MIN : i == 1 ? INT32_MAX : i * 7919 - 5000;
+		cr_assert_eq(tape_def(w, eid, 8, 2, i % 2 ? "%d" : "%s", 2, "",
+		    0), 0);
+	}
+	cr_assert_eq(tape_close(w), 0);
+	cr_assert_not_null(r = tape_ropen(p, &why));
+	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
+	for (i = 0; i < 3000; i++) {
+		eid = i == 0 ? INT32_MIN : i == 1 ? INT32_MAX : i * 7919 - 5000;
+		cr_assert_not_null(tape_rdef(r, eid));
+		cr_assert_str_eq(tape_rdef(r, eid)->format,
+		    i % 2 ? "%d" : "%s");
+	}
+	cr_assert_null(tape_rdef(r, 4));
+	tape_rclose(r);
+}
+
+/* Random damage to a valid trace must never crash the reader. */
+Test(tape, fuzz)
+{
+	struct sample s[32];
+	const char *p = path("fz.trace"), *err;
+	char *orig, *buf;
+	unsigned i, k, n, ns = samples(s);
+	long len;
+	FILE *f;
+
+	write_sample(p, s, ns);
+	cr_assert_not_null(f = fopen(p, "r"));
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	cr_assert_not_null(orig = malloc((size_t)len));
+	cr_assert_not_null(buf = malloc((size_t)len));
+	cr_assert_eq(fread(orig, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	srand(12345);
+	for (i = 0; i < 1500; i++) {
+		memcpy(buf, orig, (size_t)len);
+		for (k = 0; k < 1 + i % 8; k++)
+			buf[20 + rand() % (len - 20)] = "\"\\\n x0-9#\t"[
+			    rand() % 11] + (i % 3 == 0 ? rand() % 256 : 0);
+		read_text(buf, (size_t)(len - (i % 5 == 0 ? rand() % len : 0)),
+		    &err, &n);
+	}
+	free(orig);
+	free(buf);
+}
