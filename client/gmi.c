@@ -17,6 +17,16 @@ static struct gmi_type gmi_predef[3];
 static char *gmi_formats[GRM_EID_MAX];
 static pthread_mutex_t gmi_def_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* fork: hold the definition lock across it so the child's copy is sane. */
+void
+gmi_def_lock_fork(int phase)
+{
+	if (phase == 0)
+		pthread_mutex_lock(&gmi_def_lock);
+	else
+		pthread_mutex_unlock(&gmi_def_lock);
+}
+
 static inline struct gmi_type *
 type_of(int eid)
 {
@@ -30,7 +40,7 @@ type_of(int eid)
 static inline int
 traced(void)
 {
-	int st = atomic_load_explicit(&gmi_state, memory_order_relaxed);
+	int st = atomic_load_explicit(&gmi_state, memory_order_acquire);
 
 	if (unlikely(st != GMI_ON)) {
 		if (st != GMI_UNINIT || gmi_init() != GMI_ON)
@@ -43,10 +53,8 @@ traced(void)
 static inline char *
 reserve(uint32_t len)
 {
-	struct gmi_thread *t = &gmi_thr;
-
-	if (likely(t->data != NULL && t->off + len <= t->cap))
-		return t->data + t->off;
+	if (likely(gmi_thr.data != NULL && gmi_thr.off + len <= gmi_thr.cap))
+		return gmi_thr.data + gmi_thr.off;
 	return gmi_new_chunk(len);
 }
 
@@ -54,10 +62,9 @@ reserve(uint32_t len)
 static inline void
 commit(uint32_t len)
 {
-	struct gmi_thread *t = &gmi_thr;
-
-	t->off += len;
-	atomic_store_explicit(t->committed, t->off, memory_order_release);
+	gmi_thr.off += len;
+	atomic_store_explicit(gmi_thr.committed, gmi_thr.off,
+	    memory_order_release);
 }
 
 static inline void

@@ -275,10 +275,26 @@ thread_exit(void *arg)
 	}
 }
 
+static void
+before_fork(void)
+{
+	gmi_def_lock_fork(0);
+	pthread_mutex_lock(&gmi_init_lock);
+}
+
+static void
+after_fork_parent(void)
+{
+	pthread_mutex_unlock(&gmi_init_lock);
+	gmi_def_lock_fork(1);
+}
+
 /* In a forked child: the parent's chunks and LM session are not ours. */
 static void
 after_fork_child(void)
 {
+	pthread_mutex_unlock(&gmi_init_lock);
+	gmi_def_lock_fork(1);
 	gmi_thr.data = NULL;
 	gmi_thr.idx = -1;
 	gmi_thr.off = gmi_thr.cap = 0;
@@ -290,7 +306,6 @@ after_fork_child(void)
 		shmdt(gmi_seg);
 	gmi_seg = NULL;
 	atomic_store(&gmi_chunk_seq, 0);
-	pthread_mutex_init(&gmi_init_lock, NULL);
 	atomic_store(&gmi_state, GMI_UNINIT);
 }
 
@@ -314,7 +329,8 @@ gmi_init(void)
 			gmi_block_ns = atol(v) * 1000000L;
 		gmi_define_predefined();
 		pthread_key_create(&gmi_key, thread_exit);
-		pthread_atfork(NULL, NULL, after_fork_child);
+		pthread_atfork(before_fork, after_fork_parent,
+		    after_fork_child);
 	}
 	st = GMI_OFF;
 	mm = getenv("GRM_MM");

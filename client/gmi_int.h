@@ -47,6 +47,8 @@ int gmi_init(void);
 /* Gives the thread a new chunk with room for need bytes; NULL if none
  * could be had in time (the event is then counted as lost). */
 char *gmi_new_chunk(uint32_t need);
+/* Locks (phase 0) or unlocks (1) the definition lock around fork. */
+void gmi_def_lock_fork(int phase);
 /* Sets up the predefined types (block begin/end/name). */
 void gmi_define_predefined(void);
 /* Tells the LM that free chunks fell below its threshold. */

@@ -7,7 +7,7 @@ int
 rec_parse_format(const char *format, struct rec_fmt *out)
 {
 	const char *p;
-	int lng;
+	int lng, mod;
 
 	if (format == NULL || strlen(format) >= REC_FMT_MAX)
 		return -1;
@@ -27,19 +27,24 @@ rec_parse_format(const char *format, struct rec_fmt *out)
 			while (*p >= '0' && *p <= '9')
 				p++;
 		}
-		/* Length modifiers: only "long" changes how va_arg fetches. */
+		/* Length modifiers: only a 64-bit one changes how va_arg
+		 * fetches (size_t, intmax_t, ptrdiff_t are 64-bit here). */
 		lng = 0;
+		mod = 0;
 		if (*p == 'h') {
+			mod = 1;
 			p++;
 			if (*p == 'h')
 				p++;
 		} else if (*p == 'l') {
-			lng = 1;
+			mod = lng = 1;
 			p++;
-			if (*p == 'l')
+			if (*p == 'l') {
+				lng = 2;
 				p++;
+			}
 		} else if (*p == 'z' || *p == 'j' || *p == 't' || *p == 'q') {
-			lng = 1;
+			mod = lng = 1;
 			p++;
 		} else if (*p == 'L') {
 			return -1;	/* long double: not supported */
@@ -47,9 +52,14 @@ rec_parse_format(const char *format, struct rec_fmt *out)
 		if (out->n == REC_ARGS_MAX)
 			return -1;
 		switch (*p) {
+		case 'c':	/* int, or wint_t for %lc: promoted to int */
+			if (mod && lng != 1)
+				return -1;
+			out->kind[out->n] = REC_K_INT;
+			out->va[out->n] = REC_VA_INT;
+			break;
 		case 'd':
 		case 'i':
-		case 'c':
 			out->kind[out->n] = REC_K_INT;
 			out->va[out->n] = lng ? REC_VA_LONG : REC_VA_INT;
 			break;
@@ -68,14 +78,16 @@ rec_parse_format(const char *format, struct rec_fmt *out)
 		case 'E':
 		case 'a':
 		case 'A':
-			if (lng && p[-1] == 'l' && p[-2] == 'l')
+			if (mod && lng != 1)
+				return -1;	/* only %lf is valid */
+			if (p[-1] != 'l' && mod)
 				return -1;
 			out->kind[out->n] = REC_K_DOUBLE;
 			out->va[out->n] = REC_VA_DOUBLE;
 			break;
 		case 's':
-			if (lng)
-				return -1;	/* wide strings */
+			if (mod)
+				return -1;	/* wide or invalid strings */
 			out->kind[out->n] = REC_K_STR;
 			out->va[out->n] = REC_VA_PTR;
 			break;
@@ -165,6 +177,8 @@ rec_build_define(void *buf, int32_t eid, uint8_t cls, uint8_t attr,
 	size_t fl, dl, off;
 	uint64_t ca;
 
+	if (format == NULL)
+		return 0;
 	if (dsc == NULL)
 		dsc = "";
 	fl = strlen(format);

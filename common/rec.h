@@ -30,6 +30,10 @@ struct rec_hdr {
 };
 _Static_assert(sizeof(struct rec_hdr) == 16, "rec_hdr is 16 bytes");
 
+/* Slots are copied in host order and the wire says little-endian. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+    "grm records are little-endian; big-endian hosts are not supported yet");
+
 #define REC_ALIGN	8
 #define REC_MAX		8192	/* largest record, header included */
 #define REC_ARGS_MAX	16	/* GRM_ARGS_MAX */
@@ -143,7 +147,7 @@ size_t rec_build_define(void *buf, int32_t eid, uint8_t cls, uint8_t attr,
 
 /*
  * Parses a definition record.  The record is untrusted; out strings point
- * into it.  The defined type's class and attribute are stored in the
+ * into it and are NOT NUL-terminated (copy before rec_parse_format).  The defined type's class and attribute are stored in the
  * variant's first slot.  Returns 0 or -1.
  */
 struct rec_define {

@@ -141,15 +141,20 @@ seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
 	    uint64_t *bad_bytes)
 {
 	struct cand *cv;
+	char *copy;
 	uint32_t i, n = 0, st;
 	struct seg_chunk *c;
 	uint64_t committed, from;
 	size_t ok;
 	int pieces = 0;
 
-	cv = malloc(sizeof *cv * s->nchunks);
+	/* Records are checked and emitted from a private copy: a writer
+	 * changing the shared bytes meanwhile cannot make us send what we
+	 * did not check. */
+	cv = malloc(sizeof *cv * s->nchunks + s->chunk_size);
 	if (cv == NULL)
 		return -1;
+	copy = (char *)(cv + s->nchunks);
 	for (i = 0; i < s->nchunks; i++) {
 		c = seg_chunk(s, i);
 		st = atomic_load_explicit(&c->state, memory_order_acquire);
@@ -185,11 +190,10 @@ seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
 				    committed : s->chunk_size;
 			continue;
 		}
-		ok = rec_valid_prefix(seg_data(s, cv[i].idx) + from,
-		    committed - from);
+		memcpy(copy, seg_data(s, cv[i].idx) + from, committed - from);
+		ok = rec_valid_prefix(copy, committed - from);
 		if (ok > 0) {
-			if (emit(arg, c->pid, c->tid, c->seq,
-			    seg_data(s, cv[i].idx) + from, ok) != 0) {
+			if (emit(arg, c->pid, c->tid, c->seq, copy, ok) != 0) {
 				free(cv);
 				return -1;
 			}

@@ -24,7 +24,14 @@
  *
  * A #DEF line comes before the first record of its eid.  Fields: integers
  * in decimal, doubles as %.17g, strings in double quotes with \" \\ \n \t
- * \r and \xHH escapes.
+ * \r and \xHH escapes.  <id> and <hostname> are tokens: the writer turns
+ * blanks and bytes that are not printable ASCII into '_'.  Readers ignore
+ * unknown # lines.
+ *
+ * Writer calls return 0, or -1 with errno set: EINVAL for a bad argument (a
+ * format rec_parse_format rejects, a NUL in a #DEF string, more than
+ * REC_ARGS_MAX fields), EMSGSIZE for a line longer than TAPE_LINE_MAX (the
+ * line is not written), or the error of write(2) or fdatasync(2).
  */
 
 #define TAPE_VERSION	1

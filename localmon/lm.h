@@ -56,6 +56,8 @@ struct lm {
 	uint64_t		linger_ns;
 	uint64_t		mm_timeout_ns;
 	int			exiting;
+	int			final_sent;	/* collected since exiting began */
+	int			finished;
 	int			stopped;	/* the MM asked for the final
 						   collection */
 };

@@ -187,7 +187,7 @@ lm_listen(struct lm *lm)
 
 /*
  * Stops taking processes.  Under the election lock, so that the socket
- * file removed is ours and not that of a successor being started.
+ * and .pid files removed are ours and not those of a successor.
  */
 void
 lm_unlisten(struct lm *lm)
@@ -196,11 +196,15 @@ lm_unlisten(struct lm *lm)
 
 	if (lm->listener == NULL)
 		return;
-	fd = open(lm->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd != -1)
-		while (flock(fd, LOCK_EX) == -1 && errno == EINTR)
-			;
+	fd = -1;
+	if (lm->lock_fd == -1) {	/* else we hold it already */
+		fd = open(lm->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd != -1)
+			while (flock(fd, LOCK_EX) == -1 && errno == EINTR)
+				;
+	}
 	unlink(lm->sock_path);
+	unlink(lm->info_path);
 	evconnlistener_free(lm->listener);
 	lm->listener = NULL;
 	if (fd != -1)

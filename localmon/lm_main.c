@@ -47,6 +47,20 @@ parse_size(const char *s)
 	return *end == '\0' ? (size_t)v : 0;
 }
 
+/* Parses a duration in seconds (0 to a day); exits on anything else. */
+static double
+parse_secs(const char *what, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= 0 && v <= 86400))
+		fatal("%s=%s: not a number of seconds (0 to 86400)", what, s);
+	return v;
+}
+
 void
 lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid, uint32_t what,
 	      int32_t status, const char *name)
@@ -119,7 +133,14 @@ write_info(struct lm *lm)
 void
 lm_finish(struct lm *lm)
 {
+	if (lm->finished)
+		return;
+	lm->finished = 1;
+	event_del(lm->tick);
+	event_del(lm->retry);
 	lm_unlisten(lm);
+	if (lm->seg != NULL)	/* writers still attached record nothing more */
+		atomic_store(&lm->seg->enabled, 0);
 	lm_clients_free(lm);
 	if (lm->mm != NULL) {
 		peer_free(lm->mm);
@@ -130,7 +151,6 @@ lm_finish(struct lm *lm)
 		lm->seg = NULL;
 		shmctl(lm->shmid, IPC_RMID, NULL);
 	}
-	unlink(lm->info_path);
 	event_base_loopexit(lm->base, NULL);
 }
 
@@ -154,6 +174,8 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (lm->seg == NULL)
+		return;
 	if (atomic_load(&lm->seg->nfree) < lm->seg->threshold)
 		lm_push(lm);
 	/* Spawned LMs live while the job does: exit once the last process
@@ -227,7 +249,7 @@ main(int argc, char **argv)
 	struct event *sigterm, *sigint;
 	const char *v;
 	int c, lockfd = -1, spawned = 0, debug = 0;
-	double linger = 1.0;
+	double linger = -1;
 
 	memset(&lm, 0, sizeof lm);
 	lm.standalone = 1;
@@ -247,7 +269,7 @@ main(int argc, char **argv)
 			lm.standalone = 0;
 			break;
 		case 'l':
-			linger = atof(optarg);
+			linger = parse_secs("--linger", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -264,12 +286,13 @@ main(int argc, char **argv)
 		return 2;
 	}
 	log_init("localmon", debug ? LOG_DEBUG : LOG_WARN);
-	if ((v = getenv("GRM_LM_LINGER")) != NULL)
-		linger = atof(v);
-	lm.linger_ns = (uint64_t)(linger * 1e9);
+	if (linger < 0 && (v = getenv("GRM_LM_LINGER")) != NULL)
+		linger = parse_secs("GRM_LM_LINGER", v);
+	lm.linger_ns = (uint64_t)((linger < 0 ? 1.0 : linger) * 1e9);
 	lm.mm_timeout_ns = 30ull * 1000000000u;
 	if ((v = getenv("GRM_LM_MM_TIMEOUT")) != NULL)
-		lm.mm_timeout_ns = (uint64_t)(atof(v) * 1e9);
+		lm.mm_timeout_ns = (uint64_t)(parse_secs("GRM_LM_MM_TIMEOUT",
+		    v) * 1e9);
 
 	/* Started by a traced process: leave its session and its children. */
 	if (spawned) {

@@ -135,6 +135,8 @@ lm_collect(struct lm *lm, uint32_t round)
 	peer_send(lm->mm, WIRE_DONE, buf, w.len, NULL, 0);
 	lm->outstanding++;
 	lm->push_wanted = 0;
+	if (lm->exiting)
+		lm->final_sent = 1;
 	log_debug("collection %u: %d pieces", round, n);
 	return 0;
 }
@@ -199,9 +201,13 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		(void)wire_get_u32(msg);
 		if (lm->outstanding > 0)
 			lm->outstanding--;
-		if (lm->outstanding == 0 && lm->push_wanted)
+		if (lm->outstanding > 0)
+			break;
+		/* Exiting: one more collection after the exit began, so
+		 * nothing committed before it is left behind. */
+		if (lm->push_wanted || (lm->exiting && !lm->final_sent))
 			lm_collect(lm, WIRE_ROUND_PUSH);
-		else if (lm->outstanding == 0 && lm->exiting)
+		else if (lm->exiting)
 			lm_finish(lm);
 		break;
 	default:

@@ -62,8 +62,6 @@ struct mm_conn {
 	int64_t			offset;		/* LM clock - MM clock, ns */
 	struct mm_piece		*batch, **batch_tail;
 	uint64_t		batch_bytes;
-	uint32_t		deferred_round;	/* collection to ask once synced */
-	uint32_t		deferred_flags;
 	uint64_t		records;
 };
 
@@ -90,6 +88,8 @@ struct mm {
 	struct mm_coll		*colls;
 	uint32_t		next_round;
 	int			stopping;
+	int			stopped;	/* final collection written */
+	struct mm_conn		*stop_ctl;	/* who is told; exit after */
 	int			exit_code;
 	struct mm_defs		written;	/* #DEF lines in the file */
 	uint64_t		collections;

@@ -50,9 +50,12 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	struct mm *mm = arg;
 
 	(void)what;
+	if (mm->stopping) {	/* a second signal: do not wait any longer */
+		event_base_loopexit(mm->base, NULL);
+		return;
+	}
 	log_info("%s: final collection", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-	if (!mm->stopping)
-		mm_collect(mm, NULL, 1);
+	mm_collect(mm, NULL, 1);
 }
 
 int

@@ -45,6 +45,7 @@ defs_slot(struct mm_defs *d, int32_t eid)
 			return NULL;
 		d->v = nv;
 		d->cap = cap;
+		d->n = 0;
 		for (i = 0; i < oldcap; i++) {
 			if (old[i].format == NULL)
 				continue;

@@ -15,6 +15,8 @@
 
 #define MM_PINGS		8
 #define MM_COLLECT_TIMEOUT	60
+/* Most data an LM may send before its DONE: more than a segment holds. */
+#define MM_BATCH_MAX		((uint64_t)1 << 30)
 
 static void conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			  const char *why, void *arg);
@@ -125,6 +127,9 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		snprintf(text, sizeof text, "stopped: %llu records in %s%s%s",
 		    (unsigned long long)n, mm->out_path,
 		    failed ? "; no answer from " : "", failed ? failed : "");
+	} else if (mm->out == NULL) {
+		r = -1;
+		snprintf(text, sizeof text, "the trace file is closed");
 	} else {
 		r = tape_collect(mm->out, co->round, clk_mono_ns());
 		if (r == 0)
@@ -134,12 +139,16 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		    (unsigned long long)tape_records(mm->out), mm->out_path,
 		    failed ? "; no answer from " : "", failed ? failed : "");
 	}
-	if (r != 0) {
+	if (r != 0 && mm->out != NULL) {
 		snprintf(text, sizeof text, "cannot write %s", mm->out_path);
 		mm->exit_code = 1;
 	}
 	ctl_reply(co->ctl, r != 0 || failed != NULL, text);
 	if (co->stop) {
+		/* Exit once the answer is out, or at once if nobody waits
+		 * (mm_conn_free ends the loop if the requester goes). */
+		mm->stopped = 1;
+		mm->stop_ctl = co->ctl;
 		if (co->ctl != NULL)
 			peer_on_flushed(co->ctl->p, exit_after_flush);
 		else
@@ -195,12 +204,29 @@ coll_ask(struct mm_coll *co, struct mm_conn *c)
 		return;
 	co->pending = np;
 	co->pending[co->npending++] = c;
+	/* An LM still synchronising is asked when it becomes ready. */
 	if (c->synced)
 		send_u32s(c, WIRE_COLLECT, co->round,
 		    co->stop ? WIRE_COLLECT_STOP : 0, 2);
-	else {
-		c->deferred_round = co->round;
-		c->deferred_flags = co->stop ? WIRE_COLLECT_STOP : 0;
+}
+
+/* Sends c every collection it is pending in (it just became ready), and
+ * adds it to the final one if a stop is under way. */
+static void
+coll_ask_ready(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_coll *co;
+	int i, found;
+
+	for (co = mm->colls; co != NULL; co = co->next) {
+		for (found = 0, i = 0; i < co->npending; i++)
+			if (co->pending[i] == c)
+				found = 1;
+		if (found)
+			send_u32s(c, WIRE_COLLECT, co->round,
+			    co->stop ? WIRE_COLLECT_STOP : 0, 2);
+		else if (co->stop)
+			coll_ask(co, c);
 	}
 }
 
@@ -320,7 +346,6 @@ static int
 do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	uint64_t t1, tl, t4 = clk_mono_ns(), rtt;
-	struct mm_coll *co;
 
 	t1 = wire_get_u64(msg);
 	tl = wire_get_u64(msg);
@@ -338,19 +363,13 @@ do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	}
 	c->synced = 1;
+	if (mm->out == NULL)
+		return -1;	/* stopped: nothing more is written */
 	if (tape_host(mm->out, c->node->id, c->offset, c->lm_pid,
 	    c->node->host) != 0)
 		log_warn("%s: cannot write", mm->out_path);
 	peer_send(c->p, WIRE_READY, NULL, 0, NULL, 0);
-	if (c->deferred_round != 0) {
-		send_u32s(c, WIRE_COLLECT, c->deferred_round,
-		    c->deferred_flags, 2);
-		c->deferred_round = 0;
-	} else if (mm->stopping) {
-		for (co = mm->colls; co != NULL; co = co->next)
-			if (co->stop)
-				coll_ask(co, c);
-	}
+	coll_ask_ready(mm, c);
 	return 0;
 }
 
@@ -366,7 +385,8 @@ do_data(struct mm_conn *c, struct wire_rd *msg)
 	(void)wire_get_u64(msg);
 	len = wire_rd_left(msg);
 	if (!wire_rd_ok(msg) || !c->synced || len == 0 ||
-	    rec_valid_prefix(msg->p + msg->off, len) != len)
+	    rec_valid_prefix(msg->p + msg->off, len) != len ||
+	    c->batch_bytes + len > MM_BATCH_MAX)
 		return -1;
 	pc = malloc(sizeof *pc + len);
 	if (pc == NULL)
@@ -479,6 +499,8 @@ mm_conn_free(struct mm_conn *c)
 			co->ctl = NULL;
 		coll_drop(mm, co, c);
 	}
+	if (mm->stopped && mm->stop_ctl == c)
+		event_base_loopexit(mm->base, NULL);
 	for (pc = c->batch; pc != NULL; pc = pn) {
 		pn = pc->next;
 		free(pc);

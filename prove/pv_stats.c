@@ -93,9 +93,9 @@ map_grow(struct map *m)
 	return 0;
 }
 
-/* The value of (k1, k2), created zeroed with size bytes if new; *isnew. */
+/* The value of (k1, k2), created zeroed with size bytes if new. */
 static void *
-map_get(struct map *m, uint64_t k1, uint64_t k2, size_t size, int *isnew)
+map_get(struct map *m, uint64_t k1, uint64_t k2, size_t size)
 {
 	size_t j;
 
@@ -103,17 +103,14 @@ map_get(struct map *m, uint64_t k1, uint64_t k2, size_t size, int *isnew)
 		return NULL;
 	j = hash(k1, k2) & (m->cap - 1);
 	for (; m->s[j].v != NULL; j = (j + 1) & (m->cap - 1)) {
-		if (m->s[j].k1 == k1 && m->s[j].k2 == k2) {
-			*isnew = 0;
+		if (m->s[j].k1 == k1 && m->s[j].k2 == k2)
 			return m->s[j].v;
-		}
 	}
 	if ((m->s[j].v = calloc(1, size)) == NULL)
 		return NULL;
 	m->s[j].k1 = k1;
 	m->s[j].k2 = k2;
 	m->n++;
-	*isnew = 1;
 	return m->s[j].v;
 }
 
@@ -161,10 +158,8 @@ static struct blk *
 blk_get(struct stats *st, int64_t bid)
 {
 	struct blk *b;
-	int isnew;
 
-	if ((b = map_get(&st->blks, (uint64_t)bid, 0, sizeof *b, &isnew)) !=
-	    NULL)
+	if ((b = map_get(&st->blks, (uint64_t)bid, 0, sizeof *b)) != NULL)
 		b->bid = bid;
 	return b;
 }
@@ -175,10 +170,10 @@ push(struct thr *t, int64_t bid, uint64_t ts)
 	struct frame *f;
 
 	if (t->depth == t->cap) {
-		t->cap = t->cap == 0 ? 16 : t->cap * 2;
-		if ((f = realloc(t->st, t->cap * sizeof *f)) == NULL)
+		if ((f = realloc(t->st, (t->cap + 16) * 2 * sizeof *f)) == NULL)
 			return -1;
 		t->st = f;
+		t->cap = (t->cap + 16) * 2;
 	}
 	t->st[t->depth++] = (struct frame){ bid, ts, 0 };
 	return 0;
@@ -257,17 +252,15 @@ account(struct stats *st, const struct tape_ev *ev)
 	struct thr *t;
 	struct evc *e;
 	int64_t bid;
-	int isnew;
 
 	if (st->records == 0 || ev->ts < st->first)
 		st->first = ev->ts;
 	if (st->records == 0 || ev->ts > st->last)
 		st->last = ev->ts;
 	st->records++;
-	if (map_get(&st->procs, pk, 0, 1, &isnew) == NULL ||
-	    (t = map_get(&st->thrs, pk, ev->tid, sizeof *t, &isnew)) == NULL ||
-	    (e = map_get(&st->evcs, (uint32_t)ev->eid, 0, sizeof *e,
-	    &isnew)) == NULL)
+	if (map_get(&st->procs, pk, 0, 1) == NULL ||
+	    (t = map_get(&st->thrs, pk, ev->tid, sizeof *t)) == NULL ||
+	    (e = map_get(&st->evcs, (uint32_t)ev->eid, 0, sizeof *e)) == NULL)
 		return -1;
 	e->eid = ev->eid;
 	e->count++;
@@ -393,7 +386,8 @@ print_profile(const struct stats *st)
 		putchar('\n');
 	}
 	if (st->unmatched > 0)
-		printf("unmatched block ends: %" PRIu64 "\n", st->unmatched);
+		printf("unmatched block events: %" PRIu64 "\n",
+		    st->unmatched);
 	if (st->unclosed > 0)
 		printf("blocks still open at end of trace: %" PRIu64 "\n",
 		    st->unclosed);

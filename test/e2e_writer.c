@@ -1,5 +1,6 @@
 /* e2e_writer.c: an instrumented test program: T threads emit N numbered
- * events each; halfway they stop, announce it, and wait to be let go. */
+ * events each; halfway they stop, announce it, and wait to be let go.
+ * With START_FILE, nothing is traced until that file exists. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -49,11 +50,14 @@ main(int argc, char **argv)
 	long nthreads, t;
 	int fd;
 
-	if (argc != 5) {
+	if (argc != 5 && argc != 6) {
 		fprintf(stderr, "usage: e2e_writer THREADS EVENTS HALF_FILE "
-		    "GO_FILE\n");
+		    "GO_FILE [START_FILE]\n");
 		return 2;
 	}
+	/* Many writers released at one instant: the first GMI call races. */
+	while (argc == 6 && access(argv[5], F_OK) != 0)
+		usleep(500);
 	nthreads = atol(argv[1]);
 	nevents = atol(argv[2]);
 	if (nthreads < 1 || nthreads > 64 || nevents < 2)

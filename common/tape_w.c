@@ -1,0 +1,460 @@
+/* tape_w.c: writing the ASCII trace file (doc/formats.md), and the field
+ * formatting prove shares. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tape.h"
+
+#define WBUF		(1u << 20)
+#define NUM_MAX		32	/* longest number we write, with its space */
+
+static const char hexd[] = "0123456789abcdef";
+
+/* ---- formatting, shared by the writer and the stdio helpers ---- */
+
+/* Escapes s[0..len) into d; NULL if it would pass lim. */
+static char *
+esc(char *d, const char *lim, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned c;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (lim - d < 4)
+			return NULL;
+		c = u[i];
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			*d++ = (char)c;
+			continue;
+		}
+		*d++ = '\\';
+		switch (c) {
+		case '"':
+		case '\\':
+			*d++ = (char)c;
+			break;
+		case '\n':
+			*d++ = 'n';
+			break;
+		case '\t':
+			*d++ = 't';
+			break;
+		case '\r':
+			*d++ = 'r';
+			break;
+		default:
+			*d++ = 'x';
+			*d++ = hexd[c >> 4];
+			*d++ = hexd[c & 15];
+		}
+	}
+	return d;
+}
+
+static char *
+quote(char *d, const char *lim, const char *s, size_t len)
+{
+	if (d == NULL || lim - d < 3)
+		return NULL;
+	*d++ = ' ';
+	*d++ = '"';
+	if ((d = esc(d, lim - 1, s, len)) == NULL)
+		return NULL;
+	*d++ = '"';
+	return d;
+}
+
+static char *
+dec_u(char *d, uint64_t v)
+{
+	char t[20];
+	int n = 0;
+
+	do {
+		t[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	while (n > 0)
+		*d++ = t[--n];
+	return d;
+}
+
+static char *
+dec_i(char *d, int64_t v)
+{
+	if (v >= 0)
+		return dec_u(d, (uint64_t)v);
+	*d++ = '-';
+	return dec_u(d, -(uint64_t)v);
+}
+
+static char *
+dec_d(char *d, double v)
+{
+	const char *s = NULL;
+
+	if (isnan(v))
+		s = "nan";
+	else if (isinf(v))
+		s = v < 0 ? "-inf" : "inf";
+	if (s != NULL) {
+		memcpy(d, s, strlen(s));
+		return d + strlen(s);
+	}
+	return d + snprintf(d, NUM_MAX - 1, "%.17g", v);
+}
+
+/* Writes " <value>" of one field. */
+static char *
+put_field(char *d, const char *lim, const struct rec_field *f)
+{
+	if (f->kind == REC_K_STR)
+		return quote(d, lim, f->v.s.p, f->v.s.len);
+	if (d == NULL || lim - d < NUM_MAX)
+		return NULL;
+	*d++ = ' ';
+	switch (f->kind) {
+	case REC_K_INT:
+		return dec_i(d, f->v.i);
+	case REC_K_UINT:
+		return dec_u(d, f->v.u);
+	default:
+		return dec_d(d, f->v.d);
+	}
+}
+
+static char *
+put_u(char *d, const char *lim, uint64_t v)
+{
+	if (d == NULL || lim - d < NUM_MAX)
+		return NULL;
+	*d++ = ' ';
+	return dec_u(d, v);
+}
+
+static char *
+put_i(char *d, const char *lim, int64_t v)
+{
+	if (d == NULL || lim - d < NUM_MAX)
+		return NULL;
+	*d++ = ' ';
+	return dec_i(d, v);
+}
+
+/* Writes " <s>" as one token: bytes that are blank or not ASCII become '_'. */
+static char *
+put_tok(char *d, const char *lim, const char *s)
+{
+	unsigned char c;
+
+	if (d == NULL || lim - d < 2)
+		return NULL;
+	*d++ = ' ';
+	if (s == NULL || *s == '\0')
+		s = "-";
+	for (; *s != '\0'; s++) {
+		if (d == lim)
+			return NULL;
+		c = (unsigned char)*s;
+		*d++ = c > 0x20 && c < 0x7f ? (char)c : '_';
+	}
+	return d;
+}
+
+void
+tape_put_quoted(FILE *f, const char *s, size_t len)
+{
+	char buf[4 * 1024];
+	size_t k;
+	char *d;
+
+	putc('"', f);
+	while (len > 0) {
+		k = len < sizeof buf / 4 ? len : sizeof buf / 4;
+		d = esc(buf, buf + sizeof buf, s, k);
+		fwrite(buf, 1, (size_t)(d - buf), f);
+		s += k;
+		len -= k;
+	}
+	putc('"', f);
+}
+
+void
+tape_put_field(FILE *f, const struct rec_field *fld)
+{
+	char buf[NUM_MAX + 1];
+	char *d;
+
+	if (fld->kind == REC_K_STR) {
+		tape_put_quoted(f, fld->v.s.p, fld->v.s.len);
+		return;
+	}
+	if ((d = put_field(buf, buf + sizeof buf, fld)) != NULL)
+		fwrite(buf + 1, 1, (size_t)(d - buf - 1), f);
+}
+
+/* ---- writer ---- */
+
+struct tape_w {
+	int		fd;
+	int		ferr;		/* errno of a failed lbegin */
+	uint64_t	records;
+	size_t		len;
+	char		buf[WBUF];
+};
+
+static int
+wflush(struct tape_w *w)
+{
+	size_t off = 0;
+	ssize_t n;
+	int e;
+
+	while (off < w->len) {
+		n = write(w->fd, w->buf + off, w->len - off);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		e = n == 0 ? EIO : errno;
+		memmove(w->buf, w->buf + off, w->len - off);
+		w->len -= off;
+		errno = e;
+		return -1;
+	}
+	w->len = 0;
+	return 0;
+}
+
+/* Makes room for one line; the line may not pass *lim. */
+static char *
+lbegin(struct tape_w *w, const char **lim)
+{
+	w->ferr = 0;
+	if (WBUF - w->len < TAPE_LINE_MAX + 1 && wflush(w) != 0) {
+		w->ferr = errno;
+		return NULL;
+	}
+	*lim = w->buf + w->len + TAPE_LINE_MAX;
+	return w->buf + w->len;
+}
+
+static int
+lend(struct tape_w *w, char *d)
+{
+	if (d == NULL) {
+		errno = w->ferr != 0 ? w->ferr : EMSGSIZE;
+		return -1;
+	}
+	*d++ = '\n';
+	w->len = (size_t)(d - w->buf);
+	return 0;
+}
+
+/*
+ * Writes the line "key" followed by one field per spec character: u
+ * (uint64_t), i (int64_t), t (char *, a token), s (char *, size_t: a quoted
+ * string).
+ */
+static int
+wline(struct tape_w *w, const char *key, const char *spec, ...)
+{
+	const char *lim, *s;
+	va_list ap;
+	char *d;
+
+	if ((d = lbegin(w, &lim)) == NULL)
+		return lend(w, NULL);
+	memcpy(d, key, strlen(key));
+	d += strlen(key);
+	va_start(ap, spec);
+	for (; *spec != '\0'; spec++) {
+		switch (*spec) {
+		case 'u':
+			d = put_u(d, lim, va_arg(ap, uint64_t));
+			break;
+		case 'i':
+			d = put_i(d, lim, va_arg(ap, int64_t));
+			break;
+		case 't':
+			d = put_tok(d, lim, va_arg(ap, const char *));
+			break;
+		default:
+			s = va_arg(ap, const char *);
+			d = quote(d, lim, s, va_arg(ap, size_t));
+		}
+	}
+	va_end(ap);
+	return lend(w, d);
+}
+
+struct tape_w *
+tape_open(const char *path, const char *mm_id, uint64_t realtime_ns,
+	  uint64_t monotonic_ns)
+{
+	struct tape_w *w;
+	int e;
+
+	if ((w = malloc(sizeof *w)) == NULL)
+		return NULL;
+	w->records = 0;
+	w->len = 0;
+	if ((w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) < 0) {
+		e = errno;
+		free(w);
+		errno = e;
+		return NULL;
+	}
+	if (wline(w, "#GRM-TRACE", "u", (uint64_t)TAPE_VERSION) != 0 ||
+	    wline(w, "#MM", "t", mm_id) != 0 ||
+	    wline(w, "#CLOCK", "uu", realtime_ns, monotonic_ns) != 0 ||
+	    wflush(w) != 0) {
+		e = errno;
+		close(w->fd);
+		free(w);
+		errno = e;
+		return NULL;
+	}
+	return w;
+}
+
+int
+tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
+	  uint32_t lm_pid, const char *hostname)
+{
+	return wline(w, "#HOST", "uiut", (uint64_t)node, offset_ns,
+	    (uint64_t)lm_pid, hostname);
+}
+
+int
+tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
+	 const char *format, size_t format_len, const char *dsc,
+	 size_t dsc_len)
+{
+	char fbuf[REC_FMT_MAX];
+	struct rec_fmt fmt;
+
+	if (dsc == NULL)
+		dsc_len = 0;
+	if (format == NULL || format_len >= REC_FMT_MAX ||
+	    memchr(format, '\0', format_len) != NULL ||
+	    (dsc != NULL && memchr(dsc, '\0', dsc_len) != NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(fbuf, format, format_len);
+	fbuf[format_len] = '\0';
+	if (rec_parse_format(fbuf, &fmt) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return wline(w, "#DEF", "iuuss", (int64_t)eid, (uint64_t)cls,
+	    (uint64_t)attr, format, format_len, dsc != NULL ? dsc : "",
+	    dsc_len);
+}
+
+int
+tape_proc(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t ppid,
+	  int is_exit, uint64_t ts, int32_t status, const char *name)
+{
+	if (name == NULL)
+		name = "";
+	return wline(w, "#PROC", "uuutuis", (uint64_t)node, (uint64_t)pid,
+	    (uint64_t)ppid, is_exit ? "exit" : "start", ts, (int64_t)status,
+	    name, strlen(name));
+}
+
+int
+tape_loss(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+	  uint64_t count, uint64_t ts)
+{
+	return wline(w, "#LOSS", "uuuuu", (uint64_t)node, (uint64_t)pid,
+	    (uint64_t)tid, count, ts);
+}
+
+int
+tape_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
+	    uint32_t tid, int32_t eid, const struct rec_field *f, unsigned n)
+{
+	const char *lim;
+	unsigned i;
+	char *d;
+
+	if (n > REC_ARGS_MAX || (n > 0 && f == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (f[i].kind > REC_K_STR) {
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	if ((d = lbegin(w, &lim)) == NULL)
+		return lend(w, NULL);
+	d = dec_u(d, ts);
+	d = put_u(d, lim, node);
+	d = put_u(d, lim, pid);
+	d = put_u(d, lim, tid);
+	d = put_i(d, lim, eid);
+	for (i = 0; i < n; i++)
+		d = put_field(d, lim, &f[i]);
+	if (lend(w, d) != 0)
+		return -1;
+	w->records++;
+	return 0;
+}
+
+int
+tape_collect(struct tape_w *w, uint32_t n, uint64_t ts)
+{
+	return wline(w, "#COLLECT", "uuu", (uint64_t)n, ts, w->records);
+}
+
+int
+tape_flush(struct tape_w *w)
+{
+	if (wflush(w) != 0)
+		return -1;
+	if (fdatasync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
+		return -1;
+	return 0;
+}
+
+int
+tape_close(struct tape_w *w)
+{
+	int rc = 0, e = 0;
+
+	if (w == NULL)
+		return 0;
+	if (wline(w, "#END", "u", w->records) != 0 || tape_flush(w) != 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (close(w->fd) != 0 && rc == 0) {
+		rc = -1;
+		e = errno;
+	}
+	free(w);
+	if (rc != 0)
+		errno = e;
+	return rc;
+}
+
+uint64_t
+tape_records(const struct tape_w *w)
+{
+	return w->records;
+}
+

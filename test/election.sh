@@ -1,0 +1,33 @@
+#!/bin/sh
+# test/election.sh: 16 traced processes released at the same instant find
+# no Local Monitor; exactly one LM must result, and all 16 must use it.
+. "$(dirname "$0")/lib.sh"
+
+P=16
+trace="$T_DIR/trace.txt"
+t_start_mm "$trace"
+touch "$T_DIR/go"
+wpids=""
+i=1
+while [ $i -le $P ]; do
+	GRM_MM=$MM_ID "$B/test/e2e_writer" 1 1000 "$T_DIR/half.$i" "$T_DIR/go" \
+	    "$T_DIR/start" 2> "$T_DIR/writer.$i.err" &
+	wpids="$wpids $!"
+	T_PIDS="$T_PIDS $!"
+	i=$((i + 1))
+done
+sleep 0.2
+touch "$T_DIR/start"
+for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
+t_note_lms
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+
+lms=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)
+[ "$lms" -eq 1 ] || t_fail "$lms local monitors served the job, want 1"
+procs=$("$B/prove/prove" dump "$trace" | awk '$5 == 1 { print $3 }' | sort -u | wc -l)
+[ "$procs" -eq $P ] || t_fail "events of $procs processes, want $P"
+events=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
+[ "$events" -eq $((P * 1000)) ] || t_fail "$events events, want $((P * 1000))"
+t_check_clean
+t_log "ok: one LM for $P processes started at once"

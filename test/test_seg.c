@@ -1,0 +1,1275 @@
+/* test_seg.c: unit tests of the shared segment's chunk ring (seg.c). */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rec.h"
+#include "seg.h"
+
+#define CS	SEG_CHUNK_MIN		/* the chunk size of most tests */
+#define POISON	9999			/* eid of bytes that must not come out */
+
+/* ---- helpers ---- */
+
+static size_t
+round64(size_t n)
+{
+	return (n + 63) & ~(size_t)63;
+}
+
+/* Segments of the running test, freed after it even if it fails. */
+static void	*mem[8];
+static unsigned	nmem;
+
+static void
+free_all(void)
+{
+	while (nmem > 0)
+		free(mem[--nmem]);
+}
+
+TestSuite(init, .fini = free_all);
+TestSuite(check, .fini = free_all);
+TestSuite(acquire, .fini = free_all);
+TestSuite(collect, .fini = free_all);
+TestSuite(reclaim, .fini = free_all);
+TestSuite(used, .fini = free_all);
+TestSuite(ring, .fini = free_all);
+
+/* A 64-byte aligned buffer of size bytes (rounded up to 64), filled with
+ * junk so that seg_init must clear what it uses. */
+static void *
+seg_mem(size_t size)
+{
+	void *m = aligned_alloc(64, round64(size));
+
+	cr_assert_not_null(m);
+	cr_assert_lt(nmem, sizeof mem / sizeof mem[0]);
+	mem[nmem++] = m;
+	memset(m, 0x5a, round64(size));
+	return m;
+}
+
+static struct seg_hdr *
+new_seg(uint32_t nchunks, size_t *sizep)
+{
+	size_t size = seg_size_for(nchunks, CS);
+	struct seg_hdr *s = seg_mem(size);
+
+	cr_assert_eq(size % 64, 0);
+	cr_assert_eq(seg_init(s, size, CS), 0);
+	cr_assert_eq(s->nchunks, nchunks);
+	if (sizep != NULL)
+		*sizep = size;
+	return s;
+}
+
+static uint32_t
+state(struct seg_hdr *s, uint32_t i)
+{
+	return atomic_load(&seg_chunk(s, i)->state);
+}
+
+static uint32_t
+acq(struct seg_hdr *s, uint32_t session, uint32_t pid, uint32_t tid,
+    uint64_t seq)
+{
+	int notify, i;
+
+	i = seg_acquire(s, session, pid, tid, seq, &notify);
+	cr_assert_geq(i, 0, "no chunk acquired");
+	cr_assert_lt((uint32_t)i, s->nchunks);
+	return (uint32_t)i;
+}
+
+/* Writes a record of len bytes, eid and ts eid, payload bytes (eid & 0xff)
+ * at p. */
+static void
+put_rec(char *p, uint16_t len, int32_t eid)
+{
+	struct rec_hdr h = { len, REC_CLASS_EVENT, REC_ATTR_POINT, eid,
+	    (uint64_t)eid };
+
+	memcpy(p, &h, sizeof h);
+	memset(p + sizeof h, eid & 0xff, len - sizeof h);
+}
+
+/* Appends a record to chunk i and publishes it, as a writer does. */
+static void
+append(struct seg_hdr *s, uint32_t i, int32_t eid, uint16_t len)
+{
+	struct seg_chunk *c = seg_chunk(s, i);
+	uint64_t off = atomic_load(&c->committed);
+
+	cr_assert_leq(off + len, s->chunk_size);
+	put_rec(seg_data(s, i) + off, len, eid);
+	atomic_store(&c->committed, off + len);
+}
+
+/* The same for a signal handler: no assertions. */
+static void
+append16(struct seg_hdr *s, uint32_t i, int32_t eid)
+{
+	struct seg_chunk *c = seg_chunk(s, i);
+	uint64_t off = atomic_load(&c->committed);
+
+	put_rec(seg_data(s, i) + off, 16, eid);
+	atomic_store(&c->committed, off + 16);
+}
+
+/* Writes a record after the committed bytes of chunk i, not published. */
+static void
+stage(struct seg_hdr *s, uint32_t i, uint64_t at, int32_t eid, uint16_t len)
+{
+	put_rec(seg_data(s, i) + atomic_load(&seg_chunk(s, i)->committed) +
+	    at, len, eid);
+}
+
+/* What seg_collect emitted. */
+#define SINK_PIECES	64
+#define SINK_EIDS	64
+
+struct piece {
+	uint32_t	pid, tid, chunk;
+	uint64_t	seq;
+	size_t		off, len;
+	unsigned	neid;
+	int32_t		eid[SINK_EIDS];
+};
+
+struct sink {
+	struct seg_hdr	*s;
+	unsigned	fail_call;	/* emit returns -1 on this call (1..) */
+	unsigned	calls;
+	unsigned	n;
+	struct piece	p[SINK_PIECES];
+};
+
+/* The emit callback: checks that a piece is whole records inside one
+ * chunk's data, and notes it. */
+static int
+sink_emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
+	  const void *data, size_t len)
+{
+	struct sink *k = arg;
+	struct seg_hdr *s = k->s;
+	const char *d = data, *base = seg_data(s, 0);
+	struct piece *p;
+	struct rec_hdr h;
+	size_t off;
+
+	k->calls++;
+	if (k->calls == k->fail_call)
+		return -1;
+	cr_assert_lt(k->n, SINK_PIECES);
+	cr_assert_gt(len, 0, "an empty piece");
+	cr_assert(d >= base &&
+	    d < base + (size_t)s->nchunks * s->chunk_size,
+	    "a piece outside the data area");
+	p = &k->p[k->n++];
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->tid = tid;
+	p->seq = seq;
+	p->len = len;
+	p->chunk = (uint32_t)((size_t)(d - base) / s->chunk_size);
+	p->off = (size_t)(d - base) % s->chunk_size;
+	cr_assert_eq(p->off % REC_ALIGN, 0, "a piece at chunk offset %zu",
+	    p->off);
+	cr_assert_leq(p->off + len, s->chunk_size,
+	    "a piece runs past its chunk");
+	cr_assert_eq(rec_valid_prefix(data, len), len,
+	    "a piece that is not whole records");
+	for (off = 0; off < len; off += h.len) {
+		memcpy(&h, d + off, sizeof h);
+		cr_assert_neq(h.eid, POISON, "emitted bytes never published");
+		cr_assert_lt(p->neid, SINK_EIDS);
+		p->eid[p->neid++] = h.eid;
+	}
+	return 0;
+}
+
+static void
+sink_init(struct sink *k, struct seg_hdr *s)
+{
+	memset(k, 0, sizeof *k);
+	k->s = s;
+}
+
+static int
+collect(struct seg_hdr *s, struct sink *k, uint64_t *bad)
+{
+	return seg_collect(s, sink_emit, k, bad);
+}
+
+static void
+check_piece(const struct piece *p, uint32_t pid, uint32_t tid, uint64_t seq,
+	    const int32_t *eid, unsigned neid)
+{
+	unsigned i;
+
+	cr_assert_eq(p->pid, pid, "pid %u, expected %u", p->pid, pid);
+	cr_assert_eq(p->tid, tid, "tid %u, expected %u", p->tid, tid);
+	cr_assert_eq(p->seq, seq, "seq %lu, expected %lu",
+	    (unsigned long)p->seq, (unsigned long)seq);
+	cr_assert_eq(p->neid, neid, "%u records, expected %u", p->neid,
+	    neid);
+	for (i = 0; i < neid; i++)
+		cr_assert_eq(p->eid[i], eid[i], "record %u: eid %d, expected"
+		    " %d", i, p->eid[i], eid[i]);
+}
+
+/* ---- seg_init, seg_check ---- */
+
+Test(init, size_for)
+{
+	cr_assert_eq(seg_size_for(3, CS), 192 + 3 * (64 + (size_t)CS));
+	cr_assert_eq(seg_size_for(0, CS), sizeof(struct seg_hdr));
+}
+
+Test(init, refuses_chunk_size)
+{
+	size_t size = seg_size_for(3, SEG_CHUNK_MAX + 64);
+	void *m = seg_mem(size);
+
+	cr_assert_eq(seg_init(m, size, 0), -1);
+	cr_assert_eq(seg_init(m, size, SEG_CHUNK_MIN - 8), -1);
+	cr_assert_eq(seg_init(m, size, SEG_CHUNK_MAX + 8), -1);
+	cr_assert_eq(seg_init(m, size, SEG_CHUNK_MAX + 64), -1);
+	cr_assert_eq(seg_init(m, size, SEG_CHUNK_MIN + 4), -1);
+	cr_assert_eq(seg_init(m, size, SEG_CHUNK_MIN + 1), -1);
+	cr_assert_eq(seg_init(m, size, SEG_CHUNK_MAX - 4), -1);
+	cr_assert_eq(seg_init(m, size, SEG_CHUNK_MIN), 0);
+	cr_assert_eq(seg_init(m, size, SEG_CHUNK_MIN + 8), 0);
+	cr_assert_eq(seg_init(m, size, SEG_CHUNK_MAX), 0);
+	cr_assert_eq(((struct seg_hdr *)m)->nchunks, 3);
+}
+
+Test(init, refuses_small_buffer)
+{
+	size_t size = seg_size_for(2, CS);
+	void *m = seg_mem(size);
+
+	cr_assert_eq(seg_init(m, 0, CS), -1);
+	cr_assert_eq(seg_init(m, 100, CS), -1);
+	cr_assert_eq(seg_init(m, sizeof(struct seg_hdr) - 1, CS), -1);
+	cr_assert_eq(seg_init(m, sizeof(struct seg_hdr), CS), -1);
+	cr_assert_eq(seg_init(m, seg_size_for(1, CS), CS), -1);
+	cr_assert_eq(seg_init(m, size - 1, CS), -1, "1.99 chunks: accepted");
+	cr_assert_eq(seg_init(m, size, CS), 0);
+	cr_assert_eq(((struct seg_hdr *)m)->nchunks, 2);
+}
+
+Test(init, layout)
+{
+	size_t size = seg_size_for(5, CS) + CS - 8;	/* not quite 6 */
+	struct seg_hdr *s = seg_mem(size);
+	struct seg_chunk *c;
+	uint32_t i;
+
+	cr_assert_eq(seg_init(s, size, CS), 0);
+	cr_assert_eq(s->magic, SEG_MAGIC);
+	cr_assert_eq(s->version, SEG_VERSION);
+	cr_assert_eq(s->size, size);
+	cr_assert_eq(s->chunk_size, CS);
+	cr_assert_eq(s->nchunks, 5);
+	cr_assert_eq(s->table_off, sizeof(struct seg_hdr));
+	cr_assert_eq(s->data_off, sizeof(struct seg_hdr) +
+	    5 * sizeof(struct seg_chunk));
+	cr_assert_eq(s->data_off % 64, 0);
+	cr_assert_leq(s->data_off + (uint64_t)5 * CS, size);
+	cr_assert_eq(atomic_load(&s->nfree), 5);
+	cr_assert_eq(atomic_load(&s->push_req), 0);
+	cr_assert_neq(atomic_load(&s->enabled), 0);
+	cr_assert_eq(seg_used(s), 0);
+	for (i = 0; i < 5; i++) {
+		c = seg_chunk(s, i);
+		cr_assert_eq((char *)c, (char *)s + s->table_off +
+		    i * sizeof *c);
+		cr_assert_eq(seg_data(s, i), (char *)s + s->data_off +
+		    (size_t)i * CS);
+		cr_assert_eq(atomic_load(&c->state), SEG_FREE);
+		cr_assert_eq(atomic_load(&c->committed), 0);
+		cr_assert_eq(c->consumed, 0);
+	}
+	cr_assert_eq(seg_check(s, size), 0);
+}
+
+Test(check, accepts_initialised)
+{
+	size_t size;
+	struct seg_hdr *s = new_seg(4, &size);
+
+	cr_assert_eq(seg_check(s, size), 0);
+}
+
+Test(check, refuses_bad_fields)
+{
+	size_t size;
+	struct seg_hdr *s = new_seg(4, &size), good;
+
+	memcpy(&good, s, sizeof good);
+#define REFUSED(stmt) do {						\
+		stmt;							\
+		cr_assert_eq(seg_check(s, size), -1, "accepted: " #stmt); \
+		memcpy(s, &good, sizeof good);				\
+		cr_assert_eq(seg_check(s, size), 0);			\
+	} while (0)
+	REFUSED(s->magic ^= 1);
+	REFUSED(s->magic = 0);
+	REFUSED(s->version = SEG_VERSION + 1);
+	REFUSED(s->version = 0);
+	REFUSED(s->size = size + 64);
+	REFUSED(s->size = size - 64);
+	REFUSED(s->chunk_size += 8);
+	REFUSED(s->chunk_size -= 8);
+	REFUSED(s->chunk_size += 1);
+	REFUSED(s->nchunks = 5);
+	REFUSED(s->nchunks = 3);
+	REFUSED(s->nchunks = 1);
+	REFUSED(s->nchunks = 0);
+	/* Consistent offsets, but the chunks do not fit. */
+	REFUSED(s->nchunks = 5; s->data_off += 64);
+	REFUSED(s->nchunks = UINT32_MAX;
+	    s->data_off = 192 + (uint64_t)UINT32_MAX * 64);
+	REFUSED(s->chunk_size = 2 * CS);
+	REFUSED(s->table_off = 0);
+	REFUSED(s->table_off = 256);
+	REFUSED(s->data_off += 64);
+	REFUSED(s->data_off -= 64);
+	REFUSED(s->data_off = 0);
+#undef REFUSED
+	cr_assert_eq(seg_check(s, size - 64), -1);
+	cr_assert_eq(seg_check(s, size + 64), -1);
+	cr_assert_eq(seg_check(s, 100), -1);
+}
+
+/* ---- seg_acquire, seg_release ---- */
+
+Test(acquire, distinct_until_none_free)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	int notify, i, seen[4] = { 0 };
+	struct seg_chunk *c;
+	uint32_t k;
+
+	for (k = 0; k < 4; k++) {
+		i = seg_acquire(s, 7, 100, 200 + k, 10 + k, &notify);
+		cr_assert(i >= 0 && i < 4, "acquisition %u: %d", k, i);
+		cr_assert_eq(seen[i], 0, "chunk %d handed out twice", i);
+		seen[i] = 1;
+		c = seg_chunk(s, (uint32_t)i);
+		cr_assert_eq(atomic_load(&c->state), SEG_OWNED);
+		cr_assert_eq(c->session, 7);
+		cr_assert_eq(c->pid, 100);
+		cr_assert_eq(c->tid, 200 + k);
+		cr_assert_eq(c->seq, 10 + k);
+		cr_assert_eq(atomic_load(&c->committed), 0);
+		cr_assert_eq(atomic_load(&s->nfree), 4 - k - 1);
+		cr_assert_eq(seg_used(s), k + 1);
+	}
+	notify = 1;
+	cr_assert_eq(seg_acquire(s, 7, 100, 300, 20, &notify), -1);
+	cr_assert_eq(notify, 0);
+	cr_assert_eq(atomic_load(&s->nfree), 0);
+}
+
+Test(acquire, reused_chunk_starts_empty)
+{
+	struct seg_hdr *s = new_seg(2, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t a, b;
+
+	sink_init(&k, s);
+	a = acq(s, 1, 10, 11, 0);
+	b = acq(s, 1, 10, 12, 0);
+	append(s, a, 1, 16);
+	append(s, a, 2, 24);
+	seg_release(s, a);
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	check_piece(&k.p[0], 10, 11, 0, (const int32_t[]){ 1, 2 }, 2);
+	cr_assert_eq(state(s, b), SEG_OWNED);
+	cr_assert_eq(state(s, a), SEG_FREE);
+	cr_assert_eq(acq(s, 2, 20, 21, 5), a);
+	cr_assert_eq(atomic_load(&seg_chunk(s, a)->committed), 0);
+	cr_assert_eq(seg_chunk(s, a)->consumed, 0);
+	cr_assert_eq(seg_chunk(s, a)->session, 2);
+	/* Nothing of its former life comes out again. */
+	k.n = 0;
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	append(s, a, 3, 16);
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	check_piece(&k.p[0], 20, 21, 5, (const int32_t[]){ 3 }, 1);
+	cr_assert_eq(bad, 0);
+}
+
+Test(acquire, notify_once_below_threshold)
+{
+	struct seg_hdr *s = new_seg(8, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t idx[8], j;
+	int notify, i, round;
+
+	sink_init(&k, s);
+	s->threshold = 4;
+	for (round = 0; round < 2; round++) {
+		for (j = 0; j < 8; j++) {
+			notify = -1;
+			i = seg_acquire(s, 1, 2, 3, j, &notify);
+			cr_assert_geq(i, 0);
+			idx[j] = (uint32_t)i;
+			/* nfree 7 6 5 4 3 2 1 0: below 4 first at 3. */
+			cr_assert_eq(notify, j == 4, "round %d acquisition %u:"
+			    " notify %d", round, j, notify);
+		}
+		notify = -1;
+		cr_assert_eq(seg_acquire(s, 1, 2, 3, 8, &notify), -1);
+		cr_assert_eq(notify, 0);
+		for (j = 0; j < 8; j++)
+			seg_release(s, idx[j]);
+		cr_assert_eq(collect(s, &k, &bad), 0);
+		cr_assert_eq(atomic_load(&s->nfree), 8);
+	}
+
+	/* A collect rearms it even if the count is still low. */
+	for (j = 0; j < 8; j++)
+		idx[j] = acq(s, 1, 2, 3, j);
+	seg_release(s, idx[0]);
+	seg_release(s, idx[1]);
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	cr_assert_eq(atomic_load(&s->nfree), 2);
+	cr_assert_geq(seg_acquire(s, 1, 2, 3, 9, &notify), 0);
+	cr_assert_eq(notify, 1, "no notify after the LM drained");
+	cr_assert_geq(seg_acquire(s, 1, 2, 3, 10, &notify), 0);
+	cr_assert_eq(notify, 0, "notified twice between drains");
+}
+
+Test(acquire, release_makes_full)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	uint32_t a = acq(s, 1, 2, 3, 4), b = acq(s, 1, 2, 5, 6);
+
+	seg_release(s, a);
+	cr_assert_eq(state(s, a), SEG_FULL);
+	cr_assert_eq(state(s, b), SEG_OWNED);
+	cr_assert_eq(seg_used(s), 2);
+	cr_assert_eq(atomic_load(&s->nfree), 2, "release frees nothing");
+}
+
+Test(acquire, finds_last_free_chunk_at_any_hint)
+{
+	struct seg_hdr *s = new_seg(3, NULL);
+	static const uint32_t hints[] = { 0, 1, 2, 0x7fffffffu,
+	    UINT32_MAX - 2, UINT32_MAX - 1, UINT32_MAX };
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t f, h, j;
+	int notify, i;
+
+	sink_init(&k, s);
+	for (j = 0; j < 3; j++)
+		(void)acq(s, 1, 2, 3, j);
+	for (f = 0; f < 3; f++) {
+		for (h = 0; h < sizeof hints / sizeof hints[0]; h++) {
+			/* Only chunk f is free. */
+			seg_release(s, f);
+			cr_assert_eq(collect(s, &k, &bad), 0);
+			cr_assert_eq(state(s, f), SEG_FREE);
+			atomic_store(&s->hint, hints[h]);
+			i = seg_acquire(s, 1, 2, 3, 9, &notify);
+			cr_assert_eq(i, (int)f, "hint %#x, chunk %u free:"
+			    " got %d", hints[h], f, i);
+		}
+	}
+}
+
+/* ---- seg_collect ---- */
+
+Test(collect, committed_bytes_only)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct seg_chunk *c;
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t i;
+
+	sink_init(&k, s);
+	i = acq(s, 3, 50, 51, 9);
+	c = seg_chunk(s, i);
+	cr_assert_eq(collect(s, &k, &bad), 0, "an empty chunk emitted");
+	cr_assert_eq(k.calls, 0);
+	append(s, i, 1, 16);
+	append(s, i, 2, 32);
+	stage(s, i, 0, POISON, 24);	/* written, not yet published */
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	cr_assert_eq(k.n, 1);
+	check_piece(&k.p[0], 50, 51, 9, (const int32_t[]){ 1, 2 }, 2);
+	cr_assert_eq(k.p[0].chunk, i);
+	cr_assert_eq(k.p[0].off, 0);
+	cr_assert_eq(k.p[0].len, 48);
+	cr_assert_eq(state(s, i), SEG_OWNED);
+	cr_assert_eq(c->consumed, 48);
+	cr_assert_eq(bad, 0);
+}
+
+Test(collect, never_twice)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t i;
+
+	sink_init(&k, s);
+	i = acq(s, 3, 50, 51, 9);
+	append(s, i, 1, 16);
+	append(s, i, 2, 24);
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	check_piece(&k.p[0], 50, 51, 9, (const int32_t[]){ 1, 2 }, 2);
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	cr_assert_eq(k.n, 1);
+	append(s, i, 3, 40);
+	append(s, i, 4, 16);
+	append(s, i, 5, 16);
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	cr_assert_eq(k.n, 2);
+	check_piece(&k.p[1], 50, 51, 9, (const int32_t[]){ 3, 4, 5 }, 3);
+	cr_assert_eq(k.p[1].off, 40);
+	cr_assert_eq(k.p[1].len, 72);
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	/* Released with nothing new: freed, nothing emitted. */
+	seg_release(s, i);
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	cr_assert_eq(k.n, 2);
+	cr_assert_eq(state(s, i), SEG_FREE);
+	cr_assert_eq(bad, 0);
+}
+
+Test(collect, frees_full_keeps_owned)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t a, b, e;
+
+	sink_init(&k, s);
+	a = acq(s, 1, 1, 1, 0);
+	b = acq(s, 2, 2, 2, 0);
+	e = acq(s, 3, 3, 3, 0);
+	append(s, a, 10, 16);
+	append(s, b, 20, 16);
+	seg_release(s, a);
+	seg_release(s, e);		/* full, but empty */
+	cr_assert_eq(atomic_load(&s->nfree), 1);
+	cr_assert_eq(seg_used(s), 3);
+	cr_assert_eq(collect(s, &k, &bad), 2);
+	check_piece(&k.p[0], 1, 1, 0, (const int32_t[]){ 10 }, 1);
+	check_piece(&k.p[1], 2, 2, 0, (const int32_t[]){ 20 }, 1);
+	cr_assert_eq(state(s, a), SEG_FREE);
+	cr_assert_eq(state(s, e), SEG_FREE);
+	cr_assert_eq(state(s, b), SEG_OWNED);
+	cr_assert_eq(atomic_load(&s->nfree), 3);
+	cr_assert_eq(seg_used(s), 1);
+	/* The owner goes on writing into b. */
+	append(s, b, 21, 16);
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	check_piece(&k.p[2], 2, 2, 0, (const int32_t[]){ 21 }, 1);
+	cr_assert_eq(bad, 0);
+}
+
+Test(collect, ordered_by_pid_session_seq)
+{
+	static const struct { uint32_t pid, session; uint64_t seq; } o[] = {
+		{ 7, 2, 0 }, { 3, 1, 5 }, { 7, 1, 9 }, { 3, 1, 2 },
+		{ 7, 2, 1 }, { 3, 4, 0 }, { 5, 1, 1 }, { 7, 1, 10 }
+	};
+	/* Acquisition numbers, sorted by (pid, session, seq). */
+	static const int32_t want[] = { 3, 1, 5, 6, 2, 7, 0, 4 };
+	struct seg_hdr *s = new_seg(8, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t i, j;
+
+	sink_init(&k, s);
+	for (j = 0; j < 8; j++) {
+		i = acq(s, o[j].session, o[j].pid, 100 + j, o[j].seq);
+		append(s, i, (int32_t)j, 16);
+		if (j % 3 == 0)
+			seg_release(s, i);
+	}
+	cr_assert_eq(collect(s, &k, &bad), 8);
+	for (j = 0; j < 8; j++)
+		check_piece(&k.p[j], o[want[j]].pid, 100 + (uint32_t)want[j],
+		    o[want[j]].seq, &want[j], 1);
+}
+
+Test(collect, order_independent_of_chunk_index)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t i, j;
+
+	/* The same thread's chunks, acquired so that higher indices carry
+	 * lower seq numbers. */
+	sink_init(&k, s);
+	for (j = 0; j < 4; j++) {
+		atomic_store(&s->hint, 3 - j);
+		i = acq(s, 1, 42, 43, j);
+		cr_assert_eq(i, 3 - j);
+		append(s, i, (int32_t)j, 16);
+		seg_release(s, i);
+	}
+	cr_assert_eq(collect(s, &k, &bad), 4);
+	for (j = 0; j < 4; j++)
+		check_piece(&k.p[j], 42, 43, j, (const int32_t[]){ (int32_t)j },
+		    1);
+}
+
+Test(collect, malformed_bytes_skipped_and_counted)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct seg_chunk *c, *g;
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t i, j;
+	char *d;
+
+	sink_init(&k, s);
+	i = acq(s, 1, 10, 11, 0);
+	c = seg_chunk(s, i);
+	append(s, i, 1, 24);
+	/* 40 published bytes that are not records: a len of 0, then a
+	 * valid-looking record that must not be reached. */
+	d = seg_data(s, i) + 24;
+	memset(d, 0, 16);
+	put_rec(d + 16, 24, POISON);
+	atomic_store(&c->committed, 64);
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	check_piece(&k.p[0], 10, 11, 0, (const int32_t[]){ 1 }, 1);
+	cr_assert_eq(k.p[0].len, 24);
+	cr_assert_eq(bad, 40);
+	cr_assert_eq(c->consumed, 64);
+	/* Counted once, and the writer's next records come out. */
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	cr_assert_eq(bad, 40);
+	append(s, i, 2, 16);
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	check_piece(&k.p[1], 10, 11, 0, (const int32_t[]){ 2 }, 1);
+	cr_assert_eq(bad, 40);
+
+	/* A full chunk of nothing but junk: no piece, counted, freed. */
+	j = acq(s, 1, 12, 13, 0);
+	g = seg_chunk(s, j);
+	memset(seg_data(s, j), 0xff, 32);
+	atomic_store(&g->committed, 32);
+	seg_release(s, j);
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	cr_assert_eq(k.n, 2);
+	cr_assert_eq(bad, 72);
+	cr_assert_eq(state(s, j), SEG_FREE);
+}
+
+Test(collect, scribbled_committed_past_chunk)
+{
+	static const uint64_t junk[] = { CS + 8, CS + 16, 2 * (uint64_t)CS,
+	    UINT64_MAX - 7 };
+	struct seg_hdr *s;
+	struct seg_chunk *c;
+	struct sink k;
+	uint64_t bad, off, t;
+	uint32_t i, j;
+	size_t size;
+
+	for (t = 0; t < sizeof junk / sizeof junk[0]; t++) {
+		/* The last chunk: its data ends where the buffer does. */
+		s = new_seg(2, &size);
+		sink_init(&k, s);
+		bad = 0;
+		j = acq(s, 1, 10, 11, 0);
+		i = acq(s, 1, 10, 11, 1);
+		if (i != 1) {
+			i = j;
+			j = 1 - i;
+		}
+		cr_assert_eq(i, 1);
+		/* Valid records in the whole chunk, and in the other. */
+		for (off = 0; off < CS; off += 16)
+			put_rec(seg_data(s, i) + off, 16, (int32_t)off);
+		for (off = 0; off < CS; off += 16)
+			put_rec(seg_data(s, j) + off, 16, POISON);
+		c = seg_chunk(s, i);
+		atomic_store(&c->committed, junk[t]);
+		cr_assert_geq(collect(s, &k, &bad), 0);
+		cr_assert_geq(collect(s, &k, &bad), 0);
+		/* Whatever came out (if anything) is from chunk i, inside
+		 * it, at most once. */
+		cr_assert_leq(k.n, 1, "committed %#lx: %u pieces",
+		    (unsigned long)junk[t], k.n);
+		if (k.n == 1)
+			cr_assert_eq(k.p[0].chunk, i);
+		cr_assert_gt(bad, 0, "committed %#lx: nothing counted",
+		    (unsigned long)junk[t]);
+		/* Released, the chunk returns to the pool. */
+		seg_release(s, i);
+		cr_assert_geq(collect(s, &k, &bad), 0);
+		cr_assert_leq(k.n, 1);
+		cr_assert_eq(state(s, i), SEG_FREE, "committed %#lx: chunk"
+		    " not freed", (unsigned long)junk[t]);
+		free_all();
+	}
+}
+
+Test(collect, scribbled_consumed_past_committed)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct seg_chunk *c;
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t i;
+
+	sink_init(&k, s);
+	i = acq(s, 1, 10, 11, 0);
+	c = seg_chunk(s, i);
+	append(s, i, 1, 16);
+	append(s, i, 2, 16);
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	stage(s, i, 0, POISON, 16);
+	stage(s, i, 16, POISON, 16);
+	c->consumed = 4096;
+	cr_assert_geq(collect(s, &k, &bad), 0);
+	cr_assert_eq(k.n, 1, "emitted from a consumed past committed");
+	c->consumed = UINT64_MAX & ~(uint64_t)7;
+	cr_assert_geq(collect(s, &k, &bad), 0);
+	cr_assert_eq(k.n, 1);
+	/* Full and scribbled: no garbage, and the chunk is not lost. */
+	c->consumed = 4096;
+	seg_release(s, i);
+	cr_assert_geq(collect(s, &k, &bad), 0);
+	cr_assert_eq(k.n, 1);
+	cr_assert_eq(state(s, i), SEG_FREE);
+}
+
+Test(collect, scribbled_consumed_unaligned)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct seg_chunk *c;
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t i, u;
+
+	for (u = 1; u < 8; u++) {
+		sink_init(&k, s);
+		i = acq(s, 1, 10, 11, u);
+		c = seg_chunk(s, i);
+		/* Read from offset 4, this record's eid (16) and ts would
+		 * look like a record of 16 bytes. */
+		append(s, i, 16, 32);
+		memset(seg_data(s, i) + 16, 0, 16);
+		c->consumed = u;
+		cr_assert_geq(collect(s, &k, &bad), 0);
+		cr_assert_eq(k.n, 0, "consumed %u: emitted from mid-record",
+		    u);
+		seg_release(s, i);
+		cr_assert_geq(collect(s, &k, &bad), 0);
+		cr_assert_eq(k.n, 0);
+		cr_assert_eq(state(s, i), SEG_FREE);
+	}
+}
+
+/*
+ * A writer that moves on while the collector scans the chunk table: it
+ * fills its chunk (index 5, seq 0), goes through a chunk the scan has
+ * already passed as free (index 10, seq 1) and on to one the scan has not
+ * reached yet (index 70, seq 2).  The records must still come out in
+ * order.  To stop the scan at the right place, the table page holding
+ * chunks 61 on is made inaccessible; the fault handler plays the writer,
+ * opens the page again and returns, and the scan goes on.
+ */
+static struct {
+	struct seg_hdr	*s;
+	char		*page;
+	size_t		pagesz;
+	int		fired, idx1, idx2;
+} mv;
+
+static void
+mv_segv(int sig, siginfo_t *si, void *uc)
+{
+	struct seg_hdr *s = mv.s;
+	char *a = si->si_addr;
+	int notify;
+
+	(void)uc;
+	if (mv.fired || a < mv.page || a >= mv.page + mv.pagesz) {
+		signal(sig, SIG_DFL);
+		return;
+	}
+	mv.fired = 1;
+	mprotect(mv.page, mv.pagesz, PROT_READ | PROT_WRITE);
+	append16(s, 5, 2);
+	seg_release(s, 5);
+	atomic_store(&s->hint, 10);
+	mv.idx1 = seg_acquire(s, 1, 1, 1, 1, &notify);
+	if (mv.idx1 != 10)
+		return;
+	append16(s, 10, 3);
+	append16(s, 10, 4);
+	seg_release(s, 10);
+	atomic_store(&s->hint, 70);
+	mv.idx2 = seg_acquire(s, 1, 1, 1, 2, &notify);
+	if (mv.idx2 != 70)
+		return;
+	append16(s, 70, 5);
+}
+
+Test(collect, writer_moving_during_scan)
+{
+	size_t size = seg_size_for(72, CS), map;
+	struct sigaction sa, old;
+	struct seg_hdr *s;
+	int32_t eid[16];
+	unsigned n = 0, j, r;
+	struct sink k;
+	uint64_t bad = 0;
+
+	mv.pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	map = (size + mv.pagesz - 1) / mv.pagesz * mv.pagesz;
+	s = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	    -1, 0);
+	cr_assert_neq(s, MAP_FAILED);
+	cr_assert_eq(seg_init(s, size, CS), 0);
+	cr_assert_eq(s->nchunks, 72);
+	mv.s = s;
+	/* The table page of chunk 61 on. */
+	mv.page = (char *)s + mv.pagesz;
+	cr_assert_leq((char *)seg_chunk(s, 60), mv.page - 64,
+	    "chunk 60 is not on the first page");
+	cr_assert_leq((char *)seg_chunk(s, 70), mv.page + mv.pagesz - 64);
+
+	atomic_store(&s->hint, 5);
+	cr_assert_eq(acq(s, 1, 1, 1, 0), 5);
+	append(s, 5, 0, 16);
+	append(s, 5, 1, 16);
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = mv_segv;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	cr_assert_eq(sigaction(SIGSEGV, &sa, &old), 0);
+	cr_assert_eq(mprotect(mv.page, mv.pagesz, PROT_NONE), 0);
+	sink_init(&k, s);
+	r = (unsigned)collect(s, &k, &bad);
+	mprotect(mv.page, mv.pagesz, PROT_READ | PROT_WRITE);
+	sigaction(SIGSEGV, &old, NULL);
+	cr_assert_eq(mv.fired, 1, "the scan did not reach chunk 61");
+	cr_assert_eq(mv.idx1, 10);
+	cr_assert_eq(mv.idx2, 70);
+	cr_assert_leq(r, 3);
+
+	cr_assert_geq(collect(s, &k, &bad), 0);
+	seg_release(s, 70);
+	cr_assert_geq(collect(s, &k, &bad), 0);
+	for (j = 0; j < k.n; j++) {
+		cr_assert_eq(k.p[j].pid, 1);
+		for (r = 0; r < k.p[j].neid; r++) {
+			cr_assert_lt(n, 16);
+			eid[n++] = k.p[j].eid[r];
+		}
+	}
+	cr_assert_eq(n, 6, "%u records, expected 6", n);
+	for (j = 0; j < n; j++)
+		cr_assert_eq(eid[j], (int32_t)j, "record %u is %d: the chunk"
+		    " of seq 1, acquired behind the scan, came out after the"
+		    " chunk of seq 2", j, eid[j]);
+	cr_assert_eq(seg_used(s), 0);
+	munmap(s, map);
+}
+
+Test(collect, emit_failure_leaves_chunk)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t a, b;
+
+	sink_init(&k, s);
+	a = acq(s, 1, 1, 1, 0);
+	b = acq(s, 1, 2, 2, 0);
+	append(s, a, 1, 16);
+	append(s, a, 2, 16);
+	append(s, b, 3, 16);
+	seg_release(s, a);
+
+	/* Refused at once: nothing consumed, nothing freed. */
+	k.fail_call = 1;
+	cr_assert_eq(collect(s, &k, &bad), -1);
+	cr_assert_eq(k.n, 0);
+	cr_assert_eq(state(s, a), SEG_FULL);
+	cr_assert_eq(seg_chunk(s, a)->consumed, 0);
+	cr_assert_eq(seg_chunk(s, b)->consumed, 0);
+	cr_assert_eq(atomic_load(&s->nfree), 2);
+
+	/* Refused at the second piece: the first went out and is done. */
+	k.calls = 0;
+	k.fail_call = 2;
+	cr_assert_eq(collect(s, &k, &bad), -1);
+	cr_assert_eq(k.n, 1);
+	check_piece(&k.p[0], 1, 1, 0, (const int32_t[]){ 1, 2 }, 2);
+	cr_assert_eq(state(s, a), SEG_FREE);
+	cr_assert_eq(state(s, b), SEG_OWNED);
+	cr_assert_eq(seg_chunk(s, b)->consumed, 0);
+
+	/* Then everything else, once. */
+	k.fail_call = 0;
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	cr_assert_eq(k.n, 2);
+	check_piece(&k.p[1], 2, 2, 0, (const int32_t[]){ 3 }, 1);
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	cr_assert_eq(k.n, 2);
+	cr_assert_eq(bad, 0);
+}
+
+/* ---- seg_reclaim_session, seg_used ---- */
+
+Test(reclaim, only_that_session)
+{
+	struct seg_hdr *s = new_seg(8, NULL);
+	uint32_t a, b, c, d, e, g;
+	struct sink k;
+	uint64_t bad = 0;
+	unsigned j;
+
+	sink_init(&k, s);
+	/* g: session 1 in a former life, now free. */
+	g = acq(s, 1, 10, 10, 0);
+	seg_release(s, g);
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	cr_assert_eq(state(s, g), SEG_FREE);
+
+	a = acq(s, 1, 10, 10, 1);		/* owned */
+	b = acq(s, 1, 10, 12, 0);		/* full */
+	c = acq(s, 2, 10, 10, 0);		/* same pid, later session */
+	d = acq(s, 1, 11, 11, 0);		/* claimed, writer died */
+	e = acq(s, 3, 12, 12, 0);		/* another session */
+	append(s, a, 1, 16);
+	append(s, b, 2, 16);
+	seg_release(s, b);
+	append(s, c, 3, 16);
+	append(s, e, 5, 16);
+	/* d died after the CAS: committed is from its former life. */
+	put_rec(seg_data(s, d), 16, POISON);
+	atomic_store(&seg_chunk(s, d)->committed, 16);
+	atomic_store(&seg_chunk(s, d)->state, SEG_CLAIMED);
+	cr_assert_eq(seg_used(s), 5);
+
+	seg_reclaim_session(s, 1);
+	cr_assert_eq(state(s, a), SEG_FULL);
+	cr_assert_eq(state(s, b), SEG_FULL);
+	cr_assert_eq(state(s, d), SEG_FULL);
+	cr_assert_eq(state(s, c), SEG_OWNED);
+	cr_assert_eq(state(s, e), SEG_OWNED);
+	cr_assert_eq(state(s, g), SEG_FREE);
+	cr_assert_eq(seg_used(s), 5);
+
+	cr_assert_eq(collect(s, &k, &bad), 4);
+	for (j = 0; j < k.n; j++)
+		cr_assert_neq(k.p[j].eid[0], POISON);
+	check_piece(&k.p[0], 10, 12, 0, (const int32_t[]){ 2 }, 1);
+	check_piece(&k.p[1], 10, 10, 1, (const int32_t[]){ 1 }, 1);
+	check_piece(&k.p[2], 10, 10, 0, (const int32_t[]){ 3 }, 1);
+	check_piece(&k.p[3], 12, 12, 0, (const int32_t[]){ 5 }, 1);
+	cr_assert_eq(state(s, a), SEG_FREE);
+	cr_assert_eq(state(s, b), SEG_FREE);
+	cr_assert_eq(state(s, d), SEG_FREE);
+	cr_assert_eq(seg_used(s), 2);
+	cr_assert_eq(atomic_load(&s->nfree), 6);
+
+	seg_reclaim_session(s, 9);
+	cr_assert_eq(seg_used(s), 2);
+	cr_assert_eq(state(s, c), SEG_OWNED);
+}
+
+Test(used, counts_non_free)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t a, b;
+
+	sink_init(&k, s);
+	cr_assert_eq(seg_used(s), 0);
+	a = acq(s, 1, 1, 1, 0);
+	b = acq(s, 2, 2, 2, 0);
+	(void)acq(s, 2, 2, 3, 0);
+	cr_assert_eq(seg_used(s), 3);
+	seg_release(s, a);
+	cr_assert_eq(seg_used(s), 3);
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	cr_assert_eq(seg_used(s), 2);
+	seg_release(s, b);
+	cr_assert_eq(seg_used(s), 2);
+	seg_reclaim_session(s, 2);
+	cr_assert_eq(seg_used(s), 2);
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	cr_assert_eq(seg_used(s), 0);
+	cr_assert_eq(atomic_load(&s->nfree), 4);
+}
+
+/* ---- many writers, one collector ---- */
+
+#define MT_THREADS	4
+#define MT_RECORDS	200000u
+#define MT_CHUNKS	8
+
+/* Record n of a thread: 16, 24 or 32 bytes, eid and ts n, payload slots
+ * holding n, so that chunks do not end on a record boundary. */
+static uint16_t
+mt_len(uint64_t n)
+{
+	return (uint16_t)(16 + 8 * (n % 3));
+}
+
+struct wstate {
+	uint32_t	session, pid, tid;
+	uint64_t	cseq;		/* the next chunk's seq */
+	int		ci;		/* chunk held, or -1 */
+	uint64_t	off;
+	uint64_t	next;		/* the next record's number */
+};
+
+static void
+w_init(struct wstate *w, unsigned t)
+{
+	memset(w, 0, sizeof *w);
+	w->session = t + 1;
+	w->pid = 1000 + t;
+	w->tid = t;
+	w->ci = -1;
+}
+
+/* Writes the writer's next record, switching chunks when full.  Returns 0,
+ * or -1 (nothing written) if no chunk was free. */
+static int
+w_step(struct seg_hdr *s, struct wstate *w)
+{
+	uint16_t len = mt_len(w->next);
+	struct rec_hdr h = { len, REC_CLASS_EVENT, REC_ATTR_POINT,
+	    (int32_t)w->next, w->next };
+	uint64_t k;
+	int notify;
+	char *p;
+
+	if (w->ci >= 0 && w->off + len > s->chunk_size) {
+		seg_release(s, (uint32_t)w->ci);
+		w->ci = -1;
+	}
+	if (w->ci < 0) {
+		w->ci = seg_acquire(s, w->session, w->pid, w->tid, w->cseq,
+		    &notify);
+		if (w->ci < 0)
+			return -1;
+		w->cseq++;
+		w->off = 0;
+	}
+	p = seg_data(s, (uint32_t)w->ci) + w->off;
+	memcpy(p, &h, sizeof h);
+	for (k = sizeof h; k < len; k += 8)
+		memcpy(p + k, &w->next, 8);
+	w->off += len;
+	atomic_store_explicit(&seg_chunk(s, (uint32_t)w->ci)->committed,
+	    w->off, memory_order_release);
+	w->next++;
+	return 0;
+}
+
+/* The collector's view: each thread's records must come exactly once, in
+ * order.  Errors are noted, not asserted (the writers are running). */
+struct mt_check {
+	uint64_t	next[MT_THREADS];
+	uint64_t	last_seq[MT_THREADS];
+	int		seen[MT_THREADS];
+	uint64_t	records;
+	char		err[256];
+};
+
+static int
+mt_emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
+	const void *data, size_t len)
+{
+	struct mt_check *m = arg;
+	const char *d = data;
+	struct rec_hdr h;
+	uint64_t v, k;
+	size_t off;
+	unsigned t;
+
+	if (m->err[0] != '\0')
+		return 0;
+	if (pid < 1000 || pid >= 1000 + MT_THREADS || tid != pid - 1000) {
+		snprintf(m->err, sizeof m->err, "piece of pid %u tid %u", pid,
+		    tid);
+		return 0;
+	}
+	t = tid;
+	if (m->seen[t] && seq < m->last_seq[t]) {
+		snprintf(m->err, sizeof m->err, "thread %u: chunk seq %lu"
+		    " after %lu", t, (unsigned long)seq,
+		    (unsigned long)m->last_seq[t]);
+		return 0;
+	}
+	m->seen[t] = 1;
+	m->last_seq[t] = seq;
+	for (off = 0; off < len; off += h.len) {
+		if (len - off < sizeof h) {
+			snprintf(m->err, sizeof m->err, "thread %u: partial"
+			    " header", t);
+			return 0;
+		}
+		memcpy(&h, d + off, sizeof h);
+		if (h.len != mt_len(m->next[t]) || h.len > len - off ||
+		    h.eid != (int32_t)m->next[t] || h.ts != m->next[t]) {
+			snprintf(m->err, sizeof m->err, "thread %u: record"
+			    " len %u eid %d, expected number %lu", t, h.len,
+			    h.eid, (unsigned long)m->next[t]);
+			return 0;
+		}
+		for (k = sizeof h; k < h.len; k += 8) {
+			memcpy(&v, d + off + k, 8);
+			if (v != m->next[t]) {
+				snprintf(m->err, sizeof m->err, "thread %u:"
+				    " record %lu: payload %lu", t,
+				    (unsigned long)m->next[t],
+				    (unsigned long)v);
+				return 0;
+			}
+		}
+		m->next[t]++;
+		m->records++;
+	}
+	return 0;
+}
+
+static void
+mt_verify(struct seg_hdr *s, struct mt_check *m, uint64_t bad)
+{
+	unsigned t;
+
+	cr_assert_eq(m->err[0], '\0', "%s", m->err);
+	for (t = 0; t < MT_THREADS; t++)
+		cr_assert_eq(m->next[t], MT_RECORDS, "thread %u: %lu records",
+		    t, (unsigned long)m->next[t]);
+	cr_assert_eq(m->records, (uint64_t)MT_THREADS * MT_RECORDS);
+	cr_assert_eq(bad, 0);
+	cr_assert_eq(seg_used(s), 0);
+	cr_assert_eq(atomic_load(&s->nfree), MT_CHUNKS);
+}
+
+struct mt_writer {
+	struct seg_hdr	*s;
+	unsigned	idx;
+	atomic_uint	*done;
+	uint64_t	chunks;
+};
+
+static void *
+mt_writer(void *arg)
+{
+	struct mt_writer *a = arg;
+	struct wstate w;
+
+	w_init(&w, a->idx);
+	while (w.next < MT_RECORDS)
+		if (w_step(a->s, &w) != 0)
+			sched_yield();
+	if (w.ci >= 0)
+		seg_release(a->s, (uint32_t)w.ci);
+	a->chunks = w.cseq;
+	atomic_fetch_add(a->done, 1);
+	return NULL;
+}
+
+Test(ring, four_writer_threads, .timeout = 60)
+{
+	struct seg_hdr *s = new_seg(MT_CHUNKS, NULL);
+	struct mt_writer wr[MT_THREADS];
+	pthread_t th[MT_THREADS];
+	static struct mt_check m;
+	atomic_uint done = 0;
+	uint64_t bad = 0, chunks = 0;
+	unsigned t;
+	int n;
+
+	for (t = 0; t < MT_THREADS; t++) {
+		wr[t].s = s;
+		wr[t].idx = t;
+		wr[t].done = &done;
+		wr[t].chunks = 0;
+		cr_assert_eq(pthread_create(&th[t], NULL, mt_writer, &wr[t]),
+		    0);
+	}
+	while (atomic_load(&done) < MT_THREADS) {
+		n = seg_collect(s, mt_emit, &m, &bad);
+		cr_assert_geq(n, 0);
+		if (n == 0)
+			sched_yield();
+	}
+	for (t = 0; t < MT_THREADS; t++) {
+		cr_assert_eq(pthread_join(th[t], NULL), 0);
+		chunks += wr[t].chunks;
+	}
+	cr_assert_geq(seg_collect(s, mt_emit, &m, &bad), 0);
+	cr_assert_eq(seg_collect(s, mt_emit, &m, &bad), 0,
+	    "a last collect still emitted");
+	mt_verify(s, &m, bad);
+	cr_assert_gt(chunks, 10 * MT_CHUNKS, "chunks were not reused");
+}
+
+Test(ring, single_thread_interleaved, .timeout = 60)
+{
+	struct seg_hdr *s = new_seg(MT_CHUNKS, NULL);
+	struct wstate w[MT_THREADS];
+	static struct mt_check m;
+	uint64_t bad = 0, steps = 0;
+	unsigned t, left;
+	int tries;
+
+	for (t = 0; t < MT_THREADS; t++)
+		w_init(&w[t], t);
+	do {
+		left = 0;
+		for (t = 0; t < MT_THREADS; t++) {
+			if (w[t].next >= MT_RECORDS)
+				continue;
+			/* Writer t takes 1 to 5 steps. */
+			for (tries = 0; tries < 1 + (int)(steps % 5) &&
+			    w[t].next < MT_RECORDS; tries++)
+				while (w_step(s, &w[t]) != 0) {
+					/* No chunk free: the LM drains. */
+					cr_assert_geq(seg_collect(s, mt_emit,
+					    &m, &bad), 0);
+					cr_assert_gt(atomic_load(&s->nfree),
+					    0, "nothing freed");
+				}
+			left += w[t].next < MT_RECORDS;
+			if (++steps % 997 == 0)
+				cr_assert_geq(seg_collect(s, mt_emit, &m,
+				    &bad), 0);
+		}
+	} while (left > 0);
+	for (t = 0; t < MT_THREADS; t++)
+		if (w[t].ci >= 0)
+			seg_release(s, (uint32_t)w[t].ci);
+	cr_assert_geq(seg_collect(s, mt_emit, &m, &bad), 0);
+	cr_assert_eq(seg_collect(s, mt_emit, &m, &bad), 0);
+	mt_verify(s, &m, bad);
+}

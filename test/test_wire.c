@@ -1,0 +1,423 @@
+/* test_wire.c: unit tests of the wire encoding (wire.c) and peer_split. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "peer.h"
+#include "wire.h"
+
+/* ---- writer and reader ---- */
+
+Test(wire, round_trip)
+{
+	unsigned char buf[64];
+	struct wire_wr w;
+	struct wire_rd r;
+	char s[16];
+	static const unsigned char raw[3] = { 0xde, 0x00, 0xad };
+
+	memset(buf, 0xcc, sizeof buf);
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u16(&w, 0xbeef);
+	wire_put_u32(&w, 0x12345678u);
+	wire_put_u64(&w, 0x0102030405060708ull);
+	wire_put_str(&w, "hello");
+	wire_put_bytes(&w, raw, sizeof raw);
+	wire_put_str(&w, "");
+	wire_put_u64(&w, UINT64_MAX);
+	wire_put_u16(&w, 0);
+	cr_assert_eq(w.err, 0);
+	cr_assert_eq(w.len, 2 + 4 + 8 + 2 + 5 + 3 + 2 + 8 + 2);
+
+	wire_rd_init(&r, buf, w.len);
+	cr_assert_eq(wire_get_u16(&r), 0xbeef);
+	cr_assert_eq(wire_get_u32(&r), 0x12345678u);
+	cr_assert_eq(wire_get_u64(&r), 0x0102030405060708ull);
+	wire_get_str(&r, s, sizeof s);
+	cr_assert(wire_rd_ok(&r));
+	cr_assert_str_eq(s, "hello");
+	cr_assert_eq(wire_rd_left(&r), 3 + 2 + 8 + 2);
+	cr_assert_eq(memcmp(buf + 21, raw, sizeof raw), 0);
+	r.off += sizeof raw;
+	memset(s, 'x', sizeof s);
+	wire_get_str(&r, s, sizeof s);
+	cr_assert_str_eq(s, "");
+	cr_assert_eq(wire_get_u64(&r), UINT64_MAX);
+	cr_assert_eq(wire_get_u16(&r), 0);
+	cr_assert(wire_rd_ok(&r));
+	cr_assert_eq(wire_rd_left(&r), 0);
+	cr_assert_eq(buf[w.len], 0xcc, "wrote past its length");
+}
+
+Test(wire, little_endian_layout)
+{
+	static const unsigned char want[] = {
+		0xef, 0xbe,
+		0x78, 0x56, 0x34, 0x12,
+		0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
+		0x03, 0x00, 'a', 'b', 'c',
+		0x00, 0x00, 0x00, 0x80,
+		0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88
+	};
+	unsigned char buf[64];
+	struct wire_wr w;
+	struct wire_rd r;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u16(&w, 0xbeef);
+	wire_put_u32(&w, 0x12345678u);
+	wire_put_u64(&w, 0x0102030405060708ull);
+	wire_put_str(&w, "abc");
+	wire_put_u32(&w, 0x80000000u);
+	wire_put_u64(&w, 0x8899aabbccddeeffull);
+	cr_assert_eq(w.err, 0);
+	cr_assert_eq(w.len, sizeof want);
+	cr_assert_arr_eq(buf, want, sizeof want);
+
+	/* And the reader takes bytes, not host words. */
+	wire_rd_init(&r, want + 2, 12);
+	cr_assert_eq(wire_get_u32(&r), 0x12345678u);
+	cr_assert_eq(wire_get_u64(&r), 0x0102030405060708ull);
+	wire_rd_init(&r, want + 19, 12);
+	cr_assert_eq(wire_get_u32(&r), 0x80000000u);
+	cr_assert_eq(wire_get_u64(&r), 0x8899aabbccddeeffull);
+}
+
+Test(wire, writer_overflow)
+{
+	unsigned char buf[16];
+	struct wire_wr w;
+	unsigned i;
+
+	memset(buf, 0xaa, sizeof buf);
+	wire_wr_init(&w, buf, 6);
+	wire_put_u32(&w, 0x01020304u);
+	cr_assert_eq(w.err, 0);
+	cr_assert_eq(w.len, 4);
+	wire_put_u32(&w, 0x05060708u);		/* 4 more do not fit in 6 */
+	cr_assert_neq(w.err, 0);
+	cr_assert_eq(w.len, 4);
+	wire_put_u16(&w, 0x0909);		/* would fit, but too late */
+	cr_assert_neq(w.err, 0);
+	cr_assert_eq(w.len, 4);
+	wire_put_bytes(&w, "x", 1);
+	wire_put_str(&w, "");
+	cr_assert_eq(w.len, 4);
+	for (i = 4; i < sizeof buf; i++)
+		cr_assert_eq(buf[i], 0xaa, "byte %u written after the error",
+		    i);
+	cr_assert_eq(buf[0], 0x04);
+	cr_assert_eq(buf[3], 0x01);
+}
+
+Test(wire, writer_exact_fit)
+{
+	unsigned char buf[14];
+	struct wire_wr w;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u64(&w, 1);
+	wire_put_u32(&w, 2);
+	wire_put_u16(&w, 3);
+	cr_assert_eq(w.err, 0);
+	cr_assert_eq(w.len, sizeof buf);
+	wire_put_bytes(&w, "", 0);
+	cr_assert_eq(w.err, 0);
+	wire_put_bytes(&w, "z", 1);
+	cr_assert_neq(w.err, 0);
+	cr_assert_eq(w.len, sizeof buf);
+}
+
+Test(wire, writer_string_too_long)
+{
+	static char s[WIRE_STR_MAX + 2];
+	static unsigned char buf[WIRE_STR_MAX + 64];
+	struct wire_wr w;
+
+	memset(s, 's', WIRE_STR_MAX);
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_str(&w, s);
+	cr_assert_eq(w.err, 0);
+	cr_assert_eq(w.len, 2 + WIRE_STR_MAX);
+	s[WIRE_STR_MAX] = 's';
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_str(&w, s);
+	cr_assert_neq(w.err, 0);
+}
+
+Test(wire, reader_past_end)
+{
+	static const unsigned char buf[6] = { 1, 2, 3, 4, 5, 6 };
+	struct wire_rd r;
+	char s[8];
+
+	wire_rd_init(&r, buf, sizeof buf);
+	cr_assert_eq(wire_get_u32(&r), 0x04030201u);
+	cr_assert(wire_rd_ok(&r));
+	cr_assert_eq(wire_rd_left(&r), 2);
+	cr_assert_eq(wire_get_u64(&r), 0, "a failed read returns 0");
+	cr_assert_not(wire_rd_ok(&r));
+	cr_assert_eq(wire_rd_left(&r), 0);
+	/* Two bytes are left, but every later read fails. */
+	cr_assert_eq(wire_get_u16(&r), 0);
+	cr_assert_not(wire_rd_ok(&r));
+	cr_assert_eq(wire_get_u32(&r), 0);
+	cr_assert_eq(wire_get_u64(&r), 0);
+	memset(s, 'x', sizeof s);
+	wire_get_str(&r, s, sizeof s);
+	cr_assert_eq(s[0], '\0');
+	cr_assert_not(wire_rd_ok(&r));
+}
+
+Test(wire, reader_empty)
+{
+	struct wire_rd r;
+
+	wire_rd_init(&r, "", 0);
+	cr_assert(wire_rd_ok(&r));
+	cr_assert_eq(wire_rd_left(&r), 0);
+	cr_assert_eq(wire_get_u16(&r), 0);
+	cr_assert_not(wire_rd_ok(&r));
+	wire_rd_init(&r, "\x07", 1);
+	cr_assert_eq(wire_get_u16(&r), 0);
+	cr_assert_not(wire_rd_ok(&r));
+}
+
+/* A message holding a u16 length n and the bytes of s (len bytes). */
+static size_t
+str_msg(unsigned char *buf, uint16_t n, const char *s, size_t len)
+{
+	buf[0] = (unsigned char)(n & 0xff);
+	buf[1] = (unsigned char)(n >> 8);
+	memcpy(buf + 2, s, len);
+	return 2 + len;
+}
+
+Test(wire, get_str_too_long_for_buffer)
+{
+	unsigned char buf[64];
+	struct wire_rd r;
+	char out[10];
+	size_t len;
+
+	len = str_msg(buf, 10, "0123456789", 10);
+	memset(out, 'x', sizeof out);
+	wire_rd_init(&r, buf, len);
+	wire_get_str(&r, out, sizeof out);	/* no room for the NUL */
+	cr_assert_not(wire_rd_ok(&r));
+	cr_assert_eq(out[0], '\0');
+	cr_assert_eq(wire_get_u16(&r), 0);
+
+	len = str_msg(buf, 9, "012345678", 9);
+	wire_rd_init(&r, buf, len);
+	wire_get_str(&r, out, sizeof out);
+	cr_assert(wire_rd_ok(&r));
+	cr_assert_str_eq(out, "012345678");
+}
+
+Test(wire, get_str_past_end)
+{
+	unsigned char buf[64];
+	struct wire_rd r;
+	char out[64];
+	size_t len;
+
+	/* Bytes after the message's end that would pass for a string. */
+	memset(buf, 'y', sizeof buf);
+	len = str_msg(buf, 20, "short", 5);
+	wire_rd_init(&r, buf, len);
+	wire_get_str(&r, out, sizeof out);
+	cr_assert_not(wire_rd_ok(&r));
+	cr_assert_eq(out[0], '\0');
+	/* One byte short. */
+	len = str_msg(buf, 6, "short", 5);
+	wire_rd_init(&r, buf, len);
+	wire_get_str(&r, out, sizeof out);
+	cr_assert_not(wire_rd_ok(&r));
+	/* The length itself cut. */
+	wire_rd_init(&r, buf, 1);
+	wire_get_str(&r, out, sizeof out);
+	cr_assert_not(wire_rd_ok(&r));
+	cr_assert_eq(out[0], '\0');
+}
+
+Test(wire, get_str_embedded_nul)
+{
+	unsigned char buf[64];
+	struct wire_rd r;
+	char out[64];
+	size_t len;
+
+	len = str_msg(buf, 5, "ab\0cd", 5);
+	wire_rd_init(&r, buf, len);
+	wire_get_str(&r, out, sizeof out);
+	cr_assert_not(wire_rd_ok(&r));
+	cr_assert_eq(out[0], '\0');
+	len = str_msg(buf, 3, "ab\0", 3);
+	wire_rd_init(&r, buf, len);
+	wire_get_str(&r, out, sizeof out);
+	cr_assert_not(wire_rd_ok(&r));
+	/* A NUL after the string is not part of it. */
+	len = str_msg(buf, 2, "ab\0", 3);
+	wire_rd_init(&r, buf, len);
+	wire_get_str(&r, out, sizeof out);
+	cr_assert(wire_rd_ok(&r));
+	cr_assert_str_eq(out, "ab");
+	cr_assert_eq(wire_rd_left(&r), 1);
+}
+
+/* ---- headers ---- */
+
+Test(header, round_trip)
+{
+	static const unsigned char want[WIRE_HDR] = {
+		'G', 'M', 'R', 'W', 0x01, 0x00, 0x07, 0x00,
+		0xd2, 0x04, 0x00, 0x00
+	};
+	unsigned char buf[WIRE_HDR + 4];
+	const char *why = NULL;
+	uint16_t type = 0;
+	uint32_t len = 0;
+
+	memset(buf, 0xcc, sizeof buf);
+	wire_header(buf, WIRE_DATA, 1234);
+	cr_assert_arr_eq(buf, want, WIRE_HDR);
+	cr_assert_eq(buf[WIRE_HDR], 0xcc, "wrote past the header");
+	cr_assert_eq(wire_parse_header(buf, &type, &len, &why), 0);
+	cr_assert_eq(type, WIRE_DATA);
+	cr_assert_eq(len, 1234);
+
+	wire_header(buf, WIRE_CTL_REPLY, 0);
+	cr_assert_eq(wire_parse_header(buf, &type, &len, &why), 0);
+	cr_assert_eq(type, WIRE_CTL_REPLY);
+	cr_assert_eq(len, 0);
+
+	wire_header(buf, WIRE_HELLO, WIRE_MAX);
+	cr_assert_eq(wire_parse_header(buf, &type, &len, &why), 0);
+	cr_assert_eq(type, WIRE_HELLO);
+	cr_assert_eq(len, WIRE_MAX);
+}
+
+Test(header, refusals)
+{
+	unsigned char buf[WIRE_HDR];
+	const char *why;
+	uint16_t type;
+	uint32_t len;
+	unsigned i;
+
+	for (i = 0; i < 4; i++) {
+		wire_header(buf, WIRE_PING, 8);
+		buf[i] ^= 0x20;
+		why = NULL;
+		cr_assert_eq(wire_parse_header(buf, &type, &len, &why), -1,
+		    "magic byte %u changed: accepted", i);
+		cr_assert_not_null(why);
+	}
+
+	wire_header(buf, WIRE_PING, 8);
+	buf[4] = WIRE_VERSION + 1;
+	why = NULL;
+	cr_assert_eq(wire_parse_header(buf, &type, &len, &why), -1);
+	cr_assert_not_null(why);
+	buf[4] = WIRE_VERSION;
+	buf[5] = 1;			/* version 257 */
+	why = NULL;
+	cr_assert_eq(wire_parse_header(buf, &type, &len, &why), -1);
+	cr_assert_not_null(why);
+
+	wire_header(buf, WIRE_DATA, WIRE_MAX + 1);
+	why = NULL;
+	cr_assert_eq(wire_parse_header(buf, &type, &len, &why), -1);
+	cr_assert_not_null(why);
+	wire_header(buf, WIRE_DATA, UINT32_MAX);
+	why = NULL;
+	cr_assert_eq(wire_parse_header(buf, &type, &len, &why), -1);
+	cr_assert_not_null(why);
+}
+
+/* ---- peer_split ---- */
+
+static void
+split_ok(const char *hp, const char *host, unsigned port)
+{
+	char h[64];
+	unsigned p = 0;
+
+	memset(h, 'x', sizeof h);
+	cr_assert_eq(peer_split(hp, h, sizeof h, &p), 0, "\"%s\" refused",
+	    hp);
+	cr_assert_str_eq(h, host, "\"%s\": host \"%s\"", hp, h);
+	cr_assert_eq(p, port, "\"%s\": port %u", hp, p);
+}
+
+static void
+split_refused(const char *hp)
+{
+	char h[64];
+	unsigned p = 4242;
+
+	cr_assert_eq(peer_split(hp, h, sizeof h, &p), -1, "\"%s\" accepted",
+	    hp);
+	cr_assert_eq(p, 4242, "\"%s\": port set on a refusal", hp);
+}
+
+Test(peer_split, host_port)
+{
+	split_ok("example.org:8080", "example.org", 8080);
+	split_ok("localhost:1", "localhost", 1);
+	split_ok("10.0.0.1:65535", "10.0.0.1", 65535);
+	split_ok("h:7", "h", 7);
+}
+
+Test(peer_split, bracketed_ipv6)
+{
+	split_ok("[::1]:80", "::1", 80);
+	split_ok("[fe80::1:2]:4000", "fe80::1:2", 4000);
+	split_refused("[]:80");
+}
+
+Test(peer_split, missing_port)
+{
+	split_refused("example.org");
+	split_refused("example.org:");
+	split_refused("[::1]");
+	split_refused("");
+}
+
+Test(peer_split, port_range)
+{
+	split_refused("host:0");
+	split_refused("host:00");
+	split_refused("host:65536");
+	split_refused("host:99999999999999999999999");
+	split_refused("host:-1");
+	split_ok("host:065535", "host", 65535);
+}
+
+Test(peer_split, trailing_garbage)
+{
+	split_refused("host:80x");
+	split_refused("host:80 ");
+	split_refused("host:80:");
+	split_refused("host:0x50");
+	split_refused("host:8.0");
+}
+
+Test(peer_split, empty_host)
+{
+	split_refused(":80");
+	split_refused(":");
+}
+
+Test(peer_split, host_buffer_size)
+{
+	char h[7];
+	unsigned p = 0;
+
+	cr_assert_eq(peer_split("abcdefg:1", h, sizeof h, &p), -1,
+	    "a 7-byte host fitted in 7 bytes");
+	cr_assert_eq(peer_split("abcdef:1", h, sizeof h, &p), 0);
+	cr_assert_str_eq(h, "abcdef");
+	cr_assert_eq(p, 1);
+}
