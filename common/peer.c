@@ -160,10 +160,11 @@ peer_split(const char *hostport, char *host, size_t hsz, unsigned *port)
 		return -1;
 	memcpy(host, hostport, n);
 	host[n] = '\0';
+	if (colon[1] < '0' || colon[1] > '9')
+		return -1;	/* strtoul would take spaces and signs */
 	errno = 0;
 	v = strtoul(colon + 1, &end, 10);
-	if (errno != 0 || *end != '\0' || end == colon + 1 || v == 0 ||
-	    v > 65535)
+	if (errno != 0 || *end != '\0' || v == 0 || v > 65535)
 		return -1;
 	*port = (unsigned)v;
 	return 0;

@@ -70,9 +70,11 @@ seg_acquire(struct seg_hdr *s, uint32_t session, uint32_t pid, uint32_t tid,
 	*notify = 0;
 	if (atomic_load_explicit(&s->nfree, memory_order_relaxed) == 0)
 		return -1;
-	start = atomic_fetch_add_explicit(&s->hint, 1, memory_order_relaxed);
+	/* Reduce the hint first: start + k must not wrap around 2^32. */
+	start = atomic_fetch_add_explicit(&s->hint, 1, memory_order_relaxed) %
+	    n;
 	for (k = 0; k < n; k++) {
-		i = (start + k) % n;
+		i = start + k < n ? start + k : start + k - n;
 		c = seg_chunk(s, i);
 		expect = SEG_FREE;
 		if (atomic_load_explicit(&c->state, memory_order_relaxed) !=
@@ -90,7 +92,7 @@ seg_acquire(struct seg_hdr *s, uint32_t session, uint32_t pid, uint32_t tid,
 		atomic_store_explicit(&c->state, SEG_OWNED,
 		    memory_order_release);
 		nf = atomic_fetch_sub_explicit(&s->nfree, 1,
-		    memory_order_relaxed) - 1;
+		    memory_order_release) - 1;
 		if (nf < s->threshold &&
 		    atomic_exchange_explicit(&s->push_req, 1,
 		    memory_order_relaxed) == 0)
@@ -142,7 +144,7 @@ seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
 {
 	struct cand *cv;
 	char *copy;
-	uint32_t i, n = 0, st;
+	uint32_t i, n = 0, st, nf, tries;
 	struct seg_chunk *c;
 	uint64_t committed, from;
 	size_t ok;
@@ -155,16 +157,32 @@ seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
 	if (cv == NULL)
 		return -1;
 	copy = (char *)(cv + s->nchunks);
-	for (i = 0; i < s->nchunks; i++) {
-		c = seg_chunk(s, i);
-		st = atomic_load_explicit(&c->state, memory_order_acquire);
-		if (st != SEG_OWNED && st != SEG_FULL)
-			continue;
-		cv[n].idx = i;
-		cv[n].pid = c->pid;
-		cv[n].session = c->session;
-		cv[n].seq = c->seq;
-		n++;
+	/*
+	 * Find the chunks holding data.  A writer may switch chunks while we
+	 * scan: if it took a chunk behind us and then one ahead, we would see
+	 * its later chunk without the one between, and send its records out
+	 * of order.  Only writers lower nfree and only we raise it, so an
+	 * unchanged nfree across the scan means no chunk was taken during it;
+	 * otherwise scan again (at most nfree times: without us, writers run
+	 * out of chunks).
+	 */
+	for (tries = 0;; tries++) {
+		nf = atomic_load_explicit(&s->nfree, memory_order_acquire);
+		for (n = 0, i = 0; i < s->nchunks; i++) {
+			c = seg_chunk(s, i);
+			st = atomic_load_explicit(&c->state,
+			    memory_order_acquire);
+			if (st != SEG_OWNED && st != SEG_FULL)
+				continue;
+			cv[n].idx = i;
+			cv[n].pid = c->pid;
+			cv[n].session = c->session;
+			cv[n].seq = c->seq;
+			n++;
+		}
+		if (atomic_load_explicit(&s->nfree, memory_order_acquire) ==
+		    nf || tries > s->nchunks)
+			break;
 	}
 	qsort(cv, n, sizeof *cv, cand_cmp);
 	/* Clear the request first: a writer crossing the threshold again

@@ -138,9 +138,9 @@ stage(struct seg_hdr *s, uint32_t i, uint64_t at, int32_t eid, uint16_t len)
 #define SINK_EIDS	64
 
 struct piece {
-	uint32_t	pid, tid, chunk;
+	uint32_t	pid, tid;
 	uint64_t	seq;
-	size_t		off, len;
+	size_t		len;
 	unsigned	neid;
 	int32_t		eid[SINK_EIDS];
 };
@@ -153,15 +153,14 @@ struct sink {
 	struct piece	p[SINK_PIECES];
 };
 
-/* The emit callback: checks that a piece is whole records inside one
- * chunk's data, and notes it. */
+/* The emit callback: checks that a piece is whole records, no more than a
+ * chunk, none of them unpublished, and notes it. */
 static int
 sink_emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
 	  const void *data, size_t len)
 {
 	struct sink *k = arg;
-	struct seg_hdr *s = k->s;
-	const char *d = data, *base = seg_data(s, 0);
+	const char *d = data;
 	struct piece *p;
 	struct rec_hdr h;
 	size_t off;
@@ -171,23 +170,15 @@ sink_emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
 		return -1;
 	cr_assert_lt(k->n, SINK_PIECES);
 	cr_assert_gt(len, 0, "an empty piece");
-	cr_assert(d >= base &&
-	    d < base + (size_t)s->nchunks * s->chunk_size,
-	    "a piece outside the data area");
+	cr_assert_leq(len, k->s->chunk_size, "a piece larger than a chunk");
+	cr_assert_eq(rec_valid_prefix(data, len), len,
+	    "a piece that is not whole records");
 	p = &k->p[k->n++];
 	memset(p, 0, sizeof *p);
 	p->pid = pid;
 	p->tid = tid;
 	p->seq = seq;
 	p->len = len;
-	p->chunk = (uint32_t)((size_t)(d - base) / s->chunk_size);
-	p->off = (size_t)(d - base) % s->chunk_size;
-	cr_assert_eq(p->off % REC_ALIGN, 0, "a piece at chunk offset %zu",
-	    p->off);
-	cr_assert_leq(p->off + len, s->chunk_size,
-	    "a piece runs past its chunk");
-	cr_assert_eq(rec_valid_prefix(data, len), len,
-	    "a piece that is not whole records");
 	for (off = 0; off < len; off += h.len) {
 		memcpy(&h, d + off, sizeof h);
 		cr_assert_neq(h.eid, POISON, "emitted bytes never published");
@@ -514,8 +505,6 @@ Test(collect, committed_bytes_only)
 	cr_assert_eq(collect(s, &k, &bad), 1);
 	cr_assert_eq(k.n, 1);
 	check_piece(&k.p[0], 50, 51, 9, (const int32_t[]){ 1, 2 }, 2);
-	cr_assert_eq(k.p[0].chunk, i);
-	cr_assert_eq(k.p[0].off, 0);
 	cr_assert_eq(k.p[0].len, 48);
 	cr_assert_eq(state(s, i), SEG_OWNED);
 	cr_assert_eq(c->consumed, 48);
@@ -543,7 +532,6 @@ Test(collect, never_twice)
 	cr_assert_eq(collect(s, &k, &bad), 1);
 	cr_assert_eq(k.n, 2);
 	check_piece(&k.p[1], 50, 51, 9, (const int32_t[]){ 3, 4, 5 }, 3);
-	cr_assert_eq(k.p[1].off, 40);
 	cr_assert_eq(k.p[1].len, 72);
 	cr_assert_eq(collect(s, &k, &bad), 0);
 	/* Released with nothing new: freed, nothing emitted. */
@@ -711,12 +699,12 @@ Test(collect, scribbled_committed_past_chunk)
 		atomic_store(&c->committed, junk[t]);
 		cr_assert_geq(collect(s, &k, &bad), 0);
 		cr_assert_geq(collect(s, &k, &bad), 0);
-		/* Whatever came out (if anything) is from chunk i, inside
-		 * it, at most once. */
+		/* Whatever came out (if anything) is chunk i's records, from
+		 * its start, once (the sink refuses the other chunk's). */
 		cr_assert_leq(k.n, 1, "committed %#lx: %u pieces",
 		    (unsigned long)junk[t], k.n);
-		if (k.n == 1)
-			cr_assert_eq(k.p[0].chunk, i);
+		for (off = 0; k.n == 1 && off < k.p[0].neid; off++)
+			cr_assert_eq(k.p[0].eid[off], (int32_t)(16 * off));
 		cr_assert_gt(bad, 0, "committed %#lx: nothing counted",
 		    (unsigned long)junk[t]);
 		/* Released, the chunk returns to the pool. */
@@ -790,15 +778,17 @@ Test(collect, scribbled_consumed_unaligned)
  * A writer that moves on while the collector scans the chunk table: it
  * fills its chunk (index 5, seq 0), goes through a chunk the scan has
  * already passed as free (index 10, seq 1) and on to one the scan has not
- * reached yet (index 70, seq 2).  The records must still come out in
- * order.  To stop the scan at the right place, the table page holding
- * chunks 61 on is made inaccessible; the fault handler plays the writer,
- * opens the page again and returns, and the scan goes on.
+ * reached yet (index far, seq 2).  The records must still come out in
+ * order.  To stop the scan at the right place, the second page of the
+ * table (chunk first on; 61 with 4 KiB pages) is made inaccessible; the
+ * fault handler plays the writer, opens the page again and returns, and
+ * the scan goes on.
  */
 static struct {
 	struct seg_hdr	*s;
 	char		*page;
 	size_t		pagesz;
+	uint32_t	far;
 	int		fired, idx1, idx2;
 } mv;
 
@@ -825,36 +815,40 @@ mv_segv(int sig, siginfo_t *si, void *uc)
 	append16(s, 10, 3);
 	append16(s, 10, 4);
 	seg_release(s, 10);
-	atomic_store(&s->hint, 70);
+	atomic_store(&s->hint, mv.far);
 	mv.idx2 = seg_acquire(s, 1, 1, 1, 2, &notify);
-	if (mv.idx2 != 70)
+	if (mv.idx2 != (int)mv.far)
 		return;
-	append16(s, 70, 5);
+	append16(s, mv.far, 5);
 }
 
 Test(collect, writer_moving_during_scan)
 {
-	size_t size = seg_size_for(72, CS), map;
 	struct sigaction sa, old;
 	struct seg_hdr *s;
 	int32_t eid[16];
 	unsigned n = 0, j, r;
+	uint32_t first;
+	size_t size, map;
 	struct sink k;
 	uint64_t bad = 0;
 
 	mv.pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	first = (uint32_t)((mv.pagesz - sizeof *s + sizeof(struct seg_chunk) -
+	    1) / sizeof(struct seg_chunk));
+	mv.far = first + 9;
+	size = seg_size_for(first + 11, CS);
 	map = (size + mv.pagesz - 1) / mv.pagesz * mv.pagesz;
 	s = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 	    -1, 0);
 	cr_assert_neq(s, MAP_FAILED);
 	cr_assert_eq(seg_init(s, size, CS), 0);
-	cr_assert_eq(s->nchunks, 72);
+	cr_assert_eq(s->nchunks, first + 11);
 	mv.s = s;
-	/* The table page of chunk 61 on. */
 	mv.page = (char *)s + mv.pagesz;
-	cr_assert_leq((char *)seg_chunk(s, 60), mv.page - 64,
-	    "chunk 60 is not on the first page");
-	cr_assert_leq((char *)seg_chunk(s, 70), mv.page + mv.pagesz - 64);
+	cr_assert_leq((char *)seg_chunk(s, first - 1), mv.page - 64);
+	cr_assert_eq((char *)seg_chunk(s, first), mv.page);
+	cr_assert_leq((char *)seg_chunk(s, mv.far), mv.page + mv.pagesz - 64);
 
 	atomic_store(&s->hint, 5);
 	cr_assert_eq(acq(s, 1, 1, 1, 0), 5);
@@ -871,13 +865,13 @@ Test(collect, writer_moving_during_scan)
 	r = (unsigned)collect(s, &k, &bad);
 	mprotect(mv.page, mv.pagesz, PROT_READ | PROT_WRITE);
 	sigaction(SIGSEGV, &old, NULL);
-	cr_assert_eq(mv.fired, 1, "the scan did not reach chunk 61");
+	cr_assert_eq(mv.fired, 1, "the scan did not reach chunk %u", first);
 	cr_assert_eq(mv.idx1, 10);
-	cr_assert_eq(mv.idx2, 70);
+	cr_assert_eq(mv.idx2, (int)mv.far);
 	cr_assert_leq(r, 3);
 
 	cr_assert_geq(collect(s, &k, &bad), 0);
-	seg_release(s, 70);
+	seg_release(s, mv.far);
 	cr_assert_geq(collect(s, &k, &bad), 0);
 	for (j = 0; j < k.n; j++) {
 		cr_assert_eq(k.p[j].pid, 1);
