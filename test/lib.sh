@@ -64,8 +64,12 @@ t_start_mm() {
 	MM_ID=$(head -n 1 "$T_DIR/mm.out")
 }
 
-t_alive() { kill -0 "$1" 2>/dev/null; }
-t_dead() { ! kill -0 "$1" 2>/dev/null; }
+# A zombie (exited, not yet reaped by its new parent) counts as dead.
+t_dead() {
+	kill -0 "$1" 2>/dev/null || return 0
+	[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+t_alive() { ! t_dead "$1"; }
 
 # Checks that every LM seen has exited and removed its segment, and that
 # the run folder holds no socket.
