@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -241,6 +243,27 @@ peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 	    (blen > 0 && evbuffer_add(out, b, blen) != 0))
 		return -1;
 	return 0;
+}
+
+int
+peer_send_hello(struct peer *p, uint32_t role)
+{
+	unsigned char buf[WIRE_STR_MAX + 32];
+	struct wire_wr w;
+	struct timespec ts;
+	char host[256];
+
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "localhost");
+	host[sizeof host - 1] = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, role);
+	wire_put_u32(&w, (uint32_t)getpid());
+	wire_put_u64(&w, (uint64_t)ts.tv_sec * 1000000000u +
+	    (uint64_t)ts.tv_nsec);
+	wire_put_str(&w, host);
+	return w.err ? -1 : peer_send(p, WIRE_HELLO, buf, w.len, NULL, 0);
 }
 
 int

@@ -36,6 +36,9 @@ void peer_free(struct peer *p);
 /* Queues a message; the payload may come in two parts.  Returns 0 or -1. */
 int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 	      const void *b, size_t blen);
+/* Queues the HELLO that opens a connection to the MM, in role
+ * WIRE_ROLE_LM or WIRE_ROLE_CTL, with this host's name.  0 or -1. */
+int peer_send_hello(struct peer *p, uint32_t role);
 /* Moves the whole of buf, already framed messages, to the output. */
 struct evbuffer;
 int peer_send_raw(struct peer *p, struct evbuffer *buf);

@@ -24,24 +24,6 @@ retry_cb(evutil_socket_t fd, short what, void *arg)
 	lm_mm_connect(arg);
 }
 
-static void
-send_hello(struct lm *lm)
-{
-	unsigned char buf[WIRE_STR_MAX + 32];
-	char host[256];
-	struct wire_wr w;
-
-	if (gethostname(host, sizeof host) != 0)
-		strcpy(host, "localhost");
-	host[sizeof host - 1] = '\0';
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, WIRE_ROLE_LM);
-	wire_put_u32(&w, (uint32_t)getpid());
-	wire_put_u64(&w, clk_mono_ns());
-	wire_put_str(&w, host);
-	peer_send(lm->mm, WIRE_HELLO, buf, w.len, NULL, 0);
-}
-
 void
 lm_mm_connect(struct lm *lm)
 {
@@ -57,7 +39,7 @@ lm_mm_connect(struct lm *lm)
 		return;
 	}
 	lm->mm_state = MM_CONNECTING;
-	send_hello(lm);
+	peer_send_hello(lm->mm, WIRE_ROLE_LM);
 }
 
 static void

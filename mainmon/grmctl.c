@@ -91,8 +91,6 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 int
 main(int argc, char **argv)
 {
-	unsigned char buf[WIRE_STR_MAX + 64];
-	struct wire_wr w;
 	struct ctl c;
 	struct event *to;
 	const char *why;
@@ -125,14 +123,7 @@ main(int argc, char **argv)
 		event_base_free(c.base);
 		return 1;
 	}
-	gethostname(host, sizeof host);
-	host[sizeof host - 1] = '\0';
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, WIRE_ROLE_CTL);
-	wire_put_u32(&w, (uint32_t)getpid());
-	wire_put_u64(&w, clk_mono_ns());
-	wire_put_str(&w, host);
-	peer_send(c.p, WIRE_HELLO, buf, w.len, NULL, 0);
+	peer_send_hello(c.p, WIRE_ROLE_CTL);
 	to = evtimer_new(c.base, timeout_cb, &c);
 	event_add(to,
 	    &(struct timeval){ .tv_sec = 120, .tv_usec = 0 });

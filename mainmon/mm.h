@@ -5,27 +5,18 @@
 #include <stdint.h>
 
 #include "rec.h"
+#include "tape.h"
 
 struct event_base;
 struct evconnlistener;
 struct event;
 struct peer;
-struct tape_w;
 struct wire_rd;
 
-/* An event type as known for one node (host). */
-struct mm_def {
-	int32_t		eid;
-	uint8_t		cls;
-	uint8_t		attr;
-	char		*format;
-	char		*dsc;
-	struct rec_fmt	fmt;
-};
-
-/* Definitions by eid: open addressing, grown at half full. */
+/* Event types known for one node, by eid: open addressing, grown at half
+ * full.  An empty slot has format NULL. */
 struct mm_defs {
-	struct mm_def	*v;
+	struct tape_def	*v;
 	uint32_t	cap;
 	uint32_t	n;
 };

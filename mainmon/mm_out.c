@@ -16,7 +16,7 @@ eid_hash(int32_t eid, uint32_t cap)
 	return ((uint32_t)eid * 2654435761u) & (cap - 1);
 }
 
-static struct mm_def *
+static struct tape_def *
 defs_find(struct mm_defs *d, int32_t eid)
 {
 	uint32_t i;
@@ -31,10 +31,10 @@ defs_find(struct mm_defs *d, int32_t eid)
 }
 
 /* The slot for eid, new (format NULL) if absent; NULL if out of memory. */
-static struct mm_def *
+static struct tape_def *
 defs_slot(struct mm_defs *d, int32_t eid)
 {
-	struct mm_def *nv, *old = d->v;
+	struct tape_def *nv, *old = d->v;
 	uint32_t i, oldcap = d->cap;
 
 	if (d->n + 1 > d->cap / 2) {
@@ -49,7 +49,7 @@ defs_slot(struct mm_defs *d, int32_t eid)
 		for (i = 0; i < oldcap; i++) {
 			if (old[i].format == NULL)
 				continue;
-			struct mm_def *s = defs_slot(d, old[i].eid);
+			struct tape_def *s = defs_slot(d, old[i].eid);
 			*s = old[i];
 		}
 		free(old);
@@ -84,7 +84,7 @@ static int
 defs_put(struct mm_defs *d, int32_t eid, uint8_t cls, uint8_t attr,
 	 const char *format, size_t flen, const char *dsc, size_t dlen)
 {
-	struct mm_def *e;
+	struct tape_def *e;
 	struct rec_fmt fmt;
 	char *f, *ds;
 
@@ -199,7 +199,7 @@ static int
 batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 {
 	struct rec_field f[REC_ARGS_MAX];
-	struct mm_def *def;
+	struct tape_def *def;
 	struct rec_hdr h;
 	uint64_t n, ts;
 	uint32_t off;

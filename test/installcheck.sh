@@ -1,0 +1,38 @@
+#!/bin/sh
+# test/installcheck.sh: run by make installcheck: the installed tree is
+# complete, a program built with `cc app.c $(pkg-config --cflags --libs grm)`
+# is traced by the installed programs alone (localmon found at its
+# installed path), and prove reads what it wrote.
+# Needs: srcdir bindir libdir includedir pkgconfigdir (from make).
+. "$(dirname "$0")/lib.sh"
+unset GRM_LOCALMON
+
+for f in "$includedir/grm.h" "$libdir/libgrm.so" "$libdir/libgrm.a" \
+    "$pkgconfigdir/grm.pc" "$bindir/mainmon" "$bindir/localmon" \
+    "$bindir/grmctl" "$bindir/prove"; do
+	[ -e "$f" ] || t_fail "not installed: $f"
+done
+export PKG_CONFIG_PATH="$pkgconfigdir"
+flags=$(pkg-config --cflags --libs grm) || t_fail "pkg-config grm failed"
+${CC:-cc} -o "$T_DIR/app" "$srcdir/test/installed_app.c" $flags ||
+	t_fail "cannot build against the installed library"
+export LD_LIBRARY_PATH="$libdir"
+
+"$bindir/mainmon" -o "$T_DIR/trace" > "$T_DIR/mm.out" 2> "$T_DIR/mm.err" &
+MM_PID=$!
+T_PIDS="$T_PIDS $MM_PID"
+t_wait test -s "$T_DIR/mm.out" || t_fail "mainmon printed no identifier"
+MM_ID=$(head -n 1 "$T_DIR/mm.out")
+GRM_MM=$MM_ID "$T_DIR/app" || t_fail "app failed"
+t_note_lms
+"$bindir/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+
+n=$("$bindir/prove" dump "$T_DIR/trace" | awk '$5 == 10' | wc -l)
+[ "$n" -eq 1000 ] || t_fail "$n events in the trace, want 1000"
+line=$("$bindir/prove" dump "$T_DIR/trace" | awk '$5 == 10 && $7 == 5000000000000')
+set -- $line
+[ "$6 $7 $8 $9 ${10} ${11}" = '-50 5000000000000 50 50 12.5 "even"' ] ||
+	t_fail "fields of event 50: $line"
+t_check_clean
+t_log "ok: installed library, pkg-config and programs work together"

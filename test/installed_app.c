@@ -1,0 +1,15 @@
+/* installed_app.c: a user's program, built against the installed grm with
+ * pkg-config: it only defines and emits events, then returns from main. */
+#include <grm.h>
+
+int
+main(void)
+{
+	int i;
+
+	GMI_DefineEvent(10, "i=%d l=%ld u=%u x=%x f=%f s=%s", "all kinds");
+	for (i = 0; i < 1000; i++)
+		GMI_Event(10, -i, (long)i * 100000000000L, (unsigned)i,
+		    (unsigned)i, i / 4.0, i % 2 ? "odd" : "even");
+	return 0;
+}

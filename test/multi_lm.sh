@@ -1,0 +1,59 @@
+#!/bin/sh
+# test/multi_lm.sh: two Local Monitors (two run folders, as on two hosts)
+# serve one Main Monitor at once; a snapshot collects from both, stop makes
+# both exit, and every event of both is in the trace once, in order.
+. "$(dirname "$0")/lib.sh"
+
+N=20000
+trace="$T_DIR/trace.txt"
+t_start_mm "$trace"
+runA="$GRM_RUNDIR/a" runB="$GRM_RUNDIR/b"
+mkdir -m 700 "$runA" "$runB"
+
+wpids=""
+for r in a a b b; do
+	i=$(echo $wpids | wc -w)
+	GRM_RUNDIR="$GRM_RUNDIR/$r" GRM_MM=$MM_ID "$B/test/e2e_writer" 2 $N \
+	    "$T_DIR/half.$i" "$T_DIR/go" 2> "$T_DIR/writer.$i.err" &
+	wpids="$wpids $!"
+	T_PIDS="$T_PIDS $!"
+done
+all_half() { [ "$(ls "$T_DIR"/half.* 2>/dev/null | wc -l)" -eq 4 ]; }
+t_wait all_half || t_fail "writers did not reach the halfway mark"
+lms=""
+for r in "$runA" "$runB"; do
+	set -- "$r"/lm-*.pid
+	[ -f "$1" ] || t_fail "no LM in $r"
+	read -r p s < "$1"
+	T_LMS="$T_LMS $p:$s"
+	lms="$lms $p"
+done
+
+"$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" || t_fail "status failed"
+for p in $lms; do
+	grep -q "lm pid $p," "$T_DIR/status.out" ||
+		t_fail "status does not show LM $p: $(cat "$T_DIR/status.out")"
+done
+"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
+[ "$half" -eq $((4 * 2 * N / 2)) ] || t_fail "snapshot: $half events, want $((4 * N))"
+
+touch "$T_DIR/go"
+for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+
+served=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)
+[ "$served" -eq 2 ] || t_fail "$served LMs in the trace, want 2"
+"$B/prove/prove" dump "$trace" | awk -v n=$N '
+	$5 == 1 {
+		k = $2 " " $3 " " $4
+		if ($7 != s[k] + 0) { print "thread " k ": seq " $7 " want " s[k] + 0; exit 1 }
+		s[k]++
+	}
+	END { for (k in s) { t++; if (s[k] != n) { print k ": " s[k]; exit 1 } }
+	      if (t != 8) { print t " threads, want 8"; exit 1 } }' >&2 ||
+	t_fail "trace content"
+for p in $lms; do t_wait t_dead "$p" || t_fail "LM $p still running after stop"; done
+t_check_clean
+t_log "ok: 2 LMs, $((8 * N)) events"

@@ -1,0 +1,16 @@
+#!/bin/sh
+# test/untraced.sh: without GRM_MM an instrumented program runs untraced and
+# silent: same exit status, nothing on stdout or stderr, no LM started.
+. "$(dirname "$0")/lib.sh"
+
+touch "$T_DIR/go"
+unset GRM_MM
+"$B/test/e2e_writer" 2 50000 "$T_DIR/half" "$T_DIR/go" > "$T_DIR/out" 2>&1 ||
+	t_fail "untraced run failed"
+[ -s "$T_DIR/out" ] && t_fail "untraced run printed: $(cat "$T_DIR/out")"
+ls "$GRM_RUNDIR" | grep -q . && t_fail "untraced run left files: $(ls "$GRM_RUNDIR")"
+
+"$B/examples/ring" -p 3 -r 20 -w 10 > "$T_DIR/out" 2>&1 || t_fail "untraced ring failed"
+[ "$(cat "$T_DIR/out")" = "ring: 3 processes, 20 rounds done" ] ||
+	t_fail "untraced ring printed: $(cat "$T_DIR/out")"
+t_log "ok: untraced runs are silent and start nothing"
