@@ -39,6 +39,8 @@ static int gmi_debug;
 static long gmi_block_ns = 2000000000L;	/* longest wait for a free chunk */
 static _Atomic uint64_t gmi_chunk_seq;
 
+#define GRM_ATTACH_NS	10000000000ull	/* longest search for an LM */
+
 int
 gmi_error(int code, const char *fmt, ...)
 {
@@ -215,7 +217,7 @@ lm_find(const char *mm_id)
 {
 	char dir[96], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char lock[256], logp[256];
-	long waited;
+	uint64_t deadline;
 	int fd, lockfd, attempt;
 
 	if (rundir_get(dir, sizeof dir) != 0) {
@@ -228,7 +230,12 @@ lm_find(const char *mm_id)
 		gmi_error(0, "run folder path too long for %s", mm_id);
 		return -1;
 	}
-	for (attempt = 0; attempt < 5; attempt++) {
+	/* One deadline for the whole search: a program's first GMI call
+	 * waits at most about GRM_ATTACH_NS for a monitor, then runs
+	 * untraced. */
+	deadline = clk_mono_ns() + GRM_ATTACH_NS;
+	for (attempt = 0; attempt < 5 && clk_mono_ns() < deadline;
+	    attempt++) {
 		fd = lm_connect(sock);
 		if (fd != -1) {
 			if (lm_attach(fd) == 0)
@@ -245,7 +252,7 @@ lm_find(const char *mm_id)
 			;
 		fd = lm_connect(sock);
 		if (fd == -1 && lm_spawn(mm_id, lockfd, logp) == 0) {
-			for (waited = 0; waited < 10000; waited += 2) {
+			while (clk_mono_ns() < deadline) {
 				fd = lm_connect(sock);
 				if (fd != -1)
 					break;

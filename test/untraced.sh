@@ -1,6 +1,7 @@
 #!/bin/sh
 # test/untraced.sh: without GRM_MM an instrumented program runs untraced and
 # silent: same exit status, nothing on stdout or stderr, no LM started.
+# So does one whose Local Monitor cannot be started.
 . "$(dirname "$0")/lib.sh"
 
 touch "$T_DIR/go"
@@ -13,4 +14,17 @@ ls "$GRM_RUNDIR" | grep -q . && t_fail "untraced run left files: $(ls "$GRM_RUND
 "$B/examples/ring" -p 3 -r 20 -w 10 > "$T_DIR/out" 2>&1 || t_fail "untraced ring failed"
 [ "$(cat "$T_DIR/out")" = "ring: 3 processes, 20 rounds done" ] ||
 	t_fail "untraced ring printed: $(cat "$T_DIR/out")"
+# A monitor given but no LM can be started: the program still runs to the
+# end, quietly; GRM_DEBUG makes it say why.
+t_start_mm "$T_DIR/trace"
+GRM_MM=$MM_ID GRM_LOCALMON=/nonexistent/localmon "$B/test/e2e_writer" 1 1000 \
+    "$T_DIR/half" "$T_DIR/go" > "$T_DIR/out" 2>&1 || t_fail "run without LM failed"
+[ -s "$T_DIR/out" ] && t_fail "run without LM printed: $(cat "$T_DIR/out")"
+GRM_DEBUG=1 GRM_MM=$MM_ID GRM_LOCALMON=/nonexistent/localmon \
+    "$B/test/e2e_writer" 1 1000 "$T_DIR/half" "$T_DIR/go" > "$T_DIR/out" 2>&1 ||
+	t_fail "run without LM failed"
+grep -q "cannot start local monitor /nonexistent/localmon" "$T_DIR/out" ||
+	t_fail "GRM_DEBUG gave no reason: $(cat "$T_DIR/out")"
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
 t_log "ok: untraced runs are silent and start nothing"
