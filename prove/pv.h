@@ -14,5 +14,7 @@ int pv_flush(void);
 /* Commands; each returns the exit status. */
 int pv_dump(const char *path);
 int pv_stats(const char *path);
+/* prove svg FILE [-o OUT] [-w WIDTH]: argv holds the words after "svg". */
+int pv_svg(int argc, char **argv);
 
 #endif /* GRM_PV_H */

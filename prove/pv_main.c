@@ -9,7 +9,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: prove dump FILE\n"
-	    "       prove stats FILE\n");
+	    "       prove stats FILE\n"
+	    "       prove svg FILE [-o OUT.svg] [-w WIDTH]\n");
 }
 
 static void
@@ -20,6 +21,11 @@ help(void)
 	    "  dump   print every record, one a line: ts node pid tid eid "
 	    "fields\n"
 	    "  stats  print event counts and the time profile of blocks\n"
+	    "  svg    draw the space-time diagram (threads, blocks, events,\n"
+	    "         losses) as an SVG picture\n"
+	    "\n  -o OUT.svg  write the picture to OUT.svg, not standard "
+	    "output\n"
+	    "  -w WIDTH    width of the picture in pixels (default 1200)\n"
 	    "\nFILE is a grm trace written by mainmon; - reads standard "
 	    "input.\n");
 }
@@ -66,6 +72,8 @@ main(int argc, char **argv)
 		return pv_dump(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "stats") == 0)
 		return pv_stats(argv[2]);
+	if (argc >= 3 && strcmp(argv[1], "svg") == 0)
+		return pv_svg(argc - 2, argv + 2);
 	usage(stderr);
 	return 2;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # test/demo.sh: the demo: mainmon started, the ring example traced (several
-# processes, two threads each), a snapshot taken mid-run, then stop and
-# PROVE's statistics.  Keeps its outputs in DEMO_OUT if set.
+# processes, two threads each), a snapshot taken mid-run, then stop, and
+# PROVE's statistics and space-time diagram (SVG).  Keeps its outputs in
+# DEMO_OUT if set.
 . "$(dirname "$0")/lib.sh"
 
 out=${DEMO_OUT:-$T_DIR}
@@ -23,4 +24,8 @@ wait "$MM_PID" || t_fail "mainmon exited non-zero"
 echo
 "$B/prove/prove" stats "$trace" | tee "$out/ring.stats" || t_fail "prove stats failed"
 grep -q compute "$out/ring.stats" || t_fail "no compute block in the profile"
+"$B/prove/prove" svg "$trace" -w 2400 -o "$out/ring.svg" || t_fail "prove svg failed"
+grep -q '<svg' "$out/ring.svg" || t_fail "no SVG written"
+echo
+echo "space-time diagram: $out/ring.svg"
 t_check_clean

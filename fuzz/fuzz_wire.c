@@ -1,0 +1,211 @@
+/* fuzz_wire.c: libFuzzer target for the wire protocol decoding (wire.c) and
+ * for peer_split (peer.c).
+ *
+ * Input:
+ *	0	12 bytes: a message header, for wire_parse_header
+ *	12	u8 nops (at most MAXOPS are used), then nops operation bytes
+ *	...	the payload the operations read
+ *
+ * Each operation byte picks wire_get_u16/u32/u64/str (low two bits); for
+ * a string, bit 2 picks the 64-byte or the 4097-byte output buffer.  Every
+ * result is compared with a model of the reader written here, and what was
+ * read is written again with wire_put_* and must give the same bytes.  The
+ * whole input, NUL-terminated, is also given to peer_split.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "peer.h"
+#include "wire.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAXOPS	64
+#define SMALL	64
+#define BIG	(WIRE_STR_MAX + 1)
+
+#define CHECK(c) do { \
+	if (!(c)) { \
+		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+		    __LINE__, #c); \
+		abort(); \
+	} \
+} while (0)
+
+static volatile uint64_t sink;
+
+static uint64_t
+ld(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static void
+header(const uint8_t *data, size_t size)
+{
+	uint8_t h[WIRE_HDR] = { 0 }, h2[WIRE_HDR];
+	const char *why = NULL;
+	uint16_t type, type2;
+	uint32_t len, len2;
+	int rc;
+
+	memcpy(h, data, size < WIRE_HDR ? size : WIRE_HDR);
+	rc = wire_parse_header(h, &type, &len, &why);
+	CHECK(type == ld(h + 6, 2) && len == ld(h + 8, 4));
+	CHECK(rc == ((ld(h, 4) == WIRE_MAGIC && ld(h + 4, 2) == WIRE_VERSION &&
+	    len <= WIRE_MAX) ? 0 : -1));
+	if (rc != 0) {
+		CHECK(why != NULL && *why != '\0');
+		return;
+	}
+	/* wire_header writes back the same twelve bytes. */
+	wire_header(h2, type, len);
+	CHECK(memcmp(h, h2, WIRE_HDR) == 0);
+	CHECK(wire_parse_header(h2, &type2, &len2, &why) == 0 &&
+	    type2 == type && len2 == len);
+}
+
+static void
+reader(const uint8_t *ops, size_t nops, const uint8_t *pl, size_t plen)
+{
+	struct wire_rd r;
+	struct wire_wr w;
+	char *small, *big, *out;
+	unsigned char *wbuf;
+	size_t i, moff = 0, outsz, n;
+	uint64_t v, want;
+	int merr = 0, width;
+
+	CHECK((small = malloc(SMALL)) != NULL && (big = malloc(BIG)) != NULL);
+	CHECK((wbuf = malloc(plen > 0 ? plen : 1)) != NULL);
+	wire_rd_init(&r, pl, plen);
+	wire_wr_init(&w, wbuf, plen);
+	for (i = 0; i < nops; i++) {
+		switch (ops[i] & 3) {
+		case 3:
+			outsz = ops[i] & 4 ? BIG : SMALL;
+			out = outsz == BIG ? big : small;
+			memset(out, 'x', outsz);
+			wire_get_str(&r, out, outsz);
+			/* The model. */
+			if (merr || plen - moff < 2) {
+				merr = 1;
+			} else {
+				n = (size_t)ld(pl + moff, 2);
+				moff += 2;
+				if (n >= outsz || n > plen - moff ||
+				    memchr(pl + moff, '\0', n) != NULL) {
+					merr = 1;
+				} else {
+					CHECK(memcmp(out, pl + moff, n) == 0 &&
+					    out[n] == '\0');
+					moff += n;
+					wire_put_str(&w, out);
+				}
+			}
+			if (merr)
+				CHECK(out[0] == '\0');
+			break;
+		default:
+			width = 2 << (ops[i] & 3);
+			if (width == 2)
+				v = wire_get_u16(&r);
+			else if (width == 4)
+				v = wire_get_u32(&r);
+			else
+				v = wire_get_u64(&r);
+			if (merr || plen - moff < (size_t)width) {
+				merr = 1;
+				want = 0;
+			} else {
+				want = ld(pl + moff, width);
+				moff += (size_t)width;
+				if (width == 2)
+					wire_put_u16(&w, (uint16_t)v);
+				else if (width == 4)
+					wire_put_u32(&w, (uint32_t)v);
+				else
+					wire_put_u64(&w, v);
+			}
+			CHECK(v == want);
+			sink += v;
+		}
+		CHECK(r.err == merr && wire_rd_ok(&r) == !merr);
+		CHECK(r.off <= r.len && r.len == plen);
+		CHECK(wire_rd_left(&r) == (merr ? 0 : plen - moff));
+		if (!merr)
+			CHECK(r.off == moff);
+	}
+	/* Writing what was read gives the bytes read. */
+	CHECK(!w.err);
+	if (!merr)
+		CHECK(w.len == moff && memcmp(wbuf, pl, moff) == 0);
+	/* One more byte than the room left must fail, and stay failed. */
+	if (w.len < w.cap) {
+		n = w.cap - w.len;
+		wire_put_bytes(&w, pl, n);
+		CHECK(!w.err && w.len == w.cap);
+	}
+	wire_put_u16(&w, 1);
+	CHECK(w.err && w.len == w.cap);
+	free(small);
+	free(big);
+	free(wbuf);
+}
+
+static void
+split(const uint8_t *data, size_t size)
+{
+	char *s, *host, *small;
+	const char *colon;
+	unsigned port = 0;
+	size_t hsz;
+
+	CHECK((s = malloc(size + 1)) != NULL);
+	memcpy(s, data, size);
+	s[size] = '\0';
+	CHECK((host = malloc(256)) != NULL);
+	if (peer_split(s, host, 256, &port) == 0) {
+		colon = strrchr(s, ':');
+		CHECK(colon != NULL && port >= 1 && port <= 65535);
+		CHECK(strlen(host) > 0 && strlen(host) < 256);
+		CHECK(strlen(host) <= (size_t)(colon - s));
+		sink += port + strlen(host);
+	}
+	/* A host buffer of the first byte's size, exactly, to catch a write
+	 * past it. */
+	hsz = size > 0 ? data[0] % 32 : 0;
+	small = malloc(hsz > 0 ? hsz : 1);
+	CHECK(small != NULL);
+	if (peer_split(s, small, hsz, &port) == 0)
+		CHECK(strlen(small) < hsz);
+	free(small);
+	free(host);
+	free(s);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data, *end = data + size;
+	size_t nops;
+
+	header(data, size);
+	if (size > WIRE_HDR) {
+		p += WIRE_HDR;
+		nops = *p++;
+		if (nops > (size_t)(end - p))
+			nops = (size_t)(end - p);
+		reader(p, nops > MAXOPS ? MAXOPS : nops, p + nops,
+		    (size_t)(end - p - nops));
+	}
+	split(data, size);
+	return 0;
+}

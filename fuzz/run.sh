@@ -1,0 +1,154 @@
+#!/bin/sh
+# fuzz/run.sh: builds the libFuzzer targets of fuzz/ and runs each one for
+# a bounded time from its seed corpus.  See fuzz/README.md.
+#
+# Usage: sh fuzz/run.sh [build-dir]
+#
+#   build-dir      where the targets, the working corpora, the logs and any
+#                  reproducers go (default: a temporary folder, removed
+#                  afterwards unless something was found)
+#   FUZZ_SECONDS   seconds per target (default 20); 0 only builds
+#   FUZZ_TARGETS   the targets to run (default: "tape rec seg wire")
+#   CC             the compiler (default: clang)
+#   FUZZ_CFLAGS    more compiler flags
+#   FUZZ_ARGS      more libFuzzer options, e.g. -jobs=2 or -seed=1
+#
+# Exits 0 if no target found anything, 1 if one did (or a build failed),
+# 77 if clang, libFuzzer or libevent is missing.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+CC=${CC:-clang}
+secs=${FUZZ_SECONDS:-20}
+targets=${FUZZ_TARGETS:-tape rec seg wire}
+cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+	-D_GNU_SOURCE -std=gnu11 -Wall -Wextra -I$top/include -I$top/common
+	${FUZZ_CFLAGS:-}"
+
+skip() {
+	echo "fuzz: SKIP: $*" >&2
+	exit 77
+}
+
+case $secs in
+''|*[!0-9]*) echo "fuzz: FUZZ_SECONDS must be a number of seconds" >&2
+	exit 2 ;;
+esac
+
+if [ $# -ge 1 ]; then
+	out=$1
+	mkdir -p "$out" || exit 1
+	out=$(cd "$out" && pwd)
+	temp=0
+else
+	out=$(mktemp -d "${TMPDIR:-/tmp}/grm-fuzz.XXXXXX") || exit 1
+	temp=1
+fi
+found=0
+cleanup() {
+	if [ "$temp" -eq 1 ] && [ "$found" -eq 0 ]; then
+		rm -rf "$out"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- the tools ----
+command -v "$CC" > /dev/null 2>&1 ||
+	skip "$CC not found (Debian: apt-get install clang libclang-rt-14-dev)"
+printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+    'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
+    'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)' \
+    '{ (void)d; (void)n; return 0; }' > "$out/probe.c"
+if ! $CC -fsanitize=fuzzer,address,undefined "$out/probe.c" \
+    -o "$out/probe" > "$out/probe.log" 2>&1; then
+	cat "$out/probe.log" >&2
+	skip "$CC cannot build a libFuzzer target with ASan and UBSan" \
+	    "(Debian: apt-get install libclang-rt-14-dev)"
+fi
+rm -f "$out/probe" "$out/probe.c" "$out/probe.log"
+case " $targets " in
+*" wire "*)
+	pkg-config --exists libevent 2> /dev/null ||
+		skip "libevent not found by pkg-config (Debian: libevent-dev)" ;;
+esac
+
+# ---- build ----
+mkdir -p "$out/logs" || exit 1
+for t in $targets; do
+	case $t in
+	tape)	src="common/tape_r.c common/tape_w.c common/rec.c"; libs=-lm ;;
+	rec)	src="common/rec.c"; libs= ;;
+	seg)	src="common/seg.c common/rec.c"; libs= ;;
+	wire)	src="common/wire.c common/peer.c"
+		libs=$(pkg-config --cflags --libs libevent) ;;
+	*)	echo "fuzz: unknown target $t" >&2; exit 2 ;;
+	esac
+	set --
+	for f in $src; do
+		set -- "$@" "$top/$f"
+	done
+	echo "fuzz: building fuzz_$t"
+	# shellcheck disable=SC2086 # flag lists are split on purpose
+	if ! $CC $cflags "$here/fuzz_$t.c" "$@" $libs -o "$out/fuzz_$t" \
+	    > "$out/logs/build-$t.log" 2>&1; then
+		cat "$out/logs/build-$t.log" >&2
+		echo "fuzz: FAIL: cannot build fuzz_$t" >&2
+		found=1
+		exit 1
+	fi
+done
+if [ "$secs" -eq 0 ]; then
+	echo "fuzz: built in $out (FUZZ_SECONDS=0: nothing run)"
+	exit 0
+fi
+
+# ---- run ----
+# The seeds are copied: libFuzzer adds what it finds to its first corpus
+# folder, and that must not be the source tree.  A build-dir given again
+# keeps its grown corpora.
+status=0
+for t in $targets; do
+	corpus=$out/corpus/$t
+	arts=$out/crashes/$t
+	log=$out/logs/$t.log
+	mkdir -p "$corpus" "$arts" || exit 1
+	if [ -d "$here/corpus/$t" ]; then
+		cp -R "$here/corpus/$t/." "$corpus/" || exit 1
+	fi
+	set -- -max_total_time="$secs" -max_len=70000 -timeout=10 \
+	    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$arts/"
+	if [ -f "$here/$t.dict" ]; then
+		set -- "$@" -dict="$here/$t.dict"
+	fi
+	echo "fuzz: running fuzz_$t for ${secs}s"
+	# shellcheck disable=SC2086 # FUZZ_ARGS is a list of options
+	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+	    "$out/fuzz_$t" "$@" ${FUZZ_ARGS:-} "$corpus" > "$log" 2>&1
+	rc=$?
+	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+	echo "fuzz_$t: ${last:-no progress line}"
+	echo "fuzz_$t: ${execs:-?} runs, corpus $(ls "$corpus" | wc -l) files"
+	if [ "$rc" -ne 0 ]; then
+		found=1
+		status=1
+		repro=$(ls -t "$arts" 2> /dev/null | grep -E \
+		    '^(crash|leak|timeout|oom)-' | head -n 1)
+		echo "fuzz_$t: FAIL (exit $rc); the report:" >&2
+		grep -n -E 'ERROR|SUMMARY|check failed|runtime error|==[0-9]+==' \
+		    "$log" | head -n 20 >&2
+		if [ -n "$repro" ]; then
+			echo "fuzz_$t: reproducer: $arts/$repro" >&2
+			echo "fuzz_$t: reproduce: $out/fuzz_$t $arts/$repro" >&2
+		fi
+		echo "fuzz_$t: full log: $log" >&2
+	fi
+done
+if [ "$status" -ne 0 ]; then
+	echo "fuzz: FAIL: a target found a problem; kept $out" >&2
+else
+	echo "fuzz: OK: no target found anything"
+fi
+exit "$status"
