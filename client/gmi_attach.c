@@ -27,6 +27,7 @@ extern char **environ;
 
 _Atomic int gmi_state = GMI_UNINIT;
 struct seg_hdr *gmi_seg;
+static struct seg gmi_view;	/* layout as checked at attach */
 __thread struct gmi_thread gmi_thr __attribute__((tls_model("initial-exec")))
     = { .idx = -1 };
 
@@ -143,6 +144,7 @@ lm_attach(int fd)
 		shmdt(mem);
 		goto fail;
 	}
+	seg_view(&gmi_view, mem, r.size);
 	gmi_seg = mem;
 	gmi_session = r.session;
 	gmi_lm_fd = fd;
@@ -276,7 +278,7 @@ thread_exit(void *arg)
 	(void)arg;
 	if (t->data != NULL &&
 	    atomic_load(&gmi_state) == GMI_ON) {
-		seg_release(gmi_seg, (uint32_t)t->idx);
+		seg_release(&gmi_view, (uint32_t)t->idx);
 		t->data = NULL;
 		t->idx = -1;
 	}
@@ -385,7 +387,7 @@ char *
 gmi_new_chunk(uint32_t need)
 {
 	struct gmi_thread *t = &gmi_thr;
-	struct seg_hdr *s = gmi_seg;
+	const struct seg *s = &gmi_view;
 	int idx, notify, starved;
 	long waited = 0, step = 20000;
 

@@ -38,7 +38,7 @@ struct gmi_thread {
 };
 
 extern _Atomic int gmi_state;
-extern struct seg_hdr *gmi_seg;
+extern struct seg_hdr *gmi_seg;	/* shared; read only for `enabled` */
 extern __thread struct gmi_thread gmi_thr
     __attribute__((tls_model("initial-exec")));
 

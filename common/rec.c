@@ -150,7 +150,7 @@ rec_valid_prefix(const void *buf, size_t len)
 	while (off + sizeof(struct rec_hdr) <= len) {
 		memcpy(&rlen, b + off, sizeof rlen);
 		if (rlen < sizeof(struct rec_hdr) || rlen % REC_ALIGN != 0 ||
-		    rlen > len - off)
+		    rlen > REC_MAX || rlen > len - off)
 			break;
 		off += rlen;
 	}

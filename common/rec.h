@@ -118,8 +118,8 @@ int rec_decode(const void *rec, size_t len, const struct rec_fmt *fmt,
 
 /*
  * Walks the records in buf[0..len): returns the number of bytes that form
- * whole, well-formed records (len field >= 16, multiple of 8, within the
- * buffer).  A malformed record ends the walk.
+ * whole, well-formed records (len field >= 16, multiple of 8, at most
+ * REC_MAX, within the buffer).  A malformed record ends the walk.
  */
 size_t rec_valid_prefix(const void *buf, size_t len);
 

@@ -17,7 +17,6 @@ seg_init(void *mem, size_t size, uint32_t chunk_size)
 {
 	struct seg_hdr *s = mem;
 	size_t per, n;
-	uint32_t i;
 
 	if (chunk_size < SEG_CHUNK_MIN || chunk_size > SEG_CHUNK_MAX ||
 	    chunk_size % REC_ALIGN != 0 || size < sizeof *s)
@@ -35,8 +34,7 @@ seg_init(void *mem, size_t size, uint32_t chunk_size)
 	s->table_off = sizeof *s;
 	s->data_off = sizeof *s + n * sizeof(struct seg_chunk);
 	s->threshold = (uint32_t)(n / 2);
-	for (i = 0; i < n; i++)
-		memset(seg_chunk(s, i), 0, sizeof(struct seg_chunk));
+	memset((char *)s + s->table_off, 0, n * sizeof(struct seg_chunk));
 	atomic_store(&s->nfree, (uint32_t)n);
 	atomic_store(&s->enabled, 1);
 	return 0;
@@ -59,11 +57,27 @@ seg_check(const void *mem, size_t size)
 	return 0;
 }
 
+void
+seg_view(struct seg *v, void *mem, size_t size)
+{
+	const struct seg_hdr *s = mem;
+
+	v->hdr = mem;
+	v->size = size;
+	v->chunk_size = s->chunk_size;
+	v->nchunks = s->nchunks;
+	v->threshold = s->threshold < s->nchunks ? s->threshold :
+	    s->nchunks / 2;
+	v->table_off = s->table_off;
+	v->data_off = s->data_off;
+}
+
 int
-seg_acquire(struct seg_hdr *s, uint32_t session, uint32_t pid, uint32_t tid,
+seg_acquire(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 	    uint64_t seq, int *notify)
 {
-	uint32_t n = s->nchunks, start, k, i, nf;
+	struct seg_hdr *s = v->hdr;
+	uint32_t n = v->nchunks, start, k, i, nf;
 	struct seg_chunk *c;
 	uint32_t expect;
 
@@ -75,7 +89,7 @@ seg_acquire(struct seg_hdr *s, uint32_t session, uint32_t pid, uint32_t tid,
 	    n;
 	for (k = 0; k < n; k++) {
 		i = start + k < n ? start + k : start + k - n;
-		c = seg_chunk(s, i);
+		c = seg_chunk(v, i);
 		expect = SEG_FREE;
 		if (atomic_load_explicit(&c->state, memory_order_relaxed) !=
 		    SEG_FREE ||
@@ -93,7 +107,7 @@ seg_acquire(struct seg_hdr *s, uint32_t session, uint32_t pid, uint32_t tid,
 		    memory_order_release);
 		nf = atomic_fetch_sub_explicit(&s->nfree, 1,
 		    memory_order_release) - 1;
-		if (nf < s->threshold &&
+		if (nf < v->threshold &&
 		    atomic_exchange_explicit(&s->push_req, 1,
 		    memory_order_relaxed) == 0)
 			*notify = 1;
@@ -103,10 +117,11 @@ seg_acquire(struct seg_hdr *s, uint32_t session, uint32_t pid, uint32_t tid,
 }
 
 void
-seg_release(struct seg_hdr *s, uint32_t i)
+seg_release(const struct seg *v, uint32_t i)
 {
-	atomic_store_explicit(&seg_chunk(s, i)->state, SEG_FULL,
-	    memory_order_release);
+	if (i < v->nchunks)
+		atomic_store_explicit(&seg_chunk(v, i)->state, SEG_FULL,
+		    memory_order_release);
 }
 
 struct cand {
@@ -139,9 +154,10 @@ chunk_free(struct seg_hdr *s, struct seg_chunk *c)
 }
 
 int
-seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
+seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 	    uint64_t *bad_bytes)
 {
+	struct seg_hdr *s = v->hdr;
 	struct cand *cv;
 	char *copy;
 	uint32_t i, n = 0, st, nf, tries;
@@ -153,10 +169,10 @@ seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
 	/* Records are checked and emitted from a private copy: a writer
 	 * changing the shared bytes meanwhile cannot make us send what we
 	 * did not check. */
-	cv = malloc(sizeof *cv * s->nchunks + s->chunk_size);
+	cv = malloc(sizeof *cv * v->nchunks + v->chunk_size);
 	if (cv == NULL)
 		return -1;
-	copy = (char *)(cv + s->nchunks);
+	copy = (char *)(cv + v->nchunks);
 	/*
 	 * Find the chunks holding data.  A writer may switch chunks while we
 	 * scan: if it took a chunk behind us and then one ahead, we would see
@@ -168,8 +184,8 @@ seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
 	 */
 	for (tries = 0;; tries++) {
 		nf = atomic_load_explicit(&s->nfree, memory_order_acquire);
-		for (n = 0, i = 0; i < s->nchunks; i++) {
-			c = seg_chunk(s, i);
+		for (n = 0, i = 0; i < v->nchunks; i++) {
+			c = seg_chunk(v, i);
 			st = atomic_load_explicit(&c->state,
 			    memory_order_acquire);
 			if (st != SEG_OWNED && st != SEG_FULL)
@@ -181,7 +197,7 @@ seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
 			n++;
 		}
 		if (atomic_load_explicit(&s->nfree, memory_order_acquire) ==
-		    nf || tries > s->nchunks)
+		    nf || tries > v->nchunks)
 			break;
 	}
 	qsort(cv, n, sizeof *cv, cand_cmp);
@@ -189,14 +205,14 @@ seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
 	 * during this pass asks again. */
 	atomic_store_explicit(&s->push_req, 0, memory_order_relaxed);
 	for (i = 0; i < n; i++) {
-		c = seg_chunk(s, cv[i].idx);
+		c = seg_chunk(v, cv[i].idx);
 		/* Load the state before committed: if it was FULL, committed
 		 * is final (the writer stored it before releasing). */
 		st = atomic_load_explicit(&c->state, memory_order_acquire);
 		committed = atomic_load_explicit(&c->committed,
 		    memory_order_acquire);
 		from = c->consumed;
-		if (committed > s->chunk_size || from > committed ||
+		if (committed > v->chunk_size || from > committed ||
 		    from % REC_ALIGN != 0) {
 			/* Scribbled on: the owner loses this chunk. */
 			if (bad_bytes != NULL && committed > from)
@@ -204,11 +220,11 @@ seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
 			if (st == SEG_FULL)
 				chunk_free(s, c);
 			else
-				c->consumed = committed <= s->chunk_size ?
-				    committed : s->chunk_size;
+				c->consumed = committed <= v->chunk_size ?
+				    committed : v->chunk_size;
 			continue;
 		}
-		memcpy(copy, seg_data(s, cv[i].idx) + from, committed - from);
+		memcpy(copy, seg_data(v, cv[i].idx) + from, committed - from);
 		ok = rec_valid_prefix(copy, committed - from);
 		if (ok > 0) {
 			if (emit(arg, c->pid, c->tid, c->seq, copy, ok) != 0) {
@@ -228,13 +244,13 @@ seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
 }
 
 void
-seg_reclaim_session(struct seg_hdr *s, uint32_t session)
+seg_reclaim_session(const struct seg *v, uint32_t session)
 {
 	uint32_t i, st;
 	struct seg_chunk *c;
 
-	for (i = 0; i < s->nchunks; i++) {
-		c = seg_chunk(s, i);
+	for (i = 0; i < v->nchunks; i++) {
+		c = seg_chunk(v, i);
 		st = atomic_load_explicit(&c->state, memory_order_acquire);
 		if ((st == SEG_OWNED || st == SEG_CLAIMED) &&
 		    c->session == session) {
@@ -248,12 +264,12 @@ seg_reclaim_session(struct seg_hdr *s, uint32_t session)
 }
 
 uint32_t
-seg_used(struct seg_hdr *s)
+seg_used(const struct seg *v)
 {
 	uint32_t i, n = 0;
 
-	for (i = 0; i < s->nchunks; i++)
-		if (atomic_load_explicit(&seg_chunk(s, i)->state,
+	for (i = 0; i < v->nchunks; i++)
+		if (atomic_load_explicit(&seg_chunk(v, i)->state,
 		    memory_order_relaxed) != SEG_FREE)
 			n++;
 	return n;

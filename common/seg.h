@@ -82,6 +82,23 @@ struct seg_hdr {
 };
 _Static_assert(sizeof(struct seg_hdr) == 192, "seg_hdr layout");
 
+/*
+ * A process's private view of a segment: the shared header and the layout
+ * copied out of it once, when the segment was created or checked.  Every
+ * function below takes the view and computes addresses from the private
+ * copy only: a writer that scribbles over the shared header cannot move
+ * the LM (or another writer) outside the segment.
+ */
+struct seg {
+	struct seg_hdr	*hdr;		/* shared: only its atomics are read */
+	size_t		size;
+	uint32_t	chunk_size;
+	uint32_t	nchunks;
+	uint32_t	threshold;
+	uint64_t	table_off;
+	uint64_t	data_off;
+};
+
 /* Bytes needed for nchunks chunks of chunk_size data bytes. */
 size_t seg_size_for(uint32_t nchunks, uint32_t chunk_size);
 
@@ -98,16 +115,19 @@ int seg_init(void *mem, size_t size, uint32_t chunk_size);
  */
 int seg_check(const void *mem, size_t size);
 
+/* Fills v from mem[0..size), which must have passed seg_check. */
+void seg_view(struct seg *v, void *mem, size_t size);
+
 static inline struct seg_chunk *
-seg_chunk(struct seg_hdr *s, uint32_t i)
+seg_chunk(const struct seg *v, uint32_t i)
 {
-	return (struct seg_chunk *)((char *)s + s->table_off) + i;
+	return (struct seg_chunk *)((char *)v->hdr + v->table_off) + i;
 }
 
 static inline char *
-seg_data(struct seg_hdr *s, uint32_t i)
+seg_data(const struct seg *v, uint32_t i)
 {
-	return (char *)s + s->data_off + (size_t)i * s->chunk_size;
+	return (char *)v->hdr + v->data_off + (size_t)i * v->chunk_size;
 }
 
 /*
@@ -117,23 +137,23 @@ seg_data(struct seg_hdr *s, uint32_t i)
  * threshold for the first time since the LM last drained (the caller then
  * tells the LM).  seg_release marks an OWNED chunk FULL.
  */
-int seg_acquire(struct seg_hdr *s, uint32_t session, uint32_t pid,
+int seg_acquire(const struct seg *v, uint32_t session, uint32_t pid,
 		uint32_t tid, uint64_t seq, int *notify);
-void seg_release(struct seg_hdr *s, uint32_t i);
+void seg_release(const struct seg *v, uint32_t i);
 
 /*
  * LM side.  seg_collect copies out everything committed and not yet
  * consumed, in (pid, session, seq) order, calling
  *	emit(arg, pid, tid, seq, data, len)
- * for each non-empty piece (whole, well-formed records only; a malformed
- * tail is skipped and counted in *bad_bytes).  FULL chunks are freed after
- * their data is emitted.  emit returns 0, or -1 to stop (the chunk is then
- * left as it was, nothing consumed).  Returns the number of pieces emitted,
- * or -1 on a stop.
+ * for each non-empty piece (whole, well-formed records only, from a
+ * private copy; a malformed tail is skipped and counted in *bad_bytes).
+ * FULL chunks are freed after their data is emitted.  emit returns 0, or
+ * -1 to stop (the chunk is then left as it was, nothing consumed).
+ * Returns the number of pieces emitted, or -1 on a stop or no memory.
  */
 typedef int (*seg_emit_fn)(void *arg, uint32_t pid, uint32_t tid,
 			   uint64_t seq, const void *data, size_t len);
-int seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
+int seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 		uint64_t *bad_bytes);
 
 /*
@@ -141,9 +161,9 @@ int seg_collect(struct seg_hdr *s, seg_emit_fn emit, void *arg,
  * that LM connection has died or exec'd.  (By session, not pid: an exec'd
  * image keeps its pid but opens a new session.)
  */
-void seg_reclaim_session(struct seg_hdr *s, uint32_t session);
+void seg_reclaim_session(const struct seg *v, uint32_t session);
 
 /* Number of chunks not FREE. */
-uint32_t seg_used(struct seg_hdr *s);
+uint32_t seg_used(const struct seg *v);
 
 #endif /* GRM_SEG_H */

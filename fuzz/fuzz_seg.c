@@ -8,7 +8,7 @@
  * input overwrites the chunk table and data:
  *
  *	0	u32	session given to seg_reclaim_session
- *	4	u8	stop: a first seg_collect stops at piece `stop` (0: none)
+ *	4	u8	stop: a first seg_collect stops at that piece (0: no)
  *	5	u8	acquire: nonzero runs the writer path at the end
  *	6	u16	(unused)
  *	8	NCHUNKS x 64 bytes: the chunk table (struct seg_chunk)
@@ -50,6 +50,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 	} \
 } while (0)
 
+
+/*
+ * The view every call uses: bound when a segment is created (seg_init) or
+ * accepted (seg_check), never re-read from a header the input may
+ * scribble afterwards, as the LM keeps its own.
+ */
+static struct seg cur_view;
+
+static void
+bind(struct seg_hdr *s, size_t size)
+{
+	seg_view(&cur_view, s, size);
+}
+
+static const struct seg *
+V(struct seg_hdr *s)
+{
+	(void)s;
+	return &cur_view;
+}
+
 static volatile uint64_t sink;
 
 /* What each chunk should give, computed before a collection. */
@@ -80,7 +101,7 @@ expect_all(struct seg_hdr *s, struct expect *e)
 	uint32_t i, st;
 
 	for (i = 0; i < s->nchunks; i++) {
-		c = seg_chunk(s, i);
+		c = seg_chunk(V(s), i);
 		st = atomic_load(&c->state);
 		memset(&e[i], 0, sizeof e[i]);
 		e[i].cand = st == SEG_OWNED || st == SEG_FULL;
@@ -93,7 +114,7 @@ expect_all(struct seg_hdr *s, struct expect *e)
 		e[i].sane = e[i].committed <= s->chunk_size &&
 		    e[i].from <= e[i].committed && e[i].from % REC_ALIGN == 0;
 		if (e[i].cand && e[i].sane)
-			e[i].ok = rec_valid_prefix(seg_data(s, i) + e[i].from,
+			e[i].ok = rec_valid_prefix(seg_data(V(s), i) + e[i].from,
 			    e[i].committed - e[i].from);
 	}
 }
@@ -145,7 +166,7 @@ emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq, const void *data,
 		e = &x->e[i];
 		if (e->used || !e->cand || !e->sane || e->ok != len ||
 		    e->pid != pid || e->tid != tid || e->seq != seq ||
-		    memcmp(seg_data(x->s, i) + e->from, data, len) != 0)
+		    memcmp(seg_data(V(x->s), i) + e->from, data, len) != 0)
 			continue;
 		if (best == UINT32_MAX || e->session < x->e[best].session)
 			best = i;
@@ -190,7 +211,7 @@ collect(struct seg_hdr *s, struct expect *e, int stop_at)
 	expect_all(s, e);
 	want = expect_bytes(e, x.n);
 	npieces = expect_pieces(e, x.n);
-	rc = seg_collect(s, emit, &x, &bad);
+	rc = seg_collect(V(s), emit, &x, &bad);
 	if (stop_at != 0 && stop_at <= npieces) {
 		CHECK(rc == -1 && x.pieces == stop_at);
 		return 0;
@@ -199,14 +220,14 @@ collect(struct seg_hdr *s, struct expect *e, int stop_at)
 	CHECK(x.bytes + bad == want);
 	/* FULL chunks are freed; OWNED ones are consumed up to committed. */
 	for (i = 0; i < x.n; i++) {
-		st = atomic_load(&seg_chunk(s, i)->state);
+		st = atomic_load(&seg_chunk(V(s), i)->state);
 		if (!e[i].cand)
 			continue;
 		CHECK(st != SEG_FULL);
 		if (st == SEG_FREE)
-			CHECK(seg_chunk(s, i)->consumed == 0);
+			CHECK(seg_chunk(V(s), i)->consumed == 0);
 		else if (e[i].sane)
-			CHECK(seg_chunk(s, i)->consumed == e[i].committed);
+			CHECK(seg_chunk(V(s), i)->consumed == e[i].committed);
 	}
 	return rc;
 }
@@ -221,17 +242,17 @@ writer(struct seg_hdr *s, struct expect *e)
 	uint64_t v = 0x1122334455667788u;
 	int i, notify;
 
-	i = seg_acquire(s, 99, 0xfffffff0u, 0xfffffff1u, 5, &notify);
+	i = seg_acquire(V(s), 99, 0xfffffff0u, 0xfffffff1u, 5, &notify);
 	if (i < 0)
 		return;
 	CHECK((uint32_t)i < s->nchunks);
-	c = seg_chunk(s, (uint32_t)i);
+	c = seg_chunk(V(s), (uint32_t)i);
 	CHECK(atomic_load(&c->state) == SEG_OWNED && c->pid == 0xfffffff0u);
-	memcpy(seg_data(s, (uint32_t)i), &h, sizeof h);
-	memcpy(seg_data(s, (uint32_t)i) + sizeof h, &v, sizeof v);
+	memcpy(seg_data(V(s), (uint32_t)i), &h, sizeof h);
+	memcpy(seg_data(V(s), (uint32_t)i) + sizeof h, &v, sizeof v);
 	c->consumed = 0;	/* the LM's word; a writer may have left junk */
 	atomic_store(&c->committed, 24);
-	seg_release(s, (uint32_t)i);
+	seg_release(V(s), (uint32_t)i);
 	CHECK(collect(s, e, 0) >= 1);
 	CHECK(atomic_load(&c->state) == SEG_FREE);
 }
@@ -262,10 +283,11 @@ raw(const uint8_t *data, size_t size)
 	struct expect *e;
 
 	if (seg_check(s, size) == 0) {
+		bind(s, size);
 		CHECK(size >= seg_size_for(s->nchunks, s->chunk_size));
 		CHECK((e = calloc(s->nchunks, sizeof *e)) != NULL);
-		seg_reclaim_session(s, 1);
-		sink += seg_used(s);
+		seg_reclaim_session(V(s), 1);
+		sink += seg_used(V(s));
 		collect(s, e, 0);
 		writer(s, e);
 		free(e);
@@ -310,9 +332,9 @@ hostile(struct seg_hdr *s, const uint8_t *p, const uint8_t *end,
 	memcpy((char *)s + HDRO, p, HDRW);
 	if (end - p >= 2 * HDRW)
 		x.later = p + HDRW;
-	seg_collect(s, hemit, &x, &bad);
-	seg_reclaim_session(s, session);
-	sink += seg_used(s);
+	seg_collect(V(s), hemit, &x, &bad);
+	seg_reclaim_session(V(s), session);
+	sink += seg_used(V(s));
 }
 
 int
@@ -343,13 +365,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(s, 0, ssize);
 	CHECK(seg_init(s, ssize, CHUNK) == 0);
 	CHECK(s->nchunks == NCHUNKS && seg_check(s, ssize) == 0);
+	bind(s, ssize);
 
 	n = size < CTL ? size : CTL;
 	memcpy(ctl, p, n);
 	p += n;
 	n = (size_t)(end - p) < NCHUNKS * sizeof *c ? (size_t)(end - p) :
 	    NCHUNKS * sizeof *c;
-	memcpy(seg_chunk(s, 0), p, n);
+	memcpy(seg_chunk(V(s), 0), p, n);
 	p += n;
 	for (i = 0; i < NCHUNKS && end - p >= 2; i++) {
 		n = (size_t)(p[0] | p[1] << 8);
@@ -358,7 +381,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			n = (size_t)(end - p);
 		if (n > CHUNK)
 			n = CHUNK;
-		memcpy(seg_data(s, i), p, n);
+		memcpy(seg_data(V(s), i), p, n);
 		p += n;
 	}
 	session = ld32(ctl);
@@ -373,19 +396,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Everything was consumed: nothing more comes out. */
 	CHECK(collect(s, e, 0) == 0);
 
-	seg_reclaim_session(s, session);
+	seg_reclaim_session(V(s), session);
 	for (i = 0; i < NCHUNKS; i++) {
-		c = seg_chunk(s, i);
+		c = seg_chunk(V(s), i);
 		if (c->session == session)
 			CHECK(atomic_load(&c->state) != SEG_OWNED &&
 			    atomic_load(&c->state) != SEG_CLAIMED);
 	}
 	collect(s, e, 0);
 	for (used = 0, i = 0; i < NCHUNKS; i++) {
-		CHECK(atomic_load(&seg_chunk(s, i)->state) != SEG_FULL);
-		used += atomic_load(&seg_chunk(s, i)->state) != SEG_FREE;
+		CHECK(atomic_load(&seg_chunk(V(s), i)->state) != SEG_FULL);
+		used += atomic_load(&seg_chunk(V(s), i)->state) != SEG_FREE;
 	}
-	CHECK(seg_used(s) == used);
+	CHECK(seg_used(V(s)) == used);
 
 	if (ctl[5] != 0)
 		writer(s, e);

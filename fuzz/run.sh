@@ -8,7 +8,8 @@
 #                  reproducers go (default: a temporary folder, removed
 #                  afterwards unless something was found)
 #   FUZZ_SECONDS   seconds per target (default 20); 0 only builds
-#   FUZZ_TARGETS   the targets to run (default: "tape rec seg wire")
+#   FUZZ_TARGETS   the targets to run (default: "tape rec seg seghdr wire";
+#                  seghdr is fuzz_seg with FUZZ_SEG_HOSTILE_HEADER=1)
 #   CC             the compiler (default: clang)
 #   FUZZ_CFLAGS    more compiler flags
 #   FUZZ_ARGS      more libFuzzer options, e.g. -jobs=2 or -seed=1
@@ -21,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 CC=${CC:-clang}
 secs=${FUZZ_SECONDS:-20}
-targets=${FUZZ_TARGETS:-tape rec seg wire}
+targets=${FUZZ_TARGETS:-tape rec seg seghdr wire}
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-D_GNU_SOURCE -std=gnu11 -Wall -Wextra -I$top/include -I$top/common
 	${FUZZ_CFLAGS:-}"
@@ -46,6 +47,7 @@ else
 	temp=1
 fi
 found=0
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
 	if [ "$temp" -eq 1 ] && [ "$found" -eq 0 ]; then
 		rm -rf "$out"
@@ -80,7 +82,10 @@ for t in $targets; do
 	case $t in
 	tape)	src="common/tape_r.c common/tape_w.c common/rec.c"; libs=-lm ;;
 	rec)	src="common/rec.c"; libs= ;;
-	seg)	src="common/seg.c common/rec.c"; libs= ;;
+	seg|seghdr)
+		t=seg
+		[ -x "$out/fuzz_seg" ] && continue
+		src="common/seg.c common/rec.c"; libs= ;;
 	wire)	src="common/wire.c common/peer.c"
 		libs=$(pkg-config --cflags --libs libevent) ;;
 	*)	echo "fuzz: unknown target $t" >&2; exit 2 ;;
@@ -119,35 +124,43 @@ for t in $targets; do
 	fi
 	set -- -max_total_time="$secs" -max_len=70000 -timeout=10 \
 	    -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$arts/"
-	if [ -f "$here/$t.dict" ]; then
-		set -- "$@" -dict="$here/$t.dict"
+	if [ -f "$here/${t%hdr}.dict" ]; then
+		set -- "$@" -dict="$here/${t%hdr}.dict"
 	fi
 	echo "fuzz: running fuzz_$t for ${secs}s"
+	bin=$out/fuzz_$t hostile=
+	if [ "$t" = seghdr ]; then
+		# Writers may scribble the segment header under the LM.
+		bin=$out/fuzz_seg hostile=1
+	fi
 	# shellcheck disable=SC2086 # FUZZ_ARGS is a list of options
+	FUZZ_SEG_HOSTILE_HEADER=$hostile \
 	UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-	    "$out/fuzz_$t" "$@" ${FUZZ_ARGS:-} "$corpus" > "$log" 2>&1
+	    "$bin" "$@" ${FUZZ_ARGS:-} "$corpus" > "$log" 2>&1
 	rc=$?
 	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	echo "fuzz_$t: ${last:-no progress line}"
-	echo "fuzz_$t: ${execs:-?} runs, corpus $(ls "$corpus" | wc -l) files"
+	set -- "$corpus"/*
+	echo "fuzz_$t: ${execs:-?} runs, corpus $# files"
 	if [ "$rc" -ne 0 ]; then
 		found=1
 		status=1
-		repro=$(ls -t "$arts" 2> /dev/null | grep -E \
-		    '^(crash|leak|timeout|oom)-' | head -n 1)
+		repro=$(sed -n 's/.*Test unit written to //p' "$log" |
+		    tail -n 1)
 		echo "fuzz_$t: FAIL (exit $rc); the report:" >&2
 		grep -n -E 'ERROR|SUMMARY|check failed|runtime error|==[0-9]+==' \
 		    "$log" | head -n 20 >&2
 		if [ -n "$repro" ]; then
-			echo "fuzz_$t: reproducer: $arts/$repro" >&2
-			echo "fuzz_$t: reproduce: $out/fuzz_$t $arts/$repro" >&2
+			echo "fuzz_$t: reproducer: $repro" >&2
+			echo "fuzz_$t: reproduce:" \
+			    "FUZZ_SEG_HOSTILE_HEADER=$hostile $bin $repro" >&2
 		fi
 		echo "fuzz_$t: full log: $log" >&2
 	fi
 done
 if [ "$status" -ne 0 ]; then
-	echo "fuzz: FAIL: a target found a problem; kept $out" >&2
+	echo "fuzz: FAIL: a target found a problem; see $out" >&2
 else
 	echo "fuzz: OK: no target found anything"
 fi

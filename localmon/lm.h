@@ -29,7 +29,8 @@ struct lm {
 
 	/* The segment. */
 	int			shmid;
-	struct seg_hdr		*seg;
+	struct seg_hdr		*seg;		/* shared: writers may scribble */
+	struct seg		view;		/* its layout, kept privately */
 	size_t			seg_size;
 	uint64_t		bad_bytes;	/* scribbled, skipped */
 

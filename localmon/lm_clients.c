@@ -43,7 +43,7 @@ client_free(struct lm_client *c)
 			break;
 		}
 	if (c->attached) {
-		seg_reclaim_session(lm->seg, c->session);
+		seg_reclaim_session(&lm->view, c->session);
 		lm_queue_proc(lm, c->pid, c->ppid, WIRE_PROC_EXIT, 0, c->name);
 		lm->nclients--;
 		log_debug("process %u (%s) gone", c->pid, c->name);

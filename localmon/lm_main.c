@@ -109,6 +109,7 @@ seg_create(struct lm *lm)
 		return -1;
 	}
 	lm->seg = mem;
+	seg_view(&lm->view, mem, size);
 	lm->seg_size = size;
 	lm->seg->lm_pid = (uint32_t)getpid();
 	return 0;
@@ -176,7 +177,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (lm->seg == NULL)
 		return;
-	if (atomic_load(&lm->seg->nfree) < lm->seg->threshold)
+	if (atomic_load(&lm->seg->nfree) < lm->view.threshold)
 		lm_push(lm);
 	/* Spawned LMs live while the job does: exit once the last process
 	 * is gone (or, if the first never came, after a while). */
@@ -188,7 +189,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	    lm->mm_down_since != 0 &&
 	    now - lm->mm_down_since >= lm->mm_timeout_ns) {
 		log_warn("main monitor %s unreachable: %u chunks of trace "
-		    "data dropped", lm->mm_id, seg_used(lm->seg));
+		    "data dropped", lm->mm_id, seg_used(&lm->view));
 		lm_finish(lm);
 	}
 }

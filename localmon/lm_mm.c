@@ -103,7 +103,7 @@ lm_collect(struct lm *lm, uint32_t round)
 	if (evbuffer_get_length(lm->procs) > 0 &&
 	    peer_send_raw(lm->mm, lm->procs) != 0)
 		return -1;
-	n = seg_collect(lm->seg, emit_piece, &ec, &lm->bad_bytes);
+	n = seg_collect(&lm->view, emit_piece, &ec, &lm->bad_bytes);
 	if (n < 0 || ec.err) {
 		log_warn("collection failed: cannot queue data for the MM");
 		return -1;

@@ -778,3 +778,17 @@ Test(define, refuses_overlong_strings)
 	cr_assert_eq(def.format_len, REC_FMT_MAX - 1);
 	cr_assert_eq(def.dsc_len, REC_DSC_MAX - 1);
 }
+
+/* A record longer than REC_MAX is malformed even if the buffer holds it. */
+Test(valid_prefix, longer_than_rec_max)
+{
+	static unsigned char buf[2 * REC_MAX];
+	struct rec_hdr h = { 0 };
+
+	h.len = REC_MAX;
+	memcpy(buf, &h, sizeof h);
+	cr_assert_eq(rec_valid_prefix(buf, REC_MAX), REC_MAX);
+	h.len = REC_MAX + REC_ALIGN;
+	memcpy(buf, &h, sizeof h);
+	cr_assert_eq(rec_valid_prefix(buf, sizeof buf), 0);
+}
