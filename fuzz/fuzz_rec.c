@@ -114,7 +114,7 @@ walk(const unsigned char *b, size_t len)
 		CHECK(ok - off >= sizeof(struct rec_hdr));
 		rlen = ld16(b + off);
 		CHECK(rlen >= sizeof(struct rec_hdr) && rlen % REC_ALIGN == 0 &&
-		    rlen <= ok - off);
+		    rlen <= REC_MAX && rlen <= ok - off);
 		check_define(b + off, rlen);
 	}
 	CHECK(off == ok);
@@ -122,7 +122,7 @@ walk(const unsigned char *b, size_t len)
 	if (len - ok >= sizeof(struct rec_hdr)) {
 		rlen = ld16(b + ok);
 		CHECK(rlen < sizeof(struct rec_hdr) || rlen % REC_ALIGN != 0 ||
-		    rlen > len - ok);
+		    rlen > REC_MAX || rlen > len - ok);
 	}
 }
 
