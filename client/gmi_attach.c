@@ -380,6 +380,8 @@ put_loss(struct gmi_thread *t)
 	memcpy(t->data + t->off + sizeof h, &n, 8);
 	t->off += sizeof h + 8;
 	atomic_store_explicit(t->committed, t->off, memory_order_release);
+	atomic_fetch_add_explicit(&gmi_seg->lost_recorded, n,
+	    memory_order_relaxed);
 	t->lost = 0;
 }
 
@@ -416,6 +418,8 @@ gmi_new_chunk(uint32_t need)
 			gmi_notify_lm();
 		if (starved || waited >= gmi_block_ns) {
 			t->lost++;
+			atomic_fetch_add_explicit(&gmi_seg->lost, 1,
+			    memory_order_relaxed);
 			return NULL;
 		}
 		sleep_ns(step);

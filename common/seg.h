@@ -32,7 +32,7 @@
  * Bump SEG_VERSION whenever this layout changes.
  */
 #define SEG_MAGIC	0x534d5247u	/* "GRMS" */
-#define SEG_VERSION	1u
+#define SEG_VERSION	2u
 
 #define SEG_CHUNK_MIN	16384u	/* > REC_MAX plus a loss record */
 #define SEG_CHUNK_MAX	(1u << 20)
@@ -78,7 +78,12 @@ struct seg_hdr {
 	_Atomic uint32_t	hint;		/* where to look for a free chunk */
 	_Atomic uint32_t	push_req;	/* a writer asked the LM to drain */
 	uint32_t		threshold;	/* push when nfree < threshold */
-	uint32_t		pad3[12];
+	/* Events writers could not record, and how many of those are in a
+	 * loss record in some chunk; the LM reports the difference at its
+	 * last collection, so no loss goes uncounted. */
+	_Atomic uint64_t	lost;
+	_Atomic uint64_t	lost_recorded;
+	uint32_t		pad3[8];
 };
 _Static_assert(sizeof(struct seg_hdr) == 192, "seg_hdr layout");
 

@@ -33,6 +33,7 @@ struct lm {
 	struct seg		view;		/* its layout, kept privately */
 	size_t			seg_size;
 	uint64_t		bad_bytes;	/* scribbled, skipped */
+	uint64_t		lost_reported;	/* unrecorded losses sent */
 
 	/* Traced processes. */
 	struct evconnlistener	*listener;

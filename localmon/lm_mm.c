@@ -11,6 +11,7 @@
 #include "lm.h"
 #include "log.h"
 #include "peer.h"
+#include "rec.h"
 #include "wire.h"
 
 static void mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
@@ -87,6 +88,44 @@ emit_piece(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
 	return 0;
 }
 
+/*
+ * At the last collections: events writers lost and never wrote a loss
+ * record for (a thread that never got another chunk) are reported as one
+ * loss record of process 0, thread 0, so that no loss goes uncounted.
+ */
+static int
+report_unrecorded_losses(struct lm *lm)
+{
+	unsigned char piece[16 + sizeof(struct rec_hdr) + 8];
+	uint64_t lost, rec, n;
+	struct rec_hdr h;
+	struct wire_wr w;
+
+	lost = atomic_load(&lm->seg->lost);
+	rec = atomic_load(&lm->seg->lost_recorded);
+	n = lost > rec ? lost - rec : 0;
+	if (n <= lm->lost_reported)
+		return 0;
+	n -= lm->lost_reported;
+	memset(&h, 0, sizeof h);
+	h.len = sizeof h + 8;
+	h.cls = REC_CLASS_META;
+	h.attr = REC_ATTR_LOSS;
+	h.ts = clk_mono_ns();
+	wire_wr_init(&w, piece, sizeof piece);
+	wire_put_u32(&w, 0);
+	wire_put_u32(&w, 0);
+	wire_put_u64(&w, 0);
+	wire_put_bytes(&w, &h, sizeof h);
+	wire_put_bytes(&w, &n, 8);
+	if (peer_send(lm->mm, WIRE_DATA, piece, w.len, NULL, 0) != 0)
+		return -1;
+	lm->lost_reported += n;
+	log_warn("%llu events lost by traced processes (buffer full)",
+	    (unsigned long long)n);
+	return 0;
+}
+
 int
 lm_collect(struct lm *lm, uint32_t round)
 {
@@ -111,6 +150,8 @@ lm_collect(struct lm *lm, uint32_t round)
 	if (lm->bad_bytes != bad)
 		log_warn("%llu bytes of malformed records skipped",
 		    (unsigned long long)(lm->bad_bytes - bad));
+	if (lm->exiting && report_unrecorded_losses(lm) != 0)
+		return -1;
 	wire_wr_init(&w, buf, sizeof buf);
 	wire_put_u32(&w, round);
 	wire_put_u64(&w, lm->bad_bytes);

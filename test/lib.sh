@@ -57,6 +57,7 @@ t_wait() {
 t_start_mm() {
 	_mm_file=$1
 	shift
+	rm -f "$T_DIR/mm.out"
 	"$B/mainmon/mainmon" -o "$_mm_file" "$@" > "$T_DIR/mm.out" 2> "$T_DIR/mm.err" &
 	MM_PID=$!
 	T_PIDS="$T_PIDS $MM_PID"

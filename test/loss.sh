@@ -1,0 +1,43 @@
+#!/bin/sh
+# test/loss.sh: nothing is lost silently.  The Main Monitor is away while a
+# process writes far more than the segment holds: the writer loses events,
+# and never gets a chunk back to record that.  When mainmon returns on the
+# same port, the LM delivers what it kept, and the trace counts exactly the
+# events the writer was told it lost.
+. "$(dirname "$0")/lib.sh"
+
+N=100000
+t_start_mm "$T_DIR/first"
+port=${MM_ID##*:}
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+
+touch "$T_DIR/go"
+GRM_MM=$MM_ID GRM_SEGSIZE=256K GRM_CHUNKSIZE=16K GRM_BLOCK_MS=1 \
+GRM_LM_LINGER=0.2 "$B/test/e2e_writer" 1 $N "$T_DIR/half" "$T_DIR/go" \
+    > "$T_DIR/writer.out" 2> "$T_DIR/writer.err" || t_fail "writer failed"
+t_note_lms
+read -r _ lost _ lost_seq < "$T_DIR/writer.out" ||
+	t_fail "the writer lost nothing: the test needs a full segment"
+
+trace="$T_DIR/trace"
+t_start_mm "$trace" -p "$port"
+lm_gone() { t_note_lms; for e in $T_LMS; do t_dead "${e%%:*}" || return 1; done; }
+i=0
+until lm_gone; do
+	i=$((i + 1))
+	[ $i -lt 300 ] || t_fail "the LM did not deliver and exit"
+	sleep 0.1
+done
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+
+kept=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
+counted=$(awk '$1 == "#LOSS" { n += $5 } END { print n + 0 }' "$trace")
+[ "$kept" -gt 0 ] || t_fail "nothing kept"
+[ "$counted" -eq "$lost" ] ||
+	t_fail "the trace counts $counted lost events, the writer was told $lost"
+[ $((kept + lost_seq)) -eq $N ] ||
+	t_fail "$kept kept + $lost_seq lost sequence events != $N"
+t_check_clean
+t_log "ok: $kept events kept, $lost lost and all counted"
