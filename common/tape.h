@@ -15,7 +15,7 @@
  *	#MM <id>
  *	#CLOCK <realtime_ns> <monotonic_ns>
  *	#HOST <node> <offset_ns> <lm_pid> <hostname>
- *	#DEF <eid> <class> <attr> "<format>" "<description>"
+ *	#DEF <eid> <class> <attr> "<format>" "<description>" [<node> <pid>]
  *	#PROC <node> <pid> <ppid> start|exit <ts> <status> "<name>"
  *	#LOSS <node> <pid> <tid> <count> <ts>
  *	#COLLECT <n> <ts> <records so far>
@@ -52,6 +52,14 @@ int tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
 int tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
 	     const char *format, size_t format_len, const char *dsc,
 	     size_t dsc_len);
+/*
+ * A definition for one process only (node >= 1): its records of eid are
+ * read with it, other processes' with the global one.  Written when a
+ * process's definition differs from the global one.
+ */
+int tape_def_scoped(struct tape_w *w, uint32_t node, uint32_t pid,
+		    int32_t eid, uint8_t cls, uint8_t attr, const char *format,
+		    size_t format_len, const char *dsc, size_t dsc_len);
 int tape_proc(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t ppid,
 	      int is_exit, uint64_t ts, int32_t status, const char *name);
 int tape_loss(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
@@ -72,6 +80,8 @@ struct tape_def {
 	int32_t		eid;
 	uint8_t		cls;
 	uint8_t		attr;
+	uint32_t	node;		/* scope: 0 for every process */
+	uint32_t	pid;
 	char		*format;
 	char		*dsc;
 	struct rec_fmt	fmt;
@@ -101,7 +111,12 @@ struct tape_r *tape_ropen(const char *path, const char **why);
  */
 int tape_next(struct tape_r *r, struct tape_ev *ev);
 const char *tape_rerror(const struct tape_r *r);
+/* The global definition of eid, or NULL. */
 const struct tape_def *tape_rdef(const struct tape_r *r, int32_t eid);
+/* The definition records of (node, pid) of eid are read with: the
+ * process's own if one was given, else the global one; or NULL. */
+const struct tape_def *tape_rdef_for(const struct tape_r *r, uint32_t node,
+				     uint32_t pid, int32_t eid);
 /* Counters of meta lines seen so far. */
 uint64_t tape_rlosses(const struct tape_r *r);
 /* Whether #END was seen; if so, *records (may be NULL) is its count. */

@@ -28,6 +28,7 @@ struct tape_r {
 	uint64_t	losses;
 	struct tape_def	**defs;		/* open addressing on eid */
 	size_t		ndefs;
+	size_t		nscoped;	/* of which scoped to a process */
 	size_t		cap;
 	size_t		start;		/* unread input: buf[start..end) */
 	size_t		end;
@@ -305,12 +306,14 @@ get1(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
 }
 
 static size_t
-slot(const struct tape_r *r, int32_t eid)
+slot(const struct tape_r *r, uint32_t node, uint32_t pid, int32_t eid)
 {
 	size_t i;
 
-	i = ((uint32_t)eid * 2654435761u) & (r->cap - 1);
-	while (r->defs[i] != NULL && r->defs[i]->eid != eid)
+	i = ((uint32_t)eid * 2654435761u ^ node * 40503u ^ pid * 2246822519u) &
+	    (r->cap - 1);
+	while (r->defs[i] != NULL && (r->defs[i]->eid != eid ||
+	    r->defs[i]->node != node || r->defs[i]->pid != pid))
 		i = (i + 1) & (r->cap - 1);
 	return i;
 }
@@ -329,14 +332,17 @@ grow(struct tape_r *r)
 	}
 	for (i = 0; i < ocap; i++)
 		if (old[i] != NULL)
-			r->defs[slot(r, old[i]->eid)] = old[i];
+			r->defs[slot(r, old[i]->node, old[i]->pid,
+			    old[i]->eid)] = old[i];
 	free(old);
 	return 0;
 }
 
-/* Stores a definition; one with the same eid is replaced in place. */
+/* Stores a definition (scoped to a process when node >= 1); one with the
+ * same scope and eid is replaced in place. */
 static int
-define(struct tape_r *r, const struct rec_field *v)
+define(struct tape_r *r, const struct rec_field *v, uint32_t node,
+       uint32_t pid)
 {
 	struct tape_def *d;
 	struct rec_fmt fmt;
@@ -350,7 +356,7 @@ define(struct tape_r *r, const struct rec_field *v)
 		return rfail(r, "#DEF %d: NUL in description", (int)v[0].v.i);
 	if ((r->ndefs + 1) * 2 > r->cap && grow(r) != 0)
 		return rfail(r, "out of memory");
-	i = slot(r, (int32_t)v[0].v.i);
+	i = slot(r, node, pid, (int32_t)v[0].v.i);
 	f2 = strdup(v[3].v.s.p);
 	d2 = strdup(v[4].v.s.p);
 	if ((d = r->defs[i]) == NULL)
@@ -362,12 +368,16 @@ define(struct tape_r *r, const struct rec_field *v)
 			free(d);
 		return rfail(r, "out of memory");
 	}
-	if (r->defs[i] == NULL)
+	if (r->defs[i] == NULL) {
 		r->ndefs++;
+		r->nscoped += node != 0;
+	}
 	r->defs[i] = d;
 	free(d->format);
 	free(d->dsc);
 	d->eid = (int32_t)v[0].v.i;
+	d->node = node;
+	d->pid = pid;
 	d->cls = (uint8_t)v[1].v.u;
 	d->attr = (uint8_t)v[2].v.u;
 	d->format = f2;
@@ -415,7 +425,15 @@ meta(struct tape_r *r, struct cur *c)
 			return rfail(r, "%s: %s", metas[i].key, c->why);
 	switch (k[1]) {
 	case 'D':
-		return define(r, v);
+		/* An optional scope, node (>= 1) and pid; anything else
+		 * trailing is ignored, as on every # line. */
+		if (at_end(c) || get1(r, c, 'U', &v[5]) != 0)
+			return define(r, v, 0, 0);
+		if (get1(r, c, 'U', &v[6]) != 0)
+			return rfail(r, "#DEF scope: %s", c->why);
+		if (v[5].v.u == 0)
+			return rfail(r, "#DEF scope: node 0");
+		return define(r, v, (uint32_t)v[5].v.u, (uint32_t)v[6].v.u);
 	case 'P':
 		if (!same(v[3].v.s.p, v[3].v.s.len, "start") &&
 		    !same(v[3].v.s.p, v[3].v.s.len, "exit"))
@@ -448,7 +466,7 @@ record(struct tape_r *r, struct cur *c, struct tape_ev *ev)
 	ev->pid = (uint32_t)h[2].v.u;
 	ev->tid = (uint32_t)h[3].v.u;
 	ev->eid = (int32_t)h[4].v.i;
-	if ((ev->def = tape_rdef(r, ev->eid)) == NULL)
+	if ((ev->def = tape_rdef_for(r, ev->node, ev->pid, ev->eid)) == NULL)
 		return rfail(r, "record before definition of eid %d",
 		    (int)ev->eid);
 	ev->n = ev->def->fmt.n;
@@ -542,7 +560,19 @@ tape_rerror(const struct tape_r *r)
 const struct tape_def *
 tape_rdef(const struct tape_r *r, int32_t eid)
 {
-	return r->cap == 0 ? NULL : r->defs[slot(r, eid)];
+	return r->cap == 0 ? NULL : r->defs[slot(r, 0, 0, eid)];
+}
+
+const struct tape_def *
+tape_rdef_for(const struct tape_r *r, uint32_t node, uint32_t pid,
+	      int32_t eid)
+{
+	const struct tape_def *d;
+
+	if (r->nscoped > 0 && node != 0 &&
+	    (d = r->defs[slot(r, node, pid, eid)]) != NULL)
+		return d;
+	return tape_rdef(r, eid);
 }
 
 uint64_t

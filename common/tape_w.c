@@ -341,6 +341,15 @@ tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
 	 const char *format, size_t format_len, const char *dsc,
 	 size_t dsc_len)
 {
+	return tape_def_scoped(w, 0, 0, eid, cls, attr, format, format_len,
+	    dsc, dsc_len);
+}
+
+int
+tape_def_scoped(struct tape_w *w, uint32_t node, uint32_t pid, int32_t eid,
+		uint8_t cls, uint8_t attr, const char *format,
+		size_t format_len, const char *dsc, size_t dsc_len)
+{
 	char fbuf[REC_FMT_MAX];
 	struct rec_fmt fmt;
 
@@ -358,9 +367,13 @@ tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
 		errno = EINVAL;
 		return -1;
 	}
-	return wline(w, "#DEF", "iuuss", (int64_t)eid, (uint64_t)cls,
+	if (node == 0)
+		return wline(w, "#DEF", "iuuss", (int64_t)eid, (uint64_t)cls,
+		    (uint64_t)attr, format, format_len, dsc != NULL ? dsc : "",
+		    dsc_len);
+	return wline(w, "#DEF", "iuussuu", (int64_t)eid, (uint64_t)cls,
 	    (uint64_t)attr, format, format_len, dsc != NULL ? dsc : "",
-	    dsc_len);
+	    dsc_len, (uint64_t)node, (uint64_t)pid);
 }
 
 int

@@ -21,10 +21,29 @@ struct mm_defs {
 	uint32_t	n;
 };
 
+/*
+ * A traced process as mainmon knows it: its parent (from its PROC start),
+ * the definitions it made, and what its records are decoded with: `own`
+ * first, then its ancestors' (a fork child inherits its parent's types),
+ * then the node's.  `resolved` caches the answer once the file's reader is
+ * known to resolve the same (a scoped #DEF line is written if the global
+ * one differs), so a record costs one lookup.
+ */
+struct mm_proc {
+	uint32_t	pid;
+	uint32_t	ppid;
+	struct mm_defs	own;
+	struct mm_defs	resolved;
+	struct mm_proc	*next;
+};
+
+#define MM_PROC_BUCKETS	256
+
 struct mm_node {
 	uint32_t	id;		/* 1, 2, ...: the node column */
 	char		host[256];
-	struct mm_defs	defs;
+	struct mm_defs	defs;		/* every definition seen on the node */
+	struct mm_proc	*procs[MM_PROC_BUCKETS];
 	struct mm_node	*next;
 };
 
@@ -99,6 +118,7 @@ int mm_out_open(struct mm *mm, const char *path);
 int mm_out_batch(struct mm *mm, struct mm_conn *c);
 int mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
 void mm_defs_free(struct mm_defs *d);
+void mm_node_free(struct mm_node *n);
 /* A new node's definitions start with the predefined ones. */
 void mm_node_init_defs(struct mm *mm, struct mm_node *n);
 

@@ -156,8 +156,7 @@ main(int argc, char **argv)
 		mm.exit_code = 1;
 	for (n = mm.nodes; n != NULL; n = nn) {
 		nn = n->next;
-		mm_defs_free(&n->defs);
-		free(n);
+		mm_node_free(n);
 	}
 	mm_defs_free(&mm.written);
 	evconnlistener_free(mm.listener);

@@ -117,25 +117,103 @@ defs_put(struct mm_defs *d, int32_t eid, uint8_t cls, uint8_t attr,
 	return 1;
 }
 
-/* Makes eid's definition known for node (if not NULL) and, if new,
- * written. */
+/* Writes the global #DEF of eid if the file has none yet: the first
+ * definition seen is every process's unless one says otherwise. */
 static int
-define(struct mm *mm, struct mm_node *n, int32_t eid, uint8_t cls,
-       uint8_t attr, const char *format, size_t flen, const char *dsc,
-       size_t dlen)
+define_global(struct mm *mm, int32_t eid, uint8_t cls, uint8_t attr,
+	      const char *format, size_t flen, const char *dsc, size_t dlen)
 {
-	int r;
+	if (defs_find(&mm->written, eid) != NULL)
+		return 0;
+	if (defs_put(&mm->written, eid, cls, attr, format, flen, dsc,
+	    dlen) < 0)
+		return -1;
+	return tape_def(mm->out, eid, cls, attr, format, flen, dsc, dlen);
+}
 
+/* Makes eid's definition known for node (if not NULL) and process p (if
+ * not NULL), and gives the file a global one if it has none. */
+static int
+define(struct mm *mm, struct mm_node *n, struct mm_proc *p, int32_t eid,
+       uint8_t cls, uint8_t attr, const char *format, size_t flen,
+       const char *dsc, size_t dlen)
+{
 	if (n != NULL &&
 	    defs_put(&n->defs, eid, cls, attr, format, flen, dsc, dlen) < 0)
 		return -1;
-	r = defs_put(&mm->written, eid, cls, attr, format, flen, dsc, dlen);
-	if (r < 0)
+	if (p != NULL &&
+	    defs_put(&p->own, eid, cls, attr, format, flen, dsc, dlen) < 0)
 		return -1;
-	if (r == 1 && tape_def(mm->out, eid, cls, attr, format, flen, dsc,
-	    dlen) != 0)
-		return -1;
-	return 0;
+	return define_global(mm, eid, cls, attr, format, flen, dsc, dlen);
+}
+
+static struct mm_proc *
+proc_get(struct mm_node *n, uint32_t pid, int create)
+{
+	struct mm_proc **b = &n->procs[pid % MM_PROC_BUCKETS], *p;
+
+	for (p = *b; p != NULL; p = p->next)
+		if (p->pid == pid)
+			return p;
+	if (!create || (p = calloc(1, sizeof *p)) == NULL)
+		return NULL;
+	p->pid = pid;
+	p->next = *b;
+	*b = p;
+	return p;
+}
+
+void
+mm_node_free(struct mm_node *n)
+{
+	struct mm_proc *p, *next;
+	unsigned i;
+
+	for (i = 0; i < MM_PROC_BUCKETS; i++)
+		for (p = n->procs[i]; p != NULL; p = next) {
+			next = p->next;
+			mm_defs_free(&p->own);
+			mm_defs_free(&p->resolved);
+			free(p);
+		}
+	mm_defs_free(&n->defs);
+	free(n);
+}
+
+/*
+ * The definition a record of (node, pid) with eid is decoded with, or
+ * NULL.  The first time, it is looked for in the process's own
+ * definitions, its ancestors', then the node's, and the file is made to
+ * agree: a scoped #DEF line if the global one differs.
+ */
+static const struct tape_def *
+resolve(struct mm *mm, struct mm_node *n, uint32_t pid, int32_t eid)
+{
+	const struct tape_def *d = NULL, *g;
+	struct mm_proc *p, *q;
+	int depth;
+
+	if ((p = proc_get(n, pid, 1)) == NULL)
+		return NULL;
+	if ((d = defs_find(&p->resolved, eid)) != NULL)
+		return d;
+	for (q = p, depth = 0; q != NULL && d == NULL && depth < 64;
+	    q = q->ppid != q->pid ? proc_get(n, q->ppid, 0) : NULL, depth++)
+		d = defs_find(&q->own, eid);
+	if (d == NULL && (d = defs_find(&n->defs, eid)) == NULL)
+		return NULL;
+	if (define_global(mm, eid, d->cls, d->attr, d->format,
+	    strlen(d->format), d->dsc, strlen(d->dsc)) != 0)
+		return NULL;
+	g = defs_find(&mm->written, eid);
+	if (strcmp(g->format, d->format) != 0 &&
+	    tape_def_scoped(mm->out, n->id, pid, eid, d->cls, d->attr,
+	    d->format, strlen(d->format), d->dsc, strlen(d->dsc)) != 0)
+		return NULL;
+	if (defs_put(&p->resolved, eid, d->cls, d->attr, d->format,
+	    strlen(d->format), d->dsc, strlen(d->dsc)) < 0)
+		return NULL;
+	return defs_find(&p->resolved, eid);
 }
 
 static void
@@ -153,8 +231,8 @@ define_predefined(struct mm *mm, struct mm_node *n)
 	size_t i;
 
 	for (i = 0; i < sizeof pd / sizeof pd[0]; i++)
-		define(mm, n, pd[i].eid, REC_CLASS_PROCEDURE, pd[i].attr,
-		    pd[i].format, strlen(pd[i].format), pd[i].dsc,
+		define(mm, n, NULL, pd[i].eid, REC_CLASS_PROCEDURE,
+		    pd[i].attr, pd[i].format, strlen(pd[i].format), pd[i].dsc,
 		    strlen(pd[i].dsc));
 }
 
@@ -187,8 +265,9 @@ batch_defs(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 		if (h.cls != REC_CLASS_META || h.attr != REC_ATTR_DESCRIPTOR)
 			continue;
 		if (rec_parse_define(pc->data + off, h.len, &d) != 0 ||
-		    define(mm, c->node, d.eid, d.cls, d.attr, d.format,
-		    d.format_len, d.dsc, d.dsc_len) != 0)
+		    define(mm, c->node, proc_get(c->node, pc->pid, 1), d.eid,
+		    d.cls, d.attr, d.format, d.format_len, d.dsc,
+		    d.dsc_len) != 0)
 			log_warn("%s: process %u: bad definition of event %d",
 			    c->node->host, pc->pid, h.eid);
 	}
@@ -199,7 +278,7 @@ static int
 batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 {
 	struct rec_field f[REC_ARGS_MAX];
-	struct tape_def *def;
+	const struct tape_def *def;
 	struct rec_hdr h;
 	uint64_t n, ts;
 	uint32_t off;
@@ -217,7 +296,7 @@ batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 			}
 			continue;
 		}
-		def = defs_find(&c->node->defs, h.eid);
+		def = resolve(mm, c->node, pc->pid, h.eid);
 		if (def == NULL ||
 		    rec_decode(pc->data + off, h.len, &def->fmt, f) != 0) {
 			log_warn("%s: process %u: record of event %d %s",
@@ -260,6 +339,7 @@ int
 mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	uint32_t pid, ppid, what, status;
+	struct mm_proc *p;
 	uint64_t ts;
 	char name[WIRE_STR_MAX + 1];
 
@@ -272,6 +352,13 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	if (!wire_rd_ok(msg) ||
 	    (what != WIRE_PROC_START && what != WIRE_PROC_EXIT))
 		return -1;
+	/* A new process (or image, after exec) starts with no types but
+	 * those it inherits. */
+	if (what == WIRE_PROC_START && (p = proc_get(c->node, pid, 1)) != NULL) {
+		mm_defs_free(&p->own);
+		mm_defs_free(&p->resolved);
+		p->ppid = ppid;
+	}
 	return tape_proc(mm->out, c->node->id, pid, ppid,
 	    what == WIRE_PROC_EXIT, (uint64_t)((int64_t)ts - c->offset),
 	    (int32_t)status, name);

@@ -1,7 +1,9 @@
 /* e2e_writer.c: an instrumented test program: T threads emit N numbered
  * events each; halfway they stop, announce it, and wait to be let go.
  * With START_FILE, nothing is traced until that file exists.  Events the
- * library reports lost are counted and printed ("lost N seq M"). */
+ * library reports lost are counted and printed ("lost N seq M").  With
+ * E2E_TAGGED in the environment, event 1 has another format (a string
+ * more): another program using the same event id. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,6 +19,7 @@
 #define EV_SEQ	1
 
 static long nevents;
+static int tagged;	/* E2E_TAGGED: event 1 has a third field */
 static pthread_barrier_t half;
 static volatile int go;
 
@@ -52,7 +55,8 @@ writer(void *arg)
 		}
 		if (i % 1000 == 0)
 			check(GMI_BlockBegin(idx), 0);
-		check(GMI_Event(EV_SEQ, idx, i), 1);
+		check(tagged ? GMI_Event(EV_SEQ, idx, i, "tag") :
+		    GMI_Event(EV_SEQ, idx, i), 1);
 		if (i % 1000 == 999 || i == nevents - 1)
 			check(GMI_BlockEnd(idx), 0);
 	}
@@ -78,7 +82,9 @@ main(int argc, char **argv)
 	nevents = atol(argv[2]);
 	if (nthreads < 1 || nthreads > 64 || nevents < 2)
 		return 2;
-	if (GMI_DefineEvent(EV_SEQ, "thread %d seq %ld", "sequence") != GRM_OK)
+	tagged = getenv("E2E_TAGGED") != NULL;
+	if (GMI_DefineEvent(EV_SEQ, tagged ? "thread %d seq %ld tag %s" :
+	    "thread %d seq %ld", "sequence") != GRM_OK)
 		return 1;
 	for (t = 0; t < nthreads; t++)
 		GMI_DefineBlock((int)t, t == 0 ? "work0" : "work");

@@ -558,3 +558,55 @@ Test(tape, fuzz)
 	free(orig);
 	free(buf);
 }
+
+/* A #DEF scoped to (node, pid) wins for that process's records only; the
+ * writer's scoped line reads back with its scope. */
+Test(tape, scoped_definitions)
+{
+	static const char text[] = "#GRM-TRACE 1\n"
+	    "#DEF 5 8 2 \"%d\" \"plain\"\n"
+	    "#DEF 5 8 2 \"%d %s\" \"tagged\" 1 7\n"
+	    "10 1 7 7 5 1 \"t\"\n"
+	    "11 1 8 8 5 2\n"
+	    "12 2 7 7 5 3\n";
+	const struct tape_def *d;
+	struct tape_ev ev;
+	struct tape_r *r;
+	const char *why, *p;
+	struct tape_w *w;
+
+	r = tape_ropen(put_file(text, strlen(text)), &why);
+	cr_assert_not_null(r, "%s", why);
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.n, 2);
+	cr_assert_str_eq(ev.def->dsc, "tagged");
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.n, 1, "another pid on the node: the global one");
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.n, 1, "the same pid on another node: the global one");
+	cr_assert_eq(tape_next(r, &ev), 0);
+	d = tape_rdef(r, 5);
+	cr_assert_str_eq(d->dsc, "plain");
+	d = tape_rdef_for(r, 1, 7, 5);
+	cr_assert_str_eq(d->dsc, "tagged");
+	tape_rclose(r);
+
+	bad_text("#GRM-TRACE 1\n#DEF 5 8 2 \"%d\" \"x\" 0 7\n", -1, "node 0");
+	bad_text("#GRM-TRACE 1\n#DEF 5 8 2 \"%d\" \"x\" 1\n", -1, "scope");
+
+	p = path("scoped.trace");
+	w = tape_open(p, "h:1", 1, 2);
+	cr_assert_not_null(w);
+	cr_assert_eq(tape_def(w, 5, 8, 2, "%d", 2, "g", 1), 0);
+	cr_assert_eq(tape_def_scoped(w, 3, 99, 5, 8, 2, "%u %u", 5, "s", 1),
+	    0);
+	cr_assert_eq(tape_close(w), 0);
+	r = tape_ropen(p, &why);
+	cr_assert_not_null(r, "%s", why);
+	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
+	d = tape_rdef_for(r, 3, 99, 5);
+	cr_assert(d != NULL && d->node == 3 && d->pid == 99 &&
+	    d->fmt.n == 2 && strcmp(d->dsc, "s") == 0);
+	cr_assert_eq(tape_rdef_for(r, 3, 98, 5)->fmt.n, 1);
+	tape_rclose(r);
+}
