@@ -33,6 +33,9 @@ _Static_assert(sizeof(struct rec_hdr) == 16, "rec_hdr is 16 bytes");
 /* Slots are copied in host order and the wire says little-endian. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
     "grm records are little-endian; big-endian hosts are not supported yet");
+/* %lld, %jd, %zd are fetched as long (REC_VA_LONG): 64-bit longs only. */
+_Static_assert(sizeof(long) == 8 && sizeof(long long) == 8 &&
+    sizeof(size_t) == 8, "grm needs an LP64 platform for now");
 
 #define REC_ALIGN	8
 #define REC_MAX		8192	/* largest record, header included */
