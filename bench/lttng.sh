@@ -1,0 +1,230 @@
+#!/bin/sh
+# bench/lttng.sh: the per-event cost of an LTTng-UST tracepoint with two int
+# fields next to GMI_Event with two ints, measured in one process so that the
+# ratio comes from one run (figures in doc/PERFORMANCE.md).
+# Usage: bench/lttng.sh [BUILDDIR]   (a built grm tree; default: the source)
+#
+# Needs liblttng-ust-dev and lttng-tools; run as root it installs them with
+# apt-get, otherwise it exits 77 (skip) when they are missing.  It starts its
+# own LTTng session daemon (LTTNG_HOME in a temporary folder; as root the
+# daemon's sockets are LTTng's fixed ones under /var/run/lttng), one session
+# in discard mode with 4 MiB sub-buffers, and a live mainmon; it stops all of
+# them at the end, even on failure.  Never part of make check.
+set -eu
+me=lttng.sh
+src=$(cd "$(dirname "$0")/.." && pwd)
+b=${1:-${top_builddir:-$src}}
+b=$(cd "$b" && pwd)
+nb=${BENCH_BATCHES:-200}
+
+say() { printf '%s: %s\n' "$me" "$*" >&2; }
+skip() { say "SKIP: $*"; exit 77; }
+die() { say "FAIL: $*"; exit 1; }
+
+for f in .libs/libgrm.a localmon/localmon mainmon/mainmon mainmon/grmctl; do
+	[ -e "$b/$f" ] || die "$b/$f is missing: build grm first (make in $b)"
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/grm-lttng.XXXXXX")
+session=
+sd_pid=
+mm_pid=
+lms=""		# "pid:shmid" of every Local Monitor seen
+our_pids=""	# every process this script started, for the final check
+uid=$(id -u)
+if [ "$uid" -eq 0 ]; then lt_run=/var/run/lttng; else lt_run=$tmp/home/.lttng; fi
+had_run=no
+[ -e "$lt_run" ] && had_run=yes
+# liblttng-ust leaves these POSIX shared-memory files; remove ours at the end.
+wait_shm="/dev/shm/lttng-ust-wait-8 /dev/shm/lttng-ust-wait-8-$uid"
+had_shm=""
+for f in $wait_shm; do [ -e "$f" ] && had_shm="$had_shm $f"; done
+
+note_lms() {
+	for f in "$GRM_RUNDIR"/lm-*.pid; do
+		[ -f "$f" ] || continue
+		read -r p s < "$f" 2>/dev/null || continue
+		case " $lms " in *" $p:$s "*) ;; *) lms="$lms $p:$s" ;; esac
+	done
+}
+
+# descendants PID: PID and every process below it.
+descendants() {
+	ps -eo pid=,ppid= | awk -v root="$1" '
+		{ parent[$1] = $2 }
+		END {
+			for (p in parent) {
+				q = p
+				while (q != root && (q in parent) && q > 1)
+					q = parent[q]
+				if (q == root)
+					print p
+			}
+		}'
+}
+
+alive() {
+	kill -0 "$1" 2>/dev/null || return 1
+	[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
+# wait_gone PID...: up to 10 s for all of them to exit; 0 if they did.
+wait_gone() {
+	i=0
+	while [ $i -lt 1000 ]; do
+		left=
+		for p in "$@"; do alive "$p" && left="$left $p"; done
+		[ -z "$left" ] && return 0
+		sleep 0.01
+		i=$((i + 1))
+	done
+	return 1
+}
+
+stop_sessiond() {
+	[ -n "$sd_pid" ] || return 0
+	pids=$(descendants "$sd_pid")
+	our_pids="$our_pids $pids"
+	kill -TERM "$sd_pid" 2>/dev/null || true
+	# shellcheck disable=SC2086
+	if ! wait_gone $pids; then
+		say "session daemon not gone after 10 s; killing it"
+		for p in $pids; do kill -9 "$p" 2>/dev/null || true; done
+	fi
+	sd_pid=
+}
+
+cleanup() {
+	rc=$?
+	set +e
+	if [ -n "$session" ]; then
+		lttng destroy "$session" > /dev/null 2>&1
+		session=
+	fi
+	[ -n "$mm_pid" ] && kill -9 "$mm_pid" 2>/dev/null
+	if [ -n "${GRM_RUNDIR:-}" ]; then
+		note_lms
+		for e in $lms; do
+			kill -9 "${e%%:*}" 2>/dev/null
+			ipcrm -m "${e##*:}" 2>/dev/null
+		done
+	fi
+	stop_sessiond
+	rm -rf "$tmp"
+	[ $had_run = no ] && [ "$uid" -eq 0 ] && rmdir "$lt_run" 2>/dev/null
+	for f in $wait_shm; do
+		case " $had_shm " in *" $f "*) ;; *) rm -f "$f" ;; esac
+	done
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+# ---- LTTng-UST and lttng-tools ----
+have_lttng() {
+	command -v lttng > /dev/null 2>&1 &&
+	command -v lttng-sessiond > /dev/null 2>&1 &&
+	printf '#include <lttng/tracepoint.h>\n' |
+	    cc -E -x c - > /dev/null 2>&1
+}
+if ! have_lttng; then
+	[ "$uid" -eq 0 ] || skip "needs liblttng-ust-dev and lttng-tools;" \
+	    "install them as root (apt-get install liblttng-ust-dev lttng-tools)"
+	command -v apt-get > /dev/null 2>&1 ||
+	    skip "needs liblttng-ust-dev and lttng-tools, and there is no apt-get"
+	say "installing liblttng-ust-dev and lttng-tools"
+	if ! { apt-get update &&
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y \
+	    liblttng-ust-dev lttng-tools; } > "$tmp/apt.log" 2>&1; then
+		tail -n 5 "$tmp/apt.log" >&2
+		skip "could not install liblttng-ust-dev and lttng-tools"
+	fi
+	have_lttng || skip "liblttng-ust-dev and lttng-tools installed," \
+	    "but lttng, lttng-sessiond or <lttng/tracepoint.h> still missing"
+fi
+
+# ---- the benchmark: grm's static library, LTTng-UST shared ----
+cc -O2 -pthread -I"$src/include" -I"$src/bench" -o "$tmp/bench_lttng" \
+    "$src/bench/bench_lttng.c" "$src/bench/grm_tp.c" "$b/.libs/libgrm.a" \
+    -llttng-ust -ldl || die "could not build bench_lttng"
+
+# ---- a session daemon of our own ----
+export LTTNG_HOME="$tmp/home"
+mkdir -m 700 "$LTTNG_HOME" "$tmp/empty"
+if lttng list > /dev/null 2>&1; then
+	skip "an LTTng session daemon already answers this user" \
+	    "(e.g. the lttng-sessiond service); stop it first, this script" \
+	    "starts its own"
+fi
+lttng-sessiond --daemonize --no-kernel --load="$tmp/empty" \
+    > "$tmp/sessiond.log" 2>&1 ||
+    { cat "$tmp/sessiond.log" >&2; die "lttng-sessiond did not start"; }
+[ -s "$lt_run/lttng-sessiond.pid" ] ||
+    die "lttng-sessiond started but wrote no $lt_run/lttng-sessiond.pid"
+read -r sd_pid < "$lt_run/lttng-sessiond.pid"
+our_pids="$our_pids $sd_pid"
+
+session=grm-bench-$$
+lttng create "$session" --output="$tmp/lttng-trace" > /dev/null
+lttng enable-channel --userspace --discard --subbuf-size=4M \
+    --session="$session" grmch > /dev/null
+lttng enable-event --userspace --session="$session" --channel=grmch \
+    grm_bench:two_ints > /dev/null
+lttng start "$session" > /dev/null
+
+# ---- a live mainmon, the Local Monitor draining into it ----
+export GRM_RUNDIR="$tmp/run"
+mkdir -m 700 "$GRM_RUNDIR"
+export GRM_LOCALMON="$b/localmon/localmon"
+"$b/mainmon/mainmon" -o "$tmp/grm.trace" > "$tmp/mm.out" 2> "$tmp/mm.err" &
+mm_pid=$!
+our_pids="$our_pids $mm_pid"
+i=0
+while [ ! -s "$tmp/mm.out" ] && [ $i -lt 500 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
+[ -s "$tmp/mm.out" ] || die "mainmon printed no identifier"
+id=$(head -n 1 "$tmp/mm.out")
+
+echo "== $(lttng --version | head -n 1): session (discard, 4 MiB" \
+    "sub-buffers) and grm mainmon $id, both recording"
+GRM_MM=$id "$tmp/bench_lttng" -m on -b "$nb" -t 2
+note_lms
+
+lttng stop "$session" > /dev/null
+discarded=$(lttng list "$session" |
+    sed -n 's/^ *Discarded events: *\([0-9][0-9]*\).*/\1/p' | head -n 1)
+lt_bytes=$(du -sb "$tmp/lttng-trace" | cut -f 1)
+lttng destroy "$session" > /dev/null
+session=
+
+"$b/mainmon/grmctl" "$id" stop > /dev/null
+wait "$mm_pid" || true
+mm_pid=
+calls=$((nb * 10000 * 3))
+echo "LTTng: $calls calls, ${discarded:-?} discarded (channel statistics)," \
+    "$lt_bytes bytes of trace"
+echo "grm:   $calls calls, $(grep -vc '^#' "$tmp/grm.trace" || true) record" \
+    "lines in the trace file ($(wc -c < "$tmp/grm.trace") bytes of text)"
+
+echo "== disabled: no LTTng session, GRM_MM unset"
+(unset GRM_MM; "$tmp/bench_lttng" -m off -b "$nb" -t 2)
+
+# ---- stop everything and check that nothing of ours is left ----
+note_lms
+lm_pids=
+for e in $lms; do lm_pids="$lm_pids ${e%%:*}"; done
+our_pids="$our_pids $lm_pids"
+# shellcheck disable=SC2086
+wait_gone $lm_pids || say "a Local Monitor did not exit by itself"
+stop_sessiond
+left=
+for p in $our_pids; do alive "$p" && left="$left $p"; done
+for e in $lms; do
+	ipcs -m | awk -v id="${e##*:}" '$2 == id { f = 1 } END { exit !f }' &&
+	    left="$left shm:${e##*:}"
+done
+[ -z "$left" ] || die "still there after the run:$left"
+echo "left running: nothing (session daemon, consumer daemons, mainmon," \
+    "Local Monitor gone; no shared segment of ours)"
