@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "grm.h"
 
 #define BATCH	10000
@@ -19,23 +20,6 @@ struct result {
 	double	*ns;	/* per-event cost of each batch */
 	long	lost;
 };
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void *
 run(void *arg)
@@ -58,6 +42,7 @@ run(void *arg)
 static void
 report(const char *what, struct result *r, int n)
 {
+	struct bench_stats st;
 	double *all;
 	long lost = 0, k = 0, b;
 	int t;
@@ -68,10 +53,9 @@ report(const char *what, struct result *r, int n)
 			all[k++] = r[t].ns[b];
 		lost += r[t].lost;
 	}
-	qsort(all, (size_t)k, sizeof *all, cmp_double);
+	st = bench_stats(all, (size_t)k);
 	printf("%-34s median %7.1f ns  p10 %7.1f  p90 %7.1f  (%ld events, "
-	    "%ld lost)\n", what, all[k / 2], all[k / 10], all[k * 9 / 10],
-	    k * BATCH, lost);
+	    "%ld lost)\n", what, st.med, st.p10, st.p90, k * BATCH, lost);
 	free(all);
 }
 
@@ -104,14 +88,8 @@ measure(int nthreads)
 static void
 clock_cost(void)
 {
-	uint64_t t0, sink = 0;
-	long i, n = 10000000;
-
-	t0 = now_ns();
-	for (i = 0; i < n; i++)
-		sink += now_ns();
-	printf("%-34s %7.1f ns%s\n", "clock_gettime(CLOCK_MONOTONIC):",
-	    (double)(now_ns() - t0) / (double)n, sink == 1 ? " " : "");
+	printf("%-34s %7.1f ns\n", "clock_gettime(CLOCK_MONOTONIC):",
+	    bench_clock_cost());
 }
 
 int

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "grm.h"
 
 #define TRACEPOINT_DEFINE
@@ -44,27 +45,6 @@ struct result {
 	double	*ns[NSYS];	/* per-event cost of each batch */
 	long	grm_lost;	/* GMI_Event calls that did not return GRM_OK */
 };
-
-struct stats {
-	double	med, p10, p90;
-};
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static double
 batch_lttng(long b)
@@ -111,10 +91,10 @@ run(void *arg)
 	return NULL;
 }
 
-static struct stats
+static struct bench_stats
 summarise(struct result *r, int n, int s)
 {
-	struct stats st;
+	struct bench_stats st;
 	double *all;
 	long k = 0, b;
 	int t;
@@ -127,10 +107,7 @@ summarise(struct result *r, int n, int s)
 	for (t = 0; t < n; t++)
 		for (b = 0; b < nbatches; b++)
 			all[k++] = r[t].ns[s][b];
-	qsort(all, (size_t)k, sizeof *all, cmp_double);
-	st.med = all[k / 2];
-	st.p10 = all[k / 10];
-	st.p90 = all[k * 9 / 10];
+	st = bench_stats(all, (size_t)k);
 	free(all);
 	return st;
 }
@@ -140,7 +117,7 @@ measure(int nthreads, const char *state)
 {
 	pthread_t th[MAXTHREADS];
 	struct result r[MAXTHREADS];
-	struct stats st[NSYS];
+	struct bench_stats st[NSYS];
 	long calls, lost = 0;
 	int t, s;
 
@@ -188,14 +165,8 @@ measure(int nthreads, const char *state)
 static void
 clock_cost(void)
 {
-	uint64_t t0, sink = 0;
-	long i, n = 10000000;
-
-	t0 = now_ns();
-	for (i = 0; i < n; i++)
-		sink += now_ns();
-	printf("%-26s %7.1f ns%s\n", "clock_gettime(MONOTONIC)",
-	    (double)(now_ns() - t0) / (double)n, sink == 1 ? " " : "");
+	printf("%-26s %7.1f ns\n", "clock_gettime(MONOTONIC)",
+	    bench_clock_cost());
 }
 
 static void

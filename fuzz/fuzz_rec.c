@@ -17,40 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "rec.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 #define FMT_SCAN	(REC_FMT_MAX + 64)
-
-static volatile uint64_t sink;
-
-#define CHECK(c) do { \
-	if (!(c)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-		    __LINE__, #c); \
-		abort(); \
-	} \
-} while (0)
-
-static uint16_t
-ld16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t
-ld32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
-}
-
-static uint64_t
-ld64(const unsigned char *p)
-{
-	return (uint64_t)ld32(p) | (uint64_t)ld32(p + 4) << 32;
-}
 
 static void
 check_define(const unsigned char *rec, size_t len)

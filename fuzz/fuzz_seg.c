@@ -31,25 +31,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "rec.h"
 #include "seg.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define NCHUNKS		4
 #define CHUNK		SEG_CHUNK_MIN
 #define CTL		8
 #define HDRW		32	/* header bytes 16..48 */
 #define HDRO		16
-
-#define CHECK(c) do { \
-	if (!(c)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-		    __LINE__, #c); \
-		abort(); \
-	} \
-} while (0)
-
 
 /*
  * The view every call uses: bound when a segment is created (seg_init) or
@@ -70,8 +60,6 @@ V(struct seg_hdr *s)
 	(void)s;
 	return &cur_view;
 }
-
-static volatile uint64_t sink;
 
 /* What each chunk should give, computed before a collection. */
 struct expect {
@@ -255,13 +243,6 @@ writer(struct seg_hdr *s, struct expect *e)
 	seg_release(V(s), (uint32_t)i);
 	CHECK(collect(s, e, 0) >= 1);
 	CHECK(atomic_load(&c->state) == SEG_FREE);
-}
-
-static uint32_t
-ld32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	    (uint32_t)p[3] << 24;
 }
 
 static struct seg_hdr *

@@ -19,9 +19,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz.h"
 #include "tape.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* An anonymous in-memory file and the path tape_ropen/tape_open take. */
 struct mfile {
@@ -95,7 +94,6 @@ drop_defs(char *t, size_t *n)
 }
 
 /* Something the compiler cannot drop: every byte we read goes into it. */
-static volatile uint64_t sink;
 
 /*
  * Formats one field with tape_put_field (what prove prints) and checks

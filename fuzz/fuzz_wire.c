@@ -17,35 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "peer.h"
 #include "wire.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAXOPS	64
 #define SMALL	64
 #define BIG	(WIRE_STR_MAX + 1)
-
-#define CHECK(c) do { \
-	if (!(c)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-		    __LINE__, #c); \
-		abort(); \
-	} \
-} while (0)
-
-static volatile uint64_t sink;
-
-static uint64_t
-ld(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
 
 static void
 header(const uint8_t *data, size_t size)
