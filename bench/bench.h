@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clock.h"
+
+/* The clock every record uses (common/clock.h). */
 static inline uint64_t
 now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clk_mono_ns();
 }
 
 static inline int

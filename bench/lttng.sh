@@ -144,7 +144,7 @@ if ! have_lttng; then
 fi
 
 # ---- the benchmark: grm's static library, LTTng-UST shared ----
-cc -O2 -pthread -I"$src/include" -I"$src/bench" -o "$tmp/bench_lttng" \
+cc -O2 -pthread -I"$src/include" -I"$src/common" -I"$src/bench" -o "$tmp/bench_lttng" \
     "$src/bench/bench_lttng.c" "$src/bench/grm_tp.c" "$b/.libs/libgrm.a" \
     -llttng-ust -ldl || die "could not build bench_lttng"
 

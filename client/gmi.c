@@ -217,10 +217,10 @@ GMI_Event(int eid, ...)
 
 	if (unlikely(!traced()))
 		return GRM_OK;
-	ty = type_of(eid);
-	if (unlikely(ty == NULL || eid < 0))
+	if (unlikely((unsigned)eid >= GRM_EID_MAX))
 		return gmi_error(GRM_EINVAL, "GMI_Event: event id %d out of "
 		    "range 0..%d", eid, GRM_EID_MAX - 1);
+	ty = &gmi_types[eid];
 	if (unlikely(!__atomic_load_n(&ty->defined, __ATOMIC_ACQUIRE)))
 		return gmi_error(GRM_EUNDEF, "GMI_Event: event %d used before "
 		    "GMI_DefineEvent", eid);
