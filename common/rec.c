@@ -3,6 +3,21 @@
 
 #include "rec.h"
 
+const struct rec_predef rec_predef[REC_NPREDEF] = {
+	{ REC_EID_BLOCK_BEGIN, REC_CLASS_PROCEDURE, REC_ATTR_ACT, "%d",
+	    "block begin" },
+	{ REC_EID_BLOCK_END, REC_CLASS_PROCEDURE, REC_ATTR_TERM, "%d",
+	    "block end" },
+	{ REC_EID_BLOCK_NAME, REC_CLASS_PROCEDURE, REC_ATTR_NAME, "%d %s",
+	    "block name" },
+	{ REC_EID_MSG_SEND, REC_CLASS_MESSAGE, REC_ATTR_ACT, "%d %d %ld",
+	    "message send" },
+	{ REC_EID_MSG_RECV, REC_CLASS_MESSAGE, REC_ATTR_TERM, "%d %d %ld",
+	    "message receive" },
+	{ REC_EID_PROC_NAME, REC_CLASS_EVENT, REC_ATTR_NAME, "%d %s",
+	    "process name" },
+};
+
 int
 rec_parse_format(const char *format, struct rec_fmt *out)
 {
@@ -85,6 +100,12 @@ rec_parse_format(const char *format, struct rec_fmt *out)
 			out->kind[out->n] = REC_K_DOUBLE;
 			out->va[out->n] = REC_VA_DOUBLE;
 			break;
+		case 'p':
+			if (mod)
+				return -1;
+			out->kind[out->n] = REC_K_UINT;
+			out->va[out->n] = REC_VA_VOIDP;
+			break;
 		case 's':
 			if (mod)
 				return -1;	/* wide or invalid strings */
@@ -92,7 +113,7 @@ rec_parse_format(const char *format, struct rec_fmt *out)
 			out->va[out->n] = REC_VA_PTR;
 			break;
 		default:
-			return -1;	/* '*', %n, %p, unknown, or end of string */
+			return -1;	/* '*', %n, unknown, or end of string */
 		}
 		out->n++;
 	}

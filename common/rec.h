@@ -63,19 +63,38 @@ enum {
 	REC_ATTR_NAME = 4,
 	REC_ATTR_PROBE = 5,
 	REC_ATTR_DESCRIPTOR = 6,	/* meta: event type definition */
-	REC_ATTR_LOSS = 7		/* meta: u64 slot, events this thread
-					   could not record just before */
+	REC_ATTR_LOSS = 7,		/* meta: u64 events not recorded just
+					   before; optional u64 (pid << 32 |
+					   tid) whose they were (0: this
+					   thread's) */
+	REC_ATTR_STATS = 8		/* meta: statistics (common/stab.h) */
 };
 
 /* Predefined event ids (negative: users have 0 .. GRM_EID_MAX-1). */
 #define REC_EID_BLOCK_BEGIN	(-1)	/* "%d": block id */
 #define REC_EID_BLOCK_END	(-2)	/* "%d": block id */
 #define REC_EID_BLOCK_NAME	(-3)	/* "%d %s": block id, name */
+#define REC_EID_MSG_SEND	(-4)	/* "%d %d %ld": peer rank, tag, bytes */
+#define REC_EID_MSG_RECV	(-5)	/* "%d %d %ld": peer rank, tag, bytes */
+#define REC_EID_PROC_NAME	(-6)	/* "%d %s": this process's rank, name */
+#define REC_EID_PREDEF_MIN	(-6)	/* lowest predefined id */
+#define REC_NPREDEF		6
+
+/* The predefined event types, in order -1, -2, ...: every process and
+ * mainmon know them without a definition record. */
+struct rec_predef {
+	int32_t		eid;
+	uint8_t		cls;
+	uint8_t		attr;
+	const char	*format;
+	const char	*dsc;
+};
+extern const struct rec_predef rec_predef[REC_NPREDEF];
 
 /* Field kinds, from a format's conversions. */
 enum rec_kind {
 	REC_K_INT,	/* %d %i %c, any length modifier: int64 slot */
-	REC_K_UINT,	/* %u %x %X %o: uint64 slot */
+	REC_K_UINT,	/* %u %x %X %o %p: uint64 slot */
 	REC_K_DOUBLE,	/* %f %g %e %F %G %E %a */
 	REC_K_STR	/* %s */
 };
@@ -83,10 +102,11 @@ enum rec_kind {
 /*
  * A parsed format.  va[i] says how to fetch argument i from a va_list:
  * REC_VA_INT (int, also %c and %hd), REC_VA_LONG (long / long long),
- * REC_VA_DOUBLE, REC_VA_PTR (char *).
+ * REC_VA_DOUBLE, REC_VA_PTR (char *), REC_VA_VOIDP (void *, %p: its value
+ * is kept in a uint64 slot).
  */
 enum { REC_VA_INT, REC_VA_UINT, REC_VA_LONG, REC_VA_ULONG, REC_VA_DOUBLE,
-	REC_VA_PTR };
+	REC_VA_PTR, REC_VA_VOIDP };
 
 struct rec_fmt {
 	uint8_t	n;

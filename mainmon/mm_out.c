@@ -219,21 +219,14 @@ resolve(struct mm *mm, struct mm_node *n, uint32_t pid, int32_t eid)
 static void
 define_predefined(struct mm *mm, struct mm_node *n)
 {
-	static const struct {
-		int32_t eid;
-		uint8_t attr;
-		const char *format, *dsc;
-	} pd[] = {
-		{ REC_EID_BLOCK_BEGIN, REC_ATTR_ACT, "%d", "block begin" },
-		{ REC_EID_BLOCK_END, REC_ATTR_TERM, "%d", "block end" },
-		{ REC_EID_BLOCK_NAME, REC_ATTR_NAME, "%d %s", "block name" },
-	};
+	const struct rec_predef *pd;
 	size_t i;
 
-	for (i = 0; i < sizeof pd / sizeof pd[0]; i++)
-		define(mm, n, NULL, pd[i].eid, REC_CLASS_PROCEDURE,
-		    pd[i].attr, pd[i].format, strlen(pd[i].format), pd[i].dsc,
-		    strlen(pd[i].dsc));
+	for (i = 0; i < REC_NPREDEF; i++) {
+		pd = &rec_predef[i];
+		define(mm, n, NULL, pd->eid, pd->cls, pd->attr, pd->format,
+		    strlen(pd->format), pd->dsc, strlen(pd->dsc));
+	}
 }
 
 int

@@ -176,12 +176,34 @@ Test(format, percent_percent_ignored)
 	check_format("%%%d%% of %u%%", 2, k, v);
 }
 
+Test(format, pointer)
+{
+	const uint8_t k[] = { REC_K_UINT, REC_K_INT, REC_K_UINT };
+	const uint8_t v[] = { REC_VA_VOIDP, REC_VA_INT, REC_VA_VOIDP };
+
+	check_format("%p %d %#18p", 3, k, v);
+}
+
+Test(format, predefined_types_parse)
+{
+	struct rec_fmt fmt;
+	unsigned i;
+
+	for (i = 0; i < REC_NPREDEF; i++) {
+		cr_assert_eq(rec_predef[i].eid, -(int)i - 1);
+		cr_assert_eq(rec_parse_format(rec_predef[i].format, &fmt), 0,
+		    "%s", rec_predef[i].format);
+	}
+	cr_assert_eq(REC_EID_PREDEF_MIN, -(int)REC_NPREDEF);
+}
+
 Test(format, refusals)
 {
 	check_refused("%n");
 	check_refused("%d %n");
 	check_refused("%hn");
-	check_refused("%p");
+	check_refused("%lp");
+	check_refused("%hp");
 	check_refused("%*d");
 	check_refused("%.*f");
 	check_refused("%-*s");

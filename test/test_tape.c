@@ -298,7 +298,7 @@ Test(tape, writer_rejects)
 	cr_assert_null(tape_open(path("no/such/dir"), "x", 0, 0));
 	cr_assert_not_null(w = tape_open(p, NULL, 0, 0));
 	errno = 0;
-	cr_assert_eq(tape_def(w, 1, 8, 2, "%p", 2, "", 0), -1);
+	cr_assert_eq(tape_def(w, 1, 8, 2, "%n", 2, "", 0), -1);
 	cr_assert_eq(errno, EINVAL);
 	cr_assert_eq(tape_def(w, 1, 8, 2, "%d\0", 3, "", 0), -1);
 	cr_assert_eq(tape_def(w, 1, 8, 2, "%s", 2, "", 0), 0);
@@ -420,7 +420,7 @@ Test(tape, hostile_records)
 	bad_text(HDR "1 1 1\n", -1, "missing field");
 	bad_text(HDR "1 1 1 1 5 1 2 3.5 \"trunc", -1, "unterminated");
 	bad_text(HDR "1 1 1 1 5 1 2", -1, "too few");
-	bad_text(HDR "#DEF 6 8 2 \"%p\" \"\"\n", -1, "bad format");
+	bad_text(HDR "#DEF 6 8 2 \"%n\" \"\"\n", -1, "bad format");
 	bad_text(HDR "#DEF 6 8 2 \"%d\\x00\" \"\"\n", -1, "bad format");
 	bad_text(HDR "#DEF 6 8 2 \"%d\"\n", -1, "#DEF: missing field");
 	bad_text(HDR "#DEF 6 256 2 \"%d\" \"\"\n", -1, "out of range");
