@@ -1,21 +1,40 @@
 /* gmi.c: the GMI API; GMI_Event's path from arguments to a committed record. */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
 #include "gmi_int.h"
 
-#define GRM_API __attribute__((visibility("default")))
-
-/* Event types by id; predefined ones (negative ids) apart.  Written under
- * gmi_def_lock; `defined` is stored last with release semantics, so a
- * reader that sees it set sees the rest. */
-static struct gmi_type gmi_types[GRM_EID_MAX];
-static struct gmi_type gmi_predef[3];
-static char *gmi_formats[GRM_EID_MAX];
+/* Event types by SEG_EID_BIT(eid).  Written under gmi_def_lock; `st`
+ * is stored last with release semantics, so a reader that sees a type
+ * defined sees the rest. */
+struct gmi_type gmi_types[GMI_NTYPES];
+static char *gmi_formats[GMI_NTYPES];
+static char *gmi_names[GMI_NTYPES];
 static pthread_mutex_t gmi_def_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Runtime control: the segment's words as last applied, and this
+ * process's own switches (BEE). */
+uint32_t gmi_ctl_seen;
+static uint32_t gmi_cls_off_seg[8], gmi_cls_off_local[8];
+static char gmi_filter_seg[SEG_FILTER_MAX], gmi_filter_local[SEG_FILTER_MAX];
+
+/* The word GMI_Event's inline check reads (grm.h): 1 until the process
+ * is attached, then the segment's `enabled` word, or 0 if untraced. */
+static const unsigned int gmi_one = 1, gmi_zero;
+GRM_API const volatile unsigned int *volatile GMI_on_ = &gmi_one;
+
+void
+gmi_set_on_word(int traced)
+{
+	if (traced > 0 && gmi_seg != NULL)
+		GMI_on_ = (const volatile unsigned int *)&gmi_seg->enabled;
+	else
+		GMI_on_ = traced < 0 ? &gmi_one : &gmi_zero;
+}
 
 /* fork: hold the definition lock across it so the child's copy is sane. */
 void
@@ -27,16 +46,6 @@ gmi_def_lock_fork(int phase)
 		pthread_mutex_unlock(&gmi_def_lock);
 }
 
-static inline struct gmi_type *
-type_of(int eid)
-{
-	if ((unsigned)eid < GRM_EID_MAX)
-		return &gmi_types[eid];
-	if (eid >= REC_EID_BLOCK_NAME && eid < 0)
-		return &gmi_predef[-eid - 1];
-	return NULL;
-}
-
 static inline int
 traced(void)
 {
@@ -46,7 +55,130 @@ traced(void)
 		if (st != GMI_UNINIT || gmi_init() != GMI_ON)
 			return 0;
 	}
+	if (unlikely(atomic_load_explicit(&gmi_seg->ctl_gen,
+	    memory_order_relaxed) != __atomic_load_n(&gmi_ctl_seen,
+	    __ATOMIC_RELAXED)))
+		gmi_ctl_refresh();
 	return atomic_load_explicit(&gmi_seg->enabled, memory_order_relaxed);
+}
+
+static int
+bit_set(const uint32_t *w, uint32_t b)
+{
+	return (w[b / 32] >> (b % 32)) & 1;
+}
+
+/* What a defined type should do now: record, count, or nothing.  Called
+ * with gmi_def_lock held (or before the process is traced). */
+static uint8_t
+type_state(uint32_t b)
+{
+	const struct gmi_type *ty = &gmi_types[b];
+	const char *name = gmi_names[b] != NULL ? gmi_names[b] : "";
+	int eid = (int)b - SEG_EID_BIAS;
+
+	if (bit_set(gmi_cls_off_seg, ty->cls) ||
+	    bit_set(gmi_cls_off_local, ty->cls))
+		return GMI_T_OFF;
+	if (gmi_seg != NULL && (atomic_load_explicit(&gmi_seg->eid_off[b / 32],
+	    memory_order_relaxed) >> (b % 32) & 1))
+		return GMI_T_OFF;
+	/* The filters apply to named types; the predefined ones (blocks,
+	 * messages, names) are switched by class or id only. */
+	if (eid >= 0 && ((gmi_filter_seg[0] != '\0' &&
+	    strstr(name, gmi_filter_seg) == NULL) ||
+	    (gmi_filter_local[0] != '\0' &&
+	    strstr(name, gmi_filter_local) == NULL)))
+		return GMI_T_OFF;
+	/* Statistics mode counts events, but names are still recorded. */
+	if (gmi_stats_mode && ty->attr != REC_ATTR_NAME)
+		return GMI_T_STATS;
+	return GMI_T_REC;
+}
+
+/* Recomputes every defined type's state; gmi_def_lock held. */
+static void
+restate_all(void)
+{
+	uint32_t b;
+
+	for (b = 0; b < GMI_NTYPES; b++)
+		if (atomic_load_explicit(&gmi_types[b].st,
+		    memory_order_relaxed) != GMI_T_UNDEF)
+			atomic_store_explicit(&gmi_types[b].st, type_state(b),
+			    memory_order_release);
+}
+
+void
+gmi_ctl_refresh(void)
+{
+	struct seg_hdr *s = gmi_seg;
+	uint32_t gen;
+	unsigned i;
+
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&gmi_def_lock);
+	gen = atomic_load_explicit(&s->ctl_gen, memory_order_acquire);
+	if (gen != gmi_ctl_seen) {
+		for (i = 0; i < 8; i++)
+			gmi_cls_off_seg[i] = atomic_load_explicit(
+			    &s->cls_off[i], memory_order_relaxed);
+		/* The filter is shared memory: copy, then terminate. */
+		memcpy(gmi_filter_seg, s->filter, sizeof gmi_filter_seg);
+		gmi_filter_seg[sizeof gmi_filter_seg - 1] = '\0';
+		restate_all();
+		__atomic_store_n(&gmi_ctl_seen, gen, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&gmi_def_lock);
+}
+
+void
+gmi_local_class(unsigned cls, int on)
+{
+	if (cls > 255)
+		return;
+	pthread_mutex_lock(&gmi_def_lock);
+	if (on)
+		gmi_cls_off_local[cls / 32] &= ~(1u << (cls % 32));
+	else
+		gmi_cls_off_local[cls / 32] |= 1u << (cls % 32);
+	restate_all();
+	pthread_mutex_unlock(&gmi_def_lock);
+}
+
+int
+gmi_local_filter(const char *substr)
+{
+	if (substr != NULL && strlen(substr) >= SEG_FILTER_MAX)
+		return gmi_error(GRM_EINVAL, "sensor filter longer than %d "
+		    "bytes", SEG_FILTER_MAX - 1);
+	pthread_mutex_lock(&gmi_def_lock);
+	snprintf(gmi_filter_local, sizeof gmi_filter_local, "%s",
+	    substr != NULL ? substr : "");
+	restate_all();
+	pthread_mutex_unlock(&gmi_def_lock);
+	return GRM_OK;
+}
+
+int
+gmi_type_on(int eid)
+{
+	const struct gmi_type *ty;
+	uint8_t st;
+
+	if (!traced() || (ty = gmi_type_of(eid)) == NULL)
+		return 0;
+	st = atomic_load_explicit(&ty->st, memory_order_acquire);
+	return st == GMI_T_REC || st == GMI_T_STATS;
+}
+
+const char *
+gmi_type_name(int eid)
+{
+	uint32_t b = SEG_EID_BIT(eid);
+
+	return b < GMI_NTYPES ? gmi_names[b] : NULL;
 }
 
 /* Room for len bytes in the thread's chunk, or NULL (event lost). */
@@ -100,6 +232,10 @@ record_len(const struct gmi_type *ty, va_list ap)
 		case REC_VA_LONG:
 		case REC_VA_ULONG:
 			(void)va_arg(ap, long);
+			len += 8;
+			break;
+		case REC_VA_VOIDP:
+			(void)va_arg(ap, void *);
 			len += 8;
 			break;
 		case REC_VA_DOUBLE:
@@ -157,6 +293,11 @@ put_fields(char *p, const struct gmi_type *ty, va_list ap)
 			memcpy(p, &dv, 8);
 			p += 8;
 			break;
+		case REC_VA_VOIDP:
+			uv = (uint64_t)(uintptr_t)va_arg(ap, void *);
+			memcpy(p, &uv, 8);
+			p += 8;
+			break;
 		default:
 			s = va_arg(ap, const char *);
 			sl = (uint32_t)strlen(s);
@@ -195,24 +336,78 @@ emit(int eid, const struct gmi_type *ty, va_list ap)
 	return GRM_OK;
 }
 
+/* The range key of a record of ty whose first field, if any, is key0. */
+static inline int64_t
+range_key(int eid, const struct gmi_type *ty, int64_t key0)
+{
+	if (ty->key_field)
+		return key0;
+	return ty->range == GMI_R_END ? ty->range_eid : eid;
+}
+
+/* A type that is not simply on: undefined, off, or counted. */
+static int
+not_recorded(int eid, const struct gmi_type *ty, uint8_t st, int64_t key0)
+{
+	if (st == GMI_T_OFF)
+		return GRM_OK;
+	if (st == GMI_T_STATS)
+		return gmi_stats_event(eid, ty, clk_mono_ns(),
+		    range_key(eid, ty, key0));
+	return gmi_error(GRM_EUNDEF, "event %d used before it was defined",
+	    eid);
+}
+
+/* The first argument as a range key, for block types in statistics mode. */
+static int64_t
+first_int(const struct gmi_type *ty, va_list ap)
+{
+	va_list cp;
+	int64_t v = 0;
+
+	if (!ty->key_field)
+		return 0;
+	va_copy(cp, ap);
+	v = va_arg(cp, int);
+	va_end(cp);
+	return v;
+}
+
+int
+gmi_emit_va(int eid, va_list ap)
+{
+	const struct gmi_type *ty;
+	uint8_t st;
+
+	if (unlikely(!traced()))
+		return GRM_OK;
+	if ((ty = gmi_type_of(eid)) == NULL)
+		return gmi_error(GRM_EINVAL, "event id %d out of range", eid);
+	st = atomic_load_explicit(&ty->st, memory_order_acquire);
+	if (st != GMI_T_REC)
+		return not_recorded(eid, ty, st, first_int(ty, ap));
+	return emit(eid, ty, ap);
+}
+
 /* Emits with the fields given as varargs. */
 static int
-emitf(int eid, const struct gmi_type *ty, ...)
+emitf(int eid, ...)
 {
 	va_list ap;
 	int r;
 
-	va_start(ap, ty);
-	r = emit(eid, ty, ap);
+	va_start(ap, eid);
+	r = gmi_emit_va(eid, ap);
 	va_end(ap);
 	return r;
 }
 
 GRM_API int
-GMI_Event(int eid, ...)
+(GMI_Event)(int eid, ...)
 {
 	const struct gmi_type *ty;
 	va_list ap;
+	uint8_t st;
 	int r;
 
 	if (unlikely(!traced()))
@@ -220,17 +415,99 @@ GMI_Event(int eid, ...)
 	if (unlikely((unsigned)eid >= GRM_EID_MAX))
 		return gmi_error(GRM_EINVAL, "GMI_Event: event id %d out of "
 		    "range 0..%d", eid, GRM_EID_MAX - 1);
-	ty = &gmi_types[eid];
-	if (unlikely(!__atomic_load_n(&ty->defined, __ATOMIC_ACQUIRE)))
-		return gmi_error(GRM_EUNDEF, "GMI_Event: event %d used before "
-		    "GMI_DefineEvent", eid);
+	ty = &gmi_types[eid + SEG_EID_BIAS];
+	st = atomic_load_explicit(&ty->st, memory_order_acquire);
+	if (unlikely(st != GMI_T_REC)) {
+		if (st == GMI_T_UNDEF)
+			return gmi_error(GRM_EUNDEF, "GMI_Event: event %d used "
+			    "before GMI_DefineEvent", eid);
+		return not_recorded(eid, ty, st, 0);
+	}
 	va_start(ap, eid);
 	r = emit(eid, ty, ap);
 	va_end(ap);
 	return r;
 }
 
-/* Writes the definition record of ty into the stream. */
+/*
+ * Builds the record of eid from n decoded values into buf (REC_MAX bytes).
+ * Returns its length, or 0 (with the reason reported) if the values do
+ * not match the type.
+ */
+size_t
+gmi_build_fields(char *buf, int eid, const struct gmi_type *ty, uint8_t attr,
+		 const struct rec_field *f, unsigned n, uint64_t ts)
+{
+	size_t len = sizeof(struct rec_hdr), sl;
+	struct rec_hdr h;
+	unsigned i;
+
+	if (n != ty->fmt.n) {
+		gmi_error(GRM_EINVAL, "event %d: %u values for %u fields", eid,
+		    n, ty->fmt.n);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (f[i].kind != ty->fmt.kind[i]) {
+			gmi_error(GRM_EINVAL, "event %d: value %u has the "
+			    "wrong kind", eid, i + 1);
+			return 0;
+		}
+		if (f[i].kind != REC_K_STR) {
+			memcpy(buf + len, &f[i].v, 8);
+			len += 8;
+			continue;
+		}
+		sl = f[i].v.s.len;
+		if (f[i].v.s.p == NULL || sl > REC_STR_MAX ||
+		    len + rec_str_size(sl) > REC_MAX) {
+			gmi_error(GRM_E2BIG, "event %d: string %u NULL or too "
+			    "long", eid, i + 1);
+			return 0;
+		}
+		memcpy(buf + len, &f[i].v.s.len, 4);
+		memcpy(buf + len + 4, f[i].v.s.p, sl);
+		memset(buf + len + 4 + sl, 0, rec_str_size(sl) - 4 - sl);
+		len += rec_str_size(sl);
+	}
+	h.len = (uint16_t)len;
+	h.cls = ty->cls;
+	h.attr = attr;
+	h.eid = eid;
+	h.ts = ts;
+	memcpy(buf, &h, sizeof h);
+	return len;
+}
+
+int
+gmi_emit_fields(int eid, const struct rec_field *f, unsigned n)
+{
+	const struct gmi_type *ty;
+	char buf[REC_MAX];
+	size_t len;
+	uint8_t st;
+	char *p;
+
+	if (!traced())
+		return GRM_OK;
+	if ((ty = gmi_type_of(eid)) == NULL)
+		return gmi_error(GRM_EINVAL, "event id %d out of range", eid);
+	st = atomic_load_explicit(&ty->st, memory_order_acquire);
+	if (st != GMI_T_REC)
+		return not_recorded(eid, ty, st,
+		    n > 0 && f[0].kind == REC_K_INT ? f[0].v.i : 0);
+	len = gmi_build_fields(buf, eid, ty, ty->attr, f, n, clk_mono_ns());
+	if (len == 0)
+		return n != ty->fmt.n ? GRM_EINVAL : GRM_E2BIG;
+	p = reserve((uint32_t)len);
+	if (p == NULL)
+		return GRM_ELOST;
+	memcpy(p, buf, len);
+	commit((uint32_t)len);
+	return GRM_OK;
+}
+
+/* Writes the definition record of eid into the stream. */
 static int
 emit_define(int eid, const struct gmi_type *ty, const char *format,
 	    const char *dsc)
@@ -243,7 +520,8 @@ emit_define(int eid, const struct gmi_type *ty, const char *format,
 	    clk_mono_ns());
 	if (len == 0)
 		return gmi_error(GRM_E2BIG, "event %d: format or description "
-		    "too long", eid);
+		    "too long (at most %d and %d bytes)", eid, REC_FMT_MAX - 1,
+		    REC_DSC_MAX - 1);
 	p = reserve((uint32_t)len);
 	if (p == NULL)
 		return GRM_ELOST;
@@ -262,9 +540,10 @@ make_type(struct gmi_type *ty, int eid, uint8_t cls, uint8_t attr,
 	memset(ty, 0, sizeof *ty);
 	if (rec_parse_format(format, &ty->fmt) != 0)
 		return gmi_error(GRM_EFORMAT, "event %d: cannot parse format "
-		    "\"%.64s\" (supported: %%d %%i %%u %%x %%o %%c %%f %%g "
-		    "%%e %%s with l/ll/h/z modifiers, at most %d fields)",
-		    eid, format, REC_ARGS_MAX);
+		    "\"%.64s\" (supported: %%d %%i %%u %%x %%o %%c %%p %%f "
+		    "%%g %%e %%s with h/l/ll/z/j/t modifiers, at most %d "
+		    "fields, at most %d bytes)", eid, format, REC_ARGS_MAX,
+		    REC_FMT_MAX - 1);
 	ty->cls = cls;
 	ty->attr = attr;
 	ty->fixed_len = sizeof(struct rec_hdr);
@@ -277,48 +556,72 @@ make_type(struct gmi_type *ty, int eid, uint8_t cls, uint8_t attr,
 	return GRM_OK;
 }
 
-GRM_API int
-GMI_DefineEvent(int eid, const char *format, const char *dsc)
+int
+gmi_define_type(int eid, uint8_t cls, uint8_t attr, uint8_t range,
+		int range_eid, const char *format, const char *name)
 {
 	struct gmi_type *ty, nt;
+	uint32_t b = SEG_EID_BIT(eid);
 	int r;
 
 	if (!traced())
 		return GRM_OK;
-	if (eid < 0 || eid >= GRM_EID_MAX)
-		return gmi_error(GRM_EINVAL, "GMI_DefineEvent: event id %d out "
-		    "of range 0..%d", eid, GRM_EID_MAX - 1);
+	if (eid < 0 || b >= GMI_NTYPES)
+		return gmi_error(GRM_EINVAL, "event id %d out of range 0..%d",
+		    eid, GRM_EID_MAX - 1);
 	if (format == NULL)
-		return gmi_error(GRM_EINVAL, "GMI_DefineEvent: event %d: NULL "
-		    "format", eid);
-	r = make_type(&nt, eid, REC_CLASS_USER, REC_ATTR_POINT, format);
+		return gmi_error(GRM_EINVAL, "event %d: NULL format", eid);
+	if (name != NULL && strlen(name) >= REC_DSC_MAX)
+		return gmi_error(GRM_E2BIG, "event %d: description longer "
+		    "than %d bytes", eid, REC_DSC_MAX - 1);
+	r = make_type(&nt, eid, cls, attr, format);
 	if (r != GRM_OK)
 		return r;
-	ty = &gmi_types[eid];
+	nt.range = range;
+	nt.range_eid = range_eid;
+	ty = &gmi_types[b];
 	pthread_mutex_lock(&gmi_def_lock);
-	if (ty->defined) {
-		r = strcmp(gmi_formats[eid], format) == 0 ? GRM_OK :
-		    gmi_error(GRM_EREDEF, "GMI_DefineEvent: event %d already "
-		    "defined with format \"%.64s\"", eid, gmi_formats[eid]);
+	if (atomic_load_explicit(&ty->st, memory_order_relaxed) !=
+	    GMI_T_UNDEF) {
+		r = strcmp(gmi_formats[b], format) == 0 ? GRM_OK :
+		    gmi_error(GRM_EREDEF, "event %d already defined with "
+		    "format \"%.64s\"", eid, gmi_formats[b]);
 		pthread_mutex_unlock(&gmi_def_lock);
 		return r;
 	}
-	gmi_formats[eid] = strdup(format);
-	if (gmi_formats[eid] == NULL) {
-		pthread_mutex_unlock(&gmi_def_lock);
-		return gmi_error(GRM_EINVAL, "GMI_DefineEvent: out of memory");
+	gmi_formats[b] = strdup(format);
+	gmi_names[b] = name != NULL ? strdup(name) : NULL;
+	if (gmi_formats[b] == NULL || (name != NULL && gmi_names[b] == NULL)) {
+		r = gmi_error(GRM_EINVAL, "event %d: out of memory", eid);
+		goto undo;
 	}
-	r = emit_define(eid, &nt, format, dsc);
-	if (r == GRM_OK) {
-		nt.defined = 0;
-		*ty = nt;
-		__atomic_store_n(&ty->defined, 1, __ATOMIC_RELEASE);
-	} else {
-		free(gmi_formats[eid]);
-		gmi_formats[eid] = NULL;
-	}
+	r = emit_define(eid, &nt, format, name);
+	if (r != GRM_OK)
+		goto undo;
+	nt.st = GMI_T_UNDEF;
+	*ty = nt;
+	atomic_store_explicit(&ty->st, type_state(b), memory_order_release);
+	pthread_mutex_unlock(&gmi_def_lock);
+	return GRM_OK;
+undo:
+	free(gmi_formats[b]);
+	free(gmi_names[b]);
+	gmi_formats[b] = gmi_names[b] = NULL;
 	pthread_mutex_unlock(&gmi_def_lock);
 	return r;
+}
+
+GRM_API int
+GMI_DefineEvent(int eid, const char *format, const char *dsc)
+{
+	if (eid < 0 || eid >= GRM_EID_MAX) {
+		if (!traced())
+			return GRM_OK;
+		return gmi_error(GRM_EINVAL, "GMI_DefineEvent: event id %d out "
+		    "of range 0..%d", eid, GRM_EID_MAX - 1);
+	}
+	return gmi_define_type(eid, REC_CLASS_USER, REC_ATTR_POINT,
+	    GMI_R_NONE, 0, format, dsc);
 }
 
 /* Defines the predefined types once per process; called by gmi_init
@@ -326,24 +629,26 @@ GMI_DefineEvent(int eid, const char *format, const char *dsc)
 void
 gmi_define_predefined(void)
 {
-	static const struct {
-		int		eid;
-		uint8_t		attr;
-		const char	*format;
-		const char	*dsc;
-	} pd[] = {
-		{ REC_EID_BLOCK_BEGIN, REC_ATTR_ACT, "%d", "block begin" },
-		{ REC_EID_BLOCK_END, REC_ATTR_TERM, "%d", "block end" },
-		{ REC_EID_BLOCK_NAME, REC_ATTR_NAME, "%d %s", "block name" },
-	};
+	const struct rec_predef *pd;
 	struct gmi_type *ty;
+	uint32_t b;
 	size_t i;
 
-	for (i = 0; i < sizeof pd / sizeof pd[0]; i++) {
-		ty = type_of(pd[i].eid);
-		if (make_type(ty, pd[i].eid, REC_CLASS_PROCEDURE, pd[i].attr,
-		    pd[i].format) == GRM_OK)
-			ty->defined = 1;
+	for (i = 0; i < REC_NPREDEF; i++) {
+		pd = &rec_predef[i];
+		b = SEG_EID_BIT(pd->eid);
+		ty = &gmi_types[b];
+		if (make_type(ty, pd->eid, pd->cls, pd->attr, pd->format) !=
+		    GRM_OK)
+			continue;
+		if (pd->eid == REC_EID_BLOCK_BEGIN ||
+		    pd->eid == REC_EID_BLOCK_END) {
+			ty->range = pd->eid == REC_EID_BLOCK_BEGIN ?
+			    GMI_R_BEGIN : GMI_R_END;
+			ty->key_field = 1;
+		}
+		gmi_names[b] = (char *)pd->dsc;
+		atomic_store(&ty->st, type_state(b));
 	}
 }
 
@@ -354,25 +659,64 @@ GMI_DefineBlock(int bid, const char *name)
 		return GRM_OK;
 	if (name == NULL || strlen(name) > REC_STR_MAX)
 		return gmi_error(GRM_EINVAL, "GMI_DefineBlock: block %d: "
-		    "name NULL or too long", bid);
-	return emitf(REC_EID_BLOCK_NAME, type_of(REC_EID_BLOCK_NAME), bid,
-	    name);
+		    "name NULL or longer than %d bytes", bid, REC_STR_MAX);
+	return emitf(REC_EID_BLOCK_NAME, bid, name);
 }
 
 GRM_API int
-GMI_BlockBegin(int bid)
+(GMI_BlockBegin)(int bid)
 {
-	if (unlikely(!traced()))
-		return GRM_OK;
-	return emitf(REC_EID_BLOCK_BEGIN, type_of(REC_EID_BLOCK_BEGIN), bid);
+	return emitf(REC_EID_BLOCK_BEGIN, bid);
 }
 
 GRM_API int
-GMI_BlockEnd(int bid)
+(GMI_BlockEnd)(int bid)
 {
-	if (unlikely(!traced()))
+	return emitf(REC_EID_BLOCK_END, bid);
+}
+
+GRM_API int
+GMI_MessageSend(int peer, int tag, long size)
+{
+	if (!traced())
 		return GRM_OK;
-	return emitf(REC_EID_BLOCK_END, type_of(REC_EID_BLOCK_END), bid);
+	if (size < 0)
+		return gmi_error(GRM_EINVAL, "GMI_MessageSend: negative size "
+		    "%ld", size);
+	return emitf(REC_EID_MSG_SEND, peer, tag, size);
+}
+
+GRM_API int
+GMI_MessageRecv(int peer, int tag, long size)
+{
+	if (!traced())
+		return GRM_OK;
+	if (size < 0)
+		return gmi_error(GRM_EINVAL, "GMI_MessageRecv: negative size "
+		    "%ld", size);
+	return emitf(REC_EID_MSG_RECV, peer, tag, size);
+}
+
+GRM_API int
+GMI_SetName(int rank, const char *name)
+{
+	if (!traced())
+		return GRM_OK;
+	if (rank < 0)
+		return gmi_error(GRM_EINVAL, "GMI_SetName: negative rank %d",
+		    rank);
+	if (name == NULL || strlen(name) > REC_STR_MAX)
+		return gmi_error(GRM_EINVAL, "GMI_SetName: name NULL or "
+		    "longer than %d bytes", REC_STR_MAX);
+	return emitf(REC_EID_PROC_NAME, rank, name);
+}
+
+GRM_API int
+GMI_Flush(void)
+{
+	if (!traced())
+		return GRM_OK;
+	return gmi_flush_lm(5000);
 }
 
 GRM_API int

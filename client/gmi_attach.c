@@ -2,6 +2,7 @@
  * segment, and the slow paths of the client (new chunk, thread exit, fork). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -27,7 +28,9 @@ extern char **environ;
 
 _Atomic int gmi_state = GMI_UNINIT;
 struct seg_hdr *gmi_seg;
-static struct seg gmi_view;	/* layout as checked at attach */
+struct seg gmi_view;		/* layout as checked at attach */
+int gmi_stats_mode;
+static int gmi_policy = -1;	/* GRM_POLICY, or the segment's */
 __thread struct gmi_thread gmi_thr __attribute__((tls_model("initial-exec")))
     = { .idx = -1 };
 
@@ -146,6 +149,9 @@ lm_attach(int fd)
 	}
 	seg_view(&gmi_view, mem, r.size);
 	gmi_seg = mem;
+	/* Differ from the segment's generation: the first event applies
+	 * the control words. */
+	gmi_ctl_seen = atomic_load(&gmi_seg->ctl_gen) + 1;
 	gmi_session = r.session;
 	gmi_lm_fd = fd;
 	return 0;
@@ -282,6 +288,8 @@ thread_exit(void *arg)
 		t->data = NULL;
 		t->idx = -1;
 	}
+	if (t->table != NULL && atomic_load(&gmi_state) == GMI_ON)
+		gmi_table_release(t);
 }
 
 static void
@@ -308,6 +316,8 @@ after_fork_child(void)
 	gmi_thr.idx = -1;
 	gmi_thr.off = gmi_thr.cap = 0;
 	gmi_thr.keyed = 0;
+	gmi_thr.table = NULL;
+	gmi_set_on_word(-1);
 	if (gmi_lm_fd != -1)
 		close(gmi_lm_fd);
 	gmi_lm_fd = -1;
@@ -336,6 +346,24 @@ gmi_init(void)
 		v = getenv("GRM_BLOCK_MS");
 		if (v != NULL && atol(v) > 0)
 			gmi_block_ns = atol(v) * 1000000L;
+		v = getenv("GRM_MODE");
+		if (v != NULL && strcmp(v, "stats") == 0)
+			gmi_stats_mode = 1;
+		else if (v != NULL && *v != '\0' && strcmp(v, "trace") != 0)
+			gmi_error(0, "GRM_MODE=%s not known (trace, stats): "
+			    "tracing", v);
+		v = getenv("GRM_POLICY");
+		if (v != NULL && *v != '\0') {
+			if (strcmp(v, "block") == 0)
+				gmi_policy = SEG_POLICY_BLOCK;
+			else if (strcmp(v, "discard") == 0)
+				gmi_policy = SEG_POLICY_DISCARD;
+			else if (strcmp(v, "overwrite") == 0)
+				gmi_policy = SEG_POLICY_OVERWRITE;
+			else
+				gmi_error(0, "GRM_POLICY=%s not known (block, "
+				    "discard, overwrite): block", v);
+		}
 		gmi_define_predefined();
 		pthread_key_create(&gmi_key, thread_exit);
 		pthread_atfork(before_fork, after_fork_parent,
@@ -348,6 +376,7 @@ gmi_init(void)
 		if (lm_find(mm) == 0)
 			st = GMI_ON;
 	}
+	gmi_set_on_word(st == GMI_ON);
 	atomic_store(&gmi_state, st);
 out:
 	pthread_mutex_unlock(&gmi_init_lock);
@@ -364,25 +393,65 @@ gmi_notify_lm(void)
 		(void)send(gmi_lm_fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
-/* Writes a loss record for t->lost events at the start of a fresh chunk. */
+/*
+ * Writes a loss record at the start of a fresh chunk: n events of thread
+ * (pid, tid) were not recorded (pid 0: this thread's own).
+ */
 static void
-put_loss(struct gmi_thread *t)
+put_loss(struct gmi_thread *t, uint64_t n, uint32_t pid, uint32_t tid)
 {
 	struct rec_hdr h;
-	uint64_t n = t->lost;
+	uint64_t who = (uint64_t)pid << 32 | tid;
 
-	h.len = sizeof h + 8;
+	h.len = sizeof h + 16;
 	h.cls = REC_CLASS_META;
 	h.attr = REC_ATTR_LOSS;
 	h.eid = 0;
 	h.ts = clk_mono_ns();
 	memcpy(t->data + t->off, &h, sizeof h);
 	memcpy(t->data + t->off + sizeof h, &n, 8);
-	t->off += sizeof h + 8;
+	memcpy(t->data + t->off + sizeof h + 8, &who, 8);
+	t->off += sizeof h + 16;
 	atomic_store_explicit(t->committed, t->off, memory_order_release);
-	atomic_fetch_add_explicit(&gmi_seg->lost_recorded, n,
-	    memory_order_relaxed);
-	t->lost = 0;
+}
+
+/* The policy in force: GRM_POLICY, else the one the LM was started with. */
+static int
+policy(void)
+{
+	uint32_t p;
+
+	if (gmi_policy >= 0)
+		return gmi_policy;
+	p = atomic_load_explicit(&gmi_seg->policy, memory_order_relaxed);
+	return p <= SEG_POLICY_OVERWRITE ? (int)p : SEG_POLICY_BLOCK;
+}
+
+int
+gmi_take_chunk(uint32_t kind)
+{
+	struct gmi_thread *t = &gmi_thr;
+	int idx, notify;
+
+	if (!t->keyed) {
+		t->tid = (uint32_t)syscall(SYS_gettid);
+		pthread_setspecific(gmi_key, t);
+		t->keyed = 1;
+	}
+	idx = seg_acquire(&gmi_view, gmi_session, gmi_pid, t->tid,
+	    atomic_fetch_add(&gmi_chunk_seq, 1), kind, &notify);
+	if (notify)
+		gmi_notify_lm();
+	return idx;
+}
+
+/* Counts one event this thread could not record. */
+static char *
+lose_one(struct gmi_thread *t)
+{
+	t->lost++;
+	atomic_fetch_add_explicit(&gmi_seg->lost, 1, memory_order_relaxed);
+	return NULL;
 }
 
 char *
@@ -390,8 +459,9 @@ gmi_new_chunk(uint32_t need)
 {
 	struct gmi_thread *t = &gmi_thr;
 	const struct seg *s = &gmi_view;
-	int idx, notify, starved;
+	struct seg_loss stolen = { 0, 0, 0 };
 	long waited = 0, step = 20000;
+	int idx, pol;
 
 	if (need > REC_MAX || atomic_load(&gmi_state) != GMI_ON)
 		return NULL;
@@ -400,28 +470,24 @@ gmi_new_chunk(uint32_t need)
 		t->data = NULL;
 		t->idx = -1;
 	}
-	if (!t->keyed) {
-		t->tid = (uint32_t)syscall(SYS_gettid);
-		pthread_setspecific(gmi_key, t);
-		t->keyed = 1;
-	}
-	/* After a loss, try once without waiting until space returns. */
-	starved = t->lost > 0;
+	pol = policy();
 	for (;;) {
-		idx = seg_acquire(s, gmi_session, gmi_pid, t->tid,
-		    atomic_fetch_add(&gmi_chunk_seq, 1), &notify);
-		if (notify)
-			gmi_notify_lm();
+		idx = gmi_take_chunk(SEG_KIND_RECORDS);
 		if (idx >= 0)
 			break;
 		if (waited == 0)
 			gmi_notify_lm();
-		if (starved || waited >= gmi_block_ns) {
-			t->lost++;
-			atomic_fetch_add_explicit(&gmi_seg->lost, 1,
-			    memory_order_relaxed);
-			return NULL;
+		if (pol == SEG_POLICY_OVERWRITE) {
+			idx = seg_steal(s, gmi_session, gmi_pid, t->tid,
+			    atomic_fetch_add(&gmi_chunk_seq, 1), &stolen);
+			if (idx >= 0)
+				break;
 		}
+		/* Block: wait for the LM, but after a loss try once without
+		 * waiting until space returns. */
+		if (pol != SEG_POLICY_BLOCK || t->lost > 0 ||
+		    waited >= gmi_block_ns)
+			return lose_one(t);
 		sleep_ns(step);
 		waited += step;
 		if (step < 1000000)
@@ -432,7 +498,56 @@ gmi_new_chunk(uint32_t need)
 	t->committed = &seg_chunk(s, (uint32_t)idx)->committed;
 	t->cap = s->chunk_size;
 	t->off = 0;
-	if (t->lost > 0)
-		put_loss(t);
+	if (t->lost > 0) {
+		put_loss(t, t->lost, 0, 0);
+		atomic_fetch_add_explicit(&gmi_seg->lost_recorded, t->lost,
+		    memory_order_relaxed);
+		t->lost = 0;
+	}
+	if (stolen.events > 0) {
+		/* Lost by overwriting: counted in the segment and recorded
+		 * at once, for the thread whose chunk it was. */
+		atomic_fetch_add_explicit(&gmi_seg->lost, stolen.events,
+		    memory_order_relaxed);
+		atomic_fetch_add_explicit(&gmi_seg->lost_recorded,
+		    stolen.events, memory_order_relaxed);
+		put_loss(t, stolen.events, stolen.pid, stolen.tid);
+	}
 	return t->data + t->off;
+}
+
+int
+gmi_flush_lm(long ms)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	struct pollfd pfd;
+	uint64_t deadline;
+	char c = LMP_NOTE_FLUSH;
+	int r = GRM_ETIMEDOUT, n;
+
+	pthread_mutex_lock(&lock);
+	if (gmi_lm_fd == -1 ||
+	    send(gmi_lm_fd, &c, 1, MSG_NOSIGNAL) != 1)
+		goto out;
+	deadline = clk_mono_ns() + (uint64_t)ms * 1000000u;
+	for (;;) {
+		n = (int)((deadline - clk_mono_ns()) / 1000000u);
+		if (clk_mono_ns() >= deadline)
+			break;
+		pfd.fd = gmi_lm_fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, n > 0 ? n : 1) <= 0)
+			continue;
+		if (recv(gmi_lm_fd, &c, 1, MSG_DONTWAIT) != 1)
+			break;
+		if (c == LMP_REPLY_FLUSHED)
+			r = GRM_OK;
+		break;
+	}
+out:
+	pthread_mutex_unlock(&lock);
+	if (r != GRM_OK)
+		gmi_error(r, "GMI_Flush: the local monitor did not confirm "
+		    "delivery in %ld ms", ms);
+	return r;
 }

@@ -40,5 +40,10 @@ struct lmp_reply {
 
 /* Bytes a process may send after the handshake. */
 #define LMP_NOTE_PUSH	'P'	/* free chunks fell below the threshold */
+#define LMP_NOTE_FLUSH	'F'	/* deliver everything, then answer */
+
+/* Bytes the LM sends after the handshake, one per LMP_NOTE_FLUSH. */
+#define LMP_REPLY_FLUSHED	'f'	/* all data up to the note delivered */
+#define LMP_REPLY_KEPT		'k'	/* no Main Monitor now: kept, not sent */
 
 #endif /* GRM_LMPROTO_H */

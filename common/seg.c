@@ -1,4 +1,5 @@
 /* seg.c: chunk allocation for writers and collection for the Local Monitor. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,7 +75,7 @@ seg_view(struct seg *v, void *mem, size_t size)
 
 int
 seg_acquire(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
-	    uint64_t seq, int *notify)
+	    uint64_t seq, uint32_t kind, int *notify)
 {
 	struct seg_hdr *s = v->hdr;
 	uint32_t n = v->nchunks, start, k, i, nf;
@@ -101,6 +102,7 @@ seg_acquire(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 		c->pid = pid;
 		c->tid = tid;
 		c->seq = seq;
+		c->kind = kind;
 		atomic_store_explicit(&c->committed, 0, memory_order_relaxed);
 		atomic_store_explicit(&c->lost, 0, memory_order_relaxed);
 		atomic_store_explicit(&c->state, SEG_OWNED,
@@ -122,6 +124,90 @@ seg_release(const struct seg *v, uint32_t i)
 	if (i < v->nchunks)
 		atomic_store_explicit(&seg_chunk(v, i)->state, SEG_FULL,
 		    memory_order_release);
+}
+
+/* Records in a chunk's uncollected bytes: well-formed ones only. */
+static uint64_t
+count_records(const struct seg *v, uint32_t i, uint64_t from, uint64_t to)
+{
+	const char *d = seg_data(v, i);
+	uint64_t n = 0;
+	uint16_t rlen;
+
+	if (to > v->chunk_size || from > to)
+		return 0;
+	while (from + sizeof(struct rec_hdr) <= to) {
+		memcpy(&rlen, d + from, sizeof rlen);
+		if (rlen < sizeof(struct rec_hdr) || rlen % REC_ALIGN != 0 ||
+		    rlen > to - from)
+			break;
+		n++;
+		from += rlen;
+	}
+	return n;
+}
+
+int
+seg_steal(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
+	  uint64_t seq, struct seg_loss *loss)
+{
+	uint32_t i, best, tries;
+	struct seg_chunk *c;
+	uint64_t ts, best_ts, from, to;
+	uint32_t expect;
+
+	for (tries = 0; tries < 4; tries++) {
+		best = UINT32_MAX;
+		best_ts = UINT64_MAX;
+		for (i = 0; i < v->nchunks; i++) {
+			c = seg_chunk(v, i);
+			if (atomic_load_explicit(&c->state,
+			    memory_order_relaxed) != SEG_FULL ||
+			    c->kind != SEG_KIND_RECORDS ||
+			    atomic_load_explicit(&c->pin,
+			    memory_order_relaxed) != 0)
+				continue;
+			from = c->consumed;
+			ts = 0;
+			if (from <= v->chunk_size - sizeof(struct rec_hdr))
+				memcpy(&ts, seg_data(v, i) + from +
+				    offsetof(struct rec_hdr, ts), sizeof ts);
+			if (ts < best_ts) {
+				best_ts = ts;
+				best = i;
+			}
+		}
+		if (best == UINT32_MAX)
+			return -1;
+		c = seg_chunk(v, best);
+		expect = SEG_FULL;
+		if (!atomic_compare_exchange_strong(&c->state, &expect,
+		    SEG_CLAIMED))
+			continue;
+		/* The LM sets pin before it looks at the state; we changed
+		 * the state before we look at pin (both sequentially
+		 * consistent): one of us sees the other. */
+		if (atomic_load(&c->pin) != 0) {
+			atomic_store(&c->state, SEG_FULL);
+			continue;
+		}
+		to = atomic_load_explicit(&c->committed, memory_order_acquire);
+		loss->pid = c->pid;
+		loss->tid = c->tid;
+		loss->events = count_records(v, best, c->consumed, to);
+		c->consumed = 0;
+		c->session = session;
+		c->pid = pid;
+		c->tid = tid;
+		c->seq = seq;
+		c->kind = SEG_KIND_RECORDS;
+		atomic_store_explicit(&c->committed, 0, memory_order_relaxed);
+		atomic_store_explicit(&c->lost, 0, memory_order_relaxed);
+		atomic_store_explicit(&c->state, SEG_OWNED,
+		    memory_order_release);
+		return (int)best;
+	}
+	return -1;
 }
 
 struct cand {
@@ -188,7 +274,10 @@ seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 			c = seg_chunk(v, i);
 			st = atomic_load_explicit(&c->state,
 			    memory_order_acquire);
-			if (st != SEG_OWNED && st != SEG_FULL)
+			/* Any kind but a table holds records (a scribbled
+			 * kind is read as records, and checked as such). */
+			if ((st != SEG_OWNED && st != SEG_FULL) ||
+			    c->kind == SEG_KIND_TABLE)
 				continue;
 			cv[n].idx = i;
 			cv[n].pid = c->pid;
@@ -206,9 +295,18 @@ seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 	atomic_store_explicit(&s->push_req, 0, memory_order_relaxed);
 	for (i = 0; i < n; i++) {
 		c = seg_chunk(v, cv[i].idx);
+		/* Pin, then look: a writer stealing chunks (overwrite
+		 * policy) leaves a pinned chunk alone, and if it took this
+		 * one first, we see it changed hands. */
+		atomic_store(&c->pin, 1);
+		st = atomic_load(&c->state);
+		if ((st != SEG_OWNED && st != SEG_FULL) || c->seq != cv[i].seq ||
+		    c->pid != cv[i].pid || c->kind == SEG_KIND_TABLE) {
+			atomic_store(&c->pin, 0);
+			continue;
+		}
 		/* Load the state before committed: if it was FULL, committed
 		 * is final (the writer stored it before releasing). */
-		st = atomic_load_explicit(&c->state, memory_order_acquire);
 		committed = atomic_load_explicit(&c->committed,
 		    memory_order_acquire);
 		from = c->consumed;
@@ -222,12 +320,14 @@ seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 			else
 				c->consumed = committed <= v->chunk_size ?
 				    committed : v->chunk_size;
+			atomic_store(&c->pin, 0);
 			continue;
 		}
 		memcpy(copy, seg_data(v, cv[i].idx) + from, committed - from);
 		ok = rec_valid_prefix(copy, committed - from);
 		if (ok > 0) {
 			if (emit(arg, c->pid, c->tid, c->seq, copy, ok) != 0) {
+				atomic_store(&c->pin, 0);
 				free(cv);
 				return -1;
 			}
@@ -238,9 +338,46 @@ seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 		c->consumed = committed;
 		if (st == SEG_FULL)
 			chunk_free(s, c);
+		atomic_store(&c->pin, 0);
 	}
 	free(cv);
 	return pieces;
+}
+
+int
+seg_tables(const struct seg *v, seg_table_fn emit, void *arg)
+{
+	uint32_t i, st, n = 0;
+	struct seg_chunk *c;
+	uint64_t committed;
+	char *copy;
+
+	copy = malloc(v->chunk_size);
+	if (copy == NULL)
+		return -1;
+	for (i = 0; i < v->nchunks; i++) {
+		c = seg_chunk(v, i);
+		st = atomic_load_explicit(&c->state, memory_order_acquire);
+		if ((st != SEG_OWNED && st != SEG_FULL) ||
+		    c->kind != SEG_KIND_TABLE)
+			continue;
+		committed = atomic_load_explicit(&c->committed,
+		    memory_order_acquire);
+		if (committed > v->chunk_size)
+			committed = v->chunk_size;
+		memcpy(copy, seg_data(v, i), committed);
+		atomic_thread_fence(memory_order_acquire);
+		if (emit(arg, c->pid, c->tid, st == SEG_FULL, seg_data(v, i),
+		    copy, committed) != 0) {
+			free(copy);
+			return -1;
+		}
+		n++;
+		if (st == SEG_FULL)
+			chunk_free(v->hdr, c);
+	}
+	free(copy);
+	return (int)n;
 }
 
 void

@@ -32,7 +32,7 @@
  * Bump SEG_VERSION whenever this layout changes.
  */
 #define SEG_MAGIC	0x534d5247u	/* "GRMS" */
-#define SEG_VERSION	2u
+#define SEG_VERSION	3u
 
 #define SEG_CHUNK_MIN	16384u	/* > REC_MAX plus a loss record */
 #define SEG_CHUNK_MAX	(1u << 20)
@@ -55,9 +55,30 @@ struct seg_chunk {
 	_Atomic uint64_t	committed;	/* bytes, written by the owner */
 	uint64_t		consumed;	/* bytes, written by the LM */
 	_Atomic uint64_t	lost;		/* events the owner could not record */
-	uint64_t		pad1[2];
+	uint32_t		kind;		/* SEG_KIND_* */
+	_Atomic uint32_t	pin;		/* LM copying: not to be stolen */
+	uint32_t		pad1[2];
 };
 _Static_assert(sizeof(struct seg_chunk) == 64, "seg_chunk is a cache line");
+
+/* What a chunk holds: records (emitted in order, consumed once), or a
+ * thread's table of counters and latest values (statistics mode, dormant
+ * sensors), updated in place and read whole at each collection. */
+enum { SEG_KIND_RECORDS = 0, SEG_KIND_TABLE = 1 };
+
+/*
+ * Runtime control (grmctl enable/disable/filter), written by the LM only
+ * and read by every writer: a writer compares `ctl_gen` with the value it
+ * last applied and, when it changed, recomputes which of its event types
+ * are on.  Bits are indexed by SEG_EID_BIT(eid) and class number.  The
+ * filter is a NUL-terminated substring of the names of the types that stay
+ * on ("" : no filter).  Writers copy these words out before use and never
+ * trust them for anything but on/off.
+ */
+#define SEG_EID_BIAS	64		/* predefined ids are -64 .. -1 */
+#define SEG_EID_BITS	(65536u + 4096u + SEG_EID_BIAS)
+#define SEG_EID_BIT(eid)	((uint32_t)((eid) + SEG_EID_BIAS))
+#define SEG_FILTER_MAX	128
 
 struct seg_hdr {
 	uint32_t		magic;
@@ -72,7 +93,10 @@ struct seg_hdr {
 	uint64_t		pad1[1];
 	/* Control words read by writers (own cache line). */
 	_Alignas(64) _Atomic uint32_t	enabled;	/* 0: record nothing */
-	uint32_t		pad2[15];
+	_Atomic uint32_t	ctl_gen;	/* bumped after a control change */
+	_Atomic uint32_t	cls_off[8];	/* class c disabled: bit c */
+	_Atomic uint32_t	policy;		/* SEG_POLICY_* */
+	uint32_t		pad2[5];
 	/* Allocation state (own cache line). */
 	_Alignas(64) _Atomic uint32_t	nfree;		/* FREE chunks */
 	_Atomic uint32_t	hint;		/* where to look for a free chunk */
@@ -83,9 +107,20 @@ struct seg_hdr {
 	 * last collection, so no loss goes uncounted. */
 	_Atomic uint64_t	lost;
 	_Atomic uint64_t	lost_recorded;
-	uint32_t		pad3[8];
+	_Atomic uint64_t	pushes;		/* pushes asked by writers */
+	uint32_t		pad3[6];
+	/* The rest of the control state (rarely read). */
+	char			filter[SEG_FILTER_MAX];
+	_Atomic uint32_t	eid_off[SEG_EID_BITS / 32];
 };
-_Static_assert(sizeof(struct seg_hdr) == 192, "seg_hdr layout");
+_Static_assert(sizeof(struct seg_hdr) % 64 == 0, "seg_hdr layout");
+
+/* What a writer does when no chunk is free (GRM_POLICY). */
+enum {
+	SEG_POLICY_BLOCK = 0,		/* wait for the LM, bounded; then lose */
+	SEG_POLICY_DISCARD = 1,		/* lose the event at once, counted */
+	SEG_POLICY_OVERWRITE = 2	/* take back the oldest full chunk */
+};
 
 /*
  * A process's private view of a segment: the shared header and the layout
@@ -143,8 +178,24 @@ seg_data(const struct seg *v, uint32_t i)
  * tells the LM).  seg_release marks an OWNED chunk FULL.
  */
 int seg_acquire(const struct seg *v, uint32_t session, uint32_t pid,
-		uint32_t tid, uint64_t seq, int *notify);
+		uint32_t tid, uint64_t seq, uint32_t kind, int *notify);
 void seg_release(const struct seg *v, uint32_t i);
+
+/*
+ * Overwrite policy (flight recorder): takes back the FULL record chunk
+ * whose first uncollected record is oldest, for (pid, tid, seq).  Returns
+ * its index, or -1 if there is none.  What was lost is described in *loss:
+ * the chunk's thread and the number of records it held that no one
+ * collected.  The LM pins a chunk while it copies it, and a pinned chunk
+ * is never taken.
+ */
+struct seg_loss {
+	uint32_t	pid;
+	uint32_t	tid;
+	uint64_t	events;
+};
+int seg_steal(const struct seg *v, uint32_t session, uint32_t pid,
+	      uint32_t tid, uint64_t seq, struct seg_loss *loss);
 
 /*
  * LM side.  seg_collect copies out everything committed and not yet
@@ -160,6 +211,19 @@ typedef int (*seg_emit_fn)(void *arg, uint32_t pid, uint32_t tid,
 			   uint64_t seq, const void *data, size_t len);
 int seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 		uint64_t *bad_bytes);
+
+/*
+ * Table chunks (statistics, dormant values) are not consumed: each
+ * collection reads them whole.  seg_tables copies [0, committed) of each
+ * OWNED or FULL table chunk and calls emit(arg, pid, tid, final, shared,
+ * data, len), final being 1 for a FULL chunk, which is then freed; shared
+ * is the live chunk (for stab_read's consistency checks).  Returns the
+ * number of chunks read, or -1 on a stop or no memory.
+ */
+typedef int (*seg_table_fn)(void *arg, uint32_t pid, uint32_t tid,
+			    int final, const void *shared, const void *data,
+			    size_t len);
+int seg_tables(const struct seg *v, seg_table_fn emit, void *arg);
 
 /*
  * Marks every OWNED or CLAIMED chunk of session FULL: the process that held

@@ -20,7 +20,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	1
+#define WIRE_VERSION	2
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -40,13 +40,17 @@ enum wire_type {
 				   u32 status, u64 ts, str name */
 	WIRE_BYE = 11,		/* LM -> MM: the LM exits; nothing follows */
 	WIRE_CTL = 12,		/* ctl -> MM: str command line */
-	WIRE_CTL_REPLY = 13	/* MM -> ctl: i32 status, str text */
+	WIRE_CTL_REPLY = 13,	/* MM -> ctl: i32 status, str text */
+	WIRE_CONTROL = 14,	/* MM -> LM: u32 round, u32 cls_off[8],
+				   str filter, u32 n, u32 eid_off[n] */
+	WIRE_CONTROL_ACK = 15	/* LM -> MM: u32 round (applied) */
 };
 
 enum { WIRE_ROLE_LM = 1, WIRE_ROLE_CTL = 2 };
 
 /* WIRE_COLLECT flags. */
 #define WIRE_COLLECT_STOP	1u	/* final collection: the LM then exits */
+#define WIRE_COLLECT_PROBE	2u	/* also read dormant sensors' values */
 
 /* WIRE_PROC what. */
 enum { WIRE_PROC_START = 1, WIRE_PROC_EXIT = 2 };

@@ -10,7 +10,8 @@
  *	0	u32	session given to seg_reclaim_session
  *	4	u8	stop: a first seg_collect stops at that piece (0: no)
  *	5	u8	acquire: nonzero runs the writer path at the end
- *	6	u16	(unused)
+ *	6	u8	bit 0: the overwrite path (seg_steal) runs first
+ *	7	u8	(unused)
  *	8	NCHUNKS x 64 bytes: the chunk table (struct seg_chunk)
  *	...	per chunk: u16 n, then n data bytes (at most CHUNK)
  *
@@ -34,6 +35,7 @@
 #include "fuzz.h"
 #include "rec.h"
 #include "seg.h"
+#include "stab.h"
 
 #define NCHUNKS		4
 #define CHUNK		SEG_CHUNK_MIN
@@ -92,7 +94,8 @@ expect_all(struct seg_hdr *s, struct expect *e)
 		c = seg_chunk(V(s), i);
 		st = atomic_load(&c->state);
 		memset(&e[i], 0, sizeof e[i]);
-		e[i].cand = st == SEG_OWNED || st == SEG_FULL;
+		e[i].cand = (st == SEG_OWNED || st == SEG_FULL) &&
+		    c->kind != SEG_KIND_TABLE;
 		e[i].pid = c->pid;
 		e[i].tid = c->tid;
 		e[i].session = c->session;
@@ -220,6 +223,66 @@ collect(struct seg_hdr *s, struct expect *e, int stop_at)
 	return rc;
 }
 
+/* Each record stab_read makes of a table must be a well-formed record. */
+static int
+tab_rec(void *arg, const void *rec, size_t len)
+{
+	(void)arg;
+	CHECK(len >= sizeof(struct rec_hdr) && len <= REC_MAX &&
+	    rec_valid_prefix(rec, len) == len);
+	sink += len;
+	return 0;
+}
+
+static int
+tab_emit(void *arg, uint32_t pid, uint32_t tid, int final,
+	 const void *shared, const void *data, size_t len)
+{
+	struct seg_hdr *s = arg;
+
+	(void)pid;
+	(void)tid;
+	CHECK(len <= s->chunk_size);
+	CHECK(stab_read(data, shared, len, final, 1, tab_rec, NULL) >= 0);
+	return 0;
+}
+
+/* Table chunks: read whole, FULL ones freed. */
+static void
+tables(struct seg_hdr *s)
+{
+	uint32_t i, st, nfull = 0;
+
+	for (i = 0; i < s->nchunks; i++) {
+		st = atomic_load(&seg_chunk(V(s), i)->state);
+		nfull += st == SEG_FULL &&
+		    seg_chunk(V(s), i)->kind == SEG_KIND_TABLE;
+	}
+	CHECK(seg_tables(V(s), tab_emit, s) >= (int)nfull);
+	for (i = 0; i < s->nchunks; i++)
+		CHECK(atomic_load(&seg_chunk(V(s), i)->state) != SEG_FULL ||
+		    seg_chunk(V(s), i)->kind != SEG_KIND_TABLE);
+}
+
+/* The overwrite policy's path: take back a FULL record chunk. */
+static void
+steal(struct seg_hdr *s)
+{
+	struct seg_loss loss;
+	struct seg_chunk *c;
+	int i;
+
+	i = seg_steal(V(s), 98, 0xffffffe0u, 0xffffffe1u, 6, &loss);
+	if (i < 0)
+		return;
+	CHECK((uint32_t)i < s->nchunks);
+	c = seg_chunk(V(s), (uint32_t)i);
+	CHECK(atomic_load(&c->state) == SEG_OWNED && c->pid == 0xffffffe0u &&
+	    atomic_load(&c->committed) == 0 && c->consumed == 0);
+	CHECK(loss.events <= s->chunk_size / sizeof(struct rec_hdr));
+	seg_release(V(s), (uint32_t)i);
+}
+
 /* The writer path on what is left: take a chunk, commit a record, give it
  * back, and it must come out. */
 static void
@@ -230,7 +293,7 @@ writer(struct seg_hdr *s, struct expect *e)
 	uint64_t v = 0x1122334455667788u;
 	int i, notify;
 
-	i = seg_acquire(V(s), 99, 0xfffffff0u, 0xfffffff1u, 5, &notify);
+	i = seg_acquire(V(s), 99, 0xfffffff0u, 0xfffffff1u, 5, SEG_KIND_RECORDS, &notify);
 	if (i < 0)
 		return;
 	CHECK((uint32_t)i < s->nchunks);
@@ -269,7 +332,9 @@ raw(const uint8_t *data, size_t size)
 		CHECK((e = calloc(s->nchunks, sizeof *e)) != NULL);
 		seg_reclaim_session(V(s), 1);
 		sink += seg_used(V(s));
+		steal(s);
 		collect(s, e, 0);
+		tables(s);
 		writer(s, e);
 		free(e);
 	}
@@ -371,6 +436,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 
+	if (ctl[6] & 1)
+		steal(s);
 	if (ctl[4] != 0)
 		collect(s, e, ctl[4]);
 	collect(s, e, 0);
@@ -385,6 +452,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    atomic_load(&c->state) != SEG_CLAIMED);
 	}
 	collect(s, e, 0);
+	tables(s);
 	for (used = 0, i = 0; i < NCHUNKS; i++) {
 		CHECK(atomic_load(&seg_chunk(V(s), i)->state) != SEG_FULL);
 		used += atomic_load(&seg_chunk(V(s), i)->state) != SEG_FREE;

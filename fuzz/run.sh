@@ -85,7 +85,7 @@ for t in $targets; do
 	seg|seghdr)
 		t=seg
 		[ -x "$out/fuzz_seg" ] && continue
-		src="common/seg.c common/rec.c"; libs= ;;
+		src="common/seg.c common/rec.c common/stab.c"; libs= ;;
 	wire)	src="common/wire.c common/peer.c"
 		libs=$(pkg-config --cflags --libs libevent) ;;
 	*)	echo "fuzz: unknown target $t" >&2; exit 2 ;;

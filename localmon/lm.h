@@ -66,14 +66,19 @@ struct lm {
 
 /* lm_clients.c */
 int lm_listen(struct lm *lm);
+/* A collection starts: flushes asked so far are answered at its ACK. */
+void lm_flushes_start(struct lm *lm);
+/* Answers flushes in flight: delivered (1) or only kept (0). */
+void lm_flushes_done(struct lm *lm, int delivered);
 void lm_unlisten(struct lm *lm);
 void lm_clients_free(struct lm *lm);
 
 /* lm_mm.c */
 void lm_mm_init(struct lm *lm);
 void lm_mm_connect(struct lm *lm);
-/* Copies out everything committed and sends it with a DONE for round. */
-int lm_collect(struct lm *lm, uint32_t round);
+/* Copies out everything committed and sends it with a DONE for round;
+ * probe: with dormant sensors' values. */
+int lm_collect(struct lm *lm, uint32_t round, int probe);
 /* Asks for a push as soon as the MM is ready. */
 void lm_push(struct lm *lm);
 

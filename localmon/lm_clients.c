@@ -28,6 +28,8 @@ struct lm_client {
 	uint32_t		ppid;
 	uint32_t		session;
 	int			attached;
+	int			flush_want;	/* asked, not yet collected */
+	int			flush_sent;	/* collected, not yet acked */
 	char			name[64];
 };
 
@@ -109,9 +111,20 @@ client_read(struct bufferevent *bev, void *arg)
 	}
 	while ((n = evbuffer_remove(in, note, sizeof note)) > 0 &&
 	    n != (size_t)-1)
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			if (note[i] == LMP_NOTE_PUSH)
 				lm_push(c->lm);
+			else if (note[i] == LMP_NOTE_FLUSH) {
+				if (c->lm->mm_state != MM_READY) {
+					char k = LMP_REPLY_KEPT;
+
+					bufferevent_write(c->bev, &k, 1);
+					continue;
+				}
+				c->flush_want = 1;
+				lm_push(c->lm);
+			}
+		}
 }
 
 static void
@@ -157,6 +170,36 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	lm->clients = c;
 	bufferevent_setcb(c->bev, client_read, NULL, client_event, c);
 	bufferevent_enable(c->bev, EV_READ);
+}
+
+void
+lm_flushes_start(struct lm *lm)
+{
+	struct lm_client *c;
+
+	for (c = lm->clients; c != NULL; c = c->next)
+		if (c->flush_want) {
+			c->flush_want = 0;
+			c->flush_sent = 1;
+		}
+}
+
+void
+lm_flushes_done(struct lm *lm, int delivered)
+{
+	char r = delivered ? LMP_REPLY_FLUSHED : LMP_REPLY_KEPT;
+	struct lm_client *c;
+
+	for (c = lm->clients; c != NULL; c = c->next) {
+		if (!delivered && c->flush_want) {
+			c->flush_want = 0;
+			bufferevent_write(c->bev, &r, 1);
+		}
+		if (c->flush_sent) {
+			c->flush_sent = 0;
+			bufferevent_write(c->bev, &r, 1);
+		}
+	}
 }
 
 int

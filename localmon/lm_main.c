@@ -112,6 +112,17 @@ seg_create(struct lm *lm)
 	seg_view(&lm->view, mem, size);
 	lm->seg_size = size;
 	lm->seg->lm_pid = (uint32_t)getpid();
+	/* The job's buffer-full policy: processes without GRM_POLICY of
+	 * their own follow it. */
+	if ((v = getenv("GRM_POLICY")) != NULL && *v != '\0') {
+		if (strcmp(v, "discard") == 0)
+			atomic_store(&lm->seg->policy, SEG_POLICY_DISCARD);
+		else if (strcmp(v, "overwrite") == 0)
+			atomic_store(&lm->seg->policy, SEG_POLICY_OVERWRITE);
+		else if (strcmp(v, "block") != 0)
+			log_warn("GRM_POLICY=%s not known (block, discard, "
+			    "overwrite): block", v);
+	}
 	return 0;
 }
 
@@ -164,7 +175,7 @@ lm_begin_exit(struct lm *lm, const char *why)
 	lm->exiting = 1;
 	lm_unlisten(lm);
 	if (lm->mm_state == MM_READY && !lm->stopped && lm->outstanding == 0)
-		lm_collect(lm, WIRE_ROUND_PUSH);
+		lm_collect(lm, WIRE_ROUND_PUSH, 0);
 }
 
 static void

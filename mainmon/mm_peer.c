@@ -83,8 +83,8 @@ send_ping(struct mm_conn *c)
 	peer_send(c->p, WIRE_PING, buf, w.len, NULL, 0);
 }
 
-static void
-ctl_reply(struct mm_conn *ctl, int status, const char *text)
+void
+mm_ctl_reply(struct mm_conn *ctl, int status, const char *text)
 {
 	unsigned char buf[WIRE_STR_MAX + 16];
 	struct wire_wr w;
@@ -118,6 +118,14 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 			*pp = co->next;
 			break;
 		}
+	if (co->what == MM_CONTROL) {
+		snprintf(text, sizeof text, "%s: in effect%s%s after %.1f ms",
+		    co->cmd, failed ? " except on " : "", failed ? failed : "",
+		    (double)(clk_mono_ns() - co->t0) / 1e6);
+		r = mm->out != NULL ? mm_out_control(mm, clk_mono_ns(),
+		    co->cmd) : 0;
+		goto answer;
+	}
 	mm->collections++;
 	if (co->stop) {
 		uint64_t n = tape_records(mm->out);
@@ -134,16 +142,28 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		r = tape_collect(mm->out, co->round, clk_mono_ns());
 		if (r == 0)
 			r = tape_flush(mm->out);
-		snprintf(text, sizeof text, "snapshot %u: %llu records in "
-		    "%s%s%s", co->round,
-		    (unsigned long long)tape_records(mm->out), mm->out_path,
-		    failed ? "; no answer from " : "", failed ? failed : "");
+		snprintf(text, sizeof text, "%s %u: %llu records in "
+		    "%s%s%s", co->what == MM_PROBE ? "probe" : "snapshot",
+		    co->round, (unsigned long long)tape_records(mm->out),
+		    mm->out_path, failed ? "; no answer from " : "",
+		    failed ? failed : "");
 	}
+answer:
 	if (r != 0 && mm->out != NULL) {
 		snprintf(text, sizeof text, "cannot write %s", mm->out_path);
 		mm->exit_code = 1;
 	}
-	ctl_reply(co->ctl, r != 0 || failed != NULL, text);
+	if (co->what == MM_STATS && r == 0 && failed == NULL) {
+		char *big = malloc(WIRE_STR_MAX);
+
+		if (big != NULL) {
+			mm_stats_text(mm, big, WIRE_STR_MAX);
+			mm_ctl_reply(co->ctl, 0, big);
+			free(big);
+		} else
+			mm_ctl_reply(co->ctl, 1, "out of memory");
+	} else
+		mm_ctl_reply(co->ctl, r != 0 || failed != NULL, text);
 	if (co->stop) {
 		/* Exit once the answer is out, or at once if nobody waits
 		 * (mm_conn_free ends the loop if the requester goes). */
@@ -194,6 +214,41 @@ coll_timeout(evutil_socket_t fd, short what, void *arg)
 	coll_complete(mm, co, failed);
 }
 
+void
+mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round)
+{
+	unsigned char *buf;
+	struct wire_wr w;
+	size_t cap = 64 + sizeof mm->ctl;
+	unsigned i;
+
+	buf = malloc(cap);
+	if (buf == NULL)
+		return;
+	wire_wr_init(&w, buf, cap);
+	wire_put_u32(&w, round);
+	for (i = 0; i < 8; i++)
+		wire_put_u32(&w, mm->ctl.cls_off[i]);
+	wire_put_str(&w, mm->ctl.filter);
+	wire_put_u32(&w, MM_CTL_WORDS);
+	for (i = 0; i < MM_CTL_WORDS; i++)
+		wire_put_u32(&w, mm->ctl.eid_off[i]);
+	peer_send(c->p, WIRE_CONTROL, buf, w.len, NULL, 0);
+	free(buf);
+}
+
+/* Asks c for its part of round co. */
+static void
+coll_send(struct mm_conn *c, struct mm_coll *co)
+{
+	if (co->what == MM_CONTROL)
+		mm_send_control(c->mm, c, co->round);
+	else
+		send_u32s(c, WIRE_COLLECT, co->round,
+		    (co->stop ? WIRE_COLLECT_STOP : 0) |
+		    (co->what == MM_PROBE ? WIRE_COLLECT_PROBE : 0), 2);
+}
+
 static void
 coll_ask(struct mm_coll *co, struct mm_conn *c)
 {
@@ -206,8 +261,7 @@ coll_ask(struct mm_coll *co, struct mm_conn *c)
 	co->pending[co->npending++] = c;
 	/* An LM still synchronising is asked when it becomes ready. */
 	if (c->synced)
-		send_u32s(c, WIRE_COLLECT, co->round,
-		    co->stop ? WIRE_COLLECT_STOP : 0, 2);
+		coll_send(c, co);
 }
 
 /* Sends c every collection it is pending in (it just became ready), and
@@ -223,30 +277,35 @@ coll_ask_ready(struct mm *mm, struct mm_conn *c)
 			if (co->pending[i] == c)
 				found = 1;
 		if (found)
-			send_u32s(c, WIRE_COLLECT, co->round,
-			    co->stop ? WIRE_COLLECT_STOP : 0, 2);
+			coll_send(c, co);
 		else if (co->stop)
 			coll_ask(co, c);
 	}
 }
 
 void
-mm_collect(struct mm *mm, struct mm_conn *ctl, int stop)
+mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
+	 const char *cmd)
 {
 	struct mm_coll *co;
 	struct mm_conn *c;
+	int stop = what == MM_STOP;
 
 	if (mm->stopping) {
-		ctl_reply(ctl, 1, "the main monitor is stopping");
+		mm_ctl_reply(ctl, 1, "the main monitor is stopping");
 		return;
 	}
 	co = calloc(1, sizeof *co);
 	if (co == NULL) {
-		ctl_reply(ctl, 1, "out of memory");
+		mm_ctl_reply(ctl, 1, "out of memory");
 		return;
 	}
 	co->round = ++mm->next_round;
 	co->stop = stop;
+	co->what = what;
+	co->t0 = clk_mono_ns();
+	if (cmd != NULL)
+		snprintf(co->cmd, sizeof co->cmd, "%s", cmd);
 	co->ctl = ctl;
 	co->next = mm->colls;
 	mm->colls = co;
@@ -264,8 +323,8 @@ mm_collect(struct mm *mm, struct mm_conn *ctl, int stop)
 	    &(struct timeval){ .tv_sec = MM_COLLECT_TIMEOUT, .tv_usec = 0 });
 }
 
-static void
-do_status(struct mm *mm, struct mm_conn *ctl)
+void
+mm_status(struct mm *mm, struct mm_conn *ctl)
 {
 	char text[WIRE_STR_MAX];
 	struct mm_conn *c;
@@ -285,7 +344,7 @@ do_status(struct mm *mm, struct mm_conn *ctl)
 		    (long long)c->offset, (unsigned long long)c->best_rtt,
 		    (unsigned long long)c->records);
 	}
-	ctl_reply(ctl, 0, text);
+	mm_ctl_reply(ctl, 0, text);
 }
 
 static int
@@ -296,19 +355,7 @@ do_ctl(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	wire_get_str(msg, cmd, sizeof cmd);
 	if (!wire_rd_ok(msg))
 		return -1;
-	if (strcmp(cmd, "snapshot") == 0)
-		mm_collect(mm, c, 0);
-	else if (strcmp(cmd, "stop") == 0)
-		mm_collect(mm, c, 1);
-	else if (strcmp(cmd, "status") == 0)
-		do_status(mm, c);
-	else {
-		char text[WIRE_STR_MAX + 64];
-
-		snprintf(text, sizeof text, "unknown command \"%.100s\" "
-		    "(snapshot, stop, status)", cmd);
-		ctl_reply(c, 1, text);
-	}
+	mm_command(mm, c, cmd);
 	return 0;
 }
 
@@ -369,6 +416,7 @@ do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	    c->node->host) != 0)
 		log_warn("%s: cannot write", mm->out_path);
 	peer_send(c->p, WIRE_READY, NULL, 0, NULL, 0);
+	mm_send_control(mm, c, 0);
 	coll_ask_ready(mm, c);
 	return 0;
 }
@@ -421,7 +469,24 @@ do_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	}
 	for (co = mm->colls; co != NULL; co = co->next)
-		if (co->round == round) {
+		if (co->round == round && co->what != MM_CONTROL) {
+			coll_drop(mm, co, c);
+			break;
+		}
+	return 0;
+}
+
+static int
+do_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	struct mm_coll *co;
+	uint32_t round;
+
+	round = wire_get_u32(msg);
+	if (!wire_rd_ok(msg) || !c->synced)
+		return -1;
+	for (co = mm->colls; co != NULL && round != 0; co = co->next)
+		if (co->round == round && co->what == MM_CONTROL) {
 			coll_drop(mm, co, c);
 			break;
 		}
@@ -467,6 +532,9 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		break;
 	case WIRE_BYE:
 		r = c->role == PEER_LM ? 0 : -1;
+		break;
+	case WIRE_CONTROL_ACK:
+		r = c->role == PEER_LM ? do_control_ack(mm, c, msg) : -1;
 		break;
 	case WIRE_CTL:
 		r = c->role == PEER_CTL ? do_ctl(mm, c, msg) : -1;

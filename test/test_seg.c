@@ -96,7 +96,7 @@ acq(struct seg_hdr *s, uint32_t session, uint32_t pid, uint32_t tid,
 {
 	int notify, i;
 
-	i = seg_acquire(V(s), session, pid, tid, seq, &notify);
+	i = seg_acquire(V(s), session, pid, tid, seq, SEG_KIND_RECORDS, &notify);
 	cr_assert_geq(i, 0, "no chunk acquired");
 	cr_assert_lt((uint32_t)i, s->nchunks);
 	return (uint32_t)i;
@@ -234,7 +234,7 @@ check_piece(const struct piece *p, uint32_t pid, uint32_t tid, uint64_t seq,
 
 Test(init, size_for)
 {
-	cr_assert_eq(seg_size_for(3, CS), 192 + 3 * (64 + (size_t)CS));
+	cr_assert_eq(seg_size_for(3, CS), sizeof(struct seg_hdr) + 3 * (64 + (size_t)CS));
 	cr_assert_eq(seg_size_for(0, CS), sizeof(struct seg_hdr));
 }
 
@@ -342,7 +342,7 @@ Test(check, refuses_bad_fields)
 	/* Consistent offsets, but the chunks do not fit. */
 	REFUSED(s->nchunks = 5; s->data_off += 64);
 	REFUSED(s->nchunks = UINT32_MAX;
-	    s->data_off = 192 + (uint64_t)UINT32_MAX * 64);
+	    s->data_off = sizeof(struct seg_hdr) + (uint64_t)UINT32_MAX * 64);
 	REFUSED(s->chunk_size = 2 * CS);
 	REFUSED(s->table_off = 0);
 	REFUSED(s->table_off = 256);
@@ -365,7 +365,7 @@ Test(acquire, distinct_until_none_free)
 	uint32_t k;
 
 	for (k = 0; k < 4; k++) {
-		i = seg_acquire(V(s), 7, 100, 200 + k, 10 + k, &notify);
+		i = seg_acquire(V(s), 7, 100, 200 + k, 10 + k, SEG_KIND_RECORDS, &notify);
 		cr_assert(i >= 0 && i < 4, "acquisition %u: %d", k, i);
 		cr_assert_eq(seen[i], 0, "chunk %d handed out twice", i);
 		seen[i] = 1;
@@ -380,7 +380,7 @@ Test(acquire, distinct_until_none_free)
 		cr_assert_eq(seg_used(V(s)), k + 1);
 	}
 	notify = 1;
-	cr_assert_eq(seg_acquire(V(s), 7, 100, 300, 20, &notify), -1);
+	cr_assert_eq(seg_acquire(V(s), 7, 100, 300, 20, SEG_KIND_RECORDS, &notify), -1);
 	cr_assert_eq(notify, 0);
 	cr_assert_eq(atomic_load(&s->nfree), 0);
 }
@@ -428,7 +428,7 @@ Test(acquire, notify_once_below_threshold)
 	for (round = 0; round < 2; round++) {
 		for (j = 0; j < 8; j++) {
 			notify = -1;
-			i = seg_acquire(V(s), 1, 2, 3, j, &notify);
+			i = seg_acquire(V(s), 1, 2, 3, j, SEG_KIND_RECORDS, &notify);
 			cr_assert_geq(i, 0);
 			idx[j] = (uint32_t)i;
 			/* nfree 7 6 5 4 3 2 1 0: below 4 first at 3. */
@@ -436,7 +436,7 @@ Test(acquire, notify_once_below_threshold)
 			    " notify %d", round, j, notify);
 		}
 		notify = -1;
-		cr_assert_eq(seg_acquire(V(s), 1, 2, 3, 8, &notify), -1);
+		cr_assert_eq(seg_acquire(V(s), 1, 2, 3, 8, SEG_KIND_RECORDS, &notify), -1);
 		cr_assert_eq(notify, 0);
 		for (j = 0; j < 8; j++)
 			seg_release(V(s), idx[j]);
@@ -451,9 +451,9 @@ Test(acquire, notify_once_below_threshold)
 	seg_release(V(s), idx[1]);
 	cr_assert_eq(collect(s, &k, &bad), 0);
 	cr_assert_eq(atomic_load(&s->nfree), 2);
-	cr_assert_geq(seg_acquire(V(s), 1, 2, 3, 9, &notify), 0);
+	cr_assert_geq(seg_acquire(V(s), 1, 2, 3, 9, SEG_KIND_RECORDS, &notify), 0);
 	cr_assert_eq(notify, 1, "no notify after the LM drained");
-	cr_assert_geq(seg_acquire(V(s), 1, 2, 3, 10, &notify), 0);
+	cr_assert_geq(seg_acquire(V(s), 1, 2, 3, 10, SEG_KIND_RECORDS, &notify), 0);
 	cr_assert_eq(notify, 0, "notified twice between drains");
 }
 
@@ -489,7 +489,7 @@ Test(acquire, finds_last_free_chunk_at_any_hint)
 			cr_assert_eq(collect(s, &k, &bad), 0);
 			cr_assert_eq(state(s, f), SEG_FREE);
 			atomic_store(&s->hint, hints[h]);
-			i = seg_acquire(V(s), 1, 2, 3, 9, &notify);
+			i = seg_acquire(V(s), 1, 2, 3, 9, SEG_KIND_RECORDS, &notify);
 			cr_assert_eq(i, (int)f, "hint %#x, chunk %u free:"
 			    " got %d", hints[h], f, i);
 		}
@@ -800,6 +800,7 @@ static struct {
 	struct seg_hdr	*s;
 	char		*page;
 	size_t		pagesz;
+	size_t		pageoff;	/* where the protected page starts */
 	uint32_t	far;
 	int		fired, idx1, idx2;
 } mv;
@@ -821,14 +822,14 @@ mv_segv(int sig, siginfo_t *si, void *uc)
 	append16(s, 5, 2);
 	seg_release(V(s), 5);
 	atomic_store(&s->hint, 10);
-	mv.idx1 = seg_acquire(V(s), 1, 1, 1, 1, &notify);
+	mv.idx1 = seg_acquire(V(s), 1, 1, 1, 1, SEG_KIND_RECORDS, &notify);
 	if (mv.idx1 != 10)
 		return;
 	append16(s, 10, 3);
 	append16(s, 10, 4);
 	seg_release(V(s), 10);
 	atomic_store(&s->hint, mv.far);
-	mv.idx2 = seg_acquire(V(s), 1, 1, 1, 2, &notify);
+	mv.idx2 = seg_acquire(V(s), 1, 1, 1, 2, SEG_KIND_RECORDS, &notify);
 	if (mv.idx2 != (int)mv.far)
 		return;
 	append16(s, mv.far, 5);
@@ -846,8 +847,18 @@ Test(collect, writer_moving_during_scan)
 	uint64_t bad = 0;
 
 	mv.pagesz = (size_t)sysconf(_SC_PAGESIZE);
-	first = (uint32_t)((mv.pagesz - sizeof *s + sizeof(struct seg_chunk) -
-	    1) / sizeof(struct seg_chunk));
+	/* The first chunk entry that starts a page of its own, past the
+	 * header (which is a multiple of 64 bytes, as pages are). */
+	{
+		size_t pg = (sizeof *s + mv.pagesz - 1) / mv.pagesz *
+		    mv.pagesz;
+
+		if (pg == sizeof *s)
+			pg += mv.pagesz;
+		first = (uint32_t)((pg - sizeof *s) /
+		    sizeof(struct seg_chunk));
+		mv.pageoff = pg;
+	}
 	mv.far = first + 9;
 	size = seg_size_for(first + 11, CS);
 	map = (size + mv.pagesz - 1) / mv.pagesz * mv.pagesz;
@@ -857,7 +868,7 @@ Test(collect, writer_moving_during_scan)
 	cr_assert_eq(seg_init(s, size, CS), 0);
 	cr_assert_eq(s->nchunks, first + 11);
 	mv.s = s;
-	mv.page = (char *)s + mv.pagesz;
+	mv.page = (char *)s + mv.pageoff;
 	cr_assert_leq((char *)seg_chunk(V(s), first - 1), mv.page - 64);
 	cr_assert_eq((char *)seg_chunk(V(s), first), mv.page);
 	cr_assert_leq((char *)seg_chunk(V(s), mv.far), mv.page + mv.pagesz - 64);
@@ -1081,7 +1092,7 @@ w_step(struct seg_hdr *s, struct wstate *w)
 	}
 	if (w->ci < 0) {
 		w->ci = seg_acquire(V(s), w->session, w->pid, w->tid, w->cseq,
-		    &notify);
+		    SEG_KIND_RECORDS, &notify);
 		if (w->ci < 0)
 			return -1;
 		w->cseq++;
@@ -1297,7 +1308,7 @@ Test(collect, header_scribbled_after_view)
 
 	seg_view(&v, s, size);
 	sink_init(&k, s);
-	a = seg_acquire(&v, 1, 10, 11, 0, &notify);
+	a = seg_acquire(&v, 1, 10, 11, 0, SEG_KIND_RECORDS, &notify);
 	cr_assert_geq(a, 0);
 	append(s, (uint32_t)a, 1, 16);
 	append(s, (uint32_t)a, 2, 32);
@@ -1313,7 +1324,7 @@ Test(collect, header_scribbled_after_view)
 	check_piece(&k.p[0], 10, 11, 0, (const int32_t[]){ 1, 2 }, 2);
 	cr_assert_eq(bad, 0);
 	cr_assert_eq(seg_used(&v), 0);
-	b = seg_acquire(&v, 1, 10, 11, 1, &notify);
+	b = seg_acquire(&v, 1, 10, 11, 1, SEG_KIND_RECORDS, &notify);
 	cr_assert(b >= 0 && b < 4, "acquired chunk %d of 4", b);
 	seg_release(&v, UINT32_MAX);	/* out of range: ignored */
 	seg_reclaim_session(&v, 1);
