@@ -497,7 +497,19 @@ gmi_new_chunk(uint32_t need)
 	t->data = seg_data(s, (uint32_t)idx);
 	t->committed = &seg_chunk(s, (uint32_t)idx)->committed;
 	t->cap = s->chunk_size;
-	t->off = 0;
+	/* A chunk taken back starts with the definitions it held. */
+	t->off = (uint32_t)atomic_load_explicit(t->committed,
+	    memory_order_relaxed);
+	if (t->off + 2 * (sizeof(struct rec_hdr) + 16) + need > t->cap) {
+		/* Definitions fill it (hardly ever): hand it to the LM as it
+		 * is; the overwritten events are counted, unattributed. */
+		atomic_fetch_add_explicit(&gmi_seg->lost, stolen.events,
+		    memory_order_relaxed);
+		seg_release(s, (uint32_t)idx);
+		t->data = NULL;
+		t->idx = -1;
+		return lose_one(t);
+	}
 	if (t->lost > 0) {
 		put_loss(t, t->lost, 0, 0);
 		atomic_fetch_add_explicit(&gmi_seg->lost_recorded, t->lost,

@@ -126,25 +126,59 @@ seg_release(const struct seg *v, uint32_t i)
 		    memory_order_release);
 }
 
-/* Records in a chunk's uncollected bytes: well-formed ones only. */
-static uint64_t
-count_records(const struct seg *v, uint32_t i, uint64_t from, uint64_t to)
+/* Whether a record must outlive the overwriting of its chunk: the types
+ * and names later records are read with. */
+static int
+keep_record(const struct rec_hdr *h)
 {
-	const char *d = seg_data(v, i);
-	uint64_t n = 0;
-	uint16_t rlen;
+	return (h->cls == REC_CLASS_META && h->attr == REC_ATTR_DESCRIPTOR) ||
+	    (h->cls != REC_CLASS_META && h->attr == REC_ATTR_NAME);
+}
 
+/*
+ * Compacts the uncollected records of chunk i, [from, to), to the start of
+ * its data, keeping only definitions, names, and losses of other threads;
+ * returns the bytes kept.  *dropped counts the events lost: the records
+ * dropped, plus those the chunk's own loss records counted (they are
+ * dropped too, and their counts carried over).
+ */
+static uint64_t
+compact_kept(const struct seg *v, uint32_t i, uint64_t from, uint64_t to,
+	     uint64_t *dropped)
+{
+	const struct seg_chunk *c = seg_chunk(v, i);
+	uint64_t self = (uint64_t)c->pid << 32 | c->tid;
+	char *d = seg_data(v, i);
+	uint64_t out = 0, n, who;
+	struct rec_hdr h;
+
+	*dropped = 0;
 	if (to > v->chunk_size || from > to)
 		return 0;
-	while (from + sizeof(struct rec_hdr) <= to) {
-		memcpy(&rlen, d + from, sizeof rlen);
-		if (rlen < sizeof(struct rec_hdr) || rlen % REC_ALIGN != 0 ||
-		    rlen > to - from)
+	while (from + sizeof h <= to) {
+		memcpy(&h, d + from, sizeof h);
+		if (h.len < sizeof h || h.len % REC_ALIGN != 0 ||
+		    h.len > to - from)
 			break;
-		n++;
-		from += rlen;
+		who = 0;
+		if (h.cls == REC_CLASS_META && h.attr == REC_ATTR_LOSS &&
+		    h.len >= sizeof h + 8) {
+			memcpy(&n, d + from + sizeof h, 8);
+			if (h.len >= sizeof h + 16)
+				memcpy(&who, d + from + sizeof h + 8, 8);
+		}
+		if (h.cls == REC_CLASS_META && h.attr == REC_ATTR_LOSS &&
+		    h.len >= sizeof h + 8 && (who == 0 || who == self))
+			*dropped += n;
+		else if (keep_record(&h) ||
+		    (h.cls == REC_CLASS_META && h.attr == REC_ATTR_LOSS)) {
+			memmove(d + out, d + from, h.len);
+			out += h.len;
+		} else
+			(*dropped)++;
+		from += h.len;
 	}
-	return n;
+	return out;
 }
 
 int
@@ -153,27 +187,25 @@ seg_steal(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 {
 	uint32_t i, best, tries;
 	struct seg_chunk *c;
-	uint64_t ts, best_ts, from, to;
+	uint64_t best_seq, to, kept;
 	uint32_t expect;
 
 	for (tries = 0; tries < 4; tries++) {
 		best = UINT32_MAX;
-		best_ts = UINT64_MAX;
+		best_seq = UINT64_MAX;
 		for (i = 0; i < v->nchunks; i++) {
 			c = seg_chunk(v, i);
 			if (atomic_load_explicit(&c->state,
 			    memory_order_relaxed) != SEG_FULL ||
-			    c->kind != SEG_KIND_RECORDS ||
+			    c->kind != SEG_KIND_RECORDS || c->pid != pid ||
+			    c->session != session ||
 			    atomic_load_explicit(&c->pin,
 			    memory_order_relaxed) != 0)
 				continue;
-			from = c->consumed;
-			ts = 0;
-			if (from <= v->chunk_size - sizeof(struct rec_hdr))
-				memcpy(&ts, seg_data(v, i) + from +
-				    offsetof(struct rec_hdr, ts), sizeof ts);
-			if (ts < best_ts) {
-				best_ts = ts;
+			/* The process's chunks are numbered in the order
+			 * they were taken: the lowest is the oldest. */
+			if (c->seq < best_seq) {
+				best_seq = c->seq;
 				best = i;
 			}
 		}
@@ -194,14 +226,15 @@ seg_steal(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 		to = atomic_load_explicit(&c->committed, memory_order_acquire);
 		loss->pid = c->pid;
 		loss->tid = c->tid;
-		loss->events = count_records(v, best, c->consumed, to);
+		kept = compact_kept(v, best, c->consumed, to, &loss->events);
 		c->consumed = 0;
 		c->session = session;
 		c->pid = pid;
 		c->tid = tid;
 		c->seq = seq;
 		c->kind = SEG_KIND_RECORDS;
-		atomic_store_explicit(&c->committed, 0, memory_order_relaxed);
+		atomic_store_explicit(&c->committed, kept,
+		    memory_order_relaxed);
 		atomic_store_explicit(&c->lost, 0, memory_order_relaxed);
 		atomic_store_explicit(&c->state, SEG_OWNED,
 		    memory_order_release);
@@ -326,7 +359,8 @@ seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 		memcpy(copy, seg_data(v, cv[i].idx) + from, committed - from);
 		ok = rec_valid_prefix(copy, committed - from);
 		if (ok > 0) {
-			if (emit(arg, c->pid, c->tid, c->seq, copy, ok) != 0) {
+			if (emit(arg, c->pid, c->tid, c->session, c->seq, copy,
+			    ok) != 0) {
 				atomic_store(&c->pin, 0);
 				free(cv);
 				return -1;
@@ -367,7 +401,8 @@ seg_tables(const struct seg *v, seg_table_fn emit, void *arg)
 			committed = v->chunk_size;
 		memcpy(copy, seg_data(v, i), committed);
 		atomic_thread_fence(memory_order_acquire);
-		if (emit(arg, c->pid, c->tid, st == SEG_FULL, seg_data(v, i),
+		if (emit(arg, c->pid, c->tid, c->session, st == SEG_FULL,
+		    seg_data(v, i),
 		    copy, committed) != 0) {
 			free(copy);
 			return -1;

@@ -182,12 +182,14 @@ int seg_acquire(const struct seg *v, uint32_t session, uint32_t pid,
 void seg_release(const struct seg *v, uint32_t i);
 
 /*
- * Overwrite policy (flight recorder): takes back the FULL record chunk
- * whose first uncollected record is oldest, for (pid, tid, seq).  Returns
- * its index, or -1 if there is none.  What was lost is described in *loss:
- * the chunk's thread and the number of records it held that no one
- * collected.  The LM pins a chunk while it copies it, and a pinned chunk
- * is never taken.
+ * Overwrite policy (flight recorder): takes back the calling process's
+ * (same pid and session) FULL record chunk with the lowest sequence number
+ * (the oldest), for thread tid with sequence number seq.  Returns its index,
+ * or -1 if there is none.  The chunk's uncollected definitions and names
+ * are kept, moved to its start (committed says how many bytes); the other
+ * records are dropped and described in *loss: the chunk's thread and their
+ * number.  The LM pins a chunk while it copies it, and a pinned chunk is
+ * never taken.
  */
 struct seg_loss {
 	uint32_t	pid;
@@ -200,7 +202,7 @@ int seg_steal(const struct seg *v, uint32_t session, uint32_t pid,
 /*
  * LM side.  seg_collect copies out everything committed and not yet
  * consumed, in (pid, session, seq) order, calling
- *	emit(arg, pid, tid, seq, data, len)
+ *	emit(arg, pid, tid, session, seq, data, len)
  * for each non-empty piece (whole, well-formed records only, from a
  * private copy; a malformed tail is skipped and counted in *bad_bytes).
  * FULL chunks are freed after their data is emitted.  emit returns 0, or
@@ -208,20 +210,22 @@ int seg_steal(const struct seg *v, uint32_t session, uint32_t pid,
  * Returns the number of pieces emitted, or -1 on a stop or no memory.
  */
 typedef int (*seg_emit_fn)(void *arg, uint32_t pid, uint32_t tid,
-			   uint64_t seq, const void *data, size_t len);
+			   uint32_t session, uint64_t seq, const void *data,
+			   size_t len);
 int seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 		uint64_t *bad_bytes);
 
 /*
  * Table chunks (statistics, dormant values) are not consumed: each
  * collection reads them whole.  seg_tables copies [0, committed) of each
- * OWNED or FULL table chunk and calls emit(arg, pid, tid, final, shared,
+ * OWNED or FULL table chunk and calls emit(arg, pid, tid, session, final,
+ * shared,
  * data, len), final being 1 for a FULL chunk, which is then freed; shared
  * is the live chunk (for stab_read's consistency checks).  Returns the
  * number of chunks read, or -1 on a stop or no memory.
  */
 typedef int (*seg_table_fn)(void *arg, uint32_t pid, uint32_t tid,
-			    int final, const void *shared, const void *data,
+			    uint32_t session, int final, const void *shared, const void *data,
 			    size_t len);
 int seg_tables(const struct seg *v, seg_table_fn emit, void *arg);
 

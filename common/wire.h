@@ -33,11 +33,12 @@ enum wire_type {
 	WIRE_READY = 5,		/* MM -> LM: clock sync done; push allowed */
 	WIRE_COLLECT = 6,	/* MM -> LM: u32 round, u32 flags */
 	WIRE_DATA = 7,		/* LM -> MM: u32 pid, u32 tid, u64 seq,
-				   records... */
+				   u32 session, records... */
 	WIRE_DONE = 8,		/* LM -> MM: u32 round, u64 lost_bytes */
 	WIRE_ACK = 9,		/* MM -> LM: u32 round */
 	WIRE_PROC = 10,		/* LM -> MM: u32 pid, u32 ppid, u32 what,
-				   u32 status, u64 ts, str name */
+				   u32 status, u64 ts, str name,
+				   u32 session */
 	WIRE_BYE = 11,		/* LM -> MM: the LM exits; nothing follows */
 	WIRE_CTL = 12,		/* ctl -> MM: str command line */
 	WIRE_CTL_REPLY = 13,	/* MM -> ctl: i32 status, str text */

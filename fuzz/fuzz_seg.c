@@ -135,8 +135,8 @@ expect_pieces(const struct expect *e, uint32_t n)
 }
 
 static int
-emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq, const void *data,
-     size_t len)
+emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session, uint64_t seq,
+     const void *data, size_t len)
 {
 	struct ctx *x = arg;
 	const unsigned char *p = data;
@@ -157,6 +157,7 @@ emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq, const void *data,
 		e = &x->e[i];
 		if (e->used || !e->cand || !e->sane || e->ok != len ||
 		    e->pid != pid || e->tid != tid || e->seq != seq ||
+		    e->session != session ||
 		    memcmp(seg_data(V(x->s), i) + e->from, data, len) != 0)
 			continue;
 		if (best == UINT32_MAX || e->session < x->e[best].session)
@@ -235,13 +236,14 @@ tab_rec(void *arg, const void *rec, size_t len)
 }
 
 static int
-tab_emit(void *arg, uint32_t pid, uint32_t tid, int final,
+tab_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session, int final,
 	 const void *shared, const void *data, size_t len)
 {
 	struct seg_hdr *s = arg;
 
 	(void)pid;
 	(void)tid;
+	(void)session;
 	CHECK(len <= s->chunk_size);
 	CHECK(stab_read(data, shared, len, final, 1, tab_rec, NULL) >= 0);
 	return 0;
@@ -350,12 +352,12 @@ struct hctx {
 };
 
 static int
-hemit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq, const void *data,
-      size_t len)
+hemit(void *arg, uint32_t pid, uint32_t tid, uint32_t session, uint64_t seq,
+      const void *data, size_t len)
 {
 	struct hctx *x = arg;
 	const unsigned char *p = data;
-	uint64_t h = pid ^ tid ^ seq;
+	uint64_t h = pid ^ tid ^ session ^ seq;
 	size_t k;
 
 	for (k = 0; k < len; k++)

@@ -85,7 +85,8 @@ void lm_push(struct lm *lm);
 /* lm_main.c */
 void lm_begin_exit(struct lm *lm, const char *why);
 void lm_finish(struct lm *lm);
-void lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid, uint32_t what,
-		   int32_t status, const char *name);
+void lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid,
+		   uint32_t session, uint32_t what, int32_t status,
+		   const char *name);
 
 #endif /* GRM_LM_H */

@@ -46,7 +46,8 @@ client_free(struct lm_client *c)
 		}
 	if (c->attached) {
 		seg_reclaim_session(&lm->view, c->session);
-		lm_queue_proc(lm, c->pid, c->ppid, WIRE_PROC_EXIT, 0, c->name);
+		lm_queue_proc(lm, c->pid, c->ppid, c->session, WIRE_PROC_EXIT, 0,
+		    c->name);
 		lm->nclients--;
 		log_debug("process %u (%s) gone", c->pid, c->name);
 		if (lm->nclients == 0)
@@ -89,7 +90,8 @@ client_handshake(struct lm_client *c, struct evbuffer *in)
 	r.session = c->session;
 	r.size = lm->seg_size;
 	bufferevent_write(c->bev, &r, sizeof r);
-	lm_queue_proc(lm, c->pid, c->ppid, WIRE_PROC_START, 0, c->name);
+	lm_queue_proc(lm, c->pid, c->ppid, c->session, WIRE_PROC_START, 0,
+	    c->name);
 	log_debug("process %u (%s) attached, session %u", c->pid, c->name,
 	    c->session);
 }

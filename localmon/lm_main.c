@@ -62,8 +62,8 @@ parse_secs(const char *what, const char *s)
 }
 
 void
-lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid, uint32_t what,
-	      int32_t status, const char *name)
+lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid, uint32_t session,
+	      uint32_t what, int32_t status, const char *name)
 {
 	unsigned char buf[WIRE_HDR + 128];
 	struct wire_wr w;
@@ -75,6 +75,7 @@ lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid, uint32_t what,
 	wire_put_u32(&w, (uint32_t)status);
 	wire_put_u64(&w, clk_mono_ns());
 	wire_put_str(&w, name);
+	wire_put_u32(&w, session);
 	if (w.err)
 		return;
 	wire_header(buf, WIRE_PROC, (uint32_t)w.len);

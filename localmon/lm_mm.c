@@ -72,17 +72,18 @@ struct emit_ctx {
 };
 
 static int
-emit_piece(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
-	   const void *data, size_t len)
+emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
+	   uint64_t seq, const void *data, size_t len)
 {
 	struct emit_ctx *ec = arg;
-	unsigned char hdr[16];
+	unsigned char hdr[20];
 	struct wire_wr w;
 
 	wire_wr_init(&w, hdr, sizeof hdr);
 	wire_put_u32(&w, pid);
 	wire_put_u32(&w, tid);
 	wire_put_u64(&w, seq);
+	wire_put_u32(&w, session);
 	if (peer_send(ec->lm->mm, WIRE_DATA, hdr, w.len, data, len) != 0) {
 		ec->err = 1;
 		return -1;
@@ -98,7 +99,7 @@ emit_piece(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
 static int
 report_unrecorded_losses(struct lm *lm)
 {
-	unsigned char piece[16 + sizeof(struct rec_hdr) + 8];
+	unsigned char piece[20 + sizeof(struct rec_hdr) + 8];
 	uint64_t lost, rec, n;
 	struct rec_hdr h;
 	struct wire_wr w;
@@ -118,6 +119,7 @@ report_unrecorded_losses(struct lm *lm)
 	wire_put_u32(&w, 0);
 	wire_put_u32(&w, 0);
 	wire_put_u64(&w, 0);
+	wire_put_u32(&w, 0);
 	wire_put_bytes(&w, &h, sizeof h);
 	wire_put_bytes(&w, &n, 8);
 	if (peer_send(lm->mm, WIRE_DATA, piece, w.len, NULL, 0) != 0)
@@ -132,6 +134,7 @@ struct table_ctx {
 	struct emit_ctx	*ec;
 	uint32_t	pid;
 	uint32_t	tid;
+	uint32_t	session;
 	unsigned char	*buf;
 	size_t		len;
 };
@@ -142,7 +145,7 @@ table_rec(void *arg, const void *rec, size_t len)
 	struct table_ctx *tc = arg;
 
 	if (tc->len + len > WIRE_MAX / 2) {
-		if (emit_piece(tc->ec, tc->pid, tc->tid, 0, tc->buf,
+		if (emit_piece(tc->ec, tc->pid, tc->tid, tc->session, 0, tc->buf,
 		    tc->len) != 0)
 			return -1;
 		tc->len = 0;
@@ -159,11 +162,11 @@ struct tables_ctx {
 
 /* One thread's table: its statistics (and values) as records. */
 static int
-emit_table(void *arg, uint32_t pid, uint32_t tid, int final,
-	   const void *shared, const void *data, size_t len)
+emit_table(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
+	   int final, const void *shared, const void *data, size_t len)
 {
 	struct tables_ctx *xc = arg;
-	struct table_ctx tc = { xc->ec, pid, tid, NULL, 0 };
+	struct table_ctx tc = { xc->ec, pid, tid, session, NULL, 0 };
 	int r;
 
 	tc.buf = malloc(WIRE_MAX / 2);
@@ -172,7 +175,7 @@ emit_table(void *arg, uint32_t pid, uint32_t tid, int final,
 	r = stab_read(data, shared, len, xc->probe || final, clk_mono_ns(),
 	    table_rec, &tc);
 	if (r >= 0 && tc.len > 0)
-		r = emit_piece(xc->ec, pid, tid, 0, tc.buf, tc.len);
+		r = emit_piece(xc->ec, pid, tid, session, 0, tc.buf, tc.len);
 	free(tc.buf);
 	return r < 0 ? -1 : 0;
 }

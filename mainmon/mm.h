@@ -34,8 +34,13 @@ struct mm_defs {
 struct mm_proc {
 	uint32_t	pid;
 	uint32_t	ppid;
+	uint32_t	session;	/* the current image's LM session */
+	uint32_t	old_session;	/* the image before the last exec */
 	struct mm_defs	own;
-	struct mm_defs	resolved;
+	struct mm_defs	old_own;	/* the old image's, for its last records */
+	struct mm_defs	resolved;	/* current image */
+	struct mm_defs	scoped;		/* scoped #DEF lines written for pid:
+					   what a reader now applies */
 	struct mm_proc	*next;
 };
 
@@ -53,6 +58,7 @@ struct mm_node {
 struct mm_piece {
 	uint32_t	pid;
 	uint32_t	tid;
+	uint32_t	session;
 	uint32_t	len;
 	struct mm_piece	*next;
 	unsigned char	data[];

@@ -131,18 +131,19 @@ define_global(struct mm *mm, int32_t eid, uint8_t cls, uint8_t attr,
 	return tape_def(mm->out, eid, cls, attr, format, flen, dsc, dlen);
 }
 
-/* Makes eid's definition known for node (if not NULL) and process p (if
- * not NULL), and gives the file a global one if it has none. */
+/* Makes eid's definition known for node n and the process image whose
+ * definitions are pd (either may be NULL), and gives the file a global one
+ * if it has none. */
 static int
-define(struct mm *mm, struct mm_node *n, struct mm_proc *p, int32_t eid,
+define(struct mm *mm, struct mm_node *n, struct mm_defs *pd, int32_t eid,
        uint8_t cls, uint8_t attr, const char *format, size_t flen,
        const char *dsc, size_t dlen)
 {
 	if (n != NULL &&
 	    defs_put(&n->defs, eid, cls, attr, format, flen, dsc, dlen) < 0)
 		return -1;
-	if (p != NULL &&
-	    defs_put(&p->own, eid, cls, attr, format, flen, dsc, dlen) < 0)
+	if (pd != NULL &&
+	    defs_put(pd, eid, cls, attr, format, flen, dsc, dlen) < 0)
 		return -1;
 	return define_global(mm, eid, cls, attr, format, flen, dsc, dlen);
 }
@@ -173,43 +174,90 @@ mm_node_free(struct mm_node *n)
 		for (p = n->procs[i]; p != NULL; p = next) {
 			next = p->next;
 			mm_defs_free(&p->own);
+			mm_defs_free(&p->old_own);
 			mm_defs_free(&p->resolved);
+			mm_defs_free(&p->scoped);
 			free(p);
 		}
 	mm_defs_free(&n->defs);
 	free(n);
 }
 
+/* Forgets the image before exec's definitions once a newer one exists. */
+static void
+proc_new_image(struct mm_proc *p, uint32_t session)
+{
+	mm_defs_free(&p->old_own);
+	p->old_own = p->own;
+	memset(&p->own, 0, sizeof p->own);
+	mm_defs_free(&p->resolved);
+	p->old_session = p->session;
+	p->session = session;
+}
+
 /*
- * The definition a record of (node, pid) with eid is decoded with, or
- * NULL.  The first time, it is looked for in the process's own
- * definitions, its ancestors', then the node's, and the file is made to
- * agree: a scoped #DEF line if the global one differs.
+ * The definitions of process pid's image of LM session `session`: the
+ * current image's, or the one before its last exec (whose last records
+ * can come in the same batch as the new image's).
+ */
+static struct mm_defs *
+proc_defs(struct mm_proc *p, uint32_t session)
+{
+	if (p->session == 0)
+		p->session = session;
+	else if (session > p->session)
+		proc_new_image(p, session);
+	if (session != p->session && session == p->old_session)
+		return &p->old_own;
+	return &p->own;
+}
+
+/*
+ * The definition a record of (node, pid, session) with eid is decoded
+ * with, or NULL.  It is looked for in the image's own definitions, its
+ * ancestors', then the node's, and the file is made to agree: a scoped
+ * #DEF line if what a reader would apply (the last scoped line for the
+ * process, else the global one) differs.  Answers for the current image
+ * are cached.
  */
 static const struct tape_def *
-resolve(struct mm *mm, struct mm_node *n, uint32_t pid, int32_t eid)
+resolve(struct mm *mm, struct mm_node *n, uint32_t pid, uint32_t session,
+	int32_t eid)
 {
 	const struct tape_def *d = NULL, *g;
+	struct mm_defs *mine;
 	struct mm_proc *p, *q;
-	int depth;
+	int depth, cur;
 
 	if ((p = proc_get(n, pid, 1)) == NULL)
 		return NULL;
-	if ((d = defs_find(&p->resolved, eid)) != NULL)
+	mine = proc_defs(p, session);
+	cur = mine == &p->own;
+	if (cur && (d = defs_find(&p->resolved, eid)) != NULL)
 		return d;
+	d = defs_find(mine, eid);
 	for (q = p, depth = 0; q != NULL && d == NULL && depth < 64;
 	    q = q->ppid != q->pid ? proc_get(n, q->ppid, 0) : NULL, depth++)
-		d = defs_find(&q->own, eid);
+		if (q != p)
+			d = defs_find(&q->own, eid);
 	if (d == NULL && (d = defs_find(&n->defs, eid)) == NULL)
 		return NULL;
 	if (define_global(mm, eid, d->cls, d->attr, d->format,
 	    strlen(d->format), d->dsc, strlen(d->dsc)) != 0)
 		return NULL;
-	g = defs_find(&mm->written, eid);
-	if (strcmp(g->format, d->format) != 0 &&
-	    tape_def_scoped(mm->out, n->id, pid, eid, d->cls, d->attr,
-	    d->format, strlen(d->format), d->dsc, strlen(d->dsc)) != 0)
-		return NULL;
+	g = defs_find(&p->scoped, eid);
+	if (g == NULL)
+		g = defs_find(&mm->written, eid);
+	if (strcmp(g->format, d->format) != 0) {
+		if (tape_def_scoped(mm->out, n->id, pid, eid, d->cls, d->attr,
+		    d->format, strlen(d->format), d->dsc,
+		    strlen(d->dsc)) != 0 ||
+		    defs_put(&p->scoped, eid, d->cls, d->attr, d->format,
+		    strlen(d->format), d->dsc, strlen(d->dsc)) < 0)
+			return NULL;
+	}
+	if (!cur)
+		return d;
 	if (defs_put(&p->resolved, eid, d->cls, d->attr, d->format,
 	    strlen(d->format), d->dsc, strlen(d->dsc)) < 0)
 		return NULL;
@@ -251,14 +299,17 @@ batch_defs(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 {
 	struct rec_define d;
 	struct rec_hdr h;
+	struct mm_proc *p;
 	uint32_t off;
 
 	for (off = 0; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
 		if (h.cls != REC_CLASS_META || h.attr != REC_ATTR_DESCRIPTOR)
 			continue;
+		p = proc_get(c->node, pc->pid, 1);
 		if (rec_parse_define(pc->data + off, h.len, &d) != 0 ||
-		    define(mm, c->node, proc_get(c->node, pc->pid, 1), d.eid,
+		    p == NULL || define(mm, c->node, proc_defs(p, pc->session),
+		    d.eid,
 		    d.cls, d.attr, d.format, d.format_len, d.dsc,
 		    d.dsc_len) != 0)
 			log_warn("%s: process %u: bad definition of event %d",
@@ -325,7 +376,7 @@ batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 				return -1;
 			continue;
 		}
-		def = resolve(mm, c->node, pc->pid, h.eid);
+		def = resolve(mm, c->node, pc->pid, pc->session, h.eid);
 		if (def == NULL ||
 		    rec_decode(pc->data + off, h.len, &def->fmt, f) != 0) {
 			log_warn("%s: process %u: record of event %d %s",
@@ -367,7 +418,7 @@ mm_out_batch(struct mm *mm, struct mm_conn *c)
 int
 mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
-	uint32_t pid, ppid, what, status;
+	uint32_t pid, ppid, what, status, session;
 	struct mm_proc *p;
 	uint64_t ts;
 	char name[WIRE_STR_MAX + 1];
@@ -378,14 +429,17 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	status = wire_get_u32(msg);
 	ts = wire_get_u64(msg);
 	wire_get_str(msg, name, sizeof name);
-	if (!wire_rd_ok(msg) ||
+	session = wire_get_u32(msg);
+	if (!wire_rd_ok(msg) || session == 0 ||
 	    (what != WIRE_PROC_START && what != WIRE_PROC_EXIT))
 		return -1;
 	/* A new process (or image, after exec) starts with no types but
 	 * those it inherits. */
 	if (what == WIRE_PROC_START && (p = proc_get(c->node, pid, 1)) != NULL) {
-		mm_defs_free(&p->own);
-		mm_defs_free(&p->resolved);
+		if (p->session != 0 && session > p->session)
+			proc_new_image(p, session);
+		else if (p->session == 0)
+			p->session = session;
 		p->ppid = ppid;
 	}
 	return tape_proc(mm->out, c->node->id, pid, ppid,

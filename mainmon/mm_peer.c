@@ -425,12 +425,13 @@ static int
 do_data(struct mm_conn *c, struct wire_rd *msg)
 {
 	struct mm_piece *pc;
-	uint32_t pid, tid;
+	uint32_t pid, tid, session;
 	size_t len;
 
 	pid = wire_get_u32(msg);
 	tid = wire_get_u32(msg);
 	(void)wire_get_u64(msg);
+	session = wire_get_u32(msg);
 	len = wire_rd_left(msg);
 	if (!wire_rd_ok(msg) || !c->synced || len == 0 ||
 	    rec_valid_prefix(msg->p + msg->off, len) != len ||
@@ -441,6 +442,7 @@ do_data(struct mm_conn *c, struct wire_rd *msg)
 		return -1;
 	pc->pid = pid;
 	pc->tid = tid;
+	pc->session = session;
 	pc->len = (uint32_t)len;
 	pc->next = NULL;
 	memcpy(pc->data, msg->p + msg->off, len);

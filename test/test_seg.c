@@ -13,6 +13,7 @@
 
 #include "rec.h"
 #include "seg.h"
+#include "stab.h"
 
 #define CS	SEG_CHUNK_MIN		/* the chunk size of most tests */
 #define POISON	9999			/* eid of bytes that must not come out */
@@ -150,7 +151,7 @@ stage(struct seg_hdr *s, uint32_t i, uint64_t at, int32_t eid, uint16_t len)
 #define SINK_EIDS	64
 
 struct piece {
-	uint32_t	pid, tid;
+	uint32_t	pid, tid, session;
 	uint64_t	seq;
 	size_t		len;
 	unsigned	neid;
@@ -168,8 +169,8 @@ struct sink {
 /* The emit callback: checks that a piece is whole records, no more than a
  * chunk, none of them unpublished, and notes it. */
 static int
-sink_emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
-	  const void *data, size_t len)
+sink_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
+	  uint64_t seq, const void *data, size_t len)
 {
 	struct sink *k = arg;
 	const char *d = data;
@@ -189,6 +190,7 @@ sink_emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
 	memset(p, 0, sizeof *p);
 	p->pid = pid;
 	p->tid = tid;
+	p->session = session;
 	p->seq = seq;
 	p->len = len;
 	for (off = 0; off < len; off += h.len) {
@@ -607,9 +609,12 @@ Test(collect, ordered_by_pid_session_seq)
 			seg_release(V(s), i);
 	}
 	cr_assert_eq(collect(s, &k, &bad), 8);
-	for (j = 0; j < 8; j++)
+	for (j = 0; j < 8; j++) {
 		check_piece(&k.p[j], o[want[j]].pid, 100 + (uint32_t)want[j],
 		    o[want[j]].seq, &want[j], 1);
+		cr_assert_eq(k.p[j].session, o[want[j]].session,
+		    "piece %u: the chunk's session", j);
+	}
 }
 
 Test(collect, order_independent_of_chunk_index)
@@ -1120,8 +1125,8 @@ struct mt_check {
 };
 
 static int
-mt_emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
-	const void *data, size_t len)
+mt_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
+	uint64_t seq, const void *data, size_t len)
 {
 	struct mt_check *m = arg;
 	const char *d = data;
@@ -1130,6 +1135,7 @@ mt_emit(void *arg, uint32_t pid, uint32_t tid, uint64_t seq,
 	size_t off;
 	unsigned t;
 
+	(void)session;
 	if (m->err[0] != '\0')
 		return 0;
 	if (pid < 1000 || pid >= 1000 + MT_THREADS || tid != pid - 1000) {
@@ -1329,4 +1335,250 @@ Test(collect, header_scribbled_after_view)
 	seg_release(&v, UINT32_MAX);	/* out of range: ignored */
 	seg_reclaim_session(&v, 1);
 	cr_assert_eq(atomic_load(&seg_chunk(&v, (uint32_t)b)->state), SEG_FULL);
+}
+
+/* ---- seg_steal: the overwrite policy ---- */
+
+/* Appends raw record bytes to chunk i and publishes them. */
+static void
+append_raw(struct seg_hdr *s, uint32_t i, const void *rec, size_t len)
+{
+	struct seg_chunk *c = seg_chunk(V(s), i);
+	uint64_t off = atomic_load(&c->committed);
+
+	memcpy(seg_data(V(s), i) + off, rec, len);
+	atomic_store(&c->committed, off + len);
+}
+
+static void
+append_loss(struct seg_hdr *s, uint32_t i, uint64_t n, uint64_t who)
+{
+	unsigned char r[32];
+	struct rec_hdr h = { 32, REC_CLASS_META, REC_ATTR_LOSS, 0, 1 };
+
+	memcpy(r, &h, sizeof h);
+	memcpy(r + 16, &n, 8);
+	memcpy(r + 24, &who, 8);
+	append_raw(s, i, r, sizeof r);
+}
+
+Test(steal, oldest_own_chunk_keeps_definitions)
+{
+	struct seg_hdr *s = new_seg(5, NULL);
+	char def[REC_MAX];
+	size_t dlen = rec_build_define(def, 9, REC_CLASS_USER, REC_ATTR_POINT,
+	    "%d", "nine", 1);
+	struct seg_loss loss;
+	struct rec_hdr h;
+	uint32_t a, b, other, old_session, pinned;
+	int i;
+
+	cr_assert_gt(dlen, 0);
+	/* Process 5 (session 1): chunk a (seq 1) is the oldest; b (seq 2)
+	 * newer.  Process 6's and session 0's chunks, and a pinned one, are
+	 * not to be taken. */
+	pinned = acq(s, 1, 5, 50, 0);
+	append(s, pinned, 1, 16);
+	atomic_store(&seg_chunk(V(s), pinned)->pin, 1);
+	seg_release(V(s), pinned);
+	a = acq(s, 1, 5, 50, 1);
+	append_raw(s, a, def, dlen);
+	append(s, a, 1, 24);
+	append(s, a, 2, 24);
+	append_loss(s, a, 3, 0);			/* own: carried over */
+	append_loss(s, a, 4, (uint64_t)5 << 32 | 51);	/* another thread's */
+	append(s, a, 3, 24);
+	seg_release(V(s), a);
+	b = acq(s, 1, 5, 51, 2);
+	append(s, b, 4, 24);
+	seg_release(V(s), b);
+	other = acq(s, 1, 6, 60, 0);
+	append(s, other, 5, 24);
+	seg_release(V(s), other);
+	old_session = acq(s, 0, 5, 50, 0);
+	seg_release(V(s), old_session);
+	cr_assert_eq(atomic_load(&s->nfree), 0);
+
+	i = seg_steal(V(s), 1, 5, 52, 7, &loss);
+	cr_assert_eq(i, (int)a, "took chunk %d, not the oldest %u", i, a);
+	cr_assert_eq(state(s, a), SEG_OWNED);
+	cr_assert_eq(seg_chunk(V(s), a)->tid, 52);
+	cr_assert_eq(seg_chunk(V(s), a)->seq, 7);
+	cr_assert_eq(seg_chunk(V(s), a)->consumed, 0);
+	cr_assert_eq(loss.pid, 5);
+	cr_assert_eq(loss.tid, 50);
+	cr_assert_eq(loss.events, 3 + 3, "3 events dropped, 3 lost before");
+	/* Kept: the definition, then the other thread's loss record. */
+	cr_assert_eq(atomic_load(&seg_chunk(V(s), a)->committed), dlen + 32);
+	cr_assert_arr_eq(seg_data(V(s), a), def, dlen);
+	memcpy(&h, seg_data(V(s), a) + dlen, sizeof h);
+	cr_assert_eq(h.attr, REC_ATTR_LOSS);
+
+	/* Next: b; then nothing of process 5 is FULL and unpinned. */
+	seg_release(V(s), a);
+	cr_assert_eq(seg_steal(V(s), 1, 5, 52, 8, &loss), (int)b);
+	cr_assert_eq(loss.events, 1);
+	cr_assert_eq(loss.tid, 51);
+	cr_assert_eq(seg_steal(V(s), 1, 5, 52, 9, &loss), (int)a,
+	    "a is FULL again and now the oldest");
+	cr_assert_eq(loss.events, 0, "only definitions were left in it");
+	cr_assert_eq(seg_steal(V(s), 1, 5, 52, 10, &loss), -1);
+	cr_assert_eq(state(s, other), SEG_FULL);
+	cr_assert_eq(state(s, pinned), SEG_FULL);
+	cr_assert_eq(state(s, old_session), SEG_FULL);
+}
+
+Test(steal, lm_copy_skips_a_stolen_chunk)
+{
+	struct seg_hdr *s = new_seg(2, NULL);
+	struct seg_loss loss;
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t a, b;
+
+	a = acq(s, 1, 5, 50, 1);
+	append(s, a, 1, 24);
+	seg_release(V(s), a);
+	b = acq(s, 1, 5, 50, 2);
+	append(s, b, 2, 24);
+	/* Taken back and refilled: the LM sees the new owner's records
+	 * only. */
+	cr_assert_eq(seg_steal(V(s), 1, 5, 50, 3, &loss), (int)a);
+	append(s, a, 3, 24);
+	sink_init(&k, s);
+	cr_assert_eq(collect(s, &k, &bad), 2);
+	cr_assert_eq(k.p[0].seq, 2);
+	cr_assert_eq(k.p[1].seq, 3);
+	cr_assert_eq(k.p[1].eid[0], 3);
+	cr_assert_eq(atomic_load(&seg_chunk(V(s), a)->pin), 0);
+}
+
+/* ---- table chunks and stab_read ---- */
+
+struct recs {
+	int		n;
+	unsigned char	r[8][STAB_REC_LEN + 64];
+	size_t		len[8];
+};
+
+static int
+keep_rec(void *arg, const void *rec, size_t len)
+{
+	struct recs *x = arg;
+
+	cr_assert_lt(x->n, 8);
+	cr_assert_leq(len, sizeof x->r[0]);
+	memcpy(x->r[x->n], rec, len);
+	x->len[x->n++] = len;
+	return 0;
+}
+
+/* Builds an entry of kind at p with payload; returns its length. */
+static size_t
+put_ent(unsigned char *p, uint32_t seq, uint8_t kind, int32_t eid,
+	int64_t key, const void *payload, size_t plen)
+{
+	struct stab_ent e;
+
+	memset(&e, 0, sizeof e);
+	e.seq = seq;
+	e.len = (uint16_t)((sizeof e + plen + 7) / 8 * 8);
+	e.kind = kind;
+	e.eid = eid;
+	e.key = key;
+	memset(p, 0, e.len);
+	memcpy(p, &e, sizeof e);
+	memcpy(p + sizeof e, payload, plen);
+	return e.len;
+}
+
+Test(table, statistics_and_values)
+{
+	unsigned char t[1024], value[24];
+	struct stab_range r = { 3, 600, 100, 300, 200.0, 20000.0 };
+	struct rec_hdr h = { 24, REC_CLASS_EVENT, REC_ATTR_PROBE, 70000, 5 };
+	uint64_t count = 42, v = 7;
+	struct stab_stat st;
+	struct recs x;
+	size_t off = 0;
+
+	memcpy(value, &h, sizeof h);
+	memcpy(value + 16, &v, 8);
+	off += put_ent(t + off, 2, STAB_COUNT, 9, 9, &count, 8);
+	off += put_ent(t + off, 4, STAB_RANGE, -1, 12, &r, sizeof r);
+	off += put_ent(t + off, 1, STAB_COUNT, 10, 10, &count, 8); /* torn */
+	off += put_ent(t + off, 0, STAB_VALUE, 70000, 70000, value, 24);
+	off += put_ent(t + off, 0, 99, 11, 11, &count, 8);	/* unknown */
+
+	memset(&x, 0, sizeof x);
+	cr_assert_eq(stab_read(t, NULL, off, 0, 77, keep_rec, &x), 2);
+	cr_assert_eq(stab_parse(x.r[0], x.len[0], &st), 0);
+	cr_assert_eq(st.eid, 9);
+	cr_assert_eq(st.kind, STAB_COUNT);
+	cr_assert_eq(st.r.count, 42);
+	cr_assert_eq(stab_parse(x.r[1], x.len[1], &st), 0);
+	cr_assert_eq(st.eid, -1);
+	cr_assert_eq(st.key, 12);
+	cr_assert_eq(st.r.count, 3);
+	cr_assert_eq(st.r.total, 600);
+	cr_assert_eq(st.r.min, 100);
+	cr_assert_eq(st.r.max, 300);
+	cr_assert_float_eq(st.r.m2, 20000.0, 1e-9);
+	memcpy(&h, x.r[1], sizeof h);
+	cr_assert_eq(h.ts, 77);
+	cr_assert_eq(rec_valid_prefix(x.r[1], x.len[1]), x.len[1]);
+
+	/* With values: the dormant sensor's record, as stored. */
+	memset(&x, 0, sizeof x);
+	cr_assert_eq(stab_read(t, NULL, off, 1, 77, keep_rec, &x), 3);
+	cr_assert_eq(x.len[2], 24);
+	cr_assert_arr_eq(x.r[2], value, 24);
+
+	/* A truncated table: whole entries only. */
+	memset(&x, 0, sizeof x);
+	cr_assert_eq(stab_read(t, NULL, 40, 1, 77, keep_rec, &x), 1);
+	/* A record that is not a statistics record. */
+	cr_assert_eq(stab_parse(value, 24, &st), -1);
+}
+
+static int
+tab_count(void *arg, uint32_t pid, uint32_t tid, uint32_t session, int final,
+	  const void *shared, const void *data, size_t len)
+{
+	struct recs x;
+
+	(void)arg;
+	cr_assert_eq(pid, 5);
+	cr_assert_eq(tid, 50);
+	cr_assert_eq(session, 1);
+	memset(&x, 0, sizeof x);
+	cr_assert_eq(stab_read(data, shared, len, final, 1, keep_rec, &x), 1);
+	return 0;
+}
+
+Test(table, collected_whole_and_freed_when_full)
+{
+	struct seg_hdr *s = new_seg(3, NULL);
+	uint64_t count = 5;
+	int notify, i;
+	struct seg_chunk *c;
+
+	i = seg_acquire(V(s), 1, 5, 50, 0, SEG_KIND_TABLE, &notify);
+	cr_assert_geq(i, 0);
+	c = seg_chunk(V(s), (uint32_t)i);
+	atomic_store(&c->committed, put_ent((unsigned char *)seg_data(V(s),
+	    (uint32_t)i), 2, STAB_COUNT, 9, 9, &count, 8));
+	struct sink k;
+	uint64_t bad = 0;
+
+	/* Not records: seg_collect leaves it alone. */
+	sink_init(&k, s);
+	cr_assert_eq(collect(s, &k, &bad), 0);
+	cr_assert_eq(seg_tables(V(s), tab_count, NULL), 1);
+	cr_assert_eq(state(s, (uint32_t)i), SEG_OWNED, "read, not consumed");
+	cr_assert_eq(seg_tables(V(s), tab_count, NULL), 1, "read again");
+	seg_release(V(s), (uint32_t)i);
+	cr_assert_eq(seg_tables(V(s), tab_count, NULL), 1);
+	cr_assert_eq(state(s, (uint32_t)i), SEG_FREE, "freed after its last read");
+	cr_assert_eq(atomic_load(&s->nfree), 3);
 }

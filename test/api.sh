@@ -1,0 +1,99 @@
+#!/bin/sh
+# test/api.sh: the GMI API from a traced program: every misuse gets its
+# documented code and, with GRM_DEBUG, exactly one line; nothing corrupt
+# reaches the trace; every conversion, string, message and name record
+# comes out with the values given; GMI_Flush returns once mainmon has the
+# records.
+. "$(dirname "$0")/lib.sh"
+
+trace="$T_DIR/trace"
+t_start_mm "$trace"
+export GRM_MM="$MM_ID"
+
+# ---- misuse ----
+GRM_DEBUG=1 "$B/test/gmi_app" errors > "$T_DIR/errors.out" \
+    2> "$T_DIR/errors.err" || t_fail "gmi_app errors failed"
+want="event_undefined -4
+event_negative -1
+event_too_big -1
+define_negative -1
+define_too_big -1
+define_null -1
+define_bad_format -2
+define_star -2
+define_long_double -2
+define_too_many -2
+redefine_other -3
+redefine_same 0
+string_too_long -5
+string_null -5
+string_longest 0
+block_name_null -1
+message_negative -1
+name_negative_rank -1
+name_null -1
+after_errors 0"
+[ "$(cat "$T_DIR/errors.out")" = "$want" ] || {
+	diff "$T_DIR/errors.out" - <<EOT >&2 || true
+$want
+EOT
+	t_fail "misuse returned other codes than documented"
+}
+errors=$(awk '$2 != 0' "$T_DIR/errors.out" | wc -l)
+lines=$(grep -c '^grm\[[0-9]*\]: ' "$T_DIR/errors.err" || true)
+[ "$lines" -eq "$errors" ] ||
+	t_fail "$errors errors but $lines GRM_DEBUG lines"
+grep -q 'cannot parse format "%n"' "$T_DIR/errors.err" ||
+	t_fail "the format error does not say which format"
+# Without GRM_DEBUG the library is silent.
+"$B/test/gmi_app" errors > /dev/null 2> "$T_DIR/quiet.err" ||
+	t_fail "gmi_app errors failed"
+[ ! -s "$T_DIR/quiet.err" ] || t_fail "errors printed without GRM_DEBUG"
+
+# ---- every conversion, strings, blocks, messages, names ----
+"$B/test/gmi_app" api > "$T_DIR/api.out" || t_fail "gmi_app api failed"
+ptr=$(awk '$1 == "pointer" { print $2 }' "$T_DIR/api.out")
+ptr=$(printf '%d' "$ptr")
+
+# ---- flush: the records are in the file while the process still runs ----
+"$B/test/gmi_app" flush 1000 > "$T_DIR/flush.out" &
+app=$!
+T_PIDS="$T_PIDS $app"
+t_wait grep -q '^flush' "$T_DIR/flush.out" || t_fail "GMI_Flush did not return"
+grep -qx 'flush 0' "$T_DIR/flush.out" ||
+	t_fail "GMI_Flush: $(cat "$T_DIR/flush.out")"
+t_alive "$app" || t_fail "the flushing process ended too soon for the test"
+n=$(awk '$5 == 1 && NF == 7' "$trace" | wc -l)
+[ "$n" -eq 1000 ] || t_fail "after GMI_Flush the file holds $n of 1000 records"
+wait "$app"
+
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+
+# The misuse left exactly two records: the 1024-byte string, and 77.
+errpid=$(awk '$1 == "#PROC" && $5 == "start" { print $3; exit }' "$trace")
+awk -v p="$errpid" '$3 == p && $1 !~ /^#/' "$trace" > "$T_DIR/err.rec"
+[ "$(wc -l < "$T_DIR/err.rec")" -eq 2 ] ||
+	t_fail "misuse produced $(wc -l < "$T_DIR/err.rec") records, not 2"
+awk '$5 == 4 { exit !(length($6) == 1026) }' "$T_DIR/err.rec" ||
+	t_fail "the longest string was not kept whole"
+grep -q ' 1 77$' "$T_DIR/err.rec" || t_fail "the event after the errors is missing"
+
+expect() {
+	grep -q -- " $1\$" "$trace" || t_fail "no record ending in: $1"
+}
+expect '10 -5 4000000000 48879 8 65'
+expect '11 -9000000000 18000000000 -1 2 12345 -3 250'
+expect '12 0.5 -2.25 1.0000000000000001e+300 3.1415899999999999'
+expect "13 $ptr \"\" \"quote\\\\\" backslash\\\\\\\\ tab\\\\t\""
+expect '-6 3 "worker three"'
+expect '-3 7 "phase seven"'
+expect '-1 7'
+expect '-2 7'
+expect '-4 4 99 1024'
+expect '-5 4 98 512'
+grep -q '^#DEF 13 8 2 "ptr %p then %s and %s" "pointer strings"$' "$trace" ||
+	t_fail "the %p format is not defined in the trace"
+"$B/prove/prove" dump "$trace" > /dev/null || t_fail "prove cannot read the trace"
+t_check_clean
+t_log "ok: $errors misuses refused with their codes, conversions and flush right"
