@@ -22,7 +22,11 @@ struct ctl {
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: grmctl HOST:PORT snapshot|stop|status\n");
+	fprintf(f, "usage: grmctl HOST:PORT COMMAND [ARG...]\n"
+	    "commands: snapshot, stop, status, stats, probe,\n"
+	    "          enable CLASS|EID|all, disable CLASS|EID, "
+	    "filter [SUBSTRING]\n"
+	    "classes:  procedure, event, string, message, user, class:N\n");
 }
 
 static void
@@ -94,21 +98,34 @@ main(int argc, char **argv)
 	struct ctl c;
 	struct event *to;
 	const char *why;
-	char host[256];
+	char host[256], cmd[1024];
 	unsigned port;
+	int i;
 
 	if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "--help") == 0)) {
 		usage(stdout);
 		return 0;
 	}
-	if (argc != 3) {
+	if (argc < 3) {
 		usage(stderr);
 		return 2;
 	}
 	memset(&c, 0, sizeof c);
 	c.id = argv[1];
-	c.cmd = argv[2];
+	/* The command line: the words after the identifier, one space
+	 * apart. */
+	cmd[0] = '\0';
+	for (i = 2; i < argc; i++) {
+		if (strlen(cmd) + strlen(argv[i]) + 2 > sizeof cmd) {
+			fprintf(stderr, "grmctl: command too long\n");
+			return 2;
+		}
+		if (i > 2)
+			strcat(cmd, " ");
+		strcat(cmd, argv[i]);
+	}
+	c.cmd = cmd;
 	if (peer_split(c.id, host, sizeof host, &port) != 0) {
 		fprintf(stderr, "grmctl: %s: not a main monitor identifier "
 		    "(HOST:PORT)\n", c.id);

@@ -131,6 +131,13 @@ struct mm_stats {
 	uint32_t	n;
 };
 
+/* Block names seen (GMI_DefineBlock), for grmctl stats. */
+struct mm_bname {
+	int32_t		bid;
+	char		*name;
+	struct mm_bname	*next;
+};
+
 struct mm {
 	struct event_base	*base;
 	struct evconnlistener	*listener;
@@ -151,6 +158,8 @@ struct mm {
 	uint64_t		losses;
 	struct mm_ctl		ctl;
 	struct mm_stats		stats;
+	struct mm_bname		*bnames;
+	unsigned		nbnames;
 };
 
 /* mm_peer.c */
@@ -174,7 +183,9 @@ void mm_stats_put(struct mm *mm, uint32_t node, uint32_t pid, uint32_t tid,
 size_t mm_stats_text(struct mm *mm, char *buf, size_t cap);
 /* Writes them to the trace file (at stop). */
 int mm_stats_write(struct mm *mm);
-void mm_stats_free(struct mm_stats *s);
+void mm_stats_free(struct mm *mm);
+/* Remembers block bid's name (len bytes, not NUL-terminated). */
+void mm_block_name(struct mm *mm, int32_t bid, const char *name, size_t len);
 
 /* mm_out.c */
 int mm_out_open(struct mm *mm, const char *path);

@@ -233,10 +233,53 @@ mm_stats_put(struct mm *mm, uint32_t node, uint32_t pid, uint32_t tid,
 }
 
 void
-mm_stats_free(struct mm_stats *s)
+mm_stats_free(struct mm *mm)
 {
-	free(s->v);
-	memset(s, 0, sizeof *s);
+	struct mm_bname *b, *next;
+
+	free(mm->stats.v);
+	memset(&mm->stats, 0, sizeof mm->stats);
+	for (b = mm->bnames; b != NULL; b = next) {
+		next = b->next;
+		free(b->name);
+		free(b);
+	}
+	mm->bnames = NULL;
+	mm->nbnames = 0;
+}
+
+#define MM_BNAMES_MAX	4096
+
+void
+mm_block_name(struct mm *mm, int32_t bid, const char *name, size_t len)
+{
+	struct mm_bname *b;
+
+	for (b = mm->bnames; b != NULL; b = b->next)
+		if (b->bid == bid)
+			break;
+	if (b == NULL) {
+		if (mm->nbnames == MM_BNAMES_MAX ||
+		    (b = calloc(1, sizeof *b)) == NULL)
+			return;
+		b->bid = bid;
+		b->next = mm->bnames;
+		mm->bnames = b;
+		mm->nbnames++;
+	}
+	free(b->name);
+	b->name = strndup(name, len);
+}
+
+static const char *
+block_name(struct mm *mm, int64_t bid)
+{
+	struct mm_bname *b;
+
+	for (b = mm->bnames; b != NULL; b = b->next)
+		if (b->bid == bid && b->name != NULL)
+			return b->name;
+	return "";
 }
 
 static int
@@ -363,11 +406,13 @@ mm_stats_text(struct mm *mm, char *buf, size_t cap)
 		}
 		sd = e->r.count > 0 ? sqrt(e->r.m2 / (double)e->r.count) : 0;
 		OUT("  range %d %lld: n %llu total %llu min %llu max %llu "
-		    "mean %.1f sd %.1f ns\n", e->eid, (long long)e->key,
+		    "mean %.1f sd %.1f ns %s\n", e->eid, (long long)e->key,
 		    (unsigned long long)e->r.count,
 		    (unsigned long long)e->r.total,
 		    (unsigned long long)e->r.min,
-		    (unsigned long long)e->r.max, e->r.mean, sd);
+		    (unsigned long long)e->r.max, e->r.mean, sd,
+		    e->eid == REC_EID_BLOCK_BEGIN ? block_name(mm, e->key) :
+		    type_name(mm, e->eid));
 	}
 #undef OUT
 	free(v);

@@ -159,7 +159,7 @@ main(int argc, char **argv)
 		mm_node_free(n);
 	}
 	mm_defs_free(&mm.written);
-	mm_stats_free(&mm.stats);
+	mm_stats_free(&mm);
 	evconnlistener_free(mm.listener);
 	event_free(sigterm);
 	event_free(sigint);

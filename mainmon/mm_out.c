@@ -384,6 +384,10 @@ batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 			    "without definition" : "does not match its format");
 			continue;
 		}
+		if (h.eid == REC_EID_BLOCK_NAME && def->fmt.n == 2 &&
+		    f[0].kind == REC_K_INT && f[1].kind == REC_K_STR)
+			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
+			    f[1].v.s.len);
 		if (tape_record(mm->out, ts, c->node->id, pc->pid, pc->tid,
 		    h.eid, f, def->fmt.n) != 0)
 			return -1;

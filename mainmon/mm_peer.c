@@ -119,11 +119,13 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 			break;
 		}
 	if (co->what == MM_CONTROL) {
-		snprintf(text, sizeof text, "%s: in effect%s%s after %.1f ms",
-		    co->cmd, failed ? " except on " : "", failed ? failed : "",
-		    (double)(clk_mono_ns() - co->t0) / 1e6);
-		r = mm->out != NULL ? mm_out_control(mm, clk_mono_ns(),
-		    co->cmd) : 0;
+		uint64_t now = clk_mono_ns();
+
+		snprintf(text, sizeof text, "%s: in effect%s%s at %llu "
+		    "(%.1f ms after the request)", co->cmd,
+		    failed ? " except on " : "", failed ? failed : "",
+		    (unsigned long long)now, (double)(now - co->t0) / 1e6);
+		r = mm->out != NULL ? mm_out_control(mm, now, co->cmd) : 0;
 		goto answer;
 	}
 	mm->collections++;

@@ -1,0 +1,81 @@
+#!/bin/sh
+# test/control.sh: runtime control from outside.  Three running processes
+# emit events 1 ("alpha ticks") and 2 ("beta ticks") every 200 us;
+# grmctl disable/enable/filter change what they record.  Each command must
+# be in effect in every process within 100 ms of the request (grmctl says
+# when, in mainmon's clock), and the trace must agree: no record of a
+# switched-off type after that moment, records of the others throughout.
+. "$(dirname "$0")/lib.sh"
+
+trace="$T_DIR/trace"
+t_start_mm "$trace"
+export GRM_MM="$MM_ID"
+P=""
+for k in 1 2 3; do
+	"$B/test/gmi_app" ticker "$T_DIR/done" &
+	P="$P $!"
+done
+T_PIDS="$T_PIDS $P"
+
+# ctl WORDS...: runs grmctl; sets AT (mainmon ns when in effect).
+ctl() {
+	"$B/mainmon/grmctl" "$MM_ID" "$@" > "$T_DIR/ctl.out" ||
+		t_fail "grmctl $*: $(cat "$T_DIR/ctl.out")"
+	AT=$(awk '{ for (i = 1; i < NF; i++) if ($i == "at") print $(i + 1) }' \
+	    "$T_DIR/ctl.out")
+	ms=$(sed -n 's/.*(\([0-9.]*\) ms after the request).*/\1/p' "$T_DIR/ctl.out")
+	[ -n "$AT" ] && [ -n "$ms" ] || t_fail "grmctl $*: $(cat "$T_DIR/ctl.out")"
+	awk -v m="$ms" 'BEGIN { exit !(m < 100) }' ||
+		t_fail "grmctl $*: in effect after $ms ms"
+	# When it was asked: no earlier than this did anything change.
+	REQ=$(awk -v a="$AT" -v m="$ms" 'BEGIN { printf "%.0f", a - m * 1e6 }')
+	echo "$* $AT $ms" >> "$T_DIR/log"
+	sleep 0.3
+}
+
+sleep 0.3
+# Tk: in effect; Rk: asked.  Between Tk and R(k+1) only command k holds.
+ctl disable 1;		T1=$AT
+ctl enable 1;		T2=$AT R2=$REQ
+ctl filter beta;	T3=$AT R3=$REQ
+ctl filter;		T4=$AT R4=$REQ
+ctl disable user;	T5=$AT R5=$REQ
+ctl enable all;		T6=$AT R6=$REQ
+touch "$T_DIR/done"
+for p in $P; do wait "$p" || t_fail "a ticker failed"; done
+
+# Errors: a precise message and a non-zero exit.
+if "$B/mainmon/grmctl" "$MM_ID" disable bogus 2> "$T_DIR/err"; then
+	t_fail "disable bogus succeeded"
+fi
+grep -q 'expected a class' "$T_DIR/err" || t_fail "disable bogus: $(cat "$T_DIR/err")"
+if "$B/mainmon/grmctl" "$MM_ID" frobnicate 2> "$T_DIR/err"; then
+	t_fail "an unknown command succeeded"
+fi
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+
+# between EID FROM TO PID: records of EID by PID with FROM < ts <= TO.
+# Times are mainmon's; M allows for the estimate of this host's clock
+# offset (loopback: tens of microseconds).
+between() {
+	awk -v e="$1" -v a="$2" -v b="$3" -v p="$4" \
+	    '$1 !~ /^#/ && $5 == e && $3 == p && $1 > a && $1 <= b' "$trace" |
+	    wc -l
+}
+M=1000000	# 1 ms: clock offset estimate on loopback, with room
+for p in $P; do
+	[ "$(between 1 $((T1 + M)) $R2 "$p")" -eq 0 ] || t_fail "$p: event 1 after disable 1"
+	[ "$(between 2 $((T1 + M)) $R2 "$p")" -gt 0 ] || t_fail "$p: event 2 stopped with 1"
+	[ "$(between 1 $((T2 + M)) $R3 "$p")" -gt 0 ] || t_fail "$p: event 1 not back after enable"
+	[ "$(between 1 $((T3 + M)) $R4 "$p")" -eq 0 ] || t_fail "$p: alpha recorded under filter beta"
+	[ "$(between 2 $((T3 + M)) $R4 "$p")" -gt 0 ] || t_fail "$p: beta stopped under filter beta"
+	[ "$(between 1 $((T4 + M)) $R5 "$p")" -gt 0 ] || t_fail "$p: alpha not back after the filter"
+	[ "$(between 1 $((T5 + M)) $R6 "$p")" -eq 0 ] || t_fail "$p: event 1 with class user off"
+	[ "$(between 2 $((T5 + M)) $R6 "$p")" -eq 0 ] || t_fail "$p: event 2 with class user off"
+	[ "$(between 2 $((T6 + M)) 99999999999999999999 "$p")" -gt 0 ] ||
+		t_fail "$p: event 2 not back after enable all"
+done
+t_check_clean
+t_log "ok: 6 commands, each in effect in 3 processes within 100 ms:"
+cat "$T_DIR/log" >&2
