@@ -18,12 +18,17 @@ static pthread_mutex_t gmi_def_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Runtime control: the segment's words as last applied, and this
  * process's own switches (BEE). */
-uint32_t gmi_ctl_seen;
+uint32_t gmi_ctl_seen = UINT32_MAX;	/* matches neither constant */
 static uint32_t gmi_cls_off_seg[8], gmi_cls_off_local[8];
 static char gmi_filter_seg[SEG_FILTER_MAX], gmi_filter_local[SEG_FILTER_MAX];
 
-/* The word GMI_Event's inline check reads (grm.h): 1 until the process
- * is attached, then the segment's `enabled` word, or 0 if untraced. */
+/*
+ * The word every GMI call checks first, inline in grm.h: until the process
+ * is attached, a constant 1 (so the first call attaches); then the
+ * segment's ctl word; a constant 0 if the process is not traced.  The
+ * fast path compares it with gmi_ctl_seen, the value whose generation was
+ * last applied, recording on: anything else takes the slow path.
+ */
 static const unsigned int gmi_one = 1, gmi_zero;
 GRM_API const volatile unsigned int *volatile GMI_on_ = &gmi_one;
 
@@ -31,7 +36,7 @@ void
 gmi_set_on_word(int traced)
 {
 	if (traced > 0 && gmi_seg != NULL)
-		GMI_on_ = (const volatile unsigned int *)&gmi_seg->enabled;
+		GMI_on_ = (const volatile unsigned int *)&gmi_seg->ctl;
 	else
 		GMI_on_ = traced < 0 ? &gmi_one : &gmi_zero;
 }
@@ -46,20 +51,31 @@ gmi_def_lock_fork(int phase)
 		pthread_mutex_unlock(&gmi_def_lock);
 }
 
+/* Whether to record: attaches the process first if need be, and applies
+ * control changes. */
+static int
+slow_traced(void)
+{
+	int st = atomic_load_explicit(&gmi_state, memory_order_acquire);
+	uint32_t w;
+
+	if (st == GMI_UNINIT)
+		st = gmi_init();
+	if (st != GMI_ON)
+		return 0;
+	w = atomic_load_explicit(&gmi_seg->ctl, memory_order_acquire);
+	if ((w | SEG_CTL_ON) != __atomic_load_n(&gmi_ctl_seen, __ATOMIC_RELAXED))
+		gmi_ctl_refresh();
+	return (w & SEG_CTL_ON) != 0;
+}
+
 static inline int
 traced(void)
 {
-	int st = atomic_load_explicit(&gmi_state, memory_order_acquire);
-
-	if (unlikely(st != GMI_ON)) {
-		if (st != GMI_UNINIT || gmi_init() != GMI_ON)
-			return 0;
-	}
-	if (unlikely(atomic_load_explicit(&gmi_seg->ctl_gen,
-	    memory_order_relaxed) != __atomic_load_n(&gmi_ctl_seen,
+	if (likely(*GMI_on_ == __atomic_load_n(&gmi_ctl_seen,
 	    __ATOMIC_RELAXED)))
-		gmi_ctl_refresh();
-	return atomic_load_explicit(&gmi_seg->enabled, memory_order_relaxed);
+		return 1;
+	return slow_traced();
 }
 
 static int
@@ -119,7 +135,7 @@ gmi_ctl_refresh(void)
 	if (s == NULL)
 		return;
 	pthread_mutex_lock(&gmi_def_lock);
-	gen = atomic_load_explicit(&s->ctl_gen, memory_order_acquire);
+	gen = atomic_load_explicit(&s->ctl, memory_order_acquire) | SEG_CTL_ON;
 	if (gen != gmi_ctl_seen) {
 		for (i = 0; i < 8; i++)
 			gmi_cls_off_seg[i] = atomic_load_explicit(

@@ -148,10 +148,12 @@ lm_attach(int fd)
 		goto fail;
 	}
 	seg_view(&gmi_view, mem, r.size);
+	/* Fault the pages in now, not one per 128 events later. */
+	(void)seg_populate(mem, r.size);
 	gmi_seg = mem;
-	/* Differ from the segment's generation: the first event applies
-	 * the control words. */
-	gmi_ctl_seen = atomic_load(&gmi_seg->ctl_gen) + 1;
+	/* Differ from the segment's word: the first event applies the
+	 * control words. */
+	gmi_ctl_seen = atomic_load(&gmi_seg->ctl) + SEG_CTL_STEP;
 	gmi_session = r.session;
 	gmi_lm_fd = fd;
 	return 0;
@@ -318,6 +320,7 @@ after_fork_child(void)
 	gmi_thr.keyed = 0;
 	gmi_thr.table = NULL;
 	gmi_set_on_word(-1);
+	gmi_ctl_seen = UINT32_MAX;
 	if (gmi_lm_fd != -1)
 		close(gmi_lm_fd);
 	gmi_lm_fd = -1;

@@ -68,7 +68,7 @@ struct gmi_thread {
 extern _Atomic int gmi_state;
 extern struct seg_hdr *gmi_seg;	/* shared: only control words are read */
 extern struct seg gmi_view;	/* its layout as checked at attach */
-extern uint32_t gmi_ctl_seen;	/* ctl_gen last applied */
+extern uint32_t gmi_ctl_seen;	/* segment ctl word last applied, | ON */
 extern int gmi_stats_mode;	/* GRM_MODE=stats */
 extern struct gmi_type gmi_types[GMI_NTYPES];
 extern __thread struct gmi_thread gmi_thr
@@ -100,9 +100,10 @@ int gmi_flush_lm(long ms);
 /* Error reporting: returns code, with one line on stderr if GRM_DEBUG. */
 int gmi_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Applies the segment's control words (ctl_gen changed). */
+/* Applies the segment's control words (their generation changed). */
 void gmi_ctl_refresh(void);
-/* Points GMI_on_ at the segment's enabled word, or at a constant. */
+/* Points GMI_on_ at the segment's ctl word (traced > 0), at a constant
+ * 1 (not attached yet, traced < 0) or 0 (not traced). */
 void gmi_set_on_word(int traced);
 
 /*

@@ -1,5 +1,6 @@
 /* seg.c: chunk allocation for writers and collection for the Local Monitor. */
 #include <stddef.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,7 +38,7 @@ seg_init(void *mem, size_t size, uint32_t chunk_size)
 	s->threshold = (uint32_t)(n / 2);
 	memset((char *)s + s->table_off, 0, n * sizeof(struct seg_chunk));
 	atomic_store(&s->nfree, (uint32_t)n);
-	atomic_store(&s->enabled, 1);
+	atomic_store(&s->ctl, SEG_CTL_ON);
 	return 0;
 }
 
@@ -56,6 +57,21 @@ seg_check(const void *mem, size_t size)
 	    seg_size_for(s->nchunks, s->chunk_size) > size)
 		return -1;
 	return 0;
+}
+
+int
+seg_populate(void *mem, size_t size)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t pg = 4096, a = (uintptr_t)mem & ~(pg - 1);
+
+	return madvise((void *)a, size + ((uintptr_t)mem - a),
+	    MADV_POPULATE_WRITE);
+#else
+	(void)mem;
+	(void)size;
+	return -1;
+#endif
 }
 
 void
@@ -276,6 +292,13 @@ int
 seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 	    uint64_t *bad_bytes)
 {
+	return seg_collect_ex(v, 0, emit, arg, bad_bytes);
+}
+
+int
+seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
+	       void *arg, uint64_t *bad_bytes)
+{
 	struct seg_hdr *s = v->hdr;
 	struct cand *cv;
 	char *copy;
@@ -310,6 +333,7 @@ seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 			/* Any kind but a table holds records (a scribbled
 			 * kind is read as records, and checked as such). */
 			if ((st != SEG_OWNED && st != SEG_FULL) ||
+			    (full_only && st != SEG_FULL) ||
 			    c->kind == SEG_KIND_TABLE)
 				continue;
 			cv[n].idx = i;

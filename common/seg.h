@@ -68,9 +68,9 @@ enum { SEG_KIND_RECORDS = 0, SEG_KIND_TABLE = 1 };
 
 /*
  * Runtime control (grmctl enable/disable/filter), written by the LM only
- * and read by every writer: a writer compares `ctl_gen` with the value it
- * last applied and, when it changed, recomputes which of its event types
- * are on.  Bits are indexed by SEG_EID_BIT(eid) and class number.  The
+ * and read by every writer: a writer compares `ctl` with the value it last
+ * applied and, when the generation changed, recomputes which of its event
+ * types are on.  Bits are indexed by SEG_EID_BIT(eid) and class number.  The
  * filter is a NUL-terminated substring of the names of the types that stay
  * on ("" : no filter).  Writers copy these words out before use and never
  * trust them for anything but on/off.
@@ -79,6 +79,8 @@ enum { SEG_KIND_RECORDS = 0, SEG_KIND_TABLE = 1 };
 #define SEG_EID_BITS	(65536u + 4096u + SEG_EID_BIAS)
 #define SEG_EID_BIT(eid)	((uint32_t)((eid) + SEG_EID_BIAS))
 #define SEG_FILTER_MAX	128
+#define SEG_CTL_ON	1u	/* ctl: recording on */
+#define SEG_CTL_STEP	2u	/* ctl: one control change */
 
 struct seg_hdr {
 	uint32_t		magic;
@@ -91,9 +93,11 @@ struct seg_hdr {
 	uint32_t		lm_pid;
 	uint32_t		pad0;
 	uint64_t		pad1[1];
-	/* Control words read by writers (own cache line). */
-	_Alignas(64) _Atomic uint32_t	enabled;	/* 0: record nothing */
-	_Atomic uint32_t	ctl_gen;	/* bumped after a control change */
+	/* Control words read by writers (own cache line).  ctl is the one
+	 * word the hot path reads: bit 0 (SEG_CTL_ON) says whether anything
+	 * is recorded, the other bits count control changes (+2 each). */
+	_Alignas(64) _Atomic uint32_t	ctl;
+	uint32_t		pad2a;
 	_Atomic uint32_t	cls_off[8];	/* class c disabled: bit c */
 	_Atomic uint32_t	policy;		/* SEG_POLICY_* */
 	uint32_t		pad2[5];
@@ -155,6 +159,14 @@ int seg_init(void *mem, size_t size, uint32_t chunk_size);
  */
 int seg_check(const void *mem, size_t size);
 
+/*
+ * Makes the pages of an attached segment present and writable in this
+ * process's page tables now (Linux's MADV_POPULATE_WRITE), so that
+ * writers take no page fault on the hot path.  Changes no byte.  Returns
+ * 0, or -1 where the system cannot (then pages fault in on first use).
+ */
+int seg_populate(void *mem, size_t size);
+
 /* Fills v from mem[0..size), which must have passed seg_check. */
 void seg_view(struct seg *v, void *mem, size_t size);
 
@@ -214,6 +226,11 @@ typedef int (*seg_emit_fn)(void *arg, uint32_t pid, uint32_t tid,
 			   size_t len);
 int seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 		uint64_t *bad_bytes);
+/* The same; with full_only, FULL chunks only: a push leaves the chunks
+ * being written alone, so that the LM does not pull the cache lines a
+ * writer is filling. */
+int seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
+		   void *arg, uint64_t *bad_bytes);
 
 /*
  * Table chunks (statistics, dormant values) are not consumed: each

@@ -66,8 +66,9 @@ struct lm {
 
 /* lm_clients.c */
 int lm_listen(struct lm *lm);
-/* A collection starts: flushes asked so far are answered at its ACK. */
-void lm_flushes_start(struct lm *lm);
+/* A collection starts: flushes asked so far are answered at its ACK;
+ * returns how many there are. */
+int lm_flushes_start(struct lm *lm);
 /* Answers flushes in flight: delivered (1) or only kept (0). */
 void lm_flushes_done(struct lm *lm, int delivered);
 void lm_unlisten(struct lm *lm);

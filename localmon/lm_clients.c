@@ -174,16 +174,19 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	bufferevent_enable(c->bev, EV_READ);
 }
 
-void
+int
 lm_flushes_start(struct lm *lm)
 {
 	struct lm_client *c;
+	int n = 0;
 
 	for (c = lm->clients; c != NULL; c = c->next)
 		if (c->flush_want) {
 			c->flush_want = 0;
 			c->flush_sent = 1;
+			n++;
 		}
+	return n;
 }
 
 void

@@ -111,6 +111,10 @@ seg_create(struct lm *lm)
 	}
 	lm->seg = mem;
 	seg_view(&lm->view, mem, size);
+	/* Allocate every page now: writers then never wait for the kernel
+	 * to zero one. */
+	if (seg_populate(mem, size) != 0)
+		log_debug("cannot populate the segment: %s", strerror(errno));
 	lm->seg_size = size;
 	lm->seg->lm_pid = (uint32_t)getpid();
 	/* The job's buffer-full policy: processes without GRM_POLICY of
@@ -153,7 +157,7 @@ lm_finish(struct lm *lm)
 	event_del(lm->retry);
 	lm_unlisten(lm);
 	if (lm->seg != NULL)	/* writers still attached record nothing more */
-		atomic_store(&lm->seg->enabled, 0);
+		atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);
 	lm_clients_free(lm);
 	if (lm->mm != NULL) {
 		peer_free(lm->mm);

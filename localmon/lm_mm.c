@@ -184,6 +184,7 @@ int
 lm_collect(struct lm *lm, uint32_t round, int probe)
 {
 	struct tables_ctx xc;
+	int full_only;
 	struct emit_ctx ec = { lm, 0 };
 	unsigned char buf[16];
 	struct wire_wr w;
@@ -197,8 +198,12 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 	if (evbuffer_get_length(lm->procs) > 0 &&
 	    peer_send_raw(lm->mm, lm->procs) != 0)
 		return -1;
-	lm_flushes_start(lm);
-	n = seg_collect(&lm->view, emit_piece, &ec, &lm->bad_bytes);
+	/* A push at the threshold takes what is full; everything else
+	 * (snapshot, flush, the end) takes everything committed. */
+	full_only = round == WIRE_ROUND_PUSH && !lm->exiting &&
+	    !lm_flushes_start(lm);
+	n = seg_collect_ex(&lm->view, full_only, emit_piece, &ec,
+	    &lm->bad_bytes);
 	xc.ec = &ec;
 	xc.probe = probe || lm->exiting;
 	if (n >= 0 && !ec.err && seg_tables(&lm->view, emit_table, &xc) < 0)
@@ -235,8 +240,8 @@ lm_push(struct lm *lm)
 
 /*
  * The MM's control state (grmctl enable/disable/filter): written into the
- * segment's control words, then ctl_gen is bumped so that every writer
- * applies it at its next event.  Acknowledged once in place.
+ * segment's control words, then the generation in ctl is bumped so that
+ * every writer applies it at its next event.  Acknowledged once in place.
  */
 static int
 apply_control(struct lm *lm, struct wire_rd *msg)
@@ -266,7 +271,8 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 		w = wire_get_u32(msg);
 		atomic_store_explicit(&s->eid_off[i], w, memory_order_relaxed);
 	}
-	atomic_fetch_add_explicit(&s->ctl_gen, 1, memory_order_release);
+	atomic_fetch_add_explicit(&s->ctl, SEG_CTL_STEP,
+	    memory_order_release);
 	wire_wr_init(&ww, buf, sizeof buf);
 	wire_put_u32(&ww, round);
 	peer_send(lm->mm, WIRE_CONTROL_ACK, buf, ww.len, NULL, 0);
@@ -315,7 +321,7 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			break;
 		if (flags & WIRE_COLLECT_STOP) {
 			lm->stopped = 1;
-			atomic_store(&lm->seg->enabled, 0);
+			atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);
 			lm_begin_exit(lm, "stopped by the main monitor");
 		}
 		lm_collect(lm, round, (flags & WIRE_COLLECT_PROBE) != 0);

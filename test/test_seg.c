@@ -293,7 +293,7 @@ Test(init, layout)
 	cr_assert_leq(s->data_off + (uint64_t)5 * CS, size);
 	cr_assert_eq(atomic_load(&s->nfree), 5);
 	cr_assert_eq(atomic_load(&s->push_req), 0);
-	cr_assert_neq(atomic_load(&s->enabled), 0);
+	cr_assert_eq(atomic_load(&s->ctl), SEG_CTL_ON);
 	cr_assert_eq(seg_used(V(s)), 0);
 	for (i = 0; i < 5; i++) {
 		c = seg_chunk(V(s), i);
