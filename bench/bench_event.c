@@ -1,12 +1,16 @@
 /* bench_event.c: the per-event cost of GMI_Event with two integers, for one
- * thread and for several writing at once; prints figures, asserts nothing. */
+ * thread and for several writing at once, with a string argument, and
+ * with the type switched off from outside (grmctl disable); prints
+ * figures, asserts nothing. */
 #include <pthread.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "bench.h"
 #include "grm.h"
@@ -15,6 +19,9 @@
 
 static long nbatches = 200;
 static pthread_barrier_t start;
+static int use_string;		/* event 2: an int and a 16-byte string */
+
+extern char **environ;
 
 struct result {
 	double	*ns;	/* per-event cost of each batch */
@@ -31,9 +38,16 @@ run(void *arg)
 	pthread_barrier_wait(&start);
 	for (b = 0; b < nbatches; b++) {
 		t0 = now_ns();
-		for (i = 0; i < BATCH; i++)
-			if (GMI_Event(1, (int)i, (int)b) != GRM_OK)
-				r->lost++;
+		if (use_string) {
+			for (i = 0; i < BATCH; i++)
+				if (GMI_Event(2, (int)i, "sixteen bytes...") !=
+				    GRM_OK)
+					r->lost++;
+		} else {
+			for (i = 0; i < BATCH; i++)
+				if (GMI_Event(1, (int)i, (int)b) != GRM_OK)
+					r->lost++;
+		}
 		r->ns[b] = (double)(now_ns() - t0) / BATCH;
 	}
 	return NULL;
@@ -60,7 +74,7 @@ report(const char *what, struct result *r, int n)
 }
 
 static void
-measure(int nthreads)
+measure(const char *what0, int nthreads)
 {
 	pthread_t th[16];
 	struct result r[16];
@@ -78,7 +92,7 @@ measure(int nthreads)
 	for (t = 1; t < nthreads; t++)
 		pthread_join(th[t], NULL);
 	pthread_barrier_destroy(&start);
-	snprintf(what, sizeof what, "GMI_Event(2 ints), %d thread%s:",
+	snprintf(what, sizeof what, "%s, %d thread%s:", what0,
 	    nthreads, nthreads > 1 ? "s" : "");
 	report(what, r, nthreads);
 	for (t = 0; t < nthreads; t++)
@@ -92,12 +106,32 @@ clock_cost(void)
 	    bench_clock_cost());
 }
 
+/* Runs GRMCTL $GRM_MM WORD ARG; returns its exit status. */
+static int
+grmctl(const char *prog, const char *word, const char *arg)
+{
+	char *argv[5];
+	pid_t pid;
+	int st;
+
+	argv[0] = (char *)prog;
+	argv[1] = getenv("GRM_MM");
+	argv[2] = (char *)word;
+	argv[3] = (char *)arg;
+	argv[4] = NULL;
+	if (argv[1] == NULL || posix_spawn(&pid, prog, NULL, NULL, argv,
+	    environ) != 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
 int
 main(int argc, char **argv)
 {
+	const char *ctl = NULL;
 	int c, threads = 2;
 
-	while ((c = getopt(argc, argv, "b:t:")) != -1) {
+	while ((c = getopt(argc, argv, "b:t:x:")) != -1) {
 		switch (c) {
 		case 'b':
 			nbatches = atol(optarg);
@@ -105,21 +139,40 @@ main(int argc, char **argv)
 		case 't':
 			threads = atoi(optarg);
 			break;
+		case 'x':
+			ctl = optarg;
+			break;
 		default:
 			fprintf(stderr, "usage: bench_event [-b BATCHES] "
-			    "[-t THREADS]\n");
+			    "[-t THREADS] [-x GRMCTL]\n");
 			return 2;
 		}
 	}
 	if (nbatches < 1 || threads < 1 || threads > 16)
 		return 2;
-	if (GMI_DefineEvent(1, "%d %d", "bench") != GRM_OK)
+	if (GMI_DefineEvent(1, "%d %d", "bench") != GRM_OK ||
+	    GMI_DefineEvent(2, "%d %s", "bench string") != GRM_OK)
 		return 1;
 	printf("tracing: %s; batches of %d events\n",
 	    GMI_Traced() ? "on" : "off (GRM_MM not set)", BATCH);
 	clock_cost();
-	measure(1);
+	measure("GMI_Event(2 ints)", 1);
 	if (threads > 1)
-		measure(threads);
+		measure("GMI_Event(2 ints)", threads);
+	if (!GMI_Traced())
+		return 0;
+	use_string = 1;
+	measure("GMI_Event(int, 16-byte string)", 1);
+	use_string = 0;
+	/* Switched off from outside: the type's check in the library. */
+	if (ctl != NULL) {
+		if (grmctl(ctl, "disable", "1") != 0) {
+			fprintf(stderr, "bench_event: grmctl disable failed\n");
+			return 1;
+		}
+		measure("GMI_Event, type disabled by grmctl", 1);
+		if (grmctl(ctl, "enable", "1") != 0)
+			return 1;
+	}
 	return 0;
 }

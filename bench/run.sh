@@ -1,6 +1,8 @@
 #!/bin/sh
 # bench/run.sh: runs the client benchmarks against a live mainmon and prints
 # the figures kept in doc/PERFORMANCE.md.  Usage: bench/run.sh [BUILDDIR]
+# BENCH_RATES: the sustained rates tried (events/s; default "1e6 2e6 4e6
+# 10e6"), BENCH_SECS: for how long each (default 10).
 set -eu
 b=${1:-${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}}
 dir=$(mktemp -d)
@@ -29,8 +31,30 @@ i=0
 while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
 id=$(head -n 1 "$dir/mm.out")
 echo "== traced, LM draining to mainmon $id"
-GRM_MM=$id "$b/bench/bench_event" -b 200 -t 2
+GRM_MM=$id "$b/bench/bench_event" -b 200 -t 2 -x "$b/mainmon/grmctl"
 "$b/mainmon/grmctl" "$id" stop > /dev/null
 wait "$mm_pid" || true
 mm_pid=
 echo "trace file: $(wc -l < "$dir/trace.txt") lines"
+
+# Sustained: paced writers, the block policy, the LM draining into a live
+# mainmon; every event must reach the file.
+for r in ${BENCH_RATES:-1e6 2e6 4e6 10e6}; do
+	rm -f "$dir/trace.txt" "$dir/mm.out"
+	"$b/mainmon/mainmon" -o "$dir/trace.txt" > "$dir/mm.out" &
+	mm_pid=$!
+	i=0
+	while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	id=$(head -n 1 "$dir/mm.out")
+	echo "== sustained $r events/s, block policy, into mainmon $id"
+	GRM_MM=$id GRM_POLICY=block "$b/bench/bench_rate" -r "$r" \
+	    -s "${BENCH_SECS:-10}" -t 1
+	t0=$(date +%s%N)
+	"$b/mainmon/grmctl" "$id" stop > /dev/null
+	wait "$mm_pid" || true
+	mm_pid=
+	echo "   in the file: $(awk '$5 == 1' "$dir/trace.txt" | wc -l) events;" \
+	    "$(awk '$1 == "#LOSS" { n += $5 } END { print n + 0 }' \
+	    "$dir/trace.txt") counted lost; the stop took" \
+	    "$(( ($(date +%s%N) - t0) / 1000000 )) ms"
+done

@@ -44,7 +44,8 @@ enum wire_type {
 	WIRE_CTL_REPLY = 13,	/* MM -> ctl: i32 status, str text */
 	WIRE_CONTROL = 14,	/* MM -> LM: u32 round, u32 cls_off[8],
 				   str filter, u32 n, u32 eid_off[n] */
-	WIRE_CONTROL_ACK = 15	/* LM -> MM: u32 round (applied) */
+	WIRE_CONTROL_ACK = 15	/* LM -> MM: u32 round, u64 t_lm: when it
+				   was applied, LM clock */
 };
 
 enum { WIRE_ROLE_LM = 1, WIRE_ROLE_CTL = 2 };

@@ -248,7 +248,7 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 {
 	uint32_t round, cls[8], n, i, w;
 	char filter[SEG_FILTER_MAX];
-	unsigned char buf[4];
+	unsigned char buf[12];
 	struct wire_wr ww;
 	struct seg_hdr *s = lm->seg;
 
@@ -275,6 +275,7 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 	    memory_order_release);
 	wire_wr_init(&ww, buf, sizeof buf);
 	wire_put_u32(&ww, round);
+	wire_put_u64(&ww, clk_mono_ns());
 	peer_send(lm->mm, WIRE_CONTROL_ACK, buf, ww.len, NULL, 0);
 	return 0;
 }

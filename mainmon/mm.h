@@ -98,6 +98,7 @@ struct mm_coll {
 	int			stop;
 	enum mm_what		what;
 	uint64_t		t0;		/* MM ns, when asked */
+	uint64_t		t_applied;	/* MM ns, latest LM application */
 	char			cmd[160];	/* control command, for the file */
 	struct mm_conn		**pending;
 	int			npending;

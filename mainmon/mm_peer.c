@@ -119,13 +119,17 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 			break;
 		}
 	if (co->what == MM_CONTROL) {
-		uint64_t now = clk_mono_ns();
+		/* In effect when the last LM applied it (never before the
+		 * request, whatever the clock estimates say). */
+		uint64_t at = co->t_applied > co->t0 ? co->t_applied : co->t0;
 
+		if (co->t_applied == 0)
+			at = clk_mono_ns();
 		snprintf(text, sizeof text, "%s: in effect%s%s at %llu "
 		    "(%.1f ms after the request)", co->cmd,
 		    failed ? " except on " : "", failed ? failed : "",
-		    (unsigned long long)now, (double)(now - co->t0) / 1e6);
-		r = mm->out != NULL ? mm_out_control(mm, now, co->cmd) : 0;
+		    (unsigned long long)at, (double)(at - co->t0) / 1e6);
+		r = mm->out != NULL ? mm_out_control(mm, at, co->cmd) : 0;
 		goto answer;
 	}
 	mm->collections++;
@@ -486,11 +490,19 @@ do_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	struct mm_coll *co;
 	uint32_t round;
 
+	uint64_t t;
+
 	round = wire_get_u32(msg);
+	t = wire_get_u64(msg);
 	if (!wire_rd_ok(msg) || !c->synced)
 		return -1;
+	/* When the LM applied it, in MM time: the acknowledgement may have
+	 * waited behind a collection's data. */
+	t = (uint64_t)((int64_t)t - c->offset);
 	for (co = mm->colls; co != NULL && round != 0; co = co->next)
 		if (co->round == round && co->what == MM_CONTROL) {
+			if (t > co->t_applied)
+				co->t_applied = t;
 			coll_drop(mm, co, c);
 			break;
 		}
