@@ -229,34 +229,32 @@ put_hdr(char *p, uint32_t len, const struct gmi_type *ty, int eid,
 	memcpy(p, &h, sizeof h);
 }
 
-/* Length of the record for these arguments, or 0 if a string is too long
- * or NULL. */
+/*
+ * Length of the record for these arguments, or 0 if a string is NULL or
+ * too long; the strings' lengths go to slen[] (one per %s, in order).
+ */
 static uint32_t
-record_len(const struct gmi_type *ty, va_list ap)
+record_len(const struct gmi_type *ty, va_list ap, uint32_t *slen)
 {
 	size_t len = sizeof(struct rec_hdr), sl;
 	const char *s;
-	unsigned i;
+	unsigned i, k = 0;
 
 	for (i = 0; i < ty->fmt.n; i++) {
 		switch (ty->fmt.va[i]) {
 		case REC_VA_INT:
 		case REC_VA_UINT:
 			(void)va_arg(ap, int);
-			len += 8;
 			break;
 		case REC_VA_LONG:
 		case REC_VA_ULONG:
 			(void)va_arg(ap, long);
-			len += 8;
 			break;
 		case REC_VA_VOIDP:
 			(void)va_arg(ap, void *);
-			len += 8;
 			break;
 		case REC_VA_DOUBLE:
 			(void)va_arg(ap, double);
-			len += 8;
 			break;
 		default:
 			s = va_arg(ap, const char *);
@@ -265,19 +263,23 @@ record_len(const struct gmi_type *ty, va_list ap)
 			sl = strnlen(s, REC_STR_MAX + 1);
 			if (sl > REC_STR_MAX)
 				return 0;
-			len += rec_str_size(sl);
+			slen[k++] = (uint32_t)sl;
+			len += rec_str_size(sl) - 8;
 			break;
 		}
+		len += 8;
 	}
 	return (uint32_t)len;
 }
 
+/* Writes the fields; slen[] holds the strings' lengths (record_len). */
 static void
-put_fields(char *p, const struct gmi_type *ty, va_list ap)
+put_fields(char *p, const struct gmi_type *ty, va_list ap,
+	   const uint32_t *slen)
 {
 	const char *s;
 	int64_t iv;
-	uint64_t uv;
+	uint64_t uv, zero = 0;
 	double dv;
 	uint32_t sl;
 	unsigned i;
@@ -316,10 +318,12 @@ put_fields(char *p, const struct gmi_type *ty, va_list ap)
 			break;
 		default:
 			s = va_arg(ap, const char *);
-			sl = (uint32_t)strlen(s);
+			sl = *slen++;
+			/* Zero the slot's last 8 bytes (the padding), then
+			 * the length and the bytes over them. */
+			memcpy(p + rec_str_size(sl) - 8, &zero, 8);
 			memcpy(p, &sl, 4);
 			memcpy(p + 4, s, sl);
-			memset(p + 4 + sl, 0, rec_str_size(sl) - 4 - sl);
 			p += rec_str_size(sl);
 			break;
 		}
@@ -329,14 +333,14 @@ put_fields(char *p, const struct gmi_type *ty, va_list ap)
 static int
 emit(int eid, const struct gmi_type *ty, va_list ap)
 {
-	uint32_t len = ty->fixed_len;
+	uint32_t len = ty->fixed_len, slen[REC_ARGS_MAX];
 	uint64_t ts;
 	va_list cp;
 	char *p;
 
 	if (unlikely(ty->has_str)) {
 		va_copy(cp, ap);
-		len = record_len(ty, cp);
+		len = record_len(ty, cp, slen);
 		va_end(cp);
 		if (len == 0 || len > REC_MAX)
 			return gmi_error(GRM_E2BIG, "event %d: string argument "
@@ -347,7 +351,7 @@ emit(int eid, const struct gmi_type *ty, va_list ap)
 	if (unlikely(p == NULL))
 		return GRM_ELOST;
 	put_hdr(p, len, ty, eid, ts);
-	put_fields(p + sizeof(struct rec_hdr), ty, ap);
+	put_fields(p + sizeof(struct rec_hdr), ty, ap, slen);
 	commit(len);
 	return GRM_OK;
 }
