@@ -7,7 +7,8 @@
 . "$(dirname "$0")/lib.sh"
 unset GRM_LOCALMON
 
-for f in "$includedir/grm.h" "$libdir/libgrm.so" "$libdir/libgrm.a" \
+for f in "$includedir/grm.h" "$includedir/grm/bee.h" "$libdir/libgrm.so" \
+    "$libdir/libgrm.a" \
     "$pkgconfigdir/grm.pc" "$bindir/mainmon" "$bindir/localmon" \
     "$bindir/grmctl" "$bindir/prove"; do
 	[ -e "$f" ] || t_fail "not installed: $f"
@@ -34,5 +35,10 @@ line=$("$bindir/prove" dump "$T_DIR/trace" | awk '$5 == 10 && $7 == 500000000000
 set -- $line
 [ "$6 $7 $8 $9 ${10} ${11}" = '-50 5000000000000 50 50 12.5 "even"' ] ||
 	t_fail "fields of event 50: $line"
+# The BEE sensor: its definition by name, and its 7 records.
+eid=$(awk '$1 == "#DEF" && index($0, "\"installed point\"") { print $2 }' "$T_DIR/trace")
+[ -n "$eid" ] || t_fail "no definition of the BEE sensor"
+n=$(awk -v e="$eid" '$1 !~ /^#/ && $5 == e' "$T_DIR/trace" | wc -l)
+[ "$n" -eq 7 ] || t_fail "$n BEE sensor events, want 7"
 t_check_clean
 t_log "ok: installed library, pkg-config and programs work together"
