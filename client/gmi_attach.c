@@ -318,6 +318,9 @@ after_fork_child(void)
 	gmi_thr.idx = -1;
 	gmi_thr.off = gmi_thr.cap = 0;
 	gmi_thr.keyed = 0;
+	/* The parent's table chunk is not ours: drop our copy of its
+	 * private index. */
+	free(gmi_thr.table);
 	gmi_thr.table = NULL;
 	gmi_set_on_word(-1);
 	gmi_ctl_seen = UINT32_MAX;
@@ -329,6 +332,17 @@ after_fork_child(void)
 	gmi_seg = NULL;
 	atomic_store(&gmi_chunk_seq, 0);
 	atomic_store(&gmi_state, GMI_UNINIT);
+}
+
+/* At exit: the exiting thread's table index (its chunk stays in the
+ * segment for the LM).  Destructors run after atexit handlers. */
+__attribute__((destructor)) static void
+gmi_fini(void)
+{
+	struct gmi_table *t = gmi_thr.table;
+
+	gmi_thr.table = NULL;
+	free(t);
 }
 
 int
