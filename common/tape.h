@@ -33,8 +33,9 @@
  *
  * Writer calls return 0, or -1 with errno set: EINVAL for a bad argument (a
  * format rec_parse_format rejects, a NUL in a #DEF string, more than
- * REC_ARGS_MAX fields, a NULL string with a length), EMSGSIZE for a line longer than TAPE_LINE_MAX (the
- * line is not written), or the error of write(2) or fdatasync(2).
+ * REC_ARGS_MAX fields, a NULL string with a length), EMSGSIZE for a line
+ * longer than TAPE_LINE_MAX (the line is not written), or the error of
+ * write(2) or fdatasync(2).
  */
 
 #define TAPE_VERSION	1
@@ -117,8 +118,8 @@ enum tape_kind {
 	TAPE_RECORD = 0,
 	TAPE_PROC,		/* #PROC: node pid ts ppid is_exit status str */
 	TAPE_LOSS,		/* #LOSS: node pid tid count ts */
-	TAPE_STATS_COUNT,	/* #STATS count: node pid eid count (n) */
-	TAPE_STATS_RANGE,	/* #STATS range: node pid eid count (n) range */
+	TAPE_STATS_COUNT,	/* #STATS count: node pid eid count */
+	TAPE_STATS_RANGE,	/* #STATS range: node pid eid count range */
 	TAPE_CONTROL,		/* #CONTROL: ts str */
 	TAPE_NKINDS
 };

@@ -32,6 +32,7 @@
 #define NAME_CUT	200	/* characters kept of a block name */
 #define LEGEND_CUT	32	/* characters of a name shown in the legend */
 #define LEGEND_MAX	64	/* blocks listed in the legend */
+#define LABEL_CUT	32	/* characters of a process name in a label */
 #define NPAL		12
 #define CHAR_W		6.7	/* width of a character at 11 px, roughly */
 #define MARGIN		12.0
@@ -69,7 +70,8 @@ struct ix {
 };
 
 struct frame {
-	int64_t		bid;
+	int64_t		bid;		/* block id, or a BEE range's name id */
+	int		range;
 	uint64_t	start;
 };
 
@@ -82,6 +84,7 @@ struct pend {
 	uint64_t	sum;	/* ns the blocks took, or events lost */
 	uint64_t	n;	/* how many; 0: nothing pending */
 	int64_t		bid;
+	int		range;
 	int		mixed;	/* blocks of several ids */
 };
 
@@ -97,11 +100,14 @@ struct thr {
 	size_t		cap;
 	struct pend	tk;		/* user events */
 	struct pend	ls;		/* losses */
+	char		*label;		/* escaped */
 	char		title[TITLE_MAX];	/* of the first event of tk */
 };
 
+/* A block id, or a BEE range (bid: the id of its name in names). */
 struct blk {
 	int64_t		bid;
+	int		range;
 	int		used;		/* has a begin */
 	int		col;
 	char		*name;		/* escaped; NULL: none */
@@ -135,6 +141,9 @@ struct svg {
 	size_t		nbk;
 	size_t		cbk;
 	struct ix	bkx;
+	struct pv_strs	names;		/* of BEE ranges */
+	struct pv_msgs	msgs;
+	size_t		ncontrols;	/* #CONTROL lines */
 	size_t		nprocs;
 	size_t		nnodes;
 	size_t		nused;
@@ -430,15 +439,15 @@ thr_add(struct svg *g, uint32_t node, uint32_t pid, uint32_t tid)
 }
 
 static struct blk *
-blk_find(const struct svg *g, int64_t bid)
+blk_find(const struct svg *g, int64_t bid, int range)
 {
-	size_t v = ix_find(&g->bkx, (uint64_t)bid, 0);
+	size_t v = ix_find(&g->bkx, (uint64_t)bid, (uint64_t)range);
 
 	return v == 0 ? NULL : &g->bk[v - 1];
 }
 
 static struct blk *
-blk_add(struct svg *g, int64_t bid)
+blk_add(struct svg *g, int64_t bid, int range)
 {
 	struct blk *b;
 	size_t v, n;
@@ -450,27 +459,30 @@ blk_add(struct svg *g, int64_t bid)
 		g->bk = b;
 		g->cbk = n;
 	}
-	if ((v = ix_add(&g->bkx, (uint64_t)bid, 0, g->nbk + 1)) == 0)
+	if ((v = ix_add(&g->bkx, (uint64_t)bid, (uint64_t)range,
+	    g->nbk + 1)) == 0)
 		return NULL;
 	b = &g->bk[v - 1];
 	if (v == g->nbk + 1) {
 		memset(b, 0, sizeof *b);
 		b->bid = bid;
+		b->range = range;
 		g->nbk++;
 	}
 	return b;
 }
 
-/* Gives block bid the name s[0..n), escaped, in full and for the legend. */
+/* Gives block (or range) bid the name s[0..n), escaped, in full and for
+ * the legend. */
 static int
-blk_name(struct svg *g, int64_t bid, const char *s, size_t n)
+blk_name(struct svg *g, int64_t bid, int range, const char *s, size_t n)
 {
 	size_t cap = NAME_CUT * 6 + 8, scap = LEGEND_CUT * 6 + 8;
 	char *name, *shown;
 	struct blk *b;
 	struct txt t;
 
-	if ((b = blk_add(g, bid)) == NULL)
+	if ((b = blk_add(g, bid, range)) == NULL)
 		return -1;
 	if ((name = malloc(cap)) == NULL || (shown = malloc(scap)) == NULL) {
 		free(name);
@@ -487,21 +499,6 @@ blk_name(struct svg *g, int64_t bid, const char *s, size_t n)
 	b->name = name;
 	b->shown = shown;
 	b->nch = t.nch;
-	return 0;
-}
-
-/* The block id of a block event, or -1 if ev is not one we can use. */
-static int
-block_ev(const struct tape_ev *ev, int64_t *bid)
-{
-	if (ev->eid < REC_EID_BLOCK_NAME || ev->eid > REC_EID_BLOCK_BEGIN ||
-	    ev->n < 1 || ev->f[0].kind == REC_K_DOUBLE ||
-	    ev->f[0].kind == REC_K_STR)
-		return -1;
-	if (ev->eid == REC_EID_BLOCK_NAME &&
-	    (ev->n < 2 || ev->f[1].kind != REC_K_STR))
-		return -1;
-	*bid = ev->f[0].v.i;
 	return 0;
 }
 
@@ -522,6 +519,8 @@ by_bid(const void *a, const void *b)
 {
 	const struct blk *x = a, *y = b;
 
+	if (x->range != y->range)
+		return x->range - y->range;
 	return (x->bid > y->bid) - (x->bid < y->bid);
 }
 
@@ -601,44 +600,67 @@ reopen(struct svg *g)
 	return pv_open(g->path);
 }
 
-/* Pass 1: the records, threads, time span and blocks.  Returns 0, -1 on
- * a malformed trace (reported), -2 on another error (in g->what). */
+/* What the survey keeps of a record: the blocks and ranges used and their
+ * names, the processes' ranks and names, the messages. */
+static int
+survey_mark(struct svg *g, const struct tape_ev *ev, const struct pv_mark *m)
+{
+	struct blk *b;
+
+	switch (m->kind) {
+	case PV_BNAME:
+		return blk_name(g, m->id, 0, m->s, m->len);
+	case PV_BEGIN:
+		if ((b = blk_add(g, m->id, m->range)) == NULL)
+			return -1;
+		b->used = 1;
+		if (m->range && b->name == NULL)
+			return blk_name(g, m->id, 1, m->s, m->len);
+		return 0;
+	case PV_END:
+		return 0;
+	default:
+		return pv_msgs_ev(&g->msgs, ev, m);
+	}
+}
+
+/* Pass 1: the records, threads, time span, blocks, process names and
+ * messages (matched at the end).  Returns 0, -1 on a malformed trace
+ * (reported), -2 on another error (in g->what). */
 static int
 survey(struct svg *g)
 {
+	struct pv_mark m;
 	struct tape_ev ev;
 	struct tape_r *r;
-	struct blk *b;
-	int64_t bid;
 	int rc;
 
 	if ((r = reopen(g)) == NULL)
 		return -1;
+	tape_rwant(r, TAPE_WANT(TAPE_PROC) | TAPE_WANT(TAPE_CONTROL));
 	while ((rc = tape_next(r, &ev)) == 1) {
+		g->ncontrols += ev.kind == TAPE_CONTROL;
+		if (ev.kind != TAPE_RECORD) {
+			if (pv_msgs_ev(&g->msgs, &ev, NULL) != 0) {
+				rc = oom(g);
+				break;
+			}
+			continue;
+		}
 		if (g->records == 0 || ev.ts < g->first)
 			g->first = ev.ts;
 		if (g->records == 0 || ev.ts > g->last)
 			g->last = ev.ts;
 		g->records++;
-		if (thr_add(g, ev.node, ev.pid, ev.tid) == NULL) {
-			rc = oom(g);
-			break;
-		}
-		if (block_ev(&ev, &bid) != 0 || ev.eid == REC_EID_BLOCK_END)
-			continue;
-		if (ev.eid == REC_EID_BLOCK_NAME) {
-			if (blk_name(g, bid, ev.f[1].v.s.p,
-			    ev.f[1].v.s.len) != 0) {
-				rc = oom(g);
-				break;
-			}
-		} else if ((b = blk_add(g, bid)) != NULL)
-			b->used = 1;
-		else {
+		if (thr_add(g, ev.node, ev.pid, ev.tid) == NULL ||
+		    pv_mark(&g->names, &ev, &m) != 0 ||
+		    survey_mark(g, &ev, &m) != 0) {
 			rc = oom(g);
 			break;
 		}
 	}
+	if (rc == 0 && pv_msgs_match(&g->msgs) != 0)
+		rc = oom(g);
 	if (rc == -1 && g->what == NULL) {
 		pv_fail(g->path, r);
 		return -1;
@@ -706,15 +728,45 @@ wrap(const struct svg *g, const char *cls, double y, double lh, double cw,
 	return y;
 }
 
+/*
+ * The label of thread t's line, escaped: "name rank R tid T" if its process
+ * gave itself a rank, "program pid P tid T" if a #PROC line names it, else
+ * "node N pid P tid T".  Its length in characters goes to *nch.
+ */
+static int
+thr_label(struct svg *g, struct thr *t, size_t *nch)
+{
+	const struct pv_proc *p = pv_proc(&g->msgs, t->node, t->pid);
+	size_t cap = LABEL_CUT * 6 + 64;
+	struct txt s;
+
+	if ((t->label = malloc(cap)) == NULL)
+		return -1;
+	txt_init(&s, t->label, cap);
+	if (p != NULL && p->has_rank) {
+		txt_esc(&s, p->name, p->name_len, LABEL_CUT);
+		txt_printf(&s, "%srank %" PRId64 " tid %" PRIu32,
+		    s.len > 0 ? " " : "", p->rank, t->tid);
+	} else if (p != NULL && p->prog != NULL && p->prog_len > 0) {
+		txt_esc(&s, p->prog, p->prog_len, LABEL_CUT);
+		txt_printf(&s, " pid %" PRIu32 " tid %" PRIu32, t->pid,
+		    t->tid);
+	} else
+		txt_printf(&s, "node %" PRIu32 " pid %" PRIu32 " tid %" PRIu32,
+		    t->node, t->pid, t->tid);
+	txt_done(&s);
+	*nch = s.nch;
+	return 0;
+}
+
 /* Sorts threads and blocks, and places everything. */
 static int
 layout(struct svg *g)
 {
 	double y = 0, lw;
-	size_t i, chars = 0;
-	char lab[64], d1[32];
+	size_t i, n, chars = 0;
+	char d1[32];
 	struct txt s;
-	int n;
 
 	if (g->nth > 0)
 		qsort(g->th, g->nth, sizeof *g->th, by_place);
@@ -736,14 +788,14 @@ layout(struct svg *g)
 		}
 		g->th[i].y = y + ROW_H / 2;
 		y += ROW_H;
-		n = snprintf(lab, sizeof lab, "node %" PRIu32 " pid %" PRIu32
-		    " tid %" PRIu32, g->th[i].node, g->th[i].pid,
-		    g->th[i].tid);
-		if ((size_t)n > chars)
-			chars = (size_t)n;
+		if (thr_label(g, &g->th[i], &n) != 0)
+			return oom(g);
+		if (n > chars)
+			chars = n;
 	}
 	for (i = 0; i < g->nbk; i++) {
-		if (ix_add(&g->bkx, (uint64_t)g->bk[i].bid, 0, i + 1) == 0)
+		if (ix_add(&g->bkx, (uint64_t)g->bk[i].bid,
+		    (uint64_t)g->bk[i].range, i + 1) == 0)
 			return oom(g);
 		if (g->bk[i].used)
 			g->bk[i].col = (int)(g->nused++ % NPAL);
@@ -759,12 +811,19 @@ layout(struct svg *g)
 	txt_printf(&s, "grm trace ");
 	txt_esc(&s, g->path, strlen(g->path), NAME_CUT);
 	txt_done(&s);
-	snprintf(g->info, sizeof g->info, "%zu thread%s in %zu process%s on "
-	    "%zu node%s, %" PRIu64 " records over %s; %" PRIu64 " events "
-	    "lost. Time since the first record.", g->nth,
-	    g->nth == 1 ? "" : "s", g->nprocs, g->nprocs == 1 ? "" : "es",
-	    g->nnodes, g->nnodes == 1 ? "" : "s", g->records,
-	    dur(d1, sizeof d1, g->last - g->first), g->losses);
+	n = (size_t)snprintf(g->info, sizeof g->info, "%zu thread%s in %zu "
+	    "process%s on %zu node%s, %" PRIu64 " records over %s; %" PRIu64
+	    " events lost", g->nth, g->nth == 1 ? "" : "s", g->nprocs,
+	    g->nprocs == 1 ? "" : "es", g->nnodes, g->nnodes == 1 ? "" : "s",
+	    g->records, dur(d1, sizeof d1, g->last - g->first), g->losses);
+	if (g->msgs.nsnd + g->msgs.nrcv > 0 && n < sizeof g->info)
+		n += (size_t)snprintf(g->info + n, sizeof g->info - n, "; %"
+		    PRIu64 " messages matched, %zu not matched",
+		    g->msgs.matched, g->msgs.nsnd + g->msgs.nrcv -
+		    2 * (size_t)g->msgs.matched);
+	if (n < sizeof g->info)
+		snprintf(g->info + n, sizeof g->info - n, ". Time since the "
+		    "first record.");
 	g->axis_y = wrap(g, "title", 22, 18, TITLE_W, g->head, 0);
 	g->axis_y = wrap(g, "info", g->axis_y, 14, CHAR_W, g->info, 0) + 12;
 	g->rows_top = g->axis_y + 14;
@@ -797,7 +856,7 @@ static int
 draw_blocks(struct svg *g, const struct thr *t, size_t d,
 	    const struct pend *p, int open)
 {
-	const struct blk *b = blk_find(g, p->bid);
+	const struct blk *b = blk_find(g, p->bid, p->range);
 	char name[48], d1[32], a1[32], a2[32];
 	const char *nm = b != NULL ? b->name : NULL;
 	double h = bar_h(d), w = p->x1 - p->x0;
@@ -849,17 +908,17 @@ flush_blocks(struct svg *g, struct thr *t, size_t d)
 	return rc;
 }
 
-/* A block of t at depth d ended: drawn, or merged with its narrow
- * neighbours at that depth. */
+/* A block (or range) f of t at depth d ended at t1: drawn, or merged with
+ * its narrow neighbours at that depth. */
 static int
-block_done(struct svg *g, struct thr *t, size_t d, int64_t bid,
-	   uint64_t t0, uint64_t t1, int open)
+block_done(struct svg *g, struct thr *t, size_t d, const struct frame *f,
+	   uint64_t t1, int open)
 {
 	struct pend *p = &t->pd[d], one;
-	uint64_t ns = t1 > t0 ? t1 - t0 : 0;
+	uint64_t t0 = f->start, ns = t1 > t0 ? t1 - t0 : 0;
 
-	one = (struct pend){ xpos(g, t0), xpos(g, t1), t0, t1, ns, 1, bid,
-	    0 };
+	one = (struct pend){ xpos(g, t0), xpos(g, t1), t0, t1, ns, 1,
+	    f->bid, f->range, 0 };
 	if (one.x1 - one.x0 < MERGE_PX && !open) {
 		if (p->n > 0 && one.x0 >= p->x0 &&
 		    one.x0 - p->x1 < MERGE_PX) {
@@ -869,7 +928,7 @@ block_done(struct svg *g, struct thr *t, size_t d, int64_t bid,
 				p->t1 = t1;
 			p->sum = ns > UINT64_MAX - p->sum ? UINT64_MAX :
 			    p->sum + ns;
-			p->mixed |= p->bid != bid;
+			p->mixed |= p->bid != f->bid || p->range != f->range;
 			p->n++;
 			return 0;
 		}
@@ -884,7 +943,7 @@ block_done(struct svg *g, struct thr *t, size_t d, int64_t bid,
 }
 
 static int
-push(struct thr *t, int64_t bid, uint64_t ts)
+push(struct thr *t, const struct pv_mark *m, uint64_t ts)
 {
 	struct frame *st;
 	struct pend *pd;
@@ -901,23 +960,24 @@ push(struct thr *t, int64_t bid, uint64_t ts)
 		t->pd = pd;
 		t->cap = n;
 	}
-	t->st[t->depth++] = (struct frame){ bid, ts };
+	t->st[t->depth++] = (struct frame){ m->id, m->range, ts };
 	return 0;
 }
 
-/* Ends block bid of t as the time profiler does: the innermost open
- * block with that id and those above it end; with none open, nothing. */
+/* Ends block (or range) m of t as the time profiler does: the innermost
+ * open one with that id and those above it end; with none open, nothing. */
 static int
-block_end(struct svg *g, struct thr *t, int64_t bid, uint64_t ts)
+block_end(struct svg *g, struct thr *t, const struct pv_mark *m, uint64_t ts)
 {
 	struct frame f;
 	size_t i;
 
-	for (i = t->depth; i > 0 && t->st[i - 1].bid != bid; i--)
+	for (i = t->depth; i > 0 && (t->st[i - 1].bid != m->id ||
+	    t->st[i - 1].range != m->range); i--)
 		continue;
 	while (i > 0 && t->depth >= i) {
 		f = t->st[--t->depth];
-		if (block_done(g, t, t->depth, f.bid, f.start, ts, 0) != 0)
+		if (block_done(g, t, t->depth, &f, ts, 0) != 0)
 			return -1;
 	}
 	return 0;
@@ -968,7 +1028,7 @@ tick(struct svg *g, struct thr *t, const struct tape_ev *ev)
 	}
 	if (flush_ticks(g, t) != 0)
 		return -1;
-	*p = (struct pend){ x, x, ev->ts, ev->ts, 0, 1, 0, 0 };
+	*p = (struct pend){ x, x, ev->ts, ev->ts, 0, 1, 0, 0, 0 };
 	txt_init(&s, t->title, sizeof t->title);
 	txt_printf(&s, "eid %" PRId32, ev->eid);
 	dsc = def->dsc[0] != '\0' ? def->dsc : def->format;
@@ -985,7 +1045,8 @@ tick(struct svg *g, struct thr *t, const struct tape_ev *ev)
 			txt_printf(&s, "%" PRId64, ev->f[i].v.i);
 			break;
 		case REC_K_UINT:
-			txt_printf(&s, "%" PRIu64, ev->f[i].v.u);
+			txt_printf(&s, def->fmt.va[i] == REC_VA_VOIDP ?
+			    "0x%" PRIx64 : "%" PRIu64, ev->f[i].v.u);
 			break;
 		case REC_K_DOUBLE:
 			txt_printf(&s, "%.10g", ev->f[i].v.d);
@@ -1001,16 +1062,16 @@ tick(struct svg *g, struct thr *t, const struct tape_ev *ev)
 	return 0;
 }
 
-/* Pass 2: the blocks and the user events. */
+/* Pass 2: the blocks, BEE ranges and user events. */
 static int
 draw(struct svg *g)
 {
+	struct pv_mark m;
 	struct tape_ev ev;
 	struct tape_r *r;
 	struct thr *t;
 	struct frame f;
 	uint64_t n;
-	int64_t bid;
 	size_t i, d;
 	int rc = 0;
 
@@ -1020,14 +1081,14 @@ draw(struct svg *g)
 	for (n = 0; n < g->records && (rc = tape_next(r, &ev)) == 1; n++) {
 		if ((t = thr_find(g, ev.node, ev.pid, ev.tid)) == NULL)
 			continue;
-		if (ev.eid >= 0)
+		if (pv_mark(&g->names, &ev, &m) != 0)
+			rc = oom(g);
+		else if (m.kind == PV_BEGIN)
+			rc = push(t, &m, ev.ts) == 0 ? 0 : oom(g);
+		else if (m.kind == PV_END)
+			rc = block_end(g, t, &m, ev.ts);
+		else if (ev.eid >= 0)
 			rc = tick(g, t, &ev);
-		else if (block_ev(&ev, &bid) != 0)
-			rc = 0;
-		else if (ev.eid == REC_EID_BLOCK_BEGIN)
-			rc = push(t, bid, ev.ts) == 0 ? 0 : oom(g);
-		else if (ev.eid == REC_EID_BLOCK_END)
-			rc = block_end(g, t, bid, ev.ts);
 		else
 			rc = 0;
 		if (rc != 0) {
@@ -1046,8 +1107,7 @@ draw(struct svg *g)
 		t = &g->th[i];
 		while (t->depth > 0) {
 			f = t->st[--t->depth];
-			if (block_done(g, t, t->depth, f.bid, f.start, g->last,
-			    1) != 0)
+			if (block_done(g, t, t->depth, &f, g->last, 1) != 0)
 				return -2;
 		}
 		for (d = 0; d < t->cap; d++)
@@ -1084,84 +1144,170 @@ draw_loss(struct svg *g, const struct thr *t, struct pend *p)
 	return 0;
 }
 
-/* The numbers of a #LOSS line: node pid tid count ts. */
-static int
-loss_line(const char *s, uint64_t v[5])
+static void
+add_loss(struct svg *g, const struct tape_ev *ev)
 {
-	char *e;
-	int i;
+	struct thr *t = thr_find(g, ev->node, ev->pid, ev->tid);
+	struct pend *p = t != NULL ? &t->ls : &g->oloss;
+	double x = xpos(g, ev->ts);
 
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (strncmp(s, "#LOSS", 5) != 0 || (s[5] != ' ' && s[5] != '\t'))
-		return -1;
-	s += 5;
-	for (i = 0; i < 5; i++) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s < '0' || *s > '9')
-			return -1;
-		errno = 0;
-		v[i] = strtoull(s, &e, 10);
-		if (errno != 0 || (i < 3 && v[i] > UINT32_MAX))
-			return -1;
-		s = e;
+	if (p->n > 0 && x >= p->x0 && x - p->x1 < MERGE_PX) {
+		p->x1 = x;
+		p->t1 = ev->ts;
+		p->sum = ev->count > UINT64_MAX - p->sum ? UINT64_MAX :
+		    p->sum + ev->count;
+		p->n++;
+		return;
 	}
-	return 0;
+	draw_loss(g, t, p);
+	*p = (struct pend){ x, x, ev->ts, ev->ts, ev->count, 1, 0, 0, 0 };
+}
+
+/* A control command: a dashed line across the threads. */
+static void
+draw_control(struct svg *g, const struct tape_ev *ev)
+{
+	char cmd[NAME_CUT * 6 + 8], a1[32];
+	double x = xpos(g, ev->ts);
+	struct txt s;
+
+	txt_init(&s, cmd, sizeof cmd);
+	txt_esc(&s, ev->str, ev->str_len, NAME_CUT);
+	txt_done(&s);
+	fprintf(g->out, "<line class=\"ctl\" x1=\"%.2f\" y1=\"%.2f\" "
+	    "x2=\"%.2f\" y2=\"%.2f\"><title>control command &quot;%s&quot; "
+	    "in effect from %s</title></line>\n", x, g->rows_top, x,
+	    g->rows_end, cmd, at(a1, sizeof a1, g, ev->ts));
 }
 
 /*
- * Pass 3, only if the trace has losses: the reader counts #LOSS lines but
- * does not say whose they are, so they are looked for here.  The survey
- * has checked every line already.
+ * Pass 3, only if the trace has losses or control commands: they are
+ * drawn on top of everything, the losses merged like user events.  Lines
+ * after a record the survey did not see (the file grew) are not read.
  */
 static int
-losses(struct svg *g)
+marks(struct svg *g)
 {
-	struct thr *t;
-	struct pend *p;
-	uint64_t v[5];
-	char *line = NULL;
-	size_t cap = 0, i;
-	double x;
-	FILE *f;
+	struct tape_ev ev;
+	struct tape_r *r;
+	uint64_t n = 0;
+	size_t i;
+	int rc;
 
-	if (g->losses == 0)
+	if (g->losses == 0 && g->ncontrols == 0)
 		return 0;
-	if (strcmp(g->path, "-") != 0)
-		f = fopen(g->path, "r");
-	else if (lseek(STDIN_FILENO, g->in_off, SEEK_SET) < 0)
-		f = NULL;
-	else
-		f = fdopen(dup(STDIN_FILENO), "r");
-	if (f == NULL) {
-		g->what = g->path;
-		g->eno = errno;
+	if ((r = reopen(g)) == NULL)
+		return -1;
+	tape_rwant(r, TAPE_WANT(TAPE_LOSS) | TAPE_WANT(TAPE_CONTROL));
+	while ((rc = tape_next(r, &ev)) == 1) {
+		if (ev.kind == TAPE_LOSS)
+			add_loss(g, &ev);
+		else if (ev.kind == TAPE_CONTROL)
+			draw_control(g, &ev);
+		else if (++n > g->records)
+			break;
+	}
+	if (rc == -1) {
+		pv_fail(g->path, r);
 		return -1;
 	}
-	while (getline(&line, &cap, f) > 0) {
-		if (loss_line(line, v) != 0)
-			continue;
-		t = thr_find(g, (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2]);
-		p = t != NULL ? &t->ls : &g->oloss;
-		x = xpos(g, v[4]);
-		if (p->n > 0 && x >= p->x0 && x - p->x1 < MERGE_PX) {
-			p->x1 = x;
-			p->t1 = v[4];
-			p->sum = v[3] > UINT64_MAX - p->sum ? UINT64_MAX :
-			    p->sum + v[3];
-			p->n++;
-			continue;
-		}
-		draw_loss(g, t, p);
-		*p = (struct pend){ x, x, v[4], v[4], v[3], 1, 0, 0 };
-	}
-	free(line);
-	fclose(f);
+	tape_rclose(r);
 	for (i = 0; i < g->nth; i++)
 		draw_loss(g, &g->th[i], &g->th[i].ls);
 	draw_loss(g, NULL, &g->oloss);
 	return 0;
+}
+
+/* ---- messages ---- */
+
+/* A signed duration. */
+static const char *
+sdur(char *buf, size_t n, uint64_t from, uint64_t to)
+{
+	if (to >= from)
+		return dur(buf, n, to - from);
+	buf[0] = '-';
+	dur(buf + 1, n - 1, from - to);
+	return buf;
+}
+
+/* Says who sent or received m: its rank, or that it has none. */
+static void
+who(FILE *f, const struct pv_msg *m)
+{
+	if (m->has_rank)
+		fprintf(f, "rank %" PRId64, m->rank);
+	else
+		fprintf(f, "node %" PRIu32 " pid %" PRIu32 " (no rank)",
+		    m->node, m->pid);
+}
+
+/* An unmatched send (a stub leaving the line) or receive (arriving). */
+static void
+draw_stub(struct svg *g, const struct thr *t, const struct pv_msg *m,
+	  int send)
+{
+	double x = xpos(g, m->ts), y = t->y;
+	char a1[32];
+
+	fprintf(g->out, "<line class=\"stub\" x1=\"%.2f\" y1=\"%.2f\" "
+	    "x2=\"%.2f\" y2=\"%.2f\"><title>message ", send ? x : x - 8,
+	    send ? y : y - 8, send ? x + 8 : x, send ? y - 8 : y);
+	if (send) {
+		fprintf(g->out, "from ");
+		who(g->out, m);
+		fprintf(g->out, " to rank %" PRId64, m->peer);
+	} else {
+		fprintf(g->out, "from rank %" PRId64 " to ", m->peer);
+		who(g->out, m);
+	}
+	fprintf(g->out, ", tag %" PRId64 ", %" PRId64 " bytes, %s at %s: no "
+	    "matching %s</title></line>\n", m->tag, m->bytes,
+	    send ? "sent" : "received", at(a1, sizeof a1, g, m->ts),
+	    send ? "receive" : "send");
+}
+
+/* An arrow from each matched send to its receive, a stub for each
+ * message not matched; on top of the blocks and user events. */
+static void
+messages(struct svg *g)
+{
+	const struct pv_msgs *ms = &g->msgs;
+	const struct pv_msg *s, *r;
+	const struct thr *ts, *tr;
+	char a1[32], a2[32], d1[32];
+	size_t i;
+
+	for (i = 0; i < ms->nsnd; i++) {
+		s = &ms->snd[i];
+		if ((ts = thr_find(g, s->node, s->pid, s->tid)) == NULL)
+			continue;
+		if (s->match == 0) {
+			draw_stub(g, ts, s, 1);
+			continue;
+		}
+		r = &ms->rcv[s->match - 1];
+		if ((tr = thr_find(g, r->node, r->pid, r->tid)) == NULL)
+			continue;
+		fprintf(g->out, "<line class=\"msg\" x1=\"%.2f\" y1=\"%.2f\" "
+		    "x2=\"%.2f\" y2=\"%.2f\" marker-end=\"url(#arrow)\">"
+		    "<title>message from rank %" PRId64 " to rank %" PRId64
+		    ", tag %" PRId64 ", %" PRId64 " bytes", xpos(g, s->ts),
+		    ts->y, xpos(g, r->ts), tr->y, s->rank, r->rank, s->tag,
+		    s->bytes);
+		if (r->bytes != s->bytes)
+			fprintf(g->out, " (%" PRId64 " received)", r->bytes);
+		fprintf(g->out, ": sent at %s, received at %s, latency %s"
+		    "</title></line>\n", at(a1, sizeof a1, g, s->ts),
+		    at(a2, sizeof a2, g, r->ts),
+		    sdur(d1, sizeof d1, s->ts, r->ts));
+	}
+	for (i = 0; i < ms->nrcv; i++) {
+		r = &ms->rcv[i];
+		if (r->match == 0 &&
+		    (tr = thr_find(g, r->node, r->pid, r->tid)) != NULL)
+			draw_stub(g, tr, r, 0);
+	}
 }
 
 /* ---- the picture ---- */
@@ -1248,9 +1394,9 @@ rows(struct svg *g)
 		    "x2=\"%.2f\" y2=\"%.2f\"/>\n", g->left, t->y,
 		    g->left + g->plot, t->y);
 		fprintf(g->out, "<text class=\"thread\" x=\"%.2f\" y=\"%.2f\">"
-		    "node %" PRIu32 " pid %" PRIu32 " tid %" PRIu32
-		    "</text>\n", g->left - MARGIN, t->y + 4, t->node, t->pid,
-		    t->tid);
+		    "%s<title>node %" PRIu32 " pid %" PRIu32 " tid %" PRIu32
+		    "</title></text>\n", g->left - MARGIN, t->y + 4, t->label,
+		    t->node, t->pid, t->tid);
 	}
 	if (g->nth == 0)
 		fprintf(g->out, "<text x=\"%.2f\" y=\"%.2f\">no records"
@@ -1258,7 +1404,30 @@ rows(struct svg *g)
 }
 
 /* The legend's entries after the blocks. */
-enum { L_MIXED, L_EVENT, L_LOSS, L_MORE, L_EXTRA };
+enum { L_MIXED, L_EVENT, L_LOSS, L_MSG, L_STUB, L_CTL, L_MORE, L_EXTRA };
+
+/* Whether extra entry k of the legend is shown. */
+static int
+shown_extra(const struct svg *g, size_t k, size_t shown)
+{
+	size_t unmatched = g->msgs.nsnd + g->msgs.nrcv -
+	    2 * (size_t)g->msgs.matched;
+
+	switch (k) {
+	case L_LOSS:
+		return g->losses > 0;
+	case L_MSG:
+		return g->msgs.matched > 0;
+	case L_STUB:
+		return unmatched > 0;
+	case L_CTL:
+		return g->ncontrols > 0;
+	case L_MORE:
+		return shown > LEGEND_MAX;
+	default:
+		return 1;
+	}
+}
 
 /* The colours of the blocks and the other marks, in columns. */
 static double
@@ -1266,7 +1435,8 @@ legend(struct svg *g, int draw_it)
 {
 	static const char *const extra[L_EXTRA] = {
 		"merged blocks of several kinds", "user event(s)",
-		"events lost", "more blocks",
+		"events lost", "message, from send to receive",
+		"message not matched", "control command", "more blocks",
 	};
 	double colw, y0 = g->rows_end + 30, x, y;
 	size_t i, k, n = 0, cols, chars = 30, shown = 0;
@@ -1286,8 +1456,7 @@ legend(struct svg *g, int draw_it)
 	y0 += 20;
 	for (k = 0; k < g->nbk + L_EXTRA; k++) {
 		if (k < g->nbk ? !g->bk[k].used || n >= LEGEND_MAX :
-		    (k - g->nbk == L_LOSS && g->losses == 0) ||
-		    (k - g->nbk == L_MORE && shown <= LEGEND_MAX))
+		    !shown_extra(g, k - g->nbk, shown))
 			continue;
 		x = MARGIN + (double)(n % cols) * colw;
 		y = y0 + (double)(n / cols) * 20;
@@ -1322,6 +1491,22 @@ legend(struct svg *g, int draw_it)
 		case L_LOSS:
 			fprintf(g->out, "<path class=\"loss\" d=\"M%.2f %.2f"
 			    "h10l-5 9z\"/>\n", x + 4, y - 10);
+			break;
+		case L_MSG:
+			fprintf(g->out, "<line class=\"msg key\" x1=\"%.2f\" "
+			    "y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
+			    "marker-end=\"url(#arrow)\"/>\n", x, y - 10, x + 18,
+			    y - 1);
+			break;
+		case L_STUB:
+			fprintf(g->out, "<line class=\"stub key\" x1=\"%.2f\" "
+			    "y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", x + 5,
+			    y - 1, x + 13, y - 9);
+			break;
+		case L_CTL:
+			fprintf(g->out, "<line class=\"ctl key\" x1=\"%.2f\" "
+			    "y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", x + 9,
+			    y - 12, x + 9, y + 2);
 			break;
 		default:
 			fprintf(g->out, "<text class=\"legend\" x=\"%.2f\" "
@@ -1358,7 +1543,12 @@ static const char style[] =
     "rect.s{stroke:#000;stroke-opacity:0.4;stroke-width:0.5}\n"
     "rect.busy{fill:#9a9a9a}\n"
     "rect.ev{fill:#1a1a1a}\n"
-    "path.loss{fill:#e00000;stroke:#600;stroke-width:0.5}\n";
+    "path.loss{fill:#e00000;stroke:#600;stroke-width:0.5}\n"
+    "line.msg{stroke:#b01818;stroke-width:1}\n"
+    "line.stub{stroke:#b01818;stroke-width:1.5;"
+    "stroke-dasharray:2,1.5}\n"
+    "path.head{fill:#b01818}\n"
+    "line.ctl{stroke:#2a7a2a;stroke-width:1;stroke-dasharray:5,3}\n";
 
 static void
 header(struct svg *g)
@@ -1374,6 +1564,10 @@ header(struct svg *g)
 	for (i = 0; i < NPAL; i++)
 		fprintf(g->out, ".c%d{fill:%s}\n", i, palette[i]);
 	fprintf(g->out, "]]></style>\n");
+	fprintf(g->out, "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" "
+	    "refX=\"10\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
+	    "orient=\"auto\"><path class=\"head\" d=\"M0 0L10 5L0 10z\"/>"
+	    "</marker></defs>\n");
 	fprintf(g->out, "<title>%s</title>\n", g->head);
 	fprintf(g->out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" "
 	    "fill=\"#fff\"/>\n", g->width, g->height);
@@ -1422,6 +1616,7 @@ cleanup(struct svg *g)
 	for (i = 0; i < g->nth; i++) {
 		free(g->th[i].st);
 		free(g->th[i].pd);
+		free(g->th[i].label);
 	}
 	for (i = 0; i < g->nbk; i++) {
 		free(g->bk[i].name);
@@ -1431,6 +1626,8 @@ cleanup(struct svg *g)
 	free(g->bk);
 	ix_clear(&g->thx);
 	ix_clear(&g->bkx);
+	pv_strs_free(&g->names);
+	pv_msgs_free(&g->msgs);
 }
 
 /* Finishes the output; returns 0, or -1 after a message.  A partial
@@ -1512,8 +1709,12 @@ pv_svg(int argc, char **argv)
 		header(&g);
 		rc = draw(&g);
 	}
-	if (rc == 0 && (layers_out(&g) != 0 || losses(&g) != 0))
+	if (rc == 0 && layers_out(&g) != 0)
 		rc = -2;
+	if (rc == 0) {
+		messages(&g);
+		rc = marks(&g);
+	}
 	if (rc == 0)
 		fprintf(g.out, "</svg>\n");
 	if (rc == -2)
