@@ -366,6 +366,7 @@ fill_pairs(const struct pv_msgs *g, struct pv_map *pairs)
 {
 	const struct pv_msg *s, *r;
 	struct pair *p;
+	int64_t b;
 	size_t i;
 
 	for (i = 0; i < g->nsnd; i++) {
@@ -375,8 +376,8 @@ fill_pairs(const struct pv_msgs *g, struct pv_map *pairs)
 		if ((p = pair_get(pairs, s->rank, s->peer)) == NULL)
 			return -1;
 		p->sends++;
-		p->bytes = s->bytes > INT64_MAX - p->bytes ? INT64_MAX :
-		    p->bytes + s->bytes;
+		b = s->bytes > 0 ? s->bytes : 0;	/* nonsense: none */
+		p->bytes = b > INT64_MAX - p->bytes ? INT64_MAX : p->bytes + b;
 		if (s->match == 0) {
 			p->usend++;
 			continue;

@@ -212,21 +212,23 @@ print_ranges(const struct sproc *p, const struct tape_r *r,
 	     const char *(*block_name)(void *, int64_t, size_t *), void *arg)
 {
 	char t1[32], t2[32], t3[32];
+	size_t i, len, n = 0;
 	const char *nm;
 	struct srng **g;
-	size_t i, len;
 	double sd;
 
-	if (p->rng.n == 0)
-		return 0;
 	if ((g = (struct srng **)pv_map_values(&p->rng)) == NULL)
 		return -1;
-	qsort(g, p->rng.n, sizeof *g, by_eid_key);
-	printf("  ranges (exclusive time, seconds)\n  %11s %20s %12s %16s "
-	    "%16s %16s %14s %14s  %s\n", "eid", "key", "count", "total",
-	    "min", "max", "mean", "stddev", "name");
-	for (i = 0; i < p->rng.n; i++) {
-		sd = g[i]->n > 0 ? sqrt(g[i]->m2 / (double)g[i]->n) : 0;
+	for (i = 0; i < p->rng.n; i++)	/* lines of no range say nothing */
+		if (g[i]->n > 0)
+			g[n++] = g[i];
+	qsort(g, n, sizeof *g, by_eid_key);
+	if (n > 0)
+		printf("  ranges (exclusive time, seconds)\n  %11s %20s %12s "
+		    "%16s %16s %16s %14s %14s  %s\n", "eid", "key", "count",
+		    "total", "min", "max", "mean", "stddev", "name");
+	for (i = 0; i < n; i++) {
+		sd = sqrt(g[i]->m2 / (double)g[i]->n);
 		printf("  %11" PRId32 " %20" PRId64 " %12" PRIu64 " %16s %16s "
 		    "%16s %14.9f %14.9f  ", g[i]->eid, g[i]->key, g[i]->n,
 		    pv_secs(t1, sizeof t1, g[i]->total),
