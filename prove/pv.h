@@ -27,6 +27,19 @@ int pv_svg(int argc, char **argv);
 
 /* ---- pv_map.c ---- */
 
+/* -1, 0 or 1 as a is less than, equal to or greater than b. */
+static inline int
+pv_cmp(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/*
+ * An array a of *cap elements of size bytes, grown (doubled) if it has no
+ * room after its first n; NULL if out of memory, a then left as it was.
+ */
+void *pv_grow(void *a, size_t *cap, size_t n, size_t size);
+
 /* A hash map from two 64-bit keys to zeroed, individually allocated
  * values. */
 struct pv_slot {

@@ -5,6 +5,19 @@
 
 #include "pv.h"
 
+void *
+pv_grow(void *a, size_t *cap, size_t n, size_t size)
+{
+	size_t nc;
+
+	if (n < *cap)
+		return a;
+	nc = *cap == 0 ? 16 : *cap * 2;
+	if ((a = realloc(a, nc * size)) != NULL)
+		*cap = nc;
+	return a;
+}
+
 static size_t
 hash(uint64_t a, uint64_t b)
 {
@@ -119,19 +132,14 @@ pv_str_id(struct pv_strs *t, const char *s, size_t len)
 {
 	uint64_t h = str_hash(s, len), k;
 	struct pv_str *e, *ne;
-	size_t nc;
 
 	/* Strings of one hash are told apart by a second key: 0, 1, ... */
 	for (k = 0; (e = pv_map_find(&t->ix, h, k)) != NULL; k++)
 		if (e->len == len && memcmp(e->s, s, len) == 0)
 			return e->id;
-	if (t->n == t->cap) {
-		nc = t->cap == 0 ? 16 : t->cap * 2;
-		if ((ne = realloc(t->v, nc * sizeof *ne)) == NULL)
-			return 0;
-		t->v = ne;
-		t->cap = nc;
-	}
+	if ((ne = pv_grow(t->v, &t->cap, t->n, sizeof *ne)) == NULL)
+		return 0;
+	t->v = ne;
 	e = &t->v[t->n];
 	if ((e->s = malloc(len + 1)) == NULL)
 		return 0;

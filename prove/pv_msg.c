@@ -46,15 +46,10 @@ add(struct pv_msgs *g, int send, const struct tape_ev *ev,
 	struct pv_msg **a = send ? &g->snd : &g->rcv, *na;
 	size_t *n = send ? &g->nsnd : &g->nrcv;
 	size_t *cap = send ? &g->csnd : &g->crcv;
-	size_t nc;
 
-	if (*n == *cap) {
-		nc = *cap == 0 ? 64 : *cap * 2;
-		if ((na = realloc(*a, nc * sizeof *na)) == NULL)
-			return -1;
-		*a = na;
-		*cap = nc;
-	}
+	if ((na = pv_grow(*a, cap, *n, sizeof *na)) == NULL)
+		return -1;
+	*a = na;
 	(*a)[(*n)++] = (struct pv_msg){ .ts = ev->ts,
 	    .seq = g->nsnd + g->nrcv, .node = ev->node, .pid = ev->pid,
 	    .tid = ev->tid, .peer = m->id, .tag = m->tag, .bytes = m->bytes };
@@ -106,10 +101,9 @@ cmp_key(const int64_t a[3], const int64_t b[3])
 {
 	int i;
 
-	for (i = 0; i < 3; i++)
-		if (a[i] != b[i])
-			return a[i] < b[i] ? -1 : 1;
-	return 0;
+	for (i = 0; i < 2 && a[i] == b[i]; i++)
+		continue;
+	return pv_cmp(a[i], b[i]);
 }
 
 struct sorting {
@@ -132,7 +126,7 @@ by_key(const void *a, const void *b, void *arg)
 		return c;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* The indexes of the messages of v[0..n) whose process has a rank, sorted;

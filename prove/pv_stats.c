@@ -355,9 +355,8 @@ by_ranks(const void *a, const void *b)
 	const struct pair *x = *(const struct pair *const *)a;
 	const struct pair *y = *(const struct pair *const *)b;
 
-	if (x->from != y->from)
-		return x->from < y->from ? -1 : 1;
-	return (x->to > y->to) - (x->to < y->to);
+	return x->from != y->from ? pv_cmp(x->from, y->from) :
+	    pv_cmp(x->to, y->to);
 }
 
 /* The sends and receives of ranked processes, by (sender, receiver). */

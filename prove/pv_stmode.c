@@ -69,15 +69,10 @@ static int
 add_ctl(struct pv_stmode *s, const struct tape_ev *ev)
 {
 	struct pv_ctl *c;
-	size_t n;
 
-	if (s->nctl == s->cctl) {
-		n = s->cctl == 0 ? 16 : s->cctl * 2;
-		if ((c = realloc(s->ctl, n * sizeof *c)) == NULL)
-			return -1;
-		s->ctl = c;
-		s->cctl = n;
-	}
+	if ((c = pv_grow(s->ctl, &s->cctl, s->nctl, sizeof *c)) == NULL)
+		return -1;
+	s->ctl = c;
 	c = &s->ctl[s->nctl];
 	if ((c->cmd = malloc(ev->str_len + 1)) == NULL)
 		return -1;
@@ -127,9 +122,8 @@ by_proc(const void *a, const void *b)
 	const struct sproc *x = *(const struct sproc *const *)a;
 	const struct sproc *y = *(const struct sproc *const *)b;
 
-	if (x->node != y->node)
-		return x->node < y->node ? -1 : 1;
-	return (x->pid > y->pid) - (x->pid < y->pid);
+	return x->node != y->node ? pv_cmp(x->node, y->node) :
+	    pv_cmp(x->pid, y->pid);
 }
 
 static int
@@ -138,7 +132,7 @@ by_eid(const void *a, const void *b)
 	const struct scnt *x = *(const struct scnt *const *)a;
 	const struct scnt *y = *(const struct scnt *const *)b;
 
-	return (x->eid > y->eid) - (x->eid < y->eid);
+	return pv_cmp(x->eid, y->eid);
 }
 
 static int
@@ -147,9 +141,8 @@ by_eid_key(const void *a, const void *b)
 	const struct srng *x = *(const struct srng *const *)a;
 	const struct srng *y = *(const struct srng *const *)b;
 
-	if (x->eid != y->eid)
-		return x->eid < y->eid ? -1 : 1;
-	return (x->key > y->key) - (x->key < y->key);
+	return x->eid != y->eid ? pv_cmp(x->eid, y->eid) :
+	    pv_cmp(x->key, y->key);
 }
 
 /* The description of eid for (node, pid), its format if it has none; a
