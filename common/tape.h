@@ -18,6 +18,9 @@
  *	#DEF <eid> <class> <attr> "<format>" "<description>" [<node> <pid>]
  *	#PROC <node> <pid> <ppid> start|exit <ts> <status> "<name>"
  *	#LOSS <node> <pid> <tid> <count> <ts>
+ *	#STATS <node> <pid> count <eid> <n>
+ *	#STATS <node> <pid> range <eid> <key> <n> <total> <min> <max> <mean> <m2>
+ *	#CONTROL <ts> "<command>"
  *	#COLLECT <n> <ts> <records so far>
  *	#END <records>
  *	<ts> <node> <pid> <tid> <eid> <field>...
@@ -30,8 +33,9 @@
  *
  * Writer calls return 0, or -1 with errno set: EINVAL for a bad argument (a
  * format rec_parse_format rejects, a NUL in a #DEF string, more than
- * REC_ARGS_MAX fields), EMSGSIZE for a line longer than TAPE_LINE_MAX (the
- * line is not written), or the error of write(2) or fdatasync(2).
+ * REC_ARGS_MAX fields, a NULL string with a length), EMSGSIZE for a line
+ * longer than TAPE_LINE_MAX (the line is not written), or the error of
+ * write(2) or fdatasync(2).
  */
 
 #define TAPE_VERSION	1
@@ -68,6 +72,25 @@ int tape_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 		uint32_t tid, int32_t eid, const struct rec_field *f,
 		unsigned n);
 int tape_collect(struct tape_w *w, uint32_t n, uint64_t ts);
+/*
+ * Statistics mode: n events of type eid recorded by process (node, pid)
+ * since its previous #STATS count line for eid.
+ */
+int tape_stats_count(struct tape_w *w, uint32_t node, uint32_t pid,
+		     int32_t eid, uint64_t n);
+/*
+ * Statistics mode: n ranges (eid -1: GMI blocks with block id key; else a
+ * BEE range whose begin event is eid, and key is eid) closed by process
+ * (node, pid) since its previous line for (eid, key), with their exclusive
+ * durations in ns: sum, min, max, mean, and m2 (the sum of squared
+ * deviations from the mean: m2 / n is the variance).
+ */
+int tape_stats_range(struct tape_w *w, uint32_t node, uint32_t pid,
+		     int32_t eid, int64_t key, uint64_t n, uint64_t total,
+		     uint64_t min, uint64_t max, double mean, double m2);
+/* A runtime control command took effect everywhere at ts. */
+int tape_control(struct tape_w *w, uint64_t ts, const char *command,
+		 size_t command_len);
 /* Pushes everything written so far to the file and to disk. */
 int tape_flush(struct tape_w *w);
 /* Writes #END, flushes and closes; frees w whatever happens. */
@@ -87,7 +110,33 @@ struct tape_def {
 	struct rec_fmt	fmt;
 };
 
+/*
+ * What tape_next gives: a record, or a meta line of a kind the caller
+ * asked for with tape_rwant.
+ */
+enum tape_kind {
+	TAPE_RECORD = 0,
+	TAPE_PROC,		/* #PROC: node pid ts ppid is_exit status str */
+	TAPE_LOSS,		/* #LOSS: node pid tid count ts */
+	TAPE_STATS_COUNT,	/* #STATS count: node pid eid count */
+	TAPE_STATS_RANGE,	/* #STATS range: node pid eid count range */
+	TAPE_CONTROL,		/* #CONTROL: ts str */
+	TAPE_NKINDS
+};
+#define TAPE_WANT(kind)	(1u << (kind))
+
+/* The durations of a #STATS range line, ns. */
+struct tape_range {
+	int64_t		key;
+	uint64_t	total;
+	uint64_t	min;
+	uint64_t	max;
+	double		mean;
+	double		m2;
+};
+
 struct tape_ev {
+	enum tape_kind	kind;
 	uint64_t	ts;
 	uint32_t	node;
 	uint32_t	pid;
@@ -96,7 +145,20 @@ struct tape_ev {
 	unsigned	n;
 	struct rec_field f[REC_ARGS_MAX];	/* strings valid until the
 						   next tape_next */
-	const struct tape_def *def;
+	const struct tape_def *def;	/* a record's; of a #STATS line, the
+					   definition of eid if known yet */
+	/* Of meta lines only (a record leaves them as they were); fields a
+	 * meta kind does not have are zero, and so are n and f. */
+	uint32_t	ppid;
+	int		is_exit;
+	int32_t		status;
+	uint64_t	count;		/* events lost, or a #STATS n */
+	struct tape_range range;
+	const char	*str;		/* #PROC name, #CONTROL command: NUL-
+					   terminated (may hold NULs: see
+					   str_len), valid until the next
+					   tape_next */
+	uint32_t	str_len;
 };
 
 struct tape_r;
@@ -105,11 +167,15 @@ struct tape_r;
  * a reason in *why (static string). */
 struct tape_r *tape_ropen(const char *path, const char **why);
 /*
- * Reads the next record.  Returns 1 with *ev filled, 0 at end of file, -1
- * on a malformed line (tape_rerror() says which and why).  Meta lines are
- * consumed and remembered (definitions, hosts, processes, losses).
+ * Reads the next record, or meta line of a kind asked for.  Returns 1 with
+ * *ev filled, 0 at end of file, -1 on a malformed line (tape_rerror() says
+ * which and why).  Other meta lines are consumed and remembered
+ * (definitions, hosts, losses) or checked and skipped.
  */
 int tape_next(struct tape_r *r, struct tape_ev *ev);
+/* Which meta lines tape_next also returns: TAPE_WANT() of each kind, or'ed;
+ * 0 (the default) for records only. */
+void tape_rwant(struct tape_r *r, unsigned kinds);
 const char *tape_rerror(const struct tape_r *r);
 /* The global definition of eid, or NULL. */
 const struct tape_def *tape_rdef(const struct tape_r *r, int32_t eid);

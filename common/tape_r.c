@@ -26,6 +26,7 @@ struct tape_r {
 	uint64_t	end_records;
 	uint64_t	lineno;
 	uint64_t	losses;
+	unsigned	want;		/* TAPE_WANT of meta kinds returned */
 	struct tape_def	**defs;		/* open addressing on eid */
 	size_t		ndefs;
 	size_t		nscoped;	/* of which scoped to a process */
@@ -386,18 +387,24 @@ define(struct tape_r *r, const struct rec_field *v, uint32_t node,
 	return 0;
 }
 
+/* The meta lines the reader knows, and the fields each starts with. */
+enum { M_DEF, M_HOST, M_PROC, M_LOSS, M_COLLECT, M_END, M_MM, M_CLOCK,
+	M_STATS, M_CONTROL, M_N };
+
 static const struct {
 	const char	*key;
 	const char	*spec;
-} metas[] = {
-	{ "#DEF", "ibbss" },
-	{ "#HOST", "UIUt" },
-	{ "#PROC", "UUUtuis" },
-	{ "#LOSS", "UUUuu" },
-	{ "#COLLECT", "Uuu" },
-	{ "#END", "u" },
-	{ "#MM", "t" },
-	{ "#CLOCK", "uu" },
+} metas[M_N] = {
+	[M_DEF] = { "#DEF", "ibbss" },
+	[M_HOST] = { "#HOST", "UIUt" },
+	[M_PROC] = { "#PROC", "UUUtuis" },
+	[M_LOSS] = { "#LOSS", "UUUuu" },
+	[M_COLLECT] = { "#COLLECT", "Uuu" },
+	[M_END] = { "#END", "u" },
+	[M_MM] = { "#MM", "t" },
+	[M_CLOCK] = { "#CLOCK", "uu" },
+	[M_STATS] = { "#STATS", "UUt" },
+	[M_CONTROL] = { "#CONTROL", "us" },
 };
 
 static int
@@ -406,25 +413,73 @@ same(const char *s, size_t n, const char *word)
 	return strlen(word) == n && memcmp(s, word, n) == 0;
 }
 
-/* A #-line.  Unknown keywords and extra trailing fields are ignored. */
+/* Reads the fields of spec into v; on error says which line kind. */
 static int
-meta(struct tape_r *r, struct cur *c)
+fields(struct tape_r *r, struct cur *c, const char *key, const char *spec,
+       struct rec_field *v)
 {
-	struct rec_field v[8];
-	const char *k, *sp;
+	const char *sp;
+
+	for (sp = spec; *sp != '\0'; sp++)
+		if (get1(r, c, *sp, &v[sp - spec]) != 0)
+			return rfail(r, "%s: %s", key, c->why);
+	return 0;
+}
+
+/*
+ * The rest of a #STATS line, after node, pid and its word in v[0..2]: 1
+ * with ev filled, 0 for a word this reader does not know (ignored, like an
+ * unknown keyword), -1.
+ */
+static int
+stats(struct tape_r *r, struct cur *c, struct rec_field *v,
+      struct tape_ev *ev)
+{
+	if (same(v[2].v.s.p, v[2].v.s.len, "count")) {
+		if (fields(r, c, "#STATS count", "iu", v + 3) != 0)
+			return -1;
+		ev->kind = TAPE_STATS_COUNT;
+	} else if (same(v[2].v.s.p, v[2].v.s.len, "range")) {
+		if (fields(r, c, "#STATS range", "iIuuuudd", v + 3) != 0)
+			return -1;
+		ev->kind = TAPE_STATS_RANGE;
+		ev->range = (struct tape_range){ v[4].v.i, v[6].v.u,
+		    v[7].v.u, v[8].v.u, v[9].v.d, v[10].v.d };
+		v[4].v.u = v[5].v.u;	/* n, where a count line has it */
+	} else
+		return 0;
+	ev->node = (uint32_t)v[0].v.u;
+	ev->pid = (uint32_t)v[1].v.u;
+	ev->eid = (int32_t)v[3].v.i;
+	ev->count = v[4].v.u;
+	ev->def = tape_rdef_for(r, ev->node, ev->pid, ev->eid);
+	return 1;
+}
+
+/*
+ * A #-line.  Unknown keywords and extra trailing fields are ignored.
+ * Returns 1 if ev was filled (a kind the caller wants), 0 if the line was
+ * consumed, -1.
+ */
+static int
+meta(struct tape_r *r, struct cur *c, struct tape_ev *ev)
+{
+	struct rec_field v[12];
+	const char *k;
 	size_t n, i;
+	int rc;
 
 	tok(c, &k, &n);
-	for (i = 0; i < sizeof metas / sizeof metas[0]; i++)
+	for (i = 0; i < M_N; i++)
 		if (same(k, n, metas[i].key))
 			break;
-	if (i == sizeof metas / sizeof metas[0])
+	if (i == M_N)
 		return 0;
-	for (sp = metas[i].spec; *sp != '\0'; sp++)
-		if (get1(r, c, *sp, &v[sp - metas[i].spec]) != 0)
-			return rfail(r, "%s: %s", metas[i].key, c->why);
-	switch (k[1]) {
-	case 'D':
+	if (fields(r, c, metas[i].key, metas[i].spec, v) != 0)
+		return -1;
+	memset(ev, 0, sizeof *ev);
+	switch (i) {
+	case M_DEF:
 		/* An optional scope, node (>= 1) and pid; anything else
 		 * trailing is ignored, as on every # line. */
 		if (at_end(c) || get1(r, c, 'U', &v[5]) != 0)
@@ -434,21 +489,48 @@ meta(struct tape_r *r, struct cur *c)
 		if (v[5].v.u == 0)
 			return rfail(r, "#DEF scope: node 0");
 		return define(r, v, (uint32_t)v[5].v.u, (uint32_t)v[6].v.u);
-	case 'P':
-		if (!same(v[3].v.s.p, v[3].v.s.len, "start") &&
-		    !same(v[3].v.s.p, v[3].v.s.len, "exit"))
+	case M_PROC:
+		if (same(v[3].v.s.p, v[3].v.s.len, "exit"))
+			ev->is_exit = 1;
+		else if (!same(v[3].v.s.p, v[3].v.s.len, "start"))
 			return rfail(r, "#PROC: expected start or exit");
+		ev->kind = TAPE_PROC;
+		ev->node = (uint32_t)v[0].v.u;
+		ev->pid = (uint32_t)v[1].v.u;
+		ev->ppid = (uint32_t)v[2].v.u;
+		ev->ts = v[4].v.u;
+		ev->status = (int32_t)v[5].v.i;
+		ev->str = v[6].v.s.p;
+		ev->str_len = v[6].v.s.len;
 		break;
-	case 'L':
+	case M_LOSS:
 		r->losses = v[3].v.u > UINT64_MAX - r->losses ? UINT64_MAX :
 		    r->losses + v[3].v.u;
+		ev->kind = TAPE_LOSS;
+		ev->node = (uint32_t)v[0].v.u;
+		ev->pid = (uint32_t)v[1].v.u;
+		ev->tid = (uint32_t)v[2].v.u;
+		ev->count = v[3].v.u;
+		ev->ts = v[4].v.u;
 		break;
-	case 'E':
+	case M_END:
 		r->ended = 1;
 		r->end_records = v[0].v.u;
+		return 0;
+	case M_STATS:
+		if ((rc = stats(r, c, v, ev)) <= 0)
+			return rc;
 		break;
+	case M_CONTROL:
+		ev->kind = TAPE_CONTROL;
+		ev->ts = v[0].v.u;
+		ev->str = v[1].v.s.p;
+		ev->str_len = v[1].v.s.len;
+		break;
+	default:
+		return 0;
 	}
-	return 0;
+	return (r->want & TAPE_WANT(ev->kind)) != 0;
 }
 
 static int
@@ -461,6 +543,7 @@ record(struct tape_r *r, struct cur *c, struct tape_ev *ev)
 	for (i = 0; i < 5; i++)
 		if (get1(r, c, "uUUUi"[i], &h[i]) != 0)
 			return rfail(r, "record: %s", c->why);
+	ev->kind = TAPE_RECORD;
 	ev->ts = h[0].v.u;
 	ev->node = (uint32_t)h[1].v.u;
 	ev->pid = (uint32_t)h[2].v.u;
@@ -545,10 +628,16 @@ tape_next(struct tape_r *r, struct tape_ev *ev)
 			continue;
 		if (*c.p != '#')
 			return record(r, &c, ev) == 0 ? 1 : -1;
-		if (meta(r, &c) != 0)
-			return -1;
+		if ((rc = meta(r, &c, ev)) != 0)
+			return rc;
 	}
 	return -1;
+}
+
+void
+tape_rwant(struct tape_r *r, unsigned kinds)
+{
+	r->want = kinds & ~TAPE_WANT(TAPE_RECORD);
 }
 
 const char *

@@ -148,6 +148,15 @@ put_i(char *d, const char *lim, int64_t v)
 	return dec_i(d, v);
 }
 
+static char *
+put_d(char *d, const char *lim, double v)
+{
+	if (d == NULL || lim - d < NUM_MAX)
+		return NULL;
+	*d++ = ' ';
+	return dec_d(d, v);
+}
+
 /* Writes " <s>" as one token: bytes that are blank or not ASCII become '_'. */
 static char *
 put_tok(char *d, const char *lim, const char *s)
@@ -262,8 +271,8 @@ lend(struct tape_w *w, char *d)
 
 /*
  * Writes the line "key" followed by one field per spec character: u
- * (uint64_t), i (int64_t), t (char *, a token), s (char *, size_t: a quoted
- * string).
+ * (uint64_t), i (int64_t), d (double), t (char *, a token), s (char *,
+ * size_t: a quoted string).
  */
 static int
 wline(struct tape_w *w, const char *key, const char *spec, ...)
@@ -284,6 +293,9 @@ wline(struct tape_w *w, const char *key, const char *spec, ...)
 			break;
 		case 'i':
 			d = put_i(d, lim, va_arg(ap, int64_t));
+			break;
+		case 'd':
+			d = put_d(d, lim, va_arg(ap, double));
 			break;
 		case 't':
 			d = put_tok(d, lim, va_arg(ap, const char *));
@@ -432,6 +444,36 @@ int
 tape_collect(struct tape_w *w, uint32_t n, uint64_t ts)
 {
 	return wline(w, "#COLLECT", "uuu", (uint64_t)n, ts, w->records);
+}
+
+int
+tape_stats_count(struct tape_w *w, uint32_t node, uint32_t pid, int32_t eid,
+		 uint64_t n)
+{
+	return wline(w, "#STATS", "uutiu", (uint64_t)node, (uint64_t)pid,
+	    "count", (int64_t)eid, n);
+}
+
+int
+tape_stats_range(struct tape_w *w, uint32_t node, uint32_t pid, int32_t eid,
+		 int64_t key, uint64_t n, uint64_t total, uint64_t min,
+		 uint64_t max, double mean, double m2)
+{
+	return wline(w, "#STATS", "uutiiuuuudd", (uint64_t)node,
+	    (uint64_t)pid, "range", (int64_t)eid, key, n, total, min, max,
+	    mean, m2);
+}
+
+int
+tape_control(struct tape_w *w, uint64_t ts, const char *command,
+	     size_t command_len)
+{
+	if (command == NULL && command_len > 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return wline(w, "#CONTROL", "us", ts, command != NULL ? command : "",
+	    command_len);
 }
 
 int

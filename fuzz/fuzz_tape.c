@@ -8,7 +8,9 @@
  * it once more must give the same bytes (the writer's output is a fixed
  * point of read-then-write; when the writer refused a record as too long,
  * its #DEF line stays behind, so #DEF lines are then left out of the
- * comparison).  Each field is also formatted with tape_put_field.
+ * comparison).  Each field is also formatted with tape_put_field.  Meta
+ * lines the reader returns (#PROC, #LOSS, #STATS, #CONTROL) are written
+ * again the same way, in the same order.
  */
 #include <errno.h>
 #include <math.h>
@@ -164,10 +166,66 @@ touch(const struct tape_ev *ev)
 	sink += h;
 }
 
-/* The writer of a second file, opened at the first record. */
+/* A meta line as read: its fields must be those of its kind. */
+static void
+touch_meta(const struct tape_ev *ev)
+{
+	uint64_t h = ev->ts ^ ev->node ^ ev->pid ^ ev->tid ^ ev->count;
+
+	if (ev->kind <= TAPE_RECORD || ev->kind >= TAPE_NKINDS || ev->n != 0)
+		abort();
+	if ((ev->kind == TAPE_PROC || ev->kind == TAPE_CONTROL) &&
+	    (ev->str == NULL || ev->str[ev->str_len] != '\0'))
+		abort();
+	if (ev->str != NULL)
+		h += ev->str_len > 0 ? (unsigned char)ev->str[0] : 0;
+	if (ev->kind == TAPE_STATS_RANGE)
+		h += ev->range.total ^ ev->range.min ^ ev->range.max ^
+		    (uint64_t)ev->range.key ^ (uint64_t)(ev->range.m2 > 0);
+	if (ev->def != NULL && ev->def->eid != ev->eid)
+		abort();
+	sink += h;
+}
+
+/* Writes a meta line as read; a line grown too long is left out. */
+static void
+put_meta(struct tape_w *w, const struct tape_ev *ev)
+{
+	const struct tape_range *g = &ev->range;
+	int rc;
+
+	switch (ev->kind) {
+	case TAPE_PROC:
+		/* The writer takes a C string: a name with a NUL is cut. */
+		rc = tape_proc(w, ev->node, ev->pid, ev->ppid, ev->is_exit,
+		    ev->ts, ev->status, ev->str);
+		break;
+	case TAPE_LOSS:
+		rc = tape_loss(w, ev->node, ev->pid, ev->tid, ev->count,
+		    ev->ts);
+		break;
+	case TAPE_STATS_COUNT:
+		rc = tape_stats_count(w, ev->node, ev->pid, ev->eid,
+		    ev->count);
+		break;
+	case TAPE_STATS_RANGE:
+		rc = tape_stats_range(w, ev->node, ev->pid, ev->eid, g->key,
+		    ev->count, g->total, g->min, g->max, g->mean, g->m2);
+		break;
+	default:
+		rc = tape_control(w, ev->ts, ev->str, ev->str_len);
+	}
+	if (rc != 0 && errno != EMSGSIZE) {
+		fprintf(stderr, "writing a meta line: %s\n", strerror(errno));
+		abort();
+	}
+}
+
+/* The writer of a second file, opened at the first record or meta line. */
 struct out {
 	struct mfile	mf;
 	struct tape_w	*w;
+	int		opened;
 	uint64_t	written;	/* records */
 };
 
@@ -179,6 +237,7 @@ out_open(struct out *o)
 		perror("tape_open");
 		abort();
 	}
+	o->opened = 1;
 }
 
 static void
@@ -214,11 +273,17 @@ read_all(const char *path, struct out *o, int *rc)
 		*rc = -2;
 		return 0;
 	}
+	tape_rwant(r, ~0u);
 	while ((*rc = tape_next(r, &ev)) == 1) {
-		n++;
-		touch(&ev);
 		if (o->w == NULL)
 			out_open(o);
+		if (ev.kind != TAPE_RECORD) {
+			touch_meta(&ev);
+			put_meta(o->w, &ev);
+			continue;
+		}
+		n++;
+		touch(&ev);
 		/* Bytes >= 0x80 are read as themselves but written as
 		 * \xHH: a line may grow past TAPE_LINE_MAX (EMSGSIZE).  A
 		 * record whose #DEF is too long is left out too. */
@@ -269,8 +334,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Read the input, and write the records read into a. */
 	n0 = read_all(in.path, &a, &rc0);
 	close(in.fd);
-	if (n0 == 0)
-		return 0;	/* no record: nothing was written */
+	if (!a.opened)
+		return 0;	/* nothing read: nothing was written */
 
 	/* The writer's output must read back whole, and again into b. */
 	na = read_all(a.mf.path, &b, &rca);
@@ -280,7 +345,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (unsigned long long)na);
 		abort();
 	}
-	if (na > 0) {
+	if (b.opened) {
 		ta = mf_slurp(&a.mf, &la);
 		tb = mf_slurp(&b.mf, &lb);
 		if (a.written != n0) {

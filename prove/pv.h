@@ -2,6 +2,9 @@
 #ifndef GRM_PV_H
 #define GRM_PV_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "tape.h"
 
 /* Opens a trace; on error prints why and returns NULL. */
@@ -11,10 +14,189 @@ int pv_fail(const char *path, struct tape_r *r);
 /* Flushes stdout; returns 0, or 1 after printing a write error. */
 int pv_flush(void);
 
+/* Prints a name: printable ASCII as is, other bytes and '\' as \xHH. */
+void pv_put_name(const char *s, size_t n);
+/* ns as seconds with 9 decimals, in buf. */
+const char *pv_secs(char *buf, size_t n, uint64_t ns);
+
 /* Commands; each returns the exit status. */
 int pv_dump(const char *path);
 int pv_stats(const char *path);
 /* prove svg FILE [-o OUT] [-w WIDTH]: argv holds the words after "svg". */
 int pv_svg(int argc, char **argv);
+
+/* ---- pv_map.c ---- */
+
+/* -1, 0 or 1 as a is less than, equal to or greater than b. */
+static inline int
+pv_cmp(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/*
+ * An array a of *cap elements of size bytes, grown (doubled) if it has no
+ * room after its first n; NULL if out of memory, a then left as it was.
+ */
+void *pv_grow(void *a, size_t *cap, size_t n, size_t size);
+
+/* A hash map from two 64-bit keys to zeroed, individually allocated
+ * values. */
+struct pv_slot {
+	uint64_t	k1;
+	uint64_t	k2;
+	void		*v;
+};
+
+struct pv_map {
+	struct pv_slot	*s;
+	size_t		cap;
+	size_t		n;
+};
+
+/* The value of (k1, k2), created zeroed with size bytes if new; NULL if
+ * out of memory. */
+void *pv_map_get(struct pv_map *m, uint64_t k1, uint64_t k2, size_t size);
+/* The value of (k1, k2), or NULL. */
+void *pv_map_find(const struct pv_map *m, uint64_t k1, uint64_t k2);
+/* The values, in a new array of m->n pointers (and a NULL); NULL if out
+ * of memory. */
+void **pv_map_values(const struct pv_map *m);
+/* Frees the values (after fn on each, if not NULL) and empties m. */
+void pv_map_free(struct pv_map *m, void (*fn)(void *));
+
+/* Interned byte strings: equal strings get the same id, 1, 2, ... in the
+ * order first seen. */
+struct pv_str {
+	char		*s;	/* NUL-terminated copy (may hold NULs) */
+	size_t		len;
+	uint64_t	id;
+};
+
+struct pv_strs {
+	struct pv_map	ix;	/* (hash, n-th of that hash) -> copy */
+	struct pv_str	*v;	/* by id - 1 */
+	size_t		n;
+	size_t		cap;
+};
+
+/* The id of s[0..len), 0 if out of memory. */
+uint64_t pv_str_id(struct pv_strs *t, const char *s, size_t len);
+/* The string of id (and its length in *len if not NULL), or NULL. */
+const char *pv_str(const struct pv_strs *t, uint64_t id, size_t *len);
+void pv_strs_free(struct pv_strs *t);
+
+/* ---- pv_mark.c: what a record means to the analyses ---- */
+
+enum pv_kind {
+	PV_OTHER,	/* nothing below, or fields of the wrong kinds */
+	PV_BEGIN,	/* a block or a BEE range begins */
+	PV_END,		/* one ends */
+	PV_BNAME,	/* a block is named: id, name */
+	PV_SEND,	/* a message is sent: peer (id), tag, bytes */
+	PV_RECV,	/* one is received: peer (id), tag, bytes */
+	PV_PNAME	/* the process gets a rank (id) and a name */
+};
+
+struct pv_mark {
+	enum pv_kind	kind;
+	int		range;	/* PV_BEGIN, PV_END: a BEE range, not a block */
+	int64_t		id;	/* block id; range: its name's id in the
+				   pv_strs given; rank or peer rank */
+	int64_t		tag;
+	int64_t		bytes;
+	const char	*s;	/* block, range or process name */
+	size_t		len;
+};
+
+/*
+ * Says what ev (a record) is: the predefined types -1 .. -6 by eid, and BEE
+ * range begins and ends (class PROCEDURE, attribute ACT or TERM, a
+ * description) by definition; their names are interned in names.
+ * Returns 0, or -1 if out of memory.
+ */
+int pv_mark(struct pv_strs *names, const struct tape_ev *ev,
+	    struct pv_mark *m);
+
+/* ---- pv_msg.c: processes, their ranks and names, and messages ---- */
+
+struct pv_proc {
+	uint32_t	node;
+	uint32_t	pid;
+	int		has_rank;
+	int64_t		rank;	/* of its last process name record */
+	char		*name;	/* from that record, or NULL */
+	size_t		name_len;
+	char		*prog;	/* from its last #PROC start line, or NULL */
+	size_t		prog_len;
+};
+
+struct pv_msg {
+	uint64_t	ts;
+	uint64_t	seq;	/* order in the file */
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+	int64_t		peer;
+	int64_t		tag;
+	int64_t		bytes;
+	int64_t		rank;	/* its process's, if has_rank (after
+				   pv_msgs_match) */
+	int		has_rank;
+	size_t		match;	/* index + 1 in the other array; 0: none */
+};
+
+struct pv_msgs {
+	struct pv_map	procs;	/* (node, pid) -> struct pv_proc */
+	struct pv_msg	*snd;
+	size_t		nsnd;
+	size_t		csnd;
+	struct pv_msg	*rcv;
+	size_t		nrcv;
+	size_t		crcv;
+	uint64_t	matched;
+	uint64_t	norank;	/* messages of processes with no rank */
+};
+
+/* Takes what ev says about processes and messages: send, receive and
+ * process name records (m from pv_mark), and #PROC start lines.  Returns
+ * 0, or -1 if out of memory. */
+int pv_msgs_ev(struct pv_msgs *g, const struct tape_ev *ev,
+	       const struct pv_mark *m);
+/* Matches sends with receives (doc/formats.md 1.9), once every event has
+ * been taken.  Returns 0, or -1 if out of memory. */
+int pv_msgs_match(struct pv_msgs *g);
+/* The process (node, pid), or NULL if nothing was said of it. */
+const struct pv_proc *pv_proc(const struct pv_msgs *g, uint32_t node,
+			      uint32_t pid);
+void pv_msgs_free(struct pv_msgs *g);
+
+/* ---- pv_stmode.c: prove stats, the #STATS and #CONTROL sections ---- */
+
+struct pv_ctl {
+	uint64_t	ts;
+	char		*cmd;
+	size_t		len;
+};
+
+struct pv_stmode {
+	struct pv_map	procs;	/* (node, pid) -> its counts and ranges */
+	struct pv_ctl	*ctl;	/* in file order */
+	size_t		nctl;
+	size_t		cctl;
+	uint64_t	lines;	/* #STATS lines */
+};
+
+/* Adds up a #STATS line, or keeps a #CONTROL line.  Returns 0, or -1 if
+ * out of memory. */
+int pv_stmode_ev(struct pv_stmode *s, const struct tape_ev *ev);
+/* Prints the sections, if there were such lines: names of event types
+ * from r, of processes from g, of blocks from block_name(arg, id, &len)
+ * (NULL: none).  Returns 0, or -1 if out of memory. */
+int pv_stmode_print(const struct pv_stmode *s, const struct tape_r *r,
+		    const struct pv_msgs *g,
+		    const char *(*block_name)(void *, int64_t, size_t *),
+		    void *arg);
+void pv_stmode_free(struct pv_stmode *s);
 
 #endif /* GRM_PV_H */

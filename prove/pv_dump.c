@@ -1,4 +1,5 @@
-/* pv_dump.c: prove dump, every record of a trace one a line. */
+/* pv_dump.c: prove dump, every record of a trace one a line; %p fields in
+ * hexadecimal. */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -19,7 +20,11 @@ pv_dump(const char *path)
 		    " %" PRId32, ev.ts, ev.node, ev.pid, ev.tid, ev.eid);
 		for (i = 0; i < ev.n; i++) {
 			putchar(' ');
-			tape_put_field(stdout, &ev.f[i]);
+			if (ev.def->fmt.va[i] == REC_VA_VOIDP &&
+			    ev.f[i].kind == REC_K_UINT)
+				printf("0x%" PRIx64, ev.f[i].v.u);
+			else
+				tape_put_field(stdout, &ev.f[i]);
 		}
 		putchar('\n');
 	}

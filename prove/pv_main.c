@@ -1,5 +1,6 @@
 /* pv_main.c: prove, the trace analyser: command line and shared helpers. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,9 +21,11 @@ help(void)
 	printf("\n"
 	    "  dump   print every record, one a line: ts node pid tid eid "
 	    "fields\n"
-	    "  stats  print event counts and the time profile of blocks\n"
+	    "  stats  print event counts, the time profile of blocks and\n"
+	    "         ranges, messages, statistics-mode lines and control\n"
+	    "         commands\n"
 	    "  svg    draw the space-time diagram (threads, blocks, events,\n"
-	    "         losses) as an SVG picture\n"
+	    "         messages, losses) as an SVG picture\n"
 	    "\n  -o OUT.svg  write the picture to OUT.svg, not standard "
 	    "output\n"
 	    "  -w WIDTH    width of the picture in pixels (default 1200)\n"
@@ -48,6 +51,28 @@ pv_fail(const char *path, struct tape_r *r)
 	fprintf(stderr, "prove: %s: %s\n", path, tape_rerror(r));
 	tape_rclose(r);
 	return 1;
+}
+
+void
+pv_put_name(const char *s, size_t n)
+{
+	unsigned char c;
+
+	for (; n > 0; s++, n--) {
+		c = (unsigned char)*s;
+		if (c >= 0x20 && c < 0x7f && c != '\\')
+			putchar(c);
+		else
+			printf("\\x%02x", c);
+	}
+}
+
+const char *
+pv_secs(char *buf, size_t n, uint64_t ns)
+{
+	snprintf(buf, n, "%" PRIu64 ".%09" PRIu64, ns / 1000000000,
+	    ns % 1000000000);
+	return buf;
 }
 
 int

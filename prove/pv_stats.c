@@ -1,4 +1,5 @@
-/* pv_stats.c: prove stats, the BEE frequency counter and time profiler. */
+/* pv_stats.c: prove stats, the BEE frequency counter, the time profiler of
+ * blocks and BEE ranges, and the message table. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,21 +7,9 @@
 
 #include "pv.h"
 
-/* A hash map from two 64-bit keys to zeroed, individually allocated values. */
-struct slot {
-	uint64_t	k1;
-	uint64_t	k2;
-	void		*v;
-};
-
-struct map {
-	struct slot	*s;
-	size_t		cap;
-	size_t		n;
-};
-
 struct frame {
-	int64_t		bid;
+	int64_t		id;
+	int		range;
 	uint64_t	start;
 	uint64_t	child;		/* inclusive time of closed children */
 };
@@ -31,13 +20,17 @@ struct thr {
 	size_t		cap;
 };
 
+/* A block id, or a BEE range (by the id of its name). */
 struct blk {
-	int64_t		bid;
+	int64_t		id;
+	int		range;
+	int32_t		eid;		/* of a range: its first begin's */
+	int		begun;
 	uint64_t	count;
 	double		mean;		/* Welford, of exclusive ns */
 	double		m2;
 	uint64_t	total;		/* exclusive ns */
-	char		*name;
+	char		*name;		/* of a block, from its name record */
 	size_t		name_len;
 };
 
@@ -46,101 +39,33 @@ struct evc {
 	uint64_t	count;
 };
 
+/* Messages between two ranks. */
+struct pair {
+	int64_t		from;
+	int64_t		to;
+	uint64_t	sends;
+	uint64_t	recvs;
+	int64_t		bytes;		/* sent */
+	uint64_t	matched;
+	double		lat;		/* sum of latencies of matched, ns */
+	uint64_t	usend;		/* unmatched */
+	uint64_t	urecv;
+};
+
 struct stats {
-	struct map	thrs;
-	struct map	procs;
-	struct map	evcs;
-	struct map	blks;
+	struct pv_map	thrs;
+	struct pv_map	procs;
+	struct pv_map	evcs;
+	struct pv_map	blks;		/* (id, range) */
+	struct pv_strs	names;		/* of ranges */
+	struct pv_msgs	msgs;
+	struct pv_stmode sm;
 	uint64_t	records;
 	uint64_t	first;
 	uint64_t	last;
 	uint64_t	unmatched;
 	uint64_t	unclosed;
 };
-
-static size_t
-hash(uint64_t a, uint64_t b)
-{
-	uint64_t x = a ^ (b * 0x9e3779b97f4a7c15ull);
-
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 29;
-	return (size_t)x;
-}
-
-static int
-map_grow(struct map *m)
-{
-	struct slot *old = m->s;
-	size_t i, j, ocap = m->cap;
-
-	m->cap = ocap == 0 ? 64 : ocap * 2;
-	if ((m->s = calloc(m->cap, sizeof *m->s)) == NULL) {
-		m->s = old;
-		m->cap = ocap;
-		return -1;
-	}
-	for (i = 0; i < ocap; i++) {
-		if (old[i].v == NULL)
-			continue;
-		j = hash(old[i].k1, old[i].k2) & (m->cap - 1);
-		while (m->s[j].v != NULL)
-			j = (j + 1) & (m->cap - 1);
-		m->s[j] = old[i];
-	}
-	free(old);
-	return 0;
-}
-
-/* The value of (k1, k2), created zeroed with size bytes if new. */
-static void *
-map_get(struct map *m, uint64_t k1, uint64_t k2, size_t size)
-{
-	size_t j;
-
-	if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0)
-		return NULL;
-	j = hash(k1, k2) & (m->cap - 1);
-	for (; m->s[j].v != NULL; j = (j + 1) & (m->cap - 1)) {
-		if (m->s[j].k1 == k1 && m->s[j].k2 == k2)
-			return m->s[j].v;
-	}
-	if ((m->s[j].v = calloc(1, size)) == NULL)
-		return NULL;
-	m->s[j].k1 = k1;
-	m->s[j].k2 = k2;
-	m->n++;
-	return m->s[j].v;
-}
-
-/* The values, in a new array of m->n pointers. */
-static void **
-map_values(const struct map *m)
-{
-	void **a;
-	size_t i, n = 0;
-
-	if ((a = calloc(m->n + 1, sizeof *a)) == NULL)
-		return NULL;
-	for (i = 0; i < m->cap; i++)
-		if (m->s[i].v != NULL)
-			a[n++] = m->s[i].v;
-	return a;
-}
-
-static void
-map_free(struct map *m, void (*fn)(void *))
-{
-	size_t i;
-
-	for (i = 0; i < m->cap; i++) {
-		if (m->s[i].v != NULL && fn != NULL)
-			fn(m->s[i].v);
-		free(m->s[i].v);
-	}
-	free(m->s);
-}
 
 static void
 thr_free(void *v)
@@ -155,31 +80,43 @@ blk_free(void *v)
 }
 
 static struct blk *
-blk_get(struct stats *st, int64_t bid)
+blk_get(struct stats *st, int64_t id, int range)
 {
 	struct blk *b;
 
-	if ((b = map_get(&st->blks, (uint64_t)bid, 0, sizeof *b)) != NULL)
-		b->bid = bid;
+	if ((b = pv_map_get(&st->blks, (uint64_t)id, (uint64_t)range,
+	    sizeof *b)) != NULL) {
+		b->id = id;
+		b->range = range;
+	}
 	return b;
 }
 
 static int
-push(struct thr *t, int64_t bid, uint64_t ts)
+push(struct stats *st, struct thr *t, const struct pv_mark *m,
+     const struct tape_ev *ev)
 {
 	struct frame *f;
+	struct blk *b;
 
+	if (m->range) {
+		if ((b = blk_get(st, m->id, 1)) == NULL)
+			return -1;
+		if (!b->begun)
+			b->eid = ev->eid;
+		b->begun = 1;
+	}
 	if (t->depth == t->cap) {
 		if ((f = realloc(t->st, (t->cap + 16) * 2 * sizeof *f)) == NULL)
 			return -1;
 		t->st = f;
 		t->cap = (t->cap + 16) * 2;
 	}
-	t->st[t->depth++] = (struct frame){ bid, ts, 0 };
+	t->st[t->depth++] = (struct frame){ m->id, m->range, ev->ts, 0 };
 	return 0;
 }
 
-/* Closes the innermost open block of t at ts. */
+/* Closes the innermost open block or range of t at ts. */
 static int
 pop(struct stats *st, struct thr *t, uint64_t ts)
 {
@@ -194,7 +131,7 @@ pop(struct stats *st, struct thr *t, uint64_t ts)
 		f[-1].child = dur > UINT64_MAX - f[-1].child ? UINT64_MAX :
 		    f[-1].child + dur;
 	}
-	if ((b = blk_get(st, f->bid)) == NULL)
+	if ((b = blk_get(st, f->id, f->range)) == NULL)
 		return -1;
 	b->count++;
 	d = (double)excl - b->mean;
@@ -205,16 +142,18 @@ pop(struct stats *st, struct thr *t, uint64_t ts)
 }
 
 /*
- * Ends block bid.  An end that does not match the innermost block closes
- * the blocks above a matching one, each counted as unmatched; with no
- * matching block open it is counted and ignored.
+ * Ends a block or range.  An end that does not match the innermost one
+ * closes those above a matching one, each counted as unmatched; with no
+ * matching one open it is counted and ignored.
  */
 static int
-block_end(struct stats *st, struct thr *t, int64_t bid, uint64_t ts)
+block_end(struct stats *st, struct thr *t, const struct pv_mark *m,
+	  uint64_t ts)
 {
 	size_t i;
 
-	for (i = t->depth; i > 0 && t->st[i - 1].bid != bid; i--)
+	for (i = t->depth; i > 0 && (t->st[i - 1].id != m->id ||
+	    t->st[i - 1].range != m->range); i--)
 		continue;
 	if (i == 0) {
 		st->unmatched++;
@@ -230,78 +169,69 @@ block_end(struct stats *st, struct thr *t, int64_t bid, uint64_t ts)
 }
 
 static int
-block_name(struct stats *st, int64_t bid, const struct rec_field *f)
+block_name(struct stats *st, const struct pv_mark *m)
 {
 	struct blk *b;
 	char *s;
 
-	if ((b = blk_get(st, bid)) == NULL ||
-	    (s = malloc(f->v.s.len + 1)) == NULL)
+	if ((b = blk_get(st, m->id, 0)) == NULL ||
+	    (s = malloc(m->len + 1)) == NULL)
 		return -1;
-	memcpy(s, f->v.s.p, f->v.s.len);
+	memcpy(s, m->s, m->len);
 	free(b->name);
 	b->name = s;
-	b->name_len = f->v.s.len;
+	b->name_len = m->len;
 	return 0;
+}
+
+static const char *
+name_of_block(void *arg, int64_t bid, size_t *len)
+{
+	const struct blk *b = pv_map_find(&((struct stats *)arg)->blks,
+	    (uint64_t)bid, 0);
+
+	if (b == NULL || b->name == NULL)
+		return NULL;
+	*len = b->name_len;
+	return b->name;
 }
 
 static int
 account(struct stats *st, const struct tape_ev *ev)
 {
 	uint64_t pk = (uint64_t)ev->node << 32 | ev->pid;
+	struct pv_mark m;
 	struct thr *t;
 	struct evc *e;
-	int64_t bid;
 
+	if (ev->kind == TAPE_PROC)
+		return pv_msgs_ev(&st->msgs, ev, NULL);
+	if (ev->kind != TAPE_RECORD)
+		return pv_stmode_ev(&st->sm, ev);
 	if (st->records == 0 || ev->ts < st->first)
 		st->first = ev->ts;
 	if (st->records == 0 || ev->ts > st->last)
 		st->last = ev->ts;
 	st->records++;
-	if (map_get(&st->procs, pk, 0, 1) == NULL ||
-	    (t = map_get(&st->thrs, pk, ev->tid, sizeof *t)) == NULL ||
-	    (e = map_get(&st->evcs, (uint32_t)ev->eid, 0, sizeof *e)) == NULL)
+	if (pv_map_get(&st->procs, pk, 0, 1) == NULL ||
+	    (t = pv_map_get(&st->thrs, pk, ev->tid, sizeof *t)) == NULL ||
+	    (e = pv_map_get(&st->evcs, (uint32_t)ev->eid, 0,
+	    sizeof *e)) == NULL)
 		return -1;
 	e->eid = ev->eid;
 	e->count++;
-	if (ev->eid < REC_EID_BLOCK_NAME || ev->eid > REC_EID_BLOCK_BEGIN ||
-	    ev->n < 1 || ev->f[0].kind == REC_K_DOUBLE ||
-	    ev->f[0].kind == REC_K_STR)
-		return 0;
-	bid = ev->f[0].v.i;
-	switch (ev->eid) {
-	case REC_EID_BLOCK_BEGIN:
-		return push(t, bid, ev->ts);
-	case REC_EID_BLOCK_END:
-		return block_end(st, t, bid, ev->ts);
+	if (pv_mark(&st->names, ev, &m) != 0)
+		return -1;
+	switch (m.kind) {
+	case PV_BEGIN:
+		return push(st, t, &m, ev);
+	case PV_END:
+		return block_end(st, t, &m, ev->ts);
+	case PV_BNAME:
+		return block_name(st, &m);
 	default:
-		if (ev->n < 2 || ev->f[1].kind != REC_K_STR)
-			return 0;
-		return block_name(st, bid, &ev->f[1]);
+		return pv_msgs_ev(&st->msgs, ev, &m);
 	}
-}
-
-/* Prints a name: printable ASCII as is, other bytes and '\' escaped. */
-static void
-put_name(const char *s, size_t n)
-{
-	unsigned char c;
-
-	for (; n > 0; s++, n--) {
-		c = (unsigned char)*s;
-		if (c >= 0x20 && c < 0x7f && c != '\\')
-			putchar(c);
-		else
-			printf("\\x%02x", c);
-	}
-}
-
-static const char *
-secs(char *buf, size_t n, uint64_t ns)
-{
-	snprintf(buf, n, "%" PRIu64 ".%09" PRIu64, ns / 1000000000,
-	    ns % 1000000000);
-	return buf;
 }
 
 static int
@@ -323,7 +253,9 @@ by_total(const void *a, const void *b)
 
 	if (x->total != y->total)
 		return x->total < y->total ? 1 : -1;
-	return (x->bid > y->bid) - (x->bid < y->bid);
+	if (x->range != y->range)
+		return x->range - y->range;
+	return (x->id > y->id) - (x->id < y->id);
 }
 
 static int
@@ -334,7 +266,7 @@ print_counts(const struct stats *st, const struct tape_r *r)
 	struct evc **e;
 	size_t i;
 
-	if ((e = (struct evc **)map_values(&st->evcs)) == NULL)
+	if ((e = (struct evc **)pv_map_values(&st->evcs)) == NULL)
 		return -1;
 	qsort(e, st->evcs.n, sizeof *e, by_count);
 	printf("\nevent counts (frequency counter)\n");
@@ -344,7 +276,7 @@ print_counts(const struct stats *st, const struct tape_r *r)
 		name = def == NULL ? "" : def->dsc[0] != '\0' ? def->dsc :
 		    def->format;
 		printf("%11" PRId32 " %20" PRIu64 "  ", e[i]->eid, e[i]->count);
-		put_name(name, strlen(name));
+		pv_put_name(name, strlen(name));
 		putchar('\n');
 	}
 	free(e);
@@ -355,11 +287,12 @@ static int
 print_profile(const struct stats *st)
 {
 	struct blk **b;
+	const char *nm;
 	double sum = 0;
-	char t[32];
-	size_t i, n = 0;
+	char t[32], id[32];
+	size_t i, n = 0, len;
 
-	if ((b = (struct blk **)map_values(&st->blks)) == NULL)
+	if ((b = (struct blk **)pv_map_values(&st->blks)) == NULL)
 		return -1;
 	for (i = 0; i < st->blks.n; i++) {
 		sum += (double)b[i]->total;
@@ -367,22 +300,30 @@ print_profile(const struct stats *st)
 			b[n++] = b[i];
 	}
 	qsort(b, n, sizeof *b, by_total);
-	printf("\ntime profile (exclusive time of blocks, seconds)\n");
+	printf("\ntime profile (exclusive time of blocks and ranges, "
+	    "seconds)\n");
 	if (n == 0)
 		printf("no closed blocks\n");
 	else
-		printf("%11s %12s %14s %14s %16s %7s  %s\n", "block",
+		printf("%11s %12s %14s %14s %16s %7s  %s\n", "id",
 		    "count", "mean", "variance(s^2)", "total", "%", "name");
 	for (i = 0; i < n; i++) {
-		printf("%11" PRId64 " %12" PRIu64 " %14.9f %14.6e %16s %7.2f  ",
-		    b[i]->bid, b[i]->count, b[i]->mean / 1e9,
-		    b[i]->m2 / (double)b[i]->count / 1e18,
-		    secs(t, sizeof t, b[i]->total),
-		    sum > 0 ? 100 * (double)b[i]->total / sum : 0.0);
-		if (b[i]->name != NULL)
-			put_name(b[i]->name, b[i]->name_len);
+		if (b[i]->range)
+			snprintf(id, sizeof id, "eid %" PRId32, b[i]->eid);
 		else
-			printf("block %" PRId64, b[i]->bid);
+			snprintf(id, sizeof id, "%" PRId64, b[i]->id);
+		printf("%11s %12" PRIu64 " %14.9f %14.6e %16s %7.2f  ", id,
+		    b[i]->count, b[i]->mean / 1e9,
+		    b[i]->m2 / (double)b[i]->count / 1e18,
+		    pv_secs(t, sizeof t, b[i]->total),
+		    sum > 0 ? 100 * (double)b[i]->total / sum : 0.0);
+		if (b[i]->range) {
+			nm = pv_str(&st->names, (uint64_t)b[i]->id, &len);
+			pv_put_name(nm, len);
+		} else if (b[i]->name != NULL)
+			pv_put_name(b[i]->name, b[i]->name_len);
+		else
+			printf("block %" PRId64, b[i]->id);
 		putchar('\n');
 	}
 	if (st->unmatched > 0)
@@ -395,6 +336,114 @@ print_profile(const struct stats *st)
 	return 0;
 }
 
+static struct pair *
+pair_get(struct pv_map *pairs, int64_t from, int64_t to)
+{
+	struct pair *p;
+
+	if ((p = pv_map_get(pairs, (uint64_t)from, (uint64_t)to,
+	    sizeof *p)) != NULL) {
+		p->from = from;
+		p->to = to;
+	}
+	return p;
+}
+
+static int
+by_ranks(const void *a, const void *b)
+{
+	const struct pair *x = *(const struct pair *const *)a;
+	const struct pair *y = *(const struct pair *const *)b;
+
+	return x->from != y->from ? pv_cmp(x->from, y->from) :
+	    pv_cmp(x->to, y->to);
+}
+
+/* The sends and receives of ranked processes, by (sender, receiver). */
+static int
+fill_pairs(const struct pv_msgs *g, struct pv_map *pairs)
+{
+	const struct pv_msg *s, *r;
+	struct pair *p;
+	int64_t b;
+	size_t i;
+
+	for (i = 0; i < g->nsnd; i++) {
+		s = &g->snd[i];
+		if (!s->has_rank)
+			continue;
+		if ((p = pair_get(pairs, s->rank, s->peer)) == NULL)
+			return -1;
+		p->sends++;
+		b = s->bytes > 0 ? s->bytes : 0;	/* nonsense: none */
+		p->bytes = b > INT64_MAX - p->bytes ? INT64_MAX : p->bytes + b;
+		if (s->match == 0) {
+			p->usend++;
+			continue;
+		}
+		r = &g->rcv[s->match - 1];
+		p->matched++;
+		p->lat += r->ts >= s->ts ? (double)(r->ts - s->ts) :
+		    -(double)(s->ts - r->ts);
+	}
+	for (i = 0; i < g->nrcv; i++) {
+		r = &g->rcv[i];
+		if (!r->has_rank)
+			continue;
+		if ((p = pair_get(pairs, r->peer, r->rank)) == NULL)
+			return -1;
+		p->recvs++;
+		p->urecv += r->match == 0;
+	}
+	return 0;
+}
+
+static int
+print_messages(const struct pv_msgs *g)
+{
+	struct pv_map pairs = { NULL, 0, 0 };
+	struct pair **p = NULL;
+	size_t i;
+	int rc = -1;
+
+	printf("\nmessages (sends matched with receives by rank and tag, "
+	    "first in, first out)\n");
+	if (g->nsnd + g->nrcv == 0) {
+		printf("no message records\n");
+		return 0;
+	}
+	if (fill_pairs(g, &pairs) != 0 ||
+	    (p = (struct pair **)pv_map_values(&pairs)) == NULL)
+		goto out;
+	qsort(p, pairs.n, sizeof *p, by_ranks);
+	if (pairs.n > 0)
+		printf("%11s %11s %12s %16s %12s %12s %16s %12s %12s\n",
+		    "sender", "receiver", "sends", "bytes", "receives",
+		    "matched", "mean latency(s)", "unm.sends", "unm.recvs");
+	for (i = 0; i < pairs.n; i++) {
+		printf("%11" PRId64 " %11" PRId64 " %12" PRIu64 " %16" PRId64
+		    " %12" PRIu64 " %12" PRIu64, p[i]->from, p[i]->to,
+		    p[i]->sends, p[i]->bytes, p[i]->recvs, p[i]->matched);
+		if (p[i]->matched > 0)
+			printf(" %16.9f", p[i]->lat / (double)p[i]->matched /
+			    1e9);
+		else
+			printf(" %16s", "-");
+		printf(" %12" PRIu64 " %12" PRIu64 "\n", p[i]->usend,
+		    p[i]->urecv);
+	}
+	printf("matched messages: %" PRIu64 " of %zu sends and %zu "
+	    "receives\n", g->matched, g->nsnd, g->nrcv);
+	if (g->norank > 0)
+		printf("messages of processes with no rank (not matched): %"
+		    PRIu64 "\n", g->norank);
+	rc = 0;
+out:
+	free(p);
+	pv_map_free(&pairs, NULL);
+	return rc;
+}
+
 static void
 print_header(const char *path, const struct stats *st,
 	     const struct tape_r *r)
@@ -404,7 +453,8 @@ print_header(const char *path, const struct stats *st,
 
 	printf("trace      %s\n", path);
 	printf("records    %" PRIu64 "\n", st->records);
-	printf("span       %s s\n", secs(t, sizeof t, st->last - st->first));
+	printf("span       %s s\n", pv_secs(t, sizeof t,
+	    st->last - st->first));
 	printf("processes  %zu\n", st->procs.n);
 	printf("threads    %zu\n", st->thrs.n);
 	printf("losses     %" PRIu64 "\n", tape_rlosses(r));
@@ -412,6 +462,17 @@ print_header(const char *path, const struct stats *st,
 		printf("end        complete (#END %" PRIu64 ")\n", end);
 	else
 		printf("end        no #END line: the trace may be truncated\n");
+}
+
+static int
+print_all(const char *path, struct stats *st, const struct tape_r *r)
+{
+	print_header(path, st, r);
+	if (print_counts(st, r) != 0 || print_profile(st) != 0 ||
+	    print_messages(&st->msgs) != 0 ||
+	    pv_stmode_print(&st->sm, r, &st->msgs, name_of_block, st) != 0)
+		return -1;
+	return 0;
 }
 
 int
@@ -425,6 +486,8 @@ pv_stats(const char *path)
 
 	if ((r = pv_open(path)) == NULL)
 		return 1;
+	tape_rwant(r, TAPE_WANT(TAPE_PROC) | TAPE_WANT(TAPE_STATS_COUNT) |
+	    TAPE_WANT(TAPE_STATS_RANGE) | TAPE_WANT(TAPE_CONTROL));
 	memset(&st, 0, sizeof st);
 	while ((rc = tape_next(r, &ev)) == 1) {
 		if (account(&st, &ev) != 0) {
@@ -435,15 +498,16 @@ pv_stats(const char *path)
 	for (i = 0; i < st.thrs.cap; i++)
 		if (st.thrs.s[i].v != NULL)
 			st.unclosed += ((struct thr *)st.thrs.s[i].v)->depth;
-	if (rc == 0) {
-		print_header(path, &st, r);
-		if (print_counts(&st, r) != 0 || print_profile(&st) != 0)
-			rc = -2;
-	}
-	map_free(&st.thrs, thr_free);
-	map_free(&st.procs, NULL);
-	map_free(&st.evcs, NULL);
-	map_free(&st.blks, blk_free);
+	if (rc == 0 && (pv_msgs_match(&st.msgs) != 0 ||
+	    print_all(path, &st, r) != 0))
+		rc = -2;
+	pv_map_free(&st.thrs, thr_free);
+	pv_map_free(&st.procs, NULL);
+	pv_map_free(&st.evcs, NULL);
+	pv_map_free(&st.blks, blk_free);
+	pv_strs_free(&st.names);
+	pv_msgs_free(&st.msgs);
+	pv_stmode_free(&st.sm);
 	if (rc == -1)
 		return pv_fail(path, r);
 	tape_rclose(r);

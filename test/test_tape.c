@@ -610,3 +610,220 @@ Test(tape, scoped_definitions)
 	cr_assert_eq(tape_rdef_for(r, 3, 98, 5)->fmt.n, 1);
 	tape_rclose(r);
 }
+
+/* #STATS, #CONTROL, #PROC and #LOSS lines written by the writer come back,
+ * in file order and between the records, when asked for. */
+Test(tape, meta_round_trip)
+{
+	static const char cmd[] = "disable class 3\n\"x\"\0\xff";
+	const char *p = path("meta.trace"), *why;
+	struct rec_field f[1] = { fu(0xdeadbeefcafe) };
+	struct tape_ev ev;
+	struct tape_w *w;
+	struct tape_r *r;
+
+	cr_assert_not_null(w = tape_open(p, "x", 0, 0));
+	cr_assert_eq(tape_def(w, 12, REC_CLASS_PROCEDURE, REC_ATTR_ACT,
+	    "%p", 2, "solve", 5), 0);
+	cr_assert_eq(tape_proc(w, 1, 100, 1, 0, 5, 0, "ring"), 0);
+	cr_assert_eq(tape_stats_count(w, 1, 100, 12, 42), 0);
+	cr_assert_eq(tape_record(w, 6, 1, 100, 101, 12, f, 1), 0);
+	cr_assert_eq(tape_stats_range(w, 1, 100, -1, INT64_MIN, 3, 600, 100,
+	    300, 0.1, 2e4), 0);
+	cr_assert_eq(tape_stats_range(w, 4294967295u, 4294967295u, INT32_MIN,
+	    INT64_MAX, UINT64_MAX, UINT64_MAX, 0, UINT64_MAX, -0.0, 1e300),
+	    0);
+	cr_assert_eq(tape_control(w, 7, cmd, sizeof cmd - 1), 0);
+	cr_assert_eq(tape_control(w, 8, NULL, 0), 0);
+	errno = 0;
+	cr_assert_eq(tape_control(w, 8, NULL, 1), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(tape_loss(w, 1, 100, 101, 9, 9), 0);
+	cr_assert_eq(tape_proc(w, 1, 100, 1, 1, 10, -2, "ring"), 0);
+	cr_assert_eq(tape_close(w), 0);
+
+	/* Not asked for: records only, as before. */
+	cr_assert_not_null(r = tape_ropen(p, &why));
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.kind, TAPE_RECORD);
+	cr_assert_eq(ev.ts, 6);
+	cr_assert_eq(ev.f[0].v.u, 0xdeadbeefcafe);
+	cr_assert_eq(ev.def->fmt.va[0], REC_VA_VOIDP);
+	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
+	cr_assert_eq(tape_rlosses(r), 9);
+	tape_rclose(r);
+
+	cr_assert_not_null(r = tape_ropen(p, &why));
+	tape_rwant(r, TAPE_WANT(TAPE_PROC) | TAPE_WANT(TAPE_LOSS) |
+	    TAPE_WANT(TAPE_STATS_COUNT) | TAPE_WANT(TAPE_STATS_RANGE) |
+	    TAPE_WANT(TAPE_CONTROL));
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.kind, TAPE_PROC);
+	cr_assert(ev.node == 1 && ev.pid == 100 && ev.ppid == 1 &&
+	    ev.ts == 5 && !ev.is_exit && ev.status == 0 && ev.n == 0);
+	cr_assert_eq(ev.str_len, 4);
+	cr_assert_str_eq(ev.str, "ring");
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.kind, TAPE_STATS_COUNT);
+	cr_assert(ev.node == 1 && ev.pid == 100 && ev.eid == 12 &&
+	    ev.count == 42);
+	cr_assert_not_null(ev.def);
+	cr_assert_str_eq(ev.def->dsc, "solve");
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.kind, TAPE_RECORD);
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.kind, TAPE_STATS_RANGE);
+	cr_assert(ev.eid == -1 && ev.range.key == INT64_MIN &&
+	    ev.count == 3 && ev.range.total == 600 && ev.range.min == 100 &&
+	    ev.range.max == 300 && ev.range.mean == 0.1 &&
+	    ev.range.m2 == 2e4);
+	cr_assert_null(ev.def, "no #DEF -1 in this file");
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert(ev.kind == TAPE_STATS_RANGE && ev.node == 4294967295u &&
+	    ev.pid == 4294967295u && ev.eid == INT32_MIN &&
+	    ev.range.key == INT64_MAX && ev.count == UINT64_MAX &&
+	    ev.range.total == UINT64_MAX && ev.range.min == 0 &&
+	    ev.range.max == UINT64_MAX && ev.range.m2 == 1e300);
+	cr_assert(ev.range.mean == 0 && signbit(ev.range.mean));
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.kind, TAPE_CONTROL);
+	cr_assert_eq(ev.ts, 7);
+	cr_assert_eq(ev.str_len, sizeof cmd - 1);
+	cr_assert_eq(memcmp(ev.str, cmd, sizeof cmd - 1), 0);
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert(ev.kind == TAPE_CONTROL && ev.ts == 8 && ev.str_len == 0 &&
+	    ev.str[0] == '\0');
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert(ev.kind == TAPE_LOSS && ev.node == 1 && ev.pid == 100 &&
+	    ev.tid == 101 && ev.count == 9 && ev.ts == 9);
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert(ev.kind == TAPE_PROC && ev.is_exit && ev.status == -2 &&
+	    ev.ts == 10);
+	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
+	cr_assert_eq(tape_rend(r, NULL), 1);
+	tape_rclose(r);
+
+	/* Only some kinds. */
+	cr_assert_not_null(r = tape_ropen(p, &why));
+	tape_rwant(r, TAPE_WANT(TAPE_CONTROL));
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.kind, TAPE_RECORD);
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.kind, TAPE_CONTROL);
+	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
+	cr_assert_eq(ev.kind, TAPE_CONTROL);
+	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
+	tape_rclose(r);
+}
+
+/* The exact text of the new lines (doc/formats.md). */
+Test(tape, meta_text)
+{
+	const char *p = path("text.trace");
+	char buf[1024];
+	struct tape_w *w;
+	size_t n;
+	FILE *f;
+
+	cr_assert_not_null(w = tape_open(p, "x", 0, 0));
+	cr_assert_eq(tape_stats_count(w, 1, 2, -4, 7), 0);
+	cr_assert_eq(tape_stats_range(w, 1, 2, -1, 3, 2, 30, 10, 20, 15, 50),
+	    0);
+	cr_assert_eq(tape_stats_range(w, 1, 2, 9, 9, 1, 1, 1, 1, 0.1, NAN),
+	    0);
+	cr_assert_eq(tape_control(w, 99, "stop \"now\"", 10), 0);
+	cr_assert_eq(tape_close(w), 0);
+	cr_assert_not_null(f = fopen(p, "r"));
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	cr_assert_not_null(strstr(buf, "#CLOCK 0 0\n"
+	    "#STATS 1 2 count -4 7\n"
+	    "#STATS 1 2 range -1 3 2 30 10 20 15 50\n"
+	    "#STATS 1 2 range 9 9 1 1 1 1 0.10000000000000001 nan\n"
+	    "#CONTROL 99 \"stop \\\"now\\\"\"\n"
+	    "#END 0\n"), "%s", buf);
+}
+
+/* Reads text asking for every meta kind; returns the last result. */
+static int
+read_meta(const char *text, const char **err, unsigned *nev)
+{
+	static char e[256];
+	const char *why;
+	struct tape_ev ev;
+	struct tape_r *r;
+	int rc;
+
+	*nev = 0;
+	r = tape_ropen(put_file(text, strlen(text)), &why);
+	cr_assert_not_null(r, "%s", why);
+	tape_rwant(r, ~0u);
+	while ((rc = tape_next(r, &ev)) == 1)
+		(*nev)++;
+	snprintf(e, sizeof e, "%s", tape_rerror(r));
+	tape_rclose(r);
+	*err = e;
+	return rc;
+}
+
+static void
+bad_meta(const char *line, const char *reason)
+{
+	char text[512];
+	const char *err;
+	unsigned n;
+	int rc;
+
+	snprintf(text, sizeof text, "#GRM-TRACE 1\n%s\n", line);
+	rc = read_meta(text, &err, &n);
+	cr_assert_eq(rc, -1, "[%s]: got %d (%s)", line, rc, err);
+	cr_assert_not_null(strstr(err, reason), "[%s]: %s", line, err);
+	cr_assert_not_null(strstr(err, "line 2: "), "[%s]: %s", line, err);
+}
+
+Test(tape, hostile_meta)
+{
+	const char *err;
+	unsigned n;
+
+	bad_meta("#STATS", "#STATS: missing field");
+	bad_meta("#STATS 1 2", "#STATS: missing field");
+	bad_meta("#STATS -1 2 count 1 1", "#STATS: bad number");
+	bad_meta("#STATS 1 4294967296 count 1 1", "out of range");
+	bad_meta("#STATS 1 2 count", "#STATS count: missing field");
+	bad_meta("#STATS 1 2 count 1", "#STATS count: missing field");
+	bad_meta("#STATS 1 2 count 2147483648 1", "out of range");
+	bad_meta("#STATS 1 2 count 1 -1", "#STATS count: bad number");
+	bad_meta("#STATS 1 2 count 1 1.5", "bad number");
+	bad_meta("#STATS 1 2 count \"1\" 1", "bad number");
+	bad_meta("#STATS 1 2 range -1 5 3 30 10 20 15",
+	    "#STATS range: missing field");
+	bad_meta("#STATS 1 2 range -1 5 3 30 10 20 0x1 0",
+	    "#STATS range: bad floating-point number");
+	bad_meta("#STATS 1 2 range -1 5 3 30 10 20 1 infinity",
+	    "floating-point");
+	bad_meta("#STATS 1 2 range -1 9223372036854775808 1 1 1 1 1 1",
+	    "out of range");
+	bad_meta("#STATS 1 2 range -1 5 -3 30 10 20 15 50", "bad number");
+	bad_meta("#STATS 1 2 range -1 5 3 18446744073709551616 1 1 1 1",
+	    "out of range");
+	bad_meta("#CONTROL", "#CONTROL: missing field");
+	bad_meta("#CONTROL 5", "#CONTROL: missing field");
+	bad_meta("#CONTROL -5 \"x\"", "#CONTROL: bad number");
+	bad_meta("#CONTROL 5 stop", "#CONTROL: expected a quoted string");
+	bad_meta("#CONTROL 5 \"stop", "#CONTROL: unterminated string");
+	bad_meta("#CONTROL 5 \"a\\q\"", "bad escape");
+	bad_meta("#CONTROL 5 \"a\"b", "after closing");
+	bad_meta("#PROC 1 2 3 start 4 0 name", "#PROC: expected a quoted");
+
+	/* Unknown #STATS words and trailing fields are ignored. */
+	cr_assert_eq(read_meta("#GRM-TRACE 1\n"
+	    "#STATS 1 2 histogram 1 2 3\n"
+	    "#STATS 1 2 count 5 6 future\n"
+	    "#STATS 1 2 range -1 5 3 30 10 20 15 50 future \"x\n"
+	    "#CONTROL 5 \"x\" 7\n"
+	    "#STATS 1 2 range -1 5 0 0 0 0 nan -nan\n", &err, &n), 0,
+	    "%s", err);
+	cr_assert_eq(n, 4);
+}

@@ -1,0 +1,63 @@
+/* pv_mark.c: what a record means to prove's analyses: blocks, BEE ranges,
+ * messages and process names. */
+#include <string.h>
+
+#include "pv.h"
+
+static int
+is_int(const struct rec_field *f)
+{
+	return f->kind == REC_K_INT || f->kind == REC_K_UINT;
+}
+
+int
+pv_mark(struct pv_strs *names, const struct tape_ev *ev, struct pv_mark *m)
+{
+	const struct tape_def *d = ev->def;
+	const struct rec_field *f = ev->f;
+	uint64_t id;
+
+	memset(m, 0, sizeof *m);
+	switch (ev->eid) {
+	case REC_EID_BLOCK_BEGIN:
+	case REC_EID_BLOCK_END:
+		if (ev->n < 1 || !is_int(&f[0]))
+			return 0;
+		m->kind = ev->eid == REC_EID_BLOCK_BEGIN ? PV_BEGIN : PV_END;
+		m->id = f[0].v.i;
+		return 0;
+	case REC_EID_BLOCK_NAME:
+	case REC_EID_PROC_NAME:
+		if (ev->n < 2 || !is_int(&f[0]) || f[1].kind != REC_K_STR)
+			return 0;
+		m->kind = ev->eid == REC_EID_BLOCK_NAME ? PV_BNAME : PV_PNAME;
+		m->id = f[0].v.i;
+		m->s = f[1].v.s.p;
+		m->len = f[1].v.s.len;
+		return 0;
+	case REC_EID_MSG_SEND:
+	case REC_EID_MSG_RECV:
+		if (ev->n < 3 || !is_int(&f[0]) || !is_int(&f[1]) ||
+		    !is_int(&f[2]))
+			return 0;
+		m->kind = ev->eid == REC_EID_MSG_SEND ? PV_SEND : PV_RECV;
+		m->id = f[0].v.i;
+		m->tag = f[1].v.i;
+		m->bytes = f[2].v.i;
+		return 0;
+	}
+	/* A BEE range: a user type of class PROCEDURE, attribute ACT or
+	 * TERM, named by its description. */
+	if (ev->eid < 0 || d == NULL || d->cls != REC_CLASS_PROCEDURE ||
+	    (d->attr != REC_ATTR_ACT && d->attr != REC_ATTR_TERM) ||
+	    d->dsc[0] == '\0')
+		return 0;
+	m->len = strlen(d->dsc);
+	if ((id = pv_str_id(names, d->dsc, m->len)) == 0)
+		return -1;
+	m->kind = d->attr == REC_ATTR_ACT ? PV_BEGIN : PV_END;
+	m->range = 1;
+	m->id = (int64_t)id;
+	m->s = d->dsc;
+	return 0;
+}
