@@ -356,6 +356,30 @@ stats_merged(struct mm *mm, uint32_t *n)
 	return v;
 }
 
+int
+mm_stats_write(struct mm *mm)
+{
+	struct mm_stat *v, *e;
+	uint32_t n, i;
+	int r = 0;
+
+	v = stats_merged(mm, &n);
+	/* Each process's totals once, at the end: as deltas from nothing,
+	 * they are what a reader adds up (formats.md). */
+	for (i = 0; i < n && r == 0; i++) {
+		e = &v[i];
+		if (e->kind == STAB_COUNT)
+			r = tape_stats_count(mm->out, e->node, e->pid, e->eid,
+			    e->r.count);
+		else
+			r = tape_stats_range(mm->out, e->node, e->pid, e->eid,
+			    e->key, e->r.count, e->r.total, e->r.min,
+			    e->r.max, e->r.mean, e->r.m2);
+	}
+	free(v);
+	return r;
+}
+
 static const char *
 type_name(struct mm *mm, int32_t eid)
 {

@@ -352,10 +352,7 @@ meta_record(struct mm *mm, struct mm_conn *c, const struct mm_piece *pc,
 int
 mm_out_control(struct mm *mm, uint64_t ts, const char *cmd)
 {
-	(void)mm;
-	(void)ts;
-	(void)cmd;
-	return 0;
+	return tape_control(mm->out, ts, cmd, strlen(cmd));
 }
 
 /* Pass 2: the records. */

@@ -136,7 +136,9 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 	if (co->stop) {
 		uint64_t n = tape_records(mm->out);
 
-		r = tape_close(mm->out);
+		r = mm_stats_write(mm);
+		if (tape_close(mm->out) != 0)
+			r = -1;
 		mm->out = NULL;
 		snprintf(text, sizeof text, "stopped: %llu records in %s%s%s",
 		    (unsigned long long)n, mm->out_path,

@@ -76,6 +76,12 @@ for p in $P; do
 	[ "$(between 2 $((T6 + M)) 99999999999999999999 "$p")" -gt 0 ] ||
 		t_fail "$p: event 2 not back after enable all"
 done
+# Each command is in the file, at the moment grmctl gave.
+for t in $T1 $T2 $T3 $T4 $T5 $T6; do
+	grep -q "^#CONTROL $t " "$trace" || t_fail "no #CONTROL line at $t"
+done
+grep -q '^#CONTROL [0-9]* "filter beta"$' "$trace" || t_fail "#CONTROL text"
+[ "$(grep -c '^#CONTROL' "$trace")" -eq 6 ] || t_fail "not 6 #CONTROL lines"
 t_check_clean
 t_log "ok: 6 commands, each in effect in 3 processes within 100 ms:"
 cat "$T_DIR/log" >&2

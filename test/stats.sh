@@ -62,6 +62,18 @@ wait "$MM_PID" || t_fail "mainmon exited non-zero"
 n=$(awk '$1 !~ /^#/ && ($5 == 5 || $5 == -1 || $5 == -2)' "$trace" | wc -l)
 [ "$n" -eq 0 ] || t_fail "statistics mode wrote $n event records"
 grep -q ' -3 2 "inner"$' "$trace" || t_fail "block names missing"
+# The statistics are in the file too, as grmctl showed them.
+grep -q "^#STATS 1 $app count 5 $N\$" "$trace" || t_fail "no #STATS line for event 5"
+for b in 1 2 3; do
+	want=$(awk -v b=$b '$1 == "range" && $2 == -1 && $3 == b":" {
+	    print $5, $7, $9, $11 }' "$T_DIR/final")
+	got=$(awk -v p=$app -v b=$b '$1 == "#STATS" && $3 == p &&
+	    $4 == "range" && $5 == -1 && $6 == b { print $7, $8, $9, $10 }' "$trace")
+	[ -n "$got" ] && [ "$got" = "$want" ] ||
+		t_fail "block $b: #STATS says '$got', grmctl stats '$want'"
+done
+"$B/prove/prove" stats "$trace" > "$T_DIR/prove.out" || t_fail "prove stats failed"
+grep -q inner "$T_DIR/prove.out" || t_fail "prove stats does not show the blocks"
 t_check_clean
 t_log "ok: live and final statistics, exclusive times right"
 cat "$T_DIR/final" >&2
