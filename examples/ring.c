@@ -63,11 +63,14 @@ static int
 member(int rank, int nprocs, int rounds, int in, int out)
 {
 	pthread_t th;
-	int token = 0, r;
+	int token = 0, r, next = (rank + 1) % nprocs;
+	int prev = (rank + nprocs - 1) % nprocs;
 
+	GMI_SetName(rank, "ring member");
 	pthread_create(&th, NULL, background, &rank);
 	if (rank == 0) {
 		token = 1;
+		GMI_MessageSend(next, 1, sizeof token);
 		if (rw(out, &token, 1) != 0)
 			return 1;
 	}
@@ -75,6 +78,7 @@ member(int rank, int nprocs, int rounds, int in, int out)
 		GMI_BlockBegin(B_RECV);
 		if (rw(in, &token, 0) != 0)
 			break;
+		GMI_MessageRecv(prev, 1, sizeof token);
 		GMI_BlockEnd(B_RECV);
 		GMI_Event(EV_TOKEN, token, rank, "hop");
 		GMI_BlockBegin(B_COMPUTE);
@@ -84,13 +88,13 @@ member(int rank, int nprocs, int rounds, int in, int out)
 			break;	/* the token's last lap ends here */
 		GMI_BlockBegin(B_SEND);
 		token++;
+		GMI_MessageSend(next, 1, sizeof token);
 		if (rw(out, &token, 1) != 0)
 			break;
 		GMI_BlockEnd(B_SEND);
 	}
 	done = 1;
 	pthread_join(th, NULL);
-	(void)nprocs;
 	return 0;
 }
 
