@@ -379,7 +379,7 @@ gmi_init(void)
 				gmi_policy = SEG_POLICY_OVERWRITE;
 			else
 				gmi_error(0, "GRM_POLICY=%s not known (block, "
-				    "discard, overwrite): block", v);
+				    "discard, overwrite): the job's policy", v);
 		}
 		gmi_define_predefined();
 		pthread_key_create(&gmi_key, thread_exit);
@@ -555,8 +555,13 @@ gmi_flush_lm(long ms)
 	int r = GRM_ETIMEDOUT, n;
 
 	pthread_mutex_lock(&lock);
-	if (gmi_lm_fd == -1 ||
-	    send(gmi_lm_fd, &c, 1, MSG_NOSIGNAL) != 1)
+	if (gmi_lm_fd == -1)
+		goto out;
+	/* An answer to an earlier flush that gave up waiting is stale. */
+	while (recv(gmi_lm_fd, &c, 1, MSG_DONTWAIT) == 1)
+		;
+	c = LMP_NOTE_FLUSH;
+	if (send(gmi_lm_fd, &c, 1, MSG_NOSIGNAL) != 1)
 		goto out;
 	deadline = clk_mono_ns() + (uint64_t)ms * 1000000u;
 	for (;;) {

@@ -120,7 +120,7 @@ seg_acquire(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 		c->seq = seq;
 		c->kind = kind;
 		atomic_store_explicit(&c->committed, 0, memory_order_relaxed);
-		atomic_store_explicit(&c->lost, 0, memory_order_relaxed);
+		atomic_store_explicit(&c->carry, 0, memory_order_relaxed);
 		atomic_store_explicit(&c->state, SEG_OWNED,
 		    memory_order_release);
 		nf = atomic_fetch_sub_explicit(&s->nfree, 1,
@@ -251,7 +251,9 @@ seg_steal(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 		c->kind = SEG_KIND_RECORDS;
 		atomic_store_explicit(&c->committed, kept,
 		    memory_order_relaxed);
-		atomic_store_explicit(&c->lost, 0, memory_order_relaxed);
+		/* The definitions must reach the MM with the older chunks
+		 * that need them, even by a push of full chunks only. */
+		atomic_store_explicit(&c->carry, kept, memory_order_relaxed);
 		atomic_store_explicit(&c->state, SEG_OWNED,
 		    memory_order_release);
 		return (int)best;
@@ -333,7 +335,9 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 			/* Any kind but a table holds records (a scribbled
 			 * kind is read as records, and checked as such). */
 			if ((st != SEG_OWNED && st != SEG_FULL) ||
-			    (full_only && st != SEG_FULL) ||
+			    (full_only && st != SEG_FULL &&
+			    atomic_load_explicit(&c->carry,
+			    memory_order_relaxed) == 0) ||
 			    c->kind == SEG_KIND_TABLE)
 				continue;
 			cv[n].idx = i;
@@ -394,6 +398,7 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 		if (ok < committed - from && bad_bytes != NULL)
 			*bad_bytes += committed - from - ok;
 		c->consumed = committed;
+		atomic_store_explicit(&c->carry, 0, memory_order_relaxed);
 		if (st == SEG_FULL)
 			chunk_free(s, c);
 		atomic_store(&c->pin, 0);

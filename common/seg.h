@@ -54,7 +54,9 @@ struct seg_chunk {
 	uint64_t		seq;
 	_Atomic uint64_t	committed;	/* bytes, written by the owner */
 	uint64_t		consumed;	/* bytes, written by the LM */
-	_Atomic uint64_t	lost;		/* events the owner could not record */
+	_Atomic uint64_t	carry;		/* bytes at the start: definitions
+						   moved here by overwriting, not
+						   yet collected */
 	uint32_t		kind;		/* SEG_KIND_* */
 	_Atomic uint32_t	pin;		/* LM copying: not to be stolen */
 	uint32_t		pad1[2];

@@ -110,7 +110,8 @@ check_format(const struct rec_fmt *fmt)
 			break;
 		case REC_K_UINT:
 			CHECK(fmt->va[i] == REC_VA_UINT ||
-			    fmt->va[i] == REC_VA_ULONG);
+			    fmt->va[i] == REC_VA_ULONG ||
+			    fmt->va[i] == REC_VA_VOIDP);
 			break;
 		case REC_K_DOUBLE:
 			CHECK(fmt->va[i] == REC_VA_DOUBLE);

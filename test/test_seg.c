@@ -1582,3 +1582,45 @@ Test(table, collected_whole_and_freed_when_full)
 	cr_assert_eq(state(s, (uint32_t)i), SEG_FREE, "freed after its last read");
 	cr_assert_eq(atomic_load(&s->nfree), 3);
 }
+
+Test(steal, push_of_full_chunks_takes_the_moved_definitions)
+{
+	struct seg_hdr *s = new_seg(3, NULL);
+	char def[REC_MAX];
+	size_t dlen = rec_build_define(def, 9, REC_CLASS_USER, REC_ATTR_POINT,
+	    "%d", "nine", 1);
+	struct seg_loss loss;
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t a, b, c;
+
+	a = acq(s, 1, 5, 50, 1);
+	append_raw(s, a, def, dlen);
+	append(s, a, 9, 24);
+	seg_release(V(s), a);
+	b = acq(s, 1, 5, 50, 2);
+	append(s, b, 9, 24);
+	seg_release(V(s), b);
+	c = acq(s, 1, 6, 60, 1);	/* another writer, still writing */
+	append(s, c, 1, 24);
+	/* a is taken back: its definition stays at its start, and the
+	 * chunk is being written again (OWNED). */
+	cr_assert_eq(seg_steal(V(s), 1, 5, 50, 3, &loss), (int)a);
+	cr_assert_eq(atomic_load(&seg_chunk(V(s), a)->carry), dlen);
+	append(s, a, 9, 24);
+	/* A push takes the full chunk b and, for the definition b needs,
+	 * chunk a; not c. */
+	sink_init(&k, s);
+	cr_assert_eq(seg_collect_ex(V(s), 1, sink_emit, &k, &bad), 2);
+	cr_assert_eq(k.p[0].seq, 2);
+	cr_assert_eq(k.p[1].seq, 3);
+	cr_assert_eq(k.p[1].neid, 2, "the definition and the new event");
+	cr_assert_eq(atomic_load(&seg_chunk(V(s), a)->carry), 0);
+	cr_assert_eq(state(s, a), SEG_OWNED);
+	/* Carried once: the next push leaves a alone again. */
+	append(s, a, 9, 24);
+	sink_init(&k, s);
+	cr_assert_eq(seg_collect_ex(V(s), 1, sink_emit, &k, &bad), 0);
+	cr_assert_eq(atomic_load(&seg_chunk(V(s), c)->committed), 24);
+	cr_assert_eq(seg_chunk(V(s), c)->consumed, 0, "c was not touched");
+}
