@@ -695,26 +695,28 @@ GRM_API int
 	return emitf(REC_EID_BLOCK_END, bid);
 }
 
-GRM_API int
-GMI_MessageSend(int peer, int tag, long size)
+/* One end of a message: eid is the send or the receive type. */
+static int
+message(const char *fn, int eid, int peer, int tag, long size)
 {
 	if (!traced())
 		return GRM_OK;
 	if (size < 0)
-		return gmi_error(GRM_EINVAL, "GMI_MessageSend: negative size "
-		    "%ld", size);
-	return emitf(REC_EID_MSG_SEND, peer, tag, size);
+		return gmi_error(GRM_EINVAL, "%s: negative size %ld", fn,
+		    size);
+	return emitf(eid, peer, tag, size);
+}
+
+GRM_API int
+GMI_MessageSend(int peer, int tag, long size)
+{
+	return message("GMI_MessageSend", REC_EID_MSG_SEND, peer, tag, size);
 }
 
 GRM_API int
 GMI_MessageRecv(int peer, int tag, long size)
 {
-	if (!traced())
-		return GRM_OK;
-	if (size < 0)
-		return gmi_error(GRM_EINVAL, "GMI_MessageRecv: negative size "
-		    "%ld", size);
-	return emitf(REC_EID_MSG_RECV, peer, tag, size);
+	return message("GMI_MessageRecv", REC_EID_MSG_RECV, peer, tag, size);
 }
 
 GRM_API int
