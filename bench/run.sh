@@ -22,14 +22,23 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
+# Starts mainmon writing $dir/trace.txt; sets mm_pid and id.
+start_mm() {
+	rm -f "$dir/trace.txt" "$dir/mm.out"
+	"$b/mainmon/mainmon" -o "$dir/trace.txt" > "$dir/mm.out" &
+	mm_pid=$!
+	i=0
+	while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	id=$(head -n 1 "$dir/mm.out")
+}
+
 echo "== untraced (GRM_MM unset)"
 "$b/bench/bench_event" -b 100 -t 1
 
-"$b/mainmon/mainmon" -o "$dir/trace.txt" > "$dir/mm.out" &
-mm_pid=$!
-i=0
-while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
-id=$(head -n 1 "$dir/mm.out")
+start_mm
 echo "== traced, LM draining to mainmon $id"
 GRM_MM=$id "$b/bench/bench_event" -b 200 -t 2 -x "$b/mainmon/grmctl"
 "$b/mainmon/grmctl" "$id" stop > /dev/null
@@ -40,12 +49,7 @@ echo "trace file: $(wc -l < "$dir/trace.txt") lines"
 # Sustained: paced writers, the block policy, the LM draining into a live
 # mainmon; every event must reach the file.
 for r in ${BENCH_RATES:-1e6 2e6 4e6 10e6}; do
-	rm -f "$dir/trace.txt" "$dir/mm.out"
-	"$b/mainmon/mainmon" -o "$dir/trace.txt" > "$dir/mm.out" &
-	mm_pid=$!
-	i=0
-	while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
-	id=$(head -n 1 "$dir/mm.out")
+	start_mm
 	echo "== sustained $r events/s, block policy, into mainmon $id"
 	GRM_MM=$id GRM_POLICY=block "$b/bench/bench_rate" -r "$r" \
 	    -s "${BENCH_SECS:-10}" -t 1

@@ -215,20 +215,6 @@ commit(uint32_t len)
 	    memory_order_release);
 }
 
-static inline void
-put_hdr(char *p, uint32_t len, const struct gmi_type *ty, int eid,
-	uint64_t ts)
-{
-	struct rec_hdr h;
-
-	h.len = (uint16_t)len;
-	h.cls = ty->cls;
-	h.attr = ty->attr;
-	h.eid = eid;
-	h.ts = ts;
-	memcpy(p, &h, sizeof h);
-}
-
 /*
  * Length of the record for these arguments, or 0 if a string is NULL or
  * too long; the strings' lengths go to slen[] (one per %s, in order).
@@ -350,7 +336,7 @@ emit(int eid, const struct gmi_type *ty, va_list ap)
 	p = reserve(len);
 	if (unlikely(p == NULL))
 		return GRM_ELOST;
-	put_hdr(p, len, ty, eid, ts);
+	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts);
 	put_fields(p + sizeof(struct rec_hdr), ty, ap, slen);
 	commit(len);
 	return GRM_OK;
@@ -459,7 +445,6 @@ gmi_build_fields(char *buf, int eid, const struct gmi_type *ty, uint8_t attr,
 		 const struct rec_field *f, unsigned n, uint64_t ts)
 {
 	size_t len = sizeof(struct rec_hdr), sl;
-	struct rec_hdr h;
 	unsigned i;
 
 	if (n != ty->fmt.n) {
@@ -490,13 +475,21 @@ gmi_build_fields(char *buf, int eid, const struct gmi_type *ty, uint8_t attr,
 		memset(buf + len + 4 + sl, 0, rec_str_size(sl) - 4 - sl);
 		len += rec_str_size(sl);
 	}
-	h.len = (uint16_t)len;
-	h.cls = ty->cls;
-	h.attr = attr;
-	h.eid = eid;
-	h.ts = ts;
-	memcpy(buf, &h, sizeof h);
+	rec_put_hdr(buf, len, ty->cls, attr, eid, ts);
 	return len;
+}
+
+/* Copies a record built in buf into the thread's chunk. */
+static int
+put_built(const char *buf, size_t len)
+{
+	char *p = reserve((uint32_t)len);
+
+	if (p == NULL)
+		return GRM_ELOST;
+	memcpy(p, buf, len);
+	commit((uint32_t)len);
+	return GRM_OK;
 }
 
 int
@@ -506,7 +499,6 @@ gmi_emit_fields(int eid, const struct rec_field *f, unsigned n)
 	char buf[REC_MAX];
 	size_t len;
 	uint8_t st;
-	char *p;
 
 	if (!traced())
 		return GRM_OK;
@@ -519,12 +511,7 @@ gmi_emit_fields(int eid, const struct rec_field *f, unsigned n)
 	len = gmi_build_fields(buf, eid, ty, ty->attr, f, n, clk_mono_ns());
 	if (len == 0)
 		return n != ty->fmt.n ? GRM_EINVAL : GRM_E2BIG;
-	p = reserve((uint32_t)len);
-	if (p == NULL)
-		return GRM_ELOST;
-	memcpy(p, buf, len);
-	commit((uint32_t)len);
-	return GRM_OK;
+	return put_built(buf, len);
 }
 
 /* Writes the definition record of eid into the stream. */
@@ -534,7 +521,6 @@ emit_define(int eid, const struct gmi_type *ty, const char *format,
 {
 	char buf[REC_MAX];
 	size_t len;
-	char *p;
 
 	len = rec_build_define(buf, eid, ty->cls, ty->attr, format, dsc,
 	    clk_mono_ns());
@@ -542,12 +528,7 @@ emit_define(int eid, const struct gmi_type *ty, const char *format,
 		return gmi_error(GRM_E2BIG, "event %d: format or description "
 		    "too long (at most %d and %d bytes)", eid, REC_FMT_MAX - 1,
 		    REC_DSC_MAX - 1);
-	p = reserve((uint32_t)len);
-	if (p == NULL)
-		return GRM_ELOST;
-	memcpy(p, buf, len);
-	commit((uint32_t)len);
-	return GRM_OK;
+	return put_built(buf, len);
 }
 
 /* Fills *ty from format; returns 0 or a GRM_E* code. */

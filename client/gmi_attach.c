@@ -417,18 +417,14 @@ gmi_notify_lm(void)
 static void
 put_loss(struct gmi_thread *t, uint64_t n, uint32_t pid, uint32_t tid)
 {
-	struct rec_hdr h;
 	uint64_t who = (uint64_t)pid << 32 | tid;
+	char *p = t->data + t->off;
 
-	h.len = sizeof h + 16;
-	h.cls = REC_CLASS_META;
-	h.attr = REC_ATTR_LOSS;
-	h.eid = 0;
-	h.ts = clk_mono_ns();
-	memcpy(t->data + t->off, &h, sizeof h);
-	memcpy(t->data + t->off + sizeof h, &n, 8);
-	memcpy(t->data + t->off + sizeof h + 8, &who, 8);
-	t->off += sizeof h + 16;
+	rec_put_hdr(p, sizeof(struct rec_hdr) + 16, REC_CLASS_META,
+	    REC_ATTR_LOSS, 0, clk_mono_ns());
+	memcpy(p + sizeof(struct rec_hdr), &n, 8);
+	memcpy(p + sizeof(struct rec_hdr) + 8, &who, 8);
+	t->off += sizeof(struct rec_hdr) + 16;
 	atomic_store_explicit(t->committed, t->off, memory_order_release);
 }
 

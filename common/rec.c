@@ -194,7 +194,6 @@ rec_build_define(void *buf, int32_t eid, uint8_t cls, uint8_t attr,
 		 const char *format, const char *dsc, uint64_t ts)
 {
 	unsigned char *b = buf;
-	struct rec_hdr h;
 	size_t fl, dl, off;
 	uint64_t ca;
 
@@ -206,18 +205,13 @@ rec_build_define(void *buf, int32_t eid, uint8_t cls, uint8_t attr,
 	dl = strlen(dsc);
 	if (fl >= REC_FMT_MAX || dl >= REC_DSC_MAX)
 		return 0;
-	off = sizeof h;
+	off = sizeof(struct rec_hdr);
 	ca = (uint64_t)cls | (uint64_t)attr << 8;
 	memcpy(b + off, &ca, 8);
 	off += 8;
 	off = put_str(b, off, format, fl);
 	off = put_str(b, off, dsc, dl);
-	h.len = (uint16_t)off;
-	h.cls = REC_CLASS_META;
-	h.attr = REC_ATTR_DESCRIPTOR;
-	h.eid = eid;
-	h.ts = ts;
-	memcpy(b, &h, sizeof h);
+	rec_put_hdr(b, off, REC_CLASS_META, REC_ATTR_DESCRIPTOR, eid, ts);
 	return off;
 }
 

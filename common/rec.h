@@ -146,6 +146,21 @@ int rec_decode(const void *rec, size_t len, const struct rec_fmt *fmt,
  */
 size_t rec_valid_prefix(const void *buf, size_t len);
 
+/* Writes a record header at p (any alignment). */
+static inline void
+rec_put_hdr(void *p, size_t len, uint8_t cls, uint8_t attr, int32_t eid,
+	    uint64_t ts)
+{
+	struct rec_hdr h;
+
+	h.len = (uint16_t)len;
+	h.cls = cls;
+	h.attr = attr;
+	h.eid = eid;
+	h.ts = ts;
+	__builtin_memcpy(p, &h, sizeof h);
+}
+
 /* Rounds n up to REC_ALIGN. */
 static inline size_t
 rec_align(size_t n)

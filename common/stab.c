@@ -82,11 +82,6 @@ stab_read(const void *copy, const void *shared, size_t len, int values,
 		default:
 			continue;
 		}
-		h.len = STAB_REC_LEN;
-		h.cls = REC_CLASS_META;
-		h.attr = REC_ATTR_STATS;
-		h.eid = e.eid;
-		h.ts = ts;
 		slot[0] = e.kind;
 		memcpy(&slot[1], &e.key, 8);
 		slot[2] = r.count;
@@ -95,8 +90,9 @@ stab_read(const void *copy, const void *shared, size_t len, int values,
 		slot[5] = r.max;
 		memcpy(&slot[6], &r.mean, 8);
 		memcpy(&slot[7], &r.m2, 8);
-		memcpy(rec, &h, sizeof h);
-		memcpy(rec + sizeof h, slot, sizeof slot);
+		rec_put_hdr(rec, STAB_REC_LEN, REC_CLASS_META, REC_ATTR_STATS,
+		    e.eid, ts);
+		memcpy(rec + sizeof(struct rec_hdr), slot, sizeof slot);
 		if (emit(arg, rec, sizeof rec) != 0)
 			return -1;
 		n++;
