@@ -521,6 +521,7 @@ emit_define(int eid, const struct gmi_type *ty, const char *format,
 {
 	char buf[REC_MAX];
 	size_t len;
+	int r;
 
 	len = rec_build_define(buf, eid, ty->cls, ty->attr, format, dsc,
 	    clk_mono_ns());
@@ -528,7 +529,10 @@ emit_define(int eid, const struct gmi_type *ty, const char *format,
 		return gmi_error(GRM_E2BIG, "event %d: format or description "
 		    "too long (at most %d and %d bytes)", eid, REC_FMT_MAX - 1,
 		    REC_DSC_MAX - 1);
-	return put_built(buf, len);
+	r = put_built(buf, len);
+	if (r == GRM_OK)
+		gmi_carry_defs();
+	return r;
 }
 
 /* Fills *ty from format; returns 0 or a GRM_E* code. */

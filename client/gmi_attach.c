@@ -38,10 +38,13 @@ static pthread_mutex_t gmi_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t gmi_key;
 static int gmi_lm_fd = -1;
 static uint32_t gmi_session;
+static int gmi_shmid = -1;
 static uint32_t gmi_pid;
+static char gmi_mm_id[256];
+static int gmi_signals = 1;	/* GRM_SIGNALS: report fatal signals */
 static int gmi_debug;
 static long gmi_block_ns = 2000000000L;	/* longest wait for a free chunk */
-static _Atomic uint64_t gmi_chunk_seq;
+static _Atomic uint64_t gmi_chunk_seq = 1;	/* 0 names no chunk */
 
 #define GRM_ATTACH_NS	10000000000ull	/* longest search for an LM */
 
@@ -109,9 +112,11 @@ full_io(int fd, void *buf, size_t len, int wr)
 	return 0;
 }
 
-/* Handshake on fd and attach; returns 0, or -1 (fd closed). */
+/* Handshake on fd and attach; returns 0, or -1 (fd closed).  With
+ * resume, the process is attached already and its LM died: it asks the
+ * new LM to take it back, in the same segment. */
 static int
-lm_attach(int fd)
+lm_attach(int fd, int resume)
 {
 	struct lmp_hello h;
 	struct lmp_reply r;
@@ -126,6 +131,8 @@ lm_attach(int fd)
 	h.ppid = (uint32_t)getppid();
 	name = program_invocation_short_name;
 	snprintf(h.name, sizeof h.name, "%s", name != NULL ? name : "?");
+	h.session = resume ? gmi_session : 0;
+	h.shmid = resume ? gmi_shmid : -1;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	if (full_io(fd, &h, sizeof h, 1) != 0 ||
 	    full_io(fd, &r, sizeof r, 0) != 0)
@@ -134,6 +141,12 @@ lm_attach(int fd)
 	    r.status != LMP_OK) {
 		gmi_error(0, "local monitor refused this process");
 		goto fail;
+	}
+	if (resume) {
+		if (r.shmid != gmi_shmid || r.session != gmi_session)
+			goto fail;
+		gmi_lm_fd = fd;
+		return 0;
 	}
 	mem = shmat(r.shmid, NULL, 0);
 	if (mem == (void *)-1) {
@@ -155,6 +168,7 @@ lm_attach(int fd)
 	 * control words. */
 	gmi_ctl_seen = atomic_load(&gmi_seg->ctl) + SEG_CTL_STEP;
 	gmi_session = r.session;
+	gmi_shmid = r.shmid;
 	gmi_lm_fd = fd;
 	return 0;
 fail:
@@ -223,7 +237,7 @@ lm_spawn(const char *mm_id, int lockfd, const char *logpath)
  * lock, so exactly one LM is started.
  */
 static int
-lm_find(const char *mm_id)
+lm_find(const char *mm_id, int resume)
 {
 	char dir[96], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char lock[256], logp[256];
@@ -248,7 +262,7 @@ lm_find(const char *mm_id)
 	    attempt++) {
 		fd = lm_connect(sock);
 		if (fd != -1) {
-			if (lm_attach(fd) == 0)
+			if (lm_attach(fd, resume) == 0)
 				return 0;
 			sleep_ns(10000000L);
 			continue;
@@ -270,7 +284,7 @@ lm_find(const char *mm_id)
 			}
 		}
 		close(lockfd);
-		if (fd != -1 && lm_attach(fd) == 0)
+		if (fd != -1 && lm_attach(fd, resume) == 0)
 			return 0;
 	}
 	gmi_error(0, "no local monitor for %s (see %s)", mm_id, logp);
@@ -330,7 +344,8 @@ after_fork_child(void)
 	if (gmi_seg != NULL)
 		shmdt(gmi_seg);
 	gmi_seg = NULL;
-	atomic_store(&gmi_chunk_seq, 0);
+	gmi_shmid = -1;
+	atomic_store(&gmi_chunk_seq, 1);
 	atomic_store(&gmi_state, GMI_UNINIT);
 }
 
@@ -343,6 +358,106 @@ gmi_fini(void)
 
 	gmi_thr.table = NULL;
 	free(t);
+}
+
+/* ---- telling the LM how the process ends ---- */
+
+static void
+death_note(char kind, int32_t v)
+{
+	unsigned char b[1 + sizeof v];
+	int fd = gmi_lm_fd;
+
+	if (fd == -1)
+		return;
+	b[0] = (unsigned char)kind;
+	memcpy(b + 1, &v, sizeof v);
+	(void)send(fd, b, sizeof b, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+static void
+on_exit_note(int status, void *arg)
+{
+	(void)arg;
+	death_note(LMP_NOTE_EXIT, status);
+}
+
+/* A fatal signal with its default action: say which, then die of it. */
+static void
+on_fatal_signal(int sig)
+{
+	int saved = errno;
+
+	death_note(LMP_NOTE_SIGNAL, sig);
+	errno = saved;
+	raise(sig);	/* SA_RESETHAND: the default action now */
+}
+
+/*
+ * Once per process: the exit status at exit(), and the fatal signals the
+ * program leaves at their default action (GRM_SIGNALS=0: none), are told
+ * to the LM, which writes them in the process's end record.  A signal the
+ * program handles itself, or SIGKILL, the LM reads from the kernel.
+ */
+static void
+death_notes_install(void)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+	    SIGTERM, SIGINT, SIGHUP, SIGQUIT };
+	static int done;
+	struct sigaction sa, old;
+	size_t i;
+
+	if (done)
+		return;
+	done = 1;
+	on_exit(on_exit_note, NULL);
+	if (!gmi_signals)
+		return;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fatal_signal;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		    !(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_DFL)
+			sigaction(sigs[i], &sa, NULL);
+}
+
+/*
+ * Whether the LM died (its end of the connection closed).  Then a new one
+ * is elected, which adopts the segment, and this process attaches to it
+ * again, keeping its session and its chunks: the writers lose nothing.
+ * If that fails, the process goes on untraced.  Called on the slow path
+ * only (a new chunk).
+ */
+static void
+lm_check(void)
+{
+	struct pollfd pfd;
+	int fd = gmi_lm_fd;
+
+	if (fd == -1)
+		return;
+	pfd.fd = fd;
+	pfd.events = POLLRDHUP;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, 0) <= 0 ||
+	    !(pfd.revents & (POLLRDHUP | POLLHUP | POLLERR)))
+		return;
+	pthread_mutex_lock(&gmi_init_lock);
+	if (gmi_lm_fd == fd && atomic_load(&gmi_state) == GMI_ON) {
+		gmi_lm_fd = -1;
+		close(fd);
+		gmi_error(0, "local monitor gone: electing another");
+		if (lm_find(gmi_mm_id, 1) != 0) {
+			gmi_error(0, "no local monitor took this process back: "
+			    "untraced from now on");
+			gmi_set_on_word(0);
+			atomic_store(&gmi_state, GMI_OFF);
+		}
+	}
+	pthread_mutex_unlock(&gmi_init_lock);
 }
 
 int
@@ -360,6 +475,8 @@ gmi_init(void)
 		once = 1;
 		v = getenv("GRM_DEBUG");
 		gmi_debug = v != NULL && *v != '\0' && *v != '0';
+		v = getenv("GRM_SIGNALS");
+		gmi_signals = v == NULL || strcmp(v, "0") != 0;
 		v = getenv("GRM_BLOCK_MS");
 		if (v != NULL && atol(v) > 0)
 			gmi_block_ns = atol(v) * 1000000L;
@@ -390,8 +507,11 @@ gmi_init(void)
 	mm = getenv("GRM_MM");
 	if (mm != NULL && *mm != '\0') {
 		gmi_pid = (uint32_t)getpid();
-		if (lm_find(mm) == 0)
+		snprintf(gmi_mm_id, sizeof gmi_mm_id, "%s", mm);
+		if (lm_find(mm, 0) == 0) {
 			st = GMI_ON;
+			death_notes_install();
+		}
 	}
 	gmi_set_on_word(st == GMI_ON);
 	atomic_store(&gmi_state, st);
@@ -478,6 +598,7 @@ gmi_new_chunk(uint32_t need)
 
 	if (need > REC_MAX || atomic_load(&gmi_state) != GMI_ON)
 		return NULL;
+	lm_check();
 	if (t->data != NULL) {
 		seg_release(s, (uint32_t)t->idx);
 		t->data = NULL;
@@ -505,6 +626,8 @@ gmi_new_chunk(uint32_t need)
 		waited += step;
 		if (step < 1000000)
 			step *= 2;
+		else
+			lm_check();	/* no LM to free chunks? */
 	}
 	t->idx = idx;
 	t->data = seg_data(s, (uint32_t)idx);
@@ -539,6 +662,24 @@ gmi_new_chunk(uint32_t need)
 		put_loss(t, stolen.events, stolen.pid, stolen.tid);
 	}
 	return t->data + t->off;
+}
+
+/*
+ * A definition was just written in this thread's chunk: the next push
+ * takes the chunk's committed records even if it is not full (carry, as
+ * for definitions moved by overwriting), so that the records other
+ * threads write with that type, in chunks that fill sooner, never reach
+ * mainmon before it.
+ */
+void
+gmi_carry_defs(void)
+{
+	struct gmi_thread *t = &gmi_thr;
+
+	if (t->data == NULL || t->idx < 0)
+		return;
+	atomic_store_explicit(&seg_chunk(&gmi_view, (uint32_t)t->idx)->carry,
+	    t->off, memory_order_release);
 }
 
 int

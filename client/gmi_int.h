@@ -105,6 +105,8 @@ void gmi_ctl_refresh(void);
 /* Points GMI_on_ at the segment's ctl word (traced > 0), at a constant
  * 1 (not attached yet, traced < 0) or 0 (not traced). */
 void gmi_set_on_word(int traced);
+/* After a definition record: the next push takes this thread's chunk. */
+void gmi_carry_defs(void);
 
 /*
  * The interface of the BEE layer (client/bee.c) and other callers inside

@@ -14,7 +14,7 @@
  * Bump LMP_VERSION whenever these structures change.
  */
 #define LMP_MAGIC	0x504d4c47u	/* "GLMP" */
-#define LMP_VERSION	1
+#define LMP_VERSION	2
 
 struct lmp_hello {
 	uint32_t	magic;
@@ -23,6 +23,11 @@ struct lmp_hello {
 	uint32_t	pid;
 	uint32_t	ppid;
 	char		name[64];	/* program name, NUL-terminated */
+	/* Attaching again after its LM died: the session it had and the
+	 * segment it writes in (0, -1: a first attach).  An LM that adopted
+	 * that segment gives the session back; any other refuses. */
+	uint32_t	session;
+	int32_t		shmid;
 };
 
 enum { LMP_OK = 0, LMP_REFUSED = 1 };
@@ -41,6 +46,9 @@ struct lmp_reply {
 /* Bytes a process may send after the handshake. */
 #define LMP_NOTE_PUSH	'P'	/* free chunks fell below the threshold */
 #define LMP_NOTE_FLUSH	'F'	/* deliver everything, then answer */
+/* Followed by an int32 (native): how the process is ending. */
+#define LMP_NOTE_EXIT	'X'	/* exit(status): the status */
+#define LMP_NOTE_SIGNAL	'K'	/* a fatal signal: its number */
 
 /* Bytes the LM sends after the handshake, one per LMP_NOTE_FLUSH. */
 #define LMP_REPLY_FLUSHED	'f'	/* all data up to the note delivered */

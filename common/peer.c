@@ -246,14 +246,18 @@ peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 }
 
 int
-peer_send_hello(struct peer *p, uint32_t role)
+peer_send_hello(struct peer *p, uint32_t role, uint64_t seg_id)
 {
 	unsigned char buf[WIRE_STR_MAX + 32];
 	struct wire_wr w;
 	struct timespec ts;
 	char host[256];
 
-	if (gethostname(host, sizeof host) != 0)
+	const char *env = getenv("GRM_HOSTNAME");
+
+	if (env != NULL && *env != '\0')
+		snprintf(host, sizeof host, "%s", env);
+	else if (gethostname(host, sizeof host) != 0)
 		snprintf(host, sizeof host, "localhost");
 	host[sizeof host - 1] = '\0';
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -263,6 +267,7 @@ peer_send_hello(struct peer *p, uint32_t role)
 	wire_put_u64(&w, (uint64_t)ts.tv_sec * 1000000000u +
 	    (uint64_t)ts.tv_nsec);
 	wire_put_str(&w, host);
+	wire_put_u64(&w, seg_id);
 	return w.err ? -1 : peer_send(p, WIRE_HELLO, buf, w.len, NULL, 0);
 }
 
@@ -272,6 +277,14 @@ peer_send_raw(struct peer *p, struct evbuffer *buf)
 	if (p->dead || p->freed)
 		return -1;
 	return evbuffer_add_buffer(bufferevent_get_output(p->bev), buf);
+}
+
+int
+peer_send_bytes(struct peer *p, const void *buf, size_t len)
+{
+	if (p->dead || p->freed)
+		return -1;
+	return evbuffer_add(bufferevent_get_output(p->bev), buf, len);
 }
 
 size_t

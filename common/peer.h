@@ -37,11 +37,14 @@ void peer_free(struct peer *p);
 int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 	      const void *b, size_t blen);
 /* Queues the HELLO that opens a connection to the MM, in role
- * WIRE_ROLE_LM or WIRE_ROLE_CTL, with this host's name.  0 or -1. */
-int peer_send_hello(struct peer *p, uint32_t role);
+ * WIRE_ROLE_LM or WIRE_ROLE_CTL, with this host's name (GRM_HOSTNAME if
+ * set, else the system's) and the LM's segment id.  0 or -1. */
+int peer_send_hello(struct peer *p, uint32_t role, uint64_t seg_id);
 /* Moves the whole of buf, already framed messages, to the output. */
 struct evbuffer;
 int peer_send_raw(struct peer *p, struct evbuffer *buf);
+/* Queues buf[len], already framed messages. */
+int peer_send_bytes(struct peer *p, const void *buf, size_t len);
 /* Bytes queued and not yet written to the socket. */
 size_t peer_pending(struct peer *p);
 /* Calls fn(p, arg) once, when everything queued has been written. */

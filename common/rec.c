@@ -243,3 +243,24 @@ rec_parse_define(const void *rec, size_t len, struct rec_define *out)
 	out->dsc_len = f[2].v.s.len;
 	return 0;
 }
+
+uint64_t
+rec_count_events(const void *buf, size_t len)
+{
+	const char *p = buf;
+	size_t off = 0, ok = rec_valid_prefix(buf, len);
+	struct rec_hdr h;
+	uint64_t n = 0, lost;
+
+	while (off < ok) {
+		memcpy(&h, p + off, sizeof h);
+		if (h.cls != REC_CLASS_META)
+			n++;
+		else if (h.attr == REC_ATTR_LOSS && h.len >= sizeof h + 8) {
+			memcpy(&lost, p + off + sizeof h, 8);
+			n += lost;
+		}
+		off += h.len;
+	}
+	return n;
+}

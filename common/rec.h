@@ -145,6 +145,10 @@ int rec_decode(const void *rec, size_t len, const struct rec_fmt *fmt,
  * REC_MAX, within the buffer).  A malformed record ends the walk.
  */
 size_t rec_valid_prefix(const void *buf, size_t len);
+/* Number of events in the whole, well-formed records at the start of
+ * buf[0..len): records not of class META, plus the events loss records
+ * count. */
+uint64_t rec_count_events(const void *buf, size_t len);
 
 /* Writes a record header at p (any alignment). */
 static inline void

@@ -87,6 +87,7 @@ seg_view(struct seg *v, void *mem, size_t size)
 	    s->nchunks / 2;
 	v->table_off = s->table_off;
 	v->data_off = s->data_off;
+	v->sent = NULL;
 }
 
 int
@@ -244,6 +245,8 @@ seg_steal(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 		loss->tid = c->tid;
 		kept = compact_kept(v, best, c->consumed, to, &loss->events);
 		c->consumed = 0;
+		if (v->sent != NULL)
+			v->sent[best].seq = 0;
 		c->session = session;
 		c->pid = pid;
 		c->tid = tid;
@@ -283,25 +286,68 @@ cand_cmp(const void *a, const void *b)
 }
 
 static void
-chunk_free(struct seg_hdr *s, struct seg_chunk *c)
+chunk_free(const struct seg *v, struct seg_chunk *c)
 {
+	uint32_t i = (uint32_t)(c - seg_chunk(v, 0));
+
 	c->consumed = 0;
+	if (v->sent != NULL)
+		v->sent[i].seq = 0;
 	atomic_store_explicit(&c->state, SEG_FREE, memory_order_release);
-	atomic_fetch_add_explicit(&s->nfree, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&v->hdr->nfree, 1, memory_order_relaxed);
+}
+
+static int
+flight_add(struct seg_flight *fl, const struct seg_fl_ent *e)
+{
+	struct seg_fl_ent *nv;
+
+	if (fl->n == fl->cap) {
+		nv = realloc(fl->v, sizeof *nv * (fl->cap ? fl->cap * 2 : 64));
+		if (nv == NULL)
+			return -1;
+		fl->v = nv;
+		fl->cap = fl->cap ? fl->cap * 2 : 64;
+	}
+	fl->v[fl->n++] = *e;
+	return 0;
+}
+
+static void
+unpin(struct seg_chunk *c)
+{
+	uint32_t p = atomic_load(&c->pin);
+
+	while (p > 0 && !atomic_compare_exchange_weak(&c->pin, &p, p - 1))
+		;
 }
 
 int
 seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 	    uint64_t *bad_bytes)
 {
-	return seg_collect_ex(v, 0, emit, arg, bad_bytes);
+	return seg_collect_ex(v, 0, emit, arg, bad_bytes, NULL);
+}
+
+/* Where the next piece of chunk i starts: after what was sent, if that
+ * is still this chunk's, else after what was consumed. */
+static uint64_t
+next_from(const struct seg *v, uint32_t i, const struct seg_chunk *c)
+{
+	uint64_t from = c->consumed;
+
+	if (v->sent != NULL && v->sent[i].seq == c->seq && c->seq != 0 &&
+	    v->sent[i].off > from)
+		from = v->sent[i].off;
+	return from;
 }
 
 int
 seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
-	       void *arg, uint64_t *bad_bytes)
+	       void *arg, uint64_t *bad_bytes, struct seg_flight *fl)
 {
 	struct seg_hdr *s = v->hdr;
+	struct seg_fl_ent e;
 	struct cand *cv;
 	char *copy;
 	uint32_t i, n = 0, st, nf, tries;
@@ -310,6 +356,8 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 	size_t ok;
 	int pieces = 0;
 
+	if (v->sent == NULL)
+		fl = NULL;
 	/* Records are checked and emitted from a private copy: a writer
 	 * changing the shared bytes meanwhile cannot make us send what we
 	 * did not check. */
@@ -359,37 +407,46 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 		/* Pin, then look: a writer stealing chunks (overwrite
 		 * policy) leaves a pinned chunk alone, and if it took this
 		 * one first, we see it changed hands. */
-		atomic_store(&c->pin, 1);
+		atomic_fetch_add(&c->pin, 1);
 		st = atomic_load(&c->state);
 		if ((st != SEG_OWNED && st != SEG_FULL) || c->seq != cv[i].seq ||
 		    c->pid != cv[i].pid || c->kind == SEG_KIND_TABLE) {
-			atomic_store(&c->pin, 0);
+			unpin(c);
 			continue;
 		}
 		/* Load the state before committed: if it was FULL, committed
 		 * is final (the writer stored it before releasing). */
 		committed = atomic_load_explicit(&c->committed,
 		    memory_order_acquire);
-		from = c->consumed;
+		from = next_from(v, cv[i].idx, c);
 		if (committed > v->chunk_size || from > committed ||
 		    from % REC_ALIGN != 0) {
 			/* Scribbled on: the owner loses this chunk. */
 			if (bad_bytes != NULL && committed > from)
 				*bad_bytes += committed - from;
-			if (st == SEG_FULL)
-				chunk_free(s, c);
-			else
-				c->consumed = committed <= v->chunk_size ?
-				    committed : v->chunk_size;
-			atomic_store(&c->pin, 0);
+			unpin(c);
+			c->consumed = committed <= v->chunk_size ?
+			    committed : v->chunk_size;
+			if (v->sent != NULL)
+				v->sent[cv[i].idx].seq = 0;
+			if (st == SEG_FULL && atomic_load(&c->pin) == 0)
+				chunk_free(v, c);
+			continue;
+		}
+		if (from == committed) {
+			/* Nothing new: free a FULL chunk all acknowledged. */
+			unpin(c);
+			if (st == SEG_FULL && c->consumed == committed &&
+			    atomic_load(&c->pin) == 0)
+				chunk_free(v, c);
 			continue;
 		}
 		memcpy(copy, seg_data(v, cv[i].idx) + from, committed - from);
 		ok = rec_valid_prefix(copy, committed - from);
 		if (ok > 0) {
-			if (emit(arg, c->pid, c->tid, c->session, c->seq, copy,
-			    ok) != 0) {
-				atomic_store(&c->pin, 0);
+			if (emit(arg, c->pid, c->tid, c->session, c->seq, from,
+			    copy, ok) != 0) {
+				unpin(c);
 				free(cv);
 				return -1;
 			}
@@ -397,24 +454,49 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 		}
 		if (ok < committed - from && bad_bytes != NULL)
 			*bad_bytes += committed - from - ok;
+		if (fl != NULL) {
+			memset(&e, 0, sizeof e);
+			e.idx = cv[i].idx;
+			e.pid = c->pid;
+			e.seq = c->seq;
+			e.end = committed;
+			e.carry = atomic_load_explicit(&c->carry,
+			    memory_order_relaxed);
+			e.full = st == SEG_FULL;
+			e.kind = SEG_KIND_RECORDS;
+			if (flight_add(fl, &e) != 0) {
+				unpin(c);
+				free(cv);
+				return -1;
+			}
+			v->sent[cv[i].idx].seq = c->seq;
+			v->sent[cv[i].idx].off = committed;
+			atomic_store_explicit(&c->carry, 0,
+			    memory_order_relaxed);
+			continue;	/* pinned until acknowledged */
+		}
 		c->consumed = committed;
 		atomic_store_explicit(&c->carry, 0, memory_order_relaxed);
+		unpin(c);
 		if (st == SEG_FULL)
-			chunk_free(s, c);
-		atomic_store(&c->pin, 0);
+			chunk_free(v, c);
 	}
 	free(cv);
 	return pieces;
 }
 
 int
-seg_tables(const struct seg *v, seg_table_fn emit, void *arg)
+seg_tables(const struct seg *v, seg_table_fn emit, void *arg,
+	   struct seg_flight *fl)
 {
+	struct seg_fl_ent e;
 	uint32_t i, st, n = 0;
 	struct seg_chunk *c;
 	uint64_t committed;
 	char *copy;
 
+	if (v->sent == NULL)
+		fl = NULL;
 	copy = malloc(v->chunk_size);
 	if (copy == NULL)
 		return -1;
@@ -431,17 +513,107 @@ seg_tables(const struct seg *v, seg_table_fn emit, void *arg)
 		memcpy(copy, seg_data(v, i), committed);
 		atomic_thread_fence(memory_order_acquire);
 		if (emit(arg, c->pid, c->tid, c->session, st == SEG_FULL,
-		    seg_data(v, i),
-		    copy, committed) != 0) {
+		    seg_data(v, i), copy, committed) != 0) {
 			free(copy);
 			return -1;
 		}
 		n++;
-		if (st == SEG_FULL)
-			chunk_free(v->hdr, c);
+		if (st != SEG_FULL)
+			continue;
+		if (fl == NULL) {
+			chunk_free(v, c);
+			continue;
+		}
+		memset(&e, 0, sizeof e);
+		e.idx = i;
+		e.pid = c->pid;
+		e.seq = c->seq;
+		e.full = 1;
+		e.kind = SEG_KIND_TABLE;
+		if (flight_add(fl, &e) != 0) {
+			free(copy);
+			return -1;
+		}
+		atomic_fetch_add(&c->pin, 1);
 	}
 	free(copy);
 	return (int)n;
+}
+
+/* Whether entry e still names the chunk it was taken from. */
+static struct seg_chunk *
+flight_chunk(const struct seg *v, const struct seg_fl_ent *e)
+{
+	struct seg_chunk *c;
+
+	if (e->idx >= v->nchunks)
+		return NULL;
+	c = seg_chunk(v, e->idx);
+	if (c->seq != e->seq || c->pid != e->pid)
+		return NULL;
+	return c;
+}
+
+void
+seg_flight_commit(const struct seg *v, struct seg_flight *fl)
+{
+	struct seg_chunk *c;
+	uint32_t st;
+	size_t i;
+
+	for (i = 0; i < fl->n; i++) {
+		if ((c = flight_chunk(v, &fl->v[i])) == NULL)
+			continue;
+		if (fl->v[i].kind == SEG_KIND_RECORDS &&
+		    fl->v[i].end > c->consumed)
+			c->consumed = fl->v[i].end;
+		unpin(c);
+		st = atomic_load(&c->state);
+		if (fl->v[i].full && st == SEG_FULL &&
+		    atomic_load(&c->pin) == 0 &&
+		    (fl->v[i].kind == SEG_KIND_TABLE ||
+		    c->consumed == atomic_load(&c->committed)))
+			chunk_free(v, c);
+	}
+	fl->n = 0;
+}
+
+void
+seg_flight_abort(const struct seg *v, struct seg_flight *fl)
+{
+	struct seg_chunk *c;
+	size_t i;
+
+	for (i = 0; i < fl->n; i++) {
+		if ((c = flight_chunk(v, &fl->v[i])) == NULL)
+			continue;
+		if (v->sent != NULL)
+			v->sent[fl->v[i].idx].seq = 0;
+		if (fl->v[i].carry != 0)
+			atomic_store(&c->carry, fl->v[i].carry);
+		unpin(c);
+	}
+	fl->n = 0;
+}
+
+void
+seg_flight_free(struct seg_flight *fl)
+{
+	free(fl->v);
+	fl->v = NULL;
+	fl->n = fl->cap = 0;
+}
+
+void
+seg_adopt(const struct seg *v)
+{
+	uint32_t i;
+
+	for (i = 0; i < v->nchunks; i++) {
+		atomic_store(&seg_chunk(v, i)->pin, 0);
+		if (v->sent != NULL)
+			v->sent[i].seq = 0;
+	}
 }
 
 void

@@ -32,7 +32,7 @@
  * Bump SEG_VERSION whenever this layout changes.
  */
 #define SEG_MAGIC	0x534d5247u	/* "GRMS" */
-#define SEG_VERSION	3u
+#define SEG_VERSION	4u
 
 #define SEG_CHUNK_MIN	16384u	/* > REC_MAX plus a loss record */
 #define SEG_CHUNK_MAX	(1u << 20)
@@ -58,7 +58,9 @@ struct seg_chunk {
 						   moved here by overwriting, not
 						   yet collected */
 	uint32_t		kind;		/* SEG_KIND_* */
-	_Atomic uint32_t	pin;		/* LM copying: not to be stolen */
+	_Atomic uint32_t	pin;		/* LM copying it, or its data sent
+						   and not yet acknowledged: not
+						   to be stolen */
 	uint32_t		pad1[2];
 };
 _Static_assert(sizeof(struct seg_chunk) == 64, "seg_chunk is a cache line");
@@ -93,8 +95,10 @@ struct seg_hdr {
 	uint64_t		table_off;	/* offset of seg_chunk[0] */
 	uint64_t		data_off;	/* offset of chunk 0's data */
 	uint32_t		lm_pid;
-	uint32_t		pad0;
-	uint64_t		pad1[1];
+	_Atomic uint32_t	sessions;	/* last session given (LM) */
+	uint64_t		seg_id;		/* random, chosen at creation:
+						   names the segment to the MM
+						   across LMs adopting it */
 	/* Control words read by writers (own cache line).  ctl is the one
 	 * word the hot path reads: bit 0 (SEG_CTL_ON) says whether anything
 	 * is recorded, the other bits count control changes (+2 each). */
@@ -114,7 +118,10 @@ struct seg_hdr {
 	_Atomic uint64_t	lost;
 	_Atomic uint64_t	lost_recorded;
 	_Atomic uint64_t	pushes;		/* pushes asked by writers */
-	uint32_t		pad3[6];
+	/* Of lost - lost_recorded, what the MM has acknowledged receiving
+	 * in the LM's own loss records (LM). */
+	_Atomic uint64_t	lost_reported;
+	uint32_t		pad3[4];
 	/* The rest of the control state (rarely read). */
 	char			filter[SEG_FILTER_MAX];
 	_Atomic uint32_t	eid_off[SEG_EID_BITS / 32];
@@ -135,6 +142,8 @@ enum {
  * copy only: a writer that scribbles over the shared header cannot move
  * the LM (or another writer) outside the segment.
  */
+struct seg_sent;
+
 struct seg {
 	struct seg_hdr	*hdr;		/* shared: only its atomics are read */
 	size_t		size;
@@ -143,6 +152,15 @@ struct seg {
 	uint32_t	threshold;
 	uint64_t	table_off;
 	uint64_t	data_off;
+	/* The LM's own: per chunk, how far its data was sent and not yet
+	 * acknowledged (NULL: collections commit at once). */
+	struct seg_sent	*sent;
+};
+
+/* How far chunk i's data has been sent, valid while its seq is seq. */
+struct seg_sent {
+	uint64_t	seq;
+	uint64_t	off;
 };
 
 /* Bytes needed for nchunks chunks of chunk_size data bytes. */
@@ -216,37 +234,79 @@ int seg_steal(const struct seg *v, uint32_t session, uint32_t pid,
 /*
  * LM side.  seg_collect copies out everything committed and not yet
  * consumed, in (pid, session, seq) order, calling
- *	emit(arg, pid, tid, session, seq, data, len)
+ *	emit(arg, pid, tid, session, seq, off, data, len)
  * for each non-empty piece (whole, well-formed records only, from a
- * private copy; a malformed tail is skipped and counted in *bad_bytes).
- * FULL chunks are freed after their data is emitted.  emit returns 0, or
- * -1 to stop (the chunk is then left as it was, nothing consumed).
- * Returns the number of pieces emitted, or -1 on a stop or no memory.
+ * private copy; a malformed tail is skipped and counted in *bad_bytes);
+ * off is where the piece starts in its chunk.  FULL chunks are freed after
+ * their data is emitted.  emit returns 0, or -1 to stop (the chunk is then
+ * left as it was, nothing consumed).  Returns the number of pieces
+ * emitted, or -1 on a stop or no memory.
  */
 typedef int (*seg_emit_fn)(void *arg, uint32_t pid, uint32_t tid,
-			   uint32_t session, uint64_t seq, const void *data,
-			   size_t len);
+			   uint32_t session, uint64_t seq, uint64_t off,
+			   const void *data, size_t len);
 int seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 		uint64_t *bad_bytes);
-/* The same; with full_only, FULL chunks only: a push leaves the chunks
- * being written alone, so that the LM does not pull the cache lines a
- * writer is filling. */
+
+/*
+ * Data sent and not yet acknowledged: one entry per chunk copied.  Until
+ * seg_flight_commit, the chunks stay pinned (not taken back), their
+ * `consumed` is unchanged and FULL ones are not freed, so that an LM dying
+ * meanwhile, or a Main Monitor that never acknowledges, loses nothing: the
+ * data is sent again (from v->sent on, by this LM; from `consumed` on, by
+ * an LM adopting the segment).
+ */
+struct seg_fl_ent {
+	uint32_t	idx;
+	uint32_t	pid;
+	uint64_t	seq;
+	uint64_t	end;		/* consumed once acknowledged */
+	uint64_t	carry;		/* restored if not delivered */
+	uint32_t	full;		/* free once acknowledged */
+	uint32_t	kind;
+};
+struct seg_flight {
+	struct seg_fl_ent	*v;
+	size_t			n;
+	size_t			cap;
+};
+
+/*
+ * The same; with full_only, FULL chunks only (and those carrying moved
+ * definitions): a push leaves the chunks being written alone, so that the
+ * LM does not pull the cache lines a writer is filling.  With fl (and
+ * v->sent), nothing is consumed or freed: the chunks are recorded in fl,
+ * for seg_flight_commit or seg_flight_abort.
+ */
 int seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
-		   void *arg, uint64_t *bad_bytes);
+		   void *arg, uint64_t *bad_bytes, struct seg_flight *fl);
 
 /*
  * Table chunks (statistics, dormant values) are not consumed: each
  * collection reads them whole.  seg_tables copies [0, committed) of each
  * OWNED or FULL table chunk and calls emit(arg, pid, tid, session, final,
- * shared,
- * data, len), final being 1 for a FULL chunk, which is then freed; shared
- * is the live chunk (for stab_read's consistency checks).  Returns the
- * number of chunks read, or -1 on a stop or no memory.
+ * shared, data, len), final being 1 for a FULL chunk, which is then freed
+ * (with fl: recorded there, freed at commit); shared is the live chunk
+ * (for stab_read's consistency checks).  Returns the number of chunks
+ * read, or -1 on a stop or no memory.
  */
 typedef int (*seg_table_fn)(void *arg, uint32_t pid, uint32_t tid,
-			    uint32_t session, int final, const void *shared, const void *data,
-			    size_t len);
-int seg_tables(const struct seg *v, seg_table_fn emit, void *arg);
+			    uint32_t session, int final, const void *shared,
+			    const void *data, size_t len);
+int seg_tables(const struct seg *v, seg_table_fn emit, void *arg,
+	       struct seg_flight *fl);
+
+/* The Main Monitor has the data of fl: consume it, free what is done. */
+void seg_flight_commit(const struct seg *v, struct seg_flight *fl);
+/* It will never acknowledge fl: send that data again next time. */
+void seg_flight_abort(const struct seg *v, struct seg_flight *fl);
+void seg_flight_free(struct seg_flight *fl);
+
+/*
+ * An LM adopting the segment of one that died: forgets what that LM had
+ * pinned (its unacknowledged data is sent again, from `consumed`).
+ */
+void seg_adopt(const struct seg *v);
 
 /*
  * Marks every OWNED or CLAIMED chunk of session FULL: the process that held

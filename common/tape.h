@@ -16,7 +16,8 @@
  *	#CLOCK <realtime_ns> <monotonic_ns>
  *	#HOST <node> <offset_ns> <lm_pid> <hostname>
  *	#DEF <eid> <class> <attr> "<format>" "<description>" [<node> <pid>]
- *	#PROC <node> <pid> <ppid> start|exit <ts> <status> "<name>"
+ *	#PROC <node> <pid> <ppid> start|exit|killed|exec|gone <ts> <status>
+ *	      "<name>"
  *	#LOSS <node> <pid> <tid> <count> <ts>
  *	#STATS <node> <pid> count <eid> <n>
  *	#STATS <node> <pid> range <eid> <key> <n> <total> <min> <max> <mean> <m2>
@@ -64,6 +65,14 @@ int tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
 int tape_def_scoped(struct tape_w *w, uint32_t node, uint32_t pid,
 		    int32_t eid, uint8_t cls, uint8_t attr, const char *format,
 		    size_t format_len, const char *dsc, size_t dsc_len);
+/* How a #PROC line's process changed: is_exit below. */
+enum {
+	TAPE_PROC_START = 0,
+	TAPE_PROC_EXIT = 1,	/* status: its exit code */
+	TAPE_PROC_KILLED = 2,	/* status: the signal's number */
+	TAPE_PROC_EXEC = 3,	/* the image was replaced */
+	TAPE_PROC_GONE = 4	/* ended, cause unknown */
+};
 int tape_proc(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t ppid,
 	      int is_exit, uint64_t ts, int32_t status, const char *name);
 int tape_loss(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
@@ -150,7 +159,7 @@ struct tape_ev {
 	/* Of meta lines only (a record leaves them as they were); fields a
 	 * meta kind does not have are zero, and so are n and f. */
 	uint32_t	ppid;
-	int		is_exit;
+	int		is_exit;	/* TAPE_PROC_*: 0 start, else an end */
 	int32_t		status;
 	uint64_t	count;		/* events lost, or a #STATS n */
 	struct tape_range range;

@@ -491,9 +491,16 @@ meta(struct tape_r *r, struct cur *c, struct tape_ev *ev)
 		return define(r, v, (uint32_t)v[5].v.u, (uint32_t)v[6].v.u);
 	case M_PROC:
 		if (same(v[3].v.s.p, v[3].v.s.len, "exit"))
-			ev->is_exit = 1;
+			ev->is_exit = TAPE_PROC_EXIT;
+		else if (same(v[3].v.s.p, v[3].v.s.len, "killed"))
+			ev->is_exit = TAPE_PROC_KILLED;
+		else if (same(v[3].v.s.p, v[3].v.s.len, "exec"))
+			ev->is_exit = TAPE_PROC_EXEC;
+		else if (same(v[3].v.s.p, v[3].v.s.len, "gone"))
+			ev->is_exit = TAPE_PROC_GONE;
 		else if (!same(v[3].v.s.p, v[3].v.s.len, "start"))
-			return rfail(r, "#PROC: expected start or exit");
+			return rfail(r, "#PROC: expected start, exit, killed, "
+			    "exec or gone");
 		ev->kind = TAPE_PROC;
 		ev->node = (uint32_t)v[0].v.u;
 		ev->pid = (uint32_t)v[1].v.u;

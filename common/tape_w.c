@@ -392,10 +392,17 @@ int
 tape_proc(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t ppid,
 	  int is_exit, uint64_t ts, int32_t status, const char *name)
 {
+	static const char *const how[] = { "start", "exit", "killed", "exec",
+	    "gone" };
+
 	if (name == NULL)
 		name = "";
+	if (is_exit < 0 || is_exit > TAPE_PROC_GONE) {
+		errno = EINVAL;
+		return -1;
+	}
 	return wline(w, "#PROC", "uuutuis", (uint64_t)node, (uint64_t)pid,
-	    (uint64_t)ppid, is_exit ? "exit" : "start", ts, (int64_t)status,
+	    (uint64_t)ppid, how[is_exit], ts, (int64_t)status,
 	    name, strlen(name));
 }
 

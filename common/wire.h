@@ -20,20 +20,20 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	2
+#define WIRE_VERSION	3
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
 enum wire_type {
 	WIRE_HELLO = 1,		/* LM/ctl -> MM: u32 role, u32 pid, u64 now,
-				   str host */
+				   str host, u64 seg_id (0: ctl) */
 	WIRE_WELCOME = 2,	/* MM -> LM/ctl: u32 node */
 	WIRE_PING = 3,		/* MM -> LM: u64 t_mm */
 	WIRE_PONG = 4,		/* LM -> MM: u64 t_mm, u64 t_lm */
 	WIRE_READY = 5,		/* MM -> LM: clock sync done; push allowed */
 	WIRE_COLLECT = 6,	/* MM -> LM: u32 round, u32 flags */
 	WIRE_DATA = 7,		/* LM -> MM: u32 pid, u32 tid, u64 seq,
-				   u32 session, records... */
+				   u32 session, u32 off, records... */
 	WIRE_DONE = 8,		/* LM -> MM: u32 round, u64 lost_bytes */
 	WIRE_ACK = 9,		/* MM -> LM: u32 round */
 	WIRE_PROC = 10,		/* LM -> MM: u32 pid, u32 ppid, u32 what,
@@ -44,8 +44,11 @@ enum wire_type {
 	WIRE_CTL_REPLY = 13,	/* MM -> ctl: i32 status, str text */
 	WIRE_CONTROL = 14,	/* MM -> LM: u32 round, u32 cls_off[8],
 				   str filter, u32 n, u32 eid_off[n] */
-	WIRE_CONTROL_ACK = 15	/* LM -> MM: u32 round, u64 t_lm: when it
+	WIRE_CONTROL_ACK = 15,	/* LM -> MM: u32 round, u64 t_lm: when it
 				   was applied, LM clock */
+	WIRE_STATUS = 16,	/* MM -> LM: u32 round */
+	WIRE_STATUS_REPLY = 17	/* LM -> MM: u32 round, then struct
+				   wire_status's fields in order */
 };
 
 enum { WIRE_ROLE_LM = 1, WIRE_ROLE_CTL = 2 };
@@ -54,8 +57,36 @@ enum { WIRE_ROLE_LM = 1, WIRE_ROLE_CTL = 2 };
 #define WIRE_COLLECT_STOP	1u	/* final collection: the LM then exits */
 #define WIRE_COLLECT_PROBE	2u	/* also read dormant sensors' values */
 
-/* WIRE_PROC what. */
-enum { WIRE_PROC_START = 1, WIRE_PROC_EXIT = 2 };
+/* WIRE_PROC what; status is the exit code for EXIT, the signal number
+ * for KILLED, 0 otherwise.  RESUME: a process already announced attached
+ * again (to an LM that adopted the segment). */
+enum {
+	WIRE_PROC_START = 1,
+	WIRE_PROC_EXIT = 2,
+	WIRE_PROC_KILLED = 3,
+	WIRE_PROC_EXEC = 4,	/* the image was replaced */
+	WIRE_PROC_GONE = 5,	/* ended, cause unknown */
+	WIRE_PROC_RESUME = 6
+};
+
+/* What an LM reports of itself (WIRE_STATUS_REPLY), all u64. */
+struct wire_status {
+	uint64_t	lm_pid;
+	uint64_t	alive;		/* processes attached now */
+	uint64_t	dead;		/* processes ended since it started */
+	uint64_t	seg_size;	/* bytes */
+	uint64_t	chunks;
+	uint64_t	used;		/* chunks not free */
+	uint64_t	threshold;	/* push when free chunks fall below */
+	uint64_t	spilled;	/* bytes in the spill file now */
+	uint64_t	spill_max;
+	uint64_t	spilled_total;	/* bytes ever spilled */
+	uint64_t	pushes;		/* collections the LM started */
+	uint64_t	lost;		/* events writers could not record */
+	uint64_t	bad_bytes;	/* malformed bytes skipped */
+	uint64_t	adopted;	/* 1: it adopted a dead LM's segment */
+};
+#define WIRE_STATUS_FIELDS	(sizeof(struct wire_status) / 8)
 
 /* Round number of a collection the LM started itself (threshold, job end). */
 #define WIRE_ROUND_PUSH	0u

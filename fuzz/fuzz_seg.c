@@ -136,7 +136,7 @@ expect_pieces(const struct expect *e, uint32_t n)
 
 static int
 emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session, uint64_t seq,
-     const void *data, size_t len)
+     uint64_t at, const void *data, size_t len)
 {
 	struct ctx *x = arg;
 	const unsigned char *p = data;
@@ -260,7 +260,7 @@ tables(struct seg_hdr *s)
 		nfull += st == SEG_FULL &&
 		    seg_chunk(V(s), i)->kind == SEG_KIND_TABLE;
 	}
-	CHECK(seg_tables(V(s), tab_emit, s) >= (int)nfull);
+	CHECK(seg_tables(V(s), tab_emit, s, NULL) >= (int)nfull);
 	for (i = 0; i < s->nchunks; i++)
 		CHECK(atomic_load(&seg_chunk(V(s), i)->state) != SEG_FULL ||
 		    seg_chunk(V(s), i)->kind != SEG_KIND_TABLE);
@@ -353,7 +353,7 @@ struct hctx {
 
 static int
 hemit(void *arg, uint32_t pid, uint32_t tid, uint32_t session, uint64_t seq,
-      const void *data, size_t len)
+      uint64_t at, const void *data, size_t len)
 {
 	struct hctx *x = arg;
 	const unsigned char *p = data;

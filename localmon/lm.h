@@ -17,6 +17,29 @@ enum lm_mm_state { MM_DOWN, MM_CONNECTING, MM_SYNCING, MM_READY };
 
 struct lm_client;
 
+/* A collection sent to the MM and not yet acknowledged (oldest first):
+ * its chunks stay pinned and unconsumed until the ACK. */
+struct lm_flight {
+	struct seg_flight	fl;
+	uint64_t		lost;		/* reported in its loss record */
+	uint64_t		spill_end;	/* replay: file offset sent up to */
+	int			replay;		/* a block of the spill file */
+	struct lm_flight	*next;
+};
+
+/* A process of the LM that died, seen in the segment it adopted: not
+ * attached to this LM; watched until it attaches again or dies. */
+struct lm_orphan {
+	uint32_t		pid;
+	uint32_t		session;
+};
+
+#define LM_DEFERRED_MAX	16
+/* Most bytes of definitions kept per process image (for a later MM). */
+#define LM_DEFS_MAX	(4u << 20)
+
+struct lm_defs;
+
 struct lm {
 	struct event_base	*base;
 	char			mm_id[256];
@@ -33,13 +56,16 @@ struct lm {
 	struct seg		view;		/* its layout, kept privately */
 	size_t			seg_size;
 	uint64_t		bad_bytes;	/* scribbled, skipped */
-	uint64_t		lost_reported;	/* unrecorded losses sent */
+	int			adopted;	/* the segment of an LM that died */
+	struct lm_orphan	*orphans;
+	int			norphans;
 
 	/* Traced processes. */
 	struct evconnlistener	*listener;
 	struct lm_client	*clients;
 	int			nclients;
 	int			ever_clients;
+	uint64_t		dead;		/* processes ended */
 	uint32_t		next_session;
 	struct evbuffer		*procs;		/* WIRE_PROC messages to send */
 
@@ -51,6 +77,24 @@ struct lm {
 	uint64_t		mm_down_since;	/* ns; 0 while connected */
 	int			push_wanted;
 	int			outstanding;	/* DONEs not yet acknowledged */
+	struct lm_flight	*flights, **flights_tail;
+	uint64_t		flights_pushed;	/* ever */
+	uint64_t		flights_acked;
+	struct lm_defs		*defs;		/* per process image */
+	uint64_t		pushes;		/* collections it started */
+	/* COLLECTs that arrived while the spill file was being replayed:
+	 * answered after it, in order (round, probe). */
+	uint32_t		deferred[LM_DEFERRED_MAX][2];
+	int			ndeferred;
+
+	/* The spill file: data kept while the MM is away, as framed
+	 * messages, replayed to it first when it is back. */
+	char			spill_path[256];
+	int			spill_fd;
+	uint64_t		spill_max;	/* bytes; 0: no spilling */
+	uint64_t		spill_bytes;	/* in the file */
+	uint64_t		spill_sent;	/* replayed up to (in flight) */
+	uint64_t		spilled_total;
 
 	/* Life. */
 	struct event		*tick;
@@ -73,6 +117,8 @@ int lm_flushes_start(struct lm *lm);
 void lm_flushes_done(struct lm *lm, int delivered);
 void lm_unlisten(struct lm *lm);
 void lm_clients_free(struct lm *lm);
+/* Announces every attached process again (PROC RESUME: a new MM). */
+void lm_clients_resume_all(struct lm *lm);
 
 /* lm_mm.c */
 void lm_mm_init(struct lm *lm);
@@ -82,6 +128,31 @@ void lm_mm_connect(struct lm *lm);
 int lm_collect(struct lm *lm, uint32_t round, int probe);
 /* Asks for a push as soon as the MM is ready. */
 void lm_push(struct lm *lm);
+/* While the MM is away: moves data from the segment to the spill file,
+ * the FULL chunks only unless all. */
+void lm_spill(struct lm *lm, int all);
+/* Takes the spill file (one LM at a time) and finds how much of it is
+ * whole messages; -1 if another LM holds it or it cannot be opened. */
+int lm_spill_take(struct lm *lm);
+/* Releases it, removed if empty. */
+void lm_spill_close(struct lm *lm);
+/* Appends a loss record of n events (and of writers' unreported losses). */
+void lm_spill_lost(struct lm *lm, uint64_t n);
+/* What could not be kept at the end (spill file full, MM absent): the
+ * events left in the segment, counted and logged; returns the count. */
+uint64_t lm_count_left(struct lm *lm);
+
+/* lm_defs.c */
+/* Keeps the definition records in data (whole records) of an image. */
+void lm_defs_note(struct lm *lm, uint32_t pid, uint32_t session,
+		  const void *data, size_t len);
+/* The image of session ended: forget its definitions once delivered. */
+void lm_defs_ended(struct lm *lm, uint32_t session);
+/* A flight was acknowledged: drop what is no longer needed. */
+void lm_defs_acked(struct lm *lm);
+/* Sends every image's definitions (a new MM connection); pieces or -1. */
+int lm_defs_send(struct lm *lm);
+void lm_defs_free(struct lm *lm);
 
 /* lm_main.c */
 void lm_begin_exit(struct lm *lm, const char *why);
@@ -89,5 +160,16 @@ void lm_finish(struct lm *lm);
 void lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid,
 		   uint32_t session, uint32_t what, int32_t status,
 		   const char *name);
+/* Whether the MM has everything (no spill left, nothing in flight). */
+int lm_delivered(const struct lm *lm);
+
+/* lm_clients.c */
+/* How process pid ended (WIRE_PROC_*), and its status, from what it
+ * told us or what the kernel still shows. */
+uint32_t lm_death_cause(uint32_t pid, int32_t *status);
+/* A session of the adopted segment is attached again (by its process). */
+void lm_orphan_resumed(struct lm *lm, uint32_t session);
+/* Reaps orphans that died: their chunks are collected, their end sent. */
+void lm_orphans_check(struct lm *lm);
 
 #endif /* GRM_LM_H */

@@ -2,12 +2,15 @@
  * their push notes, and their deaths. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -30,8 +33,58 @@ struct lm_client {
 	int			attached;
 	int			flush_want;	/* asked, not yet collected */
 	int			flush_sent;	/* collected, not yet acked */
+	uint32_t		cause;		/* WIRE_PROC_*, as it told us */
+	int32_t			status;
 	char			name[64];
 };
+
+uint32_t
+lm_death_cause(uint32_t pid, int32_t *status)
+{
+	char path[64], buf[1024], *p, *tok, *save;
+	unsigned long flags = 0;
+	long code = 0;
+	char state = '?';
+	int field;
+	ssize_t n;
+	int fd;
+
+	*status = 0;
+	snprintf(path, sizeof path, "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return WIRE_PROC_GONE;		/* already reaped */
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return WIRE_PROC_GONE;
+	buf[n] = '\0';
+	/* After the command's closing parenthesis: field 3 is the state,
+	 * 9 the flags, 52 the exit code (a wait status). */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return WIRE_PROC_GONE;
+	field = 3;
+	for (tok = strtok_r(p + 1, " ", &save); tok != NULL;
+	    tok = strtok_r(NULL, " ", &save), field++) {
+		if (field == 3)
+			state = tok[0];
+		else if (field == 9)
+			flags = strtoul(tok, NULL, 10);
+		else if (field == 52)
+			code = strtol(tok, NULL, 10);
+	}
+	if (state != 'Z' && state != 'X' && !(flags & 0x4) /* PF_EXITING */)
+		return WIRE_PROC_EXEC;	/* alive: a new image */
+	if (field <= 52)
+		return WIRE_PROC_GONE;
+	if (WIFSIGNALED((int)code)) {
+		*status = WTERMSIG((int)code);
+		return WIRE_PROC_KILLED;
+	}
+	*status = WEXITSTATUS((int)code);
+	return WIRE_PROC_EXIT;
+}
+
 
 static void
 client_free(struct lm_client *c)
@@ -45,9 +98,23 @@ client_free(struct lm_client *c)
 			break;
 		}
 	if (c->attached) {
+		uint32_t cause = c->cause;
+		int32_t status = c->status;
+
 		seg_reclaim_session(&lm->view, c->session);
-		lm_queue_proc(lm, c->pid, c->ppid, c->session, WIRE_PROC_EXIT, 0,
+		if (cause == 0 || cause == WIRE_PROC_EXIT)
+			/* What the kernel says wins over an exit note: a
+			 * process may be killed after exit() began. */
+			cause = lm_death_cause(c->pid, &status);
+		if (cause == WIRE_PROC_GONE && c->cause != 0) {
+			cause = c->cause;
+			status = c->status;
+		}
+		lm_queue_proc(lm, c->pid, c->ppid, c->session, cause, status,
 		    c->name);
+		lm_defs_ended(lm, c->session);
+		if (cause != WIRE_PROC_EXEC)
+			lm->dead++;
 		lm->nclients--;
 		log_debug("process %u (%s) gone", c->pid, c->name);
 		if (lm->nclients == 0)
@@ -79,7 +146,21 @@ client_handshake(struct lm_client *c, struct evbuffer *in)
 	}
 	c->ppid = h.ppid;
 	memcpy(c->name, h.name, sizeof c->name);
-	c->session = ++lm->next_session;
+	if (h.session != 0) {
+		/* Its LM died; we adopted the segment it writes in. */
+		if (h.shmid != lm->shmid || h.session > lm->next_session) {
+			log_warn("refusing process %u: its segment %d is not "
+			    "ours", c->pid, h.shmid);
+			r.status = LMP_REFUSED;
+			bufferevent_write(c->bev, &r, sizeof r);
+			return;
+		}
+		c->session = h.session;
+		lm_orphan_resumed(lm, c->session);
+	} else {
+		c->session = ++lm->next_session;
+		atomic_store(&lm->seg->sessions, lm->next_session);
+	}
 	c->attached = 1;
 	lm->nclients++;
 	lm->ever_clients = 1;
@@ -90,10 +171,47 @@ client_handshake(struct lm_client *c, struct evbuffer *in)
 	r.session = c->session;
 	r.size = lm->seg_size;
 	bufferevent_write(c->bev, &r, sizeof r);
-	lm_queue_proc(lm, c->pid, c->ppid, c->session, WIRE_PROC_START, 0,
-	    c->name);
-	log_debug("process %u (%s) attached, session %u", c->pid, c->name,
-	    c->session);
+	lm_queue_proc(lm, c->pid, c->ppid, c->session, h.session != 0 ?
+	    WIRE_PROC_RESUME : WIRE_PROC_START, 0, c->name);
+	log_debug("process %u (%s) attached, session %u%s", c->pid, c->name,
+	    c->session, h.session != 0 ? " (again)" : "");
+}
+
+void
+lm_orphan_resumed(struct lm *lm, uint32_t session)
+{
+	int i;
+
+	for (i = 0; i < lm->norphans; i++)
+		if (lm->orphans[i].session == session) {
+			lm->orphans[i] = lm->orphans[--lm->norphans];
+			return;
+		}
+}
+
+void
+lm_orphans_check(struct lm *lm)
+{
+	struct lm_orphan o;
+	uint32_t cause;
+	int32_t status;
+	int i;
+
+	for (i = 0; i < lm->norphans; i++) {
+		o = lm->orphans[i];
+		cause = lm_death_cause(o.pid, &status);
+		if (cause == WIRE_PROC_EXEC && kill((pid_t)o.pid, 0) == 0)
+			continue;	/* still running */
+		seg_reclaim_session(&lm->view, o.session);
+		lm_queue_proc(lm, o.pid, 0, o.session, cause, status, "");
+		lm_defs_ended(lm, o.session);
+		lm->dead++;
+		lm->orphans[i--] = lm->orphans[--lm->norphans];
+		log_debug("process %u of the dead local monitor ended",
+		    o.pid);
+	}
+	if (lm->norphans == 0 && lm->nclients == 0 && lm->idle_since == 0)
+		lm->idle_since = clk_mono_ns();
 }
 
 static void
@@ -111,10 +229,24 @@ client_read(struct bufferevent *bev, void *arg)
 		if (!c->attached)
 			return;
 	}
-	while ((n = evbuffer_remove(in, note, sizeof note)) > 0 &&
-	    n != (size_t)-1)
+	while ((n = evbuffer_get_length(in)) > 0) {
+		n = evbuffer_copyout(in, note, n < sizeof note ? n :
+		    sizeof note);
+		if (n == (size_t)-1)
+			break;
 		for (i = 0; i < n; i++) {
-			if (note[i] == LMP_NOTE_PUSH)
+			int32_t v;
+
+			if (note[i] == LMP_NOTE_EXIT ||
+			    note[i] == LMP_NOTE_SIGNAL) {
+				if (n - i < 1 + sizeof v)
+					break;	/* the rest comes later */
+				memcpy(&v, note + i + 1, sizeof v);
+				c->cause = note[i] == LMP_NOTE_EXIT ?
+				    WIRE_PROC_EXIT : WIRE_PROC_KILLED;
+				c->status = v;
+				i += sizeof v;
+			} else if (note[i] == LMP_NOTE_PUSH)
 				lm_push(c->lm);
 			else if (note[i] == LMP_NOTE_FLUSH) {
 				if (c->lm->mm_state != MM_READY) {
@@ -127,6 +259,10 @@ client_read(struct bufferevent *bev, void *arg)
 				lm_push(c->lm);
 			}
 		}
+		evbuffer_drain(in, i);
+		if (i < n || i == 0)
+			break;
+	}
 }
 
 static void
@@ -257,6 +393,17 @@ lm_unlisten(struct lm *lm)
 	lm->listener = NULL;
 	if (fd != -1)
 		close(fd);
+}
+
+void
+lm_clients_resume_all(struct lm *lm)
+{
+	struct lm_client *c;
+
+	for (c = lm->clients; c != NULL; c = c->next)
+		if (c->attached)
+			lm_queue_proc(lm, c->pid, c->ppid, c->session,
+			    WIRE_PROC_RESUME, 0, c->name);
 }
 
 void

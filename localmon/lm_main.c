@@ -9,8 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/shm.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -82,12 +84,50 @@ lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid, uint32_t session,
 	evbuffer_add(lm->procs, buf, WIRE_HDR + w.len);
 }
 
+/* The share of free chunks below which the LM pushes (GRM_THRESHOLD, a
+ * percentage, default 50). */
+static uint32_t
+threshold_for(uint32_t nchunks)
+{
+	const char *v = getenv("GRM_THRESHOLD");
+	char *end;
+	unsigned long pct = 50;
+	uint64_t t;
+
+	if (v != NULL && *v != '\0') {
+		errno = 0;
+		pct = strtoul(v, &end, 10);
+		if (*end == '%')
+			end++;
+		if (errno != 0 || end == v || *end != '\0' || pct < 1 ||
+		    pct > 99)
+			fatal("GRM_THRESHOLD=%s: not a percentage of free "
+			    "space (1 to 99)", v);
+	}
+	t = (uint64_t)nchunks * pct / 100;
+	return t < 1 ? 1 : (uint32_t)t;
+}
+
+/* The LM's private bookkeeping of the segment, once it is attached. */
+static int
+seg_own(struct lm *lm, void *mem, size_t size)
+{
+	lm->seg = mem;
+	seg_view(&lm->view, mem, size);
+	lm->view.sent = calloc(lm->view.nchunks, sizeof *lm->view.sent);
+	if (lm->view.sent == NULL)
+		return -1;
+	lm->seg_size = size;
+	return 0;
+}
+
 static int
 seg_create(struct lm *lm)
 {
 	const char *v;
 	size_t size = SEG_SIZE_DEFAULT, chunk = SEG_CHUNK_DEFAULT;
 	void *mem;
+	uint64_t id;
 
 	if ((v = getenv("GRM_SEGSIZE")) != NULL && (size = parse_size(v)) == 0)
 		fatal("GRM_SEGSIZE=%s: not a size", v);
@@ -101,21 +141,25 @@ seg_create(struct lm *lm)
 		return -1;
 	}
 	mem = shmat(lm->shmid, NULL, 0);
-	if (mem == (void *)-1 || seg_init(mem, size, (uint32_t)chunk) != 0) {
+	if (mem == (void *)-1 || seg_init(mem, size, (uint32_t)chunk) != 0 ||
+	    seg_own(lm, mem, size) != 0) {
 		log_warn("cannot set up segment (size %zu, chunk %zu)", size,
 		    chunk);
 		if (mem != (void *)-1)
 			shmdt(mem);
 		shmctl(lm->shmid, IPC_RMID, NULL);
+		lm->seg = NULL;
 		return -1;
 	}
-	lm->seg = mem;
-	seg_view(&lm->view, mem, size);
+	lm->seg->threshold = threshold_for(lm->seg->nchunks);
+	lm->view.threshold = lm->seg->threshold;
+	if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
+		id = clk_mono_ns() ^ ((uint64_t)getpid() << 32);
+	lm->seg->seg_id = id;
 	/* Allocate every page now: writers then never wait for the kernel
 	 * to zero one. */
 	if (seg_populate(mem, size) != 0)
 		log_debug("cannot populate the segment: %s", strerror(errno));
-	lm->seg_size = size;
 	lm->seg->lm_pid = (uint32_t)getpid();
 	/* The job's buffer-full policy: processes without GRM_POLICY of
 	 * their own follow it. */
@@ -128,6 +172,115 @@ seg_create(struct lm *lm)
 			log_warn("GRM_POLICY=%s not known (block, discard, "
 			    "overwrite): block", v);
 	}
+	return 0;
+}
+
+/* Whether process pid is a live local monitor (not a reused pid, not a
+ * zombie nobody reaped yet). */
+static int
+is_live_lm(int pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	if (kill(pid, 0) == -1 && errno == ESRCH)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "pid (comm) state ..." */
+	p = strrchr(buf, ')');
+	return strstr(buf, "(localmon)") != NULL && p != NULL &&
+	    p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+static void
+add_orphan(struct lm *lm, uint32_t pid, uint32_t session)
+{
+	struct lm_orphan *o;
+	int i;
+
+	for (i = 0; i < lm->norphans; i++)
+		if (lm->orphans[i].session == session)
+			return;
+	o = realloc(lm->orphans, sizeof *o * (size_t)(lm->norphans + 1));
+	if (o == NULL)
+		return;
+	lm->orphans = o;
+	o[lm->norphans].pid = pid;
+	o[lm->norphans++].session = session;
+}
+
+/*
+ * The LM named in the .pid file died (killed, crashed) and left its
+ * segment: adopt it, with every record committed in it.  What that LM
+ * had sent and not had acknowledged is sent again, from `consumed`; the
+ * MM drops what it already wrote.  Returns 0, or -1 (create a new one).
+ */
+static int
+seg_adopt_dead(struct lm *lm)
+{
+	struct shmid_ds ds;
+	struct seg_chunk *c;
+	int pid, shmid;
+	uint32_t i, st;
+	void *mem;
+	FILE *f;
+
+	f = fopen(lm->info_path, "r");
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%d %d", &pid, &shmid) != 2) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	if (pid <= 0 || pid == getpid() || is_live_lm(pid) ||
+	    shmctl(shmid, IPC_STAT, &ds) != 0)
+		return -1;
+	if (ds.shm_perm.uid != getuid() || ds.shm_perm.cuid != getuid() ||
+	    (ds.shm_perm.mode & 0777) != 0600) {
+		log_warn("segment %d of the dead local monitor %d is not "
+		    "owner-only: not adopted", shmid, pid);
+		return -1;
+	}
+	mem = shmat(shmid, NULL, 0);
+	if (mem == (void *)-1)
+		return -1;
+	if (seg_check(mem, ds.shm_segsz) != 0 ||
+	    ((struct seg_hdr *)mem)->lm_pid != (uint32_t)pid ||
+	    seg_own(lm, mem, ds.shm_segsz) != 0) {
+		log_warn("segment %d of the dead local monitor %d is not "
+		    "valid: removed", shmid, pid);
+		shmdt(mem);
+		shmctl(shmid, IPC_RMID, NULL);
+		lm->seg = NULL;
+		return -1;
+	}
+	lm->shmid = shmid;
+	seg_adopt(&lm->view);
+	lm->next_session = atomic_load(&lm->seg->sessions);
+	lm->seg->lm_pid = (uint32_t)getpid();
+	lm->adopted = 1;
+	/* Processes of the dead LM still writing: watched until they
+	 * attach to us or die. */
+	for (i = 0; i < lm->view.nchunks; i++) {
+		c = seg_chunk(&lm->view, i);
+		st = atomic_load(&c->state);
+		if ((st == SEG_OWNED || st == SEG_CLAIMED) && c->session != 0 &&
+		    c->session <= lm->next_session)
+			add_orphan(lm, c->pid, c->session);
+	}
+	log_warn("adopted segment %d of the dead local monitor %d "
+	    "(%u chunks in use, %d processes to watch)", shmid, pid,
+	    seg_used(&lm->view), lm->norphans);
 	return 0;
 }
 
@@ -168,6 +321,10 @@ lm_finish(struct lm *lm)
 		lm->seg = NULL;
 		shmctl(lm->shmid, IPC_RMID, NULL);
 	}
+	free(lm->view.sent);
+	lm->view.sent = NULL;
+	lm_defs_free(lm);
+	lm_spill_close(lm);
 	event_base_loopexit(lm->base, NULL);
 }
 
@@ -187,25 +344,42 @@ static void
 tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct lm *lm = arg;
-	uint64_t now = clk_mono_ns();
+	uint64_t now = clk_mono_ns(), left;
 
 	(void)fd;
 	(void)what;
 	if (lm->seg == NULL)
 		return;
-	if (atomic_load(&lm->seg->nfree) < lm->view.threshold)
+	if (lm->norphans > 0)
+		lm_orphans_check(lm);
+	if (lm->spill_fd == -1 && lm->spill_max > 0)
+		lm_spill_take(lm);
+	/* Below the threshold: push to the MM, or spill while it is away. */
+	if (atomic_load(&lm->seg->nfree) < lm->view.threshold ||
+	    (lm->exiting && lm->mm_state != MM_READY))
 		lm_push(lm);
 	/* Spawned LMs live while the job does: exit once the last process
 	 * is gone (or, if the first never came, after a while). */
 	if (!lm->standalone && !lm->exiting && lm->nclients == 0 &&
-	    lm->idle_since != 0 && now - lm->idle_since >=
+	    lm->norphans == 0 && lm->idle_since != 0 &&
+	    now - lm->idle_since >=
 	    (lm->ever_clients ? lm->linger_ns : 10ull * 1000000000u))
 		lm_begin_exit(lm, "no traced process left");
 	if (lm->exiting && lm->mm_state != MM_READY &&
 	    lm->mm_down_since != 0 &&
 	    now - lm->mm_down_since >= lm->mm_timeout_ns) {
-		log_warn("main monitor %s unreachable: %u chunks of trace "
-		    "data dropped", lm->mm_id, seg_used(&lm->view));
+		left = lm_count_left(lm);
+		lm_spill_lost(lm, left);
+		if (left > 0)
+			log_warn("main monitor %s unreachable and %s full: "
+			    "%llu events lost", lm->mm_id, lm->spill_path,
+			    (unsigned long long)left);
+		if (lm->spill_bytes > 0)
+			log_warn("main monitor %s unreachable: %llu bytes kept "
+			    "in %s, for the next local monitor of %s to "
+			    "deliver", lm->mm_id,
+			    (unsigned long long)lm->spill_bytes,
+			    lm->spill_path, lm->mm_id);
 		lm_finish(lm);
 	}
 }
@@ -307,6 +481,11 @@ main(int argc, char **argv)
 		linger = parse_secs("GRM_LM_LINGER", v);
 	lm.linger_ns = (uint64_t)((linger < 0 ? 1.0 : linger) * 1e9);
 	lm.mm_timeout_ns = 30ull * 1000000000u;
+	lm.spill_fd = -1;
+	lm.spill_max = 256u << 20;
+	if ((v = getenv("GRM_SPILL_MAX")) != NULL && *v != '\0' &&
+	    (lm.spill_max = parse_size(v)) == 0 && strcmp(v, "0") != 0)
+		fatal("GRM_SPILL_MAX=%s: not a size", v);
 	if ((v = getenv("GRM_LM_MM_TIMEOUT")) != NULL)
 		lm.mm_timeout_ns = (uint64_t)(parse_secs("GRM_LM_MM_TIMEOUT",
 		    v) * 1e9);
@@ -327,7 +506,9 @@ main(int argc, char **argv)
 	    rundir_path(lm.lock_path, sizeof lm.lock_path, lm.dir, lm.mm_id,
 	    ".lock") != 0 ||
 	    rundir_path(lm.info_path, sizeof lm.info_path, lm.dir, lm.mm_id,
-	    ".pid") != 0)
+	    ".pid") != 0 ||
+	    rundir_path(lm.spill_path, sizeof lm.spill_path, lm.dir, lm.mm_id,
+	    ".spill") != 0)
 		fatal("run folder path too long for %s", lm.mm_id);
 	signal(SIGPIPE, SIG_IGN);
 	lm.base = event_base_new();
@@ -348,11 +529,12 @@ main(int argc, char **argv)
 		close(lm.lock_fd);
 		return 1;
 	}
-	if (seg_create(&lm) != 0) {
+	if (seg_adopt_dead(&lm) != 0 && seg_create(&lm) != 0) {
 		lm_unlisten(&lm);
 		close(lm.lock_fd);
 		return 1;
 	}
+	(void)lm_spill_take(&lm);
 	write_info(&lm);
 	close(lm.lock_fd);
 	lm.lock_fd = -1;

@@ -1,8 +1,12 @@
 /* lm_mm.c: the LM's link to its Main Monitor: hello, clock pongs, and
  * collections (pulled by the MM or pushed at the threshold and job end). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -41,7 +45,58 @@ lm_mm_connect(struct lm *lm)
 		return;
 	}
 	lm->mm_state = MM_CONNECTING;
-	peer_send_hello(lm->mm, WIRE_ROLE_LM);
+	peer_send_hello(lm->mm, WIRE_ROLE_LM, lm->seg->seg_id);
+}
+
+static struct lm_flight *
+flight_new(struct lm *lm)
+{
+	struct lm_flight *f = calloc(1, sizeof *f);
+
+	(void)lm;
+	return f;
+}
+
+static void
+flight_push(struct lm *lm, struct lm_flight *f)
+{
+	if (lm->flights == NULL)
+		lm->flights_tail = &lm->flights;
+	*lm->flights_tail = f;
+	lm->flights_tail = &f->next;
+	lm->outstanding++;
+	lm->flights_pushed++;
+}
+
+static void
+flight_free(struct lm_flight *f)
+{
+	seg_flight_free(&f->fl);
+	free(f);
+}
+
+/* The MM will acknowledge nothing more: what was in flight is sent again
+ * (from the segment, or from the spill file). */
+static void
+flights_abort(struct lm *lm)
+{
+	struct lm_flight *f;
+
+	while ((f = lm->flights) != NULL) {
+		lm->flights = f->next;
+		seg_flight_abort(&lm->view, &f->fl);
+		flight_free(f);
+	}
+	lm->flights_tail = &lm->flights;
+	lm->outstanding = 0;
+	lm->spill_sent = 0;
+	lm->ndeferred = 0;
+}
+
+int
+lm_delivered(const struct lm *lm)
+{
+	return lm->spill_bytes == 0 && lm->outstanding == 0;
 }
 
 static void
@@ -51,7 +106,7 @@ mm_lost(struct lm *lm, const char *why)
 	peer_free(lm->mm);
 	lm->mm = NULL;
 	lm->mm_state = MM_DOWN;
-	lm->outstanding = 0;
+	flights_abort(lm);
 	lm_flushes_done(lm, 0);
 	if (lm->mm_down_since == 0)
 		lm->mm_down_since = clk_mono_ns();
@@ -69,65 +124,93 @@ mm_lost(struct lm *lm, const char *why)
 struct emit_ctx {
 	struct lm	*lm;
 	int		err;
+	struct evbuffer	*spill;		/* spilling: the messages go here */
+	uint64_t	room;		/* spilling: bytes the file may take */
+	uint64_t	events;		/* counting only (lm_count_left) */
+	int		count;
 };
 
 static int
 emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
-	   uint64_t seq, const void *data, size_t len)
+	   uint64_t seq, uint64_t off, const void *data, size_t len)
 {
 	struct emit_ctx *ec = arg;
-	unsigned char hdr[20];
+	unsigned char hdr[WIRE_HDR + 24];
 	struct wire_wr w;
 
-	wire_wr_init(&w, hdr, sizeof hdr);
+	if (ec->count) {
+		ec->events += rec_count_events(data, len);
+		return 0;
+	}
+	/* Definitions leaving the segment: kept, for a later MM. */
+	if (seq != 0)
+		lm_defs_note(ec->lm, pid, session, data, len);
+	wire_wr_init(&w, hdr + WIRE_HDR, sizeof hdr - WIRE_HDR);
 	wire_put_u32(&w, pid);
 	wire_put_u32(&w, tid);
 	wire_put_u64(&w, seq);
 	wire_put_u32(&w, session);
-	if (peer_send(ec->lm->mm, WIRE_DATA, hdr, w.len, data, len) != 0) {
+	wire_put_u32(&w, (uint32_t)off);
+	if (ec->spill != NULL) {
+		if (evbuffer_get_length(ec->spill) + sizeof hdr + len >
+		    ec->room)
+			return -1;
+		wire_header(hdr, WIRE_DATA, (uint32_t)(w.len + len));
+		if (evbuffer_add(ec->spill, hdr, sizeof hdr) != 0 ||
+		    evbuffer_add(ec->spill, data, len) != 0) {
+			ec->err = 1;
+			return -1;
+		}
+		return 0;
+	}
+	if (peer_send(ec->lm->mm, WIRE_DATA, hdr + WIRE_HDR, w.len, data,
+	    len) != 0) {
 		ec->err = 1;
 		return -1;
 	}
 	return 0;
 }
 
+/* Losses reported in loss records of collections still in flight. */
+static uint64_t
+lost_in_flight(const struct lm *lm)
+{
+	const struct lm_flight *f;
+	uint64_t n = 0;
+
+	for (f = lm->flights; f != NULL; f = f->next)
+		n += f->lost;
+	return n;
+}
+
 /*
  * At the last collections: events writers lost and never wrote a loss
- * record for (a thread that never got another chunk) are reported as one
- * loss record of process 0, thread 0, so that no loss goes uncounted.
+ * record for (a thread that never got another chunk), plus extra (events
+ * the LM itself could not keep), are reported as one loss record of
+ * process 0, thread 0, so that no loss goes uncounted.  Returns the
+ * events reported (0: nothing to report), or -1.
  */
-static int
-report_unrecorded_losses(struct lm *lm)
+static int64_t
+report_losses(struct lm *lm, struct emit_ctx *ec, uint64_t extra)
 {
-	unsigned char piece[20 + sizeof(struct rec_hdr) + 8];
-	uint64_t lost, rec, n;
-	struct rec_hdr h;
-	struct wire_wr w;
+	unsigned char rec[sizeof(struct rec_hdr) + 8];
+	uint64_t lost, recd, done, n;
 
 	lost = atomic_load(&lm->seg->lost);
-	rec = atomic_load(&lm->seg->lost_recorded);
-	n = lost > rec ? lost - rec : 0;
-	if (n <= lm->lost_reported)
+	recd = atomic_load(&lm->seg->lost_recorded);
+	done = atomic_load(&lm->seg->lost_reported) + lost_in_flight(lm);
+	n = lost > recd ? lost - recd : 0;
+	n = n > done ? n - done : 0;
+	if (n + extra == 0)
 		return 0;
-	n -= lm->lost_reported;
-	memset(&h, 0, sizeof h);
-	h.len = sizeof h + 8;
-	h.cls = REC_CLASS_META;
-	h.attr = REC_ATTR_LOSS;
-	h.ts = clk_mono_ns();
-	wire_wr_init(&w, piece, sizeof piece);
-	wire_put_u32(&w, 0);
-	wire_put_u32(&w, 0);
-	wire_put_u64(&w, 0);
-	wire_put_u32(&w, 0);
-	wire_put_bytes(&w, &h, sizeof h);
-	wire_put_bytes(&w, &n, 8);
-	if (peer_send(lm->mm, WIRE_DATA, piece, w.len, NULL, 0) != 0)
+	rec_put_hdr(rec, sizeof rec, REC_CLASS_META, REC_ATTR_LOSS, 0,
+	    clk_mono_ns());
+	memcpy(rec + sizeof(struct rec_hdr), &(uint64_t){ n + extra }, 8);
+	if (emit_piece(ec, 0, 0, 0, 0, 0, rec, sizeof rec) != 0)
 		return -1;
-	lm->lost_reported += n;
-	log_warn("%llu events lost by traced processes (buffer full)",
-	    (unsigned long long)n);
-	return 0;
+	log_warn("%llu events lost (buffer full%s)", (unsigned long long)(n +
+	    extra), extra ? ", or no room to keep them" : "");
+	return (int64_t)n;
 }
 
 struct table_ctx {
@@ -145,8 +228,8 @@ table_rec(void *arg, const void *rec, size_t len)
 	struct table_ctx *tc = arg;
 
 	if (tc->len + len > WIRE_MAX / 2) {
-		if (emit_piece(tc->ec, tc->pid, tc->tid, tc->session, 0, tc->buf,
-		    tc->len) != 0)
+		if (emit_piece(tc->ec, tc->pid, tc->tid, tc->session, 0, 0,
+		    tc->buf, tc->len) != 0)
 			return -1;
 		tc->len = 0;
 	}
@@ -175,58 +258,83 @@ emit_table(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	r = stab_read(data, shared, len, xc->probe || final, clk_mono_ns(),
 	    table_rec, &tc);
 	if (r >= 0 && tc.len > 0)
-		r = emit_piece(xc->ec, pid, tid, session, 0, tc.buf, tc.len);
+		r = emit_piece(xc->ec, pid, tid, session, 0, 0, tc.buf,
+		    tc.len);
 	free(tc.buf);
 	return r < 0 ? -1 : 0;
 }
 
+static int replay_next(struct lm *lm);
+static int write_all(int fd, struct evbuffer *b);
+
 int
 lm_collect(struct lm *lm, uint32_t round, int probe)
 {
+	struct lm_flight *f;
 	struct tables_ctx xc;
-	int full_only;
-	struct emit_ctx ec = { lm, 0 };
+	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0 };
 	unsigned char buf[16];
 	struct wire_wr w;
 	uint64_t bad = lm->bad_bytes;
-	int n;
+	int64_t lost = 0;
+	int n, full_only;
 
 	if (lm->mm_state != MM_READY)
+		return -1;
+	/* The spill file goes first: it is older than the segment. */
+	if (lm->spill_bytes > 0) {
+		if (round == WIRE_ROUND_PUSH)
+			lm->push_wanted = 1;
+		else if (lm->ndeferred < LM_DEFERRED_MAX) {
+			lm->deferred[lm->ndeferred][0] = round;
+			lm->deferred[lm->ndeferred++][1] = (uint32_t)probe;
+		}
+		return lm->outstanding == 0 ? replay_next(lm) : 0;
+	}
+	f = flight_new(lm);
+	if (f == NULL)
 		return -1;
 	/* Process starts and exits first: the MM writes them before the
 	 * records of this collection. */
 	if (evbuffer_get_length(lm->procs) > 0 &&
 	    peer_send_raw(lm->mm, lm->procs) != 0)
-		return -1;
+		goto fail;
 	/* A push at the threshold takes what is full; everything else
 	 * (snapshot, flush, the end) takes everything committed. */
 	full_only = round == WIRE_ROUND_PUSH && !lm->exiting &&
 	    !lm_flushes_start(lm);
 	n = seg_collect_ex(&lm->view, full_only, emit_piece, &ec,
-	    &lm->bad_bytes);
+	    &lm->bad_bytes, &f->fl);
 	xc.ec = &ec;
 	xc.probe = probe || lm->exiting;
-	if (n >= 0 && !ec.err && seg_tables(&lm->view, emit_table, &xc) < 0)
+	if (n >= 0 && !ec.err &&
+	    seg_tables(&lm->view, emit_table, &xc, &f->fl) < 0)
 		n = -1;
-	if (n < 0 || ec.err) {
-		log_warn("collection failed: cannot queue data for the MM");
-		return -1;
-	}
+	if (n < 0 || ec.err)
+		goto fail;
 	if (lm->bad_bytes != bad)
 		log_warn("%llu bytes of malformed records skipped",
 		    (unsigned long long)(lm->bad_bytes - bad));
-	if (lm->exiting && report_unrecorded_losses(lm) != 0)
-		return -1;
+	if (lm->exiting && (lost = report_losses(lm, &ec, 0)) < 0)
+		goto fail;
+	f->lost = (uint64_t)lost;
 	wire_wr_init(&w, buf, sizeof buf);
 	wire_put_u32(&w, round);
 	wire_put_u64(&w, lm->bad_bytes);
 	peer_send(lm->mm, WIRE_DONE, buf, w.len, NULL, 0);
-	lm->outstanding++;
+	flight_push(lm, f);
+	if (round == WIRE_ROUND_PUSH)
+		lm->pushes++;
 	lm->push_wanted = 0;
 	if (lm->exiting)
 		lm->final_sent = 1;
 	log_debug("collection %u: %d pieces", round, n);
 	return 0;
+fail:
+	log_warn("collection failed: cannot queue data for the MM");
+	seg_flight_abort(&lm->view, &f->fl);
+	flight_free(f);
+	return -1;
 }
 
 void
@@ -234,8 +342,353 @@ lm_push(struct lm *lm)
 {
 	if (lm->mm_state == MM_READY && lm->outstanding == 0)
 		lm_collect(lm, WIRE_ROUND_PUSH, 0);
-	else
+	else if (lm->mm_state == MM_READY)
 		lm->push_wanted = 1;
+	else
+		lm_spill(lm, lm->exiting);
+}
+
+/* ---- the spill file ---- */
+
+/* Length of the whole, well-formed messages at the start of buf. */
+static size_t
+whole_messages(const unsigned char *buf, size_t len)
+{
+	size_t off = 0;
+	uint16_t type;
+	uint32_t plen;
+	const char *why;
+
+	while (len - off >= WIRE_HDR &&
+	    wire_parse_header(buf + off, &type, &plen, &why) == 0 &&
+	    (type == WIRE_DATA || type == WIRE_PROC) &&
+	    len - off - WIRE_HDR >= plen)
+		off += WIRE_HDR + plen;
+	return off;
+}
+
+/*
+ * Takes the spill file: one LM at a time (flock; a predecessor still
+ * delivering keeps it, and we try again at each tick), and keeps only its
+ * whole messages: an LM killed while writing leaves a partial one, whose
+ * data is still in the segment.
+ */
+int
+lm_spill_take(struct lm *lm)
+{
+	struct stat a, b;
+	unsigned char *buf;
+	size_t have = 0, good;
+	uint64_t off = 0;
+	ssize_t r;
+	int fd;
+
+	if (lm->spill_fd != -1 || lm->spill_max == 0)
+		return 0;
+	fd = open(lm->spill_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd == -1) {
+		log_warn("%s: %s", lm->spill_path, strerror(errno));
+		return -1;
+	}
+	/* The predecessor removes the file when it is done with it: the
+	 * lock must be on the file the name still names. */
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &a) != 0 ||
+	    stat(lm->spill_path, &b) != 0 || a.st_ino != b.st_ino ||
+	    a.st_dev != b.st_dev) {
+		close(fd);
+		return -1;
+	}
+	buf = malloc(2 * WIRE_MAX + WIRE_HDR);
+	if (buf == NULL) {
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		r = pread(fd, buf + have, 2 * WIRE_MAX + WIRE_HDR - have,
+		    (off_t)(off + have));
+		if (r > 0)
+			have += (size_t)r;
+		good = whole_messages(buf, have);
+		off += good;
+		if (r <= 0 || good == 0)
+			break;
+		memmove(buf, buf + good, have - good);
+		have -= good;
+	}
+	free(buf);
+	if (ftruncate(fd, (off_t)off) != 0)
+		log_warn("%s: %s", lm->spill_path, strerror(errno));
+	lm->spill_fd = fd;
+	lm->spill_bytes = off;
+	lm->spill_sent = 0;
+	if (off > 0) {
+		log_warn("%s: %llu bytes of trace data kept for the main "
+		    "monitor", lm->spill_path, (unsigned long long)off);
+		if (lm->mm_state == MM_READY && lm->outstanding == 0)
+			replay_next(lm);
+	}
+	return 0;
+}
+
+void
+lm_spill_close(struct lm *lm)
+{
+	if (lm->spill_fd == -1)
+		return;
+	if (lm->spill_bytes == 0)
+		unlink(lm->spill_path);
+	close(lm->spill_fd);
+	lm->spill_fd = -1;
+}
+
+void
+lm_spill_lost(struct lm *lm, uint64_t n)
+{
+	struct emit_ctx ec = { lm, 0, NULL, UINT64_MAX, 0, 0 };
+	int64_t r;
+	size_t len;
+
+	if (lm->spill_fd == -1 || (ec.spill = evbuffer_new()) == NULL)
+		return;
+	r = report_losses(lm, &ec, n);
+	len = evbuffer_get_length(ec.spill);
+	if (r >= 0 && len > 0 && lseek(lm->spill_fd, (off_t)lm->spill_bytes,
+	    SEEK_SET) >= 0 && write_all(lm->spill_fd, ec.spill) == 0) {
+		lm->spill_bytes += len;
+		atomic_fetch_add(&lm->seg->lost_reported, (uint64_t)r);
+	}
+	evbuffer_free(ec.spill);
+}
+
+static int
+write_all(int fd, struct evbuffer *b)
+{
+	while (evbuffer_get_length(b) > 0)
+		if (evbuffer_write(b, fd) < 0 && errno != EINTR)
+			return -1;
+	return 0;
+}
+
+void
+lm_spill(struct lm *lm, int all)
+{
+	struct seg_flight fl = { NULL, 0, 0 };
+	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0 };
+	struct tables_ctx xc = { &ec, 1 };
+	size_t len;
+	int64_t lost = 0;
+
+	if (lm->spill_max == 0 || lm->spill_fd == -1 || lm->seg == NULL ||
+	    lm->spill_bytes >= lm->spill_max)
+		return;
+	ec.spill = evbuffer_new();
+	if (ec.spill == NULL)
+		return;
+	ec.room = lm->spill_max - lm->spill_bytes;
+	evbuffer_add_buffer(ec.spill, lm->procs);
+	seg_collect_ex(&lm->view, !all, emit_piece, &ec, &lm->bad_bytes,
+	    &fl);
+	/* At the end, the tables too (the segment goes away). */
+	if (all && !ec.err)
+		seg_tables(&lm->view, emit_table, &xc, &fl);
+	if (all && !ec.err) {
+		ec.room += 64;	/* a loss record always fits */
+		lost = report_losses(lm, &ec, 0);
+	}
+	len = evbuffer_get_length(ec.spill);
+	if (len > 0 && (lseek(lm->spill_fd, (off_t)lm->spill_bytes,
+	    SEEK_SET) < 0 || write_all(lm->spill_fd, ec.spill) != 0)) {
+		log_warn("%s: %s: the data stays in the segment",
+		    lm->spill_path, strerror(errno));
+		if (ftruncate(lm->spill_fd, (off_t)lm->spill_bytes) != 0)
+			log_warn("%s: %s", lm->spill_path, strerror(errno));
+		seg_flight_abort(&lm->view, &fl);
+	} else {
+		seg_flight_commit(&lm->view, &fl);
+		if (lost > 0)
+			atomic_fetch_add(&lm->seg->lost_reported,
+			    (uint64_t)lost);
+		lm->spill_bytes += len;
+		lm->spilled_total += len;
+		if (len > 0)
+			log_debug("spilled %zu bytes (%llu in %s)", len,
+			    (unsigned long long)lm->spill_bytes,
+			    lm->spill_path);
+	}
+	seg_flight_free(&fl);
+	evbuffer_free(ec.spill);
+}
+
+uint64_t
+lm_count_left(struct lm *lm)
+{
+	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 1 };
+
+	if (lm->seg == NULL)
+		return 0;
+	seg_collect_ex(&lm->view, 0, emit_piece, &ec, NULL, NULL);
+	return ec.events;
+}
+
+/* Sends the next block of the spill file (whole messages, at most 8 MiB)
+ * with a DONE; the file is emptied once the MM has acknowledged it all. */
+static int
+replay_next(struct lm *lm)
+{
+	enum { BLOCK = 8 << 20 };
+	struct lm_flight *f;
+	unsigned char *buf, done[16];
+	size_t want, good;
+	struct wire_wr w;
+	ssize_t r;
+
+	if (lm->spill_sent >= lm->spill_bytes)
+		return 0;
+	want = lm->spill_bytes - lm->spill_sent;
+	if (want > BLOCK + WIRE_MAX + WIRE_HDR)
+		want = BLOCK + WIRE_MAX + WIRE_HDR;
+	buf = malloc(want);
+	f = flight_new(lm);
+	if (buf == NULL || f == NULL)
+		goto fail;
+	r = pread(lm->spill_fd, buf, want, (off_t)lm->spill_sent);
+	if (r <= 0)
+		goto fail;
+	good = whole_messages(buf, (size_t)r);
+	if (good == 0)
+		goto fail;
+	if (peer_send_bytes(lm->mm, buf, good) != 0)
+		goto fail;
+	free(buf);
+	lm->spill_sent += good;
+	f->replay = 1;
+	f->spill_end = lm->spill_sent;
+	wire_wr_init(&w, done, sizeof done);
+	wire_put_u32(&w, WIRE_ROUND_PUSH);
+	wire_put_u64(&w, lm->bad_bytes);
+	peer_send(lm->mm, WIRE_DONE, done, w.len, NULL, 0);
+	flight_push(lm, f);
+	log_debug("replayed %zu bytes of %s", good, lm->spill_path);
+	return 0;
+fail:
+	/* Unreadable: what follows cannot be sent; it is dropped. */
+	log_warn("%s: cannot replay from byte %llu: dropped", lm->spill_path,
+	    (unsigned long long)lm->spill_sent);
+	free(buf);
+	free(f);
+	lm->spill_bytes = lm->spill_sent;
+	if (ftruncate(lm->spill_fd, (off_t)lm->spill_bytes) != 0)
+		log_warn("%s: %s", lm->spill_path, strerror(errno));
+	return -1;
+}
+
+/*
+ * A new connection: this MM may be another than the one that received
+ * them, so every live image's definitions and every attached process go
+ * first (it writes only what it did not know), with a DONE of their own.
+ */
+static void
+send_known(struct lm *lm)
+{
+	struct lm_flight *f;
+	unsigned char done[16];
+	struct wire_wr w;
+
+	lm_clients_resume_all(lm);
+	if (lm->defs == NULL && evbuffer_get_length(lm->procs) == 0)
+		return;
+	if ((f = flight_new(lm)) == NULL)
+		return;
+	if ((evbuffer_get_length(lm->procs) > 0 &&
+	    peer_send_raw(lm->mm, lm->procs) != 0) || lm_defs_send(lm) < 0) {
+		free(f);
+		return;
+	}
+	wire_wr_init(&w, done, sizeof done);
+	wire_put_u32(&w, WIRE_ROUND_PUSH);
+	wire_put_u64(&w, lm->bad_bytes);
+	peer_send(lm->mm, WIRE_DONE, done, w.len, NULL, 0);
+	flight_push(lm, f);
+}
+
+/* The MM acknowledged the oldest collection in flight. */
+static void
+acked(struct lm *lm)
+{
+	struct lm_flight *f = lm->flights;
+	int i, n;
+
+	if (f == NULL)
+		return;
+	lm->flights = f->next;
+	if (lm->flights == NULL)
+		lm->flights_tail = &lm->flights;
+	lm->outstanding--;
+	lm->flights_acked++;
+	seg_flight_commit(&lm->view, &f->fl);
+	lm_defs_acked(lm);
+	if (f->lost > 0)
+		atomic_fetch_add(&lm->seg->lost_reported, f->lost);
+	if (f->replay && f->spill_end >= lm->spill_bytes) {
+		/* All of the spill file is with the MM. */
+		if (ftruncate(lm->spill_fd, 0) != 0)
+			log_warn("%s: %s", lm->spill_path, strerror(errno));
+		log_debug("%s delivered (%llu bytes)", lm->spill_path,
+		    (unsigned long long)lm->spill_bytes);
+		lm->spill_bytes = lm->spill_sent = 0;
+	}
+	flight_free(f);
+	if (lm->outstanding > 0)
+		return;
+	if (lm->spill_bytes > 0) {
+		replay_next(lm);
+		return;
+	}
+	/* Collections asked for during the replay. */
+	n = lm->ndeferred;
+	lm->ndeferred = 0;
+	for (i = 0; i < n; i++)
+		lm_collect(lm, lm->deferred[i][0], (int)lm->deferred[i][1]);
+	if (lm->outstanding > 0)
+		return;
+	lm_flushes_done(lm, 1);
+	/* Exiting: one more collection after the exit began, so nothing
+	 * committed before it is left behind. */
+	if (lm->push_wanted || (lm->exiting && !lm->final_sent))
+		lm_collect(lm, WIRE_ROUND_PUSH, 0);
+	else if (lm->exiting)
+		lm_finish(lm);
+}
+
+static void
+send_status(struct lm *lm, uint32_t round)
+{
+	struct wire_status st;
+	unsigned char buf[4 + sizeof st];
+	const uint64_t *v = (const uint64_t *)&st;
+	struct wire_wr w;
+	size_t i;
+
+	memset(&st, 0, sizeof st);
+	st.lm_pid = (uint64_t)getpid();
+	st.alive = (uint64_t)lm->nclients + (uint64_t)lm->norphans;
+	st.dead = lm->dead;
+	st.seg_size = lm->seg_size;
+	st.chunks = lm->view.nchunks;
+	st.used = lm->seg != NULL ? seg_used(&lm->view) : 0;
+	st.threshold = lm->view.threshold;
+	st.spilled = lm->spill_bytes;
+	st.spill_max = lm->spill_max;
+	st.spilled_total = lm->spilled_total;
+	st.pushes = lm->pushes;
+	st.lost = lm->seg != NULL ? atomic_load(&lm->seg->lost) : 0;
+	st.bad_bytes = lm->bad_bytes;
+	st.adopted = (uint64_t)lm->adopted;
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, round);
+	for (i = 0; i < WIRE_STATUS_FIELDS; i++)
+		wire_put_u64(&w, v[i]);
+	peer_send(lm->mm, WIRE_STATUS_REPLY, buf, w.len, NULL, 0);
 }
 
 /*
@@ -312,7 +765,12 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	case WIRE_READY:
 		lm->mm_state = MM_READY;
 		log_debug("connected to %s", lm->mm_id);
-		if (lm->push_wanted || lm->exiting)
+		send_known(lm);
+		if (lm->outstanding > 0)
+			lm->push_wanted = lm->push_wanted || lm->exiting;
+		else if (lm->spill_bytes > 0)
+			replay_next(lm);
+		else if (lm->push_wanted || lm->exiting)
 			lm_collect(lm, WIRE_ROUND_PUSH, 0);
 		break;
 	case WIRE_COLLECT:
@@ -333,17 +791,12 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		break;
 	case WIRE_ACK:
 		(void)wire_get_u32(msg);
-		if (lm->outstanding > 0)
-			lm->outstanding--;
-		if (lm->outstanding > 0)
-			break;
-		lm_flushes_done(lm, 1);
-		/* Exiting: one more collection after the exit began, so
-		 * nothing committed before it is left behind. */
-		if (lm->push_wanted || (lm->exiting && !lm->final_sent))
-			lm_collect(lm, WIRE_ROUND_PUSH, 0);
-		else if (lm->exiting)
-			lm_finish(lm);
+		acked(lm);
+		break;
+	case WIRE_STATUS:
+		round = wire_get_u32(msg);
+		if (wire_rd_ok(msg))
+			send_status(lm, round);
 		break;
 	default:
 		mm_lost(lm, "unexpected message");

@@ -140,7 +140,7 @@ main(int argc, char **argv)
 		event_base_free(c.base);
 		return 1;
 	}
-	peer_send_hello(c.p, WIRE_ROLE_CTL);
+	peer_send_hello(c.p, WIRE_ROLE_CTL, 0);
 	to = evtimer_new(c.base, timeout_cb, &c);
 	event_add(to,
 	    &(struct timeval){ .tv_sec = 120, .tv_usec = 0 });

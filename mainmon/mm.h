@@ -8,6 +8,7 @@
 #include "seg.h"
 #include "stab.h"
 #include "tape.h"
+#include "wire.h"
 
 struct event_base;
 struct evconnlistener;
@@ -60,6 +61,9 @@ struct mm_piece {
 	uint32_t	tid;
 	uint32_t	session;
 	uint32_t	len;
+	uint64_t	seq;		/* its chunk's; 0: a table or the LM's */
+	uint32_t	off;		/* where it starts in its chunk */
+	int		dup;		/* all of it written before */
 	struct mm_piece	*next;
 	unsigned char	data[];
 };
@@ -74,6 +78,9 @@ struct mm_conn {
 	/* LM */
 	struct mm_node		*node;
 	uint32_t		lm_pid;
+	uint64_t		seg_id;		/* the LM's segment */
+	struct wire_status	st;		/* its latest status */
+	int			has_st;
 	int			npings;
 	int			synced;
 	uint64_t		best_rtt;
@@ -89,6 +96,7 @@ enum mm_what {
 	MM_STOP,		/* final collection; LMs exit */
 	MM_STATS,		/* collect, then answer with the statistics */
 	MM_PROBE,		/* collect with dormant sensors' values */
+	MM_STATUS,		/* ask every LM its status, then answer */
 	MM_CONTROL		/* apply the control state, then answer */
 };
 
@@ -139,6 +147,28 @@ struct mm_bname {
 	struct mm_bname	*next;
 };
 
+/*
+ * How far each thread's records have been written, per LM segment: an LM
+ * that adopted a dead one's segment, or one whose MM went away before
+ * acknowledging, sends again what it is not sure was written; what was is
+ * dropped here (mm_dedup.c).
+ */
+struct mm_mark {
+	uint64_t	seg_id;		/* 0: free slot */
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+	uint32_t	session;
+	uint64_t	seq;
+	uint64_t	end;		/* written up to, in chunk seq */
+};
+
+struct mm_marks {
+	struct mm_mark	*v;
+	uint32_t	cap;		/* power of two */
+	uint32_t	n;
+};
+
 struct mm {
 	struct event_base	*base;
 	struct evconnlistener	*listener;
@@ -161,6 +191,8 @@ struct mm {
 	struct mm_stats		stats;
 	struct mm_bname		*bnames;
 	unsigned		nbnames;
+	struct mm_marks		marks;
+	uint64_t		dup_bytes;	/* sent again, dropped */
 };
 
 /* mm_peer.c */
@@ -171,6 +203,7 @@ void mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	      const char *cmd);
 void mm_ctl_reply(struct mm_conn *ctl, int status, const char *text);
 void mm_status(struct mm *mm, struct mm_conn *ctl);
+void mm_status_text(struct mm *mm, char *text, size_t cap);
 /* Sends the control state to one LM (round 0: nobody waits). */
 void mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round);
 
@@ -187,6 +220,14 @@ int mm_stats_write(struct mm *mm);
 void mm_stats_free(struct mm *mm);
 /* Remembers block bid's name (len bytes, not NUL-terminated). */
 void mm_block_name(struct mm *mm, int32_t bid, const char *name, size_t len);
+
+/* mm_dedup.c */
+/* Drops from pc what was already written (trimming it); returns 1 if
+ * nothing of it is left, 0 to write it, -1 if it does not fit. */
+int mm_dedup(struct mm *mm, struct mm_conn *c, struct mm_piece *pc);
+/* Forgets the marks of segment seg_id (its LM ended cleanly). */
+void mm_dedup_forget(struct mm *mm, uint64_t seg_id);
+void mm_dedup_free(struct mm *mm);
 
 /* mm_out.c */
 int mm_out_open(struct mm *mm, const char *path);

@@ -160,6 +160,7 @@ main(int argc, char **argv)
 	}
 	mm_defs_free(&mm.written);
 	mm_stats_free(&mm);
+	mm_dedup_free(&mm);
 	evconnlistener_free(mm.listener);
 	event_free(sigterm);
 	event_free(sigint);

@@ -399,10 +399,15 @@ mm_out_batch(struct mm *mm, struct mm_conn *c)
 	struct mm_piece *pc, *next;
 	int r = 0;
 
-	for (pc = c->batch; pc != NULL; pc = pc->next)
-		batch_defs(mm, c, pc);
+	for (pc = c->batch; pc != NULL; pc = pc->next) {
+		/* Sent again by an LM not sure it was written: dropped. */
+		pc->dup = mm_dedup(mm, c, pc) != 0;
+		if (!pc->dup)
+			batch_defs(mm, c, pc);
+	}
 	for (pc = c->batch; pc != NULL && r == 0; pc = pc->next)
-		r = batch_records(mm, c, pc);
+		if (!pc->dup)
+			r = batch_records(mm, c, pc);
 	for (pc = c->batch; pc != NULL; pc = next) {
 		next = pc->next;
 		free(pc);
@@ -421,6 +426,7 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	uint32_t pid, ppid, what, status, session;
 	struct mm_proc *p;
+	int how;
 	uint64_t ts;
 	char name[WIRE_STR_MAX + 1];
 
@@ -431,19 +437,34 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	ts = wire_get_u64(msg);
 	wire_get_str(msg, name, sizeof name);
 	session = wire_get_u32(msg);
-	if (!wire_rd_ok(msg) || session == 0 ||
-	    (what != WIRE_PROC_START && what != WIRE_PROC_EXIT))
+	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || session == 0 ||
+	    what < WIRE_PROC_START || what > WIRE_PROC_RESUME)
 		return -1;
+	p = proc_get(c->node, pid, what == WIRE_PROC_START ||
+	    what == WIRE_PROC_RESUME);
+	/* Attached again to an LM that adopted its segment: written only
+	 * if this mainmon never heard of it. */
+	if (what == WIRE_PROC_RESUME) {
+		if (p == NULL || p->session >= session)
+			return 0;
+		what = WIRE_PROC_START;
+	}
 	/* A new process (or image, after exec) starts with no types but
 	 * those it inherits. */
-	if (what == WIRE_PROC_START && (p = proc_get(c->node, pid, 1)) != NULL) {
+	if (what == WIRE_PROC_START && p != NULL) {
 		if (p->session != 0 && session > p->session)
 			proc_new_image(p, session);
 		else if (p->session == 0)
 			p->session = session;
 		p->ppid = ppid;
 	}
-	return tape_proc(mm->out, c->node->id, pid, ppid,
-	    what == WIRE_PROC_EXIT, (uint64_t)((int64_t)ts - c->offset),
+	if (p != NULL && ppid == 0)
+		ppid = p->ppid;	/* an orphan's end: the LM did not know */
+	how = what == WIRE_PROC_START ? TAPE_PROC_START :
+	    what == WIRE_PROC_EXIT ? TAPE_PROC_EXIT :
+	    what == WIRE_PROC_KILLED ? TAPE_PROC_KILLED :
+	    what == WIRE_PROC_EXEC ? TAPE_PROC_EXEC : TAPE_PROC_GONE;
+	return tape_proc(mm->out, c->node->id, pid, ppid, how,
+	    (uint64_t)((int64_t)ts - c->offset),
 	    (int32_t)status, name);
 }

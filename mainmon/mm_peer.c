@@ -132,6 +132,19 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		r = mm->out != NULL ? mm_out_control(mm, at, co->cmd) : 0;
 		goto answer;
 	}
+	if (co->what == MM_STATUS) {
+		char *big = malloc(WIRE_STR_MAX);
+
+		if (big == NULL)
+			mm_ctl_reply(co->ctl, 1, "out of memory");
+		else {
+			mm_status_text(mm, big, WIRE_STR_MAX);
+			mm_ctl_reply(co->ctl, 0, big);
+			free(big);
+		}
+		r = 0;
+		goto done;
+	}
 	mm->collections++;
 	if (co->stop) {
 		uint64_t n = tape_records(mm->out);
@@ -182,6 +195,7 @@ answer:
 		else
 			event_base_loopexit(mm->base, NULL);
 	}
+done:
 	if (co->timeout != NULL)
 		event_free(co->timeout);
 	free(co->pending);
@@ -251,6 +265,8 @@ coll_send(struct mm_conn *c, struct mm_coll *co)
 {
 	if (co->what == MM_CONTROL)
 		mm_send_control(c->mm, c, co->round);
+	else if (co->what == MM_STATUS)
+		send_u32s(c, WIRE_STATUS, co->round, 0, 1);
 	else
 		send_u32s(c, WIRE_COLLECT, co->round,
 		    (co->stop ? WIRE_COLLECT_STOP : 0) |
@@ -334,25 +350,55 @@ mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 void
 mm_status(struct mm *mm, struct mm_conn *ctl)
 {
-	char text[WIRE_STR_MAX];
+	mm_round(mm, ctl, MM_STATUS, NULL);
+}
+
+/* What grmctl status prints: the MM, then each host's LM. */
+void
+mm_status_text(struct mm *mm, char *text, size_t cap)
+{
+	const struct wire_status *st;
 	struct mm_conn *c;
 	size_t n;
 
-	n = (size_t)snprintf(text, sizeof text, "main monitor %s\nfile %s: "
-	    "%llu records, %llu collections, %llu events lost\n", mm->id,
-	    mm->out_path, (unsigned long long)(mm->out != NULL ?
-	    tape_records(mm->out) : 0), (unsigned long long)mm->collections,
-	    (unsigned long long)mm->losses);
-	for (c = mm->conns; c != NULL && n < sizeof text; c = c->next) {
+	n = (size_t)snprintf(text, cap, "main monitor %s\nfile %s: %llu "
+	    "records, %llu collections, %llu events lost, %llu bytes sent "
+	    "twice and dropped\n", mm->id, mm->out_path,
+	    (unsigned long long)(mm->out != NULL ? tape_records(mm->out) : 0),
+	    (unsigned long long)mm->collections,
+	    (unsigned long long)mm->losses, (unsigned long long)mm->dup_bytes);
+	for (c = mm->conns; c != NULL && n < cap; c = c->next) {
 		if (c->role != PEER_LM)
 			continue;
-		n += (size_t)snprintf(text + n, sizeof text - n, "node %u %s: "
-		    "lm pid %u, clock offset %lld ns (round trip %llu ns), "
-		    "%llu records\n", c->node->id, c->node->host, c->lm_pid,
-		    (long long)c->offset, (unsigned long long)c->best_rtt,
+		n += (size_t)snprintf(text + n, cap - n, "node %u %s: lm pid "
+		    "%u%s, clock offset %lld ns (round trip %llu ns), %llu "
+		    "records\n", c->node->id, c->node->host, c->lm_pid,
+		    c->has_st && c->st.adopted ? " (adopted a dead LM's "
+		    "segment)" : "", (long long)c->offset,
+		    (unsigned long long)c->best_rtt,
 		    (unsigned long long)c->records);
+		if (!c->has_st || n >= cap)
+			continue;
+		st = &c->st;
+		n += (size_t)snprintf(text + n, cap - n, "  processes %llu "
+		    "alive, %llu ended; segment %llu bytes, %llu of %llu "
+		    "chunks used (%.0f%%), push below %llu free; spilled "
+		    "%llu bytes now (at most %llu), %llu in all; %llu pushes; "
+		    "%llu events lost; %llu bad bytes\n",
+		    (unsigned long long)st->alive, (unsigned long long)st->dead,
+		    (unsigned long long)st->seg_size,
+		    (unsigned long long)st->used,
+		    (unsigned long long)st->chunks,
+		    st->chunks ? 100.0 * (double)st->used /
+		    (double)st->chunks : 0.0,
+		    (unsigned long long)st->threshold,
+		    (unsigned long long)st->spilled,
+		    (unsigned long long)st->spill_max,
+		    (unsigned long long)st->spilled_total,
+		    (unsigned long long)st->pushes,
+		    (unsigned long long)st->lost,
+		    (unsigned long long)st->bad_bytes);
 	}
-	mm_ctl_reply(ctl, 0, text);
 }
 
 static int
@@ -377,7 +423,9 @@ do_hello(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	c->lm_pid = wire_get_u32(msg);
 	(void)wire_get_u64(msg);
 	wire_get_str(msg, host, sizeof host);
-	if (!wire_rd_ok(msg) || host[0] == '\0' || strlen(host) > 255)
+	c->seg_id = wire_get_u64(msg);
+	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || host[0] == '\0' ||
+	    strlen(host) > 255)
 		return -1;
 	if (role == WIRE_ROLE_CTL) {
 		c->role = PEER_CTL;
@@ -433,17 +481,20 @@ static int
 do_data(struct mm_conn *c, struct wire_rd *msg)
 {
 	struct mm_piece *pc;
-	uint32_t pid, tid, session;
+	uint32_t pid, tid, session, off;
+	uint64_t seq;
 	size_t len;
 
 	pid = wire_get_u32(msg);
 	tid = wire_get_u32(msg);
-	(void)wire_get_u64(msg);
+	seq = wire_get_u64(msg);
 	session = wire_get_u32(msg);
+	off = wire_get_u32(msg);
 	len = wire_rd_left(msg);
 	if (!wire_rd_ok(msg) || !c->synced || len == 0 ||
 	    rec_valid_prefix(msg->p + msg->off, len) != len ||
-	    c->batch_bytes + len > MM_BATCH_MAX)
+	    c->batch_bytes + len > MM_BATCH_MAX || off > SEG_CHUNK_MAX ||
+	    len > SEG_CHUNK_MAX - off)
 		return -1;
 	pc = malloc(sizeof *pc + len);
 	if (pc == NULL)
@@ -452,6 +503,8 @@ do_data(struct mm_conn *c, struct wire_rd *msg)
 	pc->tid = tid;
 	pc->session = session;
 	pc->len = (uint32_t)len;
+	pc->seq = seq;
+	pc->off = off;
 	pc->next = NULL;
 	memcpy(pc->data, msg->p + msg->off, len);
 	*c->batch_tail = pc;
@@ -470,14 +523,18 @@ do_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	(void)wire_get_u64(msg);
 	if (!wire_rd_ok(msg) || !c->synced)
 		return -1;
-	if (mm->out != NULL && mm_out_batch(mm, c) != 0)
+	/* Acknowledged once written to the file (the kernel has it): the
+	 * LM then consumes it.  Not written: not acknowledged, so the LM
+	 * keeps it, for this mainmon's successor. */
+	if (mm->out != NULL && (mm_out_batch(mm, c) != 0 ||
+	    tape_flush(mm->out) != 0)) {
 		mm->exit_code = 1;
-	send_u32s(c, WIRE_ACK, round, 0, 1);
-	if (round == WIRE_ROUND_PUSH) {
-		if (mm->out != NULL)
-			tape_flush(mm->out);
+		log_warn("%s: cannot write: data of %s left with its LM",
+		    mm->out_path, c->node->host);
+	} else
+		send_u32s(c, WIRE_ACK, round, 0, 1);
+	if (round == WIRE_ROUND_PUSH)
 		return 0;
-	}
 	for (co = mm->colls; co != NULL; co = co->next)
 		if (co->round == round && co->what != MM_CONTROL) {
 			coll_drop(mm, co, c);
@@ -505,6 +562,30 @@ do_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		if (co->round == round && co->what == MM_CONTROL) {
 			if (t > co->t_applied)
 				co->t_applied = t;
+			coll_drop(mm, co, c);
+			break;
+		}
+	return 0;
+}
+
+static int
+do_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	struct wire_status st;
+	uint64_t *v = (uint64_t *)&st;
+	struct mm_coll *co;
+	uint32_t round;
+	size_t i;
+
+	round = wire_get_u32(msg);
+	for (i = 0; i < WIRE_STATUS_FIELDS; i++)
+		v[i] = wire_get_u64(msg);
+	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || !c->synced)
+		return -1;
+	c->st = st;
+	c->has_st = 1;
+	for (co = mm->colls; co != NULL; co = co->next)
+		if (co->round == round && co->what == MM_STATUS) {
 			coll_drop(mm, co, c);
 			break;
 		}
@@ -549,7 +630,12 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		r = c->role == PEER_LM ? do_done(mm, c, msg) : -1;
 		break;
 	case WIRE_BYE:
-		r = c->role == PEER_LM ? 0 : -1;
+		r = c->role == PEER_LM && wire_rd_left(msg) == 0 ? 0 : -1;
+		if (r == 0)
+			mm_dedup_forget(mm, c->seg_id);
+		break;
+	case WIRE_STATUS_REPLY:
+		r = c->role == PEER_LM ? do_status_reply(mm, c, msg) : -1;
 		break;
 	case WIRE_CONTROL_ACK:
 		r = c->role == PEER_LM ? do_control_ack(mm, c, msg) : -1;

@@ -34,23 +34,7 @@ for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
 wait "$MM_PID" || t_fail "mainmon exited non-zero"
 
 # Every (pid, tid) must show seq 0..N-1 once each, in order.
-"$B/prove/prove" dump "$trace" | awk -v n=$N -v want=$((P * T)) '
-	$5 == 1 {
-		k = $3 " " $4
-		if (!(k in next_seq)) { next_seq[k] = 0; threads++ }
-		if ($7 != next_seq[k]) {
-			printf "thread %s: seq %s, expected %s\n", k, $7, next_seq[k]
-			bad = 1; exit 1
-		}
-		next_seq[k]++
-	}
-	END {
-		if (bad) exit 1
-		if (threads != want) { printf "%d threads, want %d\n", threads, want; exit 1 }
-		for (k in next_seq) if (next_seq[k] != n) {
-			printf "thread %s: %d events, want %d\n", k, next_seq[k], n; exit 1
-		}
-	}' >&2 || t_fail "trace content"
+t_check_seqs "$trace" $N $((P * T)) || t_fail "trace content"
 "$B/prove/prove" stats "$trace" > "$T_DIR/stats.out" || t_fail "prove stats failed"
 t_check_clean
 t_log "ok: $((P * T * N)) events, each once and in order"

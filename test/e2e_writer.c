@@ -3,7 +3,8 @@
  * With START_FILE, nothing is traced until that file exists.  Events the
  * library reports lost are counted and printed ("lost N seq M").  With
  * E2E_TAGGED in the environment, event 1 has another format (a string
- * more): another program using the same event id. */
+ * more): another program using the same event id.  With E2E_PACE_US,
+ * each thread sleeps that long after every 1000 events. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 
 static long nevents;
 static int tagged;	/* E2E_TAGGED: event 1 has a third field */
+static long pace_us;	/* E2E_PACE_US: pause after every 1000 events */
 static pthread_barrier_t half;
 static volatile int go;
 
@@ -53,6 +55,8 @@ writer(void *arg)
 			while (!go)
 				usleep(1000);
 		}
+		if (i % 1000 == 0 && i > 0 && pace_us > 0)
+			usleep((useconds_t)pace_us);
 		if (i % 1000 == 0)
 			check(GMI_BlockBegin(idx), 0);
 		check(tagged ? GMI_Event(EV_SEQ, idx, i, "tag") :
@@ -83,6 +87,8 @@ main(int argc, char **argv)
 	if (nthreads < 1 || nthreads > 64 || nevents < 2)
 		return 2;
 	tagged = getenv("E2E_TAGGED") != NULL;
+	if (getenv("E2E_PACE_US") != NULL)
+		pace_us = atol(getenv("E2E_PACE_US"));
 	if (GMI_DefineEvent(EV_SEQ, tagged ? "thread %d seq %ld tag %s" :
 	    "thread %d seq %ld", "sequence") != GRM_OK)
 		return 1;

@@ -85,3 +85,39 @@ t_check_clean() {
 	ls "$GRM_RUNDIR"/*.sock > /dev/null 2>&1 && t_fail "socket left in run folder"
 	return 0
 }
+
+# t_check_seqs TRACE N THREADS: every one of THREADS (pid, tid) pairs holds
+# e2e_writer's sequence 0..N-1 once each, in order.
+t_check_seqs() {
+	"$B/prove/prove" dump "$1" | awk -v n="$2" -v want="$3" '
+	$5 == 1 {
+		k = $3 " " $4
+		if (!(k in next_seq)) { next_seq[k] = 0; threads++ }
+		if ($7 != next_seq[k]) {
+			printf "thread %s: seq %s, expected %s\n", k, $7, next_seq[k]
+			bad = 1; exit 1
+		}
+		next_seq[k]++
+	}
+	END {
+		if (bad) exit 1
+		if (threads != want) { printf "%d threads, want %d\n", threads, want; exit 1 }
+		for (k in next_seq) if (next_seq[k] != n) {
+			printf "thread %s: %d events, want %d\n", k, next_seq[k], n; exit 1
+		}
+	}' >&2
+}
+
+# t_lms_gone SECONDS: waits until every LM seen has exited.
+t_lms_gone() {
+	_n=0
+	while :; do
+		t_note_lms
+		_up=0
+		for e in $T_LMS; do t_dead "${e%%:*}" || _up=1; done
+		[ $_up -eq 0 ] && return 0
+		_n=$((_n + 1))
+		[ $_n -lt $(($1 * 10)) ] || return 1
+		sleep 0.1
+	done
+}

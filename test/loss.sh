@@ -3,7 +3,8 @@
 # process writes far more than the segment holds: the writer loses events,
 # and never gets a chunk back to record that.  When mainmon returns on the
 # same port, the LM delivers what it kept, and the trace counts exactly the
-# events the writer was told it lost.
+# events the writer was told it lost.  Spilling is off (GRM_SPILL_MAX=0):
+# test/mmgone.sh covers the spill file.
 . "$(dirname "$0")/lib.sh"
 
 N=100000
@@ -14,7 +15,7 @@ wait "$MM_PID" || t_fail "mainmon exited non-zero"
 
 touch "$T_DIR/go"
 GRM_MM=$MM_ID GRM_SEGSIZE=256K GRM_CHUNKSIZE=16K GRM_BLOCK_MS=1 \
-GRM_LM_LINGER=0.2 "$B/test/e2e_writer" 1 $N "$T_DIR/half" "$T_DIR/go" \
+GRM_SPILL_MAX=0 GRM_LM_LINGER=0.2 "$B/test/e2e_writer" 1 $N "$T_DIR/half" "$T_DIR/go" \
     > "$T_DIR/writer.out" 2> "$T_DIR/writer.err" || t_fail "writer failed"
 t_note_lms
 read -r _ lost _ lost_seq < "$T_DIR/writer.out" ||

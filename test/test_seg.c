@@ -153,6 +153,7 @@ stage(struct seg_hdr *s, uint32_t i, uint64_t at, int32_t eid, uint16_t len)
 struct piece {
 	uint32_t	pid, tid, session;
 	uint64_t	seq;
+	uint64_t	at;		/* where it starts in its chunk */
 	size_t		len;
 	unsigned	neid;
 	int32_t		eid[SINK_EIDS];
@@ -170,7 +171,7 @@ struct sink {
  * chunk, none of them unpublished, and notes it. */
 static int
 sink_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
-	  uint64_t seq, const void *data, size_t len)
+	  uint64_t seq, uint64_t at, const void *data, size_t len)
 {
 	struct sink *k = arg;
 	const char *d = data;
@@ -192,6 +193,7 @@ sink_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	p->tid = tid;
 	p->session = session;
 	p->seq = seq;
+	p->at = at;
 	p->len = len;
 	for (off = 0; off < len; off += h.len) {
 		memcpy(&h, d + off, sizeof h);
@@ -1126,7 +1128,7 @@ struct mt_check {
 
 static int
 mt_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
-	uint64_t seq, const void *data, size_t len)
+	uint64_t seq, uint64_t at, const void *data, size_t len)
 {
 	struct mt_check *m = arg;
 	const char *d = data;
@@ -1136,6 +1138,7 @@ mt_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	unsigned t;
 
 	(void)session;
+	(void)at;
 	if (m->err[0] != '\0')
 		return 0;
 	if (pid < 1000 || pid >= 1000 + MT_THREADS || tid != pid - 1000) {
@@ -1574,11 +1577,11 @@ Test(table, collected_whole_and_freed_when_full)
 	/* Not records: seg_collect leaves it alone. */
 	sink_init(&k, s);
 	cr_assert_eq(collect(s, &k, &bad), 0);
-	cr_assert_eq(seg_tables(V(s), tab_count, NULL), 1);
+	cr_assert_eq(seg_tables(V(s), tab_count, NULL, NULL), 1);
 	cr_assert_eq(state(s, (uint32_t)i), SEG_OWNED, "read, not consumed");
-	cr_assert_eq(seg_tables(V(s), tab_count, NULL), 1, "read again");
+	cr_assert_eq(seg_tables(V(s), tab_count, NULL, NULL), 1, "read again");
 	seg_release(V(s), (uint32_t)i);
-	cr_assert_eq(seg_tables(V(s), tab_count, NULL), 1);
+	cr_assert_eq(seg_tables(V(s), tab_count, NULL, NULL), 1);
 	cr_assert_eq(state(s, (uint32_t)i), SEG_FREE, "freed after its last read");
 	cr_assert_eq(atomic_load(&s->nfree), 3);
 }
@@ -1611,7 +1614,7 @@ Test(steal, push_of_full_chunks_takes_the_moved_definitions)
 	/* A push takes the full chunk b and, for the definition b needs,
 	 * chunk a; not c. */
 	sink_init(&k, s);
-	cr_assert_eq(seg_collect_ex(V(s), 1, sink_emit, &k, &bad), 2);
+	cr_assert_eq(seg_collect_ex(V(s), 1, sink_emit, &k, &bad, NULL), 2);
 	cr_assert_eq(k.p[0].seq, 2);
 	cr_assert_eq(k.p[1].seq, 3);
 	cr_assert_eq(k.p[1].neid, 2, "the definition and the new event");
@@ -1620,7 +1623,7 @@ Test(steal, push_of_full_chunks_takes_the_moved_definitions)
 	/* Carried once: the next push leaves a alone again. */
 	append(s, a, 9, 24);
 	sink_init(&k, s);
-	cr_assert_eq(seg_collect_ex(V(s), 1, sink_emit, &k, &bad), 0);
+	cr_assert_eq(seg_collect_ex(V(s), 1, sink_emit, &k, &bad, NULL), 0);
 	cr_assert_eq(atomic_load(&seg_chunk(V(s), c)->committed), 24);
 	cr_assert_eq(seg_chunk(V(s), c)->consumed, 0, "c was not touched");
 }

@@ -424,7 +424,7 @@ Test(tape, hostile_records)
 	bad_text(HDR "#DEF 6 8 2 \"%d\\x00\" \"\"\n", -1, "bad format");
 	bad_text(HDR "#DEF 6 8 2 \"%d\"\n", -1, "#DEF: missing field");
 	bad_text(HDR "#DEF 6 256 2 \"%d\" \"\"\n", -1, "out of range");
-	bad_text(HDR "#PROC 1 2 3 begin 4 0 \"x\"\n", -1, "start or exit");
+	bad_text(HDR "#PROC 1 2 3 begin 4 0 \"x\"\n", -1, "start, exit, killed, exec or gone");
 	bad_text(HDR "#LOSS 1 2 3 x 4\n", -1, "#LOSS: bad number");
 	bad_text(HDR "#END\n", -1, "#END: missing field");
 }

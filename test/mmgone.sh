@@ -1,0 +1,103 @@
+#!/bin/sh
+# test/mmgone.sh: the Main Monitor is away, and nothing is lost.
+#  1. Not started yet: a process writes 8 times what the segment holds;
+#     the LM spills it to its file, then mainmon starts on the expected
+#     port, and the LM reconnects and delivers everything, in order.
+#  2. Killed (SIGKILL) while 2 threads write, and restarted on the same
+#     port: the LM keeps what it has, reconnects with back-off, and the two
+#     files together hold every event, each file in order.
+#  3. A spill file too small, and mainmon away longer than the LM waits:
+#     what could not be kept is counted; the LM leaves its spill file,
+#     and the next LM for that mainmon delivers it.  Kept + counted = all.
+. "$(dirname "$0")/lib.sh"
+
+N=100000
+t_start_mm "$T_DIR/first"
+port=${MM_ID##*:}
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+export GRM_SEGSIZE=256K GRM_CHUNKSIZE=16K GRM_LM_LINGER=0.2
+
+# 1. Not started yet.
+touch "$T_DIR/go"
+GRM_MM=$MM_ID "$B/test/e2e_writer" 1 $N "$T_DIR/h1" "$T_DIR/go" \
+    > "$T_DIR/w1.out" 2> "$T_DIR/w1.err" || t_fail "writer 1 failed"
+[ -s "$T_DIR/w1.out" ] && t_fail "writer 1 lost events: $(cat "$T_DIR/w1.out")"
+spill=$(ls "$GRM_RUNDIR"/lm-*.spill)
+size=$(stat -c %s "$spill")
+[ "$size" -gt 262144 ] || t_fail "spill file holds $size bytes: nothing spilled?"
+t_note_lms
+trace1="$T_DIR/trace1"
+t_start_mm "$trace1" -p "$port"
+t_lms_gone 30 || t_fail "the LM did not deliver and exit"
+[ -e "$spill" ] && t_fail "the spill file is left after delivery"
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_check_seqs "$trace1" $N 1 || t_fail "1: trace content"
+t_log "1: $N events, $size bytes spilled while mainmon was not there, all delivered"
+
+# 2. Killed and restarted.
+N2=300000
+trace2a="$T_DIR/trace2a" trace2b="$T_DIR/trace2b"
+t_start_mm "$trace2a" -p "$port"
+GRM_MM=$MM_ID E2E_PACE_US=5000 "$B/test/e2e_writer" 2 $N2 "$T_DIR/h2" \
+    "$T_DIR/go" > "$T_DIR/w2.out" 2> "$T_DIR/w2.err" &
+w2=$!
+T_PIDS="$T_PIDS $w2"
+sleep 0.7
+kill -9 "$MM_PID"
+wait "$MM_PID" 2>/dev/null || true
+sleep 0.8
+t_start_mm "$trace2b" -p "$port"
+wait "$w2" || t_fail "writer 2 failed"
+[ -s "$T_DIR/w2.out" ] && t_fail "writer 2 lost events: $(cat "$T_DIR/w2.out")"
+t_lms_gone 30 || t_fail "the LM did not deliver and exit"
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+# Each file in order; together, every event; count any sent twice.
+for f in "$trace2a" "$trace2b"; do
+	"$B/prove/prove" dump "$f" 2>/dev/null | awk '$5 == 1 {
+		k = $3 " " $4
+		if ((k in last) && $7 <= last[k]) { print "out of order"; exit 1 }
+		last[k] = $7
+	}' >&2 || t_fail "2: $f out of order"
+done
+{ "$B/prove/prove" dump "$trace2a" 2>/dev/null || true; "$B/prove/prove" dump "$trace2b"; } |
+    awk -v n=$N2 '$5 == 1 { k = $3 " " $4 " " $7; if (k in seen) dup++; seen[k] = 1; c[$3 " " $4]++ }
+	END {
+		t = 0
+		for (k in c) t++
+		if (t != 2) { printf "%d threads\n", t; exit 1 }
+		for (k in seen) u++
+		if (u != 2 * n) { printf "%d distinct events, want %d\n", u, 2 * n; exit 1 }
+		printf "%d sent twice\n", dup + 0 > "/dev/stderr"
+	}' || t_fail "2: events missing"
+a=$("$B/prove/prove" dump "$trace2a" 2>/dev/null | awk '$5 == 1' | wc -l)
+t_log "2: mainmon killed after $a of $((2 * N2)) events; the rest reached its successor"
+
+# 3. Spill file too small, mainmon away too long.
+N3=200000
+GRM_MM=$MM_ID GRM_POLICY=discard GRM_SPILL_MAX=256K GRM_LM_MM_TIMEOUT=1 \
+    "$B/test/e2e_writer" 1 $N3 "$T_DIR/h3" "$T_DIR/go" \
+    > "$T_DIR/w3.out" 2> "$T_DIR/w3.err" &
+w3=$!
+wait "$w3" || t_fail "writer 3 failed"
+t_lms_gone 30 || t_fail "the LM did not give up"
+[ -s "$spill" ] || t_fail "3: no spill file left for the next LM"
+trace3="$T_DIR/trace3"
+t_start_mm "$trace3" -p "$port"
+# The next LM of that mainmon delivers it: any traced process starts one.
+GRM_MM=$MM_ID "$B/test/e2e_writer" 1 10 "$T_DIR/h4" "$T_DIR/go" \
+    2> "$T_DIR/w4.err" || t_fail "writer 4 failed"
+t_lms_gone 30 || t_fail "the next LM did not exit"
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+# Its events: N3 numbered ones and a block begin and end per 1000.
+all=$((N3 + 2 * (N3 / 1000)))
+kept=$("$B/prove/prove" dump "$trace3" | awk -v p=$w3 '$3 == p && $5 >= -2' | wc -l)
+counted=$(awk '$1 == "#LOSS" { n += $5 } END { print n + 0 }' "$trace3")
+[ "$kept" -gt 0 ] || t_fail "3: nothing kept"
+[ $((kept + counted)) -eq $all ] ||
+	t_fail "3: $kept kept + $counted counted lost != $all"
+t_check_clean
+t_log "3: $kept events kept, $counted lost and counted, of $all"
