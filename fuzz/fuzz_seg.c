@@ -368,6 +368,32 @@ hemit(void *arg, uint32_t pid, uint32_t tid, uint32_t session, uint64_t seq,
 	return 0;
 }
 
+/* The LM's way: collections in flight, acknowledged or not, and an LM
+ * adopting the segment, on the scribbled segment. */
+static void
+hostile_flight(struct seg_hdr *s, uint8_t how, struct hctx *x)
+{
+	static struct seg_sent sent[NCHUNKS];
+	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg v = *V(s);
+	uint64_t bad = 0;
+
+	memset(sent, 0, sizeof sent);
+	v.sent = sent;
+	seg_collect_ex(&v, how & 1, hemit, x, &bad, &fl);
+	seg_collect_ex(&v, 0, hemit, x, &bad, &fl);
+	if (how & 2)
+		seg_flight_commit(&v, &fl);
+	else
+		seg_flight_abort(&v, &fl);
+	if (how & 4)
+		seg_adopt(&v);
+	seg_collect_ex(&v, 0, hemit, x, &bad, &fl);
+	seg_flight_commit(&v, &fl);
+	seg_flight_free(&fl);
+	sink += seg_used(&v);
+}
+
 static void
 hostile(struct seg_hdr *s, const uint8_t *p, const uint8_t *end,
 	uint32_t session)
@@ -383,6 +409,7 @@ hostile(struct seg_hdr *s, const uint8_t *p, const uint8_t *end,
 	seg_collect(V(s), hemit, &x, &bad);
 	seg_reclaim_session(V(s), session);
 	sink += seg_used(V(s));
+	hostile_flight(s, p[0], &x);
 }
 
 int

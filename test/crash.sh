@@ -31,6 +31,11 @@ t_note_lms
 "$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" || t_fail "status failed"
 grep -q "processes 0 alive, 7 ended" "$T_DIR/status.out" ||
 	{ cat "$T_DIR/status.out" >&2; t_fail "the LM does not know 7 processes ended"; }
+# Their chunks were reclaimed: after a collection, none is in use.
+"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+"$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" || t_fail "status failed"
+grep -q " 0 of [0-9]* chunks used" "$T_DIR/status.out" ||
+	{ cat "$T_DIR/status.out" >&2; t_fail "chunks of dead processes not reclaimed"; }
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
 wait "$MM_PID" || t_fail "mainmon exited non-zero"
 

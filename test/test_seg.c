@@ -1627,3 +1627,160 @@ Test(steal, push_of_full_chunks_takes_the_moved_definitions)
 	cr_assert_eq(atomic_load(&seg_chunk(V(s), c)->committed), 24);
 	cr_assert_eq(seg_chunk(V(s), c)->consumed, 0, "c was not touched");
 }
+
+/* ---- collections in flight: seg_flight_commit, seg_flight_abort ---- */
+
+/* A view with the LM's private record of what was sent. */
+static struct seg
+lm_view(struct seg_hdr *s, struct seg_sent *sent, size_t size)
+{
+	struct seg v;
+
+	seg_view(&v, s, size);
+	memset(sent, 0, sizeof *sent * s->nchunks);
+	v.sent = sent;
+	return v;
+}
+
+static int
+collect_fl(struct seg *v, struct sink *k, struct seg_flight *fl)
+{
+	uint64_t bad = 0;
+
+	return seg_collect_ex(v, 0, sink_emit, k, &bad, fl);
+}
+
+Test(flight, nothing_consumed_until_acknowledged)
+{
+	struct seg_sent sent[4];
+	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg_hdr *s;
+	struct sink k;
+	struct seg v;
+	size_t size;
+	uint32_t a, b;
+
+	s = new_seg(4, &size);
+	v = lm_view(s, sent, size);
+	a = acq(s, 1, 10, 10, 1);
+	append(s, a, 1, 32);
+	seg_release(&v, a);
+	b = acq(s, 1, 10, 10, 2);
+	append(s, b, 2, 32);
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &fl), 2);
+	cr_assert_eq(fl.n, 2);
+	/* Sent, not acknowledged: still there, pinned, not consumed. */
+	cr_assert_eq(state(s, a), SEG_FULL);
+	cr_assert_eq(seg_chunk(&v, a)->consumed, 0);
+	cr_assert_eq(atomic_load(&seg_chunk(&v, a)->pin), 1);
+	cr_assert_eq(atomic_load(&s->nfree), 2);
+	/* Another collection before the ACK sends only what is new. */
+	append(s, b, 3, 32);
+	{
+		struct seg_flight fl2 = { NULL, 0, 0 };
+
+		sink_init(&k, s);
+		cr_assert_eq(collect_fl(&v, &k, &fl2), 1);
+		cr_assert_eq(k.p[0].at, 32, "sent again from %lu",
+		    (unsigned long)k.p[0].at);
+		check_piece(&k.p[0], 10, 10, 2, (int32_t[]){ 3 }, 1);
+		seg_flight_commit(&v, &fl);
+		cr_assert_eq(state(s, a), SEG_FREE, "acknowledged: freed");
+		cr_assert_eq(seg_chunk(&v, b)->consumed, 32);
+		seg_flight_commit(&v, &fl2);
+		cr_assert_eq(seg_chunk(&v, b)->consumed, 64);
+		cr_assert_eq(atomic_load(&seg_chunk(&v, b)->pin), 0);
+		seg_flight_free(&fl2);
+	}
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &fl), 0, "all acknowledged");
+	seg_flight_free(&fl);
+}
+
+Test(flight, abort_sends_again)
+{
+	struct seg_sent sent[4];
+	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg_hdr *s;
+	struct sink k;
+	struct seg v;
+	size_t size;
+	uint32_t a;
+
+	s = new_seg(4, &size);
+	v = lm_view(s, sent, size);
+	a = acq(s, 1, 10, 10, 1);
+	append(s, a, 1, 32);
+	append(s, a, 2, 32);
+	seg_release(&v, a);
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &fl), 1);
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &fl), 0, "in flight: not sent twice");
+	seg_flight_abort(&v, &fl);
+	cr_assert_eq(atomic_load(&seg_chunk(&v, a)->pin), 0);
+	cr_assert_eq(state(s, a), SEG_FULL);
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &fl), 1, "never acknowledged: again");
+	check_piece(&k.p[0], 10, 10, 1, (int32_t[]){ 1, 2 }, 2);
+	cr_assert_eq(k.p[0].at, 0);
+	seg_flight_commit(&v, &fl);
+	cr_assert_eq(state(s, a), SEG_FREE);
+	seg_flight_free(&fl);
+}
+
+Test(flight, pinned_chunk_not_stolen)
+{
+	struct seg_sent sent[4];
+	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg_loss loss;
+	struct seg_hdr *s;
+	struct sink k;
+	struct seg v;
+	size_t size;
+	uint32_t a;
+
+	s = new_seg(4, &size);
+	v = lm_view(s, sent, size);
+	a = acq(s, 1, 10, 10, 1);
+	append(s, a, 1, 32);
+	seg_release(&v, a);
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &fl), 1);
+	cr_assert_eq(seg_steal(&v, 1, 10, 11, 5, &loss), -1,
+	    "data in flight was taken back");
+	seg_flight_commit(&v, &fl);
+	seg_flight_free(&fl);
+}
+
+Test(flight, adoption_forgets_pins)
+{
+	struct seg_sent sent[4];
+	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg_hdr *s;
+	struct sink k;
+	struct seg v, v2;
+	size_t size;
+	uint32_t a;
+
+	s = new_seg(4, &size);
+	v = lm_view(s, sent, size);
+	a = acq(s, 1, 10, 10, 1);
+	append(s, a, 1, 32);
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &fl), 1);
+	/* That LM dies; the next one adopts the segment and sends the
+	 * unacknowledged data again, from consumed. */
+	{
+		struct seg_sent sent2[4];
+
+		v2 = lm_view(s, sent2, size);
+		seg_adopt(&v2);
+		cr_assert_eq(atomic_load(&seg_chunk(&v2, a)->pin), 0);
+		sink_init(&k, s);
+		cr_assert_eq(collect_fl(&v2, &k, NULL), 1);
+		check_piece(&k.p[0], 10, 10, 1, (int32_t[]){ 1 }, 1);
+	}
+	seg_flight_free(&fl);
+}
