@@ -291,8 +291,9 @@ chunk_free(const struct seg *v, struct seg_chunk *c)
 	uint32_t i = (uint32_t)(c - seg_chunk(v, 0));
 
 	c->consumed = 0;
+	atomic_store(&c->pin, 0);
 	if (v->sent != NULL)
-		v->sent[i].seq = 0;
+		v->sent[i].seq = v->sent[i].pins = 0;
 	atomic_store_explicit(&c->state, SEG_FREE, memory_order_release);
 	atomic_fetch_add_explicit(&v->hdr->nfree, 1, memory_order_relaxed);
 }
@@ -313,13 +314,30 @@ flight_add(struct seg_flight *fl, const struct seg_fl_ent *e)
 	return 0;
 }
 
+/*
+ * The LM counts its pins privately (v->sent) and publishes the count in
+ * the chunk's pin word for writers to see: a writer scribbling over that
+ * word can neither make the LM keep a chunk forever nor free one in
+ * flight.  Without v->sent, a pin lasts only while the chunk is copied.
+ */
 static void
-unpin(struct seg_chunk *c)
+pin(const struct seg *v, uint32_t i)
 {
-	uint32_t p = atomic_load(&c->pin);
+	uint32_t n = v->sent != NULL ? ++v->sent[i].pins : 1;
 
-	while (p > 0 && !atomic_compare_exchange_weak(&c->pin, &p, p - 1))
-		;
+	atomic_store(&seg_chunk(v, i)->pin, n);
+}
+
+/* Returns the pins left. */
+static uint32_t
+unpin(const struct seg *v, uint32_t i)
+{
+	uint32_t n = 0;
+
+	if (v->sent != NULL && v->sent[i].pins > 0)
+		n = --v->sent[i].pins;
+	atomic_store(&seg_chunk(v, i)->pin, n);
+	return n;
 }
 
 int
@@ -407,11 +425,11 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 		/* Pin, then look: a writer stealing chunks (overwrite
 		 * policy) leaves a pinned chunk alone, and if it took this
 		 * one first, we see it changed hands. */
-		atomic_fetch_add(&c->pin, 1);
+		pin(v, cv[i].idx);
 		st = atomic_load(&c->state);
 		if ((st != SEG_OWNED && st != SEG_FULL) || c->seq != cv[i].seq ||
 		    c->pid != cv[i].pid || c->kind == SEG_KIND_TABLE) {
-			unpin(c);
+			unpin(v, cv[i].idx);
 			continue;
 		}
 		/* Load the state before committed: if it was FULL, committed
@@ -424,20 +442,18 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 			/* Scribbled on: the owner loses this chunk. */
 			if (bad_bytes != NULL && committed > from)
 				*bad_bytes += committed - from;
-			unpin(c);
 			c->consumed = committed <= v->chunk_size ?
 			    committed : v->chunk_size;
 			if (v->sent != NULL)
 				v->sent[cv[i].idx].seq = 0;
-			if (st == SEG_FULL && atomic_load(&c->pin) == 0)
+			if (unpin(v, cv[i].idx) == 0 && st == SEG_FULL)
 				chunk_free(v, c);
 			continue;
 		}
 		if (from == committed) {
 			/* Nothing new: free a FULL chunk all acknowledged. */
-			unpin(c);
-			if (st == SEG_FULL && c->consumed == committed &&
-			    atomic_load(&c->pin) == 0)
+			if (unpin(v, cv[i].idx) == 0 && st == SEG_FULL &&
+			    c->consumed == committed)
 				chunk_free(v, c);
 			continue;
 		}
@@ -446,7 +462,7 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 		if (ok > 0) {
 			if (emit(arg, c->pid, c->tid, c->session, c->seq, from,
 			    copy, ok) != 0) {
-				unpin(c);
+				unpin(v, cv[i].idx);
 				free(cv);
 				return -1;
 			}
@@ -465,7 +481,7 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 			e.full = st == SEG_FULL;
 			e.kind = SEG_KIND_RECORDS;
 			if (flight_add(fl, &e) != 0) {
-				unpin(c);
+				unpin(v, cv[i].idx);
 				free(cv);
 				return -1;
 			}
@@ -477,8 +493,7 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 		}
 		c->consumed = committed;
 		atomic_store_explicit(&c->carry, 0, memory_order_relaxed);
-		unpin(c);
-		if (st == SEG_FULL)
+		if (unpin(v, cv[i].idx) == 0 && st == SEG_FULL)
 			chunk_free(v, c);
 	}
 	free(cv);
@@ -534,7 +549,7 @@ seg_tables(const struct seg *v, seg_table_fn emit, void *arg,
 			free(copy);
 			return -1;
 		}
-		atomic_fetch_add(&c->pin, 1);
+		pin(v, i);
 	}
 	free(copy);
 	return (int)n;
@@ -562,15 +577,18 @@ seg_flight_commit(const struct seg *v, struct seg_flight *fl)
 	size_t i;
 
 	for (i = 0; i < fl->n; i++) {
-		if ((c = flight_chunk(v, &fl->v[i])) == NULL)
+		if ((c = flight_chunk(v, &fl->v[i])) == NULL) {
+			/* Scribbled on meanwhile: just let go of it. */
+			if (fl->v[i].idx < v->nchunks)
+				unpin(v, fl->v[i].idx);
 			continue;
+		}
 		if (fl->v[i].kind == SEG_KIND_RECORDS &&
 		    fl->v[i].end > c->consumed)
 			c->consumed = fl->v[i].end;
-		unpin(c);
 		st = atomic_load(&c->state);
-		if (fl->v[i].full && st == SEG_FULL &&
-		    atomic_load(&c->pin) == 0 &&
+		if (unpin(v, fl->v[i].idx) == 0 && fl->v[i].full &&
+		    st == SEG_FULL &&
 		    (fl->v[i].kind == SEG_KIND_TABLE ||
 		    c->consumed == atomic_load(&c->committed)))
 			chunk_free(v, c);
@@ -585,13 +603,16 @@ seg_flight_abort(const struct seg *v, struct seg_flight *fl)
 	size_t i;
 
 	for (i = 0; i < fl->n; i++) {
-		if ((c = flight_chunk(v, &fl->v[i])) == NULL)
+		if ((c = flight_chunk(v, &fl->v[i])) == NULL) {
+			if (fl->v[i].idx < v->nchunks)
+				unpin(v, fl->v[i].idx);
 			continue;
+		}
 		if (v->sent != NULL)
 			v->sent[fl->v[i].idx].seq = 0;
 		if (fl->v[i].carry != 0)
 			atomic_store(&c->carry, fl->v[i].carry);
-		unpin(c);
+		unpin(v, fl->v[i].idx);
 	}
 	fl->n = 0;
 }
@@ -612,7 +633,7 @@ seg_adopt(const struct seg *v)
 	for (i = 0; i < v->nchunks; i++) {
 		atomic_store(&seg_chunk(v, i)->pin, 0);
 		if (v->sent != NULL)
-			v->sent[i].seq = 0;
+			v->sent[i].seq = v->sent[i].pins = 0;
 	}
 }
 

@@ -157,10 +157,13 @@ struct seg {
 	struct seg_sent	*sent;
 };
 
-/* How far chunk i's data has been sent, valid while its seq is seq. */
+/* How far chunk i's data has been sent, valid while its seq is seq; and
+ * how many collections in flight hold it (published in its pin word). */
 struct seg_sent {
 	uint64_t	seq;
 	uint64_t	off;
+	uint32_t	pins;
+	uint32_t	pad;
 };
 
 /* Bytes needed for nchunks chunks of chunk_size data bytes. */
