@@ -112,7 +112,7 @@ seg_acquire(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 		if (atomic_load_explicit(&c->state, memory_order_relaxed) !=
 		    SEG_FREE ||
 		    !atomic_compare_exchange_strong_explicit(&c->state,
-		    &expect, SEG_CLAIMED, memory_order_acquire,
+		    &expect, SEG_CLAIMED_BY(pid), memory_order_acquire,
 		    memory_order_relaxed))
 			continue;
 		c->session = session;
@@ -231,7 +231,7 @@ seg_steal(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 		c = seg_chunk(v, best);
 		expect = SEG_FULL;
 		if (!atomic_compare_exchange_strong(&c->state, &expect,
-		    SEG_CLAIMED))
+		    SEG_CLAIMED_BY(pid)))
 			continue;
 		/* The LM sets pin before it looks at the state; we changed
 		 * the state before we look at pin (both sequentially
@@ -646,14 +646,34 @@ seg_reclaim_session(const struct seg *v, uint32_t session)
 	for (i = 0; i < v->nchunks; i++) {
 		c = seg_chunk(v, i);
 		st = atomic_load_explicit(&c->state, memory_order_acquire);
-		if ((st == SEG_OWNED || st == SEG_CLAIMED) &&
+		if ((st == SEG_OWNED || SEG_STATE(st) == SEG_CLAIMED) &&
 		    c->session == session) {
-			if (st == SEG_CLAIMED)
+			if (SEG_STATE(st) == SEG_CLAIMED)
 				atomic_store_explicit(&c->committed, 0,
 				    memory_order_relaxed);
 			atomic_store_explicit(&c->state, SEG_FULL,
 			    memory_order_release);
 		}
+	}
+}
+
+void
+seg_reclaim_claims(const struct seg *v, uint32_t pid)
+{
+	uint32_t i, want = SEG_CLAIMED_BY(pid);
+	struct seg_chunk *c;
+
+	for (i = 0; i < v->nchunks; i++) {
+		c = seg_chunk(v, i);
+		if (atomic_load_explicit(&c->state, memory_order_acquire) !=
+		    want)
+			continue;
+		/* Its header is half filled: nothing in it counts. */
+		atomic_store_explicit(&c->committed, 0, memory_order_relaxed);
+		c->consumed = 0;
+		c->kind = SEG_KIND_RECORDS;
+		atomic_store_explicit(&c->state, SEG_FULL,
+		    memory_order_release);
 	}
 }
 

@@ -41,10 +41,14 @@
 
 enum seg_state {
 	SEG_FREE = 0,
-	SEG_CLAIMED = 1,
+	SEG_CLAIMED = 1,	/* with the claimant's pid above bit 2 */
 	SEG_OWNED = 2,
 	SEG_FULL = 3
 };
+/* A chunk being claimed by process pid (its fields not yet filled): if
+ * that process dies now, the LM still knows whose it was. */
+#define SEG_CLAIMED_BY(pid)	(SEG_CLAIMED | (uint32_t)(pid) << 2)
+#define SEG_STATE(st)		((st) & 3u)
 
 struct seg_chunk {
 	_Atomic uint32_t	state;
@@ -317,6 +321,8 @@ void seg_adopt(const struct seg *v);
  * image keeps its pid but opens a new session.)
  */
 void seg_reclaim_session(const struct seg *v, uint32_t session);
+/* Marks FULL, empty, every chunk process pid was claiming when it died. */
+void seg_reclaim_claims(const struct seg *v, uint32_t pid);
 
 /* Number of chunks not FREE. */
 uint32_t seg_used(const struct seg *v);

@@ -478,7 +478,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		c = seg_chunk(V(s), i);
 		if (c->session == session)
 			CHECK(atomic_load(&c->state) != SEG_OWNED &&
-			    atomic_load(&c->state) != SEG_CLAIMED);
+			    SEG_STATE(atomic_load(&c->state)) != SEG_CLAIMED);
 	}
 	collect(s, e, 0);
 	tables(s);

@@ -113,8 +113,11 @@ client_free(struct lm_client *c)
 		lm_queue_proc(lm, c->pid, c->ppid, c->session, cause, status,
 		    c->name);
 		lm_defs_ended(lm, c->session);
-		if (cause != WIRE_PROC_EXEC)
+		if (cause != WIRE_PROC_EXEC) {
+			/* Dead, perhaps in the middle of taking a chunk. */
+			seg_reclaim_claims(&lm->view, c->pid);
 			lm->dead++;
+		}
 		lm->nclients--;
 		log_debug("process %u (%s) gone", c->pid, c->name);
 		if (lm->nclients == 0)
@@ -202,9 +205,14 @@ lm_orphans_check(struct lm *lm)
 		cause = lm_death_cause(o.pid, &status);
 		if (cause == WIRE_PROC_EXEC && kill((pid_t)o.pid, 0) == 0)
 			continue;	/* still running */
-		seg_reclaim_session(&lm->view, o.session);
-		lm_queue_proc(lm, o.pid, 0, o.session, cause, status, "");
-		lm_defs_ended(lm, o.session);
+		seg_reclaim_claims(&lm->view, o.pid);
+		/* Session 0: only a chunk it was claiming. */
+		if (o.session != 0) {
+			seg_reclaim_session(&lm->view, o.session);
+			lm_queue_proc(lm, o.pid, 0, o.session, cause, status,
+			    "");
+			lm_defs_ended(lm, o.session);
+		}
 		lm->dead++;
 		lm->orphans[i--] = lm->orphans[--lm->norphans];
 		log_debug("process %u of the dead local monitor ended",

@@ -208,7 +208,8 @@ add_orphan(struct lm *lm, uint32_t pid, uint32_t session)
 	int i;
 
 	for (i = 0; i < lm->norphans; i++)
-		if (lm->orphans[i].session == session)
+		if (lm->orphans[i].session == session &&
+		    lm->orphans[i].pid == pid)
 			return;
 	o = realloc(lm->orphans, sizeof *o * (size_t)(lm->norphans + 1));
 	if (o == NULL)
@@ -274,9 +275,11 @@ seg_adopt_dead(struct lm *lm)
 	for (i = 0; i < lm->view.nchunks; i++) {
 		c = seg_chunk(&lm->view, i);
 		st = atomic_load(&c->state);
-		if ((st == SEG_OWNED || st == SEG_CLAIMED) && c->session != 0 &&
+		if (st == SEG_OWNED && c->session != 0 &&
 		    c->session <= lm->next_session)
 			add_orphan(lm, c->pid, c->session);
+		else if (SEG_STATE(st) == SEG_CLAIMED && st >> 2 != 0)
+			add_orphan(lm, st >> 2, 0);
 	}
 	log_warn("adopted segment %d of the dead local monitor %d "
 	    "(%u chunks in use, %d processes to watch)", shmid, pid,

@@ -1784,3 +1784,32 @@ Test(flight, adoption_forgets_pins)
 	}
 	seg_flight_free(&fl);
 }
+
+Test(reclaim, claim_of_a_dead_process)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t a, b;
+	int notify;
+
+	/* Process 20 dies right after its CAS: the state says whose it was,
+	 * the rest of the header is a former owner's. */
+	a = acq(s, 1, 10, 10, 1);
+	append(s, a, 1, 16);
+	seg_release(V(s), a);
+	cr_assert_eq(collect(s, (sink_init(&k, s), &k), &bad), 1);
+	b = (uint32_t)seg_acquire(V(s), 2, 20, 20, 1, SEG_KIND_RECORDS,
+	    &notify);
+	cr_assert_eq(state(s, b), SEG_OWNED);
+	atomic_store(&seg_chunk(V(s), b)->state, SEG_CLAIMED_BY(20));
+	put_rec(seg_data(V(s), b), 16, POISON);
+	atomic_store(&seg_chunk(V(s), b)->committed, 16);
+	seg_reclaim_claims(V(s), 21);
+	cr_assert_eq(state(s, b), SEG_CLAIMED_BY(20), "another's claim taken");
+	seg_reclaim_claims(V(s), 20);
+	cr_assert_eq(state(s, b), SEG_FULL);
+	sink_init(&k, s);
+	cr_assert_eq(collect(s, &k, &bad), 0, "a half-claimed chunk's bytes");
+	cr_assert_eq(state(s, b), SEG_FREE, "not freed");
+}
