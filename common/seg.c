@@ -521,6 +521,9 @@ seg_tables(const struct seg *v, seg_table_fn emit, void *arg,
 		if ((st != SEG_OWNED && st != SEG_FULL) ||
 		    c->kind != SEG_KIND_TABLE)
 			continue;
+		/* Its last read is in flight already. */
+		if (st == SEG_FULL && v->sent != NULL && v->sent[i].pins > 0)
+			continue;
 		committed = atomic_load_explicit(&c->committed,
 		    memory_order_acquire);
 		if (committed > v->chunk_size)

@@ -20,11 +20,14 @@
  *	FREE --writer CAS--> CLAIMED --writer fills pid/tid/seq--> OWNED
  *	OWNED --writer, chunk full or thread exit--> FULL
  *	OWNED --LM, owning process dead--> FULL
- *	FULL --LM, everything copied out--> FREE
+ *	FULL --LM, everything copied out and acknowledged--> FREE
  *
  * The writer appends records to an OWNED chunk and publishes each one with a
- * release-store of `committed`.  The LM copies [consumed, committed) and
- * advances `consumed`, which only the LM writes; so no record is sent twice.
+ * release-store of `committed`.  The LM copies [consumed, committed) and,
+ * once the MM has acknowledged it (or it is in the spill file), advances
+ * `consumed`, which only the LM writes (and a writer taking the chunk
+ * back under the overwrite policy); so no record is sent twice by one LM,
+ * and none is lost if the LM dies before the acknowledgement.
  * A thread's chunks carry increasing `seq` numbers (a per-process counter),
  * and LM sessions increase, so sorting by (pid, session, seq) gives each
  * thread's records in emission order, across exec too.

@@ -11,7 +11,7 @@
  * The format is specified in doc/formats.md.  In short, one record per
  * line; lines starting with '#' are header and meta lines:
  *
- *	#GRM-TRACE 1
+ *	#GRM-TRACE 2
  *	#MM <id>
  *	#CLOCK <realtime_ns> <monotonic_ns>
  *	#HOST <node> <offset_ns> <lm_pid> <hostname>
@@ -39,7 +39,8 @@
  * write(2) or fdatasync(2).
  */
 
-#define TAPE_VERSION	1
+/* 2: #PROC ends say how (exit, killed, exec, gone); readers take 1 too. */
+#define TAPE_VERSION	2
 #define TAPE_LINE_MAX	(64 * 1024)
 
 /* ---- writer ---- */

@@ -600,7 +600,8 @@ tape_ropen(const char *path, const char **why)
 			line[--len] = '\0';
 		if (strncmp(line, "#GRM-TRACE ", 11) != 0)
 			*why = "not a grm trace (no #GRM-TRACE line)";
-		else if (strcmp(line + 11, "1") != 0)
+		else if (strcmp(line + 11, "1") != 0 &&
+		    strcmp(line + 11, "2") != 0)
 			*why = "unsupported trace version";
 		else
 			return r;

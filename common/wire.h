@@ -47,8 +47,11 @@ enum wire_type {
 	WIRE_CONTROL_ACK = 15,	/* LM -> MM: u32 round, u64 t_lm: when it
 				   was applied, LM clock */
 	WIRE_STATUS = 16,	/* MM -> LM: u32 round */
-	WIRE_STATUS_REPLY = 17	/* LM -> MM: u32 round, then struct
+	WIRE_STATUS_REPLY = 17,	/* LM -> MM: u32 round, then struct
 				   wire_status's fields in order */
+	WIRE_SEGMENT = 18	/* LM -> MM: u64 seg_id: the DATA that
+				   follow come from that segment (a spill
+				   file written under another LM) */
 };
 
 enum { WIRE_ROLE_LM = 1, WIRE_ROLE_CTL = 2 };

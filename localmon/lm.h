@@ -6,6 +6,7 @@
 #include <sys/un.h>
 
 #include "seg.h"
+#include "wire.h"
 
 struct event_base;
 struct evconnlistener;
@@ -34,9 +35,9 @@ struct lm_orphan {
 	uint32_t		session;
 };
 
-#define LM_DEFERRED_MAX	16
+#define LM_DEFERRED_MAX	64
 /* Most bytes of definitions kept per process image (for a later MM). */
-#define LM_DEFS_MAX	(4u << 20)
+#define LM_DEFS_MAX	(WIRE_MAX / 2)
 
 struct lm_defs;
 
@@ -94,6 +95,7 @@ struct lm {
 	uint64_t		spill_max;	/* bytes; 0: no spilling */
 	uint64_t		spill_bytes;	/* in the file */
 	uint64_t		spill_sent;	/* replayed up to (in flight) */
+	uint64_t		spill_acked;	/* replayed and acknowledged */
 	uint64_t		spilled_total;
 
 	/* Life. */

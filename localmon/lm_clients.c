@@ -395,8 +395,9 @@ lm_unlisten(struct lm *lm)
 			while (flock(fd, LOCK_EX) == -1 && errno == EINTR)
 				;
 	}
+	/* The .pid file stays until the segment is gone: an LM killed
+	 * while it waits for its MM leaves its segment to the next one. */
 	unlink(lm->sock_path);
-	unlink(lm->info_path);
 	evconnlistener_free(lm->listener);
 	lm->listener = NULL;
 	if (fd != -1)

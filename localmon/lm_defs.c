@@ -114,7 +114,7 @@ lm_defs_send(struct lm *lm)
 		wire_put_u32(&w, 0);
 		if (data == NULL ||
 		    peer_send(lm->mm, WIRE_DATA, hdr, w.len, data, len) != 0)
-			return -1;
+			continue;	/* the next image may still go */
 		n++;
 	}
 	return n;

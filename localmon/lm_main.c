@@ -49,6 +49,16 @@ parse_size(const char *s)
 	return *end == '\0' ? (size_t)v : 0;
 }
 
+/* Whether s is a size of zero: "0", "00", "0K"... */
+static int
+zero_size(const char *s)
+{
+	size_t n = strspn(s, "0");
+
+	return n > 0 && (s[n] == '\0' ||
+	    (strchr("kKmMgG", s[n]) != NULL && s[n + 1] == '\0'));
+}
+
 /* Parses a duration in seconds (0 to a day); exits on anything else. */
 static double
 parse_secs(const char *what, const char *s)
@@ -303,6 +313,29 @@ write_info(struct lm *lm)
 		rename(tmp, lm->info_path);
 }
 
+/* Removes the .pid file, under the election lock, if it still names us
+ * (a successor may have written its own). */
+static void
+remove_info(struct lm *lm)
+{
+	FILE *f;
+	int fd, pid = 0;
+
+	fd = open(lm->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd != -1)
+		while (flock(fd, LOCK_EX) == -1 && errno == EINTR)
+			;
+	if ((f = fopen(lm->info_path, "r")) != NULL) {
+		if (fscanf(f, "%d", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	if (pid == getpid())
+		unlink(lm->info_path);
+	if (fd != -1)
+		close(fd);
+}
+
 void
 lm_finish(struct lm *lm)
 {
@@ -327,6 +360,7 @@ lm_finish(struct lm *lm)
 	free(lm->view.sent);
 	lm->view.sent = NULL;
 	lm_defs_free(lm);
+	remove_info(lm);
 	lm_spill_close(lm);
 	event_base_loopexit(lm->base, NULL);
 }
@@ -374,9 +408,10 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 		left = lm_count_left(lm);
 		lm_spill_lost(lm, left);
 		if (left > 0)
-			log_warn("main monitor %s unreachable and %s full: "
-			    "%llu events lost", lm->mm_id, lm->spill_path,
-			    (unsigned long long)left);
+			log_warn("main monitor %s unreachable: %llu events "
+			    "lost (%s)", lm->mm_id, (unsigned long long)left,
+			    lm->spill_fd == -1 ? "no spill file" :
+			    "spill file full; the loss is recorded in it");
 		if (lm->spill_bytes > 0)
 			log_warn("main monitor %s unreachable: %llu bytes kept "
 			    "in %s, for the next local monitor of %s to "
@@ -487,7 +522,7 @@ main(int argc, char **argv)
 	lm.spill_fd = -1;
 	lm.spill_max = 256u << 20;
 	if ((v = getenv("GRM_SPILL_MAX")) != NULL && *v != '\0' &&
-	    (lm.spill_max = parse_size(v)) == 0 && strcmp(v, "0") != 0)
+	    (lm.spill_max = parse_size(v)) == 0 && !zero_size(v))
 		fatal("GRM_SPILL_MAX=%s: not a size", v);
 	if ((v = getenv("GRM_LM_MM_TIMEOUT")) != NULL)
 		lm.mm_timeout_ns = (uint64_t)(parse_secs("GRM_LM_MM_TIMEOUT",

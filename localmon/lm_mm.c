@@ -89,7 +89,7 @@ flights_abort(struct lm *lm)
 	}
 	lm->flights_tail = &lm->flights;
 	lm->outstanding = 0;
-	lm->spill_sent = 0;
+	lm->spill_sent = lm->spill_acked;
 	lm->ndeferred = 0;
 }
 
@@ -288,7 +288,10 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 		else if (lm->ndeferred < LM_DEFERRED_MAX) {
 			lm->deferred[lm->ndeferred][0] = round;
 			lm->deferred[lm->ndeferred++][1] = (uint32_t)probe;
-		}
+		} else
+			log_warn("collection %u asked during the replay of %s: "
+			    "too many waiting, not answered", round,
+			    lm->spill_path);
 		return lm->outstanding == 0 ? replay_next(lm) : 0;
 	}
 	f = flight_new(lm);
@@ -350,6 +353,21 @@ lm_push(struct lm *lm)
 
 /* ---- the spill file ---- */
 
+/* A SEGMENT message naming our segment: into b, or to the MM (b NULL). */
+static int
+segment_msg(struct lm *lm, struct evbuffer *b)
+{
+	unsigned char m[WIRE_HDR + 8];
+	struct wire_wr w;
+
+	wire_wr_init(&w, m + WIRE_HDR, 8);
+	wire_put_u64(&w, lm->seg->seg_id);
+	wire_header(m, WIRE_SEGMENT, 8);
+	if (b != NULL)
+		return evbuffer_add(b, m, sizeof m);
+	return peer_send_bytes(lm->mm, m, sizeof m);
+}
+
 /* Length of the whole, well-formed messages at the start of buf. */
 static size_t
 whole_messages(const unsigned char *buf, size_t len)
@@ -361,7 +379,8 @@ whole_messages(const unsigned char *buf, size_t len)
 
 	while (len - off >= WIRE_HDR &&
 	    wire_parse_header(buf + off, &type, &plen, &why) == 0 &&
-	    (type == WIRE_DATA || type == WIRE_PROC) &&
+	    (type == WIRE_DATA || type == WIRE_PROC ||
+	    type == WIRE_SEGMENT) &&
 	    len - off - WIRE_HDR >= plen)
 		off += WIRE_HDR + plen;
 	return off;
@@ -420,7 +439,7 @@ lm_spill_take(struct lm *lm)
 		log_warn("%s: %s", lm->spill_path, strerror(errno));
 	lm->spill_fd = fd;
 	lm->spill_bytes = off;
-	lm->spill_sent = 0;
+	lm->spill_sent = lm->spill_acked = 0;
 	if (off > 0) {
 		log_warn("%s: %llu bytes of trace data kept for the main "
 		    "monitor", lm->spill_path, (unsigned long long)off);
@@ -450,9 +469,10 @@ lm_spill_lost(struct lm *lm, uint64_t n)
 
 	if (lm->spill_fd == -1 || (ec.spill = evbuffer_new()) == NULL)
 		return;
+	segment_msg(lm, ec.spill);
 	r = report_losses(lm, &ec, n);
 	len = evbuffer_get_length(ec.spill);
-	if (r >= 0 && len > 0 && lseek(lm->spill_fd, (off_t)lm->spill_bytes,
+	if (r >= 0 && len > WIRE_HDR + 8 && lseek(lm->spill_fd, (off_t)lm->spill_bytes,
 	    SEEK_SET) >= 0 && write_all(lm->spill_fd, ec.spill) == 0) {
 		lm->spill_bytes += len;
 		atomic_fetch_add(&lm->seg->lost_reported, (uint64_t)r);
@@ -485,6 +505,8 @@ lm_spill(struct lm *lm, int all)
 	if (ec.spill == NULL)
 		return;
 	ec.room = lm->spill_max - lm->spill_bytes;
+	/* Whoever replays it says which segment the data came from. */
+	segment_msg(lm, ec.spill);
 	evbuffer_add_buffer(ec.spill, lm->procs);
 	seg_collect_ex(&lm->view, !all, emit_piece, &ec, &lm->bad_bytes,
 	    &fl);
@@ -496,8 +518,10 @@ lm_spill(struct lm *lm, int all)
 		lost = report_losses(lm, &ec, 0);
 	}
 	len = evbuffer_get_length(ec.spill);
-	if (len > 0 && (lseek(lm->spill_fd, (off_t)lm->spill_bytes,
-	    SEEK_SET) < 0 || write_all(lm->spill_fd, ec.spill) != 0)) {
+	if (len <= WIRE_HDR + 8)
+		len = 0;	/* only the SEGMENT message: nothing to keep */
+	else if (lseek(lm->spill_fd, (off_t)lm->spill_bytes,
+	    SEEK_SET) < 0 || write_all(lm->spill_fd, ec.spill) != 0) {
 		log_warn("%s: %s: the data stays in the segment",
 		    lm->spill_path, strerror(errno));
 		if (ftruncate(lm->spill_fd, (off_t)lm->spill_bytes) != 0)
@@ -557,7 +581,8 @@ replay_next(struct lm *lm)
 	good = whole_messages(buf, (size_t)r);
 	if (good == 0)
 		goto fail;
-	if (peer_send_bytes(lm->mm, buf, good) != 0)
+	if (peer_send_bytes(lm->mm, buf, good) != 0 ||
+	    segment_msg(lm, NULL) != 0)
 		goto fail;
 	free(buf);
 	lm->spill_sent += good;
@@ -577,6 +602,8 @@ fail:
 	free(buf);
 	free(f);
 	lm->spill_bytes = lm->spill_sent;
+	if (lm->spill_bytes == lm->spill_acked)
+		lm->spill_bytes = lm->spill_sent = lm->spill_acked = 0;
 	if (ftruncate(lm->spill_fd, (off_t)lm->spill_bytes) != 0)
 		log_warn("%s: %s", lm->spill_path, strerror(errno));
 	return -1;
@@ -629,13 +656,15 @@ acked(struct lm *lm)
 	lm_defs_acked(lm);
 	if (f->lost > 0)
 		atomic_fetch_add(&lm->seg->lost_reported, f->lost);
+	if (f->replay)
+		lm->spill_acked = f->spill_end;
 	if (f->replay && f->spill_end >= lm->spill_bytes) {
 		/* All of the spill file is with the MM. */
 		if (ftruncate(lm->spill_fd, 0) != 0)
 			log_warn("%s: %s", lm->spill_path, strerror(errno));
 		log_debug("%s delivered (%llu bytes)", lm->spill_path,
 		    (unsigned long long)lm->spill_bytes);
-		lm->spill_bytes = lm->spill_sent = 0;
+		lm->spill_bytes = lm->spill_sent = lm->spill_acked = 0;
 	}
 	flight_free(f);
 	if (lm->outstanding > 0)

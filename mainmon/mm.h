@@ -37,6 +37,7 @@ struct mm_proc {
 	uint32_t	ppid;
 	uint32_t	session;	/* the current image's LM session */
 	uint32_t	old_session;	/* the image before the last exec */
+	uint32_t	started;	/* session whose start line is written */
 	struct mm_defs	own;
 	struct mm_defs	old_own;	/* the old image's, for its last records */
 	struct mm_defs	resolved;	/* current image */
@@ -62,6 +63,7 @@ struct mm_piece {
 	uint32_t	session;
 	uint32_t	len;
 	uint64_t	seq;		/* its chunk's; 0: a table or the LM's */
+	uint64_t	seg_id;		/* the segment it came from */
 	uint32_t	off;		/* where it starts in its chunk */
 	int		dup;		/* all of it written before */
 	struct mm_piece	*next;

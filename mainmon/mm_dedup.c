@@ -85,9 +85,9 @@ mm_dedup(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 
 	/* Tables and the LM's own loss records are not consumed data:
 	 * statistics are latest-value, and a loss is reported once. */
-	if (pc->seq == 0 || c->seg_id == 0)
+	if (pc->seq == 0 || pc->seg_id == 0)
 		return 0;
-	k = mark_get(&mm->marks, c->seg_id, c->node->id, pc->pid, pc->tid);
+	k = mark_get(&mm->marks, pc->seg_id, c->node->id, pc->pid, pc->tid);
 	if (k == NULL)
 		return -1;
 	if (k->seq != 0 && (pc->session < k->session ||

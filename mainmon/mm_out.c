@@ -449,6 +449,10 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 			return 0;
 		what = WIRE_PROC_START;
 	}
+	/* A start already written (from a RESUME, or sent again from a
+	 * spill file). */
+	if (what == WIRE_PROC_START && p != NULL && p->started == session)
+		return 0;
 	/* A new process (or image, after exec) starts with no types but
 	 * those it inherits. */
 	if (what == WIRE_PROC_START && p != NULL) {
@@ -460,6 +464,8 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	}
 	if (p != NULL && ppid == 0)
 		ppid = p->ppid;	/* an orphan's end: the LM did not know */
+	if (what == WIRE_PROC_START && p != NULL)
+		p->started = session;
 	how = what == WIRE_PROC_START ? TAPE_PROC_START :
 	    what == WIRE_PROC_EXIT ? TAPE_PROC_EXIT :
 	    what == WIRE_PROC_KILLED ? TAPE_PROC_KILLED :

@@ -505,6 +505,7 @@ do_data(struct mm_conn *c, struct wire_rd *msg)
 	pc->len = (uint32_t)len;
 	pc->seq = seq;
 	pc->off = off;
+	pc->seg_id = c->seg_id;
 	pc->next = NULL;
 	memcpy(pc->data, msg->p + msg->off, len);
 	*c->batch_tail = pc;
@@ -523,16 +524,19 @@ do_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	(void)wire_get_u64(msg);
 	if (!wire_rd_ok(msg) || !c->synced)
 		return -1;
-	/* Acknowledged once written to the file (the kernel has it): the
+	/* Acknowledged once written to the file and flushed to disk: the
 	 * LM then consumes it.  Not written: not acknowledged, so the LM
 	 * keeps it, for this mainmon's successor. */
 	if (mm->out != NULL && (mm_out_batch(mm, c) != 0 ||
 	    tape_flush(mm->out) != 0)) {
+		/* Not acknowledged, and nothing later may be: the LM takes
+		 * the connection's end as "send it all again". */
 		mm->exit_code = 1;
 		log_warn("%s: cannot write: data of %s left with its LM",
 		    mm->out_path, c->node->host);
-	} else
-		send_u32s(c, WIRE_ACK, round, 0, 1);
+		return -1;
+	}
+	send_u32s(c, WIRE_ACK, round, 0, 1);
 	if (round == WIRE_ROUND_PUSH)
 		return 0;
 	for (co = mm->colls; co != NULL; co = co->next)
@@ -633,6 +637,12 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		r = c->role == PEER_LM && wire_rd_left(msg) == 0 ? 0 : -1;
 		if (r == 0)
 			mm_dedup_forget(mm, c->seg_id);
+		break;
+	case WIRE_SEGMENT:
+		if (c->role == PEER_LM) {
+			c->seg_id = wire_get_u64(msg);
+			r = wire_rd_ok(msg) && wire_rd_left(msg) == 0 ? 0 : -1;
+		}
 		break;
 	case WIRE_STATUS_REPLY:
 		r = c->role == PEER_LM ? do_status_reply(mm, c, msg) : -1;

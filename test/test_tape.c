@@ -378,7 +378,7 @@ Test(tape, hostile_header)
 {
 	bad_text("", -2, "empty");
 	bad_text("hello\n1 2 3\n", -2, "not a grm trace");
-	bad_text("#GRM-TRACE 2\n", -2, "version");
+	bad_text("#GRM-TRACE 3\n", -2, "version");
 	bad_text("#GRM-TRACE\n", -2, "not a grm trace");
 	bad_text("#GRM-TRACE 10\n", -2, "version");
 }
