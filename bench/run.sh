@@ -2,7 +2,8 @@
 # bench/run.sh: runs the client benchmarks against a live mainmon and prints
 # the figures kept in doc/PERFORMANCE.md.  Usage: bench/run.sh [BUILDDIR]
 # BENCH_RATES: the sustained rates tried (events/s; default "1e6 2e6 4e6
-# 10e6"), BENCH_SECS: for how long each (default 10).
+# 10e6"), BENCH_SECS: for how long each (default 10), BENCH_FORMATS: the
+# formats mainmon writes in the sustained runs (default "tape bin").
 set -eu
 b=${1:-${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}}
 dir=$(mktemp -d)
@@ -22,10 +23,11 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# Starts mainmon writing $dir/trace.txt; sets mm_pid and id.
+# Starts mainmon writing $dir/trace.txt (in format $1, default tape); sets
+# mm_pid and id.
 start_mm() {
 	rm -f "$dir/trace.txt" "$dir/mm.out"
-	"$b/mainmon/mainmon" -o "$dir/trace.txt" > "$dir/mm.out" &
+	"$b/mainmon/mainmon" -o "$dir/trace.txt" -f "${1:-tape}" > "$dir/mm.out" &
 	mm_pid=$!
 	i=0
 	while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do
@@ -48,17 +50,21 @@ echo "trace file: $(wc -l < "$dir/trace.txt") lines"
 
 # Sustained: paced writers, the block policy, the LM draining into a live
 # mainmon; every event must reach the file.
+for f in ${BENCH_FORMATS:-tape bin}; do
 for r in ${BENCH_RATES:-1e6 2e6 4e6 10e6}; do
-	start_mm
-	echo "== sustained $r events/s, block policy, into mainmon $id"
+	start_mm "$f"
+	echo "== sustained $r events/s, block policy, into mainmon $id (-f $f)"
 	GRM_MM=$id GRM_POLICY=block "$b/bench/bench_rate" -r "$r" \
 	    -s "${BENCH_SECS:-10}" -t 1
 	t0=$(date +%s%N)
 	"$b/mainmon/grmctl" "$id" stop > /dev/null
 	wait "$mm_pid" || true
 	mm_pid=
-	echo "   in the file: $(awk '$5 == 1' "$dir/trace.txt" | wc -l) events;" \
-	    "$(awk '$1 == "#LOSS" { n += $5 } END { print n + 0 }' \
-	    "$dir/trace.txt") counted lost; the stop took" \
-	    "$(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	t1=$(date +%s%N)
+	"$b/prove/prove" dump "$dir/trace.txt" > "$dir/dump.txt"
+	echo "   in the file: $(awk '$5 == 1' "$dir/dump.txt" | wc -l) events;" \
+	    "$("$b/prove/prove" stats "$dir/trace.txt" | awk '$1 == "losses" { print $2 }')" \
+	    "counted lost; $(wc -c < "$dir/trace.txt") bytes; the stop took" \
+	    "$(( (t1 - t0) / 1000000 )) ms"
+done
 done

@@ -53,6 +53,18 @@ struct tape_w;
  */
 struct tape_w *tape_open(const char *path, const char *mm_id,
 			 uint64_t realtime_ns, uint64_t monotonic_ns);
+/* The formats (mainmon -f): Tape-style ASCII, or binary frames. */
+enum { TAPE_FMT_TAPE = 0, TAPE_FMT_BIN = 1 };
+#define TAPE_BIN_MAGIC	"\x89GRMBIN\n"	/* 8 bytes: a binary trace */
+struct tape_w *tape_open_fmt(const char *path, int fmt, const char *mm_id,
+			     uint64_t realtime_ns, uint64_t monotonic_ns);
+/*
+ * Binary format only: records of thread (node, pid, tid) as they are in
+ * memory (struct rec_hdr and slots; timestamps already in the file's
+ * clock), whole and well-formed, written without decoding.
+ */
+int tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+	       const void *recs, size_t len);
 int tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
 	      uint32_t lm_pid, const char *hostname);
 int tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
@@ -103,6 +115,9 @@ int tape_control(struct tape_w *w, uint64_t ts, const char *command,
 		 size_t command_len);
 /* Pushes everything written so far to the file and to disk. */
 int tape_flush(struct tape_w *w);
+/* Pushes everything written so far to the file (the kernel), not to
+ * disk: it survives the writer, not the machine. */
+int tape_write_out(struct tape_w *w);
 /* Writes #END, flushes and closes; frees w whatever happens. */
 int tape_close(struct tape_w *w);
 uint64_t tape_records(const struct tape_w *w);

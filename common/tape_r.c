@@ -27,6 +27,10 @@ struct tape_r {
 	uint64_t	lineno;
 	uint64_t	losses;
 	unsigned	want;		/* TAPE_WANT of meta kinds returned */
+	int		bin;		/* the binary format */
+	const char	*pp;		/* binary: records left in a piece */
+	const char	*pe;
+	uint32_t	pnode, ppid, ptid;
 	struct tape_def	**defs;		/* open addressing on eid */
 	size_t		ndefs;
 	size_t		nscoped;	/* of which scoped to a process */
@@ -39,11 +43,14 @@ struct tape_r {
 	char		buf[RBUF + 1];
 };
 
+static uint32_t ld32(const char *p);
+
 /* A cursor on a line; why says what is wrong with it. */
 struct cur {
 	const char	*p;
 	const char	*e;
 	const char	*why;
+	int		bin;		/* fields in binary (a frame) */
 };
 
 static int
@@ -59,6 +66,57 @@ rfail(struct tape_r *r, const char *fmt, ...)
 	va_end(ap);
 	r->failed = 1;
 	return -1;
+}
+
+/* Makes at least n bytes of input available at buf[start]; 0 if the
+ * file ends first (the bytes there are what is left), -1. */
+static int
+fill(struct tape_r *r, size_t n)
+{
+	ssize_t got;
+
+	while (r->end - r->start < n && !r->eof) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->start = 0;
+		got = read(r->fd, r->buf + r->end, RBUF - r->end);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			r->rerrno = errno;
+			return rfail(r, "read error: %s", strerror(errno));
+		}
+		r->eof = got == 0;
+		r->end += (size_t)got;
+	}
+	return r->end - r->start >= n;
+}
+
+/* Binary: returns 1 with the next frame's kind and payload, 0 at end of
+ * file, -1. */
+static int
+getframe(struct tape_r *r, char *kind, char **p, size_t *len)
+{
+	uint32_t n;
+	int rc;
+
+	if ((rc = fill(r, 5)) <= 0) {
+		if (rc == 0 && r->end != r->start)
+			return rfail(r, "truncated frame header");
+		return rc;
+	}
+	n = ld32(r->buf + r->start);
+	*kind = r->buf[r->start + 4];
+	r->lineno++;
+	if (n > TAPE_LINE_MAX - 5)
+		return rfail(r, "frame of %lu bytes (at most %d)",
+		    (unsigned long)n, TAPE_LINE_MAX - 5);
+	if ((rc = fill(r, 5 + (size_t)n)) <= 0)
+		return rc < 0 ? -1 : rfail(r, "truncated frame");
+	*p = r->buf + r->start + 5;
+	*len = n;
+	r->start += 5 + (size_t)n;
+	return 1;
 }
 
 /* Returns 1 with the next line (NUL-terminated), 0 at end of file, -1. */
@@ -108,7 +166,7 @@ blank(char c)
 static int
 at_end(struct cur *c)
 {
-	while (c->p < c->e && blank(*c->p))
+	while (!c->bin && c->p < c->e && blank(*c->p))
 		c->p++;
 	return c->p == c->e;
 }
@@ -120,10 +178,49 @@ bad(struct cur *c, const char *why)
 	return -1;
 }
 
+static uint64_t
+ld64(const char *p)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 7; i >= 0; i--)
+		v = v << 8 | (unsigned char)p[i];
+	return v;
+}
+
+static uint32_t
+ld32(const char *p)
+{
+	return (uint32_t)(unsigned char)p[0] | (uint32_t)(unsigned char)p[1] << 8 |
+	    (uint32_t)(unsigned char)p[2] << 16 |
+	    (uint32_t)(unsigned char)p[3] << 24;
+}
+
+/* Binary: a u16 (token) or u32 (string) length and its bytes. */
+static int
+bstr(struct cur *c, const char **s, size_t *n, int wide)
+{
+	size_t hl = wide ? 4 : 2, len;
+
+	if ((size_t)(c->e - c->p) < hl)
+		return bad(c, "missing field");
+	len = wide ? ld32(c->p) : (size_t)((unsigned char)c->p[0] |
+	    (unsigned char)c->p[1] << 8);
+	if ((size_t)(c->e - c->p) - hl < len)
+		return bad(c, "string past the end of its frame");
+	*s = c->p + hl;
+	*n = len;
+	c->p += hl + len;
+	return 0;
+}
+
 /* The next blank-separated token. */
 static int
 tok(struct cur *c, const char **s, size_t *n)
 {
+	if (c->bin)
+		return bstr(c, s, n, 0);
 	if (at_end(c))
 		return bad(c, "missing field");
 	*s = c->p;
@@ -278,11 +375,72 @@ get_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
  * Parses one field of kind k into f: U u32, u u64, i i32, I i64, b byte,
  * d double, t token, s string.
  */
+/* The same, from a binary frame: every number in 8 bytes. */
+static int
+get1b(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
+{
+	const char *s;
+	uint64_t u;
+	int64_t i;
+	size_t n;
+
+	if (k == 't' || k == 's') {
+		if (bstr(c, &s, &n, k == 's') != 0)
+			return -1;
+		if (k == 's') {
+			/* Strings are handed out NUL-terminated. */
+			memcpy(r->sp, s, n);
+			r->sp[n] = '\0';
+			s = r->sp;
+			r->sp += n + 1;
+		} else
+			for (i = 0; i < (int64_t)n; i++)
+				if (blank(s[i]) || s[i] == '\0' || s[i] == '\n')
+					return bad(c, "blank in token");
+		f->v.s.p = s;
+		f->v.s.len = (uint32_t)n;
+		return 0;
+	}
+	if (c->e - c->p < 8)
+		return bad(c, "missing field");
+	u = ld64(c->p);
+	c->p += 8;
+	memcpy(&i, &u, 8);
+	switch (k) {
+	case 'U':
+		if (u > UINT32_MAX)
+			return bad(c, "number out of range");
+		f->v.u = u;
+		return 0;
+	case 'b':
+		if (u > 255)
+			return bad(c, "number out of range");
+		f->v.u = u;
+		return 0;
+	case 'u':
+		f->v.u = u;
+		return 0;
+	case 'i':
+		if (i < INT32_MIN || i > INT32_MAX)
+			return bad(c, "number out of range");
+		f->v.i = i;
+		return 0;
+	case 'I':
+		f->v.i = i;
+		return 0;
+	default:
+		memcpy(&f->v.d, &u, 8);
+		return 0;
+	}
+}
+
 static int
 get1(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
 {
 	size_t n;
 
+	if (c->bin)
+		return get1b(r, c, k, f);
 	switch (k) {
 	case 'U':
 		return get_u(c, UINT32_MAX, &f->v.u);
@@ -594,6 +752,28 @@ tape_ropen(const char *path, const char **why)
 		free(r);
 		return NULL;
 	}
+	/* A binary trace starts with its magic, then its first frame is
+	 * the #GRM-TRACE line. */
+	if (fill(r, 8) > 0 && memcmp(r->buf, TAPE_BIN_MAGIC, 8) == 0) {
+		struct rec_field v;
+		struct cur c;
+		char kind;
+		const char *k;
+		size_t kn;
+
+		r->bin = 1;
+		r->start = 8;
+		if (getframe(r, &kind, &line, &len) == 1 && kind == 'L') {
+			c = (struct cur){ line, line + len, NULL, 1 };
+			if (tok(&c, &k, &kn) == 0 && same(k, kn, "#GRM-TRACE") &&
+			    get1(r, &c, 'u', &v) == 0 && v.v.u >= 1 &&
+			    v.v.u <= TAPE_VERSION)
+				return r;
+		}
+		*why = "not a grm binary trace, or an unsupported version";
+		tape_rclose(r);
+		return NULL;
+	}
 	switch (getln(r, &line, &len)) {
 	case 1:
 		while (len > 0 && blank(line[len - 1]))
@@ -617,6 +797,80 @@ tape_ropen(const char *path, const char **why)
 	return NULL;
 }
 
+/* Binary: the next record of the piece being read. */
+static int
+piece_record(struct tape_r *r, struct tape_ev *ev)
+{
+	struct rec_hdr h;
+	unsigned i;
+
+	memcpy(&h, r->pp, sizeof h);
+	if (h.len < sizeof h || h.len > (size_t)(r->pe - r->pp))
+		return rfail(r, "piece: record of %u bytes", (unsigned)h.len);
+	ev->kind = TAPE_RECORD;
+	ev->ts = h.ts;
+	ev->node = r->pnode;
+	ev->pid = r->ppid;
+	ev->tid = r->ptid;
+	ev->eid = h.eid;
+	if ((ev->def = tape_rdef_for(r, ev->node, ev->pid, ev->eid)) == NULL)
+		return rfail(r, "record before definition of eid %d",
+		    (int)ev->eid);
+	if (rec_decode(r->pp, h.len, &ev->def->fmt, ev->f) != 0)
+		return rfail(r, "record of eid %d does not match its format",
+		    (int)ev->eid);
+	ev->n = ev->def->fmt.n;
+	/* Strings are handed out NUL-terminated, like the text's. */
+	for (i = 0; i < ev->n; i++)
+		if (ev->f[i].kind == REC_K_STR) {
+			memcpy(r->sp, ev->f[i].v.s.p, ev->f[i].v.s.len);
+			r->sp[ev->f[i].v.s.len] = '\0';
+			ev->f[i].v.s.p = r->sp;
+			r->sp += ev->f[i].v.s.len + 1;
+		}
+	r->pp += h.len;
+	return 1;
+}
+
+static int
+bin_next(struct tape_r *r, struct tape_ev *ev)
+{
+	struct cur c;
+	size_t len;
+	char *p, kind;
+	int rc;
+
+	while (!r->failed) {
+		r->sp = r->sbuf;
+		if (r->pp != NULL && r->pp < r->pe)
+			return piece_record(r, ev);
+		r->pp = NULL;
+		if ((rc = getframe(r, &kind, &p, &len)) <= 0)
+			return rc;
+		c = (struct cur){ p, p + len, NULL, 1 };
+		switch (kind) {
+		case 'L':
+			if ((rc = meta(r, &c, ev)) != 0)
+				return rc;
+			break;
+		case 'R':
+			return record(r, &c, ev) == 0 ? 1 : -1;
+		case 'P':
+			if (len < 12 + sizeof(struct rec_hdr))
+				return rfail(r, "piece: %zu bytes", len);
+			r->pnode = ld32(p);
+			r->ppid = ld32(p + 4);
+			r->ptid = ld32(p + 8);
+			r->pp = p + 12;
+			r->pe = p + len;
+			break;
+		default:
+			break;	/* a kind this reader does not know */
+		}
+	}
+	return -1;
+}
+
 int
 tape_next(struct tape_r *r, struct tape_ev *ev)
 {
@@ -625,12 +879,15 @@ tape_next(struct tape_r *r, struct tape_ev *ev)
 	char *line;
 	int rc;
 
+	if (r->bin)
+		return bin_next(r, ev);
 	while (!r->failed) {
 		if ((rc = getln(r, &line, &len)) <= 0)
 			return rc;
 		c.p = line;
 		c.e = line + len;
 		c.why = NULL;
+		c.bin = 0;
 		r->sp = r->sbuf;
 		if (at_end(&c))
 			continue;

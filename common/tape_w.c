@@ -213,6 +213,7 @@ tape_put_field(FILE *f, const struct rec_field *fld)
 
 struct tape_w {
 	int		fd;
+	int		bin;		/* the binary format */
 	int		ferr;		/* errno of a failed lbegin */
 	uint64_t	records;
 	size_t		len;
@@ -274,13 +275,165 @@ lend(struct tape_w *w, char *d)
  * (uint64_t), i (int64_t), d (double), t (char *, a token), s (char *,
  * size_t: a quoted string).
  */
+/* ---- the binary format: frames (doc/formats.md) ---- */
+
+static char *
+b_u64(char *d, const char *lim, uint64_t v)
+{
+	int i;
+
+	if (d == NULL || lim - d < 8)
+		return NULL;
+	for (i = 0; i < 8; i++)
+		*d++ = (char)(v >> (8 * i));
+	return d;
+}
+
+static char *
+b_u32(char *d, const char *lim, uint32_t v)
+{
+	int i;
+
+	if (d == NULL || lim - d < 4)
+		return NULL;
+	for (i = 0; i < 4; i++)
+		*d++ = (char)(v >> (8 * i));
+	return d;
+}
+
+/* A token: u16 length and bytes; a string: u32 length and bytes. */
+static char *
+b_str(char *d, const char *lim, const char *s, size_t len, int wide)
+{
+	size_t hl = wide ? 4 : 2;
+
+	if (d == NULL || (size_t)(lim - d) < hl + len ||
+	    (!wide && len > UINT16_MAX))
+		return NULL;
+	*d++ = (char)len;
+	*d++ = (char)(len >> 8);
+	if (wide) {
+		*d++ = (char)(len >> 16);
+		*d++ = (char)(len >> 24);
+	}
+	memcpy(d, s, len);
+	return d + len;
+}
+
+/* A token as the text writes it (put_tok): "-" if empty, anything but
+ * printable non-blank ASCII turned into '_'. */
+static char *
+b_tok(char *d, const char *lim, const char *s)
+{
+	char *start;
+	size_t n, i;
+
+	if (s == NULL || *s == '\0')
+		s = "-";
+	n = strlen(s);
+	if ((d = b_str(d, lim, s, n, 0)) == NULL)
+		return NULL;
+	start = d - n;
+	for (i = 0; i < n; i++)
+		if (!((unsigned char)start[i] > 0x20 &&
+		    (unsigned char)start[i] < 0x7f))
+			start[i] = '_';
+	return d;
+}
+
+static char *
+b_field(char *d, const char *lim, const struct rec_field *f)
+{
+	uint64_t u;
+
+	switch (f->kind) {
+	case REC_K_STR:
+		return b_str(d, lim, f->v.s.p, f->v.s.len, 1);
+	case REC_K_DOUBLE:
+		memcpy(&u, &f->v.d, 8);
+		return b_u64(d, lim, u);
+	case REC_K_UINT:
+		return b_u64(d, lim, f->v.u);
+	default:
+		return b_u64(d, lim, (uint64_t)f->v.i);
+	}
+}
+
+/* Opens a frame of kind k at d: its length is filled in by fend. */
+static char *
+fbegin(struct tape_w *w, const char **lim, char kind)
+{
+	char *d = lbegin(w, lim);
+
+	if (d == NULL)
+		return NULL;
+	d[4] = kind;
+	return d + 5;
+}
+
+static int
+fend(struct tape_w *w, char *d)
+{
+	char *f = w->buf + w->len;
+
+	if (d == NULL) {
+		errno = w->ferr != 0 ? w->ferr : EMSGSIZE;
+		return -1;
+	}
+	b_u32(f, f + 4, (uint32_t)(d - f - 5));
+	w->len = (size_t)(d - w->buf);
+	return 0;
+}
+
+static int
+bline(struct tape_w *w, const char *key, const char *spec, va_list ap)
+{
+	const char *lim, *s;
+	uint64_t u;
+	double v;
+	char *d;
+
+	if ((d = fbegin(w, &lim, 'L')) == NULL)
+		return fend(w, NULL);
+	d = b_str(d, lim, key, strlen(key), 0);
+	for (; *spec != '\0'; spec++) {
+		switch (*spec) {
+		case 'u':
+			d = b_u64(d, lim, va_arg(ap, uint64_t));
+			break;
+		case 'i':
+			d = b_u64(d, lim, (uint64_t)va_arg(ap, int64_t));
+			break;
+		case 'd':
+			v = va_arg(ap, double);
+			memcpy(&u, &v, 8);
+			d = b_u64(d, lim, u);
+			break;
+		case 't':
+			d = b_tok(d, lim, va_arg(ap, const char *));
+			break;
+		default:
+			s = va_arg(ap, const char *);
+			d = b_str(d, lim, s, va_arg(ap, size_t), 1);
+		}
+	}
+	return fend(w, d);
+}
+
 static int
 wline(struct tape_w *w, const char *key, const char *spec, ...)
 {
 	const char *lim, *s;
 	va_list ap;
 	char *d;
+	int rc;
 
+	if (w->bin) {
+		va_start(ap, spec);
+		rc = bline(w, key, spec, ap);
+		va_end(ap);
+		return rc;
+	}
 	if ((d = lbegin(w, &lim)) == NULL)
 		return lend(w, NULL);
 	memcpy(d, key, strlen(key));
@@ -313,13 +466,30 @@ struct tape_w *
 tape_open(const char *path, const char *mm_id, uint64_t realtime_ns,
 	  uint64_t monotonic_ns)
 {
+	return tape_open_fmt(path, TAPE_FMT_TAPE, mm_id, realtime_ns,
+	    monotonic_ns);
+}
+
+struct tape_w *
+tape_open_fmt(const char *path, int fmt, const char *mm_id,
+	      uint64_t realtime_ns, uint64_t monotonic_ns)
+{
 	struct tape_w *w;
 	int e;
 
+	if (fmt != TAPE_FMT_TAPE && fmt != TAPE_FMT_BIN) {
+		errno = EINVAL;
+		return NULL;
+	}
 	if ((w = malloc(sizeof *w)) == NULL)
 		return NULL;
 	w->records = 0;
 	w->len = 0;
+	w->bin = fmt == TAPE_FMT_BIN;
+	if (w->bin) {
+		memcpy(w->buf, TAPE_BIN_MAGIC, 8);
+		w->len = 8;
+	}
 	if ((w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 	    0644)) < 0) {
 		e = errno;
@@ -418,6 +588,29 @@ int
 tape_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 	    uint32_t tid, int32_t eid, const struct rec_field *f, unsigned n)
 {
+	const char *blim;
+	char *b;
+	unsigned k;
+
+	if (w->bin) {
+		if (n > REC_ARGS_MAX || (n > 0 && f == NULL)) {
+			errno = EINVAL;
+			return -1;
+		}
+		if ((b = fbegin(w, &blim, 'R')) == NULL)
+			return fend(w, NULL);
+		b = b_u64(b, blim, ts);
+		b = b_u64(b, blim, node);
+		b = b_u64(b, blim, pid);
+		b = b_u64(b, blim, tid);
+		b = b_u64(b, blim, (uint64_t)(int64_t)eid);
+		for (k = 0; k < n; k++)
+			b = b_field(b, blim, &f[k]);
+		if (fend(w, b) != 0)
+			return -1;
+		w->records++;
+		return 0;
+	}
 	const char *lim;
 	unsigned i;
 	char *d;
@@ -484,6 +677,12 @@ tape_control(struct tape_w *w, uint64_t ts, const char *command,
 }
 
 int
+tape_write_out(struct tape_w *w)
+{
+	return wflush(w);
+}
+
+int
 tape_flush(struct tape_w *w)
 {
 	if (wflush(w) != 0)
@@ -520,3 +719,46 @@ tape_records(const struct tape_w *w)
 	return w->records;
 }
 
+
+int
+tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+	   const void *recs, size_t len)
+{
+	const char *p = recs, *lim;
+	struct rec_hdr h;
+	size_t off = 0, start, n;
+	char *d;
+
+	if (!w->bin) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* One frame per run of records that fits in a line's room. */
+	while (off < len) {
+		if ((d = fbegin(w, &lim, 'P')) == NULL)
+			return fend(w, NULL);
+		d = b_u32(d, lim, node);
+		d = b_u32(d, lim, pid);
+		d = b_u32(d, lim, tid);
+		start = off;
+		for (n = 0; off + sizeof h <= len; n++) {
+			memcpy(&h, p + off, sizeof h);
+			if (h.len < sizeof h || h.len > len - off) {
+				errno = EINVAL;
+				return -1;
+			}
+			if ((size_t)(lim - d) < off + h.len - start)
+				break;
+			off += h.len;
+		}
+		if (n == 0 || d == NULL) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		memcpy(d, p + start, off - start);
+		if (fend(w, d + (off - start)) != 0)
+			return -1;
+		w->records += n;
+	}
+	return 0;
+}

@@ -36,6 +36,8 @@ struct lm_orphan {
 };
 
 #define LM_DEFERRED_MAX	64
+/* Collections the LM starts itself that may be in flight at once. */
+#define LM_PUSHES_MAX	3
 /* Most bytes of definitions kept per process image (for a later MM). */
 #define LM_DEFS_MAX	(WIRE_MAX / 2)
 

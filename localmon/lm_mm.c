@@ -343,7 +343,10 @@ fail:
 void
 lm_push(struct lm *lm)
 {
-	if (lm->mm_state == MM_READY && lm->outstanding == 0)
+	/* Pushes overlap (the MM writes one while the LM sends the next),
+	 * a few at a time. */
+	if (lm->mm_state == MM_READY && lm->outstanding < LM_PUSHES_MAX &&
+	    lm->spill_bytes == 0 && lm->ndeferred == 0)
 		lm_collect(lm, WIRE_ROUND_PUSH, 0);
 	else if (lm->mm_state == MM_READY)
 		lm->push_wanted = 1;
@@ -667,8 +670,13 @@ acked(struct lm *lm)
 		lm->spill_bytes = lm->spill_sent = lm->spill_acked = 0;
 	}
 	flight_free(f);
-	if (lm->outstanding > 0)
+	if (lm->outstanding > 0) {
+		/* Pushes overlap: one more may go now. */
+		if (lm->push_wanted && lm->spill_bytes == 0 &&
+		    lm->ndeferred == 0 && !lm->exiting)
+			lm_push(lm);
 		return;
+	}
 	if (lm->spill_bytes > 0) {
 		replay_next(lm);
 		return;

@@ -176,6 +176,8 @@ struct mm {
 	struct evconnlistener	*listener;
 	char			id[300];
 	struct tape_w		*out;
+	int			fmt;		/* TAPE_FMT_* */
+	unsigned char		*raw;		/* binary: a piece's records */
 	char			*out_path;
 	struct mm_conn		*conns;
 	struct mm_node		*nodes;

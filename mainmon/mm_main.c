@@ -23,7 +23,8 @@
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: mainmon -o FILE [-p PORT] [-b ADDR] [-d]\n");
+	fprintf(f, "usage: mainmon -o FILE [-f tape|bin] [-p PORT] [-b ADDR] "
+	    "[-d]\n");
 }
 
 static void
@@ -70,13 +71,24 @@ main(int argc, char **argv)
 	char *end;
 	char addr[INET6_ADDRSTRLEN];
 	unsigned long port = 0;
-	int c, debug = 0;
+	int c, debug = 0, fmt = TAPE_FMT_TAPE;
 	struct mm_node *n, *nn;
 
-	while ((c = getopt(argc, argv, "o:p:b:dh")) != -1) {
+	while ((c = getopt(argc, argv, "o:f:p:b:dh")) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "tape") == 0)
+				fmt = TAPE_FMT_TAPE;
+			else if (strcmp(optarg, "bin") == 0)
+				fmt = TAPE_FMT_BIN;
+			else {
+				fprintf(stderr, "mainmon: -f %s: not a format "
+				    "(tape, bin)\n", optarg);
+				return 2;
+			}
 			break;
 		case 'p':
 			errno = 0;
@@ -108,6 +120,7 @@ main(int argc, char **argv)
 	log_init("mainmon", debug ? LOG_DEBUG : LOG_WARN);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&mm, 0, sizeof mm);
+	mm.fmt = fmt;
 	mm.out_path = (char *)out;
 	mm.base = event_base_new();
 	if (mm.base == NULL)
@@ -161,6 +174,7 @@ main(int argc, char **argv)
 	mm_defs_free(&mm.written);
 	mm_stats_free(&mm);
 	mm_dedup_free(&mm);
+	free(mm.raw);
 	evconnlistener_free(mm.listener);
 	event_free(sigterm);
 	event_free(sigint);

@@ -1,6 +1,7 @@
 /* mm_out.c: turning LM batches into trace file lines: event definitions
  * per node, clock correction, record decoding. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,7 +281,8 @@ define_predefined(struct mm *mm, struct mm_node *n)
 int
 mm_out_open(struct mm *mm, const char *path)
 {
-	mm->out = tape_open(path, mm->id, clk_real_ns(), clk_mono_ns());
+	mm->out = tape_open_fmt(path, mm->fmt, mm->id, clk_real_ns(),
+	    clk_mono_ns());
 	if (mm->out == NULL)
 		return -1;
 	define_predefined(mm, NULL);
@@ -363,12 +365,22 @@ batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 	const struct tape_def *def;
 	struct rec_hdr h;
 	uint64_t ts;
-	uint32_t off;
+	uint32_t off, raw = 0;
 
+	/* Binary: the records as they came, each checked against its type
+	 * and put on mainmon's clock, in one piece. */
+	if (mm->fmt == TAPE_FMT_BIN && mm->raw == NULL &&
+	    (mm->raw = malloc(SEG_CHUNK_MAX)) == NULL)
+		return -1;
 	for (off = 0; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
 		ts = (uint64_t)((int64_t)h.ts - c->offset);
 		if (h.cls == REC_CLASS_META) {
+			/* In order: the records before it first. */
+			if (raw > 0 && tape_piece(mm->out, c->node->id,
+			    pc->pid, pc->tid, mm->raw, raw) != 0)
+				return -1;
+			raw = 0;
 			if (meta_record(mm, c, pc, off, ts) != 0)
 				return -1;
 			continue;
@@ -385,11 +397,21 @@ batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 		    f[0].kind == REC_K_INT && f[1].kind == REC_K_STR)
 			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
 			    f[1].v.s.len);
+		c->records++;
+		if (mm->fmt == TAPE_FMT_BIN) {
+			memcpy(mm->raw + raw, pc->data + off, h.len);
+			memcpy(mm->raw + raw + offsetof(struct rec_hdr, ts),
+			    &ts, sizeof ts);
+			raw += h.len;
+			continue;
+		}
 		if (tape_record(mm->out, ts, c->node->id, pc->pid, pc->tid,
 		    h.eid, f, def->fmt.n) != 0)
 			return -1;
-		c->records++;
 	}
+	if (raw > 0 && tape_piece(mm->out, c->node->id, pc->pid, pc->tid,
+	    mm->raw, raw) != 0)
+		return -1;
 	return 0;
 }
 

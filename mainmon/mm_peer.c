@@ -524,11 +524,12 @@ do_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	(void)wire_get_u64(msg);
 	if (!wire_rd_ok(msg) || !c->synced)
 		return -1;
-	/* Acknowledged once written to the file and flushed to disk: the
-	 * LM then consumes it.  Not written: not acknowledged, so the LM
+	/* Acknowledged once written to the file (it survives mainmon; a
+	 * snapshot, when complete, also flushes it to disk): the LM then
+	 * consumes it.  Not written: not acknowledged, so the LM
 	 * keeps it, for this mainmon's successor. */
 	if (mm->out != NULL && (mm_out_batch(mm, c) != 0 ||
-	    tape_flush(mm->out) != 0)) {
+	    tape_write_out(mm->out) != 0)) {
 		/* Not acknowledged, and nothing later may be: the LM takes
 		 * the connection's end as "send it all again". */
 		mm->exit_code = 1;

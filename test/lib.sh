@@ -53,12 +53,14 @@ t_wait() {
 	done
 }
 
-# t_start_mm FILE [ARGS]: starts mainmon writing FILE; sets MM_PID, MM_ID.
+# t_start_mm FILE [ARGS]: starts mainmon writing FILE (in format T_FORMAT,
+# default tape); sets MM_PID, MM_ID.
 t_start_mm() {
 	_mm_file=$1
 	shift
 	rm -f "$T_DIR/mm.out"
-	"$B/mainmon/mainmon" -o "$_mm_file" "$@" > "$T_DIR/mm.out" 2> "$T_DIR/mm.err" &
+	"$B/mainmon/mainmon" -o "$_mm_file" -f "${T_FORMAT:-tape}" "$@" \
+	    > "$T_DIR/mm.out" 2> "$T_DIR/mm.err" &
 	MM_PID=$!
 	T_PIDS="$T_PIDS $MM_PID"
 	t_wait test -s "$T_DIR/mm.out" || t_fail "mainmon printed no identifier"
