@@ -10,6 +10,7 @@ export GRM_RUNDIR="$T_DIR/run"
 mkdir -m 700 "$GRM_RUNDIR"
 T_PIDS=""
 T_LMS=""	# "pid:shmid" of every LM seen
+T_CLEANUP_HOOK=""	# a command t_cleanup runs once T_PIDS are killed
 
 t_log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
 t_fail() { t_log "FAIL: $*"; exit 1; }
@@ -28,6 +29,7 @@ t_cleanup() {
 	set +e
 	t_note_lms
 	for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
+	[ -z "$T_CLEANUP_HOOK" ] || $T_CLEANUP_HOOK
 	for e in $T_LMS; do
 		kill -9 "${e%%:*}" 2>/dev/null
 		ipcrm -m "${e##*:}" 2>/dev/null
