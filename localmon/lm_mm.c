@@ -201,6 +201,8 @@ report_losses(struct lm *lm, struct emit_ctx *ec, uint64_t extra)
 	done = atomic_load(&lm->seg->lost_reported) + lost_in_flight(lm);
 	n = lost > recd ? lost - recd : 0;
 	n = n > done ? n - done : 0;
+	if (n > INT64_MAX)	/* writers' counters, scribbled: not a failure */
+		n = INT64_MAX;
 	if (n + extra == 0)
 		return 0;
 	rec_put_hdr(rec, sizeof rec, REC_CLASS_META, REC_ATTR_LOSS, 0,
