@@ -90,6 +90,23 @@ seg_view(struct seg *v, void *mem, size_t size)
 	v->sent = NULL;
 }
 
+void
+seg_restore_layout(const struct seg *v, uint64_t seg_id, uint32_t lm_pid)
+{
+	struct seg_hdr *s = v->hdr;
+
+	s->magic = SEG_MAGIC;
+	s->version = SEG_VERSION;
+	s->size = v->size;
+	s->chunk_size = v->chunk_size;
+	s->nchunks = v->nchunks;
+	s->table_off = v->table_off;
+	s->data_off = v->data_off;
+	s->threshold = v->threshold;
+	s->seg_id = seg_id;
+	s->lm_pid = lm_pid;
+}
+
 int
 seg_acquire(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 	    uint64_t seq, uint32_t kind, int *notify)
@@ -120,6 +137,9 @@ seg_acquire(const struct seg *v, uint32_t session, uint32_t pid, uint32_t tid,
 		c->tid = tid;
 		c->seq = seq;
 		c->kind = kind;
+		/* consumed too: a writer may have left it set on a FREE
+		 * chunk, and the LM would skip our first records. */
+		c->consumed = 0;
 		atomic_store_explicit(&c->committed, 0, memory_order_relaxed);
 		atomic_store_explicit(&c->carry, 0, memory_order_relaxed);
 		atomic_store_explicit(&c->state, SEG_OWNED,
@@ -440,8 +460,10 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 		if (committed > v->chunk_size || from > committed ||
 		    from % REC_ALIGN != 0) {
 			/* Scribbled on: the owner loses this chunk. */
-			if (bad_bytes != NULL && committed > from)
-				*bad_bytes += committed - from;
+			if (bad_bytes != NULL && committed > from &&
+			    from < v->chunk_size)
+				*bad_bytes += (committed <= v->chunk_size ?
+				    committed : v->chunk_size) - from;
 			c->consumed = committed <= v->chunk_size ?
 			    committed : v->chunk_size;
 			if (v->sent != NULL)

@@ -199,6 +199,10 @@ int seg_populate(void *mem, size_t size);
 
 /* Fills v from mem[0..size), which must have passed seg_check. */
 void seg_view(struct seg *v, void *mem, size_t size);
+/* LM: writes the header's layout words (and its id and pid) back from
+ * the private view, over whatever a writer scribbled there. */
+void seg_restore_layout(const struct seg *v, uint64_t seg_id,
+			uint32_t lm_pid);
 
 static inline struct seg_chunk *
 seg_chunk(const struct seg *v, uint32_t i)

@@ -57,6 +57,7 @@ struct lm {
 	int			shmid;
 	struct seg_hdr		*seg;		/* shared: writers may scribble */
 	struct seg		view;		/* its layout, kept privately */
+	uint64_t		seg_id;		/* its id, kept privately */
 	size_t			seg_size;
 	uint64_t		bad_bytes;	/* scribbled, skipped */
 	int			adopted;	/* the segment of an LM that died */

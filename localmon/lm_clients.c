@@ -149,6 +149,9 @@ client_handshake(struct lm_client *c, struct evbuffer *in)
 	}
 	c->ppid = h.ppid;
 	memcpy(c->name, h.name, sizeof c->name);
+	/* The process checks the header's layout: put back what writers
+	 * may have scribbled over, from our private copy. */
+	seg_restore_layout(&lm->view, lm->seg_id, (uint32_t)getpid());
 	if (h.session != 0) {
 		/* Its LM died; we adopted the segment it writes in. */
 		if (h.shmid != lm->shmid || h.session > lm->next_session) {

@@ -166,6 +166,7 @@ seg_create(struct lm *lm)
 	if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
 		id = clk_mono_ns() ^ ((uint64_t)getpid() << 32);
 	lm->seg->seg_id = id;
+	lm->seg_id = id;
 	/* Allocate every page now: writers then never wait for the kernel
 	 * to zero one. */
 	if (seg_populate(mem, size) != 0)
@@ -268,14 +269,17 @@ seg_adopt_dead(struct lm *lm)
 	if (seg_check(mem, ds.shm_segsz) != 0 ||
 	    ((struct seg_hdr *)mem)->lm_pid != (uint32_t)pid ||
 	    seg_own(lm, mem, ds.shm_segsz) != 0) {
-		log_warn("segment %d of the dead local monitor %d is not "
-		    "valid: removed", shmid, pid);
+		/* Not one we can take (scribbled, or not grm's at all):
+		 * left alone, never removed. */
+		log_warn("segment %d named by %s is not a segment of the dead "
+		    "local monitor %d: not adopted, left as it is", shmid,
+		    lm->info_path, pid);
 		shmdt(mem);
-		shmctl(shmid, IPC_RMID, NULL);
 		lm->seg = NULL;
 		return -1;
 	}
 	lm->shmid = shmid;
+	lm->seg_id = lm->seg->seg_id;
 	seg_adopt(&lm->view);
 	lm->next_session = atomic_load(&lm->seg->sessions);
 	lm->seg->lm_pid = (uint32_t)getpid();
@@ -303,11 +307,15 @@ write_info(struct lm *lm)
 {
 	char tmp[300];
 	FILE *f;
+	int fd;
 
 	snprintf(tmp, sizeof tmp, "%s.tmp", lm->info_path);
-	f = fopen(tmp, "w");
-	if (f == NULL)
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd == -1 || (f = fdopen(fd, "w")) == NULL) {
+		if (fd != -1)
+			close(fd);
 		return;
+	}
 	fprintf(f, "%d %d\n", (int)getpid(), lm->shmid);
 	if (fclose(f) == 0)
 		rename(tmp, lm->info_path);

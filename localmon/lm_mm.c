@@ -45,7 +45,7 @@ lm_mm_connect(struct lm *lm)
 		return;
 	}
 	lm->mm_state = MM_CONNECTING;
-	peer_send_hello(lm->mm, WIRE_ROLE_LM, lm->seg->seg_id);
+	peer_send_hello(lm->mm, WIRE_ROLE_LM, lm->seg_id);
 }
 
 static struct lm_flight *
@@ -366,7 +366,7 @@ segment_msg(struct lm *lm, struct evbuffer *b)
 	struct wire_wr w;
 
 	wire_wr_init(&w, m + WIRE_HDR, 8);
-	wire_put_u64(&w, lm->seg->seg_id);
+	wire_put_u64(&w, lm->seg_id);
 	wire_header(m, WIRE_SEGMENT, 8);
 	if (b != NULL)
 		return evbuffer_add(b, m, sizeof m);

@@ -9,8 +9,8 @@
 # scribbled while free are soon taken by the other writers.
 #
 # HOSTILE_SEED and HOSTILE_ROUNDS change the vandal's seed and rounds;
-# HOSTILE_MODE=ctl, known or ctl,known lets it do what other writers do
-# not survive (see test/vandal.c): the test then fails.
+# HOSTILE_MODE=ctl lets it scribble the control words too, which every
+# writer obeys by design (see test/vandal.c): the test then fails.
 . "$(dirname "$0")/lib.sh"
 
 G=3 N=200000 ROUNDS=${HOSTILE_ROUNDS:-2000} SEED=${HOSTILE_SEED:-20260522}

@@ -1813,3 +1813,22 @@ Test(reclaim, claim_of_a_dead_process)
 	cr_assert_eq(collect(s, &k, &bad), 0, "a half-claimed chunk's bytes");
 	cr_assert_eq(state(s, b), SEG_FREE, "not freed");
 }
+
+Test(acquire, clears_a_scribbled_consumed)
+{
+	struct seg_hdr *s = new_seg(2, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t i;
+
+	/* A writer left consumed set on FREE chunks. */
+	for (i = 0; i < 2; i++)
+		seg_chunk(V(s), i)->consumed = 64;
+	i = acq(s, 1, 10, 10, 1);
+	append(s, i, 1, 32);
+	append(s, i, 2, 32);
+	sink_init(&k, s);
+	cr_assert_eq(collect(s, &k, &bad), 1);
+	check_piece(&k.p[0], 10, 10, 1, (int32_t[]){ 1, 2 }, 2);
+	cr_assert_eq(bad, 0);
+}

@@ -19,14 +19,12 @@
  * written entry.
  *
  * The count of free chunks (nfree) is scribbled too, and left wrong when
- * the vandal moves an entry to or from FREE.  Left out unless asked for:
+ * the vandal moves an entry to or from FREE, and so is `consumed` of the
+ * chunks it leaves FREE (seg_acquire clears it for the next owner).  Left
+ * out unless asked for:
  *	ctl	the control words (ctl, cls_off, filter, eid_off): every writer
  *		obeys them by design, so other processes may lose events.
- *	known	what other writers are known not to survive yet: a FREE chunk
- *		left with a nonzero `consumed` (seg_acquire does not clear it,
- *		so the LM skips the next owner's first records, or all of
- *		them).  Without it, the vandal clears `consumed` of the chunks
- *		it leaves FREE.
+ *	known	accepted for compatibility; what it enabled is always done.
  *
  * Exits 0 after the last round; 1 if it is not traced or cannot attach. */
 #include <errno.h>
@@ -428,7 +426,7 @@ main(int argc, char **argv)
 	rounds = atol(argv[2]);
 	rng_state = strtoull(argv[3], NULL, 0) | 1;
 	ctl = argc == 6 && strstr(argv[5], "ctl") != NULL;
-	known = argc == 6 && strstr(argv[5], "known") != NULL;
+	known = 1;	/* FREE chunks keep a scribbled consumed */
 	my_pid = (uint32_t)getpid();
 	if (GMI_DefineEvent(EV_VANDAL, "round %d i %ld", "vandal") != GRM_OK ||
 	    emit(-1, 4 * EVENTS_PER_ROUND) != 0) {
