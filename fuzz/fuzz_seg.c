@@ -110,16 +110,19 @@ expect_all(struct seg_hdr *s, struct expect *e)
 	}
 }
 
-/* Bytes seg_collect will count as emitted or bad. */
+/* Bytes seg_collect will count as emitted or bad (a scribbled committed
+ * counts up to the chunk's end). */
 static uint64_t
 expect_bytes(const struct expect *e, uint32_t n)
 {
-	uint64_t t = 0;
+	uint64_t t = 0, to;
 	uint32_t i;
 
-	for (i = 0; i < n; i++)
-		if (e[i].cand && e[i].committed > e[i].from)
-			t += e[i].committed - e[i].from;
+	for (i = 0; i < n; i++) {
+		to = e[i].committed < CHUNK ? e[i].committed : CHUNK;
+		if (e[i].cand && to > e[i].from)
+			t += to - e[i].from;
+	}
 	return t;
 }
 
