@@ -94,6 +94,11 @@ main(int argc, char **argv)
 		return 2;
 	if (GMI_DefineEvent(1, "%d %ld", "rate") != GRM_OK)
 		return 1;
+	/* The sustained rate, not the start: wait until the data path is
+	 * up (the Local Monitor connected to mainmon). */
+	if (GMI_Flush() != GRM_OK)
+		fprintf(stderr, "bench_rate: the first flush did not reach "
+		    "mainmon\n");
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
 	t0 = now_ns();
 	for (t = 1; t < nthreads; t++)
