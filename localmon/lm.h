@@ -131,6 +131,10 @@ void lm_mm_connect(struct lm *lm);
 /* Copies out everything committed and sends it with a DONE for round;
  * probe: with dormant sensors' values. */
 int lm_collect(struct lm *lm, uint32_t round, int probe);
+/* Sends one DATA message: records of (pid, tid, session) from chunk seq
+ * at off (seq 0: not a chunk's). */
+int lm_send_data(struct lm *lm, uint32_t pid, uint32_t tid, uint32_t session,
+		 uint64_t seq, uint64_t off, const void *data, size_t len);
 /* Asks for a push as soon as the MM is ready. */
 void lm_push(struct lm *lm);
 /* While the MM is away: moves data from the segment to the spill file,
@@ -165,10 +169,17 @@ void lm_finish(struct lm *lm);
 void lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid,
 		   uint32_t session, uint32_t what, int32_t status,
 		   const char *name);
-/* Whether the MM has everything (no spill left, nothing in flight). */
-int lm_delivered(const struct lm *lm);
 
 /* lm_clients.c */
+/* What the kernel shows of a process (/proc/PID/stat). */
+struct lm_pstat {
+	char		comm[32];
+	char		state;		/* R, S, Z... */
+	unsigned long	flags;		/* PF_* */
+	long		code;		/* exit code (wait status), or -1 */
+};
+/* Fills ps; -1 if there is no such process. */
+int lm_proc_stat(uint32_t pid, struct lm_pstat *ps);
 /* How process pid ended (WIRE_PROC_*), and its status, from what it
  * told us or what the kernel still shows. */
 uint32_t lm_death_cause(uint32_t pid, int32_t *status);

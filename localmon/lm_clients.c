@@ -38,50 +38,61 @@ struct lm_client {
 	char			name[64];
 };
 
-uint32_t
-lm_death_cause(uint32_t pid, int32_t *status)
+int
+lm_proc_stat(uint32_t pid, struct lm_pstat *ps)
 {
-	char path[64], buf[1024], *p, *tok, *save;
-	unsigned long flags = 0;
-	long code = 0;
-	char state = '?';
-	int field;
+	char path[64], buf[1024], *p, *q, *tok, *save;
 	ssize_t n;
-	int fd;
+	int fd, field;
 
-	*status = 0;
+	memset(ps, 0, sizeof *ps);
+	ps->code = -1;
 	snprintf(path, sizeof path, "/proc/%u/stat", pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd == -1)
-		return WIRE_PROC_GONE;		/* already reaped */
+		return -1;
 	n = read(fd, buf, sizeof buf - 1);
 	close(fd);
 	if (n <= 0)
-		return WIRE_PROC_GONE;
+		return -1;
 	buf[n] = '\0';
-	/* After the command's closing parenthesis: field 3 is the state,
-	 * 9 the flags, 52 the exit code (a wait status). */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return WIRE_PROC_GONE;
+	/* "pid (comm) state ...": field 3 is the state, 9 the flags, 52
+	 * the exit code (a wait status). */
+	if ((q = strchr(buf, '(')) == NULL || (p = strrchr(buf, ')')) == NULL ||
+	    p < q)
+		return -1;
+	snprintf(ps->comm, sizeof ps->comm, "%.*s", (int)(p - q - 1), q + 1);
 	field = 3;
 	for (tok = strtok_r(p + 1, " ", &save); tok != NULL;
 	    tok = strtok_r(NULL, " ", &save), field++) {
 		if (field == 3)
-			state = tok[0];
+			ps->state = tok[0];
 		else if (field == 9)
-			flags = strtoul(tok, NULL, 10);
+			ps->flags = strtoul(tok, NULL, 10);
 		else if (field == 52)
-			code = strtol(tok, NULL, 10);
+			ps->code = strtol(tok, NULL, 10);
 	}
-	if (state != 'Z' && state != 'X' && !(flags & 0x4) /* PF_EXITING */)
+	return 0;
+}
+
+uint32_t
+lm_death_cause(uint32_t pid, int32_t *status)
+{
+	struct lm_pstat ps;
+
+	*status = 0;
+	if (lm_proc_stat(pid, &ps) != 0)
+		return WIRE_PROC_GONE;		/* already reaped */
+	if (ps.state != 'Z' && ps.state != 'X' &&
+	    !(ps.flags & 0x4) /* PF_EXITING */)
 		return WIRE_PROC_EXEC;	/* alive: a new image */
-	if (field <= 52)
+	if (ps.code < 0)
 		return WIRE_PROC_GONE;
-	if (WIFSIGNALED((int)code)) {
-		*status = WTERMSIG((int)code);
+	if (WIFSIGNALED((int)ps.code)) {
+		*status = WTERMSIG((int)ps.code);
 		return WIRE_PROC_KILLED;
 	}
-	*status = WEXITSTATUS((int)code);
+	*status = WEXITSTATUS((int)ps.code);
 	return WIRE_PROC_EXIT;
 }
 

@@ -8,7 +8,6 @@
 #include <event2/buffer.h>
 
 #include "lm.h"
-#include "peer.h"
 #include "rec.h"
 #include "wire.h"
 
@@ -95,8 +94,7 @@ lm_defs_acked(struct lm *lm)
 int
 lm_defs_send(struct lm *lm)
 {
-	unsigned char hdr[24], *data;
-	struct wire_wr w;
+	unsigned char *data;
 	struct lm_defs *d;
 	size_t len;
 	int n = 0;
@@ -106,14 +104,9 @@ lm_defs_send(struct lm *lm)
 		if (len == 0)
 			continue;
 		data = evbuffer_pullup(d->buf, -1);
-		wire_wr_init(&w, hdr, sizeof hdr);
-		wire_put_u32(&w, d->pid);
-		wire_put_u32(&w, d->pid);
-		wire_put_u64(&w, 0);	/* no chunk: not checked for repeats */
-		wire_put_u32(&w, d->session);
-		wire_put_u32(&w, 0);
-		if (data == NULL ||
-		    peer_send(lm->mm, WIRE_DATA, hdr, w.len, data, len) != 0)
+		/* seq 0: no chunk, not checked for repeats. */
+		if (data == NULL || lm_send_data(lm, d->pid, d->pid,
+		    d->session, 0, 0, data, len) != 0)
 			continue;	/* the next image may still go */
 		n++;
 	}

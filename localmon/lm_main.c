@@ -191,25 +191,11 @@ seg_create(struct lm *lm)
 static int
 is_live_lm(int pid)
 {
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
+	struct lm_pstat ps;
 
-	if (kill(pid, 0) == -1 && errno == ESRCH)
-		return 0;
-	snprintf(path, sizeof path, "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
-		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	/* "pid (comm) state ..." */
-	p = strrchr(buf, ')');
-	return strstr(buf, "(localmon)") != NULL && p != NULL &&
-	    p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	return lm_proc_stat((uint32_t)pid, &ps) == 0 &&
+	    strcmp(ps.comm, "localmon") == 0 && ps.state != 'Z' &&
+	    ps.state != 'X';
 }
 
 static void

@@ -48,18 +48,17 @@ lm_mm_connect(struct lm *lm)
 	peer_send_hello(lm->mm, WIRE_ROLE_LM, lm->seg_id);
 }
 
-static struct lm_flight *
-flight_new(struct lm *lm)
-{
-	struct lm_flight *f = calloc(1, sizeof *f);
-
-	(void)lm;
-	return f;
-}
-
+/* Ends a collection: DONE(round), and f waits for its ACK. */
 static void
-flight_push(struct lm *lm, struct lm_flight *f)
+done_push(struct lm *lm, uint32_t round, struct lm_flight *f)
 {
+	unsigned char buf[16];
+	struct wire_wr w;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, round);
+	wire_put_u64(&w, lm->bad_bytes);
+	peer_send(lm->mm, WIRE_DONE, buf, w.len, NULL, 0);
 	if (lm->flights == NULL)
 		lm->flights_tail = &lm->flights;
 	*lm->flights_tail = f;
@@ -93,12 +92,6 @@ flights_abort(struct lm *lm)
 	lm->ndeferred = 0;
 }
 
-int
-lm_delivered(const struct lm *lm)
-{
-	return lm->spill_bytes == 0 && lm->outstanding == 0;
-}
-
 static void
 mm_lost(struct lm *lm, const char *why)
 {
@@ -130,13 +123,37 @@ struct emit_ctx {
 	int		count;
 };
 
+/* The 24 bytes that start a DATA payload. */
+static void
+data_fields(unsigned char *p, uint32_t pid, uint32_t tid, uint32_t session,
+	    uint64_t seq, uint64_t off)
+{
+	struct wire_wr w;
+
+	wire_wr_init(&w, p, 24);
+	wire_put_u32(&w, pid);
+	wire_put_u32(&w, tid);
+	wire_put_u64(&w, seq);
+	wire_put_u32(&w, session);
+	wire_put_u32(&w, (uint32_t)off);
+}
+
+int
+lm_send_data(struct lm *lm, uint32_t pid, uint32_t tid, uint32_t session,
+	     uint64_t seq, uint64_t off, const void *data, size_t len)
+{
+	unsigned char f[24];
+
+	data_fields(f, pid, tid, session, seq, off);
+	return peer_send(lm->mm, WIRE_DATA, f, sizeof f, data, len);
+}
+
 static int
 emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	   uint64_t seq, uint64_t off, const void *data, size_t len)
 {
 	struct emit_ctx *ec = arg;
 	unsigned char hdr[WIRE_HDR + 24];
-	struct wire_wr w;
 
 	if (ec->count) {
 		ec->events += rec_count_events(data, len);
@@ -145,17 +162,12 @@ emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	/* Definitions leaving the segment: kept, for a later MM. */
 	if (seq != 0)
 		lm_defs_note(ec->lm, pid, session, data, len);
-	wire_wr_init(&w, hdr + WIRE_HDR, sizeof hdr - WIRE_HDR);
-	wire_put_u32(&w, pid);
-	wire_put_u32(&w, tid);
-	wire_put_u64(&w, seq);
-	wire_put_u32(&w, session);
-	wire_put_u32(&w, (uint32_t)off);
 	if (ec->spill != NULL) {
 		if (evbuffer_get_length(ec->spill) + sizeof hdr + len >
 		    ec->room)
 			return -1;
-		wire_header(hdr, WIRE_DATA, (uint32_t)(w.len + len));
+		data_fields(hdr + WIRE_HDR, pid, tid, session, seq, off);
+		wire_header(hdr, WIRE_DATA, (uint32_t)(24 + len));
 		if (evbuffer_add(ec->spill, hdr, sizeof hdr) != 0 ||
 		    evbuffer_add(ec->spill, data, len) != 0) {
 			ec->err = 1;
@@ -163,8 +175,7 @@ emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 		}
 		return 0;
 	}
-	if (peer_send(ec->lm->mm, WIRE_DATA, hdr + WIRE_HDR, w.len, data,
-	    len) != 0) {
+	if (lm_send_data(ec->lm, pid, tid, session, seq, off, data, len) != 0) {
 		ec->err = 1;
 		return -1;
 	}
@@ -267,7 +278,7 @@ emit_table(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 }
 
 static int replay_next(struct lm *lm);
-static int write_all(int fd, struct evbuffer *b);
+static ssize_t spill_append(struct lm *lm, struct evbuffer *b);
 
 int
 lm_collect(struct lm *lm, uint32_t round, int probe)
@@ -275,8 +286,6 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 	struct lm_flight *f;
 	struct tables_ctx xc;
 	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0 };
-	unsigned char buf[16];
-	struct wire_wr w;
 	uint64_t bad = lm->bad_bytes;
 	int64_t lost = 0;
 	int n, full_only;
@@ -296,7 +305,7 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 			    lm->spill_path);
 		return lm->outstanding == 0 ? replay_next(lm) : 0;
 	}
-	f = flight_new(lm);
+	f = calloc(1, sizeof *f);
 	if (f == NULL)
 		return -1;
 	/* Process starts and exits first: the MM writes them before the
@@ -323,11 +332,7 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 	if (lm->exiting && (lost = report_losses(lm, &ec, 0)) < 0)
 		goto fail;
 	f->lost = (uint64_t)lost;
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, round);
-	wire_put_u64(&w, lm->bad_bytes);
-	peer_send(lm->mm, WIRE_DONE, buf, w.len, NULL, 0);
-	flight_push(lm, f);
+	done_push(lm, round, f);
 	if (round == WIRE_ROUND_PUSH)
 		lm->pushes++;
 	lm->push_wanted = 0;
@@ -470,27 +475,41 @@ lm_spill_lost(struct lm *lm, uint64_t n)
 {
 	struct emit_ctx ec = { lm, 0, NULL, UINT64_MAX, 0, 0 };
 	int64_t r;
-	size_t len;
 
 	if (lm->spill_fd == -1 || (ec.spill = evbuffer_new()) == NULL)
 		return;
 	segment_msg(lm, ec.spill);
 	r = report_losses(lm, &ec, n);
-	len = evbuffer_get_length(ec.spill);
-	if (r >= 0 && len > WIRE_HDR + 8 && lseek(lm->spill_fd, (off_t)lm->spill_bytes,
-	    SEEK_SET) >= 0 && write_all(lm->spill_fd, ec.spill) == 0) {
-		lm->spill_bytes += len;
+	if (r >= 0 && spill_append(lm, ec.spill) > 0)
 		atomic_fetch_add(&lm->seg->lost_reported, (uint64_t)r);
-	}
 	evbuffer_free(ec.spill);
 }
 
-static int
-write_all(int fd, struct evbuffer *b)
+/*
+ * Appends b (a SEGMENT message, then what to keep) to the spill file.
+ * Returns the bytes appended, 0 if b held only the SEGMENT message, or -1
+ * (logged; the file is cut back to what it was).
+ */
+static ssize_t
+spill_append(struct lm *lm, struct evbuffer *b)
 {
+	size_t len = evbuffer_get_length(b);
+
+	if (len <= WIRE_HDR + 8)
+		return 0;
+	if (lseek(lm->spill_fd, (off_t)lm->spill_bytes, SEEK_SET) < 0)
+		goto fail;
 	while (evbuffer_get_length(b) > 0)
-		if (evbuffer_write(b, fd) < 0 && errno != EINTR)
-			return -1;
+		if (evbuffer_write(b, lm->spill_fd) < 0 && errno != EINTR)
+			goto fail;
+	lm->spill_bytes += len;
+	return (ssize_t)len;
+fail:
+	log_warn("%s: %s: the data stays in the segment", lm->spill_path,
+	    strerror(errno));
+	if (ftruncate(lm->spill_fd, (off_t)lm->spill_bytes) != 0)
+		log_warn("%s: %s", lm->spill_path, strerror(errno));
+	return -1;
 	return 0;
 }
 
@@ -500,7 +519,7 @@ lm_spill(struct lm *lm, int all)
 	struct seg_flight fl = { NULL, 0, 0 };
 	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0 };
 	struct tables_ctx xc = { &ec, 1 };
-	size_t len;
+	ssize_t len;
 	int64_t lost = 0;
 
 	if (lm->spill_max == 0 || lm->spill_fd == -1 || lm->seg == NULL ||
@@ -522,25 +541,16 @@ lm_spill(struct lm *lm, int all)
 		ec.room += 64;	/* a loss record always fits */
 		lost = report_losses(lm, &ec, 0);
 	}
-	len = evbuffer_get_length(ec.spill);
-	if (len <= WIRE_HDR + 8)
-		len = 0;	/* only the SEGMENT message: nothing to keep */
-	else if (lseek(lm->spill_fd, (off_t)lm->spill_bytes,
-	    SEEK_SET) < 0 || write_all(lm->spill_fd, ec.spill) != 0) {
-		log_warn("%s: %s: the data stays in the segment",
-		    lm->spill_path, strerror(errno));
-		if (ftruncate(lm->spill_fd, (off_t)lm->spill_bytes) != 0)
-			log_warn("%s: %s", lm->spill_path, strerror(errno));
+	if ((len = spill_append(lm, ec.spill)) < 0)
 		seg_flight_abort(&lm->view, &fl);
-	} else {
+	else {
 		seg_flight_commit(&lm->view, &fl);
 		if (lost > 0)
 			atomic_fetch_add(&lm->seg->lost_reported,
 			    (uint64_t)lost);
-		lm->spill_bytes += len;
-		lm->spilled_total += len;
+		lm->spilled_total += (uint64_t)len;
 		if (len > 0)
-			log_debug("spilled %zu bytes (%llu in %s)", len,
+			log_debug("spilled %zd bytes (%llu in %s)", len,
 			    (unsigned long long)lm->spill_bytes,
 			    lm->spill_path);
 	}
@@ -566,9 +576,8 @@ replay_next(struct lm *lm)
 {
 	enum { BLOCK = 8 << 20 };
 	struct lm_flight *f;
-	unsigned char *buf, done[16];
+	unsigned char *buf;
 	size_t want, good;
-	struct wire_wr w;
 	ssize_t r;
 
 	if (lm->spill_sent >= lm->spill_bytes)
@@ -577,7 +586,7 @@ replay_next(struct lm *lm)
 	if (want > BLOCK + WIRE_MAX + WIRE_HDR)
 		want = BLOCK + WIRE_MAX + WIRE_HDR;
 	buf = malloc(want);
-	f = flight_new(lm);
+	f = calloc(1, sizeof *f);
 	if (buf == NULL || f == NULL)
 		goto fail;
 	r = pread(lm->spill_fd, buf, want, (off_t)lm->spill_sent);
@@ -593,11 +602,7 @@ replay_next(struct lm *lm)
 	lm->spill_sent += good;
 	f->replay = 1;
 	f->spill_end = lm->spill_sent;
-	wire_wr_init(&w, done, sizeof done);
-	wire_put_u32(&w, WIRE_ROUND_PUSH);
-	wire_put_u64(&w, lm->bad_bytes);
-	peer_send(lm->mm, WIRE_DONE, done, w.len, NULL, 0);
-	flight_push(lm, f);
+	done_push(lm, WIRE_ROUND_PUSH, f);
 	log_debug("replayed %zu bytes of %s", good, lm->spill_path);
 	return 0;
 fail:
@@ -623,24 +628,18 @@ static void
 send_known(struct lm *lm)
 {
 	struct lm_flight *f;
-	unsigned char done[16];
-	struct wire_wr w;
 
 	lm_clients_resume_all(lm);
 	if (lm->defs == NULL && evbuffer_get_length(lm->procs) == 0)
 		return;
-	if ((f = flight_new(lm)) == NULL)
+	if ((f = calloc(1, sizeof *f)) == NULL)
 		return;
 	if ((evbuffer_get_length(lm->procs) > 0 &&
 	    peer_send_raw(lm->mm, lm->procs) != 0) || lm_defs_send(lm) < 0) {
 		free(f);
 		return;
 	}
-	wire_wr_init(&w, done, sizeof done);
-	wire_put_u32(&w, WIRE_ROUND_PUSH);
-	wire_put_u64(&w, lm->bad_bytes);
-	peer_send(lm->mm, WIRE_DONE, done, w.len, NULL, 0);
-	flight_push(lm, f);
+	done_push(lm, WIRE_ROUND_PUSH, f);
 }
 
 /* The MM acknowledged the oldest collection in flight. */

@@ -5,7 +5,7 @@
  * Monitor must survive it, and other processes' records must reach the
  * trace intact; the vandal's own records may be lost.
  *
- * usage: vandal PIDFILE ROUNDS SEED READY_FILE [ctl][,known]
+ * usage: vandal PIDFILE ROUNDS SEED READY_FILE [ctl]
  *
  * PIDFILE is the LM's lm-ID.pid ("pid shmid"); READY_FILE is created once
  * the first round is done.  Values are drawn from a fixed-seed generator,
@@ -24,7 +24,6 @@
  * out unless asked for:
  *	ctl	the control words (ctl, cls_off, filter, eid_off): every writer
  *		obeys them by design, so other processes may lose events.
- *	known	accepted for compatibility; what it enabled is always done.
  *
  * Exits 0 after the last round; 1 if it is not traced or cannot attach. */
 #include <errno.h>
@@ -48,7 +47,6 @@ static uint64_t rng_state;
 static struct seg view;		/* the layout, read before any scribbling */
 static uint32_t my_pid, my_session;
 static int leaks;
-static int known;		/* also what other writers do not survive yet */
 
 static uint64_t
 rnd(void)
@@ -293,8 +291,6 @@ scribble_entry(struct seg_chunk *c)
 	}
 	if (st == SEG_CLAIMED)
 		st = below(2) ? SEG_CLAIMED_BY(my_pid) : SEG_CLAIMED;
-	if (!known && st == SEG_FREE)
-		put64(c, offsetof(struct seg_chunk, consumed), 0);
 	atomic_store(&c->state, st);
 }
 
@@ -420,13 +416,12 @@ main(int argc, char **argv)
 
 	if (argc != 5 && argc != 6) {
 		fprintf(stderr, "usage: vandal PIDFILE ROUNDS SEED READY_FILE "
-		    "[ctl][,known]\n");
+		    "[ctl]\n");
 		return 2;
 	}
 	rounds = atol(argv[2]);
 	rng_state = strtoull(argv[3], NULL, 0) | 1;
 	ctl = argc == 6 && strstr(argv[5], "ctl") != NULL;
-	known = 1;	/* FREE chunks keep a scribbled consumed */
 	my_pid = (uint32_t)getpid();
 	if (GMI_DefineEvent(EV_VANDAL, "round %d i %ld", "vandal") != GRM_OK ||
 	    emit(-1, 4 * EVENTS_PER_ROUND) != 0) {
