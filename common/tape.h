@@ -67,6 +67,16 @@ int tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	       const void *recs, size_t len);
 int tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
 	      uint32_t lm_pid, const char *hostname);
+/* A host's clock model from MM time `at` on (doc/formats.md 1.4):
+ * host - MM = offset_ns + drift_ppb * 1e-9 * (t - at), within err_ns. */
+int tape_sync(struct tape_w *w, uint32_t node, uint64_t at, int64_t offset_ns,
+	      int64_t drift_ppb, uint64_t err_ns, uint64_t rtt_ns,
+	      uint32_t used);
+/* At the end: how the global order went, and the causality check. */
+int tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
+	       uint64_t forced, uint64_t held_max);
+int tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
+		uint64_t worst_ns, uint64_t unchecked);
 int tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
 	     const char *format, size_t format_len, const char *dsc,
 	     size_t dsc_len);

@@ -519,6 +519,29 @@ tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
 }
 
 int
+tape_sync(struct tape_w *w, uint32_t node, uint64_t at, int64_t offset_ns,
+	  int64_t drift_ppb, uint64_t err_ns, uint64_t rtt_ns, uint32_t used)
+{
+	return wline(w, "#SYNC", "uuiiuuu", (uint64_t)node, at, offset_ns,
+	    drift_ppb, err_ns, rtt_ns, (uint64_t)used);
+}
+
+int
+tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
+	   uint64_t forced, uint64_t held_max)
+{
+	return wline(w, "#ORDER", "uuuu", late, clamped, forced, held_max);
+}
+
+int
+tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
+	    uint64_t worst_ns, uint64_t unchecked)
+{
+	return wline(w, "#CAUSAL", "uuuu", matched, violations, worst_ns,
+	    unchecked);
+}
+
+int
 tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
 	 const char *format, size_t format_len, const char *dsc,
 	 size_t dsc_len)

@@ -93,6 +93,15 @@ struct wire_status {
 
 /* Round number of a collection the LM started itself (threshold, job end). */
 #define WIRE_ROUND_PUSH	0u
+/* A DONE's "sent below" time is the LM's scan less this (ns): a writer
+ * that read its clock before the scan may commit after it, this late at
+ * most (doc/ARCHITECTURE.md, "Global order"). */
+#define WIRE_ORDER_GRACE	5000000u
+/* "Sent below" values that are not times: nothing known (the DONE carried
+ * no records of the segment), and replaying a spill file (older records
+ * may follow; the MM should not wait for them). */
+#define WIRE_BELOW_NONE		0u
+#define WIRE_BELOW_REPLAY	1u
 
 /* Longest string inside a message (host, process name, command, reply). */
 #define WIRE_STR_MAX	4096

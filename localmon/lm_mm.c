@@ -48,16 +48,22 @@ lm_mm_connect(struct lm *lm)
 	peer_send_hello(lm->mm, WIRE_ROLE_LM, lm->seg_id);
 }
 
-/* Ends a collection: DONE(round), and f waits for its ACK. */
+/*
+ * Ends a collection: DONE(round), and f waits for its ACK.  below: every
+ * record committed with an earlier timestamp (LM clock) has been sent, so
+ * the MM may write what it holds up to there in time order; or
+ * WIRE_BELOW_NONE, WIRE_BELOW_REPLAY.
+ */
 static void
-done_push(struct lm *lm, uint32_t round, struct lm_flight *f)
+done_push(struct lm *lm, uint32_t round, struct lm_flight *f, uint64_t below)
 {
-	unsigned char buf[16];
+	unsigned char buf[24];
 	struct wire_wr w;
 
 	wire_wr_init(&w, buf, sizeof buf);
 	wire_put_u32(&w, round);
 	wire_put_u64(&w, lm->bad_bytes);
+	wire_put_u64(&w, below);
 	peer_send(lm->mm, WIRE_DONE, buf, w.len, NULL, 0);
 	if (lm->flights == NULL)
 		lm->flights_tail = &lm->flights;
@@ -121,7 +127,15 @@ struct emit_ctx {
 	uint64_t	room;		/* spilling: bytes the file may take */
 	uint64_t	events;		/* counting only (lm_count_left) */
 	int		count;
+	uint64_t	now;		/* the time of the LM's own records: a
+					   collection's scan (0: the clock) */
 };
+
+static uint64_t
+ec_now(const struct emit_ctx *ec)
+{
+	return ec->now != 0 ? ec->now : clk_mono_ns();
+}
 
 /* The 24 bytes that start a DATA payload. */
 static void
@@ -217,7 +231,7 @@ report_losses(struct lm *lm, struct emit_ctx *ec, uint64_t extra)
 	if (n + extra == 0)
 		return 0;
 	rec_put_hdr(rec, sizeof rec, REC_CLASS_META, REC_ATTR_LOSS, 0,
-	    clk_mono_ns());
+	    ec_now(ec));
 	memcpy(rec + sizeof(struct rec_hdr), &(uint64_t){ n + extra }, 8);
 	if (emit_piece(ec, 0, 0, 0, 0, 0, rec, sizeof rec) != 0)
 		return -1;
@@ -268,7 +282,7 @@ emit_table(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	tc.buf = malloc(WIRE_MAX / 2);
 	if (tc.buf == NULL)
 		return -1;
-	r = stab_read(data, shared, len, xc->probe || final, clk_mono_ns(),
+	r = stab_read(data, shared, len, xc->probe || final, ec_now(xc->ec),
 	    table_rec, &tc);
 	if (r >= 0 && tc.len > 0)
 		r = emit_piece(xc->ec, pid, tid, session, 0, 0, tc.buf,
@@ -285,10 +299,11 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 {
 	struct lm_flight *f;
 	struct tables_ctx xc;
-	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0 };
+	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0, 0 };
 	uint64_t bad = lm->bad_bytes;
 	int64_t lost = 0;
-	int n, full_only;
+	uint64_t below;
+	int n;
 
 	if (lm->mm_state != MM_READY)
 		return -1;
@@ -313,11 +328,16 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 	if (evbuffer_get_length(lm->procs) > 0 &&
 	    peer_send_raw(lm->mm, lm->procs) != 0)
 		goto fail;
-	/* A push at the threshold takes what is full; everything else
-	 * (snapshot, flush, the end) takes everything committed. */
-	full_only = round == WIRE_ROUND_PUSH && !lm->exiting &&
-	    !lm_flushes_start(lm);
-	n = seg_collect_ex(&lm->view, full_only, emit_piece, &ec,
+	/* Every collection, a push too, takes everything committed: the
+	 * MM then knows that nothing older than the scan is left here, and
+	 * writes in time order without waiting (doc/protocol.md 1.8).  A
+	 * writer may have read the clock just before and commit just
+	 * after: allowed for by WIRE_ORDER_GRACE.  The LM's own records
+	 * (statistics, losses) are stamped with that time. */
+	if (round == WIRE_ROUND_PUSH && !lm->exiting)
+		(void)lm_flushes_start(lm);
+	below = ec.now = clk_mono_ns() - WIRE_ORDER_GRACE;
+	n = seg_collect_ex(&lm->view, 0, emit_piece, &ec,
 	    &lm->bad_bytes, &f->fl);
 	xc.ec = &ec;
 	xc.probe = probe || lm->exiting;
@@ -332,7 +352,7 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 	if (lm->exiting && (lost = report_losses(lm, &ec, 0)) < 0)
 		goto fail;
 	f->lost = (uint64_t)lost;
-	done_push(lm, round, f);
+	done_push(lm, round, f, below);
 	if (round == WIRE_ROUND_PUSH)
 		lm->pushes++;
 	lm->push_wanted = 0;
@@ -473,7 +493,7 @@ lm_spill_close(struct lm *lm)
 void
 lm_spill_lost(struct lm *lm, uint64_t n)
 {
-	struct emit_ctx ec = { lm, 0, NULL, UINT64_MAX, 0, 0 };
+	struct emit_ctx ec = { lm, 0, NULL, UINT64_MAX, 0, 0, 0 };
 	int64_t r;
 
 	if (lm->spill_fd == -1 || (ec.spill = evbuffer_new()) == NULL)
@@ -517,7 +537,7 @@ void
 lm_spill(struct lm *lm, int all)
 {
 	struct seg_flight fl = { NULL, 0, 0 };
-	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0 };
+	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0, 0 };
 	struct tables_ctx xc = { &ec, 1 };
 	ssize_t len;
 	int64_t lost = 0;
@@ -561,7 +581,7 @@ lm_spill(struct lm *lm, int all)
 uint64_t
 lm_count_left(struct lm *lm)
 {
-	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 1 };
+	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 1, 0 };
 
 	if (lm->seg == NULL)
 		return 0;
@@ -602,7 +622,7 @@ replay_next(struct lm *lm)
 	lm->spill_sent += good;
 	f->replay = 1;
 	f->spill_end = lm->spill_sent;
-	done_push(lm, WIRE_ROUND_PUSH, f);
+	done_push(lm, WIRE_ROUND_PUSH, f, WIRE_BELOW_REPLAY);
 	log_debug("replayed %zu bytes of %s", good, lm->spill_path);
 	return 0;
 fail:
@@ -639,7 +659,10 @@ send_known(struct lm *lm)
 		free(f);
 		return;
 	}
-	done_push(lm, WIRE_ROUND_PUSH, f);
+	/* With a spill file to replay, collections wait for it: the MM
+	 * must not wait for this LM's time order meanwhile. */
+	done_push(lm, WIRE_ROUND_PUSH, f, lm->spill_bytes > 0 ?
+	    WIRE_BELOW_REPLAY : WIRE_BELOW_NONE);
 }
 
 /* The MM acknowledged the oldest collection in flight. */

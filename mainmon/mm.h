@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "clksync.h"
 #include "rec.h"
 #include "seg.h"
 #include "stab.h"
@@ -56,7 +57,13 @@ struct mm_node {
 	struct mm_node	*next;
 };
 
-/* A received piece of one thread's records, kept until its batch ends. */
+struct mm_ack;
+
+/*
+ * A received piece of one thread's records, kept until its batch ends,
+ * then (its timestamps on mainmon's clock) in its thread's stream until
+ * written in time order (mm_order.c).
+ */
 struct mm_piece {
 	uint32_t	pid;
 	uint32_t	tid;
@@ -66,9 +73,78 @@ struct mm_piece {
 	uint64_t	seg_id;		/* the segment it came from */
 	uint32_t	off;		/* where it starts in its chunk */
 	int		dup;		/* all of it written before */
+	uint32_t	pos;		/* written up to (in a stream) */
+	struct mm_node	*node;
+	struct mm_ack	*ack;		/* what waits for it to be written */
 	struct mm_piece	*next;
 	unsigned char	data[];
 };
+
+/*
+ * A collection (DONE) received and not yet acknowledged: the ACK goes once
+ * every piece of it is written.  Owned by its connection, in DONE order;
+ * if the connection goes first, by the pieces (c NULL) until written.
+ */
+struct mm_ack {
+	struct mm_conn	*c;
+	uint32_t	round;
+	uint32_t	pending;	/* pieces not yet written */
+	struct mm_ack	*next;
+};
+
+/* One thread's records waiting to be written, oldest first. */
+struct mm_stream {
+	uint32_t		node;
+	uint32_t		pid;
+	uint32_t		tid;
+	uint32_t		heap_ix;	/* in mm_order.heap, or NONE */
+	uint64_t		last_ts;	/* latest admitted, MM ns */
+	uint64_t		head_ts;	/* the next to write */
+	struct mm_piece		*head, **tail;
+	struct mm_stream	*hnext;
+};
+
+#define MM_STREAM_BUCKETS	1024
+
+/*
+ * Global time order (doc/ARCHITECTURE.md, "Global order"): records wait in
+ * their thread's stream until no LM can still send an earlier one (the
+ * watermark: the oldest of the LMs' "sent below" times), then are merged
+ * by a heap of streams.  Bounded: past max_bytes the oldest are written
+ * anyway, and what then comes older is written late, counted.
+ */
+struct mm_order {
+	struct mm_stream	*buckets[MM_STREAM_BUCKETS];
+	struct mm_stream	**heap;
+	uint32_t		nheap;
+	uint32_t		capheap;
+	uint64_t		bytes;		/* held */
+	uint64_t		bytes_max;	/* largest held */
+	uint64_t		max_bytes;	/* the bound (-m) */
+	uint64_t		out_ts;		/* latest written */
+	uint64_t		late;		/* written after a later one */
+	uint64_t		clamped;	/* moved up to keep a thread's
+						   order across a clock refit */
+	uint64_t		forced;		/* written before the watermark,
+						   for room */
+};
+
+/* Message sends waiting for their receive, and the reverse, by (sender
+ * rank, receiver rank, tag): the causality check (mm_causal.c). */
+struct mm_causal_q;
+struct mm_causal {
+	struct mm_causal_q	**v;
+	uint32_t		cap;		/* power of two */
+	uint32_t		n;
+	uint64_t		waiting;	/* sends and receives held */
+	uint64_t		checked;	/* pairs matched */
+	uint64_t		violations;	/* received before sent */
+	uint64_t		worst;		/* ns, the largest */
+	uint64_t		unchecked;	/* beyond the bound, or no rank */
+	struct mm_rank		**ranks;	/* MM_RANK_BUCKETS */
+};
+#define MM_RANK_BUCKETS		256
+#define MM_CAUSAL_MAX		(1u << 20)	/* messages held, at most */
 
 enum { PEER_NEW, PEER_LM, PEER_CTL };
 
@@ -83,10 +159,25 @@ struct mm_conn {
 	uint64_t		seg_id;		/* the LM's segment */
 	struct wire_status	st;		/* its latest status */
 	int			has_st;
-	int			npings;
 	int			synced;
-	uint64_t		best_rtt;
-	int64_t			offset;		/* LM clock - MM clock, ns */
+	struct clk_sync		clk;		/* its clock, modelled */
+	int			burst;		/* pings left in this burst */
+	struct clk_sample	burst_best;
+	struct event		*sync_ev;	/* the next burst */
+	uint64_t		sync_written;	/* MM ns of the last #SYNC */
+	struct clk_model	model_written;
+	uint64_t		wm;		/* MM ns: nothing older to come */
+	int			wm_unknown;	/* replaying its spill file: it
+						   does not know; not waited
+						   for */
+	uint64_t		scan;		/* MM ns of its latest scan */
+	uint64_t		floor;		/* its records from now on are
+						   not older (the previous
+						   DONE's "sent below") */
+	int			pulling;	/* an order pull is out */
+	uint64_t		last_done;	/* MM ns of its latest DONE */
+	uint64_t		last_pull;	/* MM ns of its latest pull */
+	struct mm_ack		*acks, **acks_tail;
 	struct mm_piece		*batch, **batch_tail;
 	uint64_t		batch_bytes;
 	uint64_t		records;
@@ -197,6 +288,10 @@ struct mm {
 	unsigned		nbnames;
 	struct mm_marks		marks;
 	uint64_t		dup_bytes;	/* sent again, dropped */
+	struct mm_order		order;
+	struct mm_causal	causal;
+	uint64_t		sync_ns;	/* between clock bursts (-s) */
+	struct event		*order_ev;	/* pulls laggards */
 };
 
 /* mm_peer.c */
@@ -233,10 +328,44 @@ int mm_dedup(struct mm *mm, struct mm_conn *c, struct mm_piece *pc);
 void mm_dedup_forget(struct mm *mm, uint64_t seg_id);
 void mm_dedup_free(struct mm *mm);
 
+/* mm_order.c */
+/* Puts a piece (its records checked, on mainmon's clock) in its stream. */
+int mm_order_add(struct mm *mm, struct mm_piece *pc);
+/* Writes what waits, in time order, up to (not including) time w; all of
+ * it with UINT64_MAX.  Then acknowledges the collections fully written.
+ * Returns 0, or -1 if the file cannot be written (nothing acknowledged). */
+int mm_order_write(struct mm *mm, uint64_t w);
+/* The watermark: the oldest time an LM may still send, MM ns. */
+uint64_t mm_order_watermark(const struct mm *mm);
+/* Writes what the watermark allows; asks laggard LMs for their data (on
+ * a tick, also those idle a while). */
+int mm_order_advance(struct mm *mm, int tick);
+void mm_order_free(struct mm *mm);
+/* The connection goes: its acknowledgements are no longer sent. */
+void mm_order_conn_gone(struct mm_conn *c);
+
+/* mm_peer.c: writes c's clock model (#SYNC) if it changed since written,
+ * at most every few seconds unless forced. */
+void mm_sync_write(struct mm *mm, struct mm_conn *c, int force);
+/* The #ORDER and #CAUSAL lines, at the end. */
+int mm_order_summary(struct mm *mm);
+
+/* mm_causal.c */
+/* Sees a record as it is written (in time order). */
+void mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid,
+		      uint64_t ts, int32_t eid, const struct rec_field *f,
+		      unsigned n);
+void mm_causal_free(struct mm *mm);
+
 /* mm_out.c */
 int mm_out_open(struct mm *mm, const char *path);
-/* Writes the conn's pending batch to the file; returns 0 or -1. */
-int mm_out_batch(struct mm *mm, struct mm_conn *c);
+/* Takes the conn's pending batch (DONE of round; below: the LM's "sent
+ * below" time, 0 if none) into the streams, and writes what may be. */
+int mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
+		 uint64_t below);
+/* Writes one piece's records from pc->pos up to time w (exclusive); 0 or
+ * -1 (cannot write). */
+int mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w);
 int mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
 int mm_out_control(struct mm *mm, uint64_t ts, const char *cmd);
 void mm_defs_free(struct mm_defs *d);

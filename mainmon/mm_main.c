@@ -24,7 +24,32 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: mainmon -o FILE [-f tape|bin] [-p PORT] [-b ADDR] "
-	    "[-d]\n");
+	    "[-s SECONDS] [-m MIB] [-d]\n");
+}
+
+static void
+order_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct mm *mm = arg;
+
+	(void)fd;
+	(void)what;
+	if (mm_order_advance(mm, 1) != 0)
+		mm->exit_code = 1;
+}
+
+/* A positive number no larger than max, or 0. */
+static double
+number(const char *s, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v > 0) || v > max)
+		return 0;
+	return v;
 }
 
 static void
@@ -72,9 +97,10 @@ main(int argc, char **argv)
 	char addr[INET6_ADDRSTRLEN];
 	unsigned long port = 0;
 	int c, debug = 0, fmt = TAPE_FMT_TAPE;
+	double sync_s = 1, order_mib = 256;
 	struct mm_node *n, *nn;
 
-	while ((c = getopt(argc, argv, "o:f:p:b:dh")) != -1) {
+	while ((c = getopt(argc, argv, "o:f:p:b:s:m:dh")) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -102,6 +128,20 @@ main(int argc, char **argv)
 		case 'b':
 			bind_addr = optarg;
 			break;
+		case 's':
+			if ((sync_s = number(optarg, 3600)) < 0.01) {
+				fprintf(stderr, "mainmon: -s %s: not a number "
+				    "of seconds from 0.01 to 3600\n", optarg);
+				return 2;
+			}
+			break;
+		case 'm':
+			if ((order_mib = number(optarg, 1 << 20)) < 1) {
+				fprintf(stderr, "mainmon: -m %s: not a number "
+				    "of MiB from 1 to 1048576\n", optarg);
+				return 2;
+			}
+			break;
 		case 'd':
 			debug = 1;
 			break;
@@ -120,6 +160,8 @@ main(int argc, char **argv)
 	log_init("mainmon", debug ? LOG_DEBUG : LOG_WARN);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&mm, 0, sizeof mm);
+	mm.sync_ns = (uint64_t)(sync_s * 1e9);
+	mm.order.max_bytes = (uint64_t)(order_mib * 1048576);
 	mm.fmt = fmt;
 	mm.out_path = (char *)out;
 	mm.base = event_base_new();
@@ -160,13 +202,23 @@ main(int argc, char **argv)
 	sigint = evsignal_new(mm.base, SIGINT, signal_cb, &mm);
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
+	if ((mm.order_ev = evtimer_new(mm.base, order_tick, &mm)) == NULL)
+		fatal("out of memory");
 
 	event_base_dispatch(mm.base);
 
+	/* Ended without a stop (a signal): what is held goes out now. */
+	mm.stopped = 1;
+	if (mm.out != NULL && (mm_order_write(&mm, UINT64_MAX) != 0 ||
+	    mm_order_summary(&mm) != 0))
+		mm.exit_code = 1;
 	while (mm.conns != NULL)
 		mm_conn_free(mm.conns);
 	if (mm.out != NULL && tape_close(mm.out) != 0)
 		mm.exit_code = 1;
+	mm_order_free(&mm);
+	mm_causal_free(&mm);
+	event_free(mm.order_ev);
 	for (n = mm.nodes; n != NULL; n = nn) {
 		nn = n->next;
 		mm_node_free(n);

@@ -321,7 +321,7 @@ batch_defs(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 
 /* A meta record other than a definition: a loss or statistics. */
 static int
-meta_record(struct mm *mm, struct mm_conn *c, const struct mm_piece *pc,
+meta_record(struct mm *mm, struct mm_node *node, const struct mm_piece *pc,
 	    uint32_t off, uint64_t ts)
 {
 	const unsigned char *r = pc->data + off;
@@ -333,7 +333,7 @@ meta_record(struct mm *mm, struct mm_conn *c, const struct mm_piece *pc,
 	memcpy(&h, r, sizeof h);
 	if (h.attr == REC_ATTR_STATS) {
 		if (stab_parse(r, h.len, &st) == 0)
-			mm_stats_put(mm, c->node->id, pc->pid, pc->tid, &st);
+			mm_stats_put(mm, node->id, pc->pid, pc->tid, &st);
 		return 0;
 	}
 	if (h.attr != REC_ATTR_LOSS || h.len < sizeof h + 8)
@@ -347,7 +347,7 @@ meta_record(struct mm *mm, struct mm_conn *c, const struct mm_piece *pc,
 		tid = (uint32_t)who;
 	}
 	mm->losses += n;
-	return tape_loss(mm->out, c->node->id, pid, tid, n, ts);
+	return tape_loss(mm->out, node->id, pid, tid, n, ts);
 }
 
 /* Writes a #CONTROL line: cmd took effect everywhere at ts (MM time). */
@@ -357,86 +357,171 @@ mm_out_control(struct mm *mm, uint64_t ts, const char *cmd)
 	return tape_control(mm->out, ts, cmd, strlen(cmd));
 }
 
-/* Pass 2: the records. */
-static int
-batch_records(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
+/* One record written: late if a later one was written before it. */
+static void
+written_at(struct mm *mm, uint64_t ts)
+{
+	if (ts < mm->order.out_ts)
+		mm->order.late++;
+	else
+		mm->order.out_ts = ts;
+}
+
+/*
+ * Pass 2, in time order (mm_order.c): the records of pc from pc->pos on,
+ * up to time w (exclusive).  Timestamps are already mainmon's.
+ */
+int
+mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 {
 	struct rec_field f[REC_ARGS_MAX];
 	const struct tape_def *def;
+	struct mm_node *n = pc->node;
 	struct rec_hdr h;
-	uint64_t ts;
 	uint32_t off, raw = 0;
 
-	/* Binary: the records as they came, each checked against its type
-	 * and put on mainmon's clock, in one piece. */
+	/* Binary: the records as they came, each checked against its type,
+	 * in one piece. */
 	if (mm->fmt == TAPE_FMT_BIN && mm->raw == NULL &&
 	    (mm->raw = malloc(SEG_CHUNK_MAX)) == NULL)
 		return -1;
-	for (off = 0; off < pc->len; off += h.len) {
+	for (off = pc->pos; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
-		ts = (uint64_t)((int64_t)h.ts - c->offset);
+		if (h.ts >= w)
+			break;
+		written_at(mm, h.ts);
 		if (h.cls == REC_CLASS_META) {
 			/* In order: the records before it first. */
-			if (raw > 0 && tape_piece(mm->out, c->node->id,
-			    pc->pid, pc->tid, mm->raw, raw) != 0)
+			if (raw > 0 && tape_piece(mm->out, n->id, pc->pid,
+			    pc->tid, mm->raw, raw) != 0)
 				return -1;
 			raw = 0;
-			if (meta_record(mm, c, pc, off, ts) != 0)
+			if (meta_record(mm, n, pc, off, h.ts) != 0)
 				return -1;
 			continue;
 		}
-		def = resolve(mm, c->node, pc->pid, pc->session, h.eid);
+		def = resolve(mm, n, pc->pid, pc->session, h.eid);
 		if (def == NULL ||
 		    rec_decode(pc->data + off, h.len, &def->fmt, f) != 0) {
 			log_warn("%s: process %u: record of event %d %s",
-			    c->node->host, pc->pid, h.eid, def == NULL ?
+			    n->host, pc->pid, h.eid, def == NULL ?
 			    "without definition" : "does not match its format");
 			continue;
 		}
-		if (h.eid == REC_EID_BLOCK_NAME && def->fmt.n == 2 &&
-		    f[0].kind == REC_K_INT && f[1].kind == REC_K_STR)
-			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
-			    f[1].v.s.len);
-		c->records++;
+		if (h.eid < 0)
+			mm_causal_record(mm, n->id, pc->pid, h.ts, h.eid, f,
+			    def->fmt.n);
 		if (mm->fmt == TAPE_FMT_BIN) {
 			memcpy(mm->raw + raw, pc->data + off, h.len);
-			memcpy(mm->raw + raw + offsetof(struct rec_hdr, ts),
-			    &ts, sizeof ts);
 			raw += h.len;
 			continue;
 		}
-		if (tape_record(mm->out, ts, c->node->id, pc->pid, pc->tid,
+		if (tape_record(mm->out, h.ts, n->id, pc->pid, pc->tid,
 		    h.eid, f, def->fmt.n) != 0)
 			return -1;
 	}
-	if (raw > 0 && tape_piece(mm->out, c->node->id, pc->pid, pc->tid,
+	pc->pos = off;
+	if (raw > 0 && tape_piece(mm->out, n->id, pc->pid, pc->tid,
 	    mm->raw, raw) != 0)
 		return -1;
 	return 0;
 }
 
+/* Puts a piece's timestamps on mainmon's clock, and notes block names
+ * (grmctl stats wants them whatever the order). */
+static void
+admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
+{
+	struct rec_field f[REC_ARGS_MAX];
+	const struct tape_def *def;
+	struct rec_hdr h;
+	uint64_t ts, now = clk_mono_ns();
+	uint32_t off;
+
+	for (off = 0; off < pc->len; off += h.len) {
+		memcpy(&h, pc->data + off, sizeof h);
+		ts = clk_to_mm(&c->clk.model, h.ts);
+		/* Committed before it was sent: a later time is a scribbled
+		 * timestamp or a model off by its error.  Left as it is, it
+		 * would hold its collection's acknowledgement until then. */
+		if (ts > now) {
+			ts = now;
+			mm->order.clamped++;
+		}
+		/* The LM said nothing older would come: a refitted clock
+		 * model may say otherwise, by its error at most. */
+		if (ts < c->floor && c->floor - ts <= c->clk.model.err) {
+			ts = c->floor;
+			mm->order.clamped++;
+		}
+		memcpy(pc->data + off + offsetof(struct rec_hdr, ts), &ts,
+		    sizeof ts);
+		if (h.cls != REC_CLASS_META)
+			c->records++;
+		if (h.eid == REC_EID_BLOCK_NAME && h.cls != REC_CLASS_META &&
+		    (def = resolve(mm, c->node, pc->pid, pc->session,
+		    h.eid)) != NULL && def->fmt.n == 2 &&
+		    rec_decode(pc->data + off, h.len, &def->fmt, f) == 0 &&
+		    f[0].kind == REC_K_INT && f[1].kind == REC_K_STR)
+			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
+			    f[1].v.s.len);
+	}
+}
+
 int
-mm_out_batch(struct mm *mm, struct mm_conn *c)
+mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
+	     uint64_t below)
 {
 	struct mm_piece *pc, *next;
+	struct mm_ack *a;
 	int r = 0;
 
+	if ((a = calloc(1, sizeof *a)) == NULL)
+		return -1;
+	a->c = c;
+	a->round = round;
+	*c->acks_tail = a;
+	c->acks_tail = &a->next;
 	for (pc = c->batch; pc != NULL; pc = pc->next) {
 		/* Sent again by an LM not sure it was written: dropped. */
 		pc->dup = mm_dedup(mm, c, pc) != 0;
 		if (!pc->dup)
 			batch_defs(mm, c, pc);
 	}
-	for (pc = c->batch; pc != NULL && r == 0; pc = pc->next)
-		if (!pc->dup)
-			r = batch_records(mm, c, pc);
 	for (pc = c->batch; pc != NULL; pc = next) {
 		next = pc->next;
-		free(pc);
+		if (pc->dup || r != 0) {
+			free(pc);
+			continue;
+		}
+		pc->node = c->node;
+		pc->ack = a;
+		admit(mm, c, pc);
+		if (mm_order_add(mm, pc) != 0) {
+			free(pc);
+			r = -1;
+		}
 	}
 	c->batch = NULL;
 	c->batch_tail = &c->batch;
 	c->batch_bytes = 0;
+	if (r != 0)
+		return -1;
+	/* An LM delivering its spill file (mainmon was away) cannot say:
+	 * its records are written as they come, and whatever of them is
+	 * older than what is written already is late. */
+	if (below == WIRE_BELOW_REPLAY)
+		c->wm_unknown = 1;
+	else if (below != WIRE_BELOW_NONE) {
+		c->wm_unknown = 0;
+		/* Nothing older is left with the LM (it allowed for a
+		 * writer between reading its clock and committing). */
+		c->scan = clk_to_mm(&c->clk.model, below);
+		if (c->scan > c->wm)
+			c->wm = c->scan;
+		c->floor = c->wm;
+	}
+	r = mm_order_advance(mm, 0);
 	if (r != 0)
 		log_warn("%s: cannot write: %s", mm->out_path,
 		    strerror(errno));
@@ -493,6 +578,6 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	    what == WIRE_PROC_KILLED ? TAPE_PROC_KILLED :
 	    what == WIRE_PROC_EXEC ? TAPE_PROC_EXEC : TAPE_PROC_GONE;
 	return tape_proc(mm->out, c->node->id, pid, ppid, how,
-	    (uint64_t)((int64_t)ts - c->offset),
+	    clk_to_mm(&c->clk.model, ts),
 	    (int32_t)status, name);
 }

@@ -13,7 +13,11 @@
 #include "tape.h"
 #include "wire.h"
 
-#define MM_PINGS		8
+#define MM_PINGS_FIRST		16	/* exchanges at connect */
+#define MM_PINGS		4	/* in each later burst */
+/* A refitted clock model is written (#SYNC) at most this often, and at
+ * the end. */
+#define MM_SYNC_WRITE_NS	10000000000u
 #define MM_COLLECT_TIMEOUT	60
 /* Most data an LM may send before its DONE: more than a segment holds. */
 #define MM_BATCH_MAX		((uint64_t)1 << 30)
@@ -31,6 +35,7 @@ mm_accept(struct mm *mm, int fd)
 		return;
 	c->mm = mm;
 	c->batch_tail = &c->batch;
+	c->acks_tail = &c->acks;
 	c->p = peer_new(mm->base, fd, conn_dispatch, c, "peer");
 	if (c->p == NULL) {
 		free(c);
@@ -83,6 +88,49 @@ send_ping(struct mm_conn *c)
 	peer_send(c->p, WIRE_PING, buf, w.len, NULL, 0);
 }
 
+static void
+start_burst(struct mm_conn *c, int n)
+{
+	c->burst = n;
+	c->burst_best.rtt = UINT64_MAX;
+	send_ping(c);
+}
+
+static void
+sync_due(evutil_socket_t fd, short what, void *arg)
+{
+	struct mm_conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	if (c->burst == 0)
+		start_burst(c, MM_PINGS);
+}
+
+/* Writes c's clock model (#SYNC) if it changed, at most every
+ * MM_SYNC_WRITE_NS unless forced. */
+void
+mm_sync_write(struct mm *mm, struct mm_conn *c, int force)
+{
+	const struct clk_model *md = &c->clk.model;
+	const struct clk_model *old = &c->model_written;
+	uint64_t now = clk_mono_ns();
+
+	if (mm->out == NULL || !c->synced || !c->clk.valid)
+		return;
+	if (md->m0 == old->m0 && md->off0 == old->off0 &&
+	    md->drift == old->drift && md->err == old->err)
+		return;
+	if (!force && c->sync_written != 0 &&
+	    now - c->sync_written < MM_SYNC_WRITE_NS)
+		return;
+	if (tape_sync(mm->out, c->node->id, md->m0, md->off0,
+	    clk_drift_ppb(md), md->err, md->best_rtt, md->used) != 0)
+		log_warn("%s: cannot write", mm->out_path);
+	c->model_written = *md;
+	c->sync_written = now;
+}
+
 void
 mm_ctl_reply(struct mm_conn *ctl, int status, const char *text)
 {
@@ -104,6 +152,19 @@ exit_after_flush(struct peer *p, void *arg)
 
 	(void)p;
 	event_base_loopexit(c->mm->base, NULL);
+}
+
+/* The time up to which every LM has been scanned (MM ns). */
+static uint64_t
+scanned(const struct mm *mm)
+{
+	const struct mm_conn *c;
+	uint64_t w = UINT64_MAX;
+
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (c->role == PEER_LM && c->synced && c->scan < w)
+			w = c->scan;
+	return w;
 }
 
 static void
@@ -146,10 +207,24 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		goto done;
 	}
 	mm->collections++;
-	if (co->stop) {
-		uint64_t n = tape_records(mm->out);
+	/* What the LMs had committed when asked is all here: written (and
+	 * their own records, stamped with the scan's time). */
+	if (mm->out != NULL) {
+		uint64_t w = co->stop ? UINT64_MAX : scanned(mm);
 
-		r = mm_stats_write(mm);
+		r = mm_order_write(mm, w == UINT64_MAX ? w : w + 1);
+	}
+	if (co->stop && mm->out != NULL) {
+		uint64_t n = tape_records(mm->out);
+		struct mm_conn *c;
+
+		for (c = mm->conns; c != NULL; c = c->next)
+			if (c->role == PEER_LM)
+				mm_sync_write(mm, c, 1);
+		if (r == 0)
+			r = mm_order_summary(mm);
+		if (r == 0)
+			r = mm_stats_write(mm);
 		if (tape_close(mm->out) != 0)
 			r = -1;
 		mm->out = NULL;
@@ -159,7 +234,7 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 	} else if (mm->out == NULL) {
 		r = -1;
 		snprintf(text, sizeof text, "the trace file is closed");
-	} else {
+	} else if (r == 0) {
 		r = tape_collect(mm->out, co->round, clk_mono_ns());
 		if (r == 0)
 			r = tape_flush(mm->out);
@@ -367,15 +442,35 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 	    (unsigned long long)(mm->out != NULL ? tape_records(mm->out) : 0),
 	    (unsigned long long)mm->collections,
 	    (unsigned long long)mm->losses, (unsigned long long)mm->dup_bytes);
+	if (n < cap)
+		n += (size_t)snprintf(text + n, cap - n, "order: %llu bytes "
+		    "held (at most %llu), %llu records late, %llu clamped, "
+		    "%llu early writes for room; causality: %llu messages "
+		    "matched, %llu received before sent (worst by %llu ns), "
+		    "%llu unchecked\n",
+		    (unsigned long long)mm->order.bytes,
+		    (unsigned long long)mm->order.bytes_max,
+		    (unsigned long long)mm->order.late,
+		    (unsigned long long)mm->order.clamped,
+		    (unsigned long long)mm->order.forced,
+		    (unsigned long long)mm->causal.checked,
+		    (unsigned long long)mm->causal.violations,
+		    (unsigned long long)mm->causal.worst,
+		    (unsigned long long)mm->causal.unchecked);
 	for (c = mm->conns; c != NULL && n < cap; c = c->next) {
 		if (c->role != PEER_LM)
 			continue;
 		n += (size_t)snprintf(text + n, cap - n, "node %u %s: lm pid "
-		    "%u%s, clock offset %lld ns (round trip %llu ns), %llu "
+		    "%u%s, clock offset %lld ns, drift %lld ppb, error %llu "
+		    "ns (best round trip %llu ns, %u of %u samples), %llu "
 		    "records\n", c->node->id, c->node->host, c->lm_pid,
 		    c->has_st && c->st.adopted ? " (adopted a dead LM's "
-		    "segment)" : "", (long long)c->offset,
-		    (unsigned long long)c->best_rtt,
+		    "segment)" : "",
+		    (long long)clk_model_offset(&c->clk.model, clk_mono_ns()),
+		    (long long)clk_drift_ppb(&c->clk.model),
+		    (unsigned long long)c->clk.model.err,
+		    (unsigned long long)c->clk.model.best_rtt,
+		    c->clk.model.used, c->clk.n,
 		    (unsigned long long)c->records);
 		if (!c->has_st || n >= cap)
 			continue;
@@ -439,7 +534,10 @@ do_hello(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	if (c->node == NULL)
 		return -1;
 	send_u32s(c, WIRE_WELCOME, c->node->id, 0, 1);
-	send_ping(c);
+	c->sync_ev = evtimer_new(mm->base, sync_due, c);
+	if (c->sync_ev == NULL)
+		return -1;
+	start_burst(c, MM_PINGS_FIRST);
 	log_debug("LM %u on %s connected as node %u", c->lm_pid, host,
 	    c->node->id);
 	return 0;
@@ -448,29 +546,38 @@ do_hello(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 static int
 do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
-	uint64_t t1, tl, t4 = clk_mono_ns(), rtt;
+	uint64_t t1, tl, t4 = clk_mono_ns();
+	struct clk_sample smp;
+	struct timeval tv;
 
 	t1 = wire_get_u64(msg);
 	tl = wire_get_u64(msg);
-	if (!wire_rd_ok(msg) || t1 > t4 || c->synced)
+	if (!wire_rd_ok(msg) || c->burst == 0 ||
+	    clk_sample_of(t1, tl, t4, &smp) != 0)
 		return -1;
-	/* Keep the exchange with the smallest round trip: its midpoint is
-	 * the best estimate of when the LM read its clock. */
-	rtt = t4 - t1;
-	if (c->npings == 0 || rtt < c->best_rtt) {
-		c->best_rtt = rtt;
-		c->offset = (int64_t)(tl - (t1 + rtt / 2));
-	}
-	if (++c->npings < MM_PINGS) {
+	/* Of a burst, the exchange with the smallest round trip: its
+	 * midpoint is the best estimate of when the LM read its clock. */
+	if (smp.rtt < c->burst_best.rtt)
+		c->burst_best = smp;
+	if (--c->burst > 0) {
 		send_ping(c);
+		return 0;
+	}
+	clk_sync_add(&c->clk, &c->burst_best);
+	tv.tv_sec = (time_t)(mm->sync_ns / 1000000000u);
+	tv.tv_usec = (suseconds_t)(mm->sync_ns % 1000000000u / 1000);
+	evtimer_add(c->sync_ev, &tv);
+	if (c->synced) {
+		mm_sync_write(mm, c, 0);
 		return 0;
 	}
 	c->synced = 1;
 	if (mm->out == NULL)
 		return -1;	/* stopped: nothing more is written */
-	if (tape_host(mm->out, c->node->id, c->offset, c->lm_pid,
+	if (tape_host(mm->out, c->node->id, c->clk.model.off0, c->lm_pid,
 	    c->node->host) != 0)
 		log_warn("%s: cannot write", mm->out_path);
+	mm_sync_write(mm, c, 1);
 	peer_send(c->p, WIRE_READY, NULL, 0, NULL, 0);
 	mm_send_control(mm, c, 0);
 	coll_ask_ready(mm, c);
@@ -514,22 +621,44 @@ do_data(struct mm_conn *c, struct wire_rd *msg)
 	return 0;
 }
 
+static void
+batch_free(struct mm_conn *c)
+{
+	struct mm_piece *pc, *pn;
+
+	for (pc = c->batch; pc != NULL; pc = pn) {
+		pn = pc->next;
+		free(pc);
+	}
+	c->batch = NULL;
+	c->batch_tail = &c->batch;
+	c->batch_bytes = 0;
+}
+
 static int
 do_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	struct mm_coll *co;
 	uint32_t round;
+	uint64_t below;
 
 	round = wire_get_u32(msg);
 	(void)wire_get_u64(msg);
-	if (!wire_rd_ok(msg) || !c->synced)
+	below = wire_get_u64(msg);
+	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || !c->synced)
 		return -1;
+	if (below > WIRE_BELOW_REPLAY)
+		c->pulling = 0;
+	c->last_done = clk_mono_ns();
 	/* Acknowledged once written to the file (it survives mainmon; a
-	 * snapshot, when complete, also flushes it to disk): the LM then
-	 * consumes it.  Not written: not acknowledged, so the LM
-	 * keeps it, for this mainmon's successor. */
-	if (mm->out != NULL && (mm_out_batch(mm, c) != 0 ||
-	    tape_write_out(mm->out) != 0)) {
+	 * snapshot, when complete, also flushes it to disk), in time order
+	 * with the other LMs' (mm_order.c): the LM then consumes it.  Not
+	 * written: not acknowledged, so the LM keeps it, for this
+	 * mainmon's successor. */
+	if (mm->out == NULL) {
+		batch_free(c);
+		send_u32s(c, WIRE_ACK, round, 0, 1);
+	} else if (mm_out_batch(mm, c, round, below) != 0) {
 		/* Not acknowledged, and nothing later may be: the LM takes
 		 * the connection's end as "send it all again". */
 		mm->exit_code = 1;
@@ -537,7 +666,6 @@ do_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		    mm->out_path, c->node->host);
 		return -1;
 	}
-	send_u32s(c, WIRE_ACK, round, 0, 1);
 	if (round == WIRE_ROUND_PUSH)
 		return 0;
 	for (co = mm->colls; co != NULL; co = co->next)
@@ -562,7 +690,7 @@ do_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return -1;
 	/* When the LM applied it, in MM time: the acknowledgement may have
 	 * waited behind a collection's data. */
-	t = (uint64_t)((int64_t)t - c->offset);
+	t = clk_to_mm(&c->clk.model, t);
 	for (co = mm->colls; co != NULL && round != 0; co = co->next)
 		if (co->round == round && co->what == MM_CONTROL) {
 			if (t > co->t_applied)
@@ -669,13 +797,17 @@ mm_conn_free(struct mm_conn *c)
 	struct mm *mm = c->mm;
 	struct mm_conn **pp;
 	struct mm_coll *co, *next;
-	struct mm_piece *pc, *pn;
 
+	if (c->role == PEER_LM)
+		mm_sync_write(mm, c, 1);
 	for (pp = &mm->conns; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
 			break;
 		}
+	mm_order_conn_gone(c);
+	if (c->sync_ev != NULL)
+		event_free(c->sync_ev);
 	for (co = mm->colls; co != NULL; co = next) {
 		next = co->next;
 		if (co->ctl == c)
@@ -684,10 +816,10 @@ mm_conn_free(struct mm_conn *c)
 	}
 	if (mm->stopped && mm->stop_ctl == c)
 		event_base_loopexit(mm->base, NULL);
-	for (pc = c->batch; pc != NULL; pc = pn) {
-		pn = pc->next;
-		free(pc);
-	}
+	batch_free(c);
 	peer_free(c->p);
 	free(c);
+	/* Its watermark no longer holds the others back. */
+	if (mm->out != NULL && !mm->stopped && mm_order_advance(mm, 0) != 0)
+		mm->exit_code = 1;
 }

@@ -92,6 +92,18 @@ t_check_clean() {
 
 # t_check_seqs TRACE N THREADS: every one of THREADS (pid, tid) pairs holds
 # e2e_writer's sequence 0..N-1 once each, in order.
+# t_check_order TRACE: records in global time order, the #ORDER line says
+# none was written late, and every host has a clock model (#SYNC).
+t_check_order() {
+	"$B/prove/prove" dump "$1" | awk '
+		$1 + 0 < prev { printf "line %d: %s after %.0f\n", NR, $0, prev; exit 1 }
+		{ prev = $1 + 0 }' >&2 || return 1
+	grep -q '^#ORDER 0 ' "$1" || { grep '^#ORDER' "$1" >&2; return 1; }
+	for h in $(awk '$1 == "#HOST" { print $2 }' "$1"); do
+		grep -q "^#SYNC $h " "$1" || { echo "no #SYNC for node $h" >&2; return 1; }
+	done
+}
+
 t_check_seqs() {
 	"$B/prove/prove" dump "$1" | awk -v n="$2" -v want="$3" '
 	$5 == 1 {

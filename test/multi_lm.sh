@@ -54,6 +54,7 @@ served=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)
 	END { for (k in s) { t++; if (s[k] != n) { print k ": " s[k]; exit 1 } }
 	      if (t != 8) { print t " threads, want 8"; exit 1 } }' >&2 ||
 	t_fail "trace content"
+t_check_order "$trace" || { grep "^#" "$trace" | grep -v "^#DEF" >&2; t_fail "trace not in time order"; }
 for p in $lms; do t_wait t_dead "$p" || t_fail "LM $p still running after stop"; done
 t_check_clean
 t_log "ok: 2 LMs, $((8 * N)) events"

@@ -1,0 +1,153 @@
+/* clksync.c: fitting a host's clock offset and drift to ping-pong samples
+ * (doc/clock-sync.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clksync.h"
+
+int
+clk_sample_of(uint64_t t1, uint64_t tl, uint64_t t4, struct clk_sample *s)
+{
+	if (t4 < t1)
+		return -1;
+	s->rtt = t4 - t1;
+	s->m = t1 + s->rtt / 2;
+	s->o = (int64_t)(tl - s->m);
+	return 0;
+}
+
+int64_t
+clk_model_offset(const struct clk_model *md, uint64_t m)
+{
+	double dm = (double)(int64_t)(m - md->m0);
+
+	return md->off0 + (int64_t)llround(md->drift * dm);
+}
+
+/*
+ * host = M + off0 + drift (M - m0), so M - m0 = (host - m0 - off0) /
+ * (1 + drift) = x - x k.  Without drift, integer arithmetic only.
+ */
+uint64_t
+clk_to_mm(const struct clk_model *md, uint64_t host_ts)
+{
+	int64_t x = (int64_t)(host_ts - md->m0 - (uint64_t)md->off0);
+
+	if (md->k != 0.0)
+		x -= (int64_t)llround((double)x * md->k);
+	return md->m0 + (uint64_t)x;
+}
+
+int64_t
+clk_drift_ppb(const struct clk_model *md)
+{
+	return (int64_t)llround(md->drift * 1e9);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Fits the model to the samples whose round trip is near the best. */
+static void
+refit(struct clk_sync *cs)
+{
+	struct clk_model md;
+	const struct clk_sample *s, *best = NULL;
+	uint64_t lim, mmin = 0, mmax = 0, rtts[CLK_WINDOW], med;
+	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+	uint32_t i, used = 0;
+
+	for (i = 0; i < cs->n; i++)
+		if (best == NULL || cs->s[i].rtt < best->rtt)
+			best = &cs->s[i];
+	if (best == NULL)
+		return;
+	/* Never fewer than half of them, however jittery the link. */
+	for (i = 0; i < cs->n; i++)
+		rtts[i] = cs->s[i].rtt;
+	qsort(rtts, cs->n, sizeof *rtts, cmp_u64);
+	med = rtts[(cs->n - 1) / 2];
+	lim = best->rtt * 2 + CLK_RTT_SLACK;
+	if (lim < med)
+		lim = med;
+	for (i = 0; i < cs->n; i++) {
+		s = &cs->s[i];
+		if (s->rtt > lim)
+			continue;
+		if (used == 0 || s->m < mmin)
+			mmin = s->m;
+		if (used == 0 || s->m > mmax)
+			mmax = s->m;
+		used++;
+	}
+	memset(&md, 0, sizeof md);
+	md.best_rtt = best->rtt;
+	md.used = used;
+	md.m0 = best->m;
+	md.off0 = best->o;
+	if (used >= 2 && mmax - mmin >= CLK_DRIFT_SPAN) {
+		/* Weighted least squares, x relative to the first sample and
+		 * y relative to the best one so doubles keep every ns; a
+		 * sample counts in inverse proportion to its uncertainty. */
+		for (i = 0; i < cs->n; i++) {
+			double w, x, y;
+
+			s = &cs->s[i];
+			if (s->rtt > lim)
+				continue;
+			w = 1.0 / ((double)s->rtt + 1000.0);
+			w *= w;
+			x = (double)(s->m - mmin);
+			y = (double)(s->o - best->o);
+			sw += w;
+			sx += w * x;
+			sy += w * y;
+			sxx += w * x * x;
+			sxy += w * x * y;
+		}
+		double xm = sx / sw, ym = sy / sw, den = sxx - sx * xm;
+
+		if (den > 0) {
+			md.drift = (sxy - sx * ym) / den;
+			if (md.drift > CLK_DRIFT_MAX)
+				md.drift = CLK_DRIFT_MAX;
+			if (md.drift < -CLK_DRIFT_MAX)
+				md.drift = -CLK_DRIFT_MAX;
+			md.m0 = mmin + (uint64_t)llround(xm);
+			md.off0 = best->o + (int64_t)llround(ym);
+		}
+	}
+	md.k = md.drift / (1.0 + md.drift);
+	/* The host's offset at a sample lies within rtt / 2 of the
+	 * sample's: the model is that far off at most, plus its residual. */
+	for (i = 0; i < cs->n; i++) {
+		int64_t res;
+		uint64_t e;
+
+		s = &cs->s[i];
+		if (s->rtt > lim)
+			continue;
+		res = s->o - clk_model_offset(&md, s->m);
+		e = (uint64_t)(res < 0 ? -res : res) + s->rtt / 2;
+		if (e > md.err)
+			md.err = e;
+	}
+	cs->model = md;
+	cs->valid = 1;
+}
+
+void
+clk_sync_add(struct clk_sync *cs, const struct clk_sample *s)
+{
+	cs->s[cs->next] = *s;
+	cs->next = (cs->next + 1) % CLK_WINDOW;
+	if (cs->n < CLK_WINDOW)
+		cs->n++;
+	refit(cs);
+}

@@ -1,0 +1,353 @@
+/* mm_order.c: records written in global time order: per-thread streams,
+ * merged by a heap under a watermark (doc/ARCHITECTURE.md, "Global
+ * order"). */
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "clock.h"
+#include "log.h"
+#include "mm.h"
+#include "peer.h"
+#include "wire.h"
+
+#define NONE		UINT32_MAX
+/* An LM whose watermark is this far behind the newest record held is
+ * asked for its data at once; one that holds the oldest record back and
+ * sent nothing for PULL_IDLE, at the next tick (it may be idle, or push
+ * rarely).  Never more often than every PULL_IDLE. */
+#define PULL_LAG	10000000u
+#define PULL_IDLE	10000000u
+#define PULL_TICK_US	20000
+
+static uint32_t
+stream_hash(uint32_t node, uint32_t pid, uint32_t tid)
+{
+	return ((node * 31u + pid) * 2654435761u ^ tid * 40503u) &
+	    (MM_STREAM_BUCKETS - 1);
+}
+
+static struct mm_stream *
+stream_get(struct mm_order *o, uint32_t node, uint32_t pid, uint32_t tid)
+{
+	struct mm_stream **b = &o->buckets[stream_hash(node, pid, tid)], *s;
+
+	for (s = *b; s != NULL; s = s->hnext)
+		if (s->node == node && s->pid == pid && s->tid == tid)
+			return s;
+	if ((s = calloc(1, sizeof *s)) == NULL)
+		return NULL;
+	s->node = node;
+	s->pid = pid;
+	s->tid = tid;
+	s->heap_ix = NONE;
+	s->tail = &s->head;
+	s->hnext = *b;
+	*b = s;
+	return s;
+}
+
+/* ---- the heap of streams with records, by their next timestamp ---- */
+
+static void
+heap_set(struct mm_order *o, uint32_t i, struct mm_stream *s)
+{
+	o->heap[i] = s;
+	s->heap_ix = i;
+}
+
+static void
+sift_up(struct mm_order *o, uint32_t i)
+{
+	struct mm_stream *s = o->heap[i];
+
+	while (i > 0 && o->heap[(i - 1) / 2]->head_ts > s->head_ts) {
+		heap_set(o, i, o->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(o, i, s);
+}
+
+static void
+sift_down(struct mm_order *o, uint32_t i)
+{
+	struct mm_stream *s = o->heap[i];
+	uint32_t c;
+
+	while ((c = 2 * i + 1) < o->nheap) {
+		if (c + 1 < o->nheap &&
+		    o->heap[c + 1]->head_ts < o->heap[c]->head_ts)
+			c++;
+		if (o->heap[c]->head_ts >= s->head_ts)
+			break;
+		heap_set(o, i, o->heap[c]);
+		i = c;
+	}
+	heap_set(o, i, s);
+}
+
+static int
+heap_push(struct mm_order *o, struct mm_stream *s)
+{
+	if (o->nheap == o->capheap) {
+		uint32_t cap = o->capheap ? o->capheap * 2 : 64;
+		struct mm_stream **h = realloc(o->heap, cap * sizeof *h);
+
+		if (h == NULL)
+			return -1;
+		o->heap = h;
+		o->capheap = cap;
+	}
+	heap_set(o, o->nheap++, s);
+	sift_up(o, o->nheap - 1);
+	return 0;
+}
+
+static void
+heap_pop(struct mm_order *o)
+{
+	o->heap[0]->heap_ix = NONE;
+	if (--o->nheap > 0) {
+		heap_set(o, 0, o->heap[o->nheap]);
+		sift_down(o, 0);
+	}
+}
+
+/* The next record's timestamp of a piece not yet written to its end. */
+static uint64_t
+piece_ts(const struct mm_piece *pc)
+{
+	struct rec_hdr h;
+
+	memcpy(&h, pc->data + pc->pos, sizeof h);
+	return h.ts;
+}
+
+int
+mm_order_add(struct mm *mm, struct mm_piece *pc)
+{
+	struct mm_order *o = &mm->order;
+	struct mm_stream *s;
+	struct rec_hdr h;
+	uint32_t off;
+
+	s = stream_get(o, pc->node->id, pc->pid, pc->tid);
+	if (s == NULL)
+		return -1;
+	/* A thread's records stay in its order even if a refitted clock
+	 * model puts one a little before the previous. */
+	for (off = 0; off < pc->len; off += h.len) {
+		memcpy(&h, pc->data + off, sizeof h);
+		if (h.ts < s->last_ts) {
+			h.ts = s->last_ts;
+			memcpy(pc->data + off + offsetof(struct rec_hdr, ts),
+			    &h.ts, sizeof h.ts);
+			o->clamped++;
+		}
+		s->last_ts = h.ts;
+	}
+	pc->pos = 0;
+	pc->next = NULL;
+	*s->tail = pc;
+	s->tail = &pc->next;
+	o->bytes += pc->len;
+	if (o->bytes > o->bytes_max)
+		o->bytes_max = o->bytes;
+	if (pc->ack != NULL)
+		pc->ack->pending++;
+	if (s->heap_ix == NONE) {
+		s->head_ts = piece_ts(s->head);
+		return heap_push(o, s);
+	}
+	return 0;
+}
+
+/* A piece written to its end: its collection may now be acknowledged. */
+static void
+piece_done(struct mm *mm, struct mm_stream *s)
+{
+	struct mm_piece *pc = s->head;
+
+	if ((s->head = pc->next) == NULL)
+		s->tail = &s->head;
+	mm->order.bytes -= pc->len;
+	if (pc->ack != NULL && --pc->ack->pending == 0 && pc->ack->c == NULL)
+		free(pc->ack);
+	free(pc);
+}
+
+/* Sends the ACKs of every connection's collections written in full, in
+ * the order of their DONEs. */
+static void
+send_acks(struct mm *mm)
+{
+	unsigned char buf[4];
+	struct wire_wr w;
+	struct mm_conn *c;
+	struct mm_ack *a;
+
+	for (c = mm->conns; c != NULL; c = c->next)
+		while ((a = c->acks) != NULL && a->pending == 0) {
+			if ((c->acks = a->next) == NULL)
+				c->acks_tail = &c->acks;
+			wire_wr_init(&w, buf, sizeof buf);
+			wire_put_u32(&w, a->round);
+			peer_send(c->p, WIRE_ACK, buf, w.len, NULL, 0);
+			free(a);
+		}
+}
+
+int
+mm_order_write(struct mm *mm, uint64_t w)
+{
+	struct mm_order *o = &mm->order;
+	struct mm_stream *s;
+	uint64_t lim, next;
+
+	while (o->nheap > 0 && (s = o->heap[0])->head_ts < w) {
+		/* This stream's records go up to the next stream's first
+		 * (ties: this one's first, in a run). */
+		next = UINT64_MAX;
+		if (o->nheap > 1)
+			next = o->heap[1]->head_ts;
+		if (o->nheap > 2 && o->heap[2]->head_ts < next)
+			next = o->heap[2]->head_ts;
+		lim = next == UINT64_MAX ? w : next + 1 < w ? next + 1 : w;
+		if (mm_out_piece(mm, s->head, lim) != 0)
+			return -1;
+		if (s->head->pos >= s->head->len)
+			piece_done(mm, s);
+		if (s->head == NULL) {
+			heap_pop(o);
+			continue;
+		}
+		s->head_ts = piece_ts(s->head);
+		sift_down(o, 0);
+	}
+	if (tape_write_out(mm->out) != 0)
+		return -1;
+	send_acks(mm);
+	return 0;
+}
+
+uint64_t
+mm_order_watermark(const struct mm *mm)
+{
+	const struct mm_conn *c;
+	uint64_t w = UINT64_MAX;
+
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (c->role == PEER_LM && !c->wm_unknown && c->wm < w)
+			w = c->wm;
+	return w;
+}
+
+/* Asks one LM for everything committed, for the watermark's sake (no one
+ * waits for the answer: its DONE is acknowledged like a push's). */
+static void
+pull(struct mm *mm, struct mm_conn *c, uint64_t now)
+{
+	unsigned char buf[8];
+	struct wire_wr w;
+
+	if (c->pulling || !c->synced)
+		return;
+	c->pulling = 1;
+	c->last_pull = now;
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, ++mm->next_round);
+	wire_put_u32(&w, 0);
+	peer_send(c->p, WIRE_COLLECT, buf, w.len, NULL, 0);
+}
+
+int
+mm_order_advance(struct mm *mm, int tick)
+{
+	struct mm_order *o = &mm->order;
+	struct mm_conn *c;
+	uint64_t now;
+	struct timeval tv = { 0, PULL_TICK_US };
+	uint64_t w = mm_order_watermark(mm), newest = 0, top;
+	uint32_t i;
+	int r;
+
+	if (mm->out == NULL)
+		return 0;
+	/* What is at the watermark itself may go: nothing older comes. */
+	r = mm_order_write(mm, w == UINT64_MAX ? w : w + 1);
+	/* Out of room: the oldest go now, whatever may still come. */
+	while (r == 0 && o->bytes > o->max_bytes && o->nheap > 0) {
+		o->forced++;
+		r = mm_order_write(mm, o->heap[0]->head_ts + 1);
+	}
+	if (o->nheap == 0)
+		return r;
+	/* Records stamped in the future (a scribbled timestamp) cannot be
+	 * released by asking: they wait for the time, or the end. */
+	now = clk_mono_ns();
+	top = o->heap[0]->head_ts;
+	for (i = 0; i < o->nheap; i++)
+		if (o->heap[i]->head_ts > newest && o->heap[i]->head_ts <= now)
+			newest = o->heap[i]->head_ts;
+	for (c = mm->conns; c != NULL; c = c->next) {
+		if (c->role != PEER_LM || c->wm_unknown ||
+		    now - c->last_pull < PULL_IDLE)
+			continue;
+		if (c->wm + PULL_LAG < newest || (tick && top <= now &&
+		    c->wm <= top && now - c->last_done >= PULL_IDLE))
+			pull(mm, c, now);
+	}
+	if (mm->order_ev != NULL && !evtimer_pending(mm->order_ev, NULL))
+		evtimer_add(mm->order_ev, &tv);
+	return r;
+}
+
+int
+mm_order_summary(struct mm *mm)
+{
+	const struct mm_order *o = &mm->order;
+	const struct mm_causal *g = &mm->causal;
+
+	if (tape_order(mm->out, o->late, o->clamped, o->forced,
+	    o->bytes_max) != 0)
+		return -1;
+	return tape_causal(mm->out, g->checked, g->violations, g->worst,
+	    g->unchecked + g->waiting);
+}
+
+void
+mm_order_conn_gone(struct mm_conn *c)
+{
+	struct mm_ack *a, *next;
+
+	for (a = c->acks; a != NULL; a = next) {
+		next = a->next;
+		if (a->pending == 0)
+			free(a);
+		else
+			a->c = NULL;	/* freed by its last piece */
+	}
+	c->acks = NULL;
+	c->acks_tail = &c->acks;
+}
+
+void
+mm_order_free(struct mm *mm)
+{
+	struct mm_order *o = &mm->order;
+	struct mm_stream *s, *sn;
+	uint32_t i;
+
+	for (i = 0; i < MM_STREAM_BUCKETS; i++)
+		for (s = o->buckets[i]; s != NULL; s = sn) {
+			sn = s->hnext;
+			while (s->head != NULL)
+				piece_done(mm, s);
+			free(s);
+		}
+	free(o->heap);
+	memset(o->buckets, 0, sizeof o->buckets);
+	o->heap = NULL;
+	o->nheap = o->capheap = 0;
+}
