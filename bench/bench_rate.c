@@ -1,8 +1,13 @@
 /* bench_rate.c: sustained event rate.  THREADS threads emit RATE events
- * per second in all, for SECS seconds, paced in 1 ms steps, into a live
+ * per second in all, for SECS seconds, paced in steps of STEP ms (-p,
+ * default 1; coarser for many writers on few cores), into a live
  * mainmon; prints the rate achieved, the events the library reported lost,
- * and how far the writers fell behind their schedule.  Asserts nothing. */
+ * and how far the writers fell behind their schedule.  Asserts nothing.
+ * With -y READY and -g GO (bench/scale.sh: many writers started together),
+ * it creates READY once the data path is up and waits for GO to exist
+ * before it starts timing. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +19,7 @@
 
 static double rate = 1e6, secs = 10;
 static int nthreads = 1;
+static uint64_t step_ns = 1000000;	/* -p: the pacing step */
 static pthread_barrier_t start;
 
 struct result {
@@ -33,19 +39,31 @@ sleep_until(uint64_t t)
 		;
 }
 
+/* Creates path (empty); returns 0 or -1. */
+static int
+touch(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd == -1)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 static void *
 run(void *arg)
 {
 	struct result *r = arg;
-	double per_ms = rate / nthreads / 1000.0, due = 0;
-	uint64_t t0, step, now;
+	double per_step = rate / nthreads * (double)step_ns / 1e9, due = 0;
+	uint64_t t0, step, now, at;
 	long i, n, total;
 
 	total = (long)(rate / nthreads * secs);
 	pthread_barrier_wait(&start);
 	t0 = now_ns();
 	for (step = 1; r->sent < total; step++) {
-		due += per_ms;
+		due += per_step;
 		n = (long)due - r->sent;
 		if (n > total - r->sent)
 			n = total - r->sent;
@@ -54,11 +72,12 @@ run(void *arg)
 				r->lost++;
 		r->sent += n;
 		now = now_ns();
-		if (now > t0 + step * 1000000u) {
-			if (now - (t0 + step * 1000000u) > r->lag_ns)
-				r->lag_ns = now - (t0 + step * 1000000u);
+		at = t0 + step * step_ns;
+		if (now > at) {
+			if (now - at > r->lag_ns)
+				r->lag_ns = now - at;
 		} else
-			sleep_until(t0 + step * 1000000u);
+			sleep_until(at);
 	}
 	return NULL;
 }
@@ -70,10 +89,11 @@ main(int argc, char **argv)
 	pthread_t th[16];
 	long sent = 0, lost = 0;
 	uint64_t t0, lag = 0;
+	const char *ready = NULL, *go = NULL;
 	double el;
 	int c, t;
 
-	while ((c = getopt(argc, argv, "r:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "g:p:r:s:t:y:")) != -1) {
 		switch (c) {
 		case 'r':
 			rate = atof(optarg);
@@ -84,13 +104,24 @@ main(int argc, char **argv)
 		case 't':
 			nthreads = atoi(optarg);
 			break;
+		case 'y':
+			ready = optarg;
+			break;
+		case 'g':
+			go = optarg;
+			break;
+		case 'p':
+			step_ns = (uint64_t)(atof(optarg) * 1e6);
+			break;
 		default:
 			fprintf(stderr, "usage: bench_rate [-r EVENTS_PER_S] "
-			    "[-s SECONDS] [-t THREADS]\n");
+			    "[-s SECONDS] [-t THREADS] [-p STEP_MS] "
+			    "[-y READY_FILE] [-g GO_FILE]\n");
 			return 2;
 		}
 	}
-	if (rate < 1000 || secs <= 0 || nthreads < 1 || nthreads > 16)
+	if (rate < 1000 || secs <= 0 || nthreads < 1 || nthreads > 16 ||
+	    step_ns < 100000 || step_ns > 1000000000)
 		return 2;
 	if (GMI_DefineEvent(1, "%d %ld", "rate") != GRM_OK)
 		return 1;
@@ -99,6 +130,12 @@ main(int argc, char **argv)
 	if (GMI_Flush() != GRM_OK)
 		fprintf(stderr, "bench_rate: the first flush did not reach "
 		    "mainmon\n");
+	if (ready != NULL && touch(ready) != 0) {
+		perror(ready);
+		return 1;
+	}
+	while (go != NULL && access(go, F_OK) != 0)
+		usleep(1000);
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
 	t0 = now_ns();
 	for (t = 1; t < nthreads; t++)

@@ -4,6 +4,8 @@
 # BENCH_RATES: the sustained rates tried (events/s; default "1e6 2e6 4e6
 # 10e6"), BENCH_SECS: for how long each (default 10), BENCH_FORMATS: the
 # formats mainmon writes in the sustained runs (default "tape bin").
+# BENCH_SCALE=1: then bench/scale.sh too (32 Local Monitors into one
+# mainmon; `make bench-scale` runs it alone).
 set -eu
 b=${1:-${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}}
 dir=$(mktemp -d)
@@ -23,24 +25,12 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# Starts mainmon writing $dir/trace.txt (in format $1, default tape); sets
-# mm_pid and id.
-start_mm() {
-	rm -f "$dir/trace.txt" "$dir/mm.out"
-	"$b/mainmon/mainmon" -o "$dir/trace.txt" -f "${1:-tape}" > "$dir/mm.out" &
-	mm_pid=$!
-	i=0
-	while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do
-		sleep 0.01
-		i=$((i + 1))
-	done
-	id=$(head -n 1 "$dir/mm.out")
-}
+. "$(dirname "$0")/lib.sh"
 
 echo "== untraced (GRM_MM unset)"
 "$b/bench/bench_event" -b 100 -t 1
 
-start_mm
+start_mm "$dir/trace.txt"
 echo "== traced, LM draining to mainmon $id"
 GRM_MM=$id "$b/bench/bench_event" -b 200 -t 2 -x "$b/mainmon/grmctl"
 "$b/mainmon/grmctl" "$id" stop > /dev/null
@@ -52,7 +42,7 @@ echo "trace file: $(wc -l < "$dir/trace.txt") lines"
 # mainmon; every event must reach the file.
 for f in ${BENCH_FORMATS:-tape bin}; do
 for r in ${BENCH_RATES:-1e6 2e6 4e6 10e6}; do
-	start_mm "$f"
+	start_mm "$dir/trace.txt" "$f"
 	echo "== sustained $r events/s, block policy, into mainmon $id (-f $f)"
 	GRM_MM=$id GRM_POLICY=block "$b/bench/bench_rate" -r "$r" \
 	    -s "${BENCH_SECS:-10}" -t 1
@@ -68,3 +58,5 @@ for r in ${BENCH_RATES:-1e6 2e6 4e6 10e6}; do
 	    "$(( (t1 - t0) / 1000000 )) ms"
 done
 done
+
+[ -z "${BENCH_SCALE:-}" ] || sh "$(dirname "$0")/scale.sh" "$b"

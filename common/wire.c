@@ -52,17 +52,29 @@ wire_put_u64(struct wire_wr *w, uint64_t v)
 	put_le(w, v, 8);
 }
 
-void
-wire_put_str(struct wire_wr *w, const char *s)
+static void
+put_str(struct wire_wr *w, const char *s, size_t max)
 {
 	size_t n = strlen(s);
 
-	if (n > WIRE_STR_MAX) {
+	if (n > max) {
 		w->err = 1;
 		return;
 	}
 	wire_put_u16(w, (uint16_t)n);
 	wire_put_bytes(w, s, n);
+}
+
+void
+wire_put_str(struct wire_wr *w, const char *s)
+{
+	put_str(w, s, WIRE_STR_MAX);
+}
+
+void
+wire_put_text(struct wire_wr *w, const char *s)
+{
+	put_str(w, s, WIRE_TEXT_MAX);
 }
 
 void

@@ -103,8 +103,11 @@ struct wire_status {
 #define WIRE_BELOW_NONE		0u
 #define WIRE_BELOW_REPLAY	1u
 
-/* Longest string inside a message (host, process name, command, reply). */
+/* Longest string inside a message (host, process name, command). */
 #define WIRE_STR_MAX	4096
+/* Longest CTL_REPLY text: the status of over 200 LMs, the statistics of
+ * many processes (the most a u16 count says). */
+#define WIRE_TEXT_MAX	65535
 
 /*
  * A little-endian writer and a bounds-checked reader over a byte buffer.
@@ -132,6 +135,8 @@ void wire_put_u64(struct wire_wr *w, uint64_t v);
 void wire_put_bytes(struct wire_wr *w, const void *p, size_t n);
 /* u16 length then bytes (no NUL). */
 void wire_put_str(struct wire_wr *w, const char *s);
+/* The same for a CTL_REPLY's text, up to WIRE_TEXT_MAX bytes. */
+void wire_put_text(struct wire_wr *w, const char *s);
 
 /* Writes a header for a payload of len bytes into buf[WIRE_HDR]. */
 void wire_header(void *buf, uint16_t type, uint32_t len);

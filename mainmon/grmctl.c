@@ -42,7 +42,7 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
 {
 	struct ctl *c = arg;
 	unsigned char buf[WIRE_STR_MAX + 64];
-	char text[WIRE_STR_MAX + 1];
+	char text[WIRE_TEXT_MAX + 1];
 	struct wire_wr w;
 	uint32_t st;
 

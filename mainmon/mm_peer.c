@@ -134,14 +134,14 @@ mm_sync_write(struct mm *mm, struct mm_conn *c, int force)
 void
 mm_ctl_reply(struct mm_conn *ctl, int status, const char *text)
 {
-	unsigned char buf[WIRE_STR_MAX + 16];
+	unsigned char buf[WIRE_TEXT_MAX + 16];
 	struct wire_wr w;
 
 	if (ctl == NULL)
 		return;
 	wire_wr_init(&w, buf, sizeof buf);
 	wire_put_u32(&w, (uint32_t)status);
-	wire_put_str(&w, text);
+	wire_put_text(&w, text);
 	peer_send(ctl->p, WIRE_CTL_REPLY, buf, w.len, NULL, 0);
 }
 
@@ -194,12 +194,12 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		goto answer;
 	}
 	if (co->what == MM_STATUS) {
-		char *big = malloc(WIRE_STR_MAX);
+		char *big = malloc(WIRE_TEXT_MAX + 1);
 
 		if (big == NULL)
 			mm_ctl_reply(co->ctl, 1, "out of memory");
 		else {
-			mm_status_text(mm, big, WIRE_STR_MAX);
+			mm_status_text(mm, big, WIRE_TEXT_MAX + 1);
 			mm_ctl_reply(co->ctl, 0, big);
 			free(big);
 		}
@@ -250,10 +250,10 @@ answer:
 		mm->exit_code = 1;
 	}
 	if (co->what == MM_STATS && r == 0 && failed == NULL) {
-		char *big = malloc(WIRE_STR_MAX);
+		char *big = malloc(WIRE_TEXT_MAX + 1);
 
 		if (big != NULL) {
-			mm_stats_text(mm, big, WIRE_STR_MAX);
+			mm_stats_text(mm, big, WIRE_TEXT_MAX + 1);
 			mm_ctl_reply(co->ctl, 0, big);
 			free(big);
 		} else
@@ -494,6 +494,8 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		    (unsigned long long)st->lost,
 		    (unsigned long long)st->bad_bytes);
 	}
+	if (n >= cap && cap > 16)
+		memcpy(text + cap - 16, "\n(truncated)\n", 14);
 }
 
 static int

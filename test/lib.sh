@@ -15,9 +15,10 @@ T_CLEANUP_HOOK=""	# a command t_cleanup runs once T_PIDS are killed
 t_log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
 t_fail() { t_log "FAIL: $*"; exit 1; }
 
-# Remembers the LMs now running (their .pid files), for cleanup and checks.
+# Remembers the LMs now running (their .pid files, in the run folder and in
+# the run folders of "hosts" made inside it), for cleanup and checks.
 t_note_lms() {
-	for f in "$GRM_RUNDIR"/lm-*.pid; do
+	for f in "$GRM_RUNDIR"/lm-*.pid "$GRM_RUNDIR"/*/lm-*.pid; do
 		[ -f "$f" ] || continue
 		read -r p s < "$f" 2>/dev/null || continue
 		case " $T_LMS " in *" $p:$s "*) ;; *) T_LMS="$T_LMS $p:$s" ;; esac
@@ -35,7 +36,8 @@ t_cleanup() {
 		ipcrm -m "${e##*:}" 2>/dev/null
 	done
 	if [ $rc -ne 0 ] && [ -d "$T_DIR" ]; then
-		for f in "$T_DIR"/*.err "$GRM_RUNDIR"/*.log; do
+		for f in "$T_DIR"/*.err "$GRM_RUNDIR"/*.log \
+		    "$GRM_RUNDIR"/*/*.log; do
 			[ -s "$f" ] && { t_log "--- $f"; tail -n 20 "$f" >&2; }
 		done
 	fi
@@ -52,6 +54,18 @@ t_wait() {
 		i=$((i + 1))
 		[ $i -lt 1000 ] || return 1
 		sleep 0.01
+	done
+}
+
+# t_wait_s SECONDS CMD...: retries CMD every 0.1 s for up to SECONDS.
+t_wait_s() {
+	_s=$1
+	shift
+	_n=0
+	until "$@"; do
+		_n=$((_n + 1))
+		[ $_n -lt $((_s * 10)) ] || return 1
+		sleep 0.1
 	done
 }
 
@@ -77,7 +91,7 @@ t_dead() {
 t_alive() { ! t_dead "$1"; }
 
 # Checks that every LM seen has exited and removed its segment, and that
-# the run folder holds no socket.
+# the run folders hold no socket.
 t_check_clean() {
 	t_note_lms
 	for e in $T_LMS; do
@@ -86,7 +100,9 @@ t_check_clean() {
 			t_fail "segment ${e##*:} of LM ${e%%:*} left behind"
 		fi
 	done
-	ls "$GRM_RUNDIR"/*.sock > /dev/null 2>&1 && t_fail "socket left in run folder"
+	for f in "$GRM_RUNDIR"/*.sock "$GRM_RUNDIR"/*/*.sock; do
+		[ ! -e "$f" ] || t_fail "socket $f left in run folder"
+	done
 	return 0
 }
 
@@ -124,16 +140,11 @@ t_check_seqs() {
 	}' >&2
 }
 
-# t_lms_gone SECONDS: waits until every LM seen has exited.
-t_lms_gone() {
-	_n=0
-	while :; do
-		t_note_lms
-		_up=0
-		for e in $T_LMS; do t_dead "${e%%:*}" || _up=1; done
-		[ $_up -eq 0 ] && return 0
-		_n=$((_n + 1))
-		[ $_n -lt $(($1 * 10)) ] || return 1
-		sleep 0.1
-	done
+# Whether every LM seen has exited.
+t_lms_dead() {
+	t_note_lms
+	for e in $T_LMS; do t_dead "${e%%:*}" || return 1; done
 }
+
+# t_lms_gone SECONDS: waits until every LM seen has exited.
+t_lms_gone() { t_wait_s "$1" t_lms_dead; }

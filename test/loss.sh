@@ -23,13 +23,7 @@ read -r _ lost _ lost_seq < "$T_DIR/writer.out" ||
 
 trace="$T_DIR/trace"
 t_start_mm "$trace" -p "$port"
-lm_gone() { t_note_lms; for e in $T_LMS; do t_dead "${e%%:*}" || return 1; done; }
-i=0
-until lm_gone; do
-	i=$((i + 1))
-	[ $i -lt 300 ] || t_fail "the LM did not deliver and exit"
-	sleep 0.1
-done
+t_lms_gone 30 || t_fail "the LM did not deliver and exit"
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
 wait "$MM_PID" || t_fail "mainmon exited non-zero"
 

@@ -128,21 +128,47 @@ Test(wire, writer_exact_fit)
 	cr_assert_eq(w.len, sizeof buf);
 }
 
+/* put writes a string of max bytes, read back whole into a buffer that
+ * holds it and refused by one that holds WIRE_STR_MAX; one more byte is an
+ * error. */
+static void
+check_str_max(void (*put)(struct wire_wr *, const char *), size_t max)
+{
+	static char s[WIRE_TEXT_MAX + 2], back[WIRE_TEXT_MAX + 1];
+	static unsigned char buf[WIRE_TEXT_MAX + 64];
+	struct wire_wr w;
+	struct wire_rd r;
+
+	memset(s, 's', max);
+	s[max] = '\0';
+	wire_wr_init(&w, buf, sizeof buf);
+	put(&w, s);
+	cr_assert_eq(w.err, 0);
+	cr_assert_eq(w.len, 2 + max);
+	wire_rd_init(&r, buf, w.len);
+	wire_get_str(&r, back, sizeof back);
+	cr_assert(wire_rd_ok(&r));
+	cr_assert_str_eq(back, s);
+	wire_rd_init(&r, buf, w.len);
+	wire_get_str(&r, back, WIRE_STR_MAX + 1);
+	cr_assert_eq(wire_rd_ok(&r), max <= WIRE_STR_MAX);
+	s[max] = 's';
+	s[max + 1] = '\0';
+	wire_wr_init(&w, buf, sizeof buf);
+	put(&w, s);
+	cr_assert_neq(w.err, 0);
+}
+
 Test(wire, writer_string_too_long)
 {
-	static char s[WIRE_STR_MAX + 2];
-	static unsigned char buf[WIRE_STR_MAX + 64];
-	struct wire_wr w;
+	check_str_max(wire_put_str, WIRE_STR_MAX);
+}
 
-	memset(s, 's', WIRE_STR_MAX);
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_str(&w, s);
-	cr_assert_eq(w.err, 0);
-	cr_assert_eq(w.len, 2 + WIRE_STR_MAX);
-	s[WIRE_STR_MAX] = 's';
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_str(&w, s);
-	cr_assert_neq(w.err, 0);
+/* A CTL_REPLY's text may be longer than any other string (grmctl status
+ * of many LMs). */
+Test(wire, reply_text_up_to_text_max)
+{
+	check_str_max(wire_put_text, WIRE_TEXT_MAX);
 }
 
 Test(wire, reader_past_end)
