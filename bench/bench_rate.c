@@ -91,7 +91,7 @@ main(int argc, char **argv)
 	uint64_t t0, lag = 0;
 	const char *ready = NULL, *go = NULL;
 	double el;
-	int c, t;
+	int c, t, i;
 
 	while ((c = getopt(argc, argv, "g:p:r:s:t:y:")) != -1) {
 		switch (c) {
@@ -126,8 +126,11 @@ main(int argc, char **argv)
 	if (GMI_DefineEvent(1, "%d %ld", "rate") != GRM_OK)
 		return 1;
 	/* The sustained rate, not the start: wait until the data path is
-	 * up (the Local Monitor connected to mainmon). */
-	if (GMI_Flush() != GRM_OK)
+	 * up (the Local Monitor connected to mainmon and synchronised; until
+	 * then a flush answers that the data is kept). */
+	for (i = 0; i < 50 && GMI_Flush() != GRM_OK; i++)
+		nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+	if (i == 50)
 		fprintf(stderr, "bench_rate: the first flush did not reach "
 		    "mainmon\n");
 	if (ready != NULL && touch(ready) != 0) {
