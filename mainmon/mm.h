@@ -41,6 +41,11 @@ struct mm_proc {
 	uint32_t	session;	/* the current image's LM session */
 	uint32_t	old_session;	/* the image before the last exec */
 	uint32_t	started;	/* session whose start line is written */
+	/* For a new trace file (mm_rotate.c): what its start line said,
+	 * and whether an end line came since. */
+	int		ended;
+	uint64_t	start_ts;	/* MM clock */
+	char		name[64];
 	struct mm_defs	own;
 	struct mm_defs	old_own;	/* the old image's, for its last records */
 	struct mm_defs	resolved;	/* current image */
@@ -251,6 +256,13 @@ int mm_stats_write(struct mm *mm);
 void mm_stats_free(struct mm *mm);
 /* Remembers block bid's name (len bytes, not NUL-terminated). */
 void mm_block_name(struct mm *mm, int32_t bid, const char *name, size_t len);
+
+/* mm_rotate.c */
+/* grmctl file NAME: the trace goes on in a new file; answers ctl. */
+void mm_rotate(struct mm *mm, struct mm_conn *ctl, const char *name);
+/* Notes what a #PROC line of p says (TAPE_PROC_*), for mm_rotate. */
+void mm_rotate_note(struct mm_proc *p, int how, uint64_t ts,
+		    const char *name);
 
 /* mm_dedup.c */
 /* Drops from pc what was already written (trimming it); returns 1 if

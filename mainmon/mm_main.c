@@ -253,7 +253,9 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	memset(&mm, 0, sizeof mm);
 	mm.fmt = fmt;
-	mm.out_path = (char *)out;
+	mm.out_path = strdup(out);	/* grmctl file changes it */
+	if (mm.out_path == NULL)
+		fatal("out of memory");
 	mm.base = event_base_new();
 	if (mm.base == NULL)
 		fatal("cannot create event base");
@@ -296,6 +298,7 @@ main(int argc, char **argv)
 	mm_stats_free(&mm);
 	mm_dedup_free(&mm);
 	free(mm.raw);
+	free(mm.out_path);
 	evconnlistener_free(mm.listener);
 	event_free(sigterm);
 	event_free(sigint);
