@@ -15,7 +15,7 @@
 #   FUZZ_ARGS      more libFuzzer options, e.g. -jobs=2 or -seed=1
 #
 # Exits 0 if no target found anything, 1 if one did (or a build failed),
-# 77 if clang, libFuzzer or libevent is missing.
+# 77 if clang or libFuzzer is missing.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -70,12 +70,6 @@ if ! $CC -fsanitize=fuzzer,address,undefined "$out/probe.c" \
 	    "(Debian: apt-get install libclang-rt-14-dev)"
 fi
 rm -f "$out/probe" "$out/probe.c" "$out/probe.log"
-case " $targets " in
-*" wire "*)
-	pkg-config --exists libevent 2> /dev/null ||
-		skip "libevent not found by pkg-config (Debian: libevent-dev)" ;;
-esac
-
 # ---- build ----
 mkdir -p "$out/logs" || exit 1
 for t in $targets; do

@@ -84,6 +84,7 @@ struct lm {
 	int			refused;	/* it refused our token, or did
 						   not prove it: never again */
 	struct event		*retry;
+	struct event		*hs_timer;	/* the handshake's time limit */
 	int			retry_s;
 	uint64_t		mm_down_since;	/* ns; 0 while connected */
 	int			push_wanted;

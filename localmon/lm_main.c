@@ -341,6 +341,7 @@ lm_finish(struct lm *lm)
 	lm->finished = 1;
 	event_del(lm->tick);
 	event_del(lm->retry);
+	event_del(lm->hs_timer);
 	lm_unlisten(lm);
 	if (lm->seg != NULL)	/* writers still attached record nothing more */
 		atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);
@@ -405,6 +406,8 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	if (lm->exiting && lm->mm_state != MM_READY &&
 	    lm->mm_down_since != 0 && (lm->refused ||
 	    now - lm->mm_down_since >= lm->mm_timeout_ns)) {
+		if (lm->refused)	/* no time was given to spill */
+			lm_spill(lm, 1);
 		left = lm_count_left(lm);
 		lm_spill_lost(lm, left);
 		if (left > 0)
@@ -606,6 +609,7 @@ main(int argc, char **argv)
 	event_free(sigint);
 	event_free(lm.tick);
 	event_free(lm.retry);
+	event_free(lm.hs_timer);
 	evbuffer_free(lm.procs);
 	event_base_free(lm.base);
 	return 0;

@@ -31,6 +31,21 @@ retry_cb(evutil_socket_t fd, short what, void *arg)
 	lm_mm_connect(arg);
 }
 
+/* Seconds an MM has to complete the handshake (answer HELLO, prove the
+ * token) before the LM gives up on that connection and tries again. */
+#define LM_HANDSHAKE_S	10
+
+static void
+hs_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct lm *lm = arg;
+
+	(void)fd;
+	(void)what;
+	if (lm->mm != NULL && lm->mm_state == MM_CONNECTING)
+		mm_lost(lm, "no complete handshake within 10 s");
+}
+
 void
 lm_mm_connect(struct lm *lm)
 {
@@ -47,6 +62,8 @@ lm_mm_connect(struct lm *lm)
 		return;
 	}
 	lm->mm_state = MM_CONNECTING;
+	event_add(lm->hs_timer,
+	    &(struct timeval){ .tv_sec = LM_HANDSHAKE_S, .tv_usec = 0 });
 	if (peer_send_hello(lm->mm, &lm->auth, lm->mmid.token, WIRE_ROLE_LM,
 	    lm->seg_id) != 0)
 		mm_lost(lm, "cannot start the handshake");
@@ -96,10 +113,12 @@ flights_abort(struct lm *lm)
 	lm->ndeferred = 0;
 }
 
+/* The connection is gone: what was in flight goes again, flushes are
+ * answered "kept", and the time without an MM starts. */
 static void
-mm_lost(struct lm *lm, const char *why)
+mm_drop(struct lm *lm)
 {
-	log_warn("main monitor %s: %s", lm->mm_id, why);
+	event_del(lm->hs_timer);
 	peer_free(lm->mm);
 	lm->mm = NULL;
 	lm->mm_state = MM_DOWN;
@@ -107,6 +126,13 @@ mm_lost(struct lm *lm, const char *why)
 	lm_flushes_done(lm, 0);
 	if (lm->mm_down_since == 0)
 		lm->mm_down_since = clk_mono_ns();
+}
+
+static void
+mm_lost(struct lm *lm, const char *why)
+{
+	log_warn("main monitor %s: %s", lm->mm_id, why);
+	mm_drop(lm);
 	if (lm->stopped) {
 		/* The final collection was sent; nobody waits for more. */
 		lm_finish(lm);
@@ -133,13 +159,7 @@ mm_refused(struct lm *lm, const char *why)
 	log_warn("no trace data goes to %s; the job runs on untraced",
 	    lm->mm_id);
 	lm->refused = 1;
-	peer_free(lm->mm);
-	lm->mm = NULL;
-	lm->mm_state = MM_DOWN;
-	flights_abort(lm);
-	lm_flushes_done(lm, 0);
-	if (lm->mm_down_since == 0)
-		lm->mm_down_since = clk_mono_ns();
+	mm_drop(lm);
 	if (lm->seg != NULL)
 		atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);
 	if (lm->standalone)
@@ -158,6 +178,7 @@ mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 	case AUTH_MORE:
 		return;
 	case AUTH_OK:
+		event_del(lm->hs_timer);
 		lm->mm_state = MM_SYNCING;
 		lm->retry_s = 1;
 		lm->mm_down_since = 0;
@@ -914,5 +935,6 @@ void
 lm_mm_init(struct lm *lm)
 {
 	lm->retry = evtimer_new(lm->base, retry_cb, lm);
+	lm->hs_timer = evtimer_new(lm->base, hs_timeout_cb, lm);
 	lm->retry_s = 1;
 }

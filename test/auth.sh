@@ -12,6 +12,8 @@
 #     2, localmon exits 1, a traced program runs untraced, each saying why.
 #  4. A main monitor that does not know the token: the Local Monitor and
 #     grmctl say it did not prove it, and send it nothing more.
+#  5. One that never answers: the Local Monitor gives up on the handshake
+#     after 10 s (and would try again), the program is not held up.
 . "$(dirname "$0")/lib.sh"
 
 N=20000
@@ -22,8 +24,8 @@ WRONG=$(printf '%s' "$TOKEN" | tr '0-9a-f' '1-9a-f0')
 touch "$T_DIR/go"
 
 # 1. Through the relay.
-"$B/test/relay" "$MM_HOSTPORT" "$T_DIR/relay.port" "$T_DIR/capture" 120 \
-    2> "$T_DIR/relay.err" &
+"$B/test/wirefuzz" "$MM_HOSTPORT" relay "$T_DIR/relay.port" "$T_DIR/capture" \
+    120 2> "$T_DIR/relay.err" &
 T_PIDS="$T_PIDS $!"
 t_wait test -s "$T_DIR/relay.port" || t_fail "the relay did not start"
 RID="127.0.0.1:$(cat "$T_DIR/relay.port"):$TOKEN"
@@ -76,8 +78,11 @@ GRM_MM=$BAD GRM_LM_LINGER=0.2 "$B/test/e2e_writer" 1 5000 "$T_DIR/half" \
 [ -s "$T_DIR/w2.err" ] && t_fail "2: the program printed: $(cat "$T_DIR/w2.err")"
 t_lms_gone 30 || t_fail "2: the refused LM did not exit"
 badlog="$GRM_RUNDIR/$(t_lm_name "$BAD").log"
-grep -q "mainmon at $MM_HOSTPORT refused: wrong token" "$badlog" ||
+grep -q "mainmon at $MM_HOSTPORT refused: wrong token" "$badlog" &&
+    grep -q "no trace data goes to $MM_HOSTPORT; the job runs on untraced" "$badlog" ||
 	t_fail "2: the LM's log says: $(cat "$badlog")"
+[ "$(grep -c "refused" "$badlog")" -eq 1 ] ||
+	t_fail "2: the LM tried again: $(cat "$badlog")"
 grep -q "local monitor .* refused: wrong token" "$T_DIR/mm.err" ||
 	t_fail "2: mainmon did not log the LM's refusal"
 # The good LM's files and the refused one's are not the same.
@@ -132,6 +137,26 @@ implog="$GRM_RUNDIR/$(t_lm_name "$IMP").log"
 grep -q "is not the main monitor we were given: it did not prove the token" "$implog" ||
 	t_fail "4: the LM's log says: $(cat "$implog")"
 t_log "4: impostor: $(cat "$T_DIR/imp.out")"
+
+# 5. A "main monitor" that accepts and never answers: the LM gives up on
+# the handshake after 10 s and tries again; the program is not held up.
+rm -f "$T_DIR/mute.port"
+"$B/test/wirefuzz" 127.0.0.1:1 mute "$T_DIR/mute.port" 25 > "$T_DIR/mute.out" 2>&1 &
+T_PIDS="$T_PIDS $!"
+t_wait test -s "$T_DIR/mute.port" || t_fail "5: the mute listener did not start"
+MUTE="127.0.0.1:$(cat "$T_DIR/mute.port"):$TOKEN"
+GRM_MM=$MUTE GRM_LM_LINGER=0.2 GRM_LM_MM_TIMEOUT=14 "$B/test/e2e_writer" 1 1000 \
+    "$T_DIR/half" "$T_DIR/go" > /dev/null 2> "$T_DIR/w5.err" || t_fail "5: the program failed"
+mutelog="$GRM_RUNDIR/$(t_lm_name "$MUTE").log"
+gave_up() { grep -q "no complete handshake within 10 s" "$mutelog" 2>/dev/null; }
+i=0
+until gave_up; do
+	i=$((i + 1))
+	[ $i -lt 150 ] || t_fail "5: the LM still waits: $(cat "$mutelog")"
+	sleep 0.1
+done
+t_lms_gone 30 || t_fail "5: the LM did not exit"
+t_log "5: $(grep "no complete handshake" "$mutelog" | head -n 1)"
 
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
 wait "$MM_PID" || t_fail "mainmon exited non-zero"

@@ -28,7 +28,7 @@ case $MM_ID in 127.0.0.2:*) ;; *) t_fail "1: identifier $MM_ID" ;; esac
 	t_fail "1: something listens on 127.0.0.1:$MM_PORT"
 run "$T_DIR/t1" "$MM_ID"
 wait "$MM_PID" || t_fail "1: mainmon exited non-zero"
-t_log "1: $MM_ID served a traced program"
+t_log "1: $MM_HOSTPORT served a traced program"
 
 # 2.
 if "$B/mainmon/mainmon" -o "$T_DIR/t2" -b ::1 > "$T_DIR/v6.out" 2> "$T_DIR/v6.err" &
@@ -41,7 +41,7 @@ then
 		case $id in "[::1]:"*) ;; *) t_fail "2: identifier $id" ;; esac
 		run "$T_DIR/t2" "$id"
 		wait "$v6" || t_fail "2: mainmon exited non-zero"
-		t_log "2: $id served a traced program"
+		t_log "2: ${id%:*} served a traced program"
 	else
 		t_log "2: skipped, no IPv6 here: $(cat "$T_DIR/v6.err")"
 	fi
@@ -84,6 +84,7 @@ while ls "$GRM_RUNDIR"/*.sock > /dev/null 2>&1; do i=\$((i + 1)); [ \$i -lt 1500
 EOF
 rc=0
 $U sh "$T_DIR/ns.sh" > "$T_DIR/ns.out" 2>&1 || rc=$?
+[ ! -s "$T_DIR/ns-mm.pid" ] || T_PIDS="$T_PIDS $(cat "$T_DIR/ns-mm.pid")"
 if [ $rc -ne 0 ] && grep -q -e "Operation not permitted" -e "not supported" \
     -e "Unknown device type" "$T_DIR/ns.out"; then
 	t_log "3: skipped: no veth pairs here: $(head -n 1 "$T_DIR/ns.out")"
@@ -96,4 +97,4 @@ case $id in 10.213.7.1:*) ;; *) t_fail "3: identifier $id" ;; esac
 t_wait t_dead "$(cat "$T_DIR/ns-mm.pid")" || t_fail "3: mainmon did not stop"
 t_check_seqs "$T_DIR/t3" $N 1 || t_fail "3: trace content"
 t_check_clean
-t_log "3: mainmon bound to $id on a veth, its programs in another namespace: all $N events in"
+t_log "3: mainmon bound to ${id%:*} on a veth, its programs in another namespace: all $N events in"

@@ -1,7 +1,8 @@
 /* wirefuzz.c: a hostile wire peer for test/wire_hostile.sh and
  * test/auth.sh.  As a client, it does one bad thing to a mainmon and says
  * whether, and how soon, mainmon closed the connection; as a server, it
- * plays a main monitor that does not know the token.
+ * plays a main monitor that does not know the token, or relays to a real
+ * one and records the bytes.
  *
  *	wirefuzz HOST:PORT[:TOKEN] MODE [ARG]
  *
@@ -22,6 +23,14 @@
  *			PORTFILE), takes one connection, answers its HELLO
  *			with a CHALLENGE and its proof with a WELCOME whose
  *			proof is wrong, and prints what came after it
+ *	mute PORTFILE SECONDS  listens on HOST (port 0, written to
+ *			PORTFILE) and takes connections, answering none, for
+ *			SECONDS
+ *	relay PORTFILE CAPTURE SECONDS  a relay on 127.0.0.1 (port 0,
+ *			written to PORTFILE) to HOST:PORT that appends every
+ *			byte going either way to CAPTURE, so that a test can
+ *			look for the token in what crossed the network; it
+ *			runs SECONDS, then exits 0
  *
  * Exit 0 if mainmon closed the connection(s) within 30 s (impostor: if
  * nothing but the end of the connection followed the WELCOME), 1 if not,
@@ -44,6 +53,7 @@
 #include "wire.h"
 
 #define WAIT_MS	30000
+#define MAXC	64		/* relay: connections in its life */
 
 static char host[256];
 static unsigned port;
@@ -78,14 +88,19 @@ dial(void)
 	return fd;
 }
 
+/* Sends (wr) or receives exactly n bytes, waiting at most ms for each
+ * part of what is received; 0, or -1 (closed, late, error). */
 static int
-put(int fd, const void *p, size_t n)
+xfer(int fd, void *p, size_t n, int wr, int ms)
 {
-	const char *c = p;
+	struct pollfd pf = { fd, POLLIN, 0 };
+	char *c = p;
 	ssize_t r;
 
 	while (n > 0) {
-		r = send(fd, c, n, MSG_NOSIGNAL);
+		if (!wr && poll(&pf, 1, ms) != 1)
+			return -1;
+		r = wr ? send(fd, c, n, MSG_NOSIGNAL) : recv(fd, c, n, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -94,6 +109,12 @@ put(int fd, const void *p, size_t n)
 		n -= (size_t)r;
 	}
 	return 0;
+}
+
+static int
+put(int fd, const void *p, size_t n)
+{
+	return xfer(fd, (void *)p, n, 1, 0);
 }
 
 static int
@@ -106,26 +127,6 @@ msg(int fd, uint16_t type, const void *p, size_t n)
 	    -1 : 0;
 }
 
-/* Reads exactly n bytes, waiting at most ms; 0, or -1 (closed, late). */
-static int
-get(int fd, void *p, size_t n, int ms)
-{
-	struct pollfd pf = { fd, POLLIN, 0 };
-	char *c = p;
-	ssize_t r;
-
-	while (n > 0) {
-		if (poll(&pf, 1, ms) != 1)
-			return -1;
-		r = recv(fd, c, n, 0);
-		if (r <= 0)
-			return -1;
-		c += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
 /* One whole message into buf[cap]: its type and length, or -1. */
 static int
 get_msg(int fd, uint16_t *type, unsigned char *buf, size_t cap, size_t *len)
@@ -134,9 +135,9 @@ get_msg(int fd, uint16_t *type, unsigned char *buf, size_t cap, size_t *len)
 	const char *why;
 	uint32_t l;
 
-	if (get(fd, h, sizeof h, WAIT_MS) != 0 ||
+	if (xfer(fd, h, sizeof h, 0, WAIT_MS) != 0 ||
 	    wire_parse_header(h, type, &l, &why) != 0 || l > cap ||
-	    get(fd, buf, l, WAIT_MS) != 0)
+	    xfer(fd, buf, l, 0, WAIT_MS) != 0)
 		return -1;
 	*len = l;
 	return 0;
@@ -220,32 +221,133 @@ handshake(int fd, const unsigned char token[MMID_TOKEN_LEN],
 	return get_msg(fd, type, buf, cap, len);
 }
 
+/*
+ * A listening socket on IPv4 address addr, port 0; the port chosen is
+ * written to portfile.  Returns the socket or -1.
+ */
+static int
+listener(const char *addr, const char *portfile)
+{
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof sa;
+	FILE *f;
+	int l, one = 1;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sin_family = AF_INET;
+	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+		return -1;
+	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l == -1)
+		return -1;
+	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(l, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+	    listen(l, 16) != 0 ||
+	    getsockname(l, (struct sockaddr *)&sa, &sl) != 0 ||
+	    (f = fopen(portfile, "w")) == NULL) {
+		close(l);
+		return -1;
+	}
+	fprintf(f, "%u\n", ntohs(sa.sin_port));
+	fclose(f);
+	return l;
+}
+
+/*
+ * relay PORTFILE CAPTURE SECONDS: takes connections on 127.0.0.1 (the port
+ * chosen is written to PORTFILE), passes each to HOST:PORT, and appends
+ * every byte going either way to CAPTURE, for SECONDS at most.
+ */
+static int
+relay(const char *portfile, const char *capture, int secs)
+{
+	struct pollfd pf[1 + 2 * MAXC];
+	int pair[2 * MAXC];	/* pf[1 + i] relays to pf[1 + pair[i]] */
+	char buf[65536];
+	time_t end;
+	FILE *cap;
+	ssize_t r;
+	int l, n = 0, i, j, fd, up;
+
+	end = time(NULL) + secs;
+	cap = fopen(capture, "ab");
+	if (cap == NULL || (l = listener("127.0.0.1", portfile)) == -1) {
+		perror("wirefuzz: relay");
+		return 2;
+	}
+	pf[0].fd = l;
+	pf[0].events = POLLIN;
+	while (time(NULL) < end) {
+		if (poll(pf, (nfds_t)(1 + n), 200) < 0 && errno != EINTR)
+			break;
+		if ((pf[0].revents & POLLIN) && n + 2 <= 2 * MAXC &&
+		    (fd = accept(l, NULL, NULL)) != -1) {
+			if ((up = dial()) == -1) {
+				close(fd);
+				continue;
+			}
+			pf[1 + n].fd = fd;
+			pf[2 + n].fd = up;
+			pf[1 + n].events = pf[2 + n].events = POLLIN;
+			pair[n] = n + 1;
+			pair[n + 1] = n;
+			n += 2;
+		}
+		for (i = 0; i < n; i++) {
+			if (pf[1 + i].fd < 0 ||
+			    !(pf[1 + i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			j = pair[i];
+			r = recv(pf[1 + i].fd, buf, sizeof buf, 0);
+			if (r > 0) {
+				fwrite(buf, 1, (size_t)r, cap);
+				fflush(cap);
+				if (pf[1 + j].fd >= 0 && send(pf[1 + j].fd, buf,
+				    (size_t)r, MSG_NOSIGNAL) == r)
+					continue;
+			}
+			/* One side is gone: close both. */
+			close(pf[1 + i].fd);
+			if (pf[1 + j].fd >= 0)
+				close(pf[1 + j].fd);
+			pf[1 + i].fd = pf[1 + j].fd = -1;
+		}
+	}
+	fclose(cap);
+	return 0;
+}
+
+/* mute PORTFILE SECONDS: listens on HOST (port 0, written to PORTFILE),
+ * takes connections and never answers, for SECONDS; prints how many came. */
+static int
+mute(const char *portfile, int secs)
+{
+	struct pollfd pf = { -1, POLLIN, 0 };
+	int fds[MAXC], n = 0;
+	time_t end = time(NULL) + secs;
+
+	if ((pf.fd = listener(host, portfile)) == -1)
+		return 2;
+	while (time(NULL) < end)
+		if (poll(&pf, 1, 200) == 1 && n < MAXC &&
+		    (fds[n] = accept(pf.fd, NULL, NULL)) != -1)
+			n++;
+	printf("%d connections, none answered\n", n);
+	while (n > 0)
+		close(fds[--n]);
+	return 0;
+}
+
 static int
 impostor(const char *portfile)
 {
 	unsigned char buf[WIRE_PREAUTH_MAX], nonce[WIRE_NONCE], w[36];
-	struct sockaddr_in sa;
-	socklen_t sl = sizeof sa;
 	uint16_t type;
 	size_t len;
-	FILE *f;
-	int l, fd, one = 1;
+	int l, fd;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sin_family = AF_INET;
-	if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
+	if ((l = listener(host, portfile)) == -1)
 		return 2;
-	l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	if (l == -1 || bind(l, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-	    listen(l, 4) != 0 ||
-	    getsockname(l, (struct sockaddr *)&sa, &sl) != 0)
-		return 2;
-	f = fopen(portfile, "w");
-	if (f == NULL)
-		return 2;
-	fprintf(f, "%u\n", ntohs(sa.sin_port));
-	fclose(f);
 	fd = accept(l, NULL, NULL);
 	if (fd == -1 || get_msg(fd, &type, buf, sizeof buf, &len) != 0 ||
 	    type != WIRE_HELLO) {
@@ -303,9 +405,15 @@ main(int argc, char **argv)
 			goto usage;
 		return impostor(argv[3]);
 	}
+	if (strcmp(mode, "mute") == 0 && argc == 5)
+		return mute(argv[3], atoi(argv[4]));
+	if (strcmp(mode, "relay") == 0 && argc == 6)
+		return relay(argv[3], argv[4], atoi(argv[5]));
 	if (strcmp(mode, "silent") == 0 && argc == 4) {
 		n = atoi(argv[3]);
 		fds = calloc((size_t)n, sizeof *fds);
+		if (fds == NULL)
+			return 2;
 		for (i = 0; i < n; i++)
 			if ((fds[i] = dial()) == -1) {
 				perror("wirefuzz: connect");
@@ -319,6 +427,9 @@ main(int argc, char **argv)
 			}
 		printf("%d of %d closed, the last after %ld ms\n", closed, n,
 		    worst);
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		free(fds);
 		return closed == n ? 0 : 1;
 	}
 	fd = dial();
@@ -383,6 +494,7 @@ main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: wirefuzz HOST:PORT[:TOKEN] garbage SEED | huge "
 	    "| big | truncated | badhello | wrongtoken | proved SEED | "
-	    "silent N | hellonly | impostor PORTFILE\n");
+	    "silent N | hellonly | impostor PORTFILE | mute PORTFILE SECONDS | "
+	    "relay PORTFILE CAPTURE SECONDS\n");
 	return 2;
 }
