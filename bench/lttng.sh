@@ -188,7 +188,7 @@ done
 id=$(head -n 1 "$tmp/mm.out")
 
 echo "== $(lttng --version | head -n 1): session (discard, 4 MiB" \
-    "sub-buffers) and grm mainmon $id, both recording"
+    "sub-buffers) and grm mainmon ${id%:*}, both recording"
 GRM_MM=$id "$tmp/bench_lttng" -m on -b "$nb" -t 2
 note_lms
 

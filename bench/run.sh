@@ -31,7 +31,7 @@ echo "== untraced (GRM_MM unset)"
 "$b/bench/bench_event" -b 100 -t 1
 
 start_mm "$dir/trace.txt"
-echo "== traced, LM draining to mainmon $id"
+echo "== traced, LM draining to mainmon ${id%:*}"
 GRM_MM=$id "$b/bench/bench_event" -b 200 -t 2 -x "$b/mainmon/grmctl"
 "$b/mainmon/grmctl" "$id" stop > /dev/null
 wait "$mm_pid" || true
@@ -43,7 +43,7 @@ echo "trace file: $(wc -l < "$dir/trace.txt") lines"
 for f in ${BENCH_FORMATS:-tape bin}; do
 for r in ${BENCH_RATES:-1e6 2e6 4e6 10e6}; do
 	start_mm "$dir/trace.txt" "$f"
-	echo "== sustained $r events/s, block policy, into mainmon $id (-f $f)"
+	echo "== sustained $r events/s, block policy, into mainmon ${id%:*} (-f $f)"
 	GRM_MM=$id GRM_POLICY=block "$b/bench/bench_rate" -r "$r" \
 	    -s "${BENCH_SECS:-10}" -t 1
 	t0=$(date +%s%N)

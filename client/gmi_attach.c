@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "gmi_int.h"
 #include "lmproto.h"
+#include "mmid.h"
 #include "rundir.h"
 
 extern char **environ;
@@ -40,7 +41,7 @@ static int gmi_lm_fd = -1;
 static uint32_t gmi_session;
 static int gmi_shmid = -1;
 static uint32_t gmi_pid;
-static char gmi_mm_id[256];
+static struct mmid gmi_mmid;	/* GRM_MM, parsed */
 static int gmi_signals = 1;	/* GRM_SIGNALS: report fatal signals */
 static int gmi_debug;
 static long gmi_block_ns = 2000000000L;	/* longest wait for a free chunk */
@@ -177,20 +178,50 @@ fail:
 }
 
 /*
- * Starts a Local Monitor for mm_id, passing it the election lock (as fd 3)
+ * The environment of a spawned LM: ours, with GRM_MM set to the identifier
+ * we use (on the command line, the token would be in every user's ps).
+ * Returns a malloc'ed array (one block) or NULL.
+ */
+static char **
+lm_env(const struct mmid *id)
+{
+	size_t n, i, j;
+	char **env, *var;
+
+	for (n = 0; environ[n] != NULL; n++)
+		;
+	env = malloc((n + 2) * sizeof *env + MMID_MAX + 8);
+	if (env == NULL)
+		return NULL;
+	var = (char *)(env + n + 2);
+	memcpy(var, "GRM_MM=", 7);
+	if (mmid_format(id, var + 7, MMID_MAX) != 0) {
+		free(env);
+		return NULL;
+	}
+	for (i = j = 0; i < n; i++)
+		if (strncmp(environ[i], "GRM_MM=", 7) != 0)
+			env[j++] = environ[i];
+	env[j++] = var;
+	env[j] = NULL;
+	return env;
+}
+
+/*
+ * Starts a Local Monitor for id, passing it the election lock (as fd 3)
  * and sending its stderr to the run folder's log.  posix_spawn runs no
  * fork handlers and copies nothing of this process's threads; localmon
  * detaches itself, so the child we wait for exits at once and the LM is
  * never a child of the application.
  */
 static int
-lm_spawn(const char *mm_id, int lockfd, const char *logpath)
+lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t none, all;
 	const char *prog;
-	char *argv[6];
+	char *argv[4], **env;
 	pid_t pid;
 	int r, st;
 
@@ -200,9 +231,12 @@ lm_spawn(const char *mm_id, int lockfd, const char *logpath)
 	argv[0] = (char *)"localmon";
 	argv[1] = (char *)"--spawned";
 	argv[2] = (char *)"--lock-fd=3";
-	argv[3] = (char *)"--mm";
-	argv[4] = (char *)mm_id;
-	argv[5] = NULL;
+	argv[3] = NULL;
+	env = lm_env(id);
+	if (env == NULL) {
+		gmi_error(0, "cannot start local monitor: out of memory");
+		return -1;
+	}
 	sigemptyset(&none);
 	sigfillset(&all);
 	posix_spawn_file_actions_init(&fa);
@@ -217,9 +251,10 @@ lm_spawn(const char *mm_id, int lockfd, const char *logpath)
 	posix_spawnattr_setsigdefault(&at, &all);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID |
 	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	r = posix_spawn(&pid, prog, &fa, &at, argv, environ);
+	r = posix_spawn(&pid, prog, &fa, &at, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
+	free(env);
 	if (r != 0) {
 		gmi_error(0, "cannot start local monitor %s: %s", prog,
 		    strerror(r));
@@ -237,10 +272,10 @@ lm_spawn(const char *mm_id, int lockfd, const char *logpath)
  * lock, so exactly one LM is started.
  */
 static int
-lm_find(const char *mm_id, int resume)
+lm_find(const struct mmid *id, int resume)
 {
 	char dir[96], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char lock[256], logp[256];
+	char lock[256], logp[256], name[200];
 	uint64_t deadline;
 	int fd, lockfd, attempt;
 
@@ -248,10 +283,11 @@ lm_find(const char *mm_id, int resume)
 		gmi_error(0, "run folder: %s", strerror(errno));
 		return -1;
 	}
-	if (rundir_path(sock, sizeof sock, dir, mm_id, ".sock") != 0 ||
-	    rundir_path(lock, sizeof lock, dir, mm_id, ".lock") != 0 ||
-	    rundir_path(logp, sizeof logp, dir, mm_id, ".log") != 0) {
-		gmi_error(0, "run folder path too long for %s", mm_id);
+	if (mmid_lm_name(id, dir, name, sizeof name) != 0 ||
+	    rundir_path(sock, sizeof sock, dir, name, ".sock") != 0 ||
+	    rundir_path(lock, sizeof lock, dir, name, ".lock") != 0 ||
+	    rundir_path(logp, sizeof logp, dir, name, ".log") != 0) {
+		gmi_error(0, "run folder path too long for %s", id->hostport);
 		return -1;
 	}
 	/* One deadline for the whole search: a program's first GMI call
@@ -275,7 +311,7 @@ lm_find(const char *mm_id, int resume)
 		while (flock(lockfd, LOCK_EX) == -1 && errno == EINTR)
 			;
 		fd = lm_connect(sock);
-		if (fd == -1 && lm_spawn(mm_id, lockfd, logp) == 0) {
+		if (fd == -1 && lm_spawn(id, lockfd, logp) == 0) {
 			while (clk_mono_ns() < deadline) {
 				fd = lm_connect(sock);
 				if (fd != -1)
@@ -287,7 +323,7 @@ lm_find(const char *mm_id, int resume)
 		if (fd != -1 && lm_attach(fd, resume) == 0)
 			return 0;
 	}
-	gmi_error(0, "no local monitor for %s (see %s)", mm_id, logp);
+	gmi_error(0, "no local monitor for %s (see %s)", id->hostport, logp);
 	return -1;
 }
 
@@ -450,7 +486,7 @@ lm_check(void)
 		gmi_lm_fd = -1;
 		close(fd);
 		gmi_error(0, "local monitor gone: electing another");
-		if (lm_find(gmi_mm_id, 1) != 0) {
+		if (lm_find(&gmi_mmid, 1) != 0) {
 			gmi_error(0, "no local monitor took this process back: "
 			    "untraced from now on");
 			gmi_set_on_word(0);
@@ -464,7 +500,7 @@ int
 gmi_init(void)
 {
 	static int once;
-	const char *mm, *v;
+	const char *mm, *v, *why;
 	int st, saved = errno;
 
 	pthread_mutex_lock(&gmi_init_lock);
@@ -505,10 +541,11 @@ gmi_init(void)
 	}
 	st = GMI_OFF;
 	mm = getenv("GRM_MM");
-	if (mm != NULL && *mm != '\0') {
+	if (mm != NULL && *mm != '\0' && mmid_parse(mm, &gmi_mmid, &why) != 0)
+		gmi_error(0, "GRM_MM: %s: running untraced", why);
+	else if (mm != NULL && *mm != '\0') {
 		gmi_pid = (uint32_t)getpid();
-		snprintf(gmi_mm_id, sizeof gmi_mm_id, "%s", mm);
-		if (lm_find(mm, 0) == 0) {
+		if (lm_find(&gmi_mmid, 0) == 0) {
 			st = GMI_ON;
 			death_notes_install();
 		}

@@ -13,6 +13,8 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "auth.h"
+#include "mmid.h"
 #include "peer.h"
 
 struct peer {
@@ -20,7 +22,9 @@ struct peer {
 	peer_dispatch_fn	dispatch;
 	void			*arg;
 	void			(*flushed)(struct peer *, void *);
+	uint32_t		max;		/* longest message taken */
 	int			dead;
+	int			broken;		/* died of bad framing */
 	int			in_dispatch;
 	int			freed;
 	char			name[128];
@@ -51,7 +55,9 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 	while (!p->dead && !p->freed &&
 	    evbuffer_get_length(in) >= WIRE_HDR) {
 		evbuffer_copyout(in, hdr, WIRE_HDR);
-		if (wire_parse_header(hdr, &type, &len, &why) != 0) {
+		if (wire_parse_header(hdr, &type, &len, &why) != 0 ||
+		    (len > p->max && (why = "message too long") != NULL)) {
+			p->broken = 1;
 			peer_die(p, why);
 			break;
 		}
@@ -93,6 +99,7 @@ peer_event_cb(struct bufferevent *bev, short what, void *arg)
 {
 	struct peer *p = arg;
 	char why[160];
+	size_t left;
 	int fd, one = 1;
 
 	if (what & BEV_EVENT_CONNECTED) {
@@ -100,7 +107,13 @@ peer_event_cb(struct bufferevent *bev, short what, void *arg)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 		return;
 	}
-	if (what & BEV_EVENT_EOF)
+	left = evbuffer_get_length(bufferevent_get_input(bev));
+	if ((what & BEV_EVENT_EOF) && left > 0) {
+		/* A message cut short: the sender broke the framing. */
+		p->broken = 1;
+		snprintf(why, sizeof why, "connection closed in the middle of "
+		    "a message (%zu bytes of it)", left);
+	} else if (what & BEV_EVENT_EOF)
 		snprintf(why, sizeof why, "connection closed");
 	else
 		snprintf(why, sizeof why, "%s",
@@ -124,6 +137,7 @@ peer_alloc(struct event_base *base, int fd, peer_dispatch_fn dispatch,
 	}
 	p->dispatch = dispatch;
 	p->arg = arg;
+	p->max = WIRE_MAX;
 	snprintf(p->name, sizeof p->name, "%s", name);
 	bufferevent_setcb(p->bev, peer_read_cb, peer_write_cb, peer_event_cb,
 	    p);
@@ -143,35 +157,6 @@ peer_new(struct event_base *base, int fd, peer_dispatch_fn dispatch,
 	return peer_alloc(base, fd, dispatch, arg, name);
 }
 
-int
-peer_split(const char *hostport, char *host, size_t hsz, unsigned *port)
-{
-	const char *colon = strrchr(hostport, ':');
-	char *end;
-	unsigned long v;
-	size_t n;
-
-	if (colon == NULL || colon == hostport)
-		return -1;
-	n = (size_t)(colon - hostport);
-	if (hostport[0] == '[' && colon[-1] == ']') {
-		hostport++;
-		n -= 2;
-	}
-	if (n == 0 || n >= hsz)
-		return -1;
-	memcpy(host, hostport, n);
-	host[n] = '\0';
-	if (colon[1] < '0' || colon[1] > '9')
-		return -1;	/* strtoul would take spaces and signs */
-	errno = 0;
-	v = strtoul(colon + 1, &end, 10);
-	if (errno != 0 || *end != '\0' || v == 0 || v > 65535)
-		return -1;
-	*port = (unsigned)v;
-	return 0;
-}
-
 struct peer *
 peer_connect(struct event_base *base, const char *hostport,
 	     peer_dispatch_fn dispatch, void *arg, const char **why)
@@ -182,7 +167,7 @@ peer_connect(struct event_base *base, const char *hostport,
 	struct peer *p;
 	int err;
 
-	if (peer_split(hostport, host, sizeof host, &port) != 0) {
+	if (mmid_split(hostport, host, sizeof host, &port) != 0) {
 		*why = "not of the form host:port";
 		return NULL;
 	}
@@ -246,29 +231,59 @@ peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 }
 
 int
-peer_send_hello(struct peer *p, uint32_t role, uint64_t seg_id)
+peer_send_hello(struct peer *p, struct auth_client *a,
+		const unsigned char token[MMID_TOKEN_LEN], uint32_t role,
+		uint64_t seg_id)
 {
-	unsigned char buf[WIRE_STR_MAX + 32];
-	struct wire_wr w;
+	struct wire_hello h;
 	struct timespec ts;
-	char host[256];
-
 	const char *env = getenv("GRM_HOSTNAME");
 
+	memset(&h, 0, sizeof h);
 	if (env != NULL && *env != '\0')
-		snprintf(host, sizeof host, "%s", env);
-	else if (gethostname(host, sizeof host) != 0)
-		snprintf(host, sizeof host, "localhost");
-	host[sizeof host - 1] = '\0';
+		snprintf(h.host, sizeof h.host, "%s", env);
+	else if (gethostname(h.host, sizeof h.host) != 0)
+		snprintf(h.host, sizeof h.host, "localhost");
+	h.host[sizeof h.host - 1] = '\0';
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, role);
-	wire_put_u32(&w, (uint32_t)getpid());
-	wire_put_u64(&w, (uint64_t)ts.tv_sec * 1000000000u +
-	    (uint64_t)ts.tv_nsec);
-	wire_put_str(&w, host);
-	wire_put_u64(&w, seg_id);
-	return w.err ? -1 : peer_send(p, WIRE_HELLO, buf, w.len, NULL, 0);
+	h.role = role;
+	h.pid = (uint32_t)getpid();
+	h.now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	h.seg_id = seg_id;
+	if (auth_client_start(a, token, &h) != 0)
+		return -1;
+	/* Until the MM has proved itself, it may send only short
+	 * messages. */
+	p->max = WIRE_PREAUTH_MAX;
+	return peer_send(p, WIRE_HELLO, a->hello, a->hello_len, NULL, 0);
+}
+
+enum auth_result
+peer_auth(struct peer *p, struct auth_client *a, uint16_t type,
+	  struct wire_rd *msg, uint32_t *node, char *text, size_t textsz)
+{
+	unsigned char proof[WIRE_PROOF];
+	enum auth_result r;
+
+	r = auth_client_msg(a, type, msg, proof, node, text, textsz);
+	if (r == AUTH_MORE &&
+	    peer_send(p, WIRE_AUTH, proof, sizeof proof, NULL, 0) != 0)
+		r = AUTH_BAD;
+	if (r == AUTH_OK)
+		p->max = WIRE_MAX;
+	return r;
+}
+
+void
+peer_set_max(struct peer *p, uint32_t max)
+{
+	p->max = max;
+}
+
+int
+peer_broken(const struct peer *p)
+{
+	return p->broken;
 }
 
 int

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "wire.h"
 
 struct event_base;
@@ -36,10 +37,32 @@ void peer_free(struct peer *p);
 /* Queues a message; the payload may come in two parts.  Returns 0 or -1. */
 int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 	      const void *b, size_t blen);
-/* Queues the HELLO that opens a connection to the MM, in role
+/*
+ * Queues the HELLO that opens a connection to the MM, in role
  * WIRE_ROLE_LM or WIRE_ROLE_CTL, with this host's name (GRM_HOSTNAME if
- * set, else the system's) and the LM's segment id.  0 or -1. */
-int peer_send_hello(struct peer *p, uint32_t role, uint64_t seg_id);
+ * set, else the system's), the LM's segment id and a new nonce, and starts
+ * the handshake in a (doc/protocol.md 1.11).  Until it is complete the
+ * peer takes messages of WIRE_PREAUTH_MAX bytes at most.  0 or -1.
+ */
+int peer_send_hello(struct peer *p, struct auth_client *a,
+		    const unsigned char token[MMID_TOKEN_LEN], uint32_t role,
+		    uint64_t seg_id);
+/*
+ * Takes a message of the MM's while the handshake is not complete
+ * (auth_client_msg): answers a CHALLENGE with AUTH, and once the MM has
+ * proved the token lifts the message limit.  Returns what
+ * auth_client_msg said (AUTH_BAD too if the answer cannot be queued).
+ */
+enum auth_result peer_auth(struct peer *p, struct auth_client *a,
+			   uint16_t type, struct wire_rd *msg,
+			   uint32_t *node, char *text, size_t textsz);
+/* The longest message p takes (WIRE_MAX unless said otherwise): a longer
+ * one kills it as "message too long". */
+void peer_set_max(struct peer *p, uint32_t max);
+/* Whether p died of something its other end did wrong (bad framing, a
+ * message cut short by the end of the connection), not of a plain close
+ * or a socket error. */
+int peer_broken(const struct peer *p);
 /* Moves the whole of buf, already framed messages, to the output. */
 struct evbuffer;
 int peer_send_raw(struct peer *p, struct evbuffer *buf);
@@ -51,9 +74,5 @@ size_t peer_pending(struct peer *p);
 void peer_on_flushed(struct peer *p, void (*fn)(struct peer *, void *));
 const char *peer_name(const struct peer *p);
 void *peer_arg(const struct peer *p);
-
-/* Splits "host:port" into host[hsz] and *port.  Returns 0 or -1. */
-int peer_split(const char *hostport, char *host, size_t hsz,
-	       unsigned *port);
 
 #endif /* GRM_PEER_H */

@@ -41,29 +41,10 @@ rundir_get(char *dir, size_t sz)
 }
 
 int
-rundir_path(char *out, size_t sz, const char *dir, const char *mm_id,
+rundir_path(char *out, size_t sz, const char *dir, const char *name,
 	    const char *suffix)
 {
-	size_t n, i;
-	int r;
+	int r = snprintf(out, sz, "%s/%s%s", dir, name, suffix);
 
-	r = snprintf(out, sz, "%s/lm-", dir);
-	if (r < 0 || (size_t)r >= sz)
-		return -1;
-	n = (size_t)r;
-	for (i = 0; mm_id[i] != '\0'; i++) {
-		char c = mm_id[i];
-
-		if (n + 1 >= sz)
-			return -1;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		    (c >= '0' && c <= '9') || c == '.' || c == '-'))
-			c = '_';
-		out[n++] = c;
-	}
-	out[n] = '\0';
-	r = snprintf(out + n, sz - n, "%s", suffix);
-	if (r < 0 || (size_t)r >= sz - n)
-		return -1;
-	return 0;
+	return r < 0 || (size_t)r >= sz ? -1 : 0;
 }

@@ -13,12 +13,11 @@
 int rundir_get(char *dir, size_t sz);
 
 /*
- * Puts "<dir>/lm-<id><suffix>" in out[sz], with every character of the MM
- * identifier outside [A-Za-z0-9.-] replaced by '_'.  Returns 0, or -1 if it
- * does not fit (a socket path must fit in sockaddr_un: callers pass that
- * size).
+ * Puts "<dir>/<name><suffix>" in out[sz]; name is a Local Monitor's name
+ * (mmid_lm_name).  Returns 0, or -1 if it does not fit (a socket path must
+ * fit in sockaddr_un: callers pass that size).
  */
-int rundir_path(char *out, size_t sz, const char *dir, const char *mm_id,
+int rundir_path(char *out, size_t sz, const char *dir, const char *name,
 		const char *suffix);
 
 #endif /* GRM_RUNDIR_H */

@@ -58,6 +58,8 @@ enum { TAPE_FMT_TAPE = 0, TAPE_FMT_BIN = 1 };
 #define TAPE_BIN_MAGIC	"\x89GRMBIN\n"	/* 8 bytes: a binary trace */
 struct tape_w *tape_open_fmt(const char *path, int fmt, const char *mm_id,
 			     uint64_t realtime_ns, uint64_t monotonic_ns);
+/* Or'ed into tape_open_fmt's fmt: path must not exist yet (EEXIST). */
+#define TAPE_OPEN_NEW	0x100
 /*
  * Binary format only: records of thread (node, pid, tid) as they are in
  * memory (struct rec_hdr and slots; timestamps already in the file's

@@ -475,8 +475,9 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 	      uint64_t realtime_ns, uint64_t monotonic_ns)
 {
 	struct tape_w *w;
-	int e;
+	int e, how = fmt & TAPE_OPEN_NEW ? O_EXCL : O_TRUNC;
 
+	fmt &= ~TAPE_OPEN_NEW;
 	if (fmt != TAPE_FMT_TAPE && fmt != TAPE_FMT_BIN) {
 		errno = EINVAL;
 		return NULL;
@@ -490,7 +491,7 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 		memcpy(w->buf, TAPE_BIN_MAGIC, 8);
 		w->len = 8;
 	}
-	if ((w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	if ((w->fd = open(path, O_WRONLY | O_CREAT | how | O_CLOEXEC,
 	    0644)) < 0) {
 		e = errno;
 		free(w);

@@ -133,6 +133,18 @@ wire_get_u64(struct wire_rd *r)
 }
 
 void
+wire_get_bytes(struct wire_rd *r, void *out, size_t n)
+{
+	if (r->err || n > r->len - r->off) {
+		r->err = 1;
+		memset(out, 0, n);
+		return;
+	}
+	memcpy(out, r->p + r->off, n);
+	r->off += n;
+}
+
+void
 wire_get_str(struct wire_rd *r, char *out, size_t outsz)
 {
 	size_t n = wire_get_u16(r);

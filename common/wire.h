@@ -20,14 +20,16 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	3
+#define WIRE_VERSION	4
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
 enum wire_type {
 	WIRE_HELLO = 1,		/* LM/ctl -> MM: u32 role, u32 pid, u64 now,
-				   str host, u64 seg_id (0: ctl) */
-	WIRE_WELCOME = 2,	/* MM -> LM/ctl: u32 node */
+				   str host, u64 seg_id (0: ctl),
+				   u8[WIRE_NONCE] nonce */
+	WIRE_WELCOME = 2,	/* MM -> LM/ctl: u32 node, u8[WIRE_PROOF]
+				   the MM's proof (auth.h) */
 	WIRE_PING = 3,		/* MM -> LM: u64 t_mm */
 	WIRE_PONG = 4,		/* LM -> MM: u64 t_mm, u64 t_lm */
 	WIRE_READY = 5,		/* MM -> LM: clock sync done; push allowed */
@@ -49,10 +51,24 @@ enum wire_type {
 	WIRE_STATUS = 16,	/* MM -> LM: u32 round */
 	WIRE_STATUS_REPLY = 17,	/* LM -> MM: u32 round, then struct
 				   wire_status's fields in order */
-	WIRE_SEGMENT = 18	/* LM -> MM: u64 seg_id: the DATA that
+	WIRE_SEGMENT = 18,	/* LM -> MM: u64 seg_id: the DATA that
 				   follow come from that segment (a spill
 				   file written under another LM) */
+	WIRE_CHALLENGE = 19,	/* MM -> LM/ctl: u8[WIRE_NONCE] nonce */
+	WIRE_AUTH = 20,		/* LM/ctl -> MM: u8[WIRE_PROOF] proof */
+	WIRE_DENIED = 21	/* MM -> LM/ctl: u32 code, str text; the MM
+				   then closes the connection */
 };
+
+/* The handshake (auth.h): nonces and proofs (HMAC-SHA256) in bytes. */
+#define WIRE_NONCE	16
+#define WIRE_PROOF	32
+/* WIRE_DENIED codes: the token is wrong (trying again cannot help), or
+ * something else (time limit, too many connections). */
+enum { WIRE_DENIED_TOKEN = 1, WIRE_DENIED_OTHER = 2 };
+/* Longest message either side takes before the handshake is complete
+ * (a HELLO with the longest host name is 297 bytes). */
+#define WIRE_PREAUTH_MAX	1024
 
 enum { WIRE_ROLE_LM = 1, WIRE_ROLE_CTL = 2 };
 
@@ -145,6 +161,8 @@ void wire_rd_init(struct wire_rd *r, const void *buf, size_t len);
 uint16_t wire_get_u16(struct wire_rd *r);
 uint32_t wire_get_u32(struct wire_rd *r);
 uint64_t wire_get_u64(struct wire_rd *r);
+/* Copies n bytes into out (zeros if they are not there). */
+void wire_get_bytes(struct wire_rd *r, void *out, size_t n);
 /* Copies a string into out[outsz] with a NUL; fails if it does not fit. */
 void wire_get_str(struct wire_rd *r, char *out, size_t outsz);
 static inline int

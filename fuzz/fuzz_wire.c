@@ -1,5 +1,5 @@
-/* fuzz_wire.c: libFuzzer target for the wire protocol decoding (wire.c) and
- * for peer_split (peer.c).
+/* fuzz_wire.c: libFuzzer target for the wire protocol decoding (wire.c),
+ * the handshake's parsers (auth.c) and the identifier's (mmid.c).
  *
  * Input:
  *	0	12 bytes: a message header, for wire_parse_header
@@ -10,15 +10,22 @@
  * a string, bit 2 picks the 64-byte or the 4097-byte output buffer.  Every
  * result is compared with a model of the reader written here, and what was
  * read is written again with wire_put_* and must give the same bytes.  The
- * whole input, NUL-terminated, is also given to peer_split.
+ * whole input, NUL-terminated, is also given to mmid_split and mmid_parse
+ * (an identifier that parses must format back to itself, but for the
+ * token's case); the payload after the operation bytes to
+ * auth_hello_parse (a HELLO that parses must build back to the same
+ * bytes), and, cut into messages, to the connecting side's handshake
+ * (auth_client_msg), which must never take a WELCOME whose proof it did
+ * not compute itself.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "fuzz.h"
-#include "peer.h"
+#include "mmid.h"
 #include "wire.h"
 
 #define MAXOPS	64
@@ -150,7 +157,7 @@ split(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	CHECK((host = malloc(256)) != NULL);
-	if (peer_split(s, host, 256, &port) == 0) {
+	if (mmid_split(s, host, 256, &port) == 0) {
 		colon = strrchr(s, ':');
 		CHECK(colon != NULL && port >= 1 && port <= 65535);
 		CHECK(strlen(host) > 0 && strlen(host) < 256);
@@ -162,11 +169,97 @@ split(const uint8_t *data, size_t size)
 	hsz = size > 0 ? data[0] % 32 : 0;
 	small = malloc(hsz > 0 ? hsz : 1);
 	CHECK(small != NULL);
-	if (peer_split(s, small, hsz, &port) == 0)
+	if (mmid_split(s, small, hsz, &port) == 0)
 		CHECK(strlen(small) < hsz);
 	free(small);
 	free(host);
 	free(s);
+}
+
+static void
+ident(const uint8_t *data, size_t size)
+{
+	char *s, again[MMID_MAX], name[256];
+	struct mmid id, id2;
+	const char *why = NULL;
+	size_t i;
+
+	CHECK((s = malloc(size + 1)) != NULL);
+	memcpy(s, data, size);
+	s[size] = '\0';
+	if (mmid_parse(s, &id, &why) != 0) {
+		CHECK(why != NULL && *why != '\0');
+		free(s);
+		return;
+	}
+	CHECK(strlen(id.hex) == MMID_TOKEN_HEX);
+	CHECK(id.port >= 1 && id.port <= 65535 && id.host[0] != '\0');
+	CHECK(strncmp(s, id.hostport, strlen(id.hostport)) == 0);
+	CHECK(mmid_format(&id, again, sizeof again) == 0);
+	CHECK(strlen(again) == strlen(s) && strncmp(again, s,
+	    strlen(id.hostport)) == 0);
+	CHECK(mmid_parse(again, &id2, &why) == 0 &&
+	    memcmp(id.token, id2.token, MMID_TOKEN_LEN) == 0);
+	if (mmid_lm_name(&id, "/tmp/grm-0", name, sizeof name) == 0) {
+		CHECK(strncmp(name, "lm-", 3) == 0);
+		for (i = 0; name[i] != '\0'; i++)
+			CHECK(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOP"
+			    "QRSTUVWXYZ0123456789.-_", name[i]) != NULL);
+		CHECK(strlen("/tmp/grm-0/") + strlen(name) + 5 < 108);
+	}
+	free(s);
+}
+
+static void
+hello(const uint8_t *p, size_t n)
+{
+	unsigned char back[WIRE_PREAUTH_MAX];
+	struct wire_hello h;
+
+	if (auth_hello_parse(p, n, &h) != 0)
+		return;
+	CHECK(h.host[0] != '\0' && strlen(h.host) <= 255);
+	CHECK(h.role == WIRE_ROLE_LM || h.role == WIRE_ROLE_CTL);
+	CHECK(auth_hello_build(back, sizeof back, &h) == n &&
+	    memcmp(back, p, n) == 0);
+}
+
+/* Messages for the connecting side: a type byte (0 CHALLENGE, 1 WELCOME,
+ * 2 DENIED, else that number), a length byte, then that many bytes. */
+static void
+client(const uint8_t *p, size_t n)
+{
+	static const unsigned char token[MMID_TOKEN_LEN] = { 1, 2, 3 };
+	unsigned char reply[WIRE_PROOF];
+	struct auth_client a;
+	struct wire_hello h;
+	struct wire_rd r;
+	enum auth_result res;
+	uint32_t node;
+	char text[64];
+	uint16_t type;
+	size_t len;
+
+	memset(&h, 0, sizeof h);
+	h.role = WIRE_ROLE_LM;
+	strcpy(h.host, "fuzz");
+	CHECK(auth_client_start(&a, token, &h) == 0);
+	while (n >= 2) {
+		type = p[0] == 0 ? WIRE_CHALLENGE : p[0] == 1 ? WIRE_WELCOME :
+		    p[0] == 2 ? WIRE_DENIED : p[0];
+		len = p[1] < n - 2 ? p[1] : n - 2;
+		wire_rd_init(&r, p + 2, len);
+		res = auth_client_msg(&a, type, &r, reply, &node, text,
+		    sizeof text);
+		CHECK(strlen(text) < sizeof text);
+		/* The nonce is new each time: no input can carry the MM's
+		 * proof. */
+		CHECK(res != AUTH_OK);
+		if (res != AUTH_MORE)
+			break;
+		p += 2 + len;
+		n -= 2 + len;
+	}
 }
 
 int
@@ -183,7 +276,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			nops = (size_t)(end - p);
 		reader(p, nops > MAXOPS ? MAXOPS : nops, p + nops,
 		    (size_t)(end - p - nops));
+		hello(p + nops, (size_t)(end - p - nops));
+		client(p + nops, (size_t)(end - p - nops));
 	}
 	split(data, size);
+	ident(data, size);
 	return 0;
 }

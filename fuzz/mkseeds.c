@@ -233,20 +233,53 @@ wire_seeds(void)
 	unsigned char h[WIRE_HDR];
 	static const char host[] = "alpha.example.org";
 
-	/* HELLO: u32 role, u32 pid, u64 now, str host. */
-	wire_header(h, WIRE_HELLO, 4 + 4 + 8 + 2 + sizeof host - 1);
+	/* HELLO: u32 role, u32 pid, u64 now, str host, u64 seg_id,
+	 * u8[16] nonce. */
+	wire_header(h, WIRE_HELLO, 4 + 4 + 8 + 2 + sizeof host - 1 + 8 + 16);
 	add(b, h, sizeof h);
-	b->b[b->n++] = 4;
+	b->b[b->n++] = 5;
 	b->b[b->n++] = 1;	/* u32 */
 	b->b[b->n++] = 1;	/* u32 */
 	b->b[b->n++] = 2;	/* u64 */
 	b->b[b->n++] = 3;	/* str, small buffer */
+	b->b[b->n++] = 2;	/* u64 */
 	add_u32(b, 1);
 	add_u32(b, 4242);
 	add_u64(b, 123456789);
 	add_u16(b, sizeof host - 1);
 	add(b, host, sizeof host - 1);
+	add_u64(b, 0x1122334455667788ull);
+	memset(b->b + b->n, 0x5a, 16);
+	b->n += 16;
 	put("wire", "hello", b->b, b->n);
+
+	/* The handshake as the connecting side sees it (fuzz_wire's client
+	 * messages: type byte, length byte, bytes): a CHALLENGE, then a
+	 * WELCOME with a proof that is not the MM's; and a DENIED. */
+	b->n = 0;
+	wire_header(h, WIRE_CHALLENGE, 16);
+	add(b, h, sizeof h);
+	b->b[b->n++] = 0;	/* no reader operations */
+	b->b[b->n++] = 0;
+	b->b[b->n++] = 16;
+	memset(b->b + b->n, 0x20, 16);
+	b->n += 16;
+	b->b[b->n++] = 1;
+	b->b[b->n++] = 36;
+	add_u32(b, 1);
+	memset(b->b + b->n, 0x77, 32);
+	b->n += 32;
+	put("wire", "handshake", b->b, b->n);
+	b->n = 0;
+	wire_header(h, WIRE_DENIED, 17);
+	add(b, h, sizeof h);
+	b->b[b->n++] = 0;
+	b->b[b->n++] = 2;
+	b->b[b->n++] = 17;
+	add_u32(b, 1);
+	add_u16(b, 11);
+	add(b, "wrong token", 11);
+	put("wire", "denied", b->b, b->n);
 
 	/* CTL_REPLY with a long text: u32 status, str (big buffer). */
 	b->n = 0;
@@ -262,9 +295,13 @@ wire_seeds(void)
 	b->n += 300;
 	put("wire", "ctl-reply", b->b, b->n);
 
-	/* A host:port string, for peer_split. */
+	/* Identifiers, for mmid_split and mmid_parse. */
 	put("wire", "hostport", "127.0.0.1:40123", 15);
 	put("wire", "hostport6", "[::1]:8080", 10);
+	put("wire", "identifier",
+	    "127.0.0.1:40123:000102030405060708090a0b0c0d0e0f", 48);
+	put("wire", "identifier6",
+	    "[::1]:8080:000102030405060708090A0B0C0D0E0F", 43);
 	free(b);
 }
 

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <sys/un.h>
 
+#include "auth.h"
+#include "mmid.h"
 #include "seg.h"
 #include "wire.h"
 
@@ -45,7 +47,8 @@ struct lm_defs;
 
 struct lm {
 	struct event_base	*base;
-	char			mm_id[256];
+	char			mm_id[272];	/* HOST:PORT, for messages */
+	struct mmid		mmid;		/* with the token */
 	char			dir[96];
 	char			sock_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char			lock_path[256];
@@ -73,10 +76,15 @@ struct lm {
 	uint32_t		next_session;
 	struct evbuffer		*procs;		/* WIRE_PROC messages to send */
 
-	/* The Main Monitor. */
+	/* The Main Monitor.  MM_CONNECTING lasts until it proved the
+	 * token. */
 	struct peer		*mm;
 	enum lm_mm_state	mm_state;
+	struct auth_client	auth;
+	int			refused;	/* it refused our token, or did
+						   not prove it: never again */
 	struct event		*retry;
+	struct event		*hs_timer;	/* the handshake's time limit */
 	int			retry_s;
 	uint64_t		mm_down_since;	/* ns; 0 while connected */
 	int			push_wanted;

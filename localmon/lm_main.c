@@ -22,12 +22,15 @@
 #include "log.h"
 #include "peer.h"
 #include "rundir.h"
+#include "sha256.h"
 #include "wire.h"
 
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: localmon [-d] [--linger SECONDS] --mm HOST:PORT\n");
+	fprintf(f, "usage: localmon [-d] [--linger SECONDS] "
+	    "[--mm HOST:PORT:TOKEN|@IDFILE]\n"
+	    "(without --mm, the identifier is taken from GRM_MM)\n");
 }
 
 /* Parses a size with an optional K, M or G suffix; 0 if invalid. */
@@ -338,6 +341,7 @@ lm_finish(struct lm *lm)
 	lm->finished = 1;
 	event_del(lm->tick);
 	event_del(lm->retry);
+	event_del(lm->hs_timer);
 	lm_unlisten(lm);
 	if (lm->seg != NULL)	/* writers still attached record nothing more */
 		atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);
@@ -397,9 +401,13 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	    now - lm->idle_since >=
 	    (lm->ever_clients ? lm->linger_ns : 10ull * 1000000000u))
 		lm_begin_exit(lm, "no traced process left");
+	/* No MM for too long, or one that refused us: what is left is
+	 * kept in the spill file, or counted. */
 	if (lm->exiting && lm->mm_state != MM_READY &&
-	    lm->mm_down_since != 0 &&
-	    now - lm->mm_down_since >= lm->mm_timeout_ns) {
+	    lm->mm_down_since != 0 && (lm->refused ||
+	    now - lm->mm_down_since >= lm->mm_timeout_ns)) {
+		if (lm->refused)	/* no time was given to spill */
+			lm_spill(lm, 1);
 		left = lm_count_left(lm);
 		lm_spill_lost(lm, left);
 		if (left > 0)
@@ -471,7 +479,8 @@ main(int argc, char **argv)
 	};
 	struct lm lm;
 	struct event *sigterm, *sigint;
-	const char *v;
+	const char *v, *why, *idarg = NULL;
+	char idline[MMID_MAX], name[200];
 	int c, lockfd = -1, spawned = 0, debug = 0;
 	double linger = -1;
 
@@ -483,7 +492,7 @@ main(int argc, char **argv)
 			debug = 1;
 			break;
 		case 'm':
-			snprintf(lm.mm_id, sizeof lm.mm_id, "%s", optarg);
+			idarg = optarg;
 			break;
 		case 'L':
 			lockfd = atoi(optarg);
@@ -503,13 +512,20 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (lm.mm_id[0] == '\0' && (v = getenv("GRM_MM")) != NULL)
-		snprintf(lm.mm_id, sizeof lm.mm_id, "%s", v);
-	if (lm.mm_id[0] == '\0' || optind != argc) {
+	if (idarg == NULL && (v = getenv("GRM_MM")) != NULL && *v != '\0')
+		idarg = v;
+	if (idarg == NULL || optind != argc) {
 		usage(stderr);
 		return 2;
 	}
 	log_init("localmon", debug ? LOG_DEBUG : LOG_WARN);
+	/* The token is never written anywhere: messages show HOST:PORT. */
+	if (mmid_read(idarg, idline, sizeof idline, &why) != 0)
+		fatal("%s: %s", idarg, why);
+	if (mmid_parse(idline, &lm.mmid, &why) != 0)
+		fatal("main monitor identifier: %s", why);
+	hmac_wipe(idline, sizeof idline);
+	snprintf(lm.mm_id, sizeof lm.mm_id, "%s", lm.mmid.hostport);
 	if (linger < 0 && (v = getenv("GRM_LM_LINGER")) != NULL)
 		linger = parse_secs("GRM_LM_LINGER", v);
 	lm.linger_ns = (uint64_t)((linger < 0 ? 1.0 : linger) * 1e9);
@@ -534,13 +550,14 @@ main(int argc, char **argv)
 	}
 	if (rundir_get(lm.dir, sizeof lm.dir) != 0)
 		fatal("run folder: %s", strerror(errno));
-	if (rundir_path(lm.sock_path, sizeof lm.sock_path, lm.dir, lm.mm_id,
+	if (mmid_lm_name(&lm.mmid, lm.dir, name, sizeof name) != 0 ||
+	    rundir_path(lm.sock_path, sizeof lm.sock_path, lm.dir, name,
 	    ".sock") != 0 ||
-	    rundir_path(lm.lock_path, sizeof lm.lock_path, lm.dir, lm.mm_id,
+	    rundir_path(lm.lock_path, sizeof lm.lock_path, lm.dir, name,
 	    ".lock") != 0 ||
-	    rundir_path(lm.info_path, sizeof lm.info_path, lm.dir, lm.mm_id,
+	    rundir_path(lm.info_path, sizeof lm.info_path, lm.dir, name,
 	    ".pid") != 0 ||
-	    rundir_path(lm.spill_path, sizeof lm.spill_path, lm.dir, lm.mm_id,
+	    rundir_path(lm.spill_path, sizeof lm.spill_path, lm.dir, name,
 	    ".spill") != 0)
 		fatal("run folder path too long for %s", lm.mm_id);
 	signal(SIGPIPE, SIG_IGN);
@@ -592,6 +609,7 @@ main(int argc, char **argv)
 	event_free(sigint);
 	event_free(lm.tick);
 	event_free(lm.retry);
+	event_free(lm.hs_timer);
 	evbuffer_free(lm.procs);
 	event_base_free(lm.base);
 	return 0;

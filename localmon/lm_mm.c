@@ -21,6 +21,7 @@
 
 static void mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			const char *why, void *arg);
+static void mm_lost(struct lm *lm, const char *why);
 
 static void
 retry_cb(evutil_socket_t fd, short what, void *arg)
@@ -30,14 +31,30 @@ retry_cb(evutil_socket_t fd, short what, void *arg)
 	lm_mm_connect(arg);
 }
 
+/* Seconds an MM has to complete the handshake (answer HELLO, prove the
+ * token) before the LM gives up on that connection and tries again. */
+#define LM_HANDSHAKE_S	10
+
+static void
+hs_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct lm *lm = arg;
+
+	(void)fd;
+	(void)what;
+	if (lm->mm != NULL && lm->mm_state == MM_CONNECTING)
+		mm_lost(lm, "no complete handshake within 10 s");
+}
+
 void
 lm_mm_connect(struct lm *lm)
 {
 	const char *why;
 
-	if (lm->mm != NULL)
+	if (lm->mm != NULL || lm->refused)
 		return;
-	lm->mm = peer_connect(lm->base, lm->mm_id, mm_dispatch, lm, &why);
+	lm->mm = peer_connect(lm->base, lm->mmid.hostport, mm_dispatch, lm,
+	    &why);
 	if (lm->mm == NULL) {
 		log_warn("main monitor %s: %s", lm->mm_id, why);
 		event_add(lm->retry,
@@ -45,7 +62,11 @@ lm_mm_connect(struct lm *lm)
 		return;
 	}
 	lm->mm_state = MM_CONNECTING;
-	peer_send_hello(lm->mm, WIRE_ROLE_LM, lm->seg_id);
+	event_add(lm->hs_timer,
+	    &(struct timeval){ .tv_sec = LM_HANDSHAKE_S, .tv_usec = 0 });
+	if (peer_send_hello(lm->mm, &lm->auth, lm->mmid.token, WIRE_ROLE_LM,
+	    lm->seg_id) != 0)
+		mm_lost(lm, "cannot start the handshake");
 }
 
 /*
@@ -98,10 +119,12 @@ flights_abort(struct lm *lm)
 	lm->ndeferred = 0;
 }
 
+/* The connection is gone: what was in flight goes again, flushes are
+ * answered "kept", and the time without an MM starts. */
 static void
-mm_lost(struct lm *lm, const char *why)
+mm_drop(struct lm *lm)
 {
-	log_warn("main monitor %s: %s", lm->mm_id, why);
+	event_del(lm->hs_timer);
 	peer_free(lm->mm);
 	lm->mm = NULL;
 	lm->mm_state = MM_DOWN;
@@ -109,6 +132,13 @@ mm_lost(struct lm *lm, const char *why)
 	lm_flushes_done(lm, 0);
 	if (lm->mm_down_since == 0)
 		lm->mm_down_since = clk_mono_ns();
+}
+
+static void
+mm_lost(struct lm *lm, const char *why)
+{
+	log_warn("main monitor %s: %s", lm->mm_id, why);
+	mm_drop(lm);
 	if (lm->stopped) {
 		/* The final collection was sent; nobody waits for more. */
 		lm_finish(lm);
@@ -118,6 +148,65 @@ mm_lost(struct lm *lm, const char *why)
 	    &(struct timeval){ .tv_sec = lm->retry_s, .tv_usec = 0 });
 	if (lm->retry_s < 8)
 		lm->retry_s *= 2;
+}
+
+/*
+ * The MM at our address refused our token, or did not prove it knows it:
+ * trying again cannot help, and nothing may be sent to it.  Recording
+ * stops in the segment (the job runs on untraced); what it holds is kept
+ * as when the MM is away (the spill file), for a main monitor that proves
+ * the token.  A spawned LM stays, so that the job's processes find it and
+ * stay quiet, and exits when they are gone; one started by hand exits now.
+ */
+static void
+mm_refused(struct lm *lm, const char *why)
+{
+	log_warn("%s", why);
+	log_warn("no trace data goes to %s; the job runs on untraced",
+	    lm->mm_id);
+	lm->refused = 1;
+	mm_drop(lm);
+	if (lm->seg != NULL)
+		atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);
+	if (lm->standalone)
+		lm_begin_exit(lm, "refused by the main monitor");
+}
+
+/* A message while the handshake is not complete. */
+static void
+mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
+{
+	char text[160], line[600];
+	uint32_t node;
+
+	switch (peer_auth(lm->mm, &lm->auth, type, msg, &node, text,
+	    sizeof text)) {
+	case AUTH_MORE:
+		return;
+	case AUTH_OK:
+		event_del(lm->hs_timer);
+		lm->mm_state = MM_SYNCING;
+		lm->retry_s = 1;
+		lm->mm_down_since = 0;
+		return;
+	case AUTH_REFUSED:
+		snprintf(line, sizeof line, "mainmon at %s refused: %s",
+		    lm->mm_id, text);
+		mm_refused(lm, line);
+		return;
+	case AUTH_IMPOSTOR:
+		snprintf(line, sizeof line, "%s is not the main monitor we "
+		    "were given: it did not prove the token", lm->mm_id);
+		mm_refused(lm, line);
+		return;
+	case AUTH_DENIED:
+		snprintf(line, sizeof line, "refused: %s", text);
+		mm_lost(lm, line);
+		return;
+	case AUTH_BAD:
+		mm_lost(lm, "unexpected message during authentication");
+		return;
+	}
 }
 
 struct emit_ctx {
@@ -809,13 +898,11 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		mm_lost(lm, why);
 		return;
 	}
+	if (lm->mm_state == MM_CONNECTING) {
+		mm_handshake(lm, type, msg);
+		return;
+	}
 	switch (type) {
-	case WIRE_WELCOME:
-		(void)wire_get_u32(msg);
-		lm->mm_state = MM_SYNCING;
-		lm->retry_s = 1;
-		lm->mm_down_since = 0;
-		break;
 	case WIRE_PING:
 		t_mm = wire_get_u64(msg);
 		wire_wr_init(&w, buf, sizeof buf);
@@ -871,5 +958,6 @@ void
 lm_mm_init(struct lm *lm)
 {
 	lm->retry = evtimer_new(lm->base, retry_cb, lm);
+	lm->hs_timer = evtimer_new(lm->base, hs_timeout_cb, lm);
 	lm->retry_s = 1;
 }

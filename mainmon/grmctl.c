@@ -8,24 +8,29 @@
 
 #include "clock.h"
 #include "log.h"
+#include "mmid.h"
 #include "peer.h"
+#include "sha256.h"
 #include "wire.h"
 
 struct ctl {
 	struct event_base	*base;
 	struct peer		*p;
-	const char		*id;
+	const char		*id;		/* HOST:PORT, for messages */
 	const char		*cmd;
+	struct auth_client	auth;
+	int			authed;
 	int			status;		/* exit status */
 };
 
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: grmctl HOST:PORT COMMAND [ARG...]\n"
+	fprintf(f, "usage: grmctl HOST:PORT:TOKEN|@IDFILE COMMAND [ARG...]\n"
 	    "commands: snapshot, stop, status, stats, probe,\n"
 	    "          enable CLASS|EID|all, disable CLASS|EID, "
-	    "filter [SUBSTRING]\n"
+	    "filter [SUBSTRING],\n"
+	    "          file NEWNAME\n"
 	    "classes:  procedure, event, string, message, user, class:N\n");
 }
 
@@ -46,18 +51,49 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
 	struct wire_wr w;
 	uint32_t st;
 
-	(void)p;
+	uint32_t node;
+
 	if (msg == NULL) {
 		fprintf(stderr, "grmctl: %s: %s\n", c->id, why);
 		finish(c, 1);
 		return;
 	}
+	if (!c->authed) {
+		switch (peer_auth(p, &c->auth, type, msg, &node, text,
+		    sizeof text)) {
+		case AUTH_MORE:
+			return;
+		case AUTH_OK:
+			/* The MM proved the token: now the command. */
+			c->authed = 1;
+			wire_wr_init(&w, buf, sizeof buf);
+			wire_put_str(&w, c->cmd);
+			peer_send(c->p, WIRE_CTL, buf, w.len, NULL, 0);
+			return;
+		case AUTH_REFUSED:
+			fprintf(stderr, "grmctl: mainmon at %s refused: %s\n",
+			    c->id, text);
+			finish(c, 1);
+			return;
+		case AUTH_DENIED:
+			fprintf(stderr, "grmctl: %s: refused: %s\n", c->id,
+			    text);
+			finish(c, 1);
+			return;
+		case AUTH_IMPOSTOR:
+			fprintf(stderr, "grmctl: %s is not the main monitor "
+			    "we were given: it did not prove the token\n",
+			    c->id);
+			finish(c, 1);
+			return;
+		case AUTH_BAD:
+			fprintf(stderr, "grmctl: %s: unexpected message %u "
+			    "during authentication\n", c->id, type);
+			finish(c, 1);
+			return;
+		}
+	}
 	switch (type) {
-	case WIRE_WELCOME:
-		wire_wr_init(&w, buf, sizeof buf);
-		wire_put_str(&w, c->cmd);
-		peer_send(c->p, WIRE_CTL, buf, w.len, NULL, 0);
-		break;
 	case WIRE_CTL_REPLY:
 		st = wire_get_u32(msg);
 		wire_get_str(msg, text, sizeof text);
@@ -97,9 +133,9 @@ main(int argc, char **argv)
 {
 	struct ctl c;
 	struct event *to;
+	struct mmid id;
 	const char *why;
-	char host[256], cmd[1024];
-	unsigned port;
+	char line[MMID_MAX], cmd[1024];
 	int i;
 
 	if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
@@ -112,7 +148,6 @@ main(int argc, char **argv)
 		return 2;
 	}
 	memset(&c, 0, sizeof c);
-	c.id = argv[1];
 	/* The command line: the words after the identifier, one space
 	 * apart. */
 	cmd[0] = '\0';
@@ -126,21 +161,34 @@ main(int argc, char **argv)
 		strcat(cmd, argv[i]);
 	}
 	c.cmd = cmd;
-	if (peer_split(c.id, host, sizeof host, &port) != 0) {
-		fprintf(stderr, "grmctl: %s: not a main monitor identifier "
-		    "(HOST:PORT)\n", c.id);
+	/* The identifier's token stays out of every message. */
+	if (mmid_read(argv[1], line, sizeof line, &why) != 0) {
+		fprintf(stderr, "grmctl: %s: %s\n", argv[1], why);
 		return 2;
 	}
+	if (mmid_parse(line, &id, &why) != 0) {
+		fprintf(stderr, "grmctl: main monitor identifier: %s\n", why);
+		return 2;
+	}
+	hmac_wipe(line, sizeof line);
+	c.id = id.hostport;
 	c.base = event_base_new();
 	if (c.base == NULL)
 		return 1;
-	c.p = peer_connect(c.base, c.id, dispatch, &c, &why);
+	c.p = peer_connect(c.base, id.hostport, dispatch, &c, &why);
 	if (c.p == NULL) {
 		fprintf(stderr, "grmctl: %s: %s\n", c.id, why);
 		event_base_free(c.base);
 		return 1;
 	}
-	peer_send_hello(c.p, WIRE_ROLE_CTL, 0);
+	if (peer_send_hello(c.p, &c.auth, id.token, WIRE_ROLE_CTL, 0) != 0) {
+		fprintf(stderr, "grmctl: %s: cannot start the handshake\n",
+		    c.id);
+		peer_free(c.p);
+		event_base_free(c.base);
+		return 1;
+	}
+	hmac_wipe(id.token, sizeof id.token);
 	to = evtimer_new(c.base, timeout_cb, &c);
 	event_add(to,
 	    &(struct timeval){ .tv_sec = 120, .tv_usec = 0 });

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "clksync.h"
+#include "mmid.h"
 #include "rec.h"
 #include "seg.h"
 #include "stab.h"
@@ -16,6 +17,8 @@ struct evconnlistener;
 struct event;
 struct peer;
 struct wire_rd;
+struct wire_hello;
+struct mm_auth;
 
 /* Event types known for one node, by eid: open addressing, grown at half
  * full.  An empty slot has format NULL. */
@@ -39,6 +42,11 @@ struct mm_proc {
 	uint32_t	session;	/* the current image's LM session */
 	uint32_t	old_session;	/* the image before the last exec */
 	uint32_t	started;	/* session whose start line is written */
+	/* For a new trace file (mm_rotate.c): what its start line said,
+	 * and whether an end line came since. */
+	int		ended;
+	uint64_t	start_ts;	/* MM clock */
+	char		name[64];
 	struct mm_defs	own;
 	struct mm_defs	old_own;	/* the old image's, for its last records */
 	struct mm_defs	resolved;	/* current image */
@@ -146,6 +154,7 @@ struct mm_causal {
 #define MM_RANK_BUCKETS		256
 #define MM_CAUSAL_MAX		(1u << 20)	/* messages held, at most */
 
+/* PEER_NEW: not authenticated yet (mm_auth.c); then an LM or a ctl. */
 enum { PEER_NEW, PEER_LM, PEER_CTL };
 
 struct mm_conn {
@@ -153,6 +162,8 @@ struct mm_conn {
 	struct peer		*p;
 	int			role;
 	struct mm_conn		*next;
+	char			addr[64];	/* the peer's, for the log */
+	struct mm_auth		*auth;		/* while PEER_NEW */
 	/* LM */
 	struct mm_node		*node;
 	uint32_t		lm_pid;
@@ -265,7 +276,11 @@ struct mm_marks {
 struct mm {
 	struct event_base	*base;
 	struct evconnlistener	*listener;
-	char			id[300];
+	char			id[272];	/* HOST:PORT: what files and
+						   messages show */
+	struct mmid		mmid;		/* with the token */
+	unsigned		auth_secs;	/* handshake time limit */
+	int			npreauth;	/* connections in it */
 	struct tape_w		*out;
 	int			fmt;		/* TAPE_FMT_* */
 	unsigned char		*raw;		/* binary: a piece's records */
@@ -295,7 +310,12 @@ struct mm {
 };
 
 /* mm_peer.c */
-void mm_accept(struct mm *mm, int fd);
+/* A new connection from addr (shown in the log). */
+void mm_accept(struct mm *mm, int fd, const char *addr);
+/* The handshake is complete: c becomes an LM or a ctl as h says, and is
+ * welcomed with the MM's proof.  0, or -1 to close it. */
+int mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
+	       const unsigned char proof[WIRE_PROOF]);
 void mm_conn_free(struct mm_conn *c);
 /* Starts a round for ctl (may be NULL). cmd: the control command. */
 void mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
@@ -305,6 +325,18 @@ void mm_status(struct mm *mm, struct mm_conn *ctl);
 void mm_status_text(struct mm *mm, char *text, size_t cap);
 /* Sends the control state to one LM (round 0: nobody waits). */
 void mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round);
+
+/* mm_auth.c */
+/* Whether one more connection may start a handshake (-1: logged). */
+int mm_auth_admit(struct mm *mm, const char *addr);
+/* Starts c's handshake and its time limit.  0 or -1. */
+int mm_auth_start(struct mm_conn *c);
+/* Takes a message of a PEER_NEW connection; may free c. */
+void mm_auth_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
+		 struct wire_rd *msg);
+/* Logs why a PEER_NEW connection ended (before mm_conn_free). */
+void mm_auth_closed(struct mm_conn *c, const char *why);
+void mm_auth_free(struct mm_conn *c);
 
 /* mm_ctl.c */
 /* Runs a grmctl command line; answers ctl now or when its round ends. */
@@ -319,6 +351,13 @@ int mm_stats_write(struct mm *mm);
 void mm_stats_free(struct mm *mm);
 /* Remembers block bid's name (len bytes, not NUL-terminated). */
 void mm_block_name(struct mm *mm, int32_t bid, const char *name, size_t len);
+
+/* mm_rotate.c */
+/* grmctl file NAME: the trace goes on in a new file; answers ctl. */
+void mm_rotate(struct mm *mm, struct mm_conn *ctl, const char *name);
+/* Notes what a #PROC line of p says (TAPE_PROC_*), for mm_rotate. */
+void mm_rotate_note(struct mm_proc *p, int how, uint64_t ts,
+		    const char *name);
 
 /* mm_dedup.c */
 /* Drops from pc what was already written (trimming it); returns 1 if

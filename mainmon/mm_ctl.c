@@ -141,10 +141,12 @@ mm_command(struct mm *mm, struct mm_conn *ctl, const char *line)
 		}
 		snprintf(mm->ctl.filter, sizeof mm->ctl.filter, "%s", arg);
 		mm_round(mm, ctl, MM_CONTROL, line);
-	} else {
+	} else if (strcmp(verb, "file") == 0 && *arg != '\0')
+		mm_rotate(mm, ctl, arg);
+	else {
 		snprintf(text, sizeof text, "unknown command \"%.100s\" "
 		    "(snapshot, stop, status, stats, probe, enable X, "
-		    "disable X, filter [SUBSTRING])", line);
+		    "disable X, filter [SUBSTRING], file NEWNAME)", line);
 		mm_ctl_reply(ctl, 1, text);
 	}
 }

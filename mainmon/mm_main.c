@@ -1,6 +1,7 @@
 /* mm_main.c: mainmon, the Main Monitor: options, the listening socket, the
  * identifier line, and the event loop. */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,12 +12,15 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <event2/event.h>
 #include <event2/listener.h>
 
 #include "log.h"
 #include "mm.h"
+#include "mmid.h"
+#include "sha256.h"
 #include "peer.h"
 #include "tape.h"
 
@@ -24,7 +28,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: mainmon -o FILE [-f tape|bin] [-p PORT] [-b ADDR] "
-	    "[-s SECONDS] [-m MIB] [-d]\n");
+	    "[-i IDFILE] [-k KEYFILE] [-t SECONDS] [-s SECONDS] [-m MIB]\n"
+	    "       [-d]\n");
 }
 
 static void
@@ -56,10 +61,17 @@ static void
 accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	  int salen, void *arg)
 {
+	char host[INET6_ADDRSTRLEN + 8], serv[8], addr[64];
+
 	(void)l;
-	(void)sa;
-	(void)salen;
-	mm_accept(arg, fd);
+	if (getnameinfo(sa, (socklen_t)salen, host, sizeof host, serv,
+	    sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+		snprintf(addr, sizeof addr, "a peer");
+	else if (sa->sa_family == AF_INET6)
+		snprintf(addr, sizeof addr, "[%s]:%s", host, serv);
+	else
+		snprintf(addr, sizeof addr, "%s:%s", host, serv);
+	mm_accept(arg, fd, addr);
 }
 
 static void
@@ -84,23 +96,128 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	mm_round(mm, NULL, MM_STOP, NULL);
 }
 
+/*
+ * Binds the listening socket to addr (a numeric IPv4 or IPv6 address, or
+ * a name of this host's) and port, and puts in mm->id the address LMs must
+ * reach: the bound one, in brackets if IPv6, or this host's name when
+ * bound to every interface.
+ */
+static void
+listen_on(struct mm *mm, const char *addr, unsigned long port)
+{
+	struct evutil_addrinfo hints, *ai = NULL;
+	struct sockaddr_storage ss;
+	socklen_t sslen = sizeof ss;
+	char portstr[8], host[INET6_ADDRSTRLEN + 8];
+	int err, any;
+
+	snprintf(portstr, sizeof portstr, "%lu", port);
+	memset(&hints, 0, sizeof hints);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	err = evutil_getaddrinfo(addr, portstr, &hints, &ai);
+	if (err != 0 || ai == NULL)
+		fatal("-b %s: not an address of this host (%s)", addr,
+		    evutil_gai_strerror(err));
+	mm->listener = evconnlistener_new_bind(mm->base, accept_cb, mm,
+	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
+	    128, ai->ai_addr, (int)ai->ai_addrlen);
+	evutil_freeaddrinfo(ai);
+	if (mm->listener == NULL)
+		fatal("cannot listen on %s port %lu: %s", addr, port,
+		    strerror(errno));
+	evconnlistener_set_error_cb(mm->listener, accept_error_cb);
+	if (getsockname(evconnlistener_get_fd(mm->listener),
+	    (struct sockaddr *)&ss, &sslen) != 0)
+		fatal("getsockname: %s", strerror(errno));
+	any = ss.ss_family == AF_INET ?
+	    ((struct sockaddr_in *)&ss)->sin_addr.s_addr == htonl(INADDR_ANY) :
+	    IN6_IS_ADDR_UNSPECIFIED(&((struct sockaddr_in6 *)&ss)->sin6_addr);
+	port = ntohs(ss.ss_family == AF_INET ?
+	    ((struct sockaddr_in *)&ss)->sin_port :
+	    ((struct sockaddr_in6 *)&ss)->sin6_port);
+	if (any) {
+		if (gethostname(host, sizeof host) != 0)
+			snprintf(host, sizeof host, "localhost");
+		host[sizeof host - 1] = '\0';
+		snprintf(mm->id, sizeof mm->id, "%s:%lu", host, port);
+	} else if (getnameinfo((struct sockaddr *)&ss, sslen, host,
+	    sizeof host, NULL, 0, NI_NUMERICHOST) != 0)
+		fatal("-b %s: cannot name the bound address", addr);
+	else if (ss.ss_family == AF_INET6)
+		snprintf(mm->id, sizeof mm->id, "[%s]:%lu", host, port);
+	else
+		snprintf(mm->id, sizeof mm->id, "%s:%lu", host, port);
+}
+
+/*
+ * The token from key file path (-k): the first line holds 32 hexadecimal
+ * digits, or an identifier ending in them (the -i file of an earlier
+ * mainmon).  The file must be the user's and readable by nobody else.
+ */
+static void
+read_key(struct mm *mm, const char *path)
+{
+	char line[MMID_MAX];
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd == -1)
+		fatal("-k %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_uid != getuid() || (st.st_mode & 077) != 0)
+		fatal("-k %s: not a regular file of yours that only you can "
+		    "read (chmod 600 it)", path);
+	f = fdopen(fd, "r");
+	if (f == NULL || fgets(line, sizeof line, f) == NULL)
+		fatal("-k %s: cannot read it", path);
+	fclose(f);
+	line[strcspn(line, "\r\n")] = '\0';
+	if (mmid_token_parse(line, &mm->mmid) != 0)
+		fatal("-k %s: no token in it (32 hexadecimal digits, or an "
+		    "identifier ending in them)", path);
+	hmac_wipe(line, sizeof line);
+}
+
+/* Writes line to path (-i), mode 0600, replacing it whole. */
+static void
+write_id(const char *path, const char *line)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd;
+
+	if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+		fatal("-i %s: name too long", path);
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	if (fd == -1 || (f = fdopen(fd, "w")) == NULL)
+		fatal("-i %s: %s", path, strerror(errno));
+	if (fprintf(f, "%s\n", line) < 0 || fclose(f) != 0 ||
+	    rename(tmp, path) != 0) {
+		unlink(tmp);
+		fatal("-i %s: %s", path, strerror(errno));
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	struct mm mm;
-	struct sockaddr_storage ss;
-	struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
-	socklen_t sslen = sizeof ss;
 	struct event *sigterm, *sigint;
-	const char *bind_addr = "127.0.0.1", *out = NULL;
-	char *end;
-	char addr[INET6_ADDRSTRLEN];
-	unsigned long port = 0;
+	const char *bind_addr = "127.0.0.1", *out = NULL, *idfile = NULL;
+	const char *keyfile = NULL;
+	char *end, line[MMID_MAX];
+	unsigned long port = 0, secs = 10;
 	int c, debug = 0, fmt = TAPE_FMT_TAPE;
 	double sync_s = 1, order_mib = 256;
 	struct mm_node *n, *nn;
 
-	while ((c = getopt(argc, argv, "o:f:p:b:s:m:dh")) != -1) {
+	while ((c = getopt(argc, argv, "o:f:p:b:i:k:t:s:m:dh")) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -142,6 +259,22 @@ main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'i':
+			idfile = optarg;
+			break;
+		case 'k':
+			keyfile = optarg;
+			break;
+		case 't':
+			errno = 0;
+			secs = strtoul(optarg, &end, 10);
+			if (errno != 0 || *end != '\0' || secs < 1 ||
+			    secs > 3600) {
+				fprintf(stderr, "mainmon: -t %s: not a number "
+				    "of seconds (1 to 3600)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'd':
 			debug = 1;
 			break;
@@ -163,39 +296,30 @@ main(int argc, char **argv)
 	mm.sync_ns = (uint64_t)(sync_s * 1e9);
 	mm.order.max_bytes = (uint64_t)(order_mib * 1048576);
 	mm.fmt = fmt;
-	mm.out_path = (char *)out;
+	mm.out_path = strdup(out);	/* grmctl file changes it */
+	if (mm.out_path == NULL)
+		fatal("out of memory");
 	mm.base = event_base_new();
 	if (mm.base == NULL)
 		fatal("cannot create event base");
 
-	memset(&ss, 0, sizeof ss);
-	sin->sin_family = AF_INET;
-	sin->sin_port = htons((uint16_t)port);
-	if (inet_pton(AF_INET, bind_addr, &sin->sin_addr) != 1)
-		fatal("-b %s: not an IPv4 address", bind_addr);
-	mm.listener = evconnlistener_new_bind(mm.base, accept_cb, &mm,
-	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
-	    128, (struct sockaddr *)sin, sizeof *sin);
-	if (mm.listener == NULL)
-		fatal("cannot listen on %s:%lu: %s", bind_addr, port,
-		    strerror(errno));
-	evconnlistener_set_error_cb(mm.listener, accept_error_cb);
-	if (getsockname(evconnlistener_get_fd(mm.listener),
-	    (struct sockaddr *)&ss, &sslen) != 0)
-		fatal("getsockname: %s", strerror(errno));
-	/* The identifier names the address LMs must reach: the bound one,
-	 * or this host's name when bound to every interface. */
-	if (sin->sin_addr.s_addr == htonl(INADDR_ANY)) {
-		if (gethostname(addr, sizeof addr) != 0)
-			snprintf(addr, sizeof addr, "127.0.0.1");
-		addr[sizeof addr - 1] = '\0';
-	} else
-		inet_ntop(AF_INET, &sin->sin_addr, addr, sizeof addr);
-	snprintf(mm.id, sizeof mm.id, "%s:%u", addr, ntohs(sin->sin_port));
+	mm.auth_secs = (unsigned)secs;
+	if (keyfile != NULL)
+		read_key(&mm, keyfile);
+	else if (mmid_token_new(&mm.mmid) != 0)
+		fatal("no random numbers for the token: %s", strerror(errno));
+	listen_on(&mm, bind_addr, port);
+	/* The line with the token goes to stdout and the -i file only: the
+	 * trace file, status and messages show HOST:PORT. */
+	snprintf(mm.mmid.hostport, sizeof mm.mmid.hostport, "%s", mm.id);
+	if (mmid_format(&mm.mmid, line, sizeof line) != 0)
+		fatal("identifier too long");
 
 	if (mm_out_open(&mm, out) != 0)
 		fatal("cannot create %s: %s", out, strerror(errno));
-	printf("%s\n", mm.id);
+	if (idfile != NULL)
+		write_id(idfile, line);
+	printf("%s\n", line);
 	fflush(stdout);
 
 	sigterm = evsignal_new(mm.base, SIGTERM, signal_cb, &mm);
@@ -227,6 +351,7 @@ main(int argc, char **argv)
 	mm_stats_free(&mm);
 	mm_dedup_free(&mm);
 	free(mm.raw);
+	free(mm.out_path);
 	evconnlistener_free(mm.listener);
 	event_free(sigterm);
 	event_free(sigint);

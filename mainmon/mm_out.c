@@ -577,7 +577,9 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	    what == WIRE_PROC_EXIT ? TAPE_PROC_EXIT :
 	    what == WIRE_PROC_KILLED ? TAPE_PROC_KILLED :
 	    what == WIRE_PROC_EXEC ? TAPE_PROC_EXEC : TAPE_PROC_GONE;
-	return tape_proc(mm->out, c->node->id, pid, ppid, how,
-	    clk_to_mm(&c->clk.model, ts),
+	ts = clk_to_mm(&c->clk.model, ts);
+	if (p != NULL)
+		mm_rotate_note(p, how, ts, name);
+	return tape_proc(mm->out, c->node->id, pid, ppid, how, ts,
 	    (int32_t)status, name);
 }

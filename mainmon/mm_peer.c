@@ -6,6 +6,7 @@
 
 #include <event2/event.h>
 
+#include "auth.h"
 #include "clock.h"
 #include "log.h"
 #include "mm.h"
@@ -26,23 +27,29 @@ static void conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			  const char *why, void *arg);
 
 void
-mm_accept(struct mm *mm, int fd)
+mm_accept(struct mm *mm, int fd, const char *addr)
 {
 	struct mm_conn *c;
 
-	c = calloc(1, sizeof *c);
-	if (c == NULL)
+	if (mm_auth_admit(mm, addr) != 0 ||
+	    (c = calloc(1, sizeof *c)) == NULL) {
+		evutil_closesocket(fd);
 		return;
+	}
 	c->mm = mm;
 	c->batch_tail = &c->batch;
 	c->acks_tail = &c->acks;
-	c->p = peer_new(mm->base, fd, conn_dispatch, c, "peer");
+	snprintf(c->addr, sizeof c->addr, "%s", addr);
+	c->p = peer_new(mm->base, fd, conn_dispatch, c, addr);
 	if (c->p == NULL) {
+		evutil_closesocket(fd);
 		free(c);
 		return;
 	}
 	c->next = mm->conns;
 	mm->conns = c;
+	if (mm_auth_start(c) != 0)
+		mm_conn_free(c);
 }
 
 static struct mm_node *
@@ -510,38 +517,35 @@ do_ctl(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	return 0;
 }
 
-static int
-do_hello(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+int
+mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
+	   const unsigned char proof[WIRE_PROOF])
 {
-	char host[WIRE_STR_MAX + 1];
-	uint32_t role;
+	unsigned char buf[4 + WIRE_PROOF];
+	struct wire_wr w;
 
-	role = wire_get_u32(msg);
-	c->lm_pid = wire_get_u32(msg);
-	(void)wire_get_u64(msg);
-	wire_get_str(msg, host, sizeof host);
-	c->seg_id = wire_get_u64(msg);
-	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || host[0] == '\0' ||
-	    strlen(host) > 255)
-		return -1;
-	if (role == WIRE_ROLE_CTL) {
+	c->lm_pid = h->pid;
+	c->seg_id = h->seg_id;
+	if (h->role == WIRE_ROLE_CTL)
 		c->role = PEER_CTL;
-		send_u32s(c, WIRE_WELCOME, 0, 0, 1);
-		return 0;
+	else {
+		c->role = PEER_LM;
+		c->node = node_for(mm, h->host);
+		if (c->node == NULL)
+			return -1;
 	}
-	if (role != WIRE_ROLE_LM)
-		return -1;
-	c->role = PEER_LM;
-	c->node = node_for(mm, host);
-	if (c->node == NULL)
-		return -1;
-	send_u32s(c, WIRE_WELCOME, c->node->id, 0, 1);
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, c->role == PEER_LM ? c->node->id : 0);
+	wire_put_bytes(&w, proof, WIRE_PROOF);
+	peer_send(c->p, WIRE_WELCOME, buf, w.len, NULL, 0);
+	if (c->role == PEER_CTL)
+		return 0;
 	c->sync_ev = evtimer_new(mm->base, sync_due, c);
 	if (c->sync_ev == NULL)
 		return -1;
 	start_burst(c, MM_PINGS_FIRST);
-	log_debug("LM %u on %s connected as node %u", c->lm_pid, host,
-	    c->node->id);
+	log_debug("LM %u on %s connected from %s as node %u", c->lm_pid,
+	    h->host, c->addr, c->node->id);
 	return 0;
 }
 
@@ -735,22 +739,27 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	struct mm *mm = c->mm;
 	int r = -1;
 
-	(void)p;
 	if (msg == NULL) {
-		if (c->role == PEER_LM)
+		/* A plain close is an LM's normal end; broken framing is
+		 * worth a line whoever the peer is. */
+		if (c->role == PEER_NEW)
+			mm_auth_closed(c, why);
+		else if (c->role == PEER_LM && peer_broken(p))
+			log_warn("%s: LM %u on %s: %s", c->addr, c->lm_pid,
+			    c->node->host, why);
+		else if (c->role == PEER_LM)
 			log_debug("LM %u on %s: %s", c->lm_pid, c->node->host,
 			    why);
-		else if (c->role == PEER_NEW)
-			log_warn("connection closed before hello: %s", why);
+		else if (peer_broken(p))
+			log_warn("%s: control client: %s", c->addr, why);
 		mm_conn_free(c);
 		return;
 	}
-	if (c->role == PEER_NEW && type != WIRE_HELLO)
-		goto bad;
+	if (c->role == PEER_NEW) {
+		mm_auth_msg(mm, c, type, msg);
+		return;
+	}
 	switch (type) {
-	case WIRE_HELLO:
-		r = c->role == PEER_NEW ? do_hello(mm, c, msg) : -1;
-		break;
 	case WIRE_PONG:
 		r = c->role == PEER_LM ? do_pong(mm, c, msg) : -1;
 		break;
@@ -787,9 +796,8 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	}
 	if (r == 0)
 		return;
-bad:
-	log_warn("closing connection: bad or unexpected message (type %u)",
-	    type);
+	log_warn("%s: closing connection: bad or unexpected message "
+	    "(type %u)", c->addr, type);
 	mm_conn_free(c);
 }
 
@@ -819,6 +827,7 @@ mm_conn_free(struct mm_conn *c)
 	if (mm->stopped && mm->stop_ctl == c)
 		event_base_loopexit(mm->base, NULL);
 	batch_free(c);
+	mm_auth_free(c);
 	peer_free(c->p);
 	free(c);
 	/* Its watermark no longer holds the others back. */

@@ -5,17 +5,18 @@
 #   B: -1000 s (+1500 s on a machine up for less than 20 minutes), over a
 #      veth;
 #   C: +2000 s, through a relay that delays mainmon's messages to it by
-#      40 ms: an asymmetric link (tc netem's place where the kernel has no
-#      netem), so its clock can only be known to within ~20 ms.
+#      100 ms: an asymmetric link (tc netem's place where the kernel has no
+#      netem), so its clock can only be known to within ~50 ms.
 # Checked: A's and B's offsets within 50 us of the truth and of their stated
-# error bound; C's within its stated bound, which is at least 20 ms; every
+# error bound; C's within its stated bound, which is at least 50 ms; every
 # record on mainmon's clock and in time order; #SYNC lines per host.  Two
 # processes on A send N messages each, one to a receiver on B and one to a
 # receiver on C (a FIFO carries them, one every 3 ms; a receiver waits
 # 1 ms before it records the receive): all 2N match, none of B's is received before sent,
-# and C's clock, off by about 20 ms, makes all N of C's receives come
-# before their sends: the causality check counts exactly N, by no more than
-# C's bound.  With CLOCKSYNC_REPORT set, prints the figures (bench/).
+# and C's clock, off by about 50 ms, makes C's receives come before their
+# sends: the causality check counts them (at least 90% of N: a receiver
+# delayed 50 ms by a loaded machine is not caught; at most N: none of B's),
+# by no more than C's bound.  With CLOCKSYNC_REPORT set, prints the figures (bench/).
 # Root only (namespaces); skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 
@@ -70,7 +71,7 @@ trace="$T_DIR/trace.txt"
 t_start_mm "$trace" -b 0.0.0.0 -s 0.2
 rest=${MM_ID#*:}	# the port, and whatever follows it
 port=${rest%%:*}
-"$B/test/delayrelay" "10.$net.3.1" 127.0.0.1 "$port" 40 > "$T_DIR/relay.out" \
+"$B/test/delayrelay" "10.$net.3.1" 127.0.0.1 "$port" 100 > "$T_DIR/relay.out" \
     2> "$T_DIR/relay.err" &
 T_PIDS="$T_PIDS $!"
 t_wait test -s "$T_DIR/relay.out" || t_fail "the relay printed no port"
@@ -144,8 +145,8 @@ check_host b $OFF_B
 [ "$HOST_ERR" -le 50000 ] || t_fail "hostb: off by $HOST_ERR ns (> 50 us)"
 check_host c $OFF_C
 bound_c=$HOST_BOUND
-[ "$bound_c" -ge 20000000 ] ||
-	t_fail "hostc: stated bound $bound_c ns, but its link hides 20 ms"
+[ "$bound_c" -ge 50000000 ] ||
+	t_fail "hostc: stated bound $bound_c ns, but its link hides 50 ms"
 
 t_check_order "$trace" || t_fail "trace not in time order"
 # Every record on mainmon's clock: after its start (#CLOCK), within a
@@ -159,14 +160,14 @@ set -- $(awk '$1 == "#CAUSAL" { print $2, $3, $4 }' "$trace")
 [ $# -eq 3 ] || t_fail "no #CAUSAL line"
 matched=$1 violations=$2 worst=$3
 [ "$matched" -eq $((2 * N)) ] || t_fail "$matched messages matched, want $((2 * N))"
-[ "$violations" -eq "$N" ] ||
-	t_fail "$violations received before sent, want $N (all of host c's)"
+[ "$violations" -le "$N" ] && [ "$violations" -ge $((N - N / 10)) ] ||
+	t_fail "$violations received before sent, want $N (host c's) or a little less"
 [ "$worst" -le "$bound_c" ] ||
 	t_fail "received $worst ns before sent: beyond host c's bound $bound_c"
 grep -q "received before sent" "$T_DIR/status.out" ||
 	t_fail "status does not report the causality check"
 [ -z "${CLOCKSYNC_REPORT:-}" ] || echo "causality: $matched messages matched;" \
-    "$violations received before sent (all through the delayed link)," \
+    "$violations received before sent (through the delayed link)," \
     "worst by $worst ns"
 t_check_clean
 t_log "ok: offsets of $OFF_A, $OFF_B and $OFF_C s corrected; $violations of $matched messages flagged"

@@ -9,7 +9,7 @@ out=${DEMO_OUT:-$T_DIR}
 mkdir -p "$out"
 trace="$out/ring.trace"
 t_start_mm "$trace"
-echo "mainmon: $MM_ID, writing $trace"
+echo "mainmon: $MM_HOSTPORT, writing $trace"
 
 GRM_MM=$MM_ID "$B/examples/ring" -p 4 -r 400 -w 1000 &
 ring=$!

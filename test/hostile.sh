@@ -17,9 +17,9 @@ G=3 N=200000 ROUNDS=${HOSTILE_ROUNDS:-2000} SEED=${HOSTILE_SEED:-20260522}
 trace="$T_DIR/trace.txt"
 t_start_mm "$trace"
 export GRM_MM="$MM_ID" GRM_SEGSIZE=1M GRM_CHUNKSIZE=16K GRM_LM_LINGER=0.2
-id=$(printf '%s' "$MM_ID" | tr -c 'A-Za-z0-9.-' _)
-sock="$GRM_RUNDIR/lm-$id.sock" pidf="$GRM_RUNDIR/lm-$id.pid"
-log="$GRM_RUNDIR/lm-$id.log"
+name=$(t_lm_name)
+sock="$GRM_RUNDIR/$name.sock" pidf="$GRM_RUNDIR/$name.pid"
+log="$GRM_RUNDIR/$name.log"
 
 # The good writers attach first (a process attaching after the vandal has
 # scribbled the header's layout is refused by its own check and runs

@@ -59,8 +59,8 @@ expect() {
 
 trace="$T_DIR/trace.txt"
 t_start_mm "$trace"
-id=$(printf '%s' "$MM_ID" | tr -c 'A-Za-z0-9.-' _)
-sock="$GRM_RUNDIR/lm-$id.sock" pidf="$GRM_RUNDIR/lm-$id.pid"
+name=$(t_lm_name)
+sock="$GRM_RUNDIR/$name.sock" pidf="$GRM_RUNDIR/$name.pid"
 N=20000
 GRM_MM=$MM_ID GRM_LM_LINGER=0.2 "$B/test/e2e_writer" 2 $N "$T_DIR/half" \
     "$T_DIR/go" > "$T_DIR/w.out" 2> "$T_DIR/writer.err" &

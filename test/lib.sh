@@ -70,17 +70,39 @@ t_wait_s() {
 }
 
 # t_start_mm FILE [ARGS]: starts mainmon writing FILE (in format T_FORMAT,
-# default tape); sets MM_PID, MM_ID.
+# default tape); sets MM_PID, MM_ID (HOST:PORT:TOKEN), MM_HOSTPORT and
+# MM_PORT.  The identifier is also in $T_DIR/mm.id (mode 0600), for
+# t_restart_mm.
 t_start_mm() {
 	_mm_file=$1
 	shift
 	rm -f "$T_DIR/mm.out"
-	"$B/mainmon/mainmon" -o "$_mm_file" -f "${T_FORMAT:-tape}" "$@" \
-	    > "$T_DIR/mm.out" 2> "$T_DIR/mm.err" &
+	"$B/mainmon/mainmon" -o "$_mm_file" -f "${T_FORMAT:-tape}" \
+	    -i "$T_DIR/mm.id" "$@" > "$T_DIR/mm.out" 2> "$T_DIR/mm.err" &
 	MM_PID=$!
 	T_PIDS="$T_PIDS $MM_PID"
 	t_wait test -s "$T_DIR/mm.out" || t_fail "mainmon printed no identifier"
 	MM_ID=$(head -n 1 "$T_DIR/mm.out")
+	MM_HOSTPORT=${MM_ID%:*}
+	MM_PORT=${MM_HOSTPORT##*:}
+}
+
+# t_restart_mm FILE [ARGS]: a mainmon with the same identifier as the last
+# one (same port, same token: -k), as after a crash.
+t_restart_mm() {
+	_mm_file=$1
+	shift
+	t_start_mm "$_mm_file" -p "$MM_PORT" -k "$T_DIR/mm.id" "$@"
+}
+
+# t_lm_name [ID]: the name of the Local Monitor files of identifier ID
+# (default MM_ID) in the run folder: lm-HOST_PORT-TAG, TAG the start of
+# SHA-256("grm-lm HOST:PORT TOKEN") (doc/protocol.md, section 3.2).
+t_lm_name() {
+	_id=${1:-$MM_ID}
+	_hp=${_id%:*}
+	_tag=$(printf 'grm-lm %s %s' "$_hp" "${_id##*:}" | sha256sum | cut -c1-16)
+	printf 'lm-%s-%s' "$(printf '%s' "$_hp" | tr -c 'A-Za-z0-9.-' _)" "$_tag"
 }
 
 # A zombie (exited, not yet reaped by its new parent) counts as dead.

@@ -1,15 +1,14 @@
 #!/bin/sh
 # test/loss.sh: nothing is lost silently.  The Main Monitor is away while a
 # process writes far more than the segment holds: the writer loses events,
-# and never gets a chunk back to record that.  When mainmon returns on the
-# same port, the LM delivers what it kept, and the trace counts exactly the
-# events the writer was told it lost.  Spilling is off (GRM_SPILL_MAX=0):
+# and never gets a chunk back to record that.  When mainmon returns (same
+# port and token: -k), the LM delivers what it kept, and the trace counts
+# exactly the events the writer was told it lost.  Spilling is off (GRM_SPILL_MAX=0):
 # test/mmgone.sh covers the spill file.
 . "$(dirname "$0")/lib.sh"
 
 N=100000
 t_start_mm "$T_DIR/first"
-port=${MM_ID##*:}
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
 wait "$MM_PID" || t_fail "mainmon exited non-zero"
 
@@ -22,7 +21,7 @@ read -r _ lost _ lost_seq < "$T_DIR/writer.out" ||
 	t_fail "the writer lost nothing: the test needs a full segment"
 
 trace="$T_DIR/trace"
-t_start_mm "$trace" -p "$port"
+t_restart_mm "$trace"
 t_lms_gone 30 || t_fail "the LM did not deliver and exit"
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
 wait "$MM_PID" || t_fail "mainmon exited non-zero"

@@ -1,11 +1,12 @@
 #!/bin/sh
 # test/mmgone.sh: the Main Monitor is away, and nothing is lost.
 #  1. Not started yet: a process writes 8 times what the segment holds;
-#     the LM spills it to its file, then mainmon starts on the expected
-#     port, and the LM reconnects and delivers everything, in order.
-#  2. Killed (SIGKILL) while 2 threads write, and restarted on the same
-#     port: the LM keeps what it has, reconnects with back-off, and the two
-#     files together hold every event, each file in order.
+#     the LM spills it to its file, then mainmon starts with the expected
+#     identifier (port and token: -k), and the LM reconnects and delivers
+#     everything, in order.
+#  2. Killed (SIGKILL) while 2 threads write, and restarted with the same
+#     identifier: the LM keeps what it has, reconnects with back-off, and
+#     the two files together hold every event, each file in order.
 #  3. A spill file too small, and mainmon away longer than the LM waits:
 #     what could not be kept is counted; the LM leaves its spill file,
 #     and the next LM for that mainmon delivers it.  Kept + counted = all.
@@ -13,7 +14,6 @@
 
 N=100000
 t_start_mm "$T_DIR/first"
-port=${MM_ID##*:}
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
 wait "$MM_PID" || t_fail "mainmon exited non-zero"
 export GRM_SEGSIZE=256K GRM_CHUNKSIZE=16K GRM_LM_LINGER=0.2
@@ -28,7 +28,7 @@ size=$(stat -c %s "$spill")
 [ "$size" -gt 262144 ] || t_fail "spill file holds $size bytes: nothing spilled?"
 t_note_lms
 trace1="$T_DIR/trace1"
-t_start_mm "$trace1" -p "$port"
+t_restart_mm "$trace1"
 t_lms_gone 30 || t_fail "the LM did not deliver and exit"
 [ -e "$spill" ] && t_fail "the spill file is left after delivery"
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
@@ -39,7 +39,7 @@ t_log "1: $N events, $size bytes spilled while mainmon was not there, all delive
 # 2. Killed and restarted.
 N2=300000
 trace2a="$T_DIR/trace2a" trace2b="$T_DIR/trace2b"
-t_start_mm "$trace2a" -p "$port"
+t_restart_mm "$trace2a"
 GRM_MM=$MM_ID E2E_PACE_US=5000 "$B/test/e2e_writer" 2 $N2 "$T_DIR/h2" \
     "$T_DIR/go" > "$T_DIR/w2.out" 2> "$T_DIR/w2.err" &
 w2=$!
@@ -48,7 +48,7 @@ sleep 0.7
 kill -9 "$MM_PID"
 wait "$MM_PID" 2>/dev/null || true
 sleep 0.8
-t_start_mm "$trace2b" -p "$port"
+t_restart_mm "$trace2b"
 wait "$w2" || t_fail "writer 2 failed"
 [ -s "$T_DIR/w2.out" ] && t_fail "writer 2 lost events: $(cat "$T_DIR/w2.out")"
 t_lms_gone 30 || t_fail "the LM did not deliver and exit"
@@ -85,7 +85,7 @@ wait "$w3" || t_fail "writer 3 failed"
 t_lms_gone 30 || t_fail "the LM did not give up"
 [ -s "$spill" ] || t_fail "3: no spill file left for the next LM"
 trace3="$T_DIR/trace3"
-t_start_mm "$trace3" -p "$port"
+t_restart_mm "$trace3"
 # The next LM of that mainmon delivers it: any traced process starts one.
 GRM_MM=$MM_ID "$B/test/e2e_writer" 1 10 "$T_DIR/h4" "$T_DIR/go" \
     2> "$T_DIR/w4.err" || t_fail "writer 4 failed"

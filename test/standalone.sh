@@ -10,8 +10,8 @@
 N=2000
 trace="$T_DIR/trace.txt"
 t_start_mm "$trace"
-id=$(printf '%s' "$MM_ID" | tr -c 'A-Za-z0-9.-' _)
-sock="$GRM_RUNDIR/lm-$id.sock" pidf="$GRM_RUNDIR/lm-$id.pid"
+name=$(t_lm_name)
+sock="$GRM_RUNDIR/$name.sock" pidf="$GRM_RUNDIR/$name.pid"
 # A linger time that would end a spawned LM at once: a standalone one
 # ignores it.
 export GRM_LM_LINGER=0.05
@@ -85,7 +85,7 @@ same_lm "after the second processes"
 hosts=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u)
 [ "$hosts" = "$LM_PID" ] || t_fail "LMs in the trace: $hosts, want $LM_PID only"
 # Nobody even tried to start one: the log of spawned LMs was never made.
-[ ! -e "$GRM_RUNDIR/lm-$id.log" ] || t_fail "a process tried to start an LM"
+[ ! -e "$GRM_RUNDIR/$name.log" ] || t_fail "a process tried to start an LM"
 
 kill -TERM "$LM_PID"
 t_wait t_dead "$LM_PID" || t_fail "the LM did not exit on SIGTERM"

@@ -14,9 +14,9 @@ P=32 REPS=${STRESS_REPS:-50} N=20
 trace="$T_DIR/trace.txt"
 t_start_mm "$trace"
 export GRM_MM="$MM_ID" GRM_LM_LINGER=0.05
-id=$(printf '%s' "$MM_ID" | tr -c 'A-Za-z0-9.-' _)
-sock="$GRM_RUNDIR/lm-$id.sock" pidf="$GRM_RUNDIR/lm-$id.pid"
-log="$GRM_RUNDIR/lm-$id.log"
+name=$(t_lm_name)
+sock="$GRM_RUNDIR/$name.sock" pidf="$GRM_RUNDIR/$name.pid"
+log="$GRM_RUNDIR/$name.log"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 

@@ -1,9 +1,8 @@
-/* test_wire.c: unit tests of the wire encoding (wire.c) and peer_split. */
+/* test_wire.c: unit tests of the wire encoding (wire.c). */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "peer.h"
 #include "wire.h"
 
 /* ---- writer and reader ---- */
@@ -297,7 +296,7 @@ Test(wire, get_str_embedded_nul)
 Test(header, round_trip)
 {
 	static const unsigned char want[WIRE_HDR] = {
-		'G', 'M', 'R', 'W', 0x03, 0x00, 0x07, 0x00,
+		'G', 'M', 'R', 'W', 0x04, 0x00, 0x07, 0x00,
 		0xd2, 0x04, 0x00, 0x00
 	};
 	unsigned char buf[WIRE_HDR + 4];
@@ -360,90 +359,4 @@ Test(header, refusals)
 	why = NULL;
 	cr_assert_eq(wire_parse_header(buf, &type, &len, &why), -1);
 	cr_assert_not_null(why);
-}
-
-/* ---- peer_split ---- */
-
-static void
-split_ok(const char *hp, const char *host, unsigned port)
-{
-	char h[64];
-	unsigned p = 0;
-
-	memset(h, 'x', sizeof h);
-	cr_assert_eq(peer_split(hp, h, sizeof h, &p), 0, "\"%s\" refused",
-	    hp);
-	cr_assert_str_eq(h, host, "\"%s\": host \"%s\"", hp, h);
-	cr_assert_eq(p, port, "\"%s\": port %u", hp, p);
-}
-
-static void
-split_refused(const char *hp)
-{
-	char h[64];
-	unsigned p = 4242;
-
-	cr_assert_eq(peer_split(hp, h, sizeof h, &p), -1, "\"%s\" accepted",
-	    hp);
-	cr_assert_eq(p, 4242, "\"%s\": port set on a refusal", hp);
-}
-
-Test(peer_split, host_port)
-{
-	split_ok("example.org:8080", "example.org", 8080);
-	split_ok("localhost:1", "localhost", 1);
-	split_ok("10.0.0.1:65535", "10.0.0.1", 65535);
-	split_ok("h:7", "h", 7);
-}
-
-Test(peer_split, bracketed_ipv6)
-{
-	split_ok("[::1]:80", "::1", 80);
-	split_ok("[fe80::1:2]:4000", "fe80::1:2", 4000);
-	split_refused("[]:80");
-}
-
-Test(peer_split, missing_port)
-{
-	split_refused("example.org");
-	split_refused("example.org:");
-	split_refused("[::1]");
-	split_refused("");
-}
-
-Test(peer_split, port_range)
-{
-	split_refused("host:0");
-	split_refused("host:00");
-	split_refused("host:65536");
-	split_refused("host:99999999999999999999999");
-	split_refused("host:-1");
-	split_ok("host:065535", "host", 65535);
-}
-
-Test(peer_split, trailing_garbage)
-{
-	split_refused("host:80x");
-	split_refused("host:80 ");
-	split_refused("host:80:");
-	split_refused("host:0x50");
-	split_refused("host:8.0");
-}
-
-Test(peer_split, empty_host)
-{
-	split_refused(":80");
-	split_refused(":");
-}
-
-Test(peer_split, host_buffer_size)
-{
-	char h[7];
-	unsigned p = 0;
-
-	cr_assert_eq(peer_split("abcdefg:1", h, sizeof h, &p), -1,
-	    "a 7-byte host fitted in 7 bytes");
-	cr_assert_eq(peer_split("abcdef:1", h, sizeof h, &p), 0);
-	cr_assert_str_eq(h, "abcdef");
-	cr_assert_eq(p, 1);
 }
