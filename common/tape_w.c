@@ -1,62 +1,19 @@
-/* tape_w.c: writing the ASCII trace file (doc/formats.md), and the field
- * formatting prove shares. */
-#include <ctype.h>
+/* tape_w.c: writing the trace file (doc/formats.md), text and binary, and
+ * the field formatting prove shares.  No printf on the way of a record. */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fmt.h"
 #include "tape.h"
 
 #define WBUF		(1u << 20)
-#define NUM_MAX		32	/* longest number we write, with its space */
-
-static const char hexd[] = "0123456789abcdef";
+#define NUM_MAX		(FMT_NUM_MAX + 1)	/* a number with its space */
 
 /* ---- formatting, shared by the writer and the stdio helpers ---- */
-
-/* Escapes s[0..len) into d; NULL if it would pass lim. */
-static char *
-esc(char *d, const char *lim, const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	unsigned c;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		if (lim - d < 4)
-			return NULL;
-		c = u[i];
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			*d++ = (char)c;
-			continue;
-		}
-		*d++ = '\\';
-		switch (c) {
-		case '"':
-		case '\\':
-			*d++ = (char)c;
-			break;
-		case '\n':
-			*d++ = 'n';
-			break;
-		case '\t':
-			*d++ = 't';
-			break;
-		case '\r':
-			*d++ = 'r';
-			break;
-		default:
-			*d++ = 'x';
-			*d++ = hexd[c >> 4];
-			*d++ = hexd[c & 15];
-		}
-	}
-	return d;
-}
 
 static char *
 quote(char *d, const char *lim, const char *s, size_t len)
@@ -65,50 +22,10 @@ quote(char *d, const char *lim, const char *s, size_t len)
 		return NULL;
 	*d++ = ' ';
 	*d++ = '"';
-	if ((d = esc(d, lim - 1, s, len)) == NULL)
+	if ((d = fmt_esc(d, lim - 1, s, len, 0)) == NULL)
 		return NULL;
 	*d++ = '"';
 	return d;
-}
-
-static char *
-dec_u(char *d, uint64_t v)
-{
-	char t[20];
-	int n = 0;
-
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	while (n > 0)
-		*d++ = t[--n];
-	return d;
-}
-
-static char *
-dec_i(char *d, int64_t v)
-{
-	if (v >= 0)
-		return dec_u(d, (uint64_t)v);
-	*d++ = '-';
-	return dec_u(d, -(uint64_t)v);
-}
-
-static char *
-dec_d(char *d, double v)
-{
-	const char *s = NULL;
-
-	if (isnan(v))
-		s = "nan";
-	else if (isinf(v))
-		s = v < 0 ? "-inf" : "inf";
-	if (s != NULL) {
-		memcpy(d, s, strlen(s));
-		return d + strlen(s);
-	}
-	return d + snprintf(d, NUM_MAX - 1, "%.17g", v);
 }
 
 /* Writes " <value>" of one field. */
@@ -122,11 +39,11 @@ put_field(char *d, const char *lim, const struct rec_field *f)
 	*d++ = ' ';
 	switch (f->kind) {
 	case REC_K_INT:
-		return dec_i(d, f->v.i);
+		return fmt_i64(d, f->v.i);
 	case REC_K_UINT:
-		return dec_u(d, f->v.u);
+		return fmt_u64(d, f->v.u);
 	default:
-		return dec_d(d, f->v.d);
+		return fmt_double(d, f->v.d);
 	}
 }
 
@@ -136,7 +53,7 @@ put_u(char *d, const char *lim, uint64_t v)
 	if (d == NULL || lim - d < NUM_MAX)
 		return NULL;
 	*d++ = ' ';
-	return dec_u(d, v);
+	return fmt_u64(d, v);
 }
 
 static char *
@@ -145,7 +62,7 @@ put_i(char *d, const char *lim, int64_t v)
 	if (d == NULL || lim - d < NUM_MAX)
 		return NULL;
 	*d++ = ' ';
-	return dec_i(d, v);
+	return fmt_i64(d, v);
 }
 
 static char *
@@ -154,7 +71,7 @@ put_d(char *d, const char *lim, double v)
 	if (d == NULL || lim - d < NUM_MAX)
 		return NULL;
 	*d++ = ' ';
-	return dec_d(d, v);
+	return fmt_double(d, v);
 }
 
 /* Writes " <s>" as one token: bytes that are blank or not ASCII become '_'. */
@@ -187,7 +104,7 @@ tape_put_quoted(FILE *f, const char *s, size_t len)
 	putc('"', f);
 	while (len > 0) {
 		k = len < sizeof buf / 4 ? len : sizeof buf / 4;
-		d = esc(buf, buf + sizeof buf, s, k);
+		d = fmt_esc(buf, buf + sizeof buf, s, k, 0);
 		fwrite(buf, 1, (size_t)(d - buf), f);
 		s += k;
 		len -= k;
@@ -619,21 +536,21 @@ tape_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 		errno = EINVAL;
 		return -1;
 	}
+	/* The line is committed by lend only: an early return drops it. */
+	if ((d = lbegin(w, &lim)) == NULL)
+		return lend(w, NULL);
+	d = fmt_u64(d, ts);
+	d = put_u(d, lim, node);
+	d = put_u(d, lim, pid);
+	d = put_u(d, lim, tid);
+	d = put_i(d, lim, eid);
 	for (i = 0; i < n; i++) {
 		if (f[i].kind > REC_K_STR) {
 			errno = EINVAL;
 			return -1;
 		}
-	}
-	if ((d = lbegin(w, &lim)) == NULL)
-		return lend(w, NULL);
-	d = dec_u(d, ts);
-	d = put_u(d, lim, node);
-	d = put_u(d, lim, pid);
-	d = put_u(d, lim, tid);
-	d = put_i(d, lim, eid);
-	for (i = 0; i < n; i++)
 		d = put_field(d, lim, &f[i]);
+	}
 	if (lend(w, d) != 0)
 		return -1;
 	w->records++;

@@ -349,6 +349,69 @@ Test(tape, many_records_cross_buffer)
 	tape_rclose(r);
 }
 
+/* Doubles are written as printf("%.17g") writes them (doc/formats.md
+ * 1.2), by the writer's own formatting: every kind of value, ties to even
+ * at the 17th digit included. */
+Test(tape, doubles_as_printf)
+{
+	static const double special[] = { 0, -0.0, 1, 0.1, 0.5, 1e16, 1e17,
+	    1e-4, 1e-5, 123456789012345678.0, DBL_MAX, DBL_MIN, 4.9e-324,
+	    DBL_EPSILON, 2251799813685247.75, 2251799813685247.25, 1e300,
+	    99999999999999999.0, INFINITY, -INFINITY, NAN };
+	const char *p = path("d.trace");
+	uint64_t x = 88172645463325252ull, u;
+	char want[64], *line = NULL, *got;
+	struct rec_field f;
+	struct tape_w *w;
+	size_t cap = 0;
+	long i, n = 0, nv = 300000;
+	double *v;
+	FILE *in;
+
+	cr_assert_not_null(v = malloc((size_t)nv * sizeof *v));
+	for (i = 0; i < nv; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		u = x;
+		if (i < (long)(sizeof special / sizeof special[0]))
+			v[i] = special[i];
+		else if (i % 3 == 0)
+			memcpy(&v[i], &u, 8);	/* any bits */
+		else if (i % 3 == 1)	/* m / 2^k: ties at the 17th digit */
+			v[i] = (double)((u >> 11) | 1) /
+			    (double)(1u << (1 + u % 4));
+		else
+			v[i] = (double)(u % 100000000) / 1000.0;
+		if (i % 2)
+			v[i] = -v[i];
+	}
+	cr_assert_not_null(w = tape_open(p, "x", 0, 0));
+	cr_assert_eq(tape_def(w, 1, 8, 2, "%f", 2, "", 0), 0);
+	for (i = 0; i < nv; i++) {
+		f = fd(v[i]);
+		cr_assert_eq(tape_record(w, 1, 1, 1, 1, 1, &f, 1), 0);
+	}
+	cr_assert_eq(tape_close(w), 0);
+	cr_assert_not_null(in = fopen(p, "r"));
+	while (getline(&line, &cap, in) > 0) {
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		got = strrchr(line, ' ') + 1;
+		if (isnan(v[n]))
+			strcpy(want, "nan");
+		else
+			snprintf(want, sizeof want, "%.17g", v[n]);
+		cr_assert_str_eq(got, want, "value %ld (%a)", n, v[n]);
+		n++;
+	}
+	cr_assert_eq(n, nv);
+	fclose(in);
+	free(line);
+	free(v);
+}
+
 Test(tape, writer_rejects)
 {
 	const char *p = path("w.trace"), *why;
