@@ -23,7 +23,7 @@
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: mainmon -o FILE [-f tape|bin] [-p PORT] [-b ADDR] "
+	fprintf(f, "usage: mainmon -o FILE [-f tape|bee|bin] [-p PORT] [-b ADDR] "
 	    "[-d]\n");
 }
 
@@ -84,9 +84,11 @@ main(int argc, char **argv)
 				fmt = TAPE_FMT_TAPE;
 			else if (strcmp(optarg, "bin") == 0)
 				fmt = TAPE_FMT_BIN;
+			else if (strcmp(optarg, "bee") == 0)
+				fmt = TAPE_FMT_BEE;
 			else {
 				fprintf(stderr, "mainmon: -f %s: not a format "
-				    "(tape, bin)\n", optarg);
+				    "(tape, bee, bin)\n", optarg);
 				return 2;
 			}
 			break;
