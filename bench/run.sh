@@ -1,6 +1,7 @@
 #!/bin/sh
-# bench/run.sh: runs the client benchmarks against a live mainmon and prints
-# the figures kept in doc/PERFORMANCE.md.  Usage: bench/run.sh [BUILDDIR]
+# bench/run.sh: runs the trace writers' benchmark, then the client
+# benchmarks against a live mainmon, and prints the figures kept in
+# doc/PERFORMANCE.md.  Usage: bench/run.sh [BUILDDIR]
 # BENCH_RATES: the sustained rates tried (events/s; default "1e6 2e6 4e6
 # 10e6"), BENCH_SECS: for how long each (default 10), BENCH_FORMATS: the
 # formats mainmon writes in the sustained runs (default "tape bin").
@@ -26,6 +27,10 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 . "$(dirname "$0")/lib.sh"
+
+echo "== trace file writers, one core (two-int records, then an int and a double)"
+"$b/bench/bench_tapew"
+"$b/bench/bench_tapew" -m double -n 5000000
 
 echo "== untraced (GRM_MM unset)"
 "$b/bench/bench_event" -b 100 -t 1

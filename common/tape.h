@@ -1,4 +1,5 @@
-/* tape.h: writer and reader of the Tape/PVM-style ASCII trace file. */
+/* tape.h: writer and reader of the trace file: Tape/PVM-style ASCII, binary
+ * frames, or BEE Ascii. */
 #ifndef GRM_TAPE_H
 #define GRM_TAPE_H
 
@@ -53,8 +54,13 @@ struct tape_w;
  */
 struct tape_w *tape_open(const char *path, const char *mm_id,
 			 uint64_t realtime_ns, uint64_t monotonic_ns);
-/* The formats (mainmon -f): Tape-style ASCII, or binary frames. */
-enum { TAPE_FMT_TAPE = 0, TAPE_FMT_BIN = 1 };
+/*
+ * The formats (mainmon -f): Tape-style ASCII, binary frames, or BEE Ascii
+ * (doc/formats.md sections 1, 3 and 4).  In BEE Ascii a record's class and
+ * attribute are those of the definition its (node, pid, eid) is read with,
+ * so tape_record fails with EINVAL for a type not defined yet.
+ */
+enum { TAPE_FMT_TAPE = 0, TAPE_FMT_BIN = 1, TAPE_FMT_BEE = 2 };
 #define TAPE_BIN_MAGIC	"\x89GRMBIN\n"	/* 8 bytes: a binary trace */
 struct tape_w *tape_open_fmt(const char *path, int fmt, const char *mm_id,
 			     uint64_t realtime_ns, uint64_t monotonic_ns);
@@ -200,8 +206,9 @@ struct tape_ev {
 
 struct tape_r;
 
-/* Opens path ("-" is stdin) and checks the first line.  NULL on error, with
- * a reason in *why (static string). */
+/* Opens path ("-" is stdin) and checks the first line; the format (text,
+ * binary, or BEE Ascii, ours or the original BEE's) is told by the first
+ * bytes.  NULL on error, with a reason in *why (static string). */
 struct tape_r *tape_ropen(const char *path, const char **why);
 /*
  * Reads the next record, or meta line of a kind asked for.  Returns 1 with

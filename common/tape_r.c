@@ -9,58 +9,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tape.h"
+#include "tape_int.h"
 
-#define RBUF		(2 * TAPE_LINE_MAX + 2)
 #define NUM_MAX		32	/* longest number we read as a double */
-
-
-/* ---- reader ---- */
-
-struct tape_r {
-	int		fd;
-	int		failed;
-	int		eof;
-	int		rerrno;		/* errno of a failed read */
-	int		ended;
-	uint64_t	end_records;
-	uint64_t	lineno;
-	uint64_t	losses;
-	unsigned	want;		/* TAPE_WANT of meta kinds returned */
-	int		bin;		/* the binary format */
-	const char	*pp;		/* binary: records left in a piece */
-	const char	*pe;
-	uint32_t	pnode, ppid, ptid;
-	struct tape_def	**defs;		/* open addressing on eid */
-	size_t		ndefs;
-	size_t		nscoped;	/* of which scoped to a process */
-	size_t		cap;
-	size_t		start;		/* unread input: buf[start..end) */
-	size_t		end;
-	char		*sp;		/* free space in sbuf */
-	char		err[192];
-	char		sbuf[TAPE_LINE_MAX + 1];
-	char		buf[RBUF + 1];
-};
 
 static uint32_t ld32(const char *p);
 
-/* A cursor on a line; why says what is wrong with it. */
-struct cur {
-	const char	*p;
-	const char	*e;
-	const char	*why;
-	int		bin;		/* fields in binary (a frame) */
-};
-
-static int
-rfail(struct tape_r *r, const char *fmt, ...)
+int
+tr_fail(struct tape_r *r, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
 	n = snprintf(r->err, sizeof r->err, "line %llu: ",
-	    (unsigned long long)r->lineno);
+	    (unsigned long long)(r->eline != 0 ? r->eline : r->lineno));
 	va_start(ap, fmt);
 	vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
 	va_end(ap);
@@ -79,12 +41,12 @@ fill(struct tape_r *r, size_t n)
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
 		r->start = 0;
-		got = read(r->fd, r->buf + r->end, RBUF - r->end);
+		got = read(r->fd, r->buf + r->end, TR_BUF - r->end);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0) {
 			r->rerrno = errno;
-			return rfail(r, "read error: %s", strerror(errno));
+			return tr_fail(r, "read error: %s", strerror(errno));
 		}
 		r->eof = got == 0;
 		r->end += (size_t)got;
@@ -102,17 +64,17 @@ getframe(struct tape_r *r, char *kind, char **p, size_t *len)
 
 	if ((rc = fill(r, 5)) <= 0) {
 		if (rc == 0 && r->end != r->start)
-			return rfail(r, "truncated frame header");
+			return tr_fail(r, "truncated frame header");
 		return rc;
 	}
 	n = ld32(r->buf + r->start);
 	*kind = r->buf[r->start + 4];
 	r->lineno++;
 	if (n > TAPE_LINE_MAX - 5)
-		return rfail(r, "frame of %lu bytes (at most %d)",
+		return tr_fail(r, "frame of %lu bytes (at most %d)",
 		    (unsigned long)n, TAPE_LINE_MAX - 5);
 	if ((rc = fill(r, 5 + (size_t)n)) <= 0)
-		return rc < 0 ? -1 : rfail(r, "truncated frame");
+		return rc < 0 ? -1 : tr_fail(r, "truncated frame");
 	*p = r->buf + r->start + 5;
 	*len = n;
 	r->start += 5 + (size_t)n;
@@ -120,8 +82,8 @@ getframe(struct tape_r *r, char *kind, char **p, size_t *len)
 }
 
 /* Returns 1 with the next line (NUL-terminated), 0 at end of file, -1. */
-static int
-getln(struct tape_r *r, char **line, size_t *len)
+int
+tr_getln(struct tape_r *r, char **line, size_t *len)
 {
 	char *nl;
 	ssize_t n;
@@ -133,12 +95,12 @@ getln(struct tape_r *r, char **line, size_t *len)
 		memmove(r->buf, r->buf + r->start, r->end - r->start);
 		r->end -= r->start;
 		r->start = 0;
-		n = read(r->fd, r->buf + r->end, RBUF - r->end);
+		n = read(r->fd, r->buf + r->end, TR_BUF - r->end);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			r->rerrno = errno;
-			return rfail(r, "read error: %s", strerror(errno));
+			return tr_fail(r, "read error: %s", strerror(errno));
 		}
 		r->eof = n == 0;
 		r->end += (size_t)n;
@@ -151,28 +113,22 @@ getln(struct tape_r *r, char **line, size_t *len)
 	*line = r->buf + r->start;
 	*len = (size_t)(nl - *line);
 	if (*len > TAPE_LINE_MAX)
-		return rfail(r, "line longer than %d bytes", TAPE_LINE_MAX);
+		return tr_fail(r, "line longer than %d bytes", TAPE_LINE_MAX);
 	r->start = nl == r->buf + r->end ? r->end : r->start + *len + 1;
 	*nl = '\0';
 	return 1;
 }
 
-static int
-blank(char c)
+int
+tr_at_end(struct cur *c)
 {
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-static int
-at_end(struct cur *c)
-{
-	while (!c->bin && c->p < c->e && blank(*c->p))
+	while (!c->bin && c->p < c->e && tr_blank(*c->p))
 		c->p++;
 	return c->p == c->e;
 }
 
-static int
-bad(struct cur *c, const char *why)
+int
+tr_bad(struct cur *c, const char *why)
 {
 	c->why = why;
 	return -1;
@@ -204,11 +160,11 @@ bstr(struct cur *c, const char **s, size_t *n, int wide)
 	size_t hl = wide ? 4 : 2, len;
 
 	if ((size_t)(c->e - c->p) < hl)
-		return bad(c, "missing field");
+		return tr_bad(c, "missing field");
 	len = wide ? ld32(c->p) : (size_t)((unsigned char)c->p[0] |
 	    (unsigned char)c->p[1] << 8);
 	if ((size_t)(c->e - c->p) - hl < len)
-		return bad(c, "string past the end of its frame");
+		return tr_bad(c, "string past the end of its frame");
 	*s = c->p + hl;
 	*n = len;
 	c->p += hl + len;
@@ -216,34 +172,34 @@ bstr(struct cur *c, const char **s, size_t *n, int wide)
 }
 
 /* The next blank-separated token. */
-static int
-tok(struct cur *c, const char **s, size_t *n)
+int
+tr_tok(struct cur *c, const char **s, size_t *n)
 {
 	if (c->bin)
 		return bstr(c, s, n, 0);
-	if (at_end(c))
-		return bad(c, "missing field");
+	if (tr_at_end(c))
+		return tr_bad(c, "missing field");
 	*s = c->p;
-	while (c->p < c->e && !blank(*c->p))
+	while (c->p < c->e && !tr_blank(*c->p))
 		c->p++;
 	*n = (size_t)(c->p - *s);
 	return 0;
 }
 
-static int
-get_mag(struct cur *c, const char *s, size_t n, uint64_t max, uint64_t *v)
+int
+tr_mag(struct cur *c, const char *s, size_t n, uint64_t max, uint64_t *v)
 {
 	unsigned d;
 
 	*v = 0;
 	if (n == 0)
-		return bad(c, "bad number");
+		return tr_bad(c, "bad number");
 	for (; n > 0; s++, n--) {
 		if (*s < '0' || *s > '9')
-			return bad(c, "bad number");
+			return tr_bad(c, "bad number");
 		d = (unsigned)(*s - '0');
 		if (*v > (max - d) / 10)
-			return bad(c, "number out of range");
+			return tr_bad(c, "number out of range");
 		*v = *v * 10 + d;
 	}
 	return 0;
@@ -255,26 +211,36 @@ get_u(struct cur *c, uint64_t max, uint64_t *v)
 	const char *s;
 	size_t n;
 
-	if (tok(c, &s, &n) != 0)
+	if (tr_tok(c, &s, &n) != 0)
 		return -1;
-	return get_mag(c, s, n, max, v);
+	return tr_mag(c, s, n, max, v);
 }
 
 static int
 get_i(struct cur *c, int64_t min, int64_t max, int64_t *v)
 {
 	const char *s;
-	uint64_t m;
 	size_t n;
 
-	if (tok(c, &s, &n) != 0)
+	if (tr_tok(c, &s, &n) != 0)
 		return -1;
+	return tr_int(c, s, n, min, max, v);
+}
+
+int
+tr_int(struct cur *c, const char *s, size_t n, int64_t min, int64_t max,
+       int64_t *v)
+{
+	uint64_t m;
+
+	if (n == 0)
+		return tr_bad(c, "bad number");
 	if (*s != '-') {
-		if (get_mag(c, s, n, (uint64_t)max, &m) != 0)
+		if (tr_mag(c, s, n, (uint64_t)max, &m) != 0)
 			return -1;
 		*v = (int64_t)m;
 	} else {
-		if (get_mag(c, s + 1, n - 1, -(uint64_t)min, &m) != 0)
+		if (tr_mag(c, s + 1, n - 1, -(uint64_t)min, &m) != 0)
 			return -1;
 		*v = m == 0 ? 0 : -(int64_t)(m - 1) - 1;
 	}
@@ -282,29 +248,36 @@ get_i(struct cur *c, int64_t min, int64_t max, int64_t *v)
 }
 
 /* A decimal floating-point number (no hex, no "infinity"), inf, -inf, nan. */
-static int
-get_d(struct cur *c, double *v)
+int
+tr_double(struct cur *c, const char *s, size_t n, double *v)
 {
 	char t[NUM_MAX * 2], *end;
-	const char *s;
-	size_t n;
 
-	if (tok(c, &s, &n) != 0)
-		return -1;
 	if (n >= sizeof t)
-		return bad(c, "bad floating-point number");
+		return tr_bad(c, "bad floating-point number");
 	memcpy(t, s, n);
 	t[n] = '\0';
 	if (strspn(t, "0123456789+-.eEinfa") < n)
-		return bad(c, "bad floating-point number");
+		return tr_bad(c, "bad floating-point number");
 	if (strcmp(t, "nan") == 0 || strcmp(t, "-nan") == 0) {
 		*v = NAN;
 		return 0;
 	}
 	*v = strtod(t, &end);
 	if (end != t + n || isnan(*v))
-		return bad(c, "bad floating-point number");
+		return tr_bad(c, "bad floating-point number");
 	return 0;
+}
+
+static int
+get_d(struct cur *c, double *v)
+{
+	const char *s;
+	size_t n;
+
+	if (tr_tok(c, &s, &n) != 0)
+		return -1;
+	return tr_double(c, s, n, v);
 }
 
 static int
@@ -316,19 +289,19 @@ hexval(char h)
 }
 
 /* A quoted string, unescaped into r->sbuf (and NUL-terminated there). */
-static int
-get_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
+int
+tr_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
 {
 	char *d = r->sp;
 	int h, l;
 
-	if (at_end(c))
-		return bad(c, "missing field");
+	if (tr_at_end(c))
+		return tr_bad(c, "missing field");
 	if (*c->p != '"')
-		return bad(c, "expected a quoted string");
+		return tr_bad(c, "expected a quoted string");
 	for (c->p++; c->p < c->e && *c->p != '"'; c->p++) {
 		if ((unsigned char)*c->p < 0x20 || *c->p == 0x7f)
-			return bad(c, "control character in string");
+			return tr_bad(c, "control character in string");
 		if (*c->p != '\\') {
 			*d++ = *c->p;
 			continue;
@@ -352,18 +325,18 @@ get_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
 		case 'x':
 			if (c->e - c->p < 3 || (h = hexval(c->p[1])) < 0 ||
 			    (l = hexval(c->p[2])) < 0)
-				return bad(c, "bad \\x escape in string");
+				return tr_bad(c, "bad \\x escape in string");
 			*d++ = (char)(h << 4 | l);
 			c->p += 2;
 			break;
 		default:
-			return bad(c, "bad escape in string");
+			return tr_bad(c, "bad escape in string");
 		}
 	}
 	if (c->p == c->e)
-		return bad(c, "unterminated string");
-	if (++c->p < c->e && !blank(*c->p))
-		return bad(c, "text after closing quote");
+		return tr_bad(c, "unterminated string");
+	if (++c->p < c->e && !tr_blank(*c->p))
+		return tr_bad(c, "text after closing quote");
 	*s = r->sp;
 	*len = (uint32_t)(d - r->sp);
 	*d++ = '\0';
@@ -395,26 +368,26 @@ get1b(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
 			r->sp += n + 1;
 		} else
 			for (i = 0; i < (int64_t)n; i++)
-				if (blank(s[i]) || s[i] == '\0' || s[i] == '\n')
-					return bad(c, "blank in token");
+				if (tr_blank(s[i]) || s[i] == '\0' || s[i] == '\n')
+					return tr_bad(c, "blank in token");
 		f->v.s.p = s;
 		f->v.s.len = (uint32_t)n;
 		return 0;
 	}
 	if (c->e - c->p < 8)
-		return bad(c, "missing field");
+		return tr_bad(c, "missing field");
 	u = ld64(c->p);
 	c->p += 8;
 	memcpy(&i, &u, 8);
 	switch (k) {
 	case 'U':
 		if (u > UINT32_MAX)
-			return bad(c, "number out of range");
+			return tr_bad(c, "number out of range");
 		f->v.u = u;
 		return 0;
 	case 'b':
 		if (u > 255)
-			return bad(c, "number out of range");
+			return tr_bad(c, "number out of range");
 		f->v.u = u;
 		return 0;
 	case 'u':
@@ -422,7 +395,7 @@ get1b(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
 		return 0;
 	case 'i':
 		if (i < INT32_MIN || i > INT32_MAX)
-			return bad(c, "number out of range");
+			return tr_bad(c, "number out of range");
 		f->v.i = i;
 		return 0;
 	case 'I':
@@ -434,13 +407,15 @@ get1b(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
 	}
 }
 
-static int
-get1(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
+int
+tr_get1(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
 {
 	size_t n;
 
 	if (c->bin)
 		return get1b(r, c, k, f);
+	if (c->bee && (k == 's' || k == 't'))
+		return bee_r_str(r, c, &f->v.s.p, &f->v.s.len);
 	switch (k) {
 	case 'U':
 		return get_u(c, UINT32_MAX, &f->v.u);
@@ -455,12 +430,12 @@ get1(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
 	case 'd':
 		return get_d(c, &f->v.d);
 	case 't':
-		if (tok(c, &f->v.s.p, &n) != 0)
+		if (tr_tok(c, &f->v.s.p, &n) != 0)
 			return -1;
 		f->v.s.len = (uint32_t)n;
 		return 0;
 	default:
-		return get_str(r, c, &f->v.s.p, &f->v.s.len);
+		return tr_str(r, c, &f->v.s.p, &f->v.s.len);
 	}
 }
 
@@ -497,27 +472,26 @@ grow(struct tape_r *r)
 	return 0;
 }
 
-/* Stores a definition (scoped to a process when node >= 1); one with the
- * same scope and eid is replaced in place. */
-static int
-define(struct tape_r *r, const struct rec_field *v, uint32_t node,
-       uint32_t pid)
+struct tape_def *
+tr_define(struct tape_r *r, int32_t eid, uint8_t cls, uint8_t attr,
+	  const char *format, const char *dsc, uint32_t node, uint32_t pid)
 {
 	struct tape_def *d;
 	struct rec_fmt fmt;
 	char *f2, *d2;
 	size_t i;
 
-	if (memchr(v[3].v.s.p, '\0', v[3].v.s.len) != NULL ||
-	    rec_parse_format(v[3].v.s.p, &fmt) != 0)
-		return rfail(r, "#DEF %d: bad format", (int)v[0].v.i);
-	if (memchr(v[4].v.s.p, '\0', v[4].v.s.len) != NULL)
-		return rfail(r, "#DEF %d: NUL in description", (int)v[0].v.i);
-	if ((r->ndefs + 1) * 2 > r->cap && grow(r) != 0)
-		return rfail(r, "out of memory");
-	i = slot(r, node, pid, (int32_t)v[0].v.i);
-	f2 = strdup(v[3].v.s.p);
-	d2 = strdup(v[4].v.s.p);
+	if (rec_parse_format(format, &fmt) != 0) {
+		tr_fail(r, "definition of eid %d: bad format", (int)eid);
+		return NULL;
+	}
+	if ((r->ndefs + 1) * 2 > r->cap && grow(r) != 0) {
+		tr_fail(r, "out of memory");
+		return NULL;
+	}
+	i = slot(r, node, pid, eid);
+	f2 = strdup(format);
+	d2 = strdup(dsc);
 	if ((d = r->defs[i]) == NULL)
 		d = calloc(1, sizeof *d);
 	if (f2 == NULL || d2 == NULL || d == NULL) {
@@ -525,7 +499,8 @@ define(struct tape_r *r, const struct rec_field *v, uint32_t node,
 		free(d2);
 		if (d != r->defs[i])
 			free(d);
-		return rfail(r, "out of memory");
+		tr_fail(r, "out of memory");
+		return NULL;
 	}
 	if (r->defs[i] == NULL) {
 		r->ndefs++;
@@ -534,15 +509,39 @@ define(struct tape_r *r, const struct rec_field *v, uint32_t node,
 	r->defs[i] = d;
 	free(d->format);
 	free(d->dsc);
-	d->eid = (int32_t)v[0].v.i;
+	d->eid = eid;
 	d->node = node;
 	d->pid = pid;
-	d->cls = (uint8_t)v[1].v.u;
-	d->attr = (uint8_t)v[2].v.u;
+	d->cls = cls;
+	d->attr = attr;
 	d->format = f2;
 	d->dsc = d2;
 	d->fmt = fmt;
-	return 0;
+	return d;
+}
+
+struct tape_def *
+tr_def_at(const struct tape_r *r, uint32_t node, uint32_t pid, int32_t eid)
+{
+	return r->cap == 0 ? NULL : r->defs[slot(r, node, pid, eid)];
+}
+
+/* A #DEF line's definition: v holds eid, class, attribute, format and
+ * description. */
+static int
+define(struct tape_r *r, const struct rec_field *v, uint32_t node,
+       uint32_t pid)
+{
+	struct rec_fmt fmt;
+
+	if (memchr(v[3].v.s.p, '\0', v[3].v.s.len) != NULL ||
+	    rec_parse_format(v[3].v.s.p, &fmt) != 0)
+		return tr_fail(r, "#DEF %d: bad format", (int)v[0].v.i);
+	if (memchr(v[4].v.s.p, '\0', v[4].v.s.len) != NULL)
+		return tr_fail(r, "#DEF %d: NUL in description", (int)v[0].v.i);
+	return tr_define(r, (int32_t)v[0].v.i, (uint8_t)v[1].v.u,
+	    (uint8_t)v[2].v.u, v[3].v.s.p, v[4].v.s.p, node, pid) != NULL ?
+	    0 : -1;
 }
 
 /* The meta lines the reader knows, and the fields each starts with. */
@@ -579,8 +578,8 @@ fields(struct tape_r *r, struct cur *c, const char *key, const char *spec,
 	const char *sp;
 
 	for (sp = spec; *sp != '\0'; sp++)
-		if (get1(r, c, *sp, &v[sp - spec]) != 0)
-			return rfail(r, "%s: %s", key, c->why);
+		if (tr_get1(r, c, *sp, &v[sp - spec]) != 0)
+			return tr_fail(r, "%s: %s", key, c->why);
 	return 0;
 }
 
@@ -619,15 +618,15 @@ stats(struct tape_r *r, struct cur *c, struct rec_field *v,
  * Returns 1 if ev was filled (a kind the caller wants), 0 if the line was
  * consumed, -1.
  */
-static int
-meta(struct tape_r *r, struct cur *c, struct tape_ev *ev)
+int
+tr_meta(struct tape_r *r, struct cur *c, struct tape_ev *ev)
 {
 	struct rec_field v[12];
 	const char *k;
 	size_t n, i;
 	int rc;
 
-	tok(c, &k, &n);
+	tr_tok(c, &k, &n);
 	for (i = 0; i < M_N; i++)
 		if (same(k, n, metas[i].key))
 			break;
@@ -640,12 +639,12 @@ meta(struct tape_r *r, struct cur *c, struct tape_ev *ev)
 	case M_DEF:
 		/* An optional scope, node (>= 1) and pid; anything else
 		 * trailing is ignored, as on every # line. */
-		if (at_end(c) || get1(r, c, 'U', &v[5]) != 0)
+		if (tr_at_end(c) || tr_get1(r, c, 'U', &v[5]) != 0)
 			return define(r, v, 0, 0);
-		if (get1(r, c, 'U', &v[6]) != 0)
-			return rfail(r, "#DEF scope: %s", c->why);
+		if (tr_get1(r, c, 'U', &v[6]) != 0)
+			return tr_fail(r, "#DEF scope: %s", c->why);
 		if (v[5].v.u == 0)
-			return rfail(r, "#DEF scope: node 0");
+			return tr_fail(r, "#DEF scope: node 0");
 		return define(r, v, (uint32_t)v[5].v.u, (uint32_t)v[6].v.u);
 	case M_PROC:
 		if (same(v[3].v.s.p, v[3].v.s.len, "exit"))
@@ -657,7 +656,7 @@ meta(struct tape_r *r, struct cur *c, struct tape_ev *ev)
 		else if (same(v[3].v.s.p, v[3].v.s.len, "gone"))
 			ev->is_exit = TAPE_PROC_GONE;
 		else if (!same(v[3].v.s.p, v[3].v.s.len, "start"))
-			return rfail(r, "#PROC: expected start, exit, killed, "
+			return tr_fail(r, "#PROC: expected start, exit, killed, "
 			    "exec or gone");
 		ev->kind = TAPE_PROC;
 		ev->node = (uint32_t)v[0].v.u;
@@ -703,11 +702,10 @@ record(struct tape_r *r, struct cur *c, struct tape_ev *ev)
 {
 	struct rec_field h[5];
 	unsigned i;
-	int k;
 
 	for (i = 0; i < 5; i++)
-		if (get1(r, c, "uUUUi"[i], &h[i]) != 0)
-			return rfail(r, "record: %s", c->why);
+		if (tr_get1(r, c, "uUUUi"[i], &h[i]) != 0)
+			return tr_fail(r, "record: %s", c->why);
 	ev->kind = TAPE_RECORD;
 	ev->ts = h[0].v.u;
 	ev->node = (uint32_t)h[1].v.u;
@@ -715,21 +713,30 @@ record(struct tape_r *r, struct cur *c, struct tape_ev *ev)
 	ev->tid = (uint32_t)h[3].v.u;
 	ev->eid = (int32_t)h[4].v.i;
 	if ((ev->def = tape_rdef_for(r, ev->node, ev->pid, ev->eid)) == NULL)
-		return rfail(r, "record before definition of eid %d",
+		return tr_fail(r, "record before definition of eid %d",
 		    (int)ev->eid);
+	return tr_fields(r, c, ev);
+}
+
+int
+tr_fields(struct tape_r *r, struct cur *c, struct tape_ev *ev)
+{
+	unsigned i;
+	int k;
+
 	ev->n = ev->def->fmt.n;
 	for (i = 0; i < ev->n; i++) {
 		k = ev->def->fmt.kind[i];
 		ev->f[i].kind = k;
-		if (at_end(c))
-			return rfail(r, "too few fields for eid %d (its "
+		if (tr_at_end(c))
+			return tr_fail(r, "too few fields for eid %d (its "
 			    "format has %u)", (int)ev->eid, ev->n);
-		if (get1(r, c, "Iuds"[k], &ev->f[i]) != 0)
-			return rfail(r, "field %u of eid %d: %s", i + 1,
+		if (tr_get1(r, c, "Iuds"[k], &ev->f[i]) != 0)
+			return tr_fail(r, "field %u of eid %d: %s", i + 1,
 			    (int)ev->eid, c->why);
 	}
-	if (!at_end(c))
-		return rfail(r, "too many fields for eid %d (its format has "
+	if (!tr_at_end(c))
+		return tr_fail(r, "too many fields for eid %d (its format has "
 		    "%u)", (int)ev->eid, ev->n);
 	return 0;
 }
@@ -764,9 +771,9 @@ tape_ropen(const char *path, const char **why)
 		r->bin = 1;
 		r->start = 8;
 		if (getframe(r, &kind, &line, &len) == 1 && kind == 'L') {
-			c = (struct cur){ line, line + len, NULL, 1 };
-			if (tok(&c, &k, &kn) == 0 && same(k, kn, "#GRM-TRACE") &&
-			    get1(r, &c, 'u', &v) == 0 && v.v.u >= 1 &&
+			c = (struct cur){ line, line + len, NULL, 1, 0 };
+			if (tr_tok(&c, &k, &kn) == 0 && same(k, kn, "#GRM-TRACE") &&
+			    tr_get1(r, &c, 'u', &v) == 0 && v.v.u >= 1 &&
 			    v.v.u <= TAPE_VERSION)
 				return r;
 		}
@@ -774,11 +781,15 @@ tape_ropen(const char *path, const char **why)
 		tape_rclose(r);
 		return NULL;
 	}
-	switch (getln(r, &line, &len)) {
+	switch (tr_getln(r, &line, &len)) {
 	case 1:
-		while (len > 0 && blank(line[len - 1]))
+		while (len > 0 && tr_blank(line[len - 1]))
 			line[--len] = '\0';
-		if (strncmp(line, "#GRM-TRACE ", 11) != 0)
+		/* BEE Ascii starts with its header, "(version protocol)". */
+		if (line[strspn(line, " \t")] == '(') {
+			if (bee_r_header(r, line, len, why) == 0)
+				return r;
+		} else if (strncmp(line, "#GRM-TRACE ", 11) != 0)
 			*why = "not a grm trace (no #GRM-TRACE line)";
 		else if (strcmp(line + 11, "1") != 0 &&
 		    strcmp(line + 11, "2") != 0)
@@ -806,7 +817,7 @@ piece_record(struct tape_r *r, struct tape_ev *ev)
 
 	memcpy(&h, r->pp, sizeof h);
 	if (h.len < sizeof h || h.len > (size_t)(r->pe - r->pp))
-		return rfail(r, "piece: record of %u bytes", (unsigned)h.len);
+		return tr_fail(r, "piece: record of %u bytes", (unsigned)h.len);
 	ev->kind = TAPE_RECORD;
 	ev->ts = h.ts;
 	ev->node = r->pnode;
@@ -814,10 +825,10 @@ piece_record(struct tape_r *r, struct tape_ev *ev)
 	ev->tid = r->ptid;
 	ev->eid = h.eid;
 	if ((ev->def = tape_rdef_for(r, ev->node, ev->pid, ev->eid)) == NULL)
-		return rfail(r, "record before definition of eid %d",
+		return tr_fail(r, "record before definition of eid %d",
 		    (int)ev->eid);
 	if (rec_decode(r->pp, h.len, &ev->def->fmt, ev->f) != 0)
-		return rfail(r, "record of eid %d does not match its format",
+		return tr_fail(r, "record of eid %d does not match its format",
 		    (int)ev->eid);
 	ev->n = ev->def->fmt.n;
 	/* Strings are handed out NUL-terminated, like the text's. */
@@ -847,17 +858,17 @@ bin_next(struct tape_r *r, struct tape_ev *ev)
 		r->pp = NULL;
 		if ((rc = getframe(r, &kind, &p, &len)) <= 0)
 			return rc;
-		c = (struct cur){ p, p + len, NULL, 1 };
+		c = (struct cur){ p, p + len, NULL, 1, 0 };
 		switch (kind) {
 		case 'L':
-			if ((rc = meta(r, &c, ev)) != 0)
+			if ((rc = tr_meta(r, &c, ev)) != 0)
 				return rc;
 			break;
 		case 'R':
 			return record(r, &c, ev) == 0 ? 1 : -1;
 		case 'P':
 			if (len < 12 + sizeof(struct rec_hdr))
-				return rfail(r, "piece: %zu bytes", len);
+				return tr_fail(r, "piece: %zu bytes", len);
 			r->pnode = ld32(p);
 			r->ppid = ld32(p + 4);
 			r->ptid = ld32(p + 8);
@@ -881,19 +892,22 @@ tape_next(struct tape_r *r, struct tape_ev *ev)
 
 	if (r->bin)
 		return bin_next(r, ev);
+	if (r->bee)
+		return bee_r_next(r, ev);
 	while (!r->failed) {
-		if ((rc = getln(r, &line, &len)) <= 0)
+		if ((rc = tr_getln(r, &line, &len)) <= 0)
 			return rc;
 		c.p = line;
 		c.e = line + len;
 		c.why = NULL;
 		c.bin = 0;
+		c.bee = 0;
 		r->sp = r->sbuf;
-		if (at_end(&c))
+		if (tr_at_end(&c))
 			continue;
 		if (*c.p != '#')
 			return record(r, &c, ev) == 0 ? 1 : -1;
-		if ((rc = meta(r, &c, ev)) != 0)
+		if ((rc = tr_meta(r, &c, ev)) != 0)
 			return rc;
 	}
 	return -1;
@@ -958,6 +972,7 @@ tape_rclose(struct tape_r *r)
 		}
 	}
 	free(r->defs);
+	bee_r_free(r);
 	if (r->fd != STDIN_FILENO)
 		close(r->fd);
 	free(r);

@@ -1,62 +1,18 @@
-/* tape_w.c: writing the ASCII trace file (doc/formats.md), and the field
- * formatting prove shares. */
-#include <ctype.h>
+/* tape_w.c: writing the trace file (doc/formats.md): the text format, the
+ * binary one, and the calls that send the BEE Ascii one to bee_w.c; the
+ * field formatting prove shares.  No printf on the way of a record. */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "tape.h"
+#include "tape_int.h"
 
-#define WBUF		(1u << 20)
-#define NUM_MAX		32	/* longest number we write, with its space */
-
-static const char hexd[] = "0123456789abcdef";
+#define NUM_MAX		(FMT_NUM_MAX + 1)	/* a number with its space */
 
 /* ---- formatting, shared by the writer and the stdio helpers ---- */
-
-/* Escapes s[0..len) into d; NULL if it would pass lim. */
-static char *
-esc(char *d, const char *lim, const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	unsigned c;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		if (lim - d < 4)
-			return NULL;
-		c = u[i];
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			*d++ = (char)c;
-			continue;
-		}
-		*d++ = '\\';
-		switch (c) {
-		case '"':
-		case '\\':
-			*d++ = (char)c;
-			break;
-		case '\n':
-			*d++ = 'n';
-			break;
-		case '\t':
-			*d++ = 't';
-			break;
-		case '\r':
-			*d++ = 'r';
-			break;
-		default:
-			*d++ = 'x';
-			*d++ = hexd[c >> 4];
-			*d++ = hexd[c & 15];
-		}
-	}
-	return d;
-}
 
 static char *
 quote(char *d, const char *lim, const char *s, size_t len)
@@ -65,50 +21,10 @@ quote(char *d, const char *lim, const char *s, size_t len)
 		return NULL;
 	*d++ = ' ';
 	*d++ = '"';
-	if ((d = esc(d, lim - 1, s, len)) == NULL)
+	if ((d = fmt_esc(d, lim - 1, s, len, 0)) == NULL)
 		return NULL;
 	*d++ = '"';
 	return d;
-}
-
-static char *
-dec_u(char *d, uint64_t v)
-{
-	char t[20];
-	int n = 0;
-
-	do {
-		t[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	while (n > 0)
-		*d++ = t[--n];
-	return d;
-}
-
-static char *
-dec_i(char *d, int64_t v)
-{
-	if (v >= 0)
-		return dec_u(d, (uint64_t)v);
-	*d++ = '-';
-	return dec_u(d, -(uint64_t)v);
-}
-
-static char *
-dec_d(char *d, double v)
-{
-	const char *s = NULL;
-
-	if (isnan(v))
-		s = "nan";
-	else if (isinf(v))
-		s = v < 0 ? "-inf" : "inf";
-	if (s != NULL) {
-		memcpy(d, s, strlen(s));
-		return d + strlen(s);
-	}
-	return d + snprintf(d, NUM_MAX - 1, "%.17g", v);
 }
 
 /* Writes " <value>" of one field. */
@@ -122,39 +38,39 @@ put_field(char *d, const char *lim, const struct rec_field *f)
 	*d++ = ' ';
 	switch (f->kind) {
 	case REC_K_INT:
-		return dec_i(d, f->v.i);
+		return fmt_i64(d, f->v.i);
 	case REC_K_UINT:
-		return dec_u(d, f->v.u);
+		return fmt_u64(d, f->v.u);
 	default:
-		return dec_d(d, f->v.d);
+		return fmt_double(d, f->v.d);
 	}
 }
 
-static char *
-put_u(char *d, const char *lim, uint64_t v)
+char *
+tw_u(char *d, const char *lim, uint64_t v)
 {
 	if (d == NULL || lim - d < NUM_MAX)
 		return NULL;
 	*d++ = ' ';
-	return dec_u(d, v);
+	return fmt_u64(d, v);
 }
 
-static char *
-put_i(char *d, const char *lim, int64_t v)
+char *
+tw_i(char *d, const char *lim, int64_t v)
 {
 	if (d == NULL || lim - d < NUM_MAX)
 		return NULL;
 	*d++ = ' ';
-	return dec_i(d, v);
+	return fmt_i64(d, v);
 }
 
-static char *
-put_d(char *d, const char *lim, double v)
+char *
+tw_d(char *d, const char *lim, double v)
 {
 	if (d == NULL || lim - d < NUM_MAX)
 		return NULL;
 	*d++ = ' ';
-	return dec_d(d, v);
+	return fmt_double(d, v);
 }
 
 /* Writes " <s>" as one token: bytes that are blank or not ASCII become '_'. */
@@ -187,7 +103,7 @@ tape_put_quoted(FILE *f, const char *s, size_t len)
 	putc('"', f);
 	while (len > 0) {
 		k = len < sizeof buf / 4 ? len : sizeof buf / 4;
-		d = esc(buf, buf + sizeof buf, s, k);
+		d = fmt_esc(buf, buf + sizeof buf, s, k, 0);
 		fwrite(buf, 1, (size_t)(d - buf), f);
 		s += k;
 		len -= k;
@@ -210,15 +126,6 @@ tape_put_field(FILE *f, const struct rec_field *fld)
 }
 
 /* ---- writer ---- */
-
-struct tape_w {
-	int		fd;
-	int		bin;		/* the binary format */
-	int		ferr;		/* errno of a failed lbegin */
-	uint64_t	records;
-	size_t		len;
-	char		buf[WBUF];
-};
 
 static int
 wflush(struct tape_w *w)
@@ -245,12 +152,11 @@ wflush(struct tape_w *w)
 	return 0;
 }
 
-/* Makes room for one line; the line may not pass *lim. */
-static char *
-lbegin(struct tape_w *w, const char **lim)
+char *
+tw_begin(struct tape_w *w, const char **lim)
 {
 	w->ferr = 0;
-	if (WBUF - w->len < TAPE_LINE_MAX + 1 && wflush(w) != 0) {
+	if (TW_BUF - w->len < TAPE_LINE_MAX + 1 && wflush(w) != 0) {
 		w->ferr = errno;
 		return NULL;
 	}
@@ -258,8 +164,8 @@ lbegin(struct tape_w *w, const char **lim)
 	return w->buf + w->len;
 }
 
-static int
-lend(struct tape_w *w, char *d)
+int
+tw_end(struct tape_w *w, char *d)
 {
 	if (d == NULL) {
 		errno = w->ferr != 0 ? w->ferr : EMSGSIZE;
@@ -270,11 +176,6 @@ lend(struct tape_w *w, char *d)
 	return 0;
 }
 
-/*
- * Writes the line "key" followed by one field per spec character: u
- * (uint64_t), i (int64_t), d (double), t (char *, a token), s (char *,
- * size_t: a quoted string).
- */
 /* ---- the binary format: frames (doc/formats.md) ---- */
 
 static char *
@@ -363,7 +264,7 @@ b_field(char *d, const char *lim, const struct rec_field *f)
 static char *
 fbegin(struct tape_w *w, const char **lim, char kind)
 {
-	char *d = lbegin(w, lim);
+	char *d = tw_begin(w, lim);
 
 	if (d == NULL)
 		return NULL;
@@ -420,46 +321,59 @@ bline(struct tape_w *w, const char *key, const char *spec, va_list ap)
 	return fend(w, d);
 }
 
+/*
+ * Writes the line "key" followed by one field per spec character: u
+ * (uint64_t), i (int64_t), d (double), t (char *, a token), s (char *,
+ * size_t: a quoted string).
+ */
 static int
 wline(struct tape_w *w, const char *key, const char *spec, ...)
 {
 	const char *lim, *s;
 	va_list ap;
 	char *d;
-	int rc;
+	int rc, bee = w->fmt == TAPE_FMT_BEE;
 
-	if (w->bin) {
+	if (w->fmt == TAPE_FMT_BIN) {
 		va_start(ap, spec);
 		rc = bline(w, key, spec, ap);
 		va_end(ap);
 		return rc;
 	}
-	if ((d = lbegin(w, &lim)) == NULL)
-		return lend(w, NULL);
+	if ((d = tw_begin(w, &lim)) == NULL)
+		return tw_end(w, NULL);
+	/* BEE Ascii: the line as grm's entry, "(100 (#KEY ...))". */
+	if (bee) {
+		d = bee_w_cmd(d, BEE_GRM);
+		*d++ = '(';
+	}
 	memcpy(d, key, strlen(key));
 	d += strlen(key);
 	va_start(ap, spec);
 	for (; *spec != '\0'; spec++) {
 		switch (*spec) {
 		case 'u':
-			d = put_u(d, lim, va_arg(ap, uint64_t));
+			d = tw_u(d, lim, va_arg(ap, uint64_t));
 			break;
 		case 'i':
-			d = put_i(d, lim, va_arg(ap, int64_t));
+			d = tw_i(d, lim, va_arg(ap, int64_t));
 			break;
 		case 'd':
-			d = put_d(d, lim, va_arg(ap, double));
+			d = tw_d(d, lim, va_arg(ap, double));
 			break;
 		case 't':
-			d = put_tok(d, lim, va_arg(ap, const char *));
+			s = va_arg(ap, const char *);
+			d = !bee ? put_tok(d, lim, s) : bee_w_str(d, lim,
+			    s != NULL ? s : "", s != NULL ? strlen(s) : 0);
 			break;
 		default:
 			s = va_arg(ap, const char *);
-			d = quote(d, lim, s, va_arg(ap, size_t));
+			d = !bee ? quote(d, lim, s, va_arg(ap, size_t)) :
+			    bee_w_str(d, lim, s, va_arg(ap, size_t));
 		}
 	}
 	va_end(ap);
-	return lend(w, d);
+	return bee ? bee_w_end_entry(w, d, lim) : tw_end(w, d);
 }
 
 struct tape_w *
@@ -478,16 +392,15 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 	int e, how = fmt & TAPE_OPEN_NEW ? O_EXCL : O_TRUNC;
 
 	fmt &= ~TAPE_OPEN_NEW;
-	if (fmt != TAPE_FMT_TAPE && fmt != TAPE_FMT_BIN) {
+	if (fmt != TAPE_FMT_TAPE && fmt != TAPE_FMT_BIN &&
+	    fmt != TAPE_FMT_BEE) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((w = malloc(sizeof *w)) == NULL)
+	if ((w = calloc(1, sizeof *w)) == NULL)
 		return NULL;
-	w->records = 0;
-	w->len = 0;
-	w->bin = fmt == TAPE_FMT_BIN;
-	if (w->bin) {
+	w->fmt = fmt;
+	if (fmt == TAPE_FMT_BIN) {
 		memcpy(w->buf, TAPE_BIN_MAGIC, 8);
 		w->len = 8;
 	}
@@ -498,7 +411,8 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 		errno = e;
 		return NULL;
 	}
-	if (wline(w, "#GRM-TRACE", "u", (uint64_t)TAPE_VERSION) != 0 ||
+	if ((fmt == TAPE_FMT_BEE ? bee_w_header(w) :
+	    wline(w, "#GRM-TRACE", "u", (uint64_t)TAPE_VERSION)) != 0 ||
 	    wline(w, "#MM", "t", mm_id) != 0 ||
 	    wline(w, "#CLOCK", "uu", realtime_ns, monotonic_ns) != 0 ||
 	    wflush(w) != 0) {
@@ -510,6 +424,9 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 	}
 	return w;
 }
+
+const char *const tape_proc_words[TAPE_PROC_GONE + 1] = { "start", "exit",
+	"killed", "exec", "gone" };
 
 int
 tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
@@ -573,6 +490,9 @@ tape_def_scoped(struct tape_w *w, uint32_t node, uint32_t pid, int32_t eid,
 		errno = EINVAL;
 		return -1;
 	}
+	if (w->fmt == TAPE_FMT_BEE)
+		return bee_w_def(w, node, pid, eid, cls, attr, fbuf,
+		    format_len, dsc != NULL ? dsc : "", dsc_len);
 	if (node == 0)
 		return wline(w, "#DEF", "iuuss", (int64_t)eid, (uint64_t)cls,
 		    (uint64_t)attr, format, format_len, dsc != NULL ? dsc : "",
@@ -586,17 +506,17 @@ int
 tape_proc(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t ppid,
 	  int is_exit, uint64_t ts, int32_t status, const char *name)
 {
-	static const char *const how[] = { "start", "exit", "killed", "exec",
-	    "gone" };
-
 	if (name == NULL)
 		name = "";
 	if (is_exit < 0 || is_exit > TAPE_PROC_GONE) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (w->fmt == TAPE_FMT_BEE)
+		return bee_w_proc(w, node, pid, ppid, is_exit, ts, status,
+		    name);
 	return wline(w, "#PROC", "uuutuis", (uint64_t)node, (uint64_t)pid,
-	    (uint64_t)ppid, how[is_exit], ts, (int64_t)status,
+	    (uint64_t)ppid, tape_proc_words[is_exit], ts, (int64_t)status,
 	    name, strlen(name));
 }
 
@@ -608,57 +528,64 @@ tape_loss(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	    (uint64_t)tid, count, ts);
 }
 
+/* Binary: an R frame. */
+static int
+bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
+	   uint32_t tid, int32_t eid, const struct rec_field *f, unsigned n)
+{
+	const char *lim;
+	unsigned i;
+	char *d;
+
+	if ((d = fbegin(w, &lim, 'R')) == NULL)
+		return fend(w, NULL);
+	d = b_u64(d, lim, ts);
+	d = b_u64(d, lim, node);
+	d = b_u64(d, lim, pid);
+	d = b_u64(d, lim, tid);
+	d = b_u64(d, lim, (uint64_t)(int64_t)eid);
+	for (i = 0; i < n; i++)
+		d = b_field(d, lim, &f[i]);
+	return fend(w, d);
+}
+
 int
 tape_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 	    uint32_t tid, int32_t eid, const struct rec_field *f, unsigned n)
 {
-	const char *blim;
-	char *b;
-	unsigned k;
-
-	if (w->bin) {
-		if (n > REC_ARGS_MAX || (n > 0 && f == NULL)) {
-			errno = EINVAL;
-			return -1;
-		}
-		if ((b = fbegin(w, &blim, 'R')) == NULL)
-			return fend(w, NULL);
-		b = b_u64(b, blim, ts);
-		b = b_u64(b, blim, node);
-		b = b_u64(b, blim, pid);
-		b = b_u64(b, blim, tid);
-		b = b_u64(b, blim, (uint64_t)(int64_t)eid);
-		for (k = 0; k < n; k++)
-			b = b_field(b, blim, &f[k]);
-		if (fend(w, b) != 0)
-			return -1;
-		w->records++;
-		return 0;
-	}
 	const char *lim;
 	unsigned i;
 	char *d;
+	int rc;
 
 	if (n > REC_ARGS_MAX || (n > 0 && f == NULL)) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (w->fmt != TAPE_FMT_TAPE) {
+		rc = w->fmt == TAPE_FMT_BIN ?
+		    bin_record(w, ts, node, pid, tid, eid, f, n) :
+		    bee_w_record(w, ts, node, pid, tid, eid, f, n);
+		if (rc == 0)
+			w->records++;
+		return rc;
+	}
+	/* The line is committed by tw_end only: an early return drops it. */
+	if ((d = tw_begin(w, &lim)) == NULL)
+		return tw_end(w, NULL);
+	d = fmt_u64(d, ts);
+	d = tw_u(d, lim, node);
+	d = tw_u(d, lim, pid);
+	d = tw_u(d, lim, tid);
+	d = tw_i(d, lim, eid);
 	for (i = 0; i < n; i++) {
 		if (f[i].kind > REC_K_STR) {
 			errno = EINVAL;
 			return -1;
 		}
-	}
-	if ((d = lbegin(w, &lim)) == NULL)
-		return lend(w, NULL);
-	d = dec_u(d, ts);
-	d = put_u(d, lim, node);
-	d = put_u(d, lim, pid);
-	d = put_u(d, lim, tid);
-	d = put_i(d, lim, eid);
-	for (i = 0; i < n; i++)
 		d = put_field(d, lim, &f[i]);
-	if (lend(w, d) != 0)
+	}
+	if (tw_end(w, d) != 0)
 		return -1;
 	w->records++;
 	return 0;
@@ -723,7 +650,8 @@ tape_close(struct tape_w *w)
 
 	if (w == NULL)
 		return 0;
-	if (wline(w, "#END", "u", w->records) != 0 || tape_flush(w) != 0) {
+	if ((w->fmt == TAPE_FMT_BEE ? bee_w_end(w) :
+	    wline(w, "#END", "u", w->records)) != 0 || tape_flush(w) != 0) {
 		rc = -1;
 		e = errno;
 	}
@@ -731,6 +659,7 @@ tape_close(struct tape_w *w)
 		rc = -1;
 		e = errno;
 	}
+	bee_w_free(w);
 	free(w);
 	if (rc != 0)
 		errno = e;
@@ -753,7 +682,7 @@ tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	size_t off = 0, start, n;
 	char *d;
 
-	if (!w->bin) {
+	if (w->fmt != TAPE_FMT_BIN) {
 		errno = EINVAL;
 		return -1;
 	}

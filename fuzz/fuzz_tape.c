@@ -1,13 +1,15 @@
-/* fuzz_tape.c: libFuzzer target for the trace file reader (tape_r.c), and
- * through a write-read round trip, for the writer (tape_w.c).
+/* fuzz_tape.c: libFuzzer target for the trace file readers (tape_r.c,
+ * bee_r.c), and through write-read round trips, for the writers (tape_w.c,
+ * bee_w.c).
  *
- * The input is a whole trace file.  It is read to its end or its first
- * error, touching every field.  Each record read is written again with the
- * writer (tape_open, tape_def before each record, tape_record, tape_close)
- * into a second file; that file must read back without error, and writing
- * it once more must give the same bytes (the writer's output is a fixed
+ * The input is a whole trace file, in any format.  It is read to its end or
+ * its first error, touching every field.  Each record read is written
+ * again with the writer (tape_open_fmt, tape_def before each record,
+ * tape_record, tape_close) into two more files, one as text and one as BEE
+ * Ascii; each must read back without error, and writing it once more in
+ * its format must give the same bytes (the writer's output is a fixed
  * point of read-then-write; when the writer refused a record as too long,
- * its #DEF line stays behind, so #DEF lines are then left out of the
+ * its definition stays behind, so definitions are then left out of the
  * comparison).  Each field is also formatted with tape_put_field.  Meta
  * lines the reader returns (#PROC, #LOSS, #STATS, #CONTROL) are written
  * again the same way, in the same order.
@@ -75,10 +77,11 @@ mf_slurp(struct mfile *m, size_t *n)
 	return b;
 }
 
-/* Removes the #DEF lines of t[0..*n): a record the writer refused (too
- * long) leaves its definition behind, and a second pass does not. */
+/* Removes the definition lines of t[0..*n) (they start with def): a
+ * record the writer refused (too long) leaves its definition behind, and a
+ * second pass does not. */
 static void
-drop_defs(char *t, size_t *n)
+drop_defs(char *t, size_t *n, const char *def)
 {
 	size_t i = 0, o = 0, e;
 	char *nl;
@@ -86,7 +89,7 @@ drop_defs(char *t, size_t *n)
 	while (i < *n) {
 		nl = memchr(t + i, '\n', *n - i);
 		e = nl != NULL ? (size_t)(nl - t) + 1 : *n;
-		if (e - i < 5 || memcmp(t + i, "#DEF ", 5) != 0) {
+		if (e - i < strlen(def) || memcmp(t + i, def, strlen(def)) != 0) {
 			memmove(t + o, t + i, e - i);
 			o += e - i;
 		}
@@ -221,19 +224,27 @@ put_meta(struct tape_w *w, const struct tape_ev *ev)
 	}
 }
 
-/* The writer of a second file, opened at the first record or meta line. */
+/* The writer of another file, opened at the first record or meta line. */
 struct out {
+	int		fmt;		/* TAPE_FMT_* */
 	struct mfile	mf;
 	struct tape_w	*w;
 	int		opened;
 	uint64_t	written;	/* records */
 };
 
+/* The formats written, and how their definition lines start. */
+#define NOUT	2
+static const struct {
+	int		fmt;
+	const char	*def;
+} outs[NOUT] = { { TAPE_FMT_TAPE, "#DEF " }, { TAPE_FMT_BEE, "(7 (" } };
+
 static void
 out_open(struct out *o)
 {
 	mf_open(&o->mf);
-	if ((o->w = tape_open(o->mf.path, "fuzz", 1, 2)) == NULL) {
+	if ((o->w = tape_open_fmt(o->mf.path, o->fmt, "fuzz", 1, 2)) == NULL) {
 		perror("tape_open");
 		abort();
 	}
@@ -253,19 +264,44 @@ out_close(struct out *o)
 	o->w = NULL;
 }
 
+/* Writes a record read (its definition first) into o. */
+static void
+put_record(struct out *o, const struct tape_ev *ev)
+{
+	const struct tape_def *d = ev->def;
+
+	/* Bytes >= 0x80 are read as themselves but written as \xHH (and in
+	 * BEE Ascii, blanks and parentheses too): a line may grow past
+	 * TAPE_LINE_MAX (EMSGSIZE).  A record whose #DEF is too long is
+	 * left out too. */
+	if (tape_def(o->w, d->eid, d->cls, d->attr, d->format,
+	    strlen(d->format), d->dsc, strlen(d->dsc)) != 0) {
+		if (errno == EMSGSIZE)
+			return;
+		fprintf(stderr, "tape_def refused a definition the reader "
+		    "took: %s\n", strerror(errno));
+		abort();
+	}
+	if (tape_record(o->w, ev->ts, ev->node, ev->pid, ev->tid, ev->eid,
+	    ev->f, ev->n) != 0 && errno != EMSGSIZE) {
+		fprintf(stderr, "tape_record: %s\n", strerror(errno));
+		abort();
+	}
+}
+
 /*
- * Reads the file at path to its end and writes each record it holds (its
- * definition first) into o.  Returns the number of records read; *rc is
- * the last tape_next result, or -2 if the file was refused.
+ * Reads the file at path to its end and writes each record and meta line
+ * it holds into each of o[0..no).  Returns the number of records read;
+ * *rc is the last tape_next result, or -2 if the file was refused.
  */
 static uint64_t
-read_all(const char *path, struct out *o, int *rc)
+read_all(const char *path, struct out *o, int no, int *rc)
 {
-	const struct tape_def *d;
 	struct tape_ev ev;
 	struct tape_r *r;
 	const char *why = NULL;
 	uint64_t n = 0, end;
+	int k;
 
 	if ((r = tape_ropen(path, &why)) == NULL) {
 		if (why == NULL)
@@ -275,31 +311,18 @@ read_all(const char *path, struct out *o, int *rc)
 	}
 	tape_rwant(r, ~0u);
 	while ((*rc = tape_next(r, &ev)) == 1) {
-		if (o->w == NULL)
-			out_open(o);
-		if (ev.kind != TAPE_RECORD) {
+		if (ev.kind == TAPE_RECORD) {
+			n++;
+			touch(&ev);
+		} else
 			touch_meta(&ev);
-			put_meta(o->w, &ev);
-			continue;
-		}
-		n++;
-		touch(&ev);
-		/* Bytes >= 0x80 are read as themselves but written as
-		 * \xHH: a line may grow past TAPE_LINE_MAX (EMSGSIZE).  A
-		 * record whose #DEF is too long is left out too. */
-		d = ev.def;
-		if (tape_def(o->w, d->eid, d->cls, d->attr, d->format,
-		    strlen(d->format), d->dsc, strlen(d->dsc)) != 0) {
-			if (errno == EMSGSIZE)
-				continue;
-			fprintf(stderr, "tape_def refused a definition the "
-			    "reader took: %s\n", strerror(errno));
-			abort();
-		}
-		if (tape_record(o->w, ev.ts, ev.node, ev.pid, ev.tid, ev.eid,
-		    ev.f, ev.n) != 0 && errno != EMSGSIZE) {
-			fprintf(stderr, "tape_record: %s\n", strerror(errno));
-			abort();
+		for (k = 0; k < no; k++) {
+			if (o[k].w == NULL)
+				out_open(&o[k]);
+			if (ev.kind == TAPE_RECORD)
+				put_record(&o[k], &ev);
+			else
+				put_meta(o[k].w, &ev);
 		}
 	}
 	/* An error is final and says why; the end of file stays the end. */
@@ -314,53 +337,60 @@ read_all(const char *path, struct out *o, int *rc)
 	if (tape_rdef(r, -1) != NULL)
 		sink += strlen(tape_rdef(r, -1)->format);
 	tape_rclose(r);
-	out_close(o);
+	for (k = 0; k < no; k++)
+		out_close(&o[k]);
 	return n;
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct out a = { .w = NULL }, b = { .w = NULL };
+	struct out a[NOUT], b;
 	struct mfile in;
 	uint64_t n0, na;
-	int rc0, rca;
+	int rc0, rca, k;
 	char *ta, *tb;
 	size_t la, lb;
 
 	mf_open(&in);
 	mf_write(&in, data, size);
 
-	/* Read the input, and write the records read into a. */
-	n0 = read_all(in.path, &a, &rc0);
+	/* Read the input, and write what was read into each a[k]. */
+	for (k = 0; k < NOUT; k++)
+		a[k] = (struct out){ .fmt = outs[k].fmt, .w = NULL };
+	n0 = read_all(in.path, a, NOUT, &rc0);
 	close(in.fd);
-	if (!a.opened)
+	if (!a[0].opened)
 		return 0;	/* nothing read: nothing was written */
 
-	/* The writer's output must read back whole, and again into b. */
-	na = read_all(a.mf.path, &b, &rca);
-	if (rca != 0 || na != a.written || na > n0) {
-		fprintf(stderr, "the writer's output does not read back "
-		    "(rc %d after %llu records)\n", rca,
-		    (unsigned long long)na);
-		abort();
-	}
-	if (b.opened) {
-		ta = mf_slurp(&a.mf, &la);
-		tb = mf_slurp(&b.mf, &lb);
-		if (a.written != n0) {
-			drop_defs(ta, &la);
-			drop_defs(tb, &lb);
-		}
-		if (la != lb || memcmp(ta, tb, la) != 0) {
-			fprintf(stderr, "write(read(write(read(input)))) "
-			    "differs from write(read(input))\n");
+	/* Each writer's output must read back whole, and again into b. */
+	for (k = 0; k < NOUT; k++) {
+		b = (struct out){ .fmt = outs[k].fmt, .w = NULL };
+		na = read_all(a[k].mf.path, &b, 1, &rca);
+		if (rca != 0 || na != a[k].written || na > n0) {
+			fprintf(stderr, "the writer's output (format %d) does "
+			    "not read back (rc %d after %llu records)\n",
+			    outs[k].fmt, rca, (unsigned long long)na);
 			abort();
 		}
-		free(ta);
-		free(tb);
-		close(b.mf.fd);
+		if (b.opened) {
+			ta = mf_slurp(&a[k].mf, &la);
+			tb = mf_slurp(&b.mf, &lb);
+			if (a[k].written != n0) {
+				drop_defs(ta, &la, outs[k].def);
+				drop_defs(tb, &lb, outs[k].def);
+			}
+			if (la != lb || memcmp(ta, tb, la) != 0) {
+				fprintf(stderr, "format %d: write(read(write("
+				    "read(input)))) differs from write(read("
+				    "input))\n", outs[k].fmt);
+				abort();
+			}
+			free(ta);
+			free(tb);
+			close(b.mf.fd);
+		}
+		close(a[k].mf.fd);
 	}
-	close(a.mf.fd);
 	return 0;
 }

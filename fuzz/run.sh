@@ -74,7 +74,8 @@ rm -f "$out/probe" "$out/probe.c" "$out/probe.log"
 mkdir -p "$out/logs" || exit 1
 for t in $targets; do
 	case $t in
-	tape)	src="common/tape_r.c common/tape_w.c common/rec.c"; libs=-lm ;;
+	tape)	src="common/tape_r.c common/tape_w.c common/bee_r.c \
+		    common/bee_w.c common/fmt.c common/rec.c"; libs=-lm ;;
 	rec)	src="common/rec.c"; libs= ;;
 	seg|seghdr)
 		t=seg

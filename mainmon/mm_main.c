@@ -27,7 +27,7 @@
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: mainmon -o FILE [-f tape|bin] [-p PORT] [-b ADDR] "
+	fprintf(f, "usage: mainmon -o FILE [-f tape|bee|bin] [-p PORT] [-b ADDR] "
 	    "[-i IDFILE] [-k KEYFILE] [-t SECONDS] [-s SECONDS] [-m MIB]\n"
 	    "       [-d]\n");
 }
@@ -227,9 +227,11 @@ main(int argc, char **argv)
 				fmt = TAPE_FMT_TAPE;
 			else if (strcmp(optarg, "bin") == 0)
 				fmt = TAPE_FMT_BIN;
+			else if (strcmp(optarg, "bee") == 0)
+				fmt = TAPE_FMT_BEE;
 			else {
 				fprintf(stderr, "mainmon: -f %s: not a format "
-				    "(tape, bin)\n", optarg);
+				    "(tape, bee, bin)\n", optarg);
 				return 2;
 			}
 			break;

@@ -29,7 +29,8 @@ help(void)
 	    "\n  -o OUT.svg  write the picture to OUT.svg, not standard "
 	    "output\n"
 	    "  -w WIDTH    width of the picture in pixels (default 1200)\n"
-	    "\nFILE is a grm trace written by mainmon; - reads standard "
+	    "\nFILE is a grm trace written by mainmon (text, binary or BEE "
+	    "Ascii), or an\nevent file of the original BEE; - reads standard "
 	    "input.\n");
 }
 

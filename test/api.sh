@@ -79,19 +79,7 @@ awk '$5 == 4 { exit !(length($6) == 1026) }' "$T_DIR/err.rec" ||
 	t_fail "the longest string was not kept whole"
 grep -q ' 1 77$' "$T_DIR/err.rec" || t_fail "the event after the errors is missing"
 
-expect() {
-	grep -q -- " $1\$" "$trace" || t_fail "no record ending in: $1"
-}
-expect '10 -5 4000000000 48879 8 65'
-expect '11 -9000000000 18000000000 -1 2 12345 -3 250'
-expect '12 0.5 -2.25 1.0000000000000001e+300 3.1415899999999999'
-expect "13 $ptr \"\" \"quote\\\\\" backslash\\\\\\\\ tab\\\\t\""
-expect '-6 3 "worker three"'
-expect '-3 7 "phase seven"'
-expect '-1 7'
-expect '-2 7'
-expect '-4 4 99 1024'
-expect '-5 4 98 512'
+t_api_records "$trace" "$ptr"
 grep -q '^#DEF 13 8 2 "ptr %p then %s and %s" "pointer strings"$' "$trace" ||
 	t_fail "the %p format is not defined in the trace"
 "$B/prove/prove" dump "$trace" > /dev/null || t_fail "prove cannot read the trace"

@@ -9,17 +9,7 @@ P=4 T=2 N=100000
 trace="$T_DIR/trace.txt"
 t_start_mm "$trace"
 
-wpids=""
-i=1
-while [ $i -le $P ]; do
-	GRM_MM=$MM_ID "$B/test/e2e_writer" $T $N "$T_DIR/half.$i" "$T_DIR/go" \
-	    2> "$T_DIR/writer.$i.err" &
-	wpids="$wpids $!"
-	T_PIDS="$T_PIDS $!"
-	i=$((i + 1))
-done
-all_half() { [ "$(ls "$T_DIR"/half.* 2>/dev/null | wc -l)" -eq $P ]; }
-t_wait all_half || t_fail "writers did not reach the halfway mark"
+t_writers $P $T $N
 t_note_lms
 [ "$(echo $T_LMS | wc -w)" -eq 1 ] || t_fail "expected one LM, saw: $T_LMS"
 
@@ -28,8 +18,7 @@ half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
 [ "$half" -eq $((P * T * N / 2)) ] ||
 	t_fail "snapshot: $half events in the file, want $((P * T * N / 2))"
 
-touch "$T_DIR/go"
-for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
+t_writers_done
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
 wait "$MM_PID" || t_fail "mainmon exited non-zero"
 

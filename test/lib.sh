@@ -162,6 +162,43 @@ t_check_seqs() {
 	}' >&2
 }
 
+# t_writers P T N: starts P test/e2e_writer processes traced into MM_ID,
+# T threads of N numbered events each, and waits until every one is
+# halfway, where they wait for t_writers_done; sets T_WPIDS.
+t_writers() {
+	T_WPIDS=""
+	_i=1
+	while [ $_i -le "$1" ]; do
+		GRM_MM=$MM_ID "$B/test/e2e_writer" "$2" "$3" "$T_DIR/half.$_i" \
+		    "$T_DIR/go" 2> "$T_DIR/writer.$_i.err" &
+		T_WPIDS="$T_WPIDS $!"
+		T_PIDS="$T_PIDS $!"
+		_i=$((_i + 1))
+	done
+	_want=$1
+	_all_half() { [ "$(ls "$T_DIR"/half.* 2>/dev/null | wc -l)" -eq "$_want" ]; }
+	t_wait _all_half || t_fail "writers did not reach the halfway mark"
+}
+
+# t_writers_done: lets t_writers' processes go on, and waits for them.
+t_writers_done() {
+	touch "$T_DIR/go"
+	for _p in $T_WPIDS; do wait "$_p" || t_fail "writer $_p failed"; done
+}
+
+# t_api_records FILE PTR: FILE (a trace file, or prove dump's output) holds
+# the records of test/gmi_app api, PTR being its %p field as FILE has it.
+t_api_records() {
+	for _r in '10 -5 4000000000 48879 8 65' \
+	    '11 -9000000000 18000000000 -1 2 12345 -3 250' \
+	    '12 0.5 -2.25 1.0000000000000001e+300 3.1415899999999999' \
+	    "13 $2 \"\" \"quote\\\\\" backslash\\\\\\\\ tab\\\\t\"" \
+	    '-6 3 "worker three"' '-3 7 "phase seven"' '-1 7' '-2 7' \
+	    '-4 4 99 1024' '-5 4 98 512'; do
+		grep -q -- " $_r\$" "$1" || t_fail "no record ending in: $_r"
+	done
+}
+
 # Whether every LM seen has exited.
 t_lms_dead() {
 	t_note_lms

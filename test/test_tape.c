@@ -1,137 +1,10 @@
-/* test_tape.c: unit tests of the trace file writer and reader. */
-#include <criterion/criterion.h>
-#include <dirent.h>
-#include <errno.h>
+/* test_tape.c: unit tests of the trace file writer and reader; the BEE
+ * Ascii format's own in test_beefmt.c. */
 #include <float.h>
-#include <limits.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
-#include "tape.h"
-
-static char dir[PATH_MAX];
-
-static void
-setup(void)
-{
-	const char *t = getenv("TMPDIR");
-
-	snprintf(dir, sizeof dir, "%s/test_tape.XXXXXX",
-	    t != NULL && *t != '\0' ? t : "/tmp");
-	cr_assert_not_null(mkdtemp(dir), "mkdtemp: %s", strerror(errno));
-}
-
-static void
-teardown(void)
-{
-	char p[PATH_MAX + 256];
-	struct dirent *de;
-	DIR *d;
-
-	if ((d = opendir(dir)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-		unlink(p);
-	}
-	closedir(d);
-	rmdir(dir);
-}
+#include "tape_test.h"
 
 TestSuite(tape, .init = setup, .fini = teardown);
-
-/* The path of name in the test directory (the last four stay valid). */
-static const char *
-path(const char *name)
-{
-	static char p[4][PATH_MAX + 64];
-	static unsigned i;
-
-	i = (i + 1) % 4;
-	snprintf(p[i], sizeof p[i], "%s/%s", dir, name);
-	return p[i];
-}
-
-static const char *
-put_file(const char *text, size_t len)
-{
-	const char *p = path("in.trace");
-	FILE *f;
-
-	cr_assert_not_null(f = fopen(p, "w"));
-	cr_assert_eq(fwrite(text, 1, len, f), len);
-	cr_assert_eq(fclose(f), 0);
-	return p;
-}
-
-static struct rec_field
-fi(int64_t v)
-{
-	struct rec_field f = { .kind = REC_K_INT };
-
-	f.v.i = v;
-	return f;
-}
-
-static struct rec_field
-fu(uint64_t v)
-{
-	struct rec_field f = { .kind = REC_K_UINT };
-
-	f.v.u = v;
-	return f;
-}
-
-static struct rec_field
-fd(double v)
-{
-	struct rec_field f = { .kind = REC_K_DOUBLE };
-
-	f.v.d = v;
-	return f;
-}
-
-static struct rec_field
-fs(const char *s, size_t len)
-{
-	struct rec_field f = { .kind = REC_K_STR };
-
-	f.v.s.p = s;
-	f.v.s.len = (uint32_t)len;
-	return f;
-}
-
-static void
-same_field(const struct rec_field *a, const struct rec_field *b)
-{
-	cr_assert_eq(a->kind, b->kind);
-	switch (a->kind) {
-	case REC_K_INT:
-		cr_assert_eq(a->v.i, b->v.i, "%lld != %lld",
-		    (long long)a->v.i, (long long)b->v.i);
-		break;
-	case REC_K_UINT:
-		cr_assert_eq(a->v.u, b->v.u);
-		break;
-	case REC_K_DOUBLE:
-		if (isnan(a->v.d))
-			cr_assert(isnan(b->v.d));
-		else
-			cr_assert_eq(memcmp(&a->v.d, &b->v.d, 8), 0,
-			    "%a != %a", a->v.d, b->v.d);
-		break;
-	case REC_K_STR:
-		cr_assert_eq(a->v.s.len, b->v.s.len);
-		cr_assert_eq(memcmp(a->v.s.p, b->v.s.p, a->v.s.len), 0);
-		break;
-	}
-}
 
 static const char ufmt[] = "a=%d b=%ld c=%u d=%x e=%f f=%s g=%c";
 static const char xfmt[] = "%lld %llu %g %s";
@@ -273,6 +146,13 @@ Test(tape, round_trip_binary)
 	round_trip(TAPE_FMT_BIN);
 }
 
+/* So does BEE Ascii: every field kind, every byte in strings, definitions,
+ * processes, losses, the end. */
+Test(tape, round_trip_bee)
+{
+	round_trip(TAPE_FMT_BEE);
+}
+
 /* Binary: records written as they are in memory come back decoded, in
  * frames of at most a line's size, and a piece that is not whole
  * records is refused. */
@@ -349,6 +229,69 @@ Test(tape, many_records_cross_buffer)
 	tape_rclose(r);
 }
 
+/* Doubles are written as printf("%.17g") writes them (doc/formats.md
+ * 1.2), by the writer's own formatting: every kind of value, ties to even
+ * at the 17th digit included. */
+Test(tape, doubles_as_printf)
+{
+	static const double special[] = { 0, -0.0, 1, 0.1, 0.5, 1e16, 1e17,
+	    1e-4, 1e-5, 123456789012345678.0, DBL_MAX, DBL_MIN, 4.9e-324,
+	    DBL_EPSILON, 2251799813685247.75, 2251799813685247.25, 1e300,
+	    99999999999999999.0, INFINITY, -INFINITY, NAN };
+	const char *p = path("d.trace");
+	uint64_t x = 88172645463325252ull, u;
+	char want[64], *line = NULL, *got;
+	struct rec_field f;
+	struct tape_w *w;
+	size_t cap = 0;
+	long i, n = 0, nv = 300000;
+	double *v;
+	FILE *in;
+
+	cr_assert_not_null(v = malloc((size_t)nv * sizeof *v));
+	for (i = 0; i < nv; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		u = x;
+		if (i < (long)(sizeof special / sizeof special[0]))
+			v[i] = special[i];
+		else if (i % 3 == 0)
+			memcpy(&v[i], &u, 8);	/* any bits */
+		else if (i % 3 == 1)	/* m / 2^k: ties at the 17th digit */
+			v[i] = (double)((u >> 11) | 1) /
+			    (double)(1u << (1 + u % 4));
+		else
+			v[i] = (double)(u % 100000000) / 1000.0;
+		if (i % 2)
+			v[i] = -v[i];
+	}
+	cr_assert_not_null(w = tape_open(p, "x", 0, 0));
+	cr_assert_eq(tape_def(w, 1, 8, 2, "%f", 2, "", 0), 0);
+	for (i = 0; i < nv; i++) {
+		f = fd(v[i]);
+		cr_assert_eq(tape_record(w, 1, 1, 1, 1, 1, &f, 1), 0);
+	}
+	cr_assert_eq(tape_close(w), 0);
+	cr_assert_not_null(in = fopen(p, "r"));
+	while (getline(&line, &cap, in) > 0) {
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		got = strrchr(line, ' ') + 1;
+		if (isnan(v[n]))
+			strcpy(want, "nan");
+		else
+			snprintf(want, sizeof want, "%.17g", v[n]);
+		cr_assert_str_eq(got, want, "value %ld (%a)", n, v[n]);
+		n++;
+	}
+	cr_assert_eq(n, nv);
+	fclose(in);
+	free(line);
+	free(v);
+}
+
 Test(tape, writer_rejects)
 {
 	const char *p = path("w.trace"), *why;
@@ -399,43 +342,7 @@ Test(tape, put_quoted)
 	free(buf);
 }
 
-/* Opens text as a trace and reads it to the end; returns the last result. */
-static int
-read_text(const char *text, size_t len, const char **err, unsigned *nrec)
-{
-	static char e[256];
-	const char *why;
-	struct tape_ev ev;
-	struct tape_r *r;
-	int rc;
-
-	*nrec = 0;
-	if ((r = tape_ropen(put_file(text, len), &why)) == NULL) {
-		*err = why;
-		return -2;
-	}
-	while ((rc = tape_next(r, &ev)) == 1)
-		(*nrec)++;
-	snprintf(e, sizeof e, "%s", tape_rerror(r));
-	cr_assert_eq(tape_next(r, &ev), rc, "sticky result");
-	tape_rclose(r);
-	*err = e;
-	return rc;
-}
-
 #define HDR	"#GRM-TRACE 1\n#DEF 5 8 2 \"%d %u %f %s\" \"ev\"\n"
-
-static void
-bad_text(const char *text, int want, const char *reason)
-{
-	const char *err;
-	unsigned n;
-	int rc;
-
-	rc = read_text(text, strlen(text), &err, &n);
-	cr_assert_eq(rc, want, "[%s]: got %d (%s)", text, rc, err);
-	cr_assert_not_null(strstr(err, reason), "[%s]: %s", text, err);
-}
 
 Test(tape, hostile_header)
 {
@@ -676,7 +583,8 @@ Test(tape, scoped_definitions)
 
 /* #STATS, #CONTROL, #PROC and #LOSS lines written by the writer come back,
  * in file order and between the records, when asked for. */
-Test(tape, meta_round_trip)
+static void
+meta_round_trip(int fmt)
 {
 	static const char cmd[] = "disable class 3\n\"x\"\0\xff";
 	const char *p = path("meta.trace"), *why;
@@ -685,7 +593,7 @@ Test(tape, meta_round_trip)
 	struct tape_w *w;
 	struct tape_r *r;
 
-	cr_assert_not_null(w = tape_open(p, "x", 0, 0));
+	cr_assert_not_null(w = tape_open_fmt(p, fmt, "x", 0, 0));
 	cr_assert_eq(tape_def(w, 12, REC_CLASS_PROCEDURE, REC_ATTR_ACT,
 	    "%p", 2, "solve", 5), 0);
 	cr_assert_eq(tape_proc(w, 1, 100, 1, 0, 5, 0, "ring"), 0);
@@ -777,6 +685,16 @@ Test(tape, meta_round_trip)
 	cr_assert_eq(ev.kind, TAPE_CONTROL);
 	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
 	tape_rclose(r);
+}
+
+Test(tape, meta_round_trip)
+{
+	meta_round_trip(TAPE_FMT_TAPE);
+}
+
+Test(tape, meta_round_trip_bee)
+{
+	meta_round_trip(TAPE_FMT_BEE);
 }
 
 /* The exact text of the new lines (doc/formats.md). */
