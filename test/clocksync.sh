@@ -45,7 +45,7 @@ netns_down() {
 		for f in "$T_DIR/run-$h"/lm-*.pid; do
 			[ -f "$f" ] || continue
 			read -r p s < "$f" 2> /dev/null || continue
-			kill -9 "$p" 2> /dev/null
+			t_ours "$p" localmon && kill -9 "$p" 2> /dev/null
 			ipcrm -m "$s" 2> /dev/null
 		done
 	done

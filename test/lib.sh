@@ -25,14 +25,25 @@ t_note_lms() {
 	done
 }
 
+# t_ours PID [NAME]: PID is still this shell's child (a process we started
+# that has not been reaped), or a process named NAME: never a process that
+# took the number of one of ours that ended (other tests run alongside).
+t_ours() {
+	_st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	_rest=${_st##*) }
+	set -- "$1" "${2:-}" $_rest
+	[ "$4" = "$$" ] && return 0
+	[ -n "$2" ] && [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
+}
+
 t_cleanup() {
 	rc=$?
 	set +e
 	t_note_lms
-	for p in $T_PIDS; do kill -9 "$p" 2>/dev/null; done
+	for p in $T_PIDS; do t_ours "$p" && kill -9 "$p" 2>/dev/null; done
 	[ -z "$T_CLEANUP_HOOK" ] || $T_CLEANUP_HOOK
 	for e in $T_LMS; do
-		kill -9 "${e%%:*}" 2>/dev/null
+		t_ours "${e%%:*}" localmon && kill -9 "${e%%:*}" 2>/dev/null
 		ipcrm -m "${e##*:}" 2>/dev/null
 	done
 	if [ $rc -ne 0 ] && [ -d "$T_DIR" ]; then
