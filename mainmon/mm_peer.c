@@ -179,7 +179,7 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 {
 	struct mm_coll **pp;
 	char text[512];
-	int r;
+	int r = 0;
 
 	for (pp = &mm->colls; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == co) {
