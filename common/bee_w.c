@@ -182,7 +182,7 @@ bee_type_of(const char *format, char *t)
 		if (*p == '.')
 			p += 1 + strspn(p + 1, "0123456789");
 		if (*p == '\0')
-			break;		/* not a format rec_parse_format takes */
+			break;	/* not a format rec_parse_format takes */
 		t[n++] = '%';
 		while (*p != '\0' && strchr("hlqjzt", *p) != NULL)
 			t[n++] = *p++;
