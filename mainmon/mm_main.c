@@ -23,8 +23,8 @@
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: mainmon -o FILE [-f tape|bee|bin] [-p PORT] "
-	    "[-b ADDR] [-d]\n");
+	fprintf(f, "usage: mainmon -o FILE [-f tape|bee|bin] [-p PORT] [-b ADDR] "
+	    "[-d]\n");
 }
 
 static void
