@@ -42,7 +42,8 @@ static int
 write_all(struct tape_w *w, int fmt)
 {
 	static unsigned char piece[PIECE * 32];
-	struct rec_field f[2] = { { .kind = REC_K_INT }, { .kind = REC_K_INT } };
+	struct rec_field f[2] = { { .kind = REC_K_INT },
+	    { .kind = REC_K_INT } };
 	int64_t a, b;
 	double v;
 	long i, k;

@@ -481,8 +481,8 @@ every(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 		return tr_fail(r, "record before definition of eid %d",
 		    (int)b.eid);
 	if (ev->def->cls != b.cls || ev->def->attr != b.attr)
-		return tr_fail(r, "E_EVERY: class %u and attribute %u of eid %d "
-		    "are not its definition's (%u %u)", b.cls, b.attr,
+		return tr_fail(r, "E_EVERY: class %u and attribute %u of eid "
+		    "%d are not its definition's (%u %u)", b.cls, b.attr,
 		    (int)b.eid, ev->def->cls, ev->def->attr);
 	return tr_fields(r, c, ev);
 }
@@ -561,10 +561,8 @@ proc(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 			if (tr_get1(r, &en->g[1], "sIU"[i - 1], &v[i]) != 0)
 				return tr_fail(r, "%s: %s", what,
 				    en->g[1].why);
-		for (how = 0; how <= TAPE_PROC_GONE; how++)
-			if (strcmp(v[1].v.s.p, tape_proc_words[how]) == 0)
-				break;
-		if (how > TAPE_PROC_GONE ||
+		how = tr_proc_word(v[1].v.s.p, v[1].v.s.len);
+		if (how < 0 ||
 		    (how == TAPE_PROC_START) != (en->cmd == BEE_REGISTRATION))
 			return tr_fail(r, "%s: bad word %s", what, v[1].v.s.p);
 		if (v[2].v.i < INT32_MIN || v[2].v.i > INT32_MAX)

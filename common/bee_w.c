@@ -177,13 +177,17 @@ bee_type_of(const char *format, char *t)
 			continue;
 		if (*++p == '%')
 			continue;
-		t[n++] = '%';
 		p += strspn(p, "-+ #0'");
 		p += strspn(p, "0123456789");
 		if (*p == '.')
 			p += 1 + strspn(p + 1, "0123456789");
-		while (strchr("hlqjzt", *p) != NULL)
+		if (*p == '\0')
+			break;	/* not a format rec_parse_format takes */
+		t[n++] = '%';
+		while (*p != '\0' && strchr("hlqjzt", *p) != NULL)
 			t[n++] = *p++;
+		if (*p == '\0')
+			break;
 		t[n++] = *p;
 	}
 	return n;

@@ -51,7 +51,7 @@ fmt_secs(char *d, uint64_t ns)
 /* ---- doubles: the exact decimal value, rounded to 17 digits ---- */
 
 #define BIG_BASE	1000000000u	/* limbs of nine decimal digits */
-#define BIG_LIMBS	90		/* 2^1024 or 2^53 * 5^1074: 767 digits */
+#define BIG_LIMBS	90	/* 2^1024, or 2^53 * 5^1074: 767 digits */
 
 static const uint32_t pow5[14] = { 1, 5, 25, 125, 625, 3125, 15625, 78125,
 	390625, 1953125, 9765625, 48828125, 244140625, 1220703125 };

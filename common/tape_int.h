@@ -45,7 +45,7 @@ char *tw_i(char *d, const char *lim, int64_t v);
 char *tw_d(char *d, const char *lim, double v);
 
 /* BEE Ascii (doc/formats.md, section 4): the commands of BEE's event
- * protocol (seed 001, 9.8.1) and grm's extension, and grm's version. */
+ * protocol (BEE manual, 9.8.1) and grm's extension, and grm's version. */
 enum {
 	BEE_INIT = 0,
 	BEE_EVERY = 1,
@@ -185,6 +185,8 @@ struct tape_def *tr_def_at(const struct tape_r *r, uint32_t node,
 /* A meta line's keyword and fields: 1 if ev was filled (a kind asked
  * for), 0 if consumed, -1. */
 int tr_meta(struct tape_r *r, struct cur *c, struct tape_ev *ev);
+/* The TAPE_PROC_* of a #PROC line's word s[0..n), or -1. */
+int tr_proc_word(const char *s, size_t n);
 /* The fields of a record whose ev->def is set, then the end of c. */
 int tr_fields(struct tape_r *r, struct cur *c, struct tape_ev *ev);
 

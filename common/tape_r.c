@@ -368,7 +368,8 @@ get1b(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
 			r->sp += n + 1;
 		} else
 			for (i = 0; i < (int64_t)n; i++)
-				if (tr_blank(s[i]) || s[i] == '\0' || s[i] == '\n')
+				if (tr_blank(s[i]) || s[i] == '\0' ||
+				    s[i] == '\n')
 					return tr_bad(c, "blank in token");
 		f->v.s.p = s;
 		f->v.s.len = (uint32_t)n;
@@ -570,6 +571,17 @@ same(const char *s, size_t n, const char *word)
 	return strlen(word) == n && memcmp(s, word, n) == 0;
 }
 
+int
+tr_proc_word(const char *s, size_t n)
+{
+	int how;
+
+	for (how = 0; how <= TAPE_PROC_GONE; how++)
+		if (same(s, n, tape_proc_words[how]))
+			return how;
+	return -1;
+}
+
 /* Reads the fields of spec into v; on error says which line kind. */
 static int
 fields(struct tape_r *r, struct cur *c, const char *key, const char *spec,
@@ -647,17 +659,10 @@ tr_meta(struct tape_r *r, struct cur *c, struct tape_ev *ev)
 			return tr_fail(r, "#DEF scope: node 0");
 		return define(r, v, (uint32_t)v[5].v.u, (uint32_t)v[6].v.u);
 	case M_PROC:
-		if (same(v[3].v.s.p, v[3].v.s.len, "exit"))
-			ev->is_exit = TAPE_PROC_EXIT;
-		else if (same(v[3].v.s.p, v[3].v.s.len, "killed"))
-			ev->is_exit = TAPE_PROC_KILLED;
-		else if (same(v[3].v.s.p, v[3].v.s.len, "exec"))
-			ev->is_exit = TAPE_PROC_EXEC;
-		else if (same(v[3].v.s.p, v[3].v.s.len, "gone"))
-			ev->is_exit = TAPE_PROC_GONE;
-		else if (!same(v[3].v.s.p, v[3].v.s.len, "start"))
-			return tr_fail(r, "#PROC: expected start, exit, killed, "
-			    "exec or gone");
+		if ((ev->is_exit = tr_proc_word(v[3].v.s.p,
+		    v[3].v.s.len)) < 0)
+			return tr_fail(r, "#PROC: expected start, exit, "
+			    "killed, exec or gone");
 		ev->kind = TAPE_PROC;
 		ev->node = (uint32_t)v[0].v.u;
 		ev->pid = (uint32_t)v[1].v.u;
@@ -772,7 +777,8 @@ tape_ropen(const char *path, const char **why)
 		r->start = 8;
 		if (getframe(r, &kind, &line, &len) == 1 && kind == 'L') {
 			c = (struct cur){ line, line + len, NULL, 1, 0 };
-			if (tr_tok(&c, &k, &kn) == 0 && same(k, kn, "#GRM-TRACE") &&
+			if (tr_tok(&c, &k, &kn) == 0 &&
+			    same(k, kn, "#GRM-TRACE") &&
 			    tr_get1(r, &c, 'u', &v) == 0 && v.v.u >= 1 &&
 			    v.v.u <= TAPE_VERSION)
 				return r;

@@ -89,7 +89,8 @@ drop_defs(char *t, size_t *n, const char *def)
 	while (i < *n) {
 		nl = memchr(t + i, '\n', *n - i);
 		e = nl != NULL ? (size_t)(nl - t) + 1 : *n;
-		if (e - i < strlen(def) || memcmp(t + i, def, strlen(def)) != 0) {
+		if (e - i < strlen(def) ||
+		    memcmp(t + i, def, strlen(def)) != 0) {
 			memmove(t + o, t + i, e - i);
 			o += e - i;
 		}

@@ -24,10 +24,7 @@ P=2 T=2 N=50000
 trace="$T_DIR/seq.evt"
 t_start_mm "$trace"
 t_writers $P $T $N
-"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
-half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
-[ "$half" -eq $((P * T * N / 2)) ] ||
-	t_fail "snapshot: $half events in the file, want $((P * T * N / 2))"
+t_snapshot_holds "$trace" $((P * T * N / 2))
 t_writers_done
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
 wait "$MM_PID" || t_fail "mainmon exited non-zero"

@@ -13,10 +13,7 @@ t_writers $P $T $N
 t_note_lms
 [ "$(echo $T_LMS | wc -w)" -eq 1 ] || t_fail "expected one LM, saw: $T_LMS"
 
-"$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/snap.out" || t_fail "snapshot failed"
-half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
-[ "$half" -eq $((P * T * N / 2)) ] ||
-	t_fail "snapshot: $half events in the file, want $((P * T * N / 2))"
+t_snapshot_holds "$trace" $((P * T * N / 2))
 
 t_writers_done
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"

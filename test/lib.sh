@@ -191,6 +191,15 @@ t_writers() {
 	t_wait _all_half || t_fail "writers did not reach the halfway mark"
 }
 
+# t_snapshot_holds TRACE N: after grmctl snapshot, TRACE holds N events of
+# e2e_writer (event 1).
+t_snapshot_holds() {
+	"$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/snap.out" ||
+		t_fail "snapshot failed"
+	_n=$("$B/prove/prove" dump "$1" | awk '$5 == 1' | wc -l)
+	[ "$_n" -eq "$2" ] || t_fail "snapshot: $_n events in the file, want $2"
+}
+
 # t_writers_done: lets t_writers' processes go on, and waits for them.
 t_writers_done() {
 	touch "$T_DIR/go"

@@ -141,7 +141,7 @@ Test(bee, scoped_definitions)
 	tape_rclose(r);
 }
 
-/* The example file of the BEE manual (seed 001, section 9.10.2). */
+/* The example file of the BEE manual (section 9.10.2). */
 static const char *
 example(void)
 {
@@ -419,7 +419,8 @@ Test(bee, hostile_entries)
 	    "NUL in a string");
 	bad_text(GRM "(7 (%d %d) (6 8 2 0 0 0 0 0))\n", -1,
 	    "E_DESCRIPTOR: missing field");
-	bad_text(GRM "(7 (%d %d x) (6 8 2 0 0 5 0 0))\n", -1, "scope of node 0");
+	bad_text(GRM "(7 (%d %d x) (6 8 2 0 0 5 0 0))\n", -1,
+	    "scope of node 0");
 	bad_text(GRM "(7 (%d %d x))\n", -1, "E_DESCRIPTOR: 1 groups");
 	bad_text(GRM "(3 (p 0 1 2 0 0) (-1 1 2 0 1 2 0 1.0 exit 0 1))\n", -1,
 	    "E_REGISTRATION: bad word exit");
