@@ -376,6 +376,9 @@ int mm_order_add(struct mm *mm, struct mm_piece *pc);
 int mm_order_write(struct mm *mm, uint64_t w);
 /* The watermark: the oldest time an LM may still send, MM ns. */
 uint64_t mm_order_watermark(const struct mm *mm);
+/* The time up to which every ready LM's segment was scanned, MM ns: what
+ * a completed collection round writes. */
+uint64_t mm_order_scanned(const struct mm *mm);
 /* Writes what the watermark allows; asks laggard LMs for their data (on
  * a tick, also those idle a while). */
 int mm_order_advance(struct mm *mm, int tick);

@@ -87,21 +87,28 @@ sift_down(struct mm_order *o, uint32_t i)
 	heap_set(o, i, s);
 }
 
+/* Room for one more stream in the heap: 0, or -1 (out of memory). */
 static int
+heap_room(struct mm_order *o)
+{
+	uint32_t cap = o->capheap ? o->capheap * 2 : 64;
+	struct mm_stream **h;
+
+	if (o->nheap < o->capheap)
+		return 0;
+	if ((h = realloc(o->heap, cap * sizeof *h)) == NULL)
+		return -1;
+	o->heap = h;
+	o->capheap = cap;
+	return 0;
+}
+
+/* Adds s to the heap (heap_room first). */
+static void
 heap_push(struct mm_order *o, struct mm_stream *s)
 {
-	if (o->nheap == o->capheap) {
-		uint32_t cap = o->capheap ? o->capheap * 2 : 64;
-		struct mm_stream **h = realloc(o->heap, cap * sizeof *h);
-
-		if (h == NULL)
-			return -1;
-		o->heap = h;
-		o->capheap = cap;
-	}
 	heap_set(o, o->nheap++, s);
 	sift_up(o, o->nheap - 1);
-	return 0;
 }
 
 static void
@@ -132,8 +139,10 @@ mm_order_add(struct mm *mm, struct mm_piece *pc)
 	struct rec_hdr h;
 	uint32_t off;
 
+	/* Nothing can fail once pc is in its stream: the caller frees it
+	 * on failure. */
 	s = stream_get(o, pc->node->id, pc->pid, pc->tid);
-	if (s == NULL)
+	if (s == NULL || (s->heap_ix == NONE && heap_room(o) != 0))
 		return -1;
 	/* A thread's records stay in its order even if a refitted clock
 	 * model puts one a little before the previous. */
@@ -158,7 +167,7 @@ mm_order_add(struct mm *mm, struct mm_piece *pc)
 		pc->ack->pending++;
 	if (s->heap_ix == NONE) {
 		s->head_ts = piece_ts(s->head);
-		return heap_push(o, s);
+		heap_push(o, s);
 	}
 	return 0;
 }
@@ -240,6 +249,18 @@ mm_order_watermark(const struct mm *mm)
 	for (c = mm->conns; c != NULL; c = c->next)
 		if (c->role == PEER_LM && !c->wm_unknown && c->wm < w)
 			w = c->wm;
+	return w;
+}
+
+uint64_t
+mm_order_scanned(const struct mm *mm)
+{
+	const struct mm_conn *c;
+	uint64_t w = UINT64_MAX;
+
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (c->role == PEER_LM && c->synced && c->scan < w)
+			w = c->scan;
 	return w;
 }
 

@@ -161,19 +161,6 @@ exit_after_flush(struct peer *p, void *arg)
 	event_base_loopexit(c->mm->base, NULL);
 }
 
-/* The time up to which every LM has been scanned (MM ns). */
-static uint64_t
-scanned(const struct mm *mm)
-{
-	const struct mm_conn *c;
-	uint64_t w = UINT64_MAX;
-
-	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == PEER_LM && c->synced && c->scan < w)
-			w = c->scan;
-	return w;
-}
-
 static void
 coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 {
@@ -217,7 +204,7 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 	/* What the LMs had committed when asked is all here: written (and
 	 * their own records, stamped with the scan's time). */
 	if (mm->out != NULL) {
-		uint64_t w = co->stop ? UINT64_MAX : scanned(mm);
+		uint64_t w = co->stop ? UINT64_MAX : mm_order_scanned(mm);
 
 		r = mm_order_write(mm, w == UINT64_MAX ? w : w + 1);
 	}
