@@ -1,6 +1,7 @@
 /* gmi.c: the GMI API; GMI_Event's path from arguments to a committed record. */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,10 +333,13 @@ emit(int eid, const struct gmi_type *ty, va_list ap)
 			return gmi_error(GRM_E2BIG, "event %d: string argument "
 			    "NULL or longer than %d bytes", eid, REC_STR_MAX);
 	}
-	ts = clk_mono_ns();
+	/* The time after the room: a writer that waited for a free chunk
+	 * commits what it stamps at once, as the order of the trace
+	 * assumes (doc/ARCHITECTURE.md, "Global order"). */
 	p = reserve(len);
 	if (unlikely(p == NULL))
 		return GRM_ELOST;
+	ts = clk_mono_ns();
 	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts);
 	put_fields(p + sizeof(struct rec_hdr), ty, ap, slen);
 	commit(len);
@@ -483,11 +487,18 @@ gmi_build_fields(char *buf, int eid, const struct gmi_type *ty, uint8_t attr,
 static int
 put_built(const char *buf, size_t len)
 {
+	int waited = gmi_thr.data == NULL || gmi_thr.off + len > gmi_thr.cap;
 	char *p = reserve((uint32_t)len);
+	uint64_t ts;
 
 	if (p == NULL)
 		return GRM_ELOST;
 	memcpy(p, buf, len);
+	/* Built before a wait for room: stamped again (see emit). */
+	if (waited) {
+		ts = clk_mono_ns();
+		memcpy(p + offsetof(struct rec_hdr, ts), &ts, sizeof ts);
+	}
 	commit((uint32_t)len);
 	return GRM_OK;
 }

@@ -16,6 +16,10 @@ const struct rec_predef rec_predef[REC_NPREDEF] = {
 	    "message receive" },
 	{ REC_EID_PROC_NAME, REC_CLASS_EVENT, REC_ATTR_NAME, "%d %s",
 	    "process name" },
+	{ REC_EID_COLL_BEGIN, REC_CLASS_EVENT, REC_ATTR_ACT, "%u %u %u %lu",
+	    "collection begin" },
+	{ REC_EID_COLL_END, REC_CLASS_EVENT, REC_ATTR_TERM, "%u %u %u",
+	    "collection end" },
 };
 
 int

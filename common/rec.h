@@ -77,8 +77,24 @@ enum {
 #define REC_EID_MSG_SEND	(-4)	/* "%d %d %ld": peer rank, tag, bytes */
 #define REC_EID_MSG_RECV	(-5)	/* "%d %d %ld": peer rank, tag, bytes */
 #define REC_EID_PROC_NAME	(-6)	/* "%d %s": this process's rank, name */
-#define REC_EID_PREDEF_MIN	(-6)	/* lowest predefined id */
-#define REC_NPREDEF		6
+/* The global collection scheme's phases, per host (written by mainmon as
+ * records of process 0, thread 0 of the node): the host's processes were
+ * all stopped at the begin's time and let go at the end's. */
+#define REC_EID_COLL_BEGIN	(-7)	/* "%u %u %u %lu": round, processes
+					   stopped, not stopped, ns taken */
+#define REC_EID_COLL_END	(-8)	/* "%u %u %u": round, processes let
+					   go, why (REC_COLL_END_*) */
+#define REC_EID_PREDEF_MIN	(-8)	/* lowest predefined id */
+#define REC_NPREDEF		8
+
+/* Why a collection phase ended on a host. */
+enum {
+	REC_COLL_END_ASKED = 0,		/* mainmon's collection was over */
+	REC_COLL_END_DEADLINE = 1,	/* the LM's time limit passed first */
+	REC_COLL_END_LOST = 2,		/* the LM's connection went (its
+					   guard let the processes go) */
+	REC_COLL_END_EXIT = 3		/* the LM was exiting */
+};
 
 /* The predefined event types, in order -1, -2, ...: every process and
  * mainmon know them without a definition record. */

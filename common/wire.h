@@ -20,7 +20,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	4
+#define WIRE_VERSION	5
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -32,7 +32,8 @@ enum wire_type {
 				   the MM's proof (auth.h) */
 	WIRE_PING = 3,		/* MM -> LM: u64 t_mm */
 	WIRE_PONG = 4,		/* LM -> MM: u64 t_mm, u64 t_lm */
-	WIRE_READY = 5,		/* MM -> LM: clock sync done; push allowed */
+	WIRE_READY = 5,		/* MM -> LM: clock sync done; push allowed:
+				   u32 flags (WIRE_READY_*) */
 	WIRE_COLLECT = 6,	/* MM -> LM: u32 round, u32 flags */
 	WIRE_DATA = 7,		/* LM -> MM: u32 pid, u32 tid, u64 seq,
 				   u32 session, u32 off, records... */
@@ -56,9 +57,27 @@ enum wire_type {
 				   file written under another LM) */
 	WIRE_CHALLENGE = 19,	/* MM -> LM/ctl: u8[WIRE_NONCE] nonce */
 	WIRE_AUTH = 20,		/* LM/ctl -> MM: u8[WIRE_PROOF] proof */
-	WIRE_DENIED = 21	/* MM -> LM/ctl: u32 code, str text; the MM
+	WIRE_DENIED = 21,	/* MM -> LM/ctl: u32 code, str text; the MM
 				   then closes the connection */
+	/* The global collection scheme (WIRE_READY_GLOBAL). */
+	WIRE_FULL = 22,		/* LM -> MM: u32 free chunks, u32 chunks:
+				   the threshold is reached; collect */
+	WIRE_PAUSE = 23,	/* MM -> LM: u32 round, u32 max_ms: stop the
+				   traced processes, for max_ms at most */
+	WIRE_PAUSED = 24,	/* LM -> MM: u32 round, u32 stopped, u32 not
+				   stopped, u64 t_lm (all stopped), u64 ns
+				   taken */
+	WIRE_RESUME = 25,	/* MM -> LM: u32 round: let them go */
+	WIRE_RESUMED = 26	/* LM -> MM: u32 round, u32 let go, u32 why
+				   (REC_COLL_END_*), u64 t_lm (just before) */
 };
+
+/* WIRE_READY flags. */
+#define WIRE_READY_GLOBAL	1u	/* global scheme: at the threshold,
+					   send FULL instead of pushing, and
+					   obey PAUSE */
+/* Longest stop a PAUSE may ask for, ms. */
+#define WIRE_PAUSE_MAX_MS	600000u
 
 /* The handshake (auth.h): nonces and proofs (HMAC-SHA256) in bytes. */
 #define WIRE_NONCE	16

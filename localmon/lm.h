@@ -45,6 +45,33 @@ struct lm_orphan {
 
 struct lm_defs;
 
+/*
+ * The global collection scheme (lm_pause.c): the traced processes this LM
+ * stopped for a collection round, and the guard process that lets them go
+ * if the LM dies meanwhile.
+ */
+struct lm_pause {
+	int			on;		/* processes are stopped */
+	uint32_t		round;
+	uint32_t		*pids;		/* stopped by us */
+	uint32_t		n;
+	uint32_t		cap;
+	uint32_t		skipped;	/* not stopped (already were, or
+						   could not be) */
+	uint64_t		t_begin;	/* LM ns: all stopped */
+	uint64_t		took;		/* ns to stop them */
+	uint64_t		max_ns;		/* the round's time limit */
+	/* A thread stopped between reading the clock and committing
+	 * commits when let go: until a grace after that, no DONE says
+	 * "nothing below" past the stop's start (less the grace). */
+	uint64_t		hold_below;
+	uint64_t		hold_until;	/* LM ns; UINT64_MAX while on */
+	struct event		*deadline;
+	int			guard_fd;	/* the guard's pipe, or -1 */
+	int			guard_pid;	/* 0: none */
+	uint64_t		rounds;		/* ever */
+};
+
 struct lm {
 	struct event_base	*base;
 	char			mm_id[272];	/* HOST:PORT, for messages */
@@ -119,6 +146,13 @@ struct lm {
 	int			finished;
 	int			stopped;	/* the MM asked for the final
 						   collection */
+
+	/* The global scheme: the MM collects every LM at once when one
+	 * reaches its threshold (WIRE_READY_GLOBAL). */
+	int			global;
+	uint64_t		full_sent;	/* ns of the last FULL, 0: none
+						   since the last collection */
+	struct lm_pause		pause;
 };
 
 /* lm_clients.c */
@@ -132,6 +166,8 @@ void lm_unlisten(struct lm *lm);
 void lm_clients_free(struct lm *lm);
 /* Announces every attached process again (PROC RESUME: a new MM). */
 void lm_clients_resume_all(struct lm *lm);
+/* Calls fn for every traced process: attached, and orphans. */
+void lm_clients_each(struct lm *lm, void (*fn)(struct lm *, uint32_t));
 
 /* lm_mm.c */
 void lm_mm_init(struct lm *lm);
@@ -145,6 +181,9 @@ int lm_send_data(struct lm *lm, uint32_t pid, uint32_t tid, uint32_t session,
 		 uint64_t seq, uint64_t off, const void *data, size_t len);
 /* Asks for a push as soon as the MM is ready. */
 void lm_push(struct lm *lm);
+/* Free chunks fell below the threshold: a push, or, in the global scheme,
+ * a FULL to the MM (which collects every LM). */
+void lm_threshold(struct lm *lm);
 /* While the MM is away: moves data from the segment to the spill file,
  * the FULL chunks only unless all. */
 void lm_spill(struct lm *lm, int all);
@@ -158,6 +197,25 @@ void lm_spill_lost(struct lm *lm, uint64_t n);
 /* What could not be kept at the end (spill file full, MM absent): the
  * events left in the segment, counted and logged; returns the count. */
 uint64_t lm_count_left(struct lm *lm);
+
+/* lm_pause.c */
+void lm_pause_init(struct lm *lm);
+/* The MM asked (PAUSE): stops every traced process, answers PAUSED. */
+void lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms);
+/* Lets the stopped processes go, for why (REC_COLL_END_*); answers
+ * RESUMED if the MM is there. */
+void lm_resume(struct lm *lm, unsigned why);
+/* The "sent below" time a collection may claim (doc/protocol.md 1.8):
+ * below, or earlier around a stop. */
+uint64_t lm_pause_below(const struct lm *lm, uint64_t below);
+/* A process attached during a stop: stopped too. */
+void lm_pause_attached(struct lm *lm, uint32_t pid);
+/* The MM says the scheme is global: the guard process is started. */
+void lm_pause_global(struct lm *lm);
+/* Reaps the guard if it died (it is started again when needed). */
+void lm_pause_tick(struct lm *lm);
+/* Lets everything go and ends the guard (the LM exits). */
+void lm_pause_end(struct lm *lm);
 
 /* lm_defs.c */
 /* Keeps the definition records in data (whole records) of an image. */

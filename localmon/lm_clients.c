@@ -192,6 +192,21 @@ client_handshake(struct lm_client *c, struct evbuffer *in)
 	    WIRE_PROC_RESUME : WIRE_PROC_START, 0, c->name);
 	log_debug("process %u (%s) attached, session %u%s", c->pid, c->name,
 	    c->session, h.session != 0 ? " (again)" : "");
+	/* Processes are stopped for a collection: this one too. */
+	lm_pause_attached(lm, c->pid);
+}
+
+void
+lm_clients_each(struct lm *lm, void (*fn)(struct lm *, uint32_t))
+{
+	struct lm_client *c;
+	int i;
+
+	for (c = lm->clients; c != NULL; c = c->next)
+		if (c->attached)
+			fn(lm, c->pid);
+	for (i = 0; i < lm->norphans; i++)
+		fn(lm, lm->orphans[i].pid);
 }
 
 void
@@ -269,7 +284,7 @@ client_read(struct bufferevent *bev, void *arg)
 				c->status = v;
 				i += sizeof v;
 			} else if (note[i] == LMP_NOTE_PUSH)
-				lm_push(c->lm);
+				lm_threshold(c->lm);
 			else if (note[i] == LMP_NOTE_FLUSH) {
 				if (c->lm->mm_state != MM_READY) {
 					char k = LMP_REPLY_KEPT;

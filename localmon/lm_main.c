@@ -339,6 +339,7 @@ lm_finish(struct lm *lm)
 	if (lm->finished)
 		return;
 	lm->finished = 1;
+	lm_pause_end(lm);
 	event_del(lm->tick);
 	event_del(lm->retry);
 	event_del(lm->hs_timer);
@@ -391,9 +392,11 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 		lm_spill_take(lm);
 	/* Below the threshold: push to the MM, or spill while it is away.
 	 * Free chunks counted here: nfree is the writers' to scribble. */
-	if (lm->view.nchunks - seg_used(&lm->view) < lm->view.threshold ||
-	    (lm->exiting && lm->mm_state != MM_READY))
+	if (lm->view.nchunks - seg_used(&lm->view) < lm->view.threshold)
+		lm_threshold(lm);
+	else if (lm->exiting && lm->mm_state != MM_READY)
 		lm_push(lm);
+	lm_pause_tick(lm);
 	/* Spawned LMs live while the job does: exit once the last process
 	 * is gone (or, if the first never came, after a while). */
 	if (!lm->standalone && !lm->exiting && lm->nclients == 0 &&
@@ -592,6 +595,7 @@ main(int argc, char **argv)
 	    lm.sock_path, lm.shmid, lm.seg_size);
 
 	lm_mm_init(&lm);
+	lm_pause_init(&lm);
 	lm.tick = event_new(lm.base, -1, EV_PERSIST, tick_cb, &lm);
 	event_add(lm.tick,
 	    &(struct timeval){ .tv_sec = 0, .tv_usec = 100000 });

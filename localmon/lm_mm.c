@@ -128,6 +128,9 @@ mm_drop(struct lm *lm)
 	peer_free(lm->mm);
 	lm->mm = NULL;
 	lm->mm_state = MM_DOWN;
+	/* Nobody will say when a collection is over. */
+	lm_resume(lm, REC_COLL_END_LOST);
+	lm->full_sent = 0;
 	flights_abort(lm);
 	lm_flushes_done(lm, 0);
 	if (lm->mm_down_since == 0)
@@ -426,6 +429,7 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 	if (round == WIRE_ROUND_PUSH && !lm->exiting)
 		(void)lm_flushes_start(lm);
 	below = ec.now = clk_mono_ns() - WIRE_ORDER_GRACE;
+	below = lm_pause_below(lm, below);
 	n = seg_collect_ex(&lm->view, 0, emit_piece, &ec,
 	    &lm->bad_bytes, &f->fl);
 	xc.ec = &ec;
@@ -454,6 +458,28 @@ fail:
 	seg_flight_abort(&lm->view, &f->fl);
 	flight_free(f);
 	return -1;
+}
+
+void
+lm_threshold(struct lm *lm)
+{
+	unsigned char buf[8];
+	struct wire_wr w;
+	uint64_t now;
+
+	if (!lm->global || lm->mm_state != MM_READY || lm->exiting) {
+		lm_push(lm);
+		return;
+	}
+	/* Once until the MM collects, again every second if it does not. */
+	now = clk_mono_ns();
+	if (lm->full_sent != 0 && now - lm->full_sent < 1000000000u)
+		return;
+	lm->full_sent = now;
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, lm->view.nchunks - seg_used(&lm->view));
+	wire_put_u32(&w, lm->view.nchunks);
+	peer_send(lm->mm, WIRE_FULL, buf, w.len, NULL, 0);
 }
 
 void
@@ -911,6 +937,15 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		peer_send(lm->mm, WIRE_PONG, buf, w.len, NULL, 0);
 		break;
 	case WIRE_READY:
+		flags = wire_get_u32(msg);
+		if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0) {
+			msg->err = 1;
+			break;
+		}
+		if (flags & WIRE_READY_GLOBAL)
+			lm_pause_global(lm);
+		else
+			lm->global = 0;
 		lm->mm_state = MM_READY;
 		log_debug("connected to %s", lm->mm_id);
 		send_known(lm);
@@ -926,6 +961,7 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		flags = wire_get_u32(msg);
 		if (!wire_rd_ok(msg))
 			break;
+		lm->full_sent = 0;
 		if (flags & WIRE_COLLECT_STOP) {
 			lm->stopped = 1;
 			atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);
@@ -945,6 +981,22 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		round = wire_get_u32(msg);
 		if (wire_rd_ok(msg))
 			send_status(lm, round);
+		break;
+	case WIRE_PAUSE:
+		round = wire_get_u32(msg);
+		flags = wire_get_u32(msg);	/* the time limit, ms */
+		if (wire_rd_ok(msg) && wire_rd_left(msg) == 0)
+			lm_pause(lm, round, flags);
+		else
+			msg->err = 1;
+		break;
+	case WIRE_RESUME:
+		round = wire_get_u32(msg);
+		if (wire_rd_ok(msg) && wire_rd_left(msg) == 0) {
+			if (lm->pause.on && lm->pause.round == round)
+				lm_resume(lm, REC_COLL_END_ASKED);
+		} else
+			msg->err = 1;
 		break;
 	default:
 		mm_lost(lm, "unexpected message");

@@ -189,6 +189,12 @@ struct mm_conn {
 	uint64_t		last_done;	/* MM ns of its latest DONE */
 	uint64_t		last_pull;	/* MM ns of its latest pull */
 	struct mm_ack		*acks, **acks_tail;
+	/* The global scheme (mm_global.c). */
+	uint32_t		paused_round;	/* its processes are stopped
+						   for this round (0: none) */
+	uint64_t		paused_at;	/* MM ns of that begin */
+	int			full;		/* it reached its threshold
+						   since last asked to collect */
 	struct mm_piece		*batch, **batch_tail;
 	uint64_t		batch_bytes;
 	uint64_t		records;
@@ -204,11 +210,25 @@ enum mm_what {
 	MM_CONTROL		/* apply the control state, then answer */
 };
 
+/* The phases of a global collection round (mm_global.c). */
+enum {
+	MM_PH_COLLECT = 0,	/* collecting (every other round: at once) */
+	MM_PH_WAIT,		/* queued behind another global round */
+	MM_PH_PAUSE		/* asking the LMs to stop their processes */
+};
+
 /* A round in progress: a collection, or a control change. */
 struct mm_coll {
 	uint32_t		round;
 	int			stop;
 	enum mm_what		what;
+	int			global;		/* stops the processes first */
+	int			phase;		/* MM_PH_* */
+	struct mm_conn		**paused;	/* LMs whose processes stopped */
+	int			npaused;
+	uint64_t		stopped;	/* processes, on all of them */
+	uint64_t		t_paused;	/* MM ns: collecting began */
+	char			unpaused[300];	/* LMs that did not answer */
 	uint64_t		t0;		/* MM ns, when asked */
 	uint64_t		t_applied;	/* MM ns, latest LM application */
 	char			cmd[160];	/* control command, for the file */
@@ -306,6 +326,14 @@ struct mm {
 	struct mm_order		order;
 	struct mm_causal	causal;
 	uint64_t		sync_ns;	/* between clock bursts (-s) */
+	/* The collection scheme (--collect): global rounds stop every
+	 * traced process first. */
+	int			global;
+	uint32_t		pause_max_ms;	/* an LM's longest stop */
+	uint64_t		global_rounds;
+	uint64_t		stop_ns_total;	/* processes stopped, MM ns */
+	uint64_t		stop_ns_max;
+	struct event		*global_ev;	/* starts the next round */
 	struct event		*order_ev;	/* pulls laggards */
 };
 
@@ -325,6 +353,31 @@ void mm_status(struct mm *mm, struct mm_conn *ctl);
 void mm_status_text(struct mm *mm, char *text, size_t cap);
 /* Sends the control state to one LM (round 0: nobody waits). */
 void mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round);
+
+/* c answered its part of round co (0: all did: co goes on or ends). */
+void mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c);
+/* Global round co goes to its next phase: from queued to asking the LMs
+ * to stop their processes; from that (every LM answered, or the time
+ * limit passed) to collecting. */
+void mm_round_next(struct mm *mm, struct mm_coll *co);
+
+/* mm_global.c */
+/* Messages of the global scheme from LM c (WIRE_FULL, WIRE_PAUSED,
+ * WIRE_RESUMED); 0, or -1 to close c. */
+int mm_global_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
+		  struct wire_rd *msg);
+/* Global round co is over: every LM that stopped its processes is told
+ * to let them go; then (from the event loop) the next global round
+ * starts: the first queued, or a new one if an LM reached its threshold
+ * meanwhile. */
+void mm_global_done(struct mm *mm, struct mm_coll *co);
+/* LM c goes: its stop ends (marked in the trace), it is no longer in
+ * any round's list. */
+void mm_global_conn_gone(struct mm *mm, struct mm_conn *c);
+/* One line for grmctl status. */
+void mm_global_status(struct mm *mm, char *buf, size_t cap);
+/* Whether a global round is under way (not queued). */
+int mm_global_busy(const struct mm *mm);
 
 /* mm_auth.c */
 /* Whether one more connection may start a handshake (-1: logged). */

@@ -23,13 +23,14 @@
 #include "sha256.h"
 #include "peer.h"
 #include "tape.h"
+#include "wire.h"
 
 static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: mainmon -o FILE [-f tape|bee|bin] [-p PORT] [-b ADDR] "
 	    "[-i IDFILE] [-k KEYFILE] [-t SECONDS] [-s SECONDS] [-m MIB]\n"
-	    "       [-d]\n");
+	    "       [--collect=global|local] [--pause-max=SECONDS] [-d]\n");
 }
 
 static void
@@ -214,11 +215,40 @@ main(int argc, char **argv)
 	char *end, line[MMID_MAX];
 	unsigned long port = 0, secs = 10;
 	int c, debug = 0, fmt = TAPE_FMT_TAPE;
-	double sync_s = 1, order_mib = 256;
+	double sync_s = 1, order_mib = 256, pause_s = 10;
+	int global = 0;
+	enum { OPT_COLLECT = 256, OPT_PAUSE_MAX };
+	static const struct option longopts[] = {
+		{ "collect", required_argument, NULL, OPT_COLLECT },
+		{ "pause-max", required_argument, NULL, OPT_PAUSE_MAX },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
 	struct mm_node *n, *nn;
 
-	while ((c = getopt(argc, argv, "o:f:p:b:i:k:t:s:m:dh")) != -1) {
+	while ((c = getopt_long(argc, argv, "o:f:p:b:i:k:t:s:m:dh", longopts,
+	    NULL)) != -1) {
 		switch (c) {
+		case OPT_COLLECT:
+			if (strcmp(optarg, "global") == 0)
+				global = 1;
+			else if (strcmp(optarg, "local") == 0)
+				global = 0;
+			else {
+				fprintf(stderr, "mainmon: --collect=%s: not a "
+				    "scheme (global, local)\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_PAUSE_MAX:
+			if ((pause_s = number(optarg, WIRE_PAUSE_MAX_MS /
+			    1000)) < 0.01) {
+				fprintf(stderr, "mainmon: --pause-max=%s: not "
+				    "a number of seconds from 0.01 to %u\n",
+				    optarg, WIRE_PAUSE_MAX_MS / 1000);
+				return 2;
+			}
+			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -296,6 +326,8 @@ main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	memset(&mm, 0, sizeof mm);
 	mm.sync_ns = (uint64_t)(sync_s * 1e9);
+	mm.global = global;
+	mm.pause_max_ms = (uint32_t)(pause_s * 1000);
 	mm.order.max_bytes = (uint64_t)(order_mib * 1048576);
 	mm.fmt = fmt;
 	mm.out_path = strdup(out);	/* grmctl file changes it */
@@ -345,6 +377,8 @@ main(int argc, char **argv)
 	mm_order_free(&mm);
 	mm_causal_free(&mm);
 	event_free(mm.order_ev);
+	if (mm.global_ev != NULL)
+		event_free(mm.global_ev);
 	for (n = mm.nodes; n != NULL; n = nn) {
 		nn = n->next;
 		mm_node_free(n);

@@ -20,6 +20,8 @@
  * the end. */
 #define MM_SYNC_WRITE_NS	10000000000u
 #define MM_COLLECT_TIMEOUT	60
+/* Seconds a global round waits for the LMs to stop their processes. */
+#define MM_PAUSE_TIMEOUT	5
 /* Most data an LM may send before its DONE: more than a segment holds. */
 #define MM_BATCH_MAX		((uint64_t)1 << 30)
 
@@ -152,6 +154,8 @@ mm_ctl_reply(struct mm_conn *ctl, int status, const char *text)
 	peer_send(ctl->p, WIRE_CTL_REPLY, buf, w.len, NULL, 0);
 }
 
+static void coll_start(struct mm *mm, struct mm_coll *co);
+
 static void
 exit_after_flush(struct peer *p, void *arg)
 {
@@ -162,17 +166,34 @@ exit_after_flush(struct peer *p, void *arg)
 }
 
 static void
-coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
+coll_unlink(struct mm *mm, struct mm_coll *co)
 {
 	struct mm_coll **pp;
-	char text[512];
-	int r = 0;
 
 	for (pp = &mm->colls; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == co) {
 			*pp = co->next;
 			break;
 		}
+}
+
+static void
+coll_free(struct mm_coll *co)
+{
+	if (co->timeout != NULL)
+		event_free(co->timeout);
+	free(co->pending);
+	free(co->paused);
+	free(co);
+}
+
+static void
+coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
+{
+	char text[768];
+	int r = 0;
+
+	coll_unlink(mm, co);
 	if (co->what == MM_CONTROL) {
 		/* In effect when the last LM applied it (never before the
 		 * request, whatever the clock estimates say). */
@@ -238,6 +259,14 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		    mm->out_path, failed ? "; no answer from " : "",
 		    failed ? failed : "");
 	}
+	if (co->global) {
+		mm_global_done(mm, co);
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+		    "; %llu processes stopped on %d hosts for %.1f ms%s%s",
+		    (unsigned long long)co->stopped, co->npaused,
+		    (double)(clk_mono_ns() - co->t_paused) / 1e6,
+		    co->unpaused[0] ? "; not stopped on " : "", co->unpaused);
+	}
 answer:
 	if (r != 0 && mm->out != NULL) {
 		snprintf(text, sizeof text, "cannot write %s", mm->out_path);
@@ -265,22 +294,23 @@ answer:
 			event_base_loopexit(mm->base, NULL);
 	}
 done:
-	if (co->timeout != NULL)
-		event_free(co->timeout);
-	free(co->pending);
-	free(co);
+	coll_free(co);
 }
 
 /* Removes c from co's pending list; completes co when it empties. */
-static void
-coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c)
+void
+mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c)
 {
 	int i;
 
 	for (i = 0; i < co->npending; i++)
 		if (co->pending[i] == c) {
 			co->pending[i] = co->pending[--co->npending];
-			if (co->npending == 0)
+			if (co->npending > 0)
+				return;
+			if (co->phase == MM_PH_PAUSE)
+				mm_round_next(mm, co);
+			else
 				coll_complete(mm, co, NULL);
 			return;
 		}
@@ -302,6 +332,12 @@ coll_timeout(evutil_socket_t fd, short what, void *arg)
 		    strlen(failed), "%s%s", i ? ", " : "",
 		    co->pending[i]->node->host);
 	co->npending = 0;
+	if (co->phase == MM_PH_PAUSE) {
+		/* Collected all the same; the answer names them. */
+		snprintf(co->unpaused, sizeof co->unpaused, "%s", failed);
+		mm_round_next(mm, co);
+		return;
+	}
 	coll_complete(mm, co, failed);
 }
 
@@ -336,6 +372,8 @@ coll_send(struct mm_conn *c, struct mm_coll *co)
 		mm_send_control(c->mm, c, co->round);
 	else if (co->what == MM_STATUS)
 		send_u32s(c, WIRE_STATUS, co->round, 0, 1);
+	else if (co->phase == MM_PH_PAUSE)
+		send_u32s(c, WIRE_PAUSE, co->round, c->mm->pause_max_ms, 2);
 	else
 		send_u32s(c, WIRE_COLLECT, co->round,
 		    (co->stop ? WIRE_COLLECT_STOP : 0) |
@@ -381,7 +419,6 @@ mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	 const char *cmd)
 {
 	struct mm_coll *co;
-	struct mm_conn *c;
 	int stop = what == MM_STOP;
 
 	if (mm->stopping) {
@@ -404,16 +441,60 @@ mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	mm->colls = co;
 	if (stop)
 		mm->stopping = 1;
+	/* The global scheme: a snapshot stops every process first, one
+	 * such round at a time (the next waits its turn: mm_global_done). */
+	if (what == MM_SNAPSHOT && mm->global) {
+		co->phase = mm_global_busy(mm) ? MM_PH_WAIT : MM_PH_PAUSE;
+		co->global = 1;
+		if (co->phase == MM_PH_WAIT)
+			return;
+	}
+	coll_start(mm, co);
+}
+
+/* Asks every LM for its part of co (the PAUSE first, for a global round
+ * in that phase), with a time limit. */
+static void
+coll_start(struct mm *mm, struct mm_coll *co)
+{
+	struct mm_conn *c;
+
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == PEER_LM)
+		if (c->role == PEER_LM) {
+			if (co->phase == MM_PH_COLLECT)
+				c->full = 0;
 			coll_ask(co, c);
+		}
 	if (co->npending == 0) {
-		coll_complete(mm, co, NULL);
+		if (co->phase == MM_PH_PAUSE)
+			mm_round_next(mm, co);
+		else
+			coll_complete(mm, co, NULL);
 		return;
 	}
-	co->timeout = evtimer_new(mm->base, coll_timeout, co);
-	event_add(co->timeout,
-	    &(struct timeval){ .tv_sec = MM_COLLECT_TIMEOUT, .tv_usec = 0 });
+	if (co->timeout == NULL)
+		co->timeout = evtimer_new(mm->base, coll_timeout, co);
+	event_add(co->timeout, &(struct timeval){ .tv_sec =
+	    co->phase == MM_PH_PAUSE ? MM_PAUSE_TIMEOUT : MM_COLLECT_TIMEOUT,
+	    .tv_usec = 0 });
+}
+
+void
+mm_round_next(struct mm *mm, struct mm_coll *co)
+{
+	if (co->phase == MM_PH_WAIT && mm->stopping) {
+		/* Queued behind a round, and now mainmon stops. */
+		mm_ctl_reply(co->ctl, 1, "the main monitor is stopping");
+		coll_unlink(mm, co);
+		coll_free(co);
+		return;
+	}
+	if (co->phase == MM_PH_PAUSE)
+		co->t_paused = clk_mono_ns();
+	co->phase = co->phase == MM_PH_WAIT ? MM_PH_PAUSE : MM_PH_COLLECT;
+	if (co->timeout != NULL)
+		event_del(co->timeout);
+	coll_start(mm, co);
 }
 
 void
@@ -451,13 +532,17 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		    (unsigned long long)mm->causal.violations,
 		    (unsigned long long)mm->causal.worst,
 		    (unsigned long long)mm->causal.unchecked);
+	if (n < cap) {
+		mm_global_status(mm, text + n, cap - n);
+		n += strlen(text + n);
+	}
 	for (c = mm->conns; c != NULL && n < cap; c = c->next) {
 		if (c->role != PEER_LM)
 			continue;
 		n += (size_t)snprintf(text + n, cap - n, "node %u %s: lm pid "
 		    "%u%s, clock offset %lld ns, drift %lld ppb, error %llu "
 		    "ns (best round trip %llu ns, %u of %u samples), %llu "
-		    "records\n", c->node->id, c->node->host, c->lm_pid,
+		    "records%s\n", c->node->id, c->node->host, c->lm_pid,
 		    c->has_st && c->st.adopted ? " (adopted a dead LM's "
 		    "segment)" : "",
 		    (long long)clk_model_offset(&c->clk.model, clk_mono_ns()),
@@ -465,7 +550,8 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		    (unsigned long long)c->clk.model.err,
 		    (unsigned long long)c->clk.model.best_rtt,
 		    c->clk.model.used, c->clk.n,
-		    (unsigned long long)c->records);
+		    (unsigned long long)c->records,
+		    c->paused_round ? "; its processes are stopped" : "");
 		if (!c->has_st || n >= cap)
 			continue;
 		st = &c->st;
@@ -571,7 +657,7 @@ do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	    c->node->host) != 0)
 		log_warn("%s: cannot write", mm->out_path);
 	mm_sync_write(mm, c, 1);
-	peer_send(c->p, WIRE_READY, NULL, 0, NULL, 0);
+	send_u32s(c, WIRE_READY, mm->global ? WIRE_READY_GLOBAL : 0, 0, 1);
 	mm_send_control(mm, c, 0);
 	coll_ask_ready(mm, c);
 	return 0;
@@ -663,7 +749,7 @@ do_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	for (co = mm->colls; co != NULL; co = co->next)
 		if (co->round == round && co->what != MM_CONTROL) {
-			coll_drop(mm, co, c);
+			mm_coll_drop(mm, co, c);
 			break;
 		}
 	return 0;
@@ -688,7 +774,7 @@ do_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		if (co->round == round && co->what == MM_CONTROL) {
 			if (t > co->t_applied)
 				co->t_applied = t;
-			coll_drop(mm, co, c);
+			mm_coll_drop(mm, co, c);
 			break;
 		}
 	return 0;
@@ -712,7 +798,7 @@ do_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	c->has_st = 1;
 	for (co = mm->colls; co != NULL; co = co->next)
 		if (co->round == round && co->what == MM_STATUS) {
-			coll_drop(mm, co, c);
+			mm_coll_drop(mm, co, c);
 			break;
 		}
 	return 0;
@@ -780,6 +866,12 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	case WIRE_CTL:
 		r = c->role == PEER_CTL ? do_ctl(mm, c, msg) : -1;
 		break;
+	case WIRE_FULL:
+	case WIRE_PAUSED:
+	case WIRE_RESUMED:
+		r = c->role == PEER_LM && c->synced ?
+		    mm_global_msg(mm, c, type, msg) : -1;
+		break;
 	}
 	if (r == 0)
 		return;
@@ -795,8 +887,10 @@ mm_conn_free(struct mm_conn *c)
 	struct mm_conn **pp;
 	struct mm_coll *co, *next;
 
-	if (c->role == PEER_LM)
+	if (c->role == PEER_LM) {
 		mm_sync_write(mm, c, 1);
+		mm_global_conn_gone(mm, c);
+	}
 	for (pp = &mm->conns; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
@@ -809,7 +903,7 @@ mm_conn_free(struct mm_conn *c)
 		next = co->next;
 		if (co->ctl == c)
 			co->ctl = NULL;
-		coll_drop(mm, co, c);
+		mm_coll_drop(mm, co, c);
 	}
 	if (mm->stopped && mm->stop_ctl == c)
 		event_base_loopexit(mm->base, NULL);

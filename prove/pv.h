@@ -95,7 +95,10 @@ enum pv_kind {
 	PV_BNAME,	/* a block is named: id, name */
 	PV_SEND,	/* a message is sent: peer (id), tag, bytes */
 	PV_RECV,	/* one is received: peer (id), tag, bytes */
-	PV_PNAME	/* the process gets a rank (id) and a name */
+	PV_PNAME,	/* the process gets a rank (id) and a name */
+	PV_CBEGIN,	/* the host's processes were stopped for a global
+			   collection (id: its round) */
+	PV_CEND		/* and let go */
 };
 
 struct pv_mark {
@@ -110,7 +113,7 @@ struct pv_mark {
 };
 
 /*
- * Says what ev (a record) is: the predefined types -1 .. -6 by eid, and BEE
+ * Says what ev (a record) is: the predefined types -1 .. -8 by eid, and BEE
  * range begins and ends (class PROCEDURE, attribute ACT or TERM, a
  * description) by definition; their names are interned in names.
  * Returns 0, or -1 if out of memory.

@@ -35,6 +35,13 @@ pv_mark(struct pv_strs *names, const struct tape_ev *ev, struct pv_mark *m)
 		m->s = f[1].v.s.p;
 		m->len = f[1].v.s.len;
 		return 0;
+	case REC_EID_COLL_BEGIN:
+	case REC_EID_COLL_END:
+		if (ev->n < 1 || !is_int(&f[0]))
+			return 0;
+		m->kind = ev->eid == REC_EID_COLL_BEGIN ? PV_CBEGIN : PV_CEND;
+		m->id = f[0].v.i;
+		return 0;
 	case REC_EID_MSG_SEND:
 	case REC_EID_MSG_RECV:
 		if (ev->n < 3 || !is_int(&f[0]) || !is_int(&f[1]) ||

@@ -12,12 +12,29 @@ struct frame {
 	int		range;
 	uint64_t	start;
 	uint64_t	child;		/* inclusive time of closed children */
+	uint64_t	stopped;	/* its node's stopped time at start */
+};
+
+/*
+ * A node's collection phases (global scheme): its processes were stopped
+ * between each begin and end, so no record of it lies inside; a block
+ * that spans one is shorter by the whole phase.  `stopped` only grows:
+ * a frame's share is its difference between start and end.
+ */
+struct node {
+	uint32_t	id;
+	uint64_t	begin;		/* of the phase under way */
+	uint64_t	depth;		/* begins not yet ended */
+	uint64_t	stopped;	/* ns, phases ended so far */
+	uint64_t	phases;
+	uint64_t	longest;
 };
 
 struct thr {
 	struct frame	*st;
 	size_t		depth;
 	size_t		cap;
+	struct node	*node;
 };
 
 /* A block id, or a BEE range (by the id of its name). */
@@ -53,6 +70,7 @@ struct pair {
 };
 
 struct stats {
+	struct pv_map	nodes;		/* (node, 0) */
 	struct pv_map	thrs;
 	struct pv_map	procs;
 	struct pv_map	evcs;
@@ -112,7 +130,8 @@ push(struct stats *st, struct thr *t, const struct pv_mark *m,
 		t->st = f;
 		t->cap = (t->cap + 16) * 2;
 	}
-	t->st[t->depth++] = (struct frame){ m->id, m->range, ev->ts, 0 };
+	t->st[t->depth++] = (struct frame){ m->id, m->range, ev->ts, 0,
+	    t->node->stopped };
 	return 0;
 }
 
@@ -121,11 +140,14 @@ static int
 pop(struct stats *st, struct thr *t, uint64_t ts)
 {
 	struct frame *f = &t->st[--t->depth];
-	uint64_t dur, excl;
+	uint64_t dur, excl, stopped;
 	struct blk *b;
 	double d;
 
 	dur = ts > f->start ? ts - f->start : 0;
+	/* Not the collection phases it spans (the process was stopped). */
+	stopped = t->node->stopped - f->stopped;
+	dur = dur > stopped ? dur - stopped : 0;
 	excl = dur > f->child ? dur - f->child : 0;
 	if (t->depth > 0) {
 		f[-1].child = dur > UINT64_MAX - f[-1].child ? UINT64_MAX :
@@ -196,11 +218,36 @@ name_of_block(void *arg, int64_t bid, size_t *len)
 	return b->name;
 }
 
+/*
+ * A collection phase of node n begins or ends at ts.  Several LMs of one
+ * node (hosts of the same name) each stop their processes: the node's
+ * phase runs from the first begin to the last end.
+ */
+static void
+coll_mark(struct node *n, enum pv_kind kind, uint64_t ts)
+{
+	uint64_t d;
+
+	if (kind == PV_CBEGIN) {
+		if (n->depth++ == 0)
+			n->begin = ts;
+		return;
+	}
+	if (n->depth == 0 || --n->depth > 0)
+		return;		/* an end without its begin, or not the last */
+	d = ts > n->begin ? ts - n->begin : 0;
+	n->stopped += d;
+	n->phases++;
+	if (d > n->longest)
+		n->longest = d;
+}
+
 static int
 account(struct stats *st, const struct tape_ev *ev)
 {
 	uint64_t pk = (uint64_t)ev->node << 32 | ev->pid;
 	struct pv_mark m;
+	struct node *n;
 	struct thr *t;
 	struct evc *e;
 
@@ -213,15 +260,26 @@ account(struct stats *st, const struct tape_ev *ev)
 	if (st->records == 0 || ev->ts > st->last)
 		st->last = ev->ts;
 	st->records++;
-	if (pv_map_get(&st->procs, pk, 0, 1) == NULL ||
-	    (t = pv_map_get(&st->thrs, pk, ev->tid, sizeof *t)) == NULL ||
-	    (e = pv_map_get(&st->evcs, (uint32_t)ev->eid, 0,
-	    sizeof *e)) == NULL)
+	if ((e = pv_map_get(&st->evcs, (uint32_t)ev->eid, 0,
+	    sizeof *e)) == NULL ||
+	    (n = pv_map_get(&st->nodes, ev->node, 0, sizeof *n)) == NULL)
 		return -1;
 	e->eid = ev->eid;
 	e->count++;
+	n->id = ev->node;
 	if (pv_mark(&st->names, ev, &m) != 0)
 		return -1;
+	if (m.kind == PV_CBEGIN || m.kind == PV_CEND) {
+		coll_mark(n, m.kind, ev->ts);
+		return 0;
+	}
+	/* Process 0 is the host's Local Monitor, not a process. */
+	if (ev->pid == 0)
+		return 0;
+	if (pv_map_get(&st->procs, pk, 0, 1) == NULL ||
+	    (t = pv_map_get(&st->thrs, pk, ev->tid, sizeof *t)) == NULL)
+		return -1;
+	t->node = n;
 	switch (m.kind) {
 	case PV_BEGIN:
 		return push(st, t, &m, ev);
@@ -444,6 +502,46 @@ out:
 	return rc;
 }
 
+static int
+by_node(const void *a, const void *b)
+{
+	const struct node *x = *(const struct node *const *)a;
+	const struct node *y = *(const struct node *const *)b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The collection phases of the global scheme, per node, if any. */
+static int
+print_phases(const struct stats *st)
+{
+	struct node **v;
+	size_t i;
+	char t1[32], t2[32];
+	int any = 0;
+
+	if ((v = (struct node **)pv_map_values(&st->nodes)) == NULL)
+		return -1;
+	qsort(v, st->nodes.n, sizeof *v, by_node);
+	for (i = 0; i < st->nodes.n; i++) {
+		if (v[i]->phases == 0 && v[i]->depth == 0)
+			continue;
+		if (!any)
+			printf("\ncollection phases (global scheme: the node's "
+			    "processes were stopped; left out of the time "
+			    "profile)\n%6s %8s %18s %18s %8s\n", "node",
+			    "phases", "stopped(s)", "longest(s)", "unended");
+		any = 1;
+		printf("%6" PRIu32 " %8" PRIu64 " %18s %18s %8" PRIu64 "\n",
+		    v[i]->id, v[i]->phases,
+		    pv_secs(t1, sizeof t1, v[i]->stopped),
+		    pv_secs(t2, sizeof t2, v[i]->longest),
+		    (uint64_t)(v[i]->depth != 0));
+	}
+	free(v);
+	return 0;
+}
+
 static void
 print_header(const char *path, const struct stats *st,
 	     const struct tape_r *r)
@@ -469,7 +567,7 @@ print_all(const char *path, struct stats *st, const struct tape_r *r)
 {
 	print_header(path, st, r);
 	if (print_counts(st, r) != 0 || print_profile(st) != 0 ||
-	    print_messages(&st->msgs) != 0 ||
+	    print_phases(st) != 0 || print_messages(&st->msgs) != 0 ||
 	    pv_stmode_print(&st->sm, r, &st->msgs, name_of_block, st) != 0)
 		return -1;
 	return 0;
@@ -502,6 +600,7 @@ pv_stats(const char *path)
 	    print_all(path, &st, r) != 0))
 		rc = -2;
 	pv_map_free(&st.thrs, thr_free);
+	pv_map_free(&st.nodes, NULL);
 	pv_map_free(&st.procs, NULL);
 	pv_map_free(&st.evcs, NULL);
 	pv_map_free(&st.blks, blk_free);

@@ -353,8 +353,19 @@ survey(struct svg *g)
 		if (g->records == 0 || ev.ts > g->last)
 			g->last = ev.ts;
 		g->records++;
+		if (pv_mark(&g->names, &ev, &m) != 0) {
+			rc = oom(g);
+			break;
+		}
+		/* A collection phase is the node's, on no thread line. */
+		if (m.kind == PV_CBEGIN || m.kind == PV_CEND) {
+			if (svg_phase_mark(g, &ev, &m) != 0) {
+				rc = oom(g);
+				break;
+			}
+			continue;
+		}
 		if (thr_add(g, ev.node, ev.pid, ev.tid) == NULL ||
-		    pv_mark(&g->names, &ev, &m) != 0 ||
 		    survey_mark(g, &ev, &m) != 0) {
 			rc = oom(g);
 			break;
@@ -618,6 +629,7 @@ cleanup(struct svg *g)
 	}
 	free(g->th);
 	free(g->bk);
+	free(g->ph);
 	ix_clear(&g->thx);
 	ix_clear(&g->bkx);
 	pv_strs_free(&g->names);

@@ -114,6 +114,15 @@ struct blk {
 	size_t		nch;		/* characters of shown */
 };
 
+/* A node's collection phase (global scheme): its processes stopped. */
+struct phase {
+	uint32_t	node;
+	int64_t		round;
+	uint64_t	t0;
+	uint64_t	t1;		/* 0: no end seen */
+	uint64_t	depth;		/* begins not ended (LMs of the node) */
+};
+
 struct svg {
 	const char	*path;
 	const char	*opath;
@@ -143,6 +152,9 @@ struct svg {
 	struct pv_strs	names;		/* of BEE ranges */
 	struct pv_msgs	msgs;
 	size_t		ncontrols;	/* #CONTROL lines */
+	struct phase	*ph;
+	size_t		nph;
+	size_t		cph;
 	size_t		nprocs;
 	size_t		nnodes;
 	size_t		nused;
@@ -188,6 +200,11 @@ int svg_flush_ticks(struct svg *g, struct thr *t);
 void svg_add_loss(struct svg *g, const struct tape_ev *ev);
 int svg_draw_loss(struct svg *g, const struct thr *t, struct pend *p);
 void svg_draw_control(struct svg *g, const struct tape_ev *ev);
+/* Notes a collection phase's begin or end (pass 1). */
+int svg_phase_mark(struct svg *g, const struct tape_ev *ev,
+		   const struct pv_mark *m);
+/* Shades every collection phase over its node's lines. */
+void svg_phases(struct svg *g);
 void svg_messages(struct svg *g);
 int svg_layers_out(struct svg *g);
 

@@ -307,6 +307,75 @@ svg_draw_control(struct svg *g, const struct tape_ev *ev)
 	    g->rows_end, cmd, svg_at(a1, sizeof a1, g, ev->ts));
 }
 
+/* ---- collection phases ---- */
+
+int
+svg_phase_mark(struct svg *g, const struct tape_ev *ev,
+	       const struct pv_mark *m)
+{
+	struct phase *p = NULL;
+	size_t i;
+
+	/* The node's phase under way, if any: several LMs of a node each
+	 * stop theirs; the phase lasts from the first begin to the last
+	 * end. */
+	for (i = g->nph; i > 0; i--)
+		if (g->ph[i - 1].node == ev->node) {
+			if (g->ph[i - 1].depth > 0)
+				p = &g->ph[i - 1];
+			break;
+		}
+	if (m->kind == PV_CEND) {
+		if (p != NULL && --p->depth == 0)
+			p->t1 = ev->ts;
+		return 0;
+	}
+	if (p != NULL) {
+		p->depth++;
+		return 0;
+	}
+	if ((p = pv_grow(g->ph, &g->cph, g->nph, sizeof *p)) == NULL)
+		return -1;
+	g->ph = p;
+	g->ph[g->nph++] = (struct phase){ ev->node, m->id, ev->ts, 0, 1 };
+	return 0;
+}
+
+void
+svg_phases(struct svg *g)
+{
+	const struct phase *p;
+	double x0, x1, y0, y1;
+	char a1[32], d1[32];
+	size_t i, j;
+	uint64_t t1;
+
+	for (i = 0; i < g->nph; i++) {
+		p = &g->ph[i];
+		y0 = y1 = -1;
+		for (j = 0; j < g->nth; j++) {
+			if (g->th[j].node != p->node)
+				continue;
+			if (y0 < 0)
+				y0 = g->th[j].y - ROW_H / 2;
+			y1 = g->th[j].y + ROW_H / 2;
+		}
+		if (y0 < 0)
+			continue;	/* no thread of that node is drawn */
+		t1 = p->t1 != 0 ? p->t1 : g->last;
+		x0 = svg_xpos(g, p->t0);
+		x1 = svg_xpos(g, t1 > p->t0 ? t1 : p->t0);
+		fprintf(g->out, "<rect class=\"coll\" x=\"%.2f\" y=\"%.2f\" "
+		    "width=\"%.2f\" height=\"%.2f\"><title>node %" PRIu32
+		    ": processes stopped for collection %" PRId64 " at %s, "
+		    "for %s%s</title></rect>\n", x0, y0,
+		    x1 - x0 > 1 ? x1 - x0 : 1, y1 - y0, p->node, p->round,
+		    svg_at(a1, sizeof a1, g, p->t0),
+		    svg_sdur(d1, sizeof d1, p->t0, t1),
+		    p->t1 != 0 ? "" : " (no end in the trace)");
+	}
+}
+
 /* ---- messages ---- */
 
 /* Says who sent or received m: its rank, or that it has none. */

@@ -147,7 +147,8 @@ rows(struct svg *g)
 /* ---- legend ---- */
 
 /* The legend's entries after the blocks. */
-enum { L_MIXED, L_EVENT, L_LOSS, L_MSG, L_STUB, L_CTL, L_MORE, L_EXTRA };
+enum { L_MIXED, L_EVENT, L_LOSS, L_MSG, L_STUB, L_CTL, L_COLL, L_MORE,
+	L_EXTRA };
 
 /* Whether extra entry k of the legend is shown. */
 static int
@@ -165,6 +166,8 @@ shown_extra(const struct svg *g, size_t k, size_t shown)
 		return unmatched > 0;
 	case L_CTL:
 		return g->ncontrols > 0;
+	case L_COLL:
+		return g->nph > 0;
 	case L_MORE:
 		return shown > LEGEND_MAX;
 	default:
@@ -179,7 +182,8 @@ legend(struct svg *g, int draw_it)
 	static const char *const extra[L_EXTRA] = {
 		"merged blocks of several kinds", "user event(s)",
 		"events lost", "message, from send to receive",
-		"message not matched", "control command", "more blocks",
+		"message not matched", "control command",
+		"collection phase (processes stopped)", "more blocks",
 	};
 	double colw, y0 = g->rows_end + 30, x, y;
 	size_t i, k, n = 0, cols, chars = 30, shown = 0;
@@ -251,6 +255,11 @@ legend(struct svg *g, int draw_it)
 			    "y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\"/>\n", x + 9,
 			    y - 12, x + 9, y + 2);
 			break;
+		case L_COLL:
+			fprintf(g->out, "<rect class=\"coll\" x=\"%.2f\" "
+			    "y=\"%.2f\" width=\"18\" height=\"12\"/>\n", x,
+			    y - 10);
+			break;
 		default:
 			fprintf(g->out, "<text class=\"legend\" x=\"%.2f\" "
 			    "y=\"%.2f\">\xe2\x80\xa6 and %zu more blocks"
@@ -293,7 +302,8 @@ static const char style[] =
     "line.stub{stroke:#b01818;stroke-width:1.5;"
     "stroke-dasharray:2,1.5}\n"
     "path.head{fill:#b01818}\n"
-    "line.ctl{stroke:#2a7a2a;stroke-width:1;stroke-dasharray:5,3}\n";
+    "line.ctl{stroke:#2a7a2a;stroke-width:1;stroke-dasharray:5,3}\n"
+    "rect.coll{fill:#5a6e8c;fill-opacity:0.3}\n";
 
 /* Writes everything but the marks: the picture's start, style, title,
  * thread lines, time scale and legend. */
@@ -321,6 +331,7 @@ svg_header(struct svg *g)
 	y = svg_wrap(g, "title", 22, 18, TITLE_W, g->head, 1);
 	svg_wrap(g, "info", y, 14, CHAR_W, g->info, 1);
 	rows(g);
+	svg_phases(g);
 	scale(g);
 	legend(g, 1);
 }

@@ -1,0 +1,496 @@
+/*
+ * lm_pause.c: the global collection scheme's stops (GRM paper §3.1).  When
+ * mainmon asks (PAUSE), the LM stops every traced process of its host with
+ * SIGSTOP, waits until the kernel shows them stopped, and answers with the
+ * time (PAUSED); mainmon collects from every LM, then says RESUME, and the
+ * LM sends SIGCONT.  A stop never outlives its reasons:
+ *
+ *	- the LM lets the processes go by itself when the round's time limit
+ *	  passes, when the connection to mainmon ends, and when it exits;
+ *	- a guard process, forked from the LM when mainmon announces the
+ *	  global scheme, is told each process before it is stopped; if the
+ *	  LM dies (its end of the pipe closes), or the time limit passes, or
+ *	  the guard is asked to end, it lets them go.
+ *
+ * SIGSTOP is invisible to the programs (no handler runs, no system call
+ * fails with EINTR); a process that was already stopped (job control, a
+ * debugger) is left as it is, and so never continued by us.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/prctl.h>
+#include <sys/shm.h>
+#include <sys/wait.h>
+
+#include <event2/event.h>
+
+#include "clock.h"
+#include "lm.h"
+#include "log.h"
+#include "peer.h"
+#include "rec.h"
+#include "wire.h"
+
+/* How long the LM waits for the kernel to show the processes stopped. */
+#define STOP_WAIT_NS	200000000ull
+/* The guard acts this much after the LM's own time limit, so that the LM,
+ * if alive, is first (and says so to mainmon). */
+#define GUARD_SLACK_NS	1000000000ull
+#define PAUSE_DEFAULT_MS	10000u
+
+/* One message on the guard's pipe (PIPE_BUF makes each write whole). */
+struct guard_msg {
+	uint32_t	op;
+	uint32_t	pid;
+	uint64_t	deadline;	/* CLOCK_MONOTONIC ns */
+};
+enum { GUARD_ADD = 1, GUARD_CLEAR = 2 };
+
+static volatile sig_atomic_t guard_quit;
+
+static void
+guard_sig(int sig)
+{
+	(void)sig;
+	guard_quit = 1;
+}
+
+static void
+cont_all(const uint32_t *pids, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		kill((pid_t)pids[i], SIGCONT);
+}
+
+/* The guard: holds the list of stopped processes until told to forget
+ * it; lets them go when the LM's end of the pipe closes, at the deadline,
+ * or on SIGTERM, SIGINT or SIGHUP. */
+static void __attribute__((noreturn))
+guard_main(int fd)
+{
+	struct guard_msg m;
+	struct sigaction sa;
+	struct pollfd pfd;
+	struct timespec ts, *tp;
+	sigset_t block, old;
+	uint32_t *pids = NULL, *np, n = 0, cap = 0;
+	uint64_t deadline = 0, now;
+	ssize_t r;
+
+	prctl(PR_SET_NAME, "localmon-guard", 0, 0, 0);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sigdelset(&old, SIGTERM);
+	sigdelset(&old, SIGINT);
+	sigdelset(&old, SIGHUP);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = guard_sig;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	for (;;) {
+		tp = NULL;
+		if (n > 0) {
+			now = clk_mono_ns();
+			if (now >= deadline) {
+				cont_all(pids, n);
+				n = 0;
+				continue;
+			}
+			ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
+			ts.tv_nsec = (long)((deadline - now) % 1000000000u);
+			tp = &ts;
+		}
+		pfd.fd = fd;
+		pfd.events = POLLIN;
+		r = ppoll(&pfd, 1, tp, &old);
+		if (guard_quit)
+			break;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (r == 0)
+			continue;	/* the deadline, checked above */
+		r = read(fd, &m, sizeof m);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r != (ssize_t)sizeof m)
+			break;		/* the LM is gone */
+		if (m.op == GUARD_CLEAR) {
+			n = 0;
+			continue;
+		}
+		if (m.op != GUARD_ADD)
+			continue;
+		if (n == cap) {
+			np = realloc(pids, sizeof *np * (cap ? 2 * cap : 64));
+			if (np == NULL) {
+				/* Cannot watch it: it must not stay stopped
+				 * (it may be stopped just after this). */
+				kill((pid_t)m.pid, SIGCONT);
+				continue;
+			}
+			pids = np;
+			cap = cap ? 2 * cap : 64;
+		}
+		pids[n++] = m.pid;
+		deadline = m.deadline;
+	}
+	cont_all(pids, n);
+	_exit(0);
+}
+
+/* Starts the guard; 0, or -1 (logged). */
+static int
+guard_start(struct lm *lm)
+{
+	struct lm_pause *ps = &lm->pause;
+	int fds[2];
+	pid_t pid;
+
+	if (ps->guard_pid != 0)
+		return 0;
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		log_warn("guard process: pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid == -1) {
+		log_warn("guard process: fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Nothing of the LM's but the pipe: not the segment (an LM
+		 * adopting it must see it unattached), not its sockets or
+		 * its lock. */
+		if (lm->seg != NULL)
+			shmdt(lm->seg);
+		if (fds[0] != 3 && dup2(fds[0], 3) == -1)
+			_exit(1);
+		close_range(4, ~0u, 0);
+		guard_main(3);
+	}
+	close(fds[0]);
+	ps->guard_fd = fds[1];
+	ps->guard_pid = (int)pid;
+	log_debug("guard process %d started", (int)pid);
+	return 0;
+}
+
+/* Tells the guard; -1 if it is gone. */
+static int
+guard_send(struct lm_pause *ps, uint32_t op, uint32_t pid, uint64_t deadline)
+{
+	struct guard_msg m = { op, pid, deadline };
+	ssize_t r;
+
+	if (ps->guard_fd == -1)
+		return -1;
+	while ((r = write(ps->guard_fd, &m, sizeof m)) == -1 && errno == EINTR)
+		;
+	return r == (ssize_t)sizeof m ? 0 : -1;
+}
+
+/* The guard ended: forget it (it is started again when needed). */
+static void
+guard_gone(struct lm_pause *ps)
+{
+	if (ps->guard_fd != -1)
+		close(ps->guard_fd);
+	ps->guard_fd = -1;
+	ps->guard_pid = 0;
+}
+
+void
+lm_pause_tick(struct lm *lm)
+{
+	struct lm_pause *ps = &lm->pause;
+	uint32_t i;
+	int st;
+
+	if (ps->guard_pid == 0 ||
+	    waitpid(ps->guard_pid, &st, WNOHANG) != ps->guard_pid)
+		return;
+	log_warn("guard process %d ended (%s %d)", ps->guard_pid,
+	    WIFSIGNALED(st) ? "signal" : "status",
+	    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	guard_gone(ps);
+	if (!ps->on)
+		return;
+	/* Processes are stopped: a new guard watches them. */
+	if (guard_start(lm) != 0) {
+		lm_resume(lm, REC_COLL_END_DEADLINE);
+		return;
+	}
+	for (i = 0; i < ps->n; i++)
+		guard_send(ps, GUARD_ADD, ps->pids[i], ps->t_begin +
+		    ps->max_ns + GUARD_SLACK_NS);
+}
+
+/*
+ * Whether every thread of pid is stopped (or dead): 1, 0 if one still
+ * runs, -1 if there is no such process.
+ */
+static int
+all_stopped(uint32_t pid)
+{
+	char path[64], buf[512], *p;
+	struct dirent *d;
+	DIR *dir;
+	ssize_t n;
+	int fd, r = 1;
+
+	snprintf(path, sizeof path, "/proc/%u/task", pid);
+	if ((dir = opendir(path)) == NULL)
+		return -1;
+	while (r == 1 && (d = readdir(dir)) != NULL) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "/proc/%u/task/%.20s/stat", pid,
+		    d->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;	/* that thread just ended */
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* "tid (comm) S ...": the state follows the last ')'. */
+		if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
+			continue;
+		if (strchr("TtZX", p[2]) == NULL)
+			r = 0;
+	}
+	closedir(dir);
+	return r;
+}
+
+/* Stops pid if it runs; counts it either way. */
+static void
+stop_one(struct lm *lm, uint32_t pid)
+{
+	struct lm_pause *ps = &lm->pause;
+	struct lm_pstat st;
+	uint32_t *np, i;
+
+	if (pid == 0 || pid == (uint32_t)getpid())
+		return;
+	for (i = 0; i < ps->n; i++)
+		if (ps->pids[i] == pid)
+			return;
+	if (lm_proc_stat(pid, &st) != 0 || st.state == 'Z' ||
+	    st.state == 'X')
+		return;			/* ended: nothing to stop */
+	if (st.state == 'T' || st.state == 't') {
+		ps->skipped++;		/* someone else's stop: theirs */
+		return;
+	}
+	if (ps->n == ps->cap) {
+		np = realloc(ps->pids, sizeof *np * (ps->cap ? 2 * ps->cap :
+		    64));
+		if (np == NULL) {
+			ps->skipped++;
+			return;
+		}
+		ps->pids = np;
+		ps->cap = ps->cap ? 2 * ps->cap : 64;
+	}
+	/* The guard knows it first: then no moment exists where it is
+	 * stopped and nobody would let it go. */
+	if (guard_send(ps, GUARD_ADD, pid, clk_mono_ns() + ps->max_ns +
+	    GUARD_SLACK_NS) != 0 || kill((pid_t)pid, SIGSTOP) != 0) {
+		ps->skipped++;
+		return;
+	}
+	ps->pids[ps->n++] = pid;
+}
+
+static void
+stop_cb(struct lm *lm, uint32_t pid)
+{
+	stop_one(lm, pid);
+}
+
+static void
+deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct lm *lm = arg;
+
+	(void)fd;
+	(void)what;
+	log_warn("collection %u: processes stopped for %llu ms: let go "
+	    "without the main monitor's word", lm->pause.round,
+	    (unsigned long long)(lm->pause.max_ns / 1000000));
+	lm_resume(lm, REC_COLL_END_DEADLINE);
+}
+
+static void
+send_paused(struct lm *lm)
+{
+	struct lm_pause *ps = &lm->pause;
+	unsigned char buf[28];
+	struct wire_wr w;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, ps->round);
+	wire_put_u32(&w, ps->n);
+	wire_put_u32(&w, ps->skipped);
+	wire_put_u64(&w, ps->t_begin);
+	wire_put_u64(&w, ps->took);
+	peer_send(lm->mm, WIRE_PAUSED, buf, w.len, NULL, 0);
+}
+
+void
+lm_pause_init(struct lm *lm)
+{
+	lm->pause.guard_fd = -1;
+	lm->pause.deadline = evtimer_new(lm->base, deadline_cb, lm);
+}
+
+void
+lm_pause_global(struct lm *lm)
+{
+	lm->global = 1;
+	(void)guard_start(lm);
+}
+
+void
+lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
+{
+	struct lm_pause *ps = &lm->pause;
+	uint64_t t0, left;
+	uint32_t i, waiting;
+	int r;
+
+	if (max_ms == 0)
+		max_ms = PAUSE_DEFAULT_MS;
+	if (max_ms > WIRE_PAUSE_MAX_MS)
+		max_ms = WIRE_PAUSE_MAX_MS;
+	if (ps->on) {
+		/* Stopped already, for an earlier round: this one's now. */
+		ps->round = round;
+		send_paused(lm);
+		return;
+	}
+	ps->round = round;
+	ps->max_ns = (uint64_t)max_ms * 1000000u;
+	ps->n = ps->skipped = 0;
+	t0 = clk_mono_ns();
+	/* Records read their time before the stop, commit after it. */
+	ps->hold_below = t0 > WIRE_ORDER_GRACE ? t0 - WIRE_ORDER_GRACE : 0;
+	ps->hold_until = UINT64_MAX;
+	if (guard_start(lm) == 0)
+		lm_clients_each(lm, stop_cb);
+	else
+		log_warn("collection %u: no guard process: the processes are "
+		    "not stopped", round);
+	/* SIGSTOP takes effect when each thread next enters the kernel:
+	 * the phase begins once all show stopped. */
+	do {
+		for (waiting = 0, i = 0; i < ps->n; i++)
+			if ((r = all_stopped(ps->pids[i])) == 0)
+				waiting++;
+		if (waiting == 0)
+			break;
+		usleep(50);
+	} while (clk_mono_ns() - t0 < STOP_WAIT_NS);
+	if (waiting > 0)
+		log_warn("collection %u: %u processes not shown stopped after "
+		    "%llu ms", round, waiting, STOP_WAIT_NS / 1000000);
+	ps->t_begin = clk_mono_ns();
+	ps->took = ps->t_begin - t0;
+	ps->on = 1;
+	ps->rounds++;
+	left = ps->max_ns;
+	event_add(ps->deadline, &(struct timeval){
+	    .tv_sec = (time_t)(left / 1000000000u),
+	    .tv_usec = (suseconds_t)(left % 1000000000u / 1000) });
+	log_debug("collection %u: %u processes stopped in %llu us (%u not)",
+	    round, ps->n, (unsigned long long)(ps->took / 1000), ps->skipped);
+	send_paused(lm);
+}
+
+uint64_t
+lm_pause_below(const struct lm *lm, uint64_t below)
+{
+	const struct lm_pause *ps = &lm->pause;
+
+	if (ps->hold_until != 0 && below > ps->hold_below &&
+	    clk_mono_ns() < ps->hold_until)
+		return ps->hold_below > WIRE_BELOW_REPLAY ? ps->hold_below :
+		    WIRE_BELOW_REPLAY + 1;
+	return below;
+}
+
+void
+lm_pause_attached(struct lm *lm, uint32_t pid)
+{
+	if (lm->pause.on)
+		stop_one(lm, pid);
+}
+
+void
+lm_resume(struct lm *lm, unsigned why)
+{
+	struct lm_pause *ps = &lm->pause;
+	unsigned char buf[24];
+	struct wire_wr w;
+	uint64_t t_end;
+
+	if (!ps->on)
+		return;
+	t_end = clk_mono_ns();
+	cont_all(ps->pids, ps->n);
+	guard_send(ps, GUARD_CLEAR, 0, 0);
+	ps->on = 0;
+	ps->hold_until = t_end + WIRE_ORDER_GRACE;
+	event_del(ps->deadline);
+	log_debug("collection %u: %u processes let go after %llu us", ps->round,
+	    ps->n, (unsigned long long)((t_end - ps->t_begin) / 1000));
+	if (lm->mm != NULL && lm->mm_state == MM_READY) {
+		wire_wr_init(&w, buf, sizeof buf);
+		wire_put_u32(&w, ps->round);
+		wire_put_u32(&w, ps->n);
+		wire_put_u32(&w, why);
+		wire_put_u64(&w, t_end);
+		peer_send(lm->mm, WIRE_RESUMED, buf, w.len, NULL, 0);
+	}
+	ps->n = 0;
+}
+
+void
+lm_pause_end(struct lm *lm)
+{
+	struct lm_pause *ps = &lm->pause;
+
+	lm_resume(lm, REC_COLL_END_EXIT);
+	if (ps->guard_pid != 0) {
+		/* Its end of the pipe closes: it exits; reaped if already. */
+		close(ps->guard_fd);
+		ps->guard_fd = -1;
+		(void)waitpid(ps->guard_pid, NULL, WNOHANG);
+		ps->guard_pid = 0;
+	}
+	if (ps->deadline != NULL)
+		event_free(ps->deadline);
+	ps->deadline = NULL;
+	free(ps->pids);
+	ps->pids = NULL;
+	ps->cap = 0;
+}

@@ -1,0 +1,205 @@
+#!/bin/sh
+# test/global.sh: the global collection scheme (mainmon --collect=global).
+#  1. A snapshot with two Local Monitors stops every traced process first,
+#     collects, lets them go; each LM's stop is in the trace as a collection
+#     begin and end, and no record lies where all were stopped; nothing is
+#     lost, the order holds; prove stats and svg show the phases.
+#  2. A small buffer: the LM reports its threshold (FULL) instead of
+#     pushing, and mainmon runs global rounds by itself; every event once.
+#  3. No process is left stopped: mainmon frozen mid-round, then killed
+#     (the LM lets them go when the connection ends); the LM killed
+#     mid-round (its guard process lets them go); mainmon frozen past
+#     --pause-max (the LM lets them go by itself, and says so).
+. "$(dirname "$0")/lib.sh"
+
+# states PID...: the state letter of every thread of the processes.
+states() {
+	for _p; do
+		sed -n 's/.*) \(.\).*/\1/p' /proc/"$_p"/task/*/stat 2>/dev/null
+	done
+}
+all_stopped() { [ -n "$(states "$@")" ] && [ -z "$(states "$@" | grep -v '[Tt]')" ]; }
+none_stopped() { ! states "$@" | grep -q '[Tt]'; }
+# writers RUN N HALF...: e2e_writer processes (2 threads, N events each)
+# traced from run folder RUN; appends to WPIDS.
+writers() {
+	_run=$1 _n=$2
+	shift 2
+	for _h; do
+		GRM_RUNDIR=$_run GRM_MM=$MM_ID "$B/test/e2e_writer" 2 "$_n" \
+		    "$T_DIR/$_h" "$T_DIR/go" > "$T_DIR/$_h.out" \
+		    2> "$T_DIR/$_h.err" &
+		WPIDS="$WPIDS $!"
+		T_PIDS="$T_PIDS $!"
+	done
+}
+halfway() { for _h; do [ -e "$T_DIR/$_h" ] || return 1; done; }
+lm_of() { read -r _p _ < "$GRM_RUNDIR/$(t_lm_name).pid" && echo "$_p"; }
+# phases TRACE: "begins ends stopped why..." per round (in round order),
+# from the collection begin (-7) and end (-8) records.
+phases() {
+	"$B/prove/prove" dump "$1" | awk '
+	    $5 == -7 { b[$6]++; s[$6] += $7 }
+	    $5 == -8 { e[$6]++; w[$6] = w[$6] " " $8 }
+	    END { for (r in b) print r, b[r], e[r] + 0, s[r], w[r] }' |
+	    sort -n | cut -d' ' -f2-
+}
+
+# ---- 1. a snapshot, two LMs ----
+N=20000
+trace="$T_DIR/trace1"
+t_start_mm "$trace" --collect=global
+runA="$GRM_RUNDIR/a" runB="$GRM_RUNDIR/b"
+mkdir -m 700 "$runA" "$runB"
+WPIDS=""
+writers "$runA" $N h1 h2
+writers "$runB" $N h3
+t_wait halfway h1 h2 h3 || t_fail "writers did not reach the halfway mark"
+t_note_lms
+"$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/snap.out" ||
+	t_fail "snapshot failed: $(cat "$T_DIR/snap.out")"
+grep -q "; 3 processes stopped on 2 hosts for " "$T_DIR/snap.out" ||
+	t_fail "snapshot answer: $(cat "$T_DIR/snap.out")"
+t_wait none_stopped $WPIDS || t_fail "processes left stopped after the snapshot"
+"$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" || t_fail "status failed"
+grep -q "^collection: global .*: 1 rounds" "$T_DIR/status.out" ||
+	t_fail "status: $(grep collection "$T_DIR/status.out")"
+touch "$T_DIR/go"
+for p in $WPIDS; do wait "$p" || t_fail "writer $p failed"; done
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_check_seqs "$trace" $N 6 || t_fail "trace content"
+t_check_order "$trace" || t_fail "trace not in time order"
+# Round 1: a begin and an end of each LM (3 processes stopped in all,
+# ended as asked).
+[ "$(phases "$trace")" = "2 2 3  0 0" ] ||
+	t_fail "collection marks: $(phases "$trace")"
+# Nothing recorded between the last begin and the first end of the round.
+"$B/prove/prove" dump "$trace" | awk '
+    $5 == -7 { if ($1 > b) b = $1; nb++ }
+    $5 == -8 && !e { e = $1 }
+    $3 != 0 { ts[n++] = $1 }
+    END { if (nb != 2 || !e || e < b) { print "marks " nb " " b " " e; exit 1 }
+	  for (i = 0; i < n; i++) if (ts[i] > b && ts[i] < e) { print "record at " ts[i]; exit 1 } }' >&2 ||
+	t_fail "records inside the collection phase"
+"$B/prove/prove" stats "$trace" > "$T_DIR/stats.out" || t_fail "prove stats failed"
+grep -A2 "^collection phases" "$T_DIR/stats.out" | grep -Eq "^ +1 +1 .* 0$" ||
+	t_fail "prove stats: $(grep -A3 "^collection phases" "$T_DIR/stats.out")"
+grep -q "^processes  3$" "$T_DIR/stats.out" || t_fail "prove stats counts the LM as a process"
+"$B/prove/prove" svg "$trace" -o "$T_DIR/t.svg" || t_fail "prove svg failed"
+[ "$(grep -c '<rect class="coll" x=.*processes stopped for collection ' "$T_DIR/t.svg")" -eq 1 ] ||
+	t_fail "svg: no collection phase shaded"
+t_check_clean
+t_log "1: snapshot: 3 processes on 2 LMs stopped, collected, let go"
+
+# ---- 2. the threshold starts global rounds ----
+rm -f "$T_DIR/go" "$T_DIR"/h*
+N=60000
+trace="$T_DIR/trace2"
+t_start_mm "$trace" --collect=global
+touch "$T_DIR/go"
+WPIDS=""
+GRM_SEGSIZE=1M writers "$GRM_RUNDIR" $N h1 h2
+for p in $WPIDS; do wait "$p" || t_fail "writer $p failed"; done
+for h in h1 h2; do
+	[ -s "$T_DIR/$h.out" ] && t_fail "writer $h lost events: $(cat "$T_DIR/$h.out")"
+done
+t_note_lms
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_check_seqs "$trace" $N 4 || t_fail "trace content"
+t_check_order "$trace" || t_fail "trace not in time order"
+rounds=$(phases "$trace" | awk '$1 == 1 && $2 == 1 && $4 == 0 { n++ } END { print n + 0 }')
+[ "$rounds" -ge 2 ] || t_fail "$rounds global rounds from the threshold: $(phases "$trace")"
+t_check_clean
+t_log "2: the threshold started $rounds global rounds; $((4 * N)) events each once"
+
+# ---- 3. nobody dies with processes stopped ----
+# Enough in the segment that a collection lasts a while: the round is
+# caught with the processes stopped, and mainmon frozen there.
+N=1000000
+export GRM_SEGSIZE=256M
+# start3 PAUSE_MAX: mainmon and two writers halfway; a snapshot under way
+# caught with the writers stopped, mainmon frozen (SIGSTOP).
+start3() {
+	rm -f "$T_DIR/go" "$T_DIR"/h*
+	trace="$T_DIR/trace3"
+	t_start_mm "$trace" --collect=global --pause-max="$1"
+	WPIDS=""
+	writers "$GRM_RUNDIR" $N h1 h2
+	t_wait_s 60 halfway h1 h2 || t_fail "writers did not reach the halfway mark"
+	t_note_lms
+	LM=$(lm_of)
+	"$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/snap.out" 2>&1 &
+	SNAP=$!
+	_i=0
+	until all_stopped $WPIDS; do
+		_i=$((_i + 1))
+		[ $_i -lt 20000 ] || t_fail "the writers were never seen stopped"
+	done
+	kill -STOP "$MM_PID"
+	all_stopped $WPIDS || t_fail "the round ended before mainmon was frozen"
+}
+finish3() {
+	touch "$T_DIR/go"
+	for p in $WPIDS; do wait "$p" || t_fail "writer $p failed"; done
+}
+
+# 3a. mainmon dies.
+start3 60
+sleep 0.3
+all_stopped $WPIDS || t_fail "3a: the writers ran on while the round was held"
+kill -9 "$MM_PID"
+t_wait_s 3 none_stopped $WPIDS || t_fail "3a: writers still stopped 3 s after mainmon died"
+wait "$SNAP" && t_fail "3a: the snapshot answered although mainmon died"
+# A new mainmon with the same identifier gets what was not acknowledged.
+t_restart_mm "$trace.2" --collect=global
+connected() { "$B/mainmon/grmctl" "$MM_ID" status 2>/dev/null | grep -q "lm pid $LM,"; }
+t_wait_s 30 connected || t_fail "3a: the LM did not reach the new mainmon"
+finish3
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "3a: stop failed"
+wait "$MM_PID" || t_fail "3a: mainmon exited non-zero"
+"$B/prove/prove" dump "$trace.2" | awk -v n=$N '$5 == 1 && $7 >= n / 2 { c++ }
+    END { if (c != 2 * n) { print c " events of the second halves, want " 2 * n; exit 1 } }' >&2 ||
+	t_fail "3a: the second halves did not reach the new mainmon"
+t_check_clean
+t_log "3a: mainmon killed mid-round: processes let go; the next one has the rest"
+
+# 3b. The LM dies: its guard lets the processes go.
+start3 60
+guard=$(ps -o pid=,comm= --ppid "$LM" | awk '$2 == "localmon-guard" { print $1 }')
+[ -n "$guard" ] || t_fail "3b: LM $LM has no guard process"
+kill -9 "$LM"
+t_wait_s 3 none_stopped $WPIDS || t_fail "3b: writers still stopped 3 s after the LM died"
+t_wait t_dead "$guard" || t_fail "3b: guard $guard still running after its LM"
+kill -CONT "$MM_PID"
+wait "$SNAP" || t_fail "3b: snapshot failed: $(cat "$T_DIR/snap.out")"
+finish3
+t_note_lms
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "3b: stop failed"
+wait "$MM_PID" || t_fail "3b: mainmon exited non-zero"
+# The phase ends when the LM's connection did (why 2), and no event is lost:
+# the next LM adopted the segment.
+[ "$(phases "$trace" | head -n 1)" = "1 1 2  2" ] || t_fail "3b: marks: $(phases "$trace")"
+t_check_seqs "$trace" $N 4 || t_fail "3b: trace content"
+t_check_clean
+t_log "3b: LM killed mid-round: its guard let the processes go; nothing lost"
+
+# 3c. mainmon frozen past --pause-max: the LM lets the processes go.
+start3 1
+t0=$(date +%s%N)
+t_wait_s 5 none_stopped $WPIDS || t_fail "3c: writers still stopped 5 s after the round began"
+t1=$(date +%s%N)
+[ $(( (t1 - t0) / 1000000 )) -ge 500 ] || t_fail "3c: let go after $(( (t1 - t0) / 1000000 )) ms, before the limit"
+kill -CONT "$MM_PID"
+wait "$SNAP" || t_fail "3c: snapshot failed: $(cat "$T_DIR/snap.out")"
+finish3
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "3c: stop failed"
+wait "$MM_PID" || t_fail "3c: mainmon exited non-zero"
+[ "$(phases "$trace" | head -n 1)" = "1 1 2  1" ] || t_fail "3c: marks: $(phases "$trace")"
+grep -q "processes let go at the LM's time limit" "$T_DIR/mm.err" ||
+	t_fail "3c: mainmon did not say the LM's time limit passed"
+t_check_seqs "$trace" $N 4 || t_fail "3c: trace content"
+t_check_clean
+t_log "3c: mainmon frozen past --pause-max: the LM let the processes go"
+t_log "ok"
