@@ -191,6 +191,7 @@ static void
 coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 {
 	char text[768];
+	uint64_t stopped_ns = 0;
 	int r = 0;
 
 	coll_unlink(mm, co);
@@ -229,6 +230,12 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 
 		r = mm_order_write(mm, w == UINT64_MAX ? w : w + 1);
 	}
+	/* Written (to the system): the processes go on while the file is
+	 * synced. */
+	if (co->global) {
+		stopped_ns = clk_mono_ns() - co->t_paused;
+		mm_global_done(mm, co);
+	}
 	if (co->stop && mm->out != NULL) {
 		uint64_t n = tape_records(mm->out);
 		struct mm_conn *c;
@@ -259,14 +266,12 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		    mm->out_path, failed ? "; no answer from " : "",
 		    failed ? failed : "");
 	}
-	if (co->global) {
-		mm_global_done(mm, co);
+	if (co->global)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
 		    "; %llu processes stopped on %d hosts for %.1f ms%s%s",
 		    (unsigned long long)co->stopped, co->npaused,
-		    (double)(clk_mono_ns() - co->t_paused) / 1e6,
+		    (double)stopped_ns / 1e6,
 		    co->unpaused[0] ? "; not stopped on " : "", co->unpaused);
-	}
 answer:
 	if (r != 0 && mm->out != NULL) {
 		snprintf(text, sizeof text, "cannot write %s", mm->out_path);
