@@ -50,6 +50,14 @@ struct lm_defs;
  * stopped for a collection round, and the guard process that lets them go
  * if the LM dies meanwhile.
  */
+/* A thread stopped for a collection, and how much it had run then. */
+struct lm_task {
+	uint32_t		pid;
+	uint32_t		tid;
+	uint64_t		run;		/* ns on a CPU (0: not known) */
+	uint64_t		switches;	/* context switches */
+};
+
 struct lm_pause {
 	int			on;		/* processes are stopped */
 	uint32_t		round;
@@ -62,10 +70,15 @@ struct lm_pause {
 	uint64_t		took;		/* ns to stop them */
 	uint64_t		max_ns;		/* the round's time limit */
 	/* A thread stopped between reading the clock and committing
-	 * commits when let go: until a grace after that, no DONE says
-	 * "nothing below" past the stop's start (less the grace). */
+	 * commits once let go and run again: until every thread stopped
+	 * has run (or a time limit), no DONE says "nothing below" past the
+	 * stop's start, less the grace (lm_pause_below). */
 	uint64_t		hold_below;
-	uint64_t		hold_until;	/* LM ns; UINT64_MAX while on */
+	uint64_t		hold_until;	/* LM ns; 0: no hold; UINT64_MAX
+						   while stopped */
+	struct lm_task		*tasks;		/* the threads stopped */
+	uint32_t		ntasks;
+	uint32_t		captasks;
 	struct event		*deadline;
 	int			guard_fd;	/* the guard's pipe, or -1 */
 	int			guard_pid;	/* 0: none */
@@ -207,7 +220,7 @@ void lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms);
 void lm_resume(struct lm *lm, unsigned why);
 /* The "sent below" time a collection may claim (doc/protocol.md 1.8):
  * below, or earlier around a stop. */
-uint64_t lm_pause_below(const struct lm *lm, uint64_t below);
+uint64_t lm_pause_below(struct lm *lm, uint64_t below);
 /* A process attached during a stop: stopped too. */
 void lm_pause_attached(struct lm *lm, uint32_t pid);
 /* The MM says the scheme is global: the guard process is started. */

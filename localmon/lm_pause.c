@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -44,6 +45,10 @@
  * if alive, is first (and says so to mainmon). */
 #define GUARD_SLACK_NS	1000000000ull
 #define PAUSE_DEFAULT_MS	10000u
+/* After the processes are let go, "sent below" stays held back until
+ * every thread stopped has run again (it commits what it was writing),
+ * this long at most. */
+#define RESUME_HOLD_NS	2000000000ull
 
 /* One message on the guard's pipe (PIPE_BUF makes each write whole). */
 struct guard_msg {
@@ -54,6 +59,8 @@ struct guard_msg {
 enum { GUARD_ADD = 1, GUARD_CLEAR = 2 };
 
 static volatile sig_atomic_t guard_quit;
+
+static void tasks_note(struct lm_pause *ps);
 
 static void
 guard_sig(int sig)
@@ -392,8 +399,12 @@ lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 	ps->max_ns = (uint64_t)max_ms * 1000000u;
 	ps->n = ps->skipped = 0;
 	t0 = clk_mono_ns();
-	/* Records read their time before the stop, commit after it. */
-	ps->hold_below = t0 > WIRE_ORDER_GRACE ? t0 - WIRE_ORDER_GRACE : 0;
+	/* Records read their time before the stop, commit after it.  A
+	 * hold not over yet (a thread of the last stop has not run since)
+	 * stays as low as it was. */
+	if (ps->hold_until == 0 || t0 - WIRE_ORDER_GRACE < ps->hold_below)
+		ps->hold_below = t0 > WIRE_ORDER_GRACE ? t0 -
+		    WIRE_ORDER_GRACE : 0;
 	ps->hold_until = UINT64_MAX;
 	if (guard_start(lm) == 0)
 		lm_clients_each(lm, stop_cb);
@@ -415,6 +426,7 @@ lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 		    "%llu ms", round, waiting, STOP_WAIT_NS / 1000000);
 	ps->t_begin = clk_mono_ns();
 	ps->took = ps->t_begin - t0;
+	tasks_note(ps);
 	ps->on = 1;
 	ps->rounds++;
 	left = ps->max_ns;
@@ -426,16 +438,115 @@ lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 	send_paused(lm);
 }
 
-uint64_t
-lm_pause_below(const struct lm *lm, uint64_t below)
+/*
+ * How much thread tid of pid has run: ns on a CPU (from the scheduler's
+ * /proc/PID/task/TID/sched, where the kernel has it; else 0) and context
+ * switches (/proc/PID/task/TID/status).  -1 if the thread is gone.
+ */
+static int
+task_run(uint32_t pid, uint32_t tid, uint64_t *run, uint64_t *sw)
 {
-	const struct lm_pause *ps = &lm->pause;
+	char path[80], buf[4096], *p;
+	unsigned long long a, b;
+	ssize_t n;
+	int fd;
 
-	if (ps->hold_until != 0 && below > ps->hold_below &&
-	    clk_mono_ns() < ps->hold_until)
-		return ps->hold_below > WIRE_BELOW_REPLAY ? ps->hold_below :
-		    WIRE_BELOW_REPLAY + 1;
-	return below;
+	*run = *sw = 0;
+	snprintf(path, sizeof path, "/proc/%u/task/%u/status", pid, tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "\nvoluntary_ctxt_switches:")) != NULL &&
+	    sscanf(p, "\nvoluntary_ctxt_switches: %llu "
+	    "nonvoluntary_ctxt_switches: %llu", &a, &b) == 2)
+		*sw = a + b;
+	snprintf(path, sizeof path, "/proc/%u/task/%u/sched", pid, tid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if ((p = strstr(buf, "se.sum_exec_runtime")) != NULL &&
+	    (p = strchr(p, ':')) != NULL && sscanf(p + 1, " %llu.%llu", &a,
+	    &b) == 2)
+		*run = a * 1000000u + b;	/* ms.ns, six digits */
+	return 0;
+}
+
+/* Notes every thread of the stopped processes, and how much each ran. */
+static void
+tasks_note(struct lm_pause *ps)
+{
+	char path[64];
+	struct dirent *d;
+	struct lm_task *nt;
+	uint32_t i, tid;
+	DIR *dir;
+
+	ps->ntasks = 0;
+	for (i = 0; i < ps->n; i++) {
+		snprintf(path, sizeof path, "/proc/%u/task", ps->pids[i]);
+		if ((dir = opendir(path)) == NULL)
+			continue;
+		while ((d = readdir(dir)) != NULL) {
+			if ((tid = (uint32_t)strtoul(d->d_name, NULL, 10)) == 0)
+				continue;
+			if (ps->ntasks == ps->captasks) {
+				nt = realloc(ps->tasks, sizeof *nt *
+				    (ps->captasks ? 2 * ps->captasks : 64));
+				if (nt == NULL)
+					break;	/* the time limit will do */
+				ps->tasks = nt;
+				ps->captasks = ps->captasks ?
+				    2 * ps->captasks : 64;
+			}
+			nt = &ps->tasks[ps->ntasks];
+			nt->pid = ps->pids[i];
+			nt->tid = tid;
+			if (task_run(nt->pid, tid, &nt->run,
+			    &nt->switches) == 0)
+				ps->ntasks++;
+		}
+		closedir(dir);
+	}
+}
+
+/* Whether every thread noted has run since (or is gone). */
+static int
+tasks_ran(const struct lm_pause *ps)
+{
+	uint64_t run, sw;
+	uint32_t i;
+
+	for (i = 0; i < ps->ntasks; i++)
+		if (task_run(ps->tasks[i].pid, ps->tasks[i].tid, &run,
+		    &sw) == 0 && sw <= ps->tasks[i].switches &&
+		    (run == 0 || run <= ps->tasks[i].run))
+			return 0;
+	return 1;
+}
+
+uint64_t
+lm_pause_below(struct lm *lm, uint64_t below)
+{
+	struct lm_pause *ps = &lm->pause;
+
+	if (ps->hold_until == 0)
+		return below;
+	if (!ps->on && (clk_mono_ns() >= ps->hold_until || tasks_ran(ps))) {
+		ps->hold_until = 0;	/* every thread went on */
+		return below;
+	}
+	if (below <= ps->hold_below)
+		return below;
+	return ps->hold_below > WIRE_BELOW_REPLAY ? ps->hold_below :
+	    WIRE_BELOW_REPLAY + 1;
 }
 
 void
@@ -459,7 +570,7 @@ lm_resume(struct lm *lm, unsigned why)
 	cont_all(ps->pids, ps->n);
 	guard_send(ps, GUARD_CLEAR, 0, 0);
 	ps->on = 0;
-	ps->hold_until = t_end + WIRE_ORDER_GRACE;
+	ps->hold_until = t_end + RESUME_HOLD_NS;
 	event_del(ps->deadline);
 	log_debug("collection %u: %u processes let go after %llu us", ps->round,
 	    ps->n, (unsigned long long)((t_end - ps->t_begin) / 1000));
@@ -493,4 +604,7 @@ lm_pause_end(struct lm *lm)
 	free(ps->pids);
 	ps->pids = NULL;
 	ps->cap = 0;
+	free(ps->tasks);
+	ps->tasks = NULL;
+	ps->ntasks = ps->captasks = 0;
 }
