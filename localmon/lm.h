@@ -3,6 +3,7 @@
 #define GRM_LM_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <sys/un.h>
 
 #include "auth.h"
@@ -257,6 +258,9 @@ struct lm_pstat {
 	unsigned long	flags;		/* PF_* */
 	long		code;		/* exit code (wait status), or -1 */
 };
+/* Reads the start of a small file (/proc) into buf[cap], NUL-terminated;
+ * returns the bytes read, or -1. */
+ssize_t lm_read_small(const char *path, char *buf, size_t cap);
 /* Fills ps; -1 if there is no such process. */
 int lm_proc_stat(uint32_t pid, struct lm_pstat *ps);
 /* How process pid ended (WIRE_PROC_*), and its status, from what it

@@ -38,24 +38,32 @@ struct lm_client {
 	char			name[64];
 };
 
+ssize_t
+lm_read_small(const char *path, char *buf, size_t cap)
+{
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
 int
 lm_proc_stat(uint32_t pid, struct lm_pstat *ps)
 {
 	char path[64], buf[1024], *p, *q, *tok, *save;
-	ssize_t n;
-	int fd, field;
+	int field;
 
 	memset(ps, 0, sizeof *ps);
 	ps->code = -1;
 	snprintf(path, sizeof path, "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd == -1)
+	if (lm_read_small(path, buf, sizeof buf) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	/* "pid (comm) state ...": field 3 is the state, 9 the flags, 52
 	 * the exit code (a wait status). */
 	if ((q = strchr(buf, '(')) == NULL || (p = strrchr(buf, ')')) == NULL ||

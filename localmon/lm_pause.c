@@ -260,8 +260,7 @@ all_stopped(uint32_t pid)
 	char path[64], buf[512], *p;
 	struct dirent *d;
 	DIR *dir;
-	ssize_t n;
-	int fd, r = 1;
+	int r = 1;
 
 	snprintf(path, sizeof path, "/proc/%u/task", pid);
 	if ((dir = opendir(path)) == NULL)
@@ -271,13 +270,8 @@ all_stopped(uint32_t pid)
 			continue;
 		snprintf(path, sizeof path, "/proc/%u/task/%.20s/stat", pid,
 		    d->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		if (lm_read_small(path, buf, sizeof buf) <= 0)
 			continue;	/* that thread just ended */
-		n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
 		/* "tid (comm) S ...": the state follows the last ')'. */
 		if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ')
 			continue;
@@ -448,30 +442,18 @@ task_run(uint32_t pid, uint32_t tid, uint64_t *run, uint64_t *sw)
 {
 	char path[80], buf[4096], *p;
 	unsigned long long a, b;
-	ssize_t n;
-	int fd;
 
 	*run = *sw = 0;
 	snprintf(path, sizeof path, "/proc/%u/task/%u/status", pid, tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if (lm_read_small(path, buf, sizeof buf) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	if ((p = strstr(buf, "\nvoluntary_ctxt_switches:")) != NULL &&
 	    sscanf(p, "\nvoluntary_ctxt_switches: %llu "
 	    "nonvoluntary_ctxt_switches: %llu", &a, &b) == 2)
 		*sw = a + b;
 	snprintf(path, sizeof path, "/proc/%u/task/%u/sched", pid, tid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if (lm_read_small(path, buf, sizeof buf) <= 0)
 		return 0;
-	n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
 	if ((p = strstr(buf, "se.sum_exec_runtime")) != NULL &&
 	    (p = strchr(p, ':')) != NULL && sscanf(p + 1, " %llu.%llu", &a,
 	    &b) == 2)
