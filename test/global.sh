@@ -61,6 +61,8 @@ t_note_lms
 grep -q "; 3 processes stopped on 2 hosts for " "$T_DIR/snap.out" ||
 	t_fail "snapshot answer: $(cat "$T_DIR/snap.out")"
 t_wait none_stopped $WPIDS || t_fail "processes left stopped after the snapshot"
+# Other pulls work as in the local scheme.
+"$B/mainmon/grmctl" "$MM_ID" stats > /dev/null || t_fail "stats (a pull) failed"
 "$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" || t_fail "status failed"
 grep -q "^collection: global .*: 1 rounds" "$T_DIR/status.out" ||
 	t_fail "status: $(grep collection "$T_DIR/status.out")"

@@ -34,7 +34,11 @@ for p in $lms; do
 	grep -q "lm pid $p," "$T_DIR/status.out" ||
 		t_fail "status does not show LM $p: $(cat "$T_DIR/status.out")"
 done
-"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+"$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/snap.out" || t_fail "snapshot failed"
+# The local scheme (the default): nothing is stopped.
+grep -q "stopped" "$T_DIR/snap.out" && t_fail "local scheme: $(cat "$T_DIR/snap.out")"
+grep -q "^collection: local" "$T_DIR/status.out" ||
+	t_fail "status does not say the scheme is local"
 half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
 [ "$half" -eq $((4 * 2 * N / 2)) ] || t_fail "snapshot: $half events, want $((4 * N))"
 
@@ -54,6 +58,8 @@ served=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)
 	END { for (k in s) { t++; if (s[k] != n) { print k ": " s[k]; exit 1 } }
 	      if (t != 8) { print t " threads, want 8"; exit 1 } }' >&2 ||
 	t_fail "trace content"
+"$B/prove/prove" dump "$trace" | awk '$5 == -7 || $5 == -8' | grep -q . &&
+	t_fail "local scheme: collection phases in the trace"
 t_check_order "$trace" || { grep "^#" "$trace" | grep -v "^#DEF" >&2; t_fail "trace not in time order"; }
 for p in $lms; do t_wait t_dead "$p" || t_fail "LM $p still running after stop"; done
 t_check_clean
