@@ -20,7 +20,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	4
+#define WIRE_VERSION	5
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -36,7 +36,8 @@ enum wire_type {
 	WIRE_COLLECT = 6,	/* MM -> LM: u32 round, u32 flags */
 	WIRE_DATA = 7,		/* LM -> MM: u32 pid, u32 tid, u64 seq,
 				   u32 session, u32 off, records... */
-	WIRE_DONE = 8,		/* LM -> MM: u32 round, u64 lost_bytes */
+	WIRE_DONE = 8,		/* LM -> MM: u32 round, u64 lost_bytes,
+				   u64 below */
 	WIRE_ACK = 9,		/* MM -> LM: u32 round */
 	WIRE_PROC = 10,		/* LM -> MM: u32 pid, u32 ppid, u32 what,
 				   u32 status, u64 ts, str name,
@@ -56,9 +57,17 @@ enum wire_type {
 				   file written under another LM) */
 	WIRE_CHALLENGE = 19,	/* MM -> LM/ctl: u8[WIRE_NONCE] nonce */
 	WIRE_AUTH = 20,		/* LM/ctl -> MM: u8[WIRE_PROOF] proof */
-	WIRE_DENIED = 21	/* MM -> LM/ctl: u32 code, str text; the MM
+	WIRE_DENIED = 21,	/* MM -> LM/ctl: u32 code, str text; the MM
 				   then closes the connection */
+	WIRE_WRITTEN = 22	/* MM -> LM: u32 n, then n pieces of
+				   collections not yet acknowledged that are
+				   written: u32 pid, u32 session, u64 seq,
+				   u32 end */
 };
+
+/* Bytes of one piece in WIRE_WRITTEN; at most this many in one. */
+#define WIRE_WRITTEN_ITEM	20u
+#define WIRE_WRITTEN_MAX	4096u
 
 /* The handshake (auth.h): nonces and proofs (HMAC-SHA256) in bytes. */
 #define WIRE_NONCE	16
