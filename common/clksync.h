@@ -64,17 +64,20 @@ int64_t clk_model_offset(const struct clk_model *md, uint64_t m);
 static inline uint64_t
 clk_to_mm(const struct clk_model *md, uint64_t host_ts)
 {
-	int64_t x = (int64_t)(host_ts - md->m0 - (uint64_t)md->off0), r;
+	uint64_t x = host_ts - md->m0 - (uint64_t)md->off0;
 	double v, frac;
+	int64_t r;
 
 	if (md->k != 0.0) {
-		v = (double)x * md->k;
+		v = (double)(int64_t)x * md->k;
 		r = (int64_t)v;
 		frac = v - (double)r;
 		r += frac >= 0.5 ? 1 : frac <= -0.5 ? -1 : 0;
-		x -= r;
+		/* Unsigned: a scribbled timestamp wraps, and is clamped
+		 * by the caller, instead of overflowing. */
+		x -= (uint64_t)r;
 	}
-	return md->m0 + (uint64_t)x;
+	return md->m0 + x;
 }
 
 /* Drift in parts per billion, rounded (for files and status). */
