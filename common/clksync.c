@@ -25,20 +25,6 @@ clk_model_offset(const struct clk_model *md, uint64_t m)
 	return md->off0 + (int64_t)llround(md->drift * dm);
 }
 
-/*
- * host = M + off0 + drift (M - m0), so M - m0 = (host - m0 - off0) /
- * (1 + drift) = x - x k.  Without drift, integer arithmetic only.
- */
-uint64_t
-clk_to_mm(const struct clk_model *md, uint64_t host_ts)
-{
-	int64_t x = (int64_t)(host_ts - md->m0 - (uint64_t)md->off0);
-
-	if (md->k != 0.0)
-		x -= (int64_t)llround((double)x * md->k);
-	return md->m0 + (uint64_t)x;
-}
-
 int64_t
 clk_drift_ppb(const struct clk_model *md)
 {

@@ -55,8 +55,30 @@ int clk_sample_of(uint64_t t1, uint64_t tl, uint64_t t4,
 /* Host clock - MM clock at MM time m, by the model. */
 int64_t clk_model_offset(const struct clk_model *md, uint64_t m);
 
-/* A host timestamp on the MM's clock. */
-uint64_t clk_to_mm(const struct clk_model *md, uint64_t host_ts);
+/*
+ * A host timestamp on the MM's clock: host = M + off0 + drift (M - m0),
+ * so M - m0 = (host - m0 - off0) / (1 + drift) = x - x k, x k rounded
+ * half away from zero (as llround; exact while |x k| < 2^52).  Without
+ * drift, integer arithmetic only.  Inline: mainmon converts every record.
+ */
+static inline uint64_t
+clk_to_mm(const struct clk_model *md, uint64_t host_ts)
+{
+	uint64_t x = host_ts - md->m0 - (uint64_t)md->off0;
+	double v, frac;
+	int64_t r;
+
+	if (md->k != 0.0) {
+		v = (double)(int64_t)x * md->k;
+		r = (int64_t)v;
+		frac = v - (double)r;
+		r += frac >= 0.5 ? 1 : frac <= -0.5 ? -1 : 0;
+		/* Unsigned: a scribbled timestamp wraps, and is clamped
+		 * by the caller, instead of overflowing. */
+		x -= (uint64_t)r;
+	}
+	return md->m0 + x;
+}
 
 /* Drift in parts per billion, rounded (for files and status). */
 int64_t clk_drift_ppb(const struct clk_model *md);

@@ -1,5 +1,6 @@
 /* peer.c: libevent bufferevents carrying framed wire messages. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,9 @@
 #include "mmid.h"
 #include "peer.h"
 
+/* The most one read or write system call moves. */
+#define PEER_IO_MAX	(1u << 20)
+
 struct peer {
 	struct bufferevent	*bev;
 	peer_dispatch_fn	dispatch;
@@ -29,6 +33,18 @@ struct peer {
 	int			freed;
 	char			name[128];
 };
+
+void
+peer_keep_memory(void)
+{
+#ifdef M_TRIM_THRESHOLD
+	/* Up to 64 MiB free at the top of the heap stays; buffers up to
+	 * 8 MiB (the most a peer reads ahead) come from the heap, not from
+	 * mappings of their own. */
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	mallopt(M_MMAP_THRESHOLD, 8 << 20);
+#endif
+}
 
 static void
 peer_die(struct peer *p, const char *why)
@@ -142,6 +158,11 @@ peer_alloc(struct event_base *base, int fd, peer_dispatch_fn dispatch,
 	bufferevent_setcb(p->bev, peer_read_cb, peer_write_cb, peer_event_cb,
 	    p);
 	bufferevent_setwatermark(p->bev, EV_READ, 0, 4 * WIRE_MAX);
+	/* Trace data moves in messages of up to a chunk (64 KiB by
+	 * default): libevent's 16 KiB per read or write would cost four
+	 * system calls, and a copy to join the pieces, per message. */
+	bufferevent_set_max_single_read(p->bev, PEER_IO_MAX);
+	bufferevent_set_max_single_write(p->bev, PEER_IO_MAX);
 	bufferevent_enable(p->bev, EV_READ | EV_WRITE);
 	return p;
 }

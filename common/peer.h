@@ -21,6 +21,14 @@ typedef void (*peer_dispatch_fn)(struct peer *p, uint16_t type,
 				 struct wire_rd *msg, const char *why,
 				 void *arg);
 
+/*
+ * For a daemon that moves trace data through peers (at start): memory
+ * freed is kept for the next messages instead of going back to the
+ * system, which would make each new buffer's pages fault in again
+ * (cleared, one by one).
+ */
+void peer_keep_memory(void);
+
 /* Wraps connected socket fd (owned from now on).  NULL on failure. */
 struct peer *peer_new(struct event_base *base, int fd,
 		      peer_dispatch_fn dispatch, void *arg, const char *name);

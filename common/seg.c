@@ -502,6 +502,7 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 			    memory_order_relaxed);
 			e.full = st == SEG_FULL;
 			e.kind = SEG_KIND_RECORDS;
+			e.session = c->session;
 			if (flight_add(fl, &e) != 0) {
 				unpin(v, cv[i].idx);
 				free(cv);
@@ -594,31 +595,62 @@ flight_chunk(const struct seg *v, const struct seg_fl_ent *e)
 	return c;
 }
 
-void
-seg_flight_commit(const struct seg *v, struct seg_flight *fl)
+/* The data of entry e is with the Main Monitor. */
+static void
+commit_ent(const struct seg *v, struct seg_fl_ent *e)
 {
 	struct seg_chunk *c;
 	uint32_t st;
+
+	e->done = 1;
+	if ((c = flight_chunk(v, e)) == NULL) {
+		/* Scribbled on meanwhile: just let go of it. */
+		if (e->idx < v->nchunks)
+			unpin(v, e->idx);
+		return;
+	}
+	if (e->kind == SEG_KIND_RECORDS && e->end > c->consumed)
+		c->consumed = e->end;
+	st = atomic_load(&c->state);
+	/* A record chunk that filled after it was sent is free too once
+	 * all of it is consumed (its last piece may be written first). */
+	if (unpin(v, e->idx) == 0 && st == SEG_FULL &&
+	    (e->kind == SEG_KIND_TABLE ? e->full :
+	    c->consumed == atomic_load(&c->committed)))
+		chunk_free(v, c);
+}
+
+void
+seg_flight_commit(const struct seg *v, struct seg_flight *fl)
+{
 	size_t i;
 
-	for (i = 0; i < fl->n; i++) {
-		if ((c = flight_chunk(v, &fl->v[i])) == NULL) {
-			/* Scribbled on meanwhile: just let go of it. */
-			if (fl->v[i].idx < v->nchunks)
-				unpin(v, fl->v[i].idx);
+	for (i = 0; i < fl->n; i++)
+		if (!fl->v[i].done)
+			commit_ent(v, &fl->v[i]);
+	fl->n = fl->open = 0;
+}
+
+int
+seg_flight_written(const struct seg *v, struct seg_flight *fl, uint32_t pid,
+		   uint32_t session, uint64_t seq, uint64_t end)
+{
+	struct seg_fl_ent *e;
+	size_t i;
+
+	/* Pieces are mostly written in the order they were sent: the
+	 * search starts at the first entry not yet done. */
+	for (i = fl->open; i < fl->n; i++) {
+		e = &fl->v[i];
+		if (e->done || e->kind != SEG_KIND_RECORDS || e->pid != pid ||
+		    e->session != session || e->seq != seq || e->end != end)
 			continue;
-		}
-		if (fl->v[i].kind == SEG_KIND_RECORDS &&
-		    fl->v[i].end > c->consumed)
-			c->consumed = fl->v[i].end;
-		st = atomic_load(&c->state);
-		if (unpin(v, fl->v[i].idx) == 0 && fl->v[i].full &&
-		    st == SEG_FULL &&
-		    (fl->v[i].kind == SEG_KIND_TABLE ||
-		    c->consumed == atomic_load(&c->committed)))
-			chunk_free(v, c);
+		commit_ent(v, e);
+		while (fl->open < fl->n && fl->v[fl->open].done)
+			fl->open++;
+		return 1;
 	}
-	fl->n = 0;
+	return 0;
 }
 
 void
@@ -628,6 +660,9 @@ seg_flight_abort(const struct seg *v, struct seg_flight *fl)
 	size_t i;
 
 	for (i = 0; i < fl->n; i++) {
+		/* Written already: consumed, nothing to send again. */
+		if (fl->v[i].done)
+			continue;
 		if ((c = flight_chunk(v, &fl->v[i])) == NULL) {
 			if (fl->v[i].idx < v->nchunks)
 				unpin(v, fl->v[i].idx);
@@ -639,7 +674,7 @@ seg_flight_abort(const struct seg *v, struct seg_flight *fl)
 			atomic_store(&c->carry, fl->v[i].carry);
 		unpin(v, fl->v[i].idx);
 	}
-	fl->n = 0;
+	fl->n = fl->open = 0;
 }
 
 void
@@ -647,7 +682,7 @@ seg_flight_free(struct seg_flight *fl)
 {
 	free(fl->v);
 	fl->v = NULL;
-	fl->n = fl->cap = 0;
+	fl->n = fl->cap = fl->open = 0;
 }
 
 void

@@ -276,13 +276,17 @@ struct seg_fl_ent {
 	uint64_t	seq;
 	uint64_t	end;		/* consumed once acknowledged */
 	uint64_t	carry;		/* restored if not delivered */
-	uint32_t	full;		/* free once acknowledged */
+	uint32_t	full;		/* FULL when read (a table chunk:
+					   free once acknowledged) */
 	uint32_t	kind;
+	uint32_t	session;
+	uint32_t	done;		/* committed already (seg_flight_written) */
 };
 struct seg_flight {
 	struct seg_fl_ent	*v;
 	size_t			n;
 	size_t			cap;
+	size_t			open;		/* entries before it are done */
 };
 
 /*
@@ -312,6 +316,16 @@ int seg_tables(const struct seg *v, seg_table_fn emit, void *arg,
 
 /* The Main Monitor has the data of fl: consume it, free what is done. */
 void seg_flight_commit(const struct seg *v, struct seg_flight *fl);
+/*
+ * It has written one piece of fl before the rest: the record chunk piece
+ * of (pid, session, seq) that ended at end.  Its entry is committed now
+ * (and then skipped by seg_flight_commit and seg_flight_abort), so that a
+ * FULL chunk all written is free at once.  Returns 1 if fl held that
+ * entry, else 0.
+ */
+int seg_flight_written(const struct seg *v, struct seg_flight *fl,
+		       uint32_t pid, uint32_t session, uint64_t seq,
+		       uint64_t end);
 /* It will never acknowledge fl: send that data again next time. */
 void seg_flight_abort(const struct seg *v, struct seg_flight *fl);
 void seg_flight_free(struct seg_flight *fl);

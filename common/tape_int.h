@@ -21,6 +21,8 @@ struct tape_w {
 	int		fmt;		/* TAPE_FMT_* */
 	int		ferr;		/* errno of a failed tw_begin */
 	uint64_t	records;
+	uint64_t	out;		/* bytes written to the file */
+	uint64_t	wb;		/* ... whose writeback has started */
 	size_t		len;
 	/* BEE: the class and attribute of each type defined so far, by
 	 * (eid, node, pid) (bee_w.c) */

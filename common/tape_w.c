@@ -127,6 +127,34 @@ tape_put_field(FILE *f, const struct rec_field *fld)
 
 /* ---- writer ---- */
 
+/*
+ * A trace is written once, at hundreds of MB/s, and read later: the file
+ * goes to disk as it grows, TW_WB bytes at a time, and what is on disk
+ * leaves the page cache (up to TW_WB_KEEP behind).  A page cache filling
+ * with gigabytes of dirty trace makes every write cost several times
+ * more CPU (doc/PERFORMANCE.md).  Nothing waits for the disk: pages still
+ * being written are dropped by a later call, or stay (the kernel's own
+ * limits on dirty pages then apply, as without this).
+ */
+#define TW_WB		(16u << 20)
+#define TW_WB_KEEP	(8u * TW_WB)
+
+static void
+wback(struct tape_w *w)
+{
+	uint64_t lo;
+
+	if (w->out - w->wb < TW_WB)
+		return;
+	(void)sync_file_range(w->fd, (off_t)w->wb, (off_t)(w->out - w->wb),
+	    SYNC_FILE_RANGE_WRITE);
+	lo = w->wb > TW_WB_KEEP - TW_WB ? w->wb - (TW_WB_KEEP - TW_WB) : 0;
+	if (w->wb > lo)
+		(void)posix_fadvise(w->fd, (off_t)lo, (off_t)(w->wb - lo),
+		    POSIX_FADV_DONTNEED);
+	w->wb = w->out;
+}
+
 static int
 wflush(struct tape_w *w)
 {
@@ -138,6 +166,7 @@ wflush(struct tape_w *w)
 		n = write(w->fd, w->buf + off, w->len - off);
 		if (n > 0) {
 			off += (size_t)n;
+			w->out += (uint64_t)n;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -149,6 +178,7 @@ wflush(struct tape_w *w)
 		return -1;
 	}
 	w->len = 0;
+	wback(w);
 	return 0;
 }
 

@@ -37,7 +37,8 @@ enum wire_type {
 	WIRE_COLLECT = 6,	/* MM -> LM: u32 round, u32 flags */
 	WIRE_DATA = 7,		/* LM -> MM: u32 pid, u32 tid, u64 seq,
 				   u32 session, u32 off, records... */
-	WIRE_DONE = 8,		/* LM -> MM: u32 round, u64 lost_bytes */
+	WIRE_DONE = 8,		/* LM -> MM: u32 round, u64 lost_bytes,
+				   u64 below */
 	WIRE_ACK = 9,		/* MM -> LM: u32 round */
 	WIRE_PROC = 10,		/* LM -> MM: u32 pid, u32 ppid, u32 what,
 				   u32 status, u64 ts, str name,
@@ -59,18 +60,26 @@ enum wire_type {
 	WIRE_AUTH = 20,		/* LM/ctl -> MM: u8[WIRE_PROOF] proof */
 	WIRE_DENIED = 21,	/* MM -> LM/ctl: u32 code, str text; the MM
 				   then closes the connection */
+	WIRE_WRITTEN = 22,	/* MM -> LM: u32 n, then n pieces of
+				   collections not yet acknowledged that are
+				   written: u32 pid, u32 session, u64 seq,
+				   u32 end */
 	/* The global collection scheme (WIRE_READY_GLOBAL). */
-	WIRE_FULL = 22,		/* LM -> MM: u32 free chunks, u32 chunks:
+	WIRE_FULL = 23,		/* LM -> MM: u32 free chunks, u32 chunks:
 				   the threshold is reached; collect */
-	WIRE_PAUSE = 23,	/* MM -> LM: u32 round, u32 max_ms: stop the
+	WIRE_PAUSE = 24,	/* MM -> LM: u32 round, u32 max_ms: stop the
 				   traced processes, for max_ms at most */
-	WIRE_PAUSED = 24,	/* LM -> MM: u32 round, u32 stopped, u32 not
+	WIRE_PAUSED = 25,	/* LM -> MM: u32 round, u32 stopped, u32 not
 				   stopped, u64 t_lm (all stopped), u64 ns
 				   taken */
-	WIRE_RESUME = 25,	/* MM -> LM: u32 round: let them go */
-	WIRE_RESUMED = 26	/* LM -> MM: u32 round, u32 let go, u32 why
+	WIRE_RESUME = 26,	/* MM -> LM: u32 round: let them go */
+	WIRE_RESUMED = 27	/* LM -> MM: u32 round, u32 let go, u32 why
 				   (REC_COLL_END_*), u64 t_lm (just before) */
 };
+
+/* Bytes of one piece in WIRE_WRITTEN; at most this many in one. */
+#define WIRE_WRITTEN_ITEM	20u
+#define WIRE_WRITTEN_MAX	4096u
 
 /* WIRE_READY flags. */
 #define WIRE_READY_GLOBAL	1u	/* global scheme: at the threshold,

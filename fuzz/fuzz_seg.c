@@ -377,7 +377,7 @@ static void
 hostile_flight(struct seg_hdr *s, uint8_t how, struct hctx *x)
 {
 	static struct seg_sent sent[NCHUNKS];
-	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg_flight fl = { NULL, 0, 0, 0 };
 	struct seg v = *V(s);
 	uint64_t bad = 0;
 

@@ -522,6 +522,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	log_init("localmon", debug ? LOG_DEBUG : LOG_WARN);
+	peer_keep_memory();
 	/* The token is never written anywhere: messages show HOST:PORT. */
 	if (mmid_read(idarg, idline, sizeof idline, &why) != 0)
 		fatal("%s: %s", idarg, why);

@@ -651,7 +651,7 @@ fail:
 void
 lm_spill(struct lm *lm, int all)
 {
-	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg_flight fl = { NULL, 0, 0, 0 };
 	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0, 0 };
 	struct tables_ctx xc = { &ec, 1 };
 	ssize_t len;
@@ -836,6 +836,38 @@ acked(struct lm *lm)
 		lm_finish(lm);
 }
 
+/*
+ * The MM wrote pieces of collections still in flight (WIRE_WRITTEN): their
+ * chunks are consumed now, and those written whole are free for the
+ * writers, without waiting for the rest of their collection (whose last
+ * records wait for the global time order).  A piece no flight holds (sent
+ * before a reconnection, or a scribbled chunk's) is ignored.
+ */
+static void
+written(struct lm *lm, struct wire_rd *msg)
+{
+	struct lm_flight *f;
+	uint32_t n, pid, session, end;
+	uint64_t seq;
+
+	n = wire_get_u32(msg);
+	if (!wire_rd_ok(msg) || n > WIRE_WRITTEN_MAX ||
+	    wire_rd_left(msg) != (size_t)n * WIRE_WRITTEN_ITEM) {
+		msg->err = 1;
+		return;
+	}
+	while (n-- > 0) {
+		pid = wire_get_u32(msg);
+		session = wire_get_u32(msg);
+		seq = wire_get_u64(msg);
+		end = wire_get_u32(msg);
+		for (f = lm->flights; f != NULL; f = f->next)
+			if (!f->replay && seg_flight_written(&lm->view, &f->fl,
+			    pid, session, seq, end))
+				break;
+	}
+}
+
 static void
 send_status(struct lm *lm, uint32_t round)
 {
@@ -976,6 +1008,9 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	case WIRE_ACK:
 		(void)wire_get_u32(msg);
 		acked(lm);
+		break;
+	case WIRE_WRITTEN:
+		written(lm, msg);
 		break;
 	case WIRE_STATUS:
 		round = wire_get_u32(msg);

@@ -80,7 +80,6 @@ struct mm_piece {
 	uint64_t	seq;		/* its chunk's; 0: a table or the LM's */
 	uint64_t	seg_id;		/* the segment it came from */
 	uint32_t	off;		/* where it starts in its chunk */
-	int		dup;		/* all of it written before */
 	uint32_t	pos;		/* written up to (in a stream) */
 	struct mm_node	*node;
 	struct mm_ack	*ack;		/* what waits for it to be written */
@@ -97,7 +96,18 @@ struct mm_ack {
 	struct mm_conn	*c;
 	uint32_t	round;
 	uint32_t	pending;	/* pieces not yet written */
+	int		whole;		/* acknowledged in this pass */
 	struct mm_ack	*next;
+};
+
+/* A piece of a chunk written before the rest of its collection: the LM is
+ * told (WIRE_WRITTEN), and frees the chunk without waiting for the ACK. */
+struct mm_written {
+	struct mm_ack	*ack;
+	uint32_t	pid;
+	uint32_t	session;
+	uint64_t	seq;
+	uint32_t	end;
 };
 
 /* One thread's records waiting to be written, oldest first. */
@@ -195,6 +205,9 @@ struct mm_conn {
 	uint64_t		paused_at;	/* MM ns of that begin */
 	int			full;		/* it reached its threshold
 						   since last asked to collect */
+	struct mm_written	*written;	/* to tell, in order */
+	uint32_t		nwritten;
+	uint32_t		capwritten;
 	struct mm_piece		*batch, **batch_tail;
 	uint64_t		batch_bytes;
 	uint64_t		records;
@@ -303,7 +316,6 @@ struct mm {
 	int			npreauth;	/* connections in it */
 	struct tape_w		*out;
 	int			fmt;		/* TAPE_FMT_* */
-	unsigned char		*raw;		/* binary: a piece's records */
 	char			*out_path;
 	struct mm_conn		*conns;
 	struct mm_node		*nodes;
@@ -421,8 +433,12 @@ void mm_dedup_forget(struct mm *mm, uint64_t seg_id);
 void mm_dedup_free(struct mm *mm);
 
 /* mm_order.c */
-/* Puts a piece (its records checked, on mainmon's clock) in its stream. */
-int mm_order_add(struct mm *mm, struct mm_piece *pc);
+/* The stream of pc's thread, with room in the heap for it; NULL if out of
+ * memory. */
+struct mm_stream *mm_order_stream(struct mm *mm, const struct mm_piece *pc);
+/* Puts a piece in its stream s: its records checked, on mainmon's clock,
+ * none before s->last_ts (mm_out.c).  This cannot fail. */
+void mm_order_add(struct mm *mm, struct mm_stream *s, struct mm_piece *pc);
 /* Writes what waits, in time order, up to (not including) time w; all of
  * it with UINT64_MAX.  Then acknowledges the collections fully written.
  * Returns 0, or -1 if the file cannot be written (nothing acknowledged). */

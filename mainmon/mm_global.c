@@ -58,6 +58,7 @@ mark(struct mm *mm, struct mm_conn *c, int32_t eid, uint64_t t_lm,
 	const struct rec_predef *pd = &rec_predef[-eid - 1];
 	size_t len = sizeof(struct rec_hdr) + 8 * (size_t)n;
 	struct mm_piece *pc;
+	struct mm_stream *st;
 	uint64_t ts, now = clk_mono_ns();
 
 	if (mm->out == NULL || mm->stopped)
@@ -73,15 +74,20 @@ mark(struct mm *mm, struct mm_conn *c, int32_t eid, uint64_t t_lm,
 		    c->node->host);
 		return;
 	}
-	rec_put_hdr(pc->data, len, pd->cls, pd->attr, eid, ts);
-	memcpy(pc->data + sizeof(struct rec_hdr), v, 8 * (size_t)n);
 	pc->len = (uint32_t)len;
 	pc->node = c->node;
 	pc->seg_id = c->seg_id;
-	if (mm_order_add(mm, pc) != 0) {
+	if ((st = mm_order_stream(mm, pc)) == NULL) {
 		free(pc);
 		return;
 	}
+	/* The node's process 0 stream keeps its order too. */
+	if (ts < st->last_ts)
+		ts = st->last_ts;
+	st->last_ts = ts;
+	rec_put_hdr(pc->data, len, pd->cls, pd->attr, eid, ts);
+	memcpy(pc->data + sizeof(struct rec_hdr), v, 8 * (size_t)n);
+	mm_order_add(mm, st, pc);
 	if (eid == REC_EID_COLL_BEGIN)
 		c->paused_at = ts;
 	else if (c->paused_at != 0 && ts >= c->paused_at) {

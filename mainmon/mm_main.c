@@ -323,6 +323,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	log_init("mainmon", debug ? LOG_DEBUG : LOG_WARN);
+	peer_keep_memory();
 	signal(SIGPIPE, SIG_IGN);
 	memset(&mm, 0, sizeof mm);
 	mm.sync_ns = (uint64_t)(sync_s * 1e9);
@@ -386,7 +387,6 @@ main(int argc, char **argv)
 	mm_defs_free(&mm.written);
 	mm_stats_free(&mm);
 	mm_dedup_free(&mm);
-	free(mm.raw);
 	free(mm.out_path);
 	evconnlistener_free(mm.listener);
 	event_free(sigterm);

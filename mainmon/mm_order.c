@@ -131,31 +131,23 @@ piece_ts(const struct mm_piece *pc)
 	return h.ts;
 }
 
-int
-mm_order_add(struct mm *mm, struct mm_piece *pc)
+struct mm_stream *
+mm_order_stream(struct mm *mm, const struct mm_piece *pc)
 {
 	struct mm_order *o = &mm->order;
 	struct mm_stream *s;
-	struct rec_hdr h;
-	uint32_t off;
 
-	/* Nothing can fail once pc is in its stream: the caller frees it
-	 * on failure. */
 	s = stream_get(o, pc->node->id, pc->pid, pc->tid);
 	if (s == NULL || (s->heap_ix == NONE && heap_room(o) != 0))
-		return -1;
-	/* A thread's records stay in its order even if a refitted clock
-	 * model puts one a little before the previous. */
-	for (off = 0; off < pc->len; off += h.len) {
-		memcpy(&h, pc->data + off, sizeof h);
-		if (h.ts < s->last_ts) {
-			h.ts = s->last_ts;
-			memcpy(pc->data + off + offsetof(struct rec_hdr, ts),
-			    &h.ts, sizeof h.ts);
-			o->clamped++;
-		}
-		s->last_ts = h.ts;
-	}
+		return NULL;
+	return s;
+}
+
+void
+mm_order_add(struct mm *mm, struct mm_stream *s, struct mm_piece *pc)
+{
+	struct mm_order *o = &mm->order;
+
 	pc->pos = 0;
 	pc->next = NULL;
 	*s->tail = pc;
@@ -169,25 +161,83 @@ mm_order_add(struct mm *mm, struct mm_piece *pc)
 		s->head_ts = piece_ts(s->head);
 		heap_push(o, s);
 	}
-	return 0;
 }
 
-/* A piece written to its end: its collection may now be acknowledged. */
+/* Notes that a piece of a chunk is written, for its LM (send_acks). */
+static void
+note_written(struct mm_conn *c, struct mm_ack *a, const struct mm_piece *pc)
+{
+	struct mm_written *v;
+	uint32_t cap;
+
+	if (c->nwritten == c->capwritten) {
+		cap = c->capwritten ? c->capwritten * 2 : 256;
+		if ((v = realloc(c->written, cap * sizeof *v)) == NULL)
+			return;		/* the ACK will do */
+		c->written = v;
+		c->capwritten = cap;
+	}
+	v = &c->written[c->nwritten++];
+	v->ack = a;
+	v->pid = pc->pid;
+	v->session = pc->session;
+	v->seq = pc->seq;
+	v->end = pc->off + pc->len;
+}
+
+/* A piece written to its end: its collection may now be acknowledged,
+ * and its chunk's LM may free the chunk now. */
 static void
 piece_done(struct mm *mm, struct mm_stream *s)
 {
 	struct mm_piece *pc = s->head;
+	struct mm_ack *a = pc->ack;
 
 	if ((s->head = pc->next) == NULL)
 		s->tail = &s->head;
 	mm->order.bytes -= pc->len;
-	if (pc->ack != NULL && --pc->ack->pending == 0 && pc->ack->c == NULL)
-		free(pc->ack);
+	if (a != NULL && a->c != NULL && pc->seq != 0)
+		note_written(a->c, a, pc);
+	if (a != NULL && --a->pending == 0 && a->c == NULL)
+		free(a);
 	free(pc);
 }
 
-/* Sends the ACKs of every connection's collections written in full, in
- * the order of their DONEs. */
+/* Tells c which pieces are written of its collections that are not
+ * acknowledged whole now (those that are, the ACK says). */
+static void
+send_written(struct mm_conn *c)
+{
+	unsigned char *buf;
+	struct wire_wr w;
+	uint32_t i, n, k;
+
+	buf = malloc(4 + WIRE_WRITTEN_MAX * WIRE_WRITTEN_ITEM);
+	for (i = 0; buf != NULL && i < c->nwritten; i = k) {
+		for (n = 0, k = i; k < c->nwritten && n < WIRE_WRITTEN_MAX;
+		    k++)
+			n += !c->written[k].ack->whole;
+		if (n == 0)
+			continue;
+		wire_wr_init(&w, buf, 4 + n * WIRE_WRITTEN_ITEM);
+		wire_put_u32(&w, n);
+		for (; i < k; i++) {
+			if (c->written[i].ack->whole)
+				continue;
+			wire_put_u32(&w, c->written[i].pid);
+			wire_put_u32(&w, c->written[i].session);
+			wire_put_u64(&w, c->written[i].seq);
+			wire_put_u32(&w, c->written[i].end);
+		}
+		peer_send(c->p, WIRE_WRITTEN, buf, w.len, NULL, 0);
+	}
+	free(buf);
+	c->nwritten = 0;
+}
+
+/* Sends every connection what is written: the pieces of collections
+ * written in part, then the ACKs of those written in full, in the order
+ * of their DONEs. */
 static void
 send_acks(struct mm *mm)
 {
@@ -196,8 +246,12 @@ send_acks(struct mm *mm)
 	struct mm_conn *c;
 	struct mm_ack *a;
 
-	for (c = mm->conns; c != NULL; c = c->next)
-		while ((a = c->acks) != NULL && a->pending == 0) {
+	for (c = mm->conns; c != NULL; c = c->next) {
+		for (a = c->acks; a != NULL && a->pending == 0; a = a->next)
+			a->whole = 1;
+		if (c->nwritten > 0)
+			send_written(c);
+		while ((a = c->acks) != NULL && a->whole) {
 			if ((c->acks = a->next) == NULL)
 				c->acks_tail = &c->acks;
 			wire_wr_init(&w, buf, sizeof buf);
@@ -205,6 +259,7 @@ send_acks(struct mm *mm)
 			peer_send(c->p, WIRE_ACK, buf, w.len, NULL, 0);
 			free(a);
 		}
+	}
 }
 
 int
@@ -351,6 +406,9 @@ mm_order_conn_gone(struct mm_conn *c)
 	}
 	c->acks = NULL;
 	c->acks_tail = &c->acks;
+	free(c->written);
+	c->written = NULL;
+	c->nwritten = c->capwritten = 0;
 }
 
 void

@@ -295,28 +295,22 @@ mm_node_init_defs(struct mm *mm, struct mm_node *n)
 	define_predefined(mm, n);
 }
 
-/* Pass 1: definitions in the batch. */
+/* A definition record at off in pc: known from now on for its process
+ * image and node. */
 static void
-batch_defs(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
+define_record(struct mm *mm, struct mm_conn *c, const struct mm_piece *pc,
+	      uint32_t off, const struct rec_hdr *h)
 {
 	struct rec_define d;
-	struct rec_hdr h;
 	struct mm_proc *p;
-	uint32_t off;
 
-	for (off = 0; off < pc->len; off += h.len) {
-		memcpy(&h, pc->data + off, sizeof h);
-		if (h.cls != REC_CLASS_META || h.attr != REC_ATTR_DESCRIPTOR)
-			continue;
-		p = proc_get(c->node, pc->pid, 1);
-		if (rec_parse_define(pc->data + off, h.len, &d) != 0 ||
-		    p == NULL || define(mm, c->node, proc_defs(p, pc->session),
-		    d.eid,
-		    d.cls, d.attr, d.format, d.format_len, d.dsc,
-		    d.dsc_len) != 0)
-			log_warn("%s: process %u: bad definition of event %d",
-			    c->node->host, pc->pid, h.eid);
-	}
+	p = proc_get(c->node, pc->pid, 1);
+	if (rec_parse_define(pc->data + off, h->len, &d) != 0 ||
+	    p == NULL || define(mm, c->node, proc_defs(p, pc->session),
+	    d.eid, d.cls, d.attr, d.format, d.format_len, d.dsc,
+	    d.dsc_len) != 0)
+		log_warn("%s: process %u: bad definition of event %d",
+		    c->node->host, pc->pid, h->eid);
 }
 
 /* A meta record other than a definition: a loss or statistics. */
@@ -367,98 +361,139 @@ written_at(struct mm *mm, uint64_t ts)
 		mm->order.out_ts = ts;
 }
 
+/* Bytes a record of format fmt needs when it holds no string (each
+ * field is 8 bytes), or 0 if it holds one. */
+static uint32_t
+fixed_len(const struct rec_fmt *fmt)
+{
+	unsigned i;
+
+	for (i = 0; i < fmt->n; i++)
+		if (fmt->kind[i] == REC_K_STR)
+			return 0;
+	return (uint32_t)(sizeof(struct rec_hdr) + 8u * fmt->n);
+}
+
+/* Binary: pc's records [from, to), as they came, in one piece. */
+static int
+put_run(struct mm *mm, const struct mm_piece *pc, uint32_t from, uint32_t to)
+{
+	if (mm->fmt != TAPE_FMT_BIN || to <= from)
+		return 0;
+	return tape_piece(mm->out, pc->node->id, pc->pid, pc->tid,
+	    pc->data + from, to - from);
+}
+
 /*
  * Pass 2, in time order (mm_order.c): the records of pc from pc->pos on,
- * up to time w (exclusive).  Timestamps are already mainmon's.
+ * up to time w (exclusive).  Timestamps are already mainmon's.  Binary:
+ * the records go as they came, each checked against its type, in runs.
  */
 int
 mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 {
 	struct rec_field f[REC_ARGS_MAX];
-	const struct tape_def *def;
+	const struct tape_def *def = NULL;
 	struct mm_node *n = pc->node;
 	struct rec_hdr h;
-	uint32_t off, raw = 0;
+	uint32_t off, run = pc->pos, fixed = 0;
+	int bin = mm->fmt == TAPE_FMT_BIN;
 
-	/* Binary: the records as they came, each checked against its type,
-	 * in one piece. */
-	if (mm->fmt == TAPE_FMT_BIN && mm->raw == NULL &&
-	    (mm->raw = malloc(SEG_CHUNK_MAX)) == NULL)
-		return -1;
 	for (off = pc->pos; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
 		if (h.ts >= w)
 			break;
 		written_at(mm, h.ts);
+		/* The type of the record before, with no string and no
+		 * causality to check: the length says it matches. */
+		if (fixed != 0 && h.eid == def->eid && h.len >= fixed &&
+		    h.cls != REC_CLASS_META)
+			continue;
 		if (h.cls == REC_CLASS_META) {
 			/* In order: the records before it first. */
-			if (raw > 0 && tape_piece(mm->out, n->id, pc->pid,
-			    pc->tid, mm->raw, raw) != 0)
+			if (put_run(mm, pc, run, off) != 0)
 				return -1;
-			raw = 0;
+			run = off + h.len;
 			if (meta_record(mm, n, pc, off, h.ts) != 0)
 				return -1;
 			continue;
 		}
+		/* Valid until the next resolve (which may move it). */
 		def = resolve(mm, n, pc->pid, pc->session, h.eid);
+		fixed = 0;
 		if (def == NULL ||
 		    rec_decode(pc->data + off, h.len, &def->fmt, f) != 0) {
 			log_warn("%s: process %u: record of event %d %s",
 			    n->host, pc->pid, h.eid, def == NULL ?
 			    "without definition" : "does not match its format");
+			def = NULL;
+			if (put_run(mm, pc, run, off) != 0)
+				return -1;
+			run = off + h.len;
 			continue;
 		}
 		if (h.eid < 0)
 			mm_causal_record(mm, n->id, pc->pid, h.ts, h.eid, f,
 			    def->fmt.n);
-		if (mm->fmt == TAPE_FMT_BIN) {
-			memcpy(mm->raw + raw, pc->data + off, h.len);
-			raw += h.len;
-			continue;
-		}
-		if (tape_record(mm->out, h.ts, n->id, pc->pid, pc->tid,
-		    h.eid, f, def->fmt.n) != 0)
+		else if (bin)
+			fixed = fixed_len(&def->fmt);
+		if (!bin && tape_record(mm->out, h.ts, n->id, pc->pid,
+		    pc->tid, h.eid, f, def->fmt.n) != 0)
 			return -1;
 	}
 	pc->pos = off;
-	if (raw > 0 && tape_piece(mm->out, n->id, pc->pid, pc->tid,
-	    mm->raw, raw) != 0)
-		return -1;
-	return 0;
+	return put_run(mm, pc, run, off);
 }
 
-/* Puts a piece's timestamps on mainmon's clock, and notes block names
- * (grmctl stats wants them whatever the order). */
+/*
+ * Pass 1, as the batch is taken: a piece's definitions are recorded, its
+ * timestamps put on mainmon's clock, none before its stream's last
+ * (s->last_ts), and block names noted (grmctl stats wants them whatever
+ * the order).  One pass over the records.
+ */
 static void
-admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
+admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
+      struct mm_stream *s)
 {
 	struct rec_field f[REC_ARGS_MAX];
+	const struct clk_model *md = &c->clk.model;
 	const struct tape_def *def;
 	struct rec_hdr h;
-	uint64_t ts, now = clk_mono_ns();
+	uint64_t ts, now = clk_mono_ns(), clamped = 0, records = 0;
 	uint32_t off;
 
 	for (off = 0; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
-		ts = clk_to_mm(&c->clk.model, h.ts);
+		ts = clk_to_mm(md, h.ts);
 		/* Committed before it was sent: a later time is a scribbled
 		 * timestamp or a model off by its error.  Left as it is, it
 		 * would hold its collection's acknowledgement until then. */
 		if (ts > now) {
 			ts = now;
-			mm->order.clamped++;
+			clamped++;
 		}
 		/* The LM said nothing older would come: a refitted clock
 		 * model may say otherwise, by its error at most. */
-		if (ts < c->floor && c->floor - ts <= c->clk.model.err) {
+		if (ts < c->floor && c->floor - ts <= md->err) {
 			ts = c->floor;
-			mm->order.clamped++;
+			clamped++;
 		}
+		/* A thread's records stay in its order even if a refitted
+		 * clock model puts one a little before the previous. */
+		if (ts < s->last_ts) {
+			ts = s->last_ts;
+			clamped++;
+		}
+		s->last_ts = ts;
 		memcpy(pc->data + off + offsetof(struct rec_hdr, ts), &ts,
 		    sizeof ts);
-		if (h.cls != REC_CLASS_META)
-			c->records++;
-		if (h.eid == REC_EID_BLOCK_NAME && h.cls != REC_CLASS_META &&
+		if (h.cls == REC_CLASS_META) {
+			if (h.attr == REC_ATTR_DESCRIPTOR)
+				define_record(mm, c, pc, off, &h);
+			continue;
+		}
+		records++;
+		if (h.eid == REC_EID_BLOCK_NAME &&
 		    (def = resolve(mm, c->node, pc->pid, pc->session,
 		    h.eid)) != NULL && def->fmt.n == 2 &&
 		    rec_decode(pc->data + off, h.len, &def->fmt, f) == 0 &&
@@ -466,6 +501,8 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
 			    f[1].v.s.len);
 	}
+	mm->order.clamped += clamped;
+	c->records += records;
 }
 
 int
@@ -473,6 +510,7 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 	     uint64_t below)
 {
 	struct mm_piece *pc, *next;
+	struct mm_stream *s;
 	struct mm_ack *a;
 	int r = 0;
 
@@ -482,25 +520,25 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 	a->round = round;
 	*c->acks_tail = a;
 	c->acks_tail = &a->next;
-	for (pc = c->batch; pc != NULL; pc = pc->next) {
-		/* Sent again by an LM not sure it was written: dropped. */
-		pc->dup = mm_dedup(mm, c, pc) != 0;
-		if (!pc->dup)
-			batch_defs(mm, c, pc);
-	}
+	/* Each piece is written after every piece of the batch is taken,
+	 * so every definition in the batch is known before any record of
+	 * it is written. */
 	for (pc = c->batch; pc != NULL; pc = next) {
 		next = pc->next;
-		if (pc->dup || r != 0) {
+		pc->node = c->node;
+		pc->ack = a;
+		/* Sent again by an LM not sure it was written: dropped. */
+		if (r != 0 || mm_dedup(mm, c, pc) != 0) {
 			free(pc);
 			continue;
 		}
-		pc->node = c->node;
-		pc->ack = a;
-		admit(mm, c, pc);
-		if (mm_order_add(mm, pc) != 0) {
+		if ((s = mm_order_stream(mm, pc)) == NULL) {
 			free(pc);
 			r = -1;
+			continue;
 		}
+		admit(mm, c, pc, s);
+		mm_order_add(mm, s, pc);
 	}
 	c->batch = NULL;
 	c->batch_tail = &c->batch;

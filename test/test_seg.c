@@ -1650,26 +1650,42 @@ collect_fl(struct seg *v, struct sink *k, struct seg_flight *fl)
 	return seg_collect_ex(v, 0, sink_emit, k, &bad, fl);
 }
 
+/*
+ * A segment of 4 chunks seen by an LM (v, sent), and a collection in
+ * flight (fl) of process 10's thread 10, session 1: chunk a (seq 1, FULL)
+ * and chunk b (seq 2, still being written), one 32-byte record each, of
+ * event 1 and 2.
+ */
+static struct seg_hdr *
+two_in_flight(struct seg *v, struct seg_sent *sent, struct seg_flight *fl,
+	      struct sink *k, uint32_t *a, uint32_t *b)
+{
+	struct seg_hdr *s;
+	size_t size;
+
+	s = new_seg(4, &size);
+	*v = lm_view(s, sent, size);
+	*a = acq(s, 1, 10, 10, 1);
+	append(s, *a, 1, 32);
+	seg_release(v, *a);
+	*b = acq(s, 1, 10, 10, 2);
+	append(s, *b, 2, 32);
+	sink_init(k, s);
+	cr_assert_eq(collect_fl(v, k, fl), 2);
+	cr_assert_eq(fl->n, 2);
+	return s;
+}
+
 Test(flight, nothing_consumed_until_acknowledged)
 {
 	struct seg_sent sent[4];
-	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg_flight fl = { NULL, 0, 0, 0 };
 	struct seg_hdr *s;
 	struct sink k;
 	struct seg v;
-	size_t size;
 	uint32_t a, b;
 
-	s = new_seg(4, &size);
-	v = lm_view(s, sent, size);
-	a = acq(s, 1, 10, 10, 1);
-	append(s, a, 1, 32);
-	seg_release(&v, a);
-	b = acq(s, 1, 10, 10, 2);
-	append(s, b, 2, 32);
-	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &fl), 2);
-	cr_assert_eq(fl.n, 2);
+	s = two_in_flight(&v, sent, &fl, &k, &a, &b);
 	/* Sent, not acknowledged: still there, pinned, not consumed. */
 	cr_assert_eq(state(s, a), SEG_FULL);
 	cr_assert_eq(seg_chunk(&v, a)->consumed, 0);
@@ -1678,7 +1694,7 @@ Test(flight, nothing_consumed_until_acknowledged)
 	/* Another collection before the ACK sends only what is new. */
 	append(s, b, 3, 32);
 	{
-		struct seg_flight fl2 = { NULL, 0, 0 };
+		struct seg_flight fl2 = { NULL, 0, 0, 0 };
 
 		sink_init(&k, s);
 		cr_assert_eq(collect_fl(&v, &k, &fl2), 1);
@@ -1698,10 +1714,120 @@ Test(flight, nothing_consumed_until_acknowledged)
 	seg_flight_free(&fl);
 }
 
+/* The MM wrote one piece before the rest of its collection
+ * (WIRE_WRITTEN): its chunk is consumed, and freed if FULL, at once; the
+ * collection's commit and abort then leave that entry alone. */
+Test(flight, piece_written_before_the_rest)
+{
+	struct seg_sent sent[4];
+	struct seg_flight fl = { NULL, 0, 0, 0 };
+	struct seg_hdr *s;
+	struct sink k;
+	struct seg v;
+	uint32_t a, b, c;
+
+	s = two_in_flight(&v, sent, &fl, &k, &a, &b);
+	/* Other threads hold the other chunks: a, once free, is the
+	 * next one taken. */
+	acq(s, 1, 10, 11, 3);
+	acq(s, 1, 10, 12, 4);
+	cr_assert_eq(atomic_load(&s->nfree), 0);
+	/* Not that piece: another pid, session, chunk, or end. */
+	cr_assert_eq(seg_flight_written(&v, &fl, 11, 1, 1, 32), 0);
+	cr_assert_eq(seg_flight_written(&v, &fl, 10, 2, 1, 32), 0);
+	cr_assert_eq(seg_flight_written(&v, &fl, 10, 1, 3, 32), 0);
+	cr_assert_eq(seg_flight_written(&v, &fl, 10, 1, 1, 24), 0);
+	cr_assert_eq(state(s, a), SEG_FULL, "freed for another piece");
+	cr_assert_eq(atomic_load(&seg_chunk(&v, a)->pin), 1);
+	/* a's piece is written: free now, b untouched. */
+	cr_assert_eq(seg_flight_written(&v, &fl, 10, 1, 1, 32), 1);
+	cr_assert_eq(state(s, a), SEG_FREE);
+	cr_assert_eq(atomic_load(&s->nfree), 1);
+	cr_assert_eq(seg_chunk(&v, b)->consumed, 0);
+	cr_assert_eq(atomic_load(&seg_chunk(&v, b)->pin), 1);
+	cr_assert_eq(seg_flight_written(&v, &fl, 10, 1, 1, 32), 0,
+	    "written twice");
+	/* A writer takes a again before the collection is acknowledged:
+	 * the acknowledgement must not touch the new owner's chunk. */
+	c = acq(s, 1, 10, 10, 5);
+	cr_assert_eq(c, a);
+	append(s, c, 3, 32);
+	seg_flight_commit(&v, &fl);
+	cr_assert_eq(state(s, c), SEG_OWNED);
+	cr_assert_eq(seg_chunk(&v, c)->consumed, 0);
+	cr_assert_eq(atomic_load(&s->nfree), 0, "freed twice");
+	cr_assert_eq(seg_chunk(&v, b)->consumed, 32);
+	cr_assert_eq(atomic_load(&seg_chunk(&v, b)->pin), 0);
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &fl), 1, "only c's record is new");
+	check_piece(&k.p[0], 10, 10, 5, (int32_t[]){ 3 }, 1);
+	seg_flight_free(&fl);
+}
+
+/* A piece written, then the connection lost: only the rest goes again. */
+Test(flight, abort_after_a_piece_written)
+{
+	struct seg_sent sent[4];
+	struct seg_flight fl = { NULL, 0, 0, 0 };
+	struct seg_hdr *s;
+	struct sink k;
+	struct seg v;
+	uint32_t a, b;
+
+	s = two_in_flight(&v, sent, &fl, &k, &a, &b);
+	cr_assert_eq(seg_flight_written(&v, &fl, 10, 1, 2, 32), 1);
+	cr_assert_eq(seg_chunk(&v, b)->consumed, 32);
+	cr_assert_eq(atomic_load(&seg_chunk(&v, b)->pin), 0);
+	seg_flight_abort(&v, &fl);
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &fl), 1, "a's piece again, not b's");
+	check_piece(&k.p[0], 10, 10, 1, (int32_t[]){ 1 }, 1);
+	seg_flight_commit(&v, &fl);
+	cr_assert_eq(state(s, a), SEG_FREE);
+	seg_flight_free(&fl);
+}
+
+/* A chunk sent in two collections, the later piece written first (as
+ * told in the same message before the older collection's ACK): freed
+ * only once both have let go of it. */
+Test(flight, chunk_in_two_collections)
+{
+	struct seg_sent sent[4];
+	struct seg_flight f1 = { NULL, 0, 0, 0 }, f2 = { NULL, 0, 0, 0 };
+	struct seg_hdr *s;
+	struct sink k;
+	struct seg v;
+	size_t size;
+	uint32_t a;
+
+	s = new_seg(4, &size);
+	v = lm_view(s, sent, size);
+	a = acq(s, 1, 10, 10, 1);
+	append(s, a, 1, 32);
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &f1), 1);
+	append(s, a, 2, 32);
+	seg_release(&v, a);
+	sink_init(&k, s);
+	cr_assert_eq(collect_fl(&v, &k, &f2), 1);
+	cr_assert_eq(atomic_load(&seg_chunk(&v, a)->pin), 2);
+	cr_assert_eq(seg_flight_written(&v, &f2, 10, 1, 1, 32), 0,
+	    "the first piece is not the second collection's");
+	cr_assert_eq(seg_flight_written(&v, &f2, 10, 1, 1, 64), 1);
+	cr_assert_eq(seg_chunk(&v, a)->consumed, 64);
+	cr_assert_eq(state(s, a), SEG_FULL, "still pinned by the first");
+	seg_flight_commit(&v, &f1);
+	cr_assert_eq(state(s, a), SEG_FREE, "all consumed, unpinned: free");
+	seg_flight_commit(&v, &f2);
+	cr_assert_eq(atomic_load(&s->nfree), 4);
+	seg_flight_free(&f1);
+	seg_flight_free(&f2);
+}
+
 Test(flight, abort_sends_again)
 {
 	struct seg_sent sent[4];
-	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg_flight fl = { NULL, 0, 0, 0 };
 	struct seg_hdr *s;
 	struct sink k;
 	struct seg v;
@@ -1733,7 +1859,7 @@ Test(flight, abort_sends_again)
 Test(flight, pinned_chunk_not_stolen)
 {
 	struct seg_sent sent[4];
-	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg_flight fl = { NULL, 0, 0, 0 };
 	struct seg_loss loss;
 	struct seg_hdr *s;
 	struct sink k;
@@ -1757,7 +1883,7 @@ Test(flight, pinned_chunk_not_stolen)
 Test(flight, adoption_forgets_pins)
 {
 	struct seg_sent sent[4];
-	struct seg_flight fl = { NULL, 0, 0 };
+	struct seg_flight fl = { NULL, 0, 0, 0 };
 	struct seg_hdr *s;
 	struct sink k;
 	struct seg v, v2;

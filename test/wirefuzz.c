@@ -51,6 +51,7 @@
 #include "auth.h"
 #include "mmid.h"
 #include "wire.h"
+#include "wireio.h"
 
 #define WAIT_MS	30000
 #define MAXC	64		/* relay: connections in its life */
@@ -67,80 +68,29 @@ now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/* A connection to the mainmon given, or -1. */
 static int
 dial(void)
 {
-	struct addrinfo hints, *ai;
-	char ps[8];
-	int fd;
-
-	snprintf(ps, sizeof ps, "%u", port);
-	memset(&hints, 0, sizeof hints);
-	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(host, ps, &hints, &ai) != 0)
-		return -1;
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd != -1 && connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(ai);
-	return fd;
-}
-
-/* Sends (wr) or receives exactly n bytes, waiting at most ms for each
- * part of what is received; 0, or -1 (closed, late, error). */
-static int
-xfer(int fd, void *p, size_t n, int wr, int ms)
-{
-	struct pollfd pf = { fd, POLLIN, 0 };
-	char *c = p;
-	ssize_t r;
-
-	while (n > 0) {
-		if (!wr && poll(&pf, 1, ms) != 1)
-			return -1;
-		r = wr ? send(fd, c, n, MSG_NOSIGNAL) : recv(fd, c, n, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		c += r;
-		n -= (size_t)r;
-	}
-	return 0;
+	return wio_dial(host, port);
 }
 
 static int
 put(int fd, const void *p, size_t n)
 {
-	return xfer(fd, (void *)p, n, 1, 0);
+	return wio_put(fd, p, n);
 }
 
 static int
 msg(int fd, uint16_t type, const void *p, size_t n)
 {
-	unsigned char h[WIRE_HDR];
-
-	wire_header(h, type, (uint32_t)n);
-	return put(fd, h, sizeof h) != 0 || (n > 0 && put(fd, p, n) != 0) ?
-	    -1 : 0;
+	return wio_msg(fd, type, p, n);
 }
 
-/* One whole message into buf[cap]: its type and length, or -1. */
 static int
 get_msg(int fd, uint16_t *type, unsigned char *buf, size_t cap, size_t *len)
 {
-	unsigned char h[WIRE_HDR];
-	const char *why;
-	uint32_t l;
-
-	if (xfer(fd, h, sizeof h, 0, WAIT_MS) != 0 ||
-	    wire_parse_header(h, type, &l, &why) != 0 || l > cap ||
-	    xfer(fd, buf, l, 0, WAIT_MS) != 0)
-		return -1;
-	*len = l;
-	return 0;
+	return wio_get(fd, type, buf, cap, len, WAIT_MS);
 }
 
 /* Waits for mainmon to close fd (what it sends meanwhile is read and

@@ -1,0 +1,206 @@
+/* fakelm.c: a scripted Local Monitor for test/written.sh.  It connects to
+ * a mainmon as an LM (the handshake, the clock exchanges), sends one
+ * collection whose "sent below" time falls between its two pieces, and
+ * prints what mainmon tells it (WIRE_WRITTEN items, ACKs); once the first
+ * piece is reported written, it sends a second collection that lets the
+ * other piece be written, and prints what follows.
+ *
+ *	fakelm HOST:PORT:TOKEN
+ *
+ * Piece 1 (chunk seq 1): a definition of event 1 ("%d") and records 1 to
+ * 3, stamped 2 s ago; piece 2 (seq 2): records 4 and 5, stamped 1 s ago;
+ * the first DONE's "below" is 1.5 s ago, the second's now.  Process 4242,
+ * thread 4243, session 1.  Exit 0 once both ACKs came, 1 if something
+ * else came first or nothing within 10 s, 2 on a usage or system error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "clock.h"
+#include "mmid.h"
+#include "rec.h"
+#include "wire.h"
+#include "wireio.h"
+
+#define WAIT_MS	10000
+#define PID	4242u
+#define TID	4243u
+
+static int fd = -1;
+
+static int
+msg(uint16_t type, const void *p, size_t n)
+{
+	return wio_msg(fd, type, p, n);
+}
+
+static int
+get_msg(uint16_t *type, unsigned char *buf, size_t cap, size_t *len)
+{
+	return wio_get(fd, type, buf, cap, len, WAIT_MS);
+}
+
+/* Answers a PING; 0, or -1. */
+static int
+pong(const unsigned char *buf, size_t len)
+{
+	unsigned char out[16];
+	struct wire_rd r;
+	struct wire_wr w;
+	uint64_t t;
+
+	wire_rd_init(&r, buf, len);
+	t = wire_get_u64(&r);
+	wire_wr_init(&w, out, sizeof out);
+	wire_put_u64(&w, t);
+	wire_put_u64(&w, clk_mono_ns());
+	return wire_rd_ok(&r) ? msg(WIRE_PONG, out, w.len) : -1;
+}
+
+/*
+ * Reads messages, answering pings, until one of type `until` (printing
+ * WRITTEN items and ACKs as they come); 0, or -1.
+ */
+static int
+wait_for(uint16_t until)
+{
+	static unsigned char buf[WIRE_MAX];
+	struct wire_rd r;
+	uint16_t type;
+	uint32_t n;
+	size_t len;
+
+	for (;;) {
+		if (get_msg(&type, buf, sizeof buf, &len) != 0)
+			return -1;
+		wire_rd_init(&r, buf, len);
+		if (type == WIRE_PING && pong(buf, len) != 0)
+			return -1;
+		if (type == WIRE_ACK)
+			printf("ack %u\n", wire_get_u32(&r));
+		if (type == WIRE_WRITTEN) {
+			n = wire_get_u32(&r);
+			printf("written %u:", n);
+			while (n-- > 0) {
+				uint32_t pid = wire_get_u32(&r);
+				uint32_t session = wire_get_u32(&r);
+				uint64_t seq = wire_get_u64(&r);
+				uint32_t end = wire_get_u32(&r);
+
+				printf(" pid %u session %u seq %llu end %u",
+				    pid, session, (unsigned long long)seq, end);
+			}
+			printf("%s\n", wire_rd_ok(&r) && wire_rd_left(&r) == 0 ?
+			    "" : " (malformed)");
+		}
+		fflush(stdout);
+		if (type == until)
+			return 0;
+		if (type == WIRE_ACK || type == WIRE_WRITTEN)
+			return -1;	/* not in the expected order */
+	}
+}
+
+/* One record of event 1 ("%d": v) stamped ts, at p; its length. */
+static size_t
+event(unsigned char *p, uint64_t ts, int64_t v)
+{
+	struct rec_hdr h = { 24, REC_CLASS_USER, REC_ATTR_POINT, 1, ts };
+
+	memcpy(p, &h, sizeof h);
+	memcpy(p + sizeof h, &v, 8);
+	return 24;
+}
+
+/* DATA of process PID's thread TID: records rec[len] of chunk seq. */
+static int
+data(uint64_t seq, const unsigned char *rec, size_t len)
+{
+	unsigned char buf[4096];
+	struct wire_wr w;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, PID);
+	wire_put_u32(&w, TID);
+	wire_put_u64(&w, seq);
+	wire_put_u32(&w, 1);		/* session */
+	wire_put_u32(&w, 0);		/* off */
+	wire_put_bytes(&w, rec, len);
+	return msg(WIRE_DATA, buf, w.len);
+}
+
+static int
+done(uint64_t below)
+{
+	unsigned char buf[20];
+	struct wire_wr w;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, WIRE_ROUND_PUSH);
+	wire_put_u64(&w, 0);
+	wire_put_u64(&w, below);
+	return msg(WIRE_DONE, buf, w.len);
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned char hb[WIRE_PREAUTH_MAX], proof[WIRE_PROOF], buf[4096];
+	unsigned char p1[1024], p2[1024];
+	struct wire_hello h;
+	struct mmid id;
+	const char *why;
+	uint64_t now;
+	uint16_t type;
+	size_t hl, len, l1 = 0, l2 = 0;
+
+	if (argc != 2 || mmid_parse(argv[1], &id, &why) != 0) {
+		fprintf(stderr, "usage: fakelm HOST:PORT:TOKEN\n");
+		return 2;
+	}
+	if ((fd = wio_dial(id.host, id.port)) == -1) {
+		perror("fakelm: connect");
+		return 2;
+	}
+	memset(&h, 0, sizeof h);
+	h.role = WIRE_ROLE_LM;
+	h.pid = (uint32_t)getpid();
+	h.seg_id = 0x5eed;
+	snprintf(h.host, sizeof h.host, "fakelm");
+	if (auth_nonce(h.nonce) != 0 ||
+	    (hl = auth_hello_build(hb, sizeof hb, &h)) == 0 ||
+	    msg(WIRE_HELLO, hb, hl) != 0 ||
+	    get_msg(&type, buf, sizeof buf, &len) != 0 ||
+	    type != WIRE_CHALLENGE || len != WIRE_NONCE)
+		goto fail;
+	auth_proof(id.token, AUTH_PEER, hb, hl, buf, proof);
+	if (msg(WIRE_AUTH, proof, sizeof proof) != 0 ||
+	    get_msg(&type, buf, sizeof buf, &len) != 0 ||
+	    type != WIRE_WELCOME || wait_for(WIRE_READY) != 0)
+		goto fail;
+
+	now = clk_mono_ns();
+	l1 = rec_build_define(p1, 1, REC_CLASS_USER, REC_ATTR_POINT, "%d",
+	    "fake", now - 2000000000u);
+	l1 += event(p1 + l1, now - 2000000000u, 1);
+	l1 += event(p1 + l1, now - 1999000000u, 2);
+	l1 += event(p1 + l1, now - 1998000000u, 3);
+	l2 += event(p2 + l2, now - 1000000000u, 4);
+	l2 += event(p2 + l2, now - 999000000u, 5);
+	/* Piece 1 is below the first DONE's time, piece 2 is not. */
+	if (data(1, p1, l1) != 0 || data(2, p2, l2) != 0 ||
+	    done(now - 1500000000u) != 0 || wait_for(WIRE_WRITTEN) != 0)
+		goto fail;
+	if (done(clk_mono_ns()) != 0 || wait_for(WIRE_ACK) != 0 ||
+	    wait_for(WIRE_ACK) != 0)
+		goto fail;
+	close(fd);
+	return 0;
+fail:
+	printf("fakelm: the exchange did not go as expected\n");
+	return 1;
+}

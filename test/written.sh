@@ -1,0 +1,30 @@
+#!/bin/sh
+# test/written.sh: mainmon tells an LM which pieces of a collection are
+# written before the whole collection is (WIRE_WRITTEN), and only those:
+# a scripted LM (test/fakelm.c) sends two pieces and a "sent below" time
+# between them; mainmon must report the first piece written (its process,
+# session, chunk and end) and acknowledge nothing, then, after a second
+# collection whose time lets the other piece go, acknowledge both
+# collections without listing that piece.  The file holds the five
+# records once each, in time order.
+. "$(dirname "$0")/lib.sh"
+
+trace="$T_DIR/trace.bin"
+T_FORMAT=bin t_start_mm "$trace"
+"$B/test/fakelm" "$MM_ID" > "$T_DIR/fake.out" 2>&1 ||
+	{ cat "$T_DIR/fake.out" >&2; t_fail "the exchange with mainmon"; }
+cat > "$T_DIR/want" <<'END'
+written 1: pid 4242 session 1 seq 1 end 112
+ack 0
+ack 0
+END
+cmp -s "$T_DIR/fake.out" "$T_DIR/want" ||
+	{ diff "$T_DIR/want" "$T_DIR/fake.out" >&2; t_fail "what mainmon told"; }
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
+wait "$MM_PID" || t_fail "mainmon exited non-zero"
+"$B/prove/prove" dump "$trace" > "$T_DIR/dump" || t_fail "prove dump"
+awk '$5 == 1 { printf "%s ", $NF } END { print "" }' "$T_DIR/dump" \
+    > "$T_DIR/vals"
+[ "$(cat "$T_DIR/vals")" = "1 2 3 4 5 " ] ||
+	{ cat "$T_DIR/dump" >&2; t_fail "records in the file: $(cat "$T_DIR/vals")"; }
+t_log "ok: the first piece reported written alone, then both acknowledged"
