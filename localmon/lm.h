@@ -83,7 +83,6 @@ struct lm_pause {
 	struct event		*deadline;
 	int			guard_fd;	/* the guard's pipe, or -1 */
 	int			guard_pid;	/* 0: none */
-	uint64_t		rounds;		/* ever */
 };
 
 struct lm {

@@ -375,9 +375,8 @@ void
 lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 {
 	struct lm_pause *ps = &lm->pause;
-	uint64_t t0, left;
+	uint64_t t0;
 	uint32_t i, waiting;
-	int r;
 
 	if (max_ms == 0)
 		max_ms = PAUSE_DEFAULT_MS;
@@ -409,8 +408,7 @@ lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 	 * the phase begins once all show stopped. */
 	do {
 		for (waiting = 0, i = 0; i < ps->n; i++)
-			if ((r = all_stopped(ps->pids[i])) == 0)
-				waiting++;
+			waiting += all_stopped(ps->pids[i]) == 0;
 		if (waiting == 0)
 			break;
 		usleep(50);
@@ -422,11 +420,9 @@ lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 	ps->took = ps->t_begin - t0;
 	tasks_note(ps);
 	ps->on = 1;
-	ps->rounds++;
-	left = ps->max_ns;
 	event_add(ps->deadline, &(struct timeval){
-	    .tv_sec = (time_t)(left / 1000000000u),
-	    .tv_usec = (suseconds_t)(left % 1000000000u / 1000) });
+	    .tv_sec = (time_t)(ps->max_ns / 1000000000u),
+	    .tv_usec = (suseconds_t)(ps->max_ns % 1000000000u / 1000) });
 	log_debug("collection %u: %u processes stopped in %llu us (%u not)",
 	    round, ps->n, (unsigned long long)(ps->took / 1000), ps->skipped);
 	send_paused(lm);

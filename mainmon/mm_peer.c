@@ -466,7 +466,9 @@ coll_start(struct mm *mm, struct mm_coll *co)
 
 	for (c = mm->conns; c != NULL; c = c->next)
 		if (c->role == PEER_LM) {
-			if (co->phase == MM_PH_COLLECT)
+			/* Collected now: a FULL before is answered. */
+			if (co->phase == MM_PH_COLLECT &&
+			    co->what != MM_STATUS && co->what != MM_CONTROL)
 				c->full = 0;
 			coll_ask(co, c);
 		}
