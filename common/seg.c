@@ -305,11 +305,21 @@ cand_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/*
+ * Frees a FULL chunk the LM is done with.  A writer of the overwrite
+ * policy may take it back between the LM's unpin and this (it takes FULL
+ * chunks nobody pins): the LM first claims the chunk itself, as process
+ * 0, and leaves it to the writer if that fails.  An LM adopting the
+ * segment frees a chunk left claimed by process 0 (seg_adopt).
+ */
 static void
 chunk_free(const struct seg *v, struct seg_chunk *c)
 {
-	uint32_t i = (uint32_t)(c - seg_chunk(v, 0));
+	uint32_t i = (uint32_t)(c - seg_chunk(v, 0)), expect = SEG_FULL;
 
+	if (!atomic_compare_exchange_strong(&c->state, &expect,
+	    SEG_CLAIMED_BY(0)))
+		return;
 	c->consumed = 0;
 	atomic_store(&c->pin, 0);
 	if (v->sent != NULL)
@@ -688,12 +698,17 @@ seg_flight_free(struct seg_flight *fl)
 void
 seg_adopt(const struct seg *v)
 {
-	uint32_t i;
+	uint32_t i, expect;
 
 	for (i = 0; i < v->nchunks; i++) {
 		atomic_store(&seg_chunk(v, i)->pin, 0);
 		if (v->sent != NULL)
 			v->sent[i].seq = v->sent[i].pins = 0;
+		/* Being freed by the LM that died (chunk_free). */
+		expect = SEG_CLAIMED_BY(0);
+		if (atomic_compare_exchange_strong(&seg_chunk(v, i)->state,
+		    &expect, SEG_FREE))
+			atomic_fetch_add(&v->hdr->nfree, 1);
 	}
 }
 
