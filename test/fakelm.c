@@ -6,12 +6,20 @@
  * other piece be written, and prints what follows.
  *
  *	fakelm HOST:PORT:TOKEN
+ *	fakelm HOST:PORT:TOKEN bad KIND
  *
  * Piece 1 (chunk seq 1): a definition of event 1 ("%d") and records 1 to
  * 3, stamped 2 s ago; piece 2 (seq 2): records 4 and 5, stamped 1 s ago;
  * the first DONE's "below" is 1.5 s ago, the second's now.  Process 4242,
  * thread 4243, session 1.  Exit 0 once both ACKs came, 1 if something
  * else came first or nothing within 10 s, 2 on a usage or system error.
+ *
+ * With "bad KIND", after READY it sends one malformed message of the
+ * global collection scheme, and exits 0 if mainmon then closes the
+ * connection within 10 s (answering pings meanwhile), 1 if not.  KIND:
+ * full (more chunks free than the segment has), paused (time 0), resumed
+ * (an unknown reason), short (PAUSED without its last field), extra
+ * (RESUMED with a byte after its fields).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +154,58 @@ done(uint64_t below)
 	return msg(WIRE_DONE, buf, w.len);
 }
 
+/* Sends the malformed message KIND; 0, or -1 (unknown kind or error). */
+static int
+bad(const char *kind)
+{
+	unsigned char buf[64];
+	struct wire_wr w;
+	uint16_t type;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	if (strcmp(kind, "full") == 0) {
+		type = WIRE_FULL;
+		wire_put_u32(&w, 9);
+		wire_put_u32(&w, 8);
+	} else if (strcmp(kind, "paused") == 0 || strcmp(kind, "short") == 0) {
+		type = WIRE_PAUSED;
+		wire_put_u32(&w, 1);
+		wire_put_u32(&w, 1);
+		wire_put_u32(&w, 0);
+		wire_put_u64(&w, kind[0] == 'p' ? 0 : clk_mono_ns());
+		if (kind[0] == 'p')
+			wire_put_u64(&w, 1000);
+	} else if (strcmp(kind, "resumed") == 0 || strcmp(kind, "extra") == 0) {
+		type = WIRE_RESUMED;
+		wire_put_u32(&w, 1);
+		wire_put_u32(&w, 1);
+		wire_put_u32(&w, kind[0] == 'r' ? 9 : 0);
+		wire_put_u64(&w, clk_mono_ns());
+		if (kind[0] == 'e')
+			wire_put_bytes(&w, "", 1);
+	} else
+		return -1;
+	return msg(type, buf, w.len);
+}
+
+/* Whether mainmon closes the connection within WAIT_MS (pings answered). */
+static int
+closed(void)
+{
+	static unsigned char buf[WIRE_MAX];
+	uint64_t t0 = clk_mono_ns();
+	uint16_t type;
+	size_t len;
+
+	for (;;) {
+		/* An error before the time limit: the end of the connection. */
+		if (get_msg(&type, buf, sizeof buf, &len) != 0)
+			return clk_mono_ns() - t0 < (WAIT_MS - 500) * 1000000ull;
+		if (type == WIRE_PING && pong(buf, len) != 0)
+			return 1;
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -158,8 +218,9 @@ main(int argc, char **argv)
 	uint16_t type;
 	size_t hl, len, l1 = 0, l2 = 0;
 
-	if (argc != 2 || mmid_parse(argv[1], &id, &why) != 0) {
-		fprintf(stderr, "usage: fakelm HOST:PORT:TOKEN\n");
+	if ((argc != 2 && (argc != 4 || strcmp(argv[2], "bad") != 0)) ||
+	    mmid_parse(argv[1], &id, &why) != 0) {
+		fprintf(stderr, "usage: fakelm HOST:PORT:TOKEN [bad KIND]\n");
 		return 2;
 	}
 	if ((fd = wio_dial(id.host, id.port)) == -1) {
@@ -182,6 +243,11 @@ main(int argc, char **argv)
 	    get_msg(&type, buf, sizeof buf, &len) != 0 ||
 	    type != WIRE_WELCOME || wait_for(WIRE_READY) != 0)
 		goto fail;
+	if (argc == 4) {
+		if (bad(argv[3]) != 0)
+			goto fail;
+		return closed() ? 0 : 1;
+	}
 
 	now = clk_mono_ns();
 	l1 = rec_build_define(p1, 1, REC_CLASS_USER, REC_ATTR_POINT, "%d",

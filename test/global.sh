@@ -10,6 +10,8 @@
 #     (the LM lets them go when the connection ends); the LM killed
 #     mid-round (its guard process lets them go); mainmon frozen past
 #     --pause-max (the LM lets them go by itself, and says so).
+#  4. Malformed FULL, PAUSED and RESUMED (test/fakelm.c) close that
+#     connection, with a log line; mainmon serves on.
 . "$(dirname "$0")/lib.sh"
 
 # states PID...: the state letter of every thread of the processes.
@@ -220,4 +222,19 @@ grep -q "processes let go at the LM's time limit" "$T_DIR/mm.err" ||
 t_check_seqs "$trace" $N 4 || t_fail "3c: trace content"
 t_check_clean
 t_log "3c: mainmon frozen past --pause-max: the LM let the processes go"
+
+# ---- 4. malformed messages of the scheme close that LM's connection ----
+unset GRM_SEGSIZE
+trace="$T_DIR/trace4"
+t_start_mm "$trace" --collect=global
+for kind in full paused resumed short extra; do
+	"$B/test/fakelm" "$MM_ID" bad $kind > "$T_DIR/fake.out" 2>&1 ||
+		t_fail "4: $kind: mainmon kept the connection: $(cat "$T_DIR/fake.out")"
+done
+n=$(grep -c "closing connection: bad or unexpected message" "$T_DIR/mm.err")
+[ "$n" -eq 5 ] || t_fail "4: $n connections closed with a log line, want 5"
+"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null || t_fail "4: mainmon no longer serves"
+"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "4: stop failed"
+wait "$MM_PID" || t_fail "4: mainmon exited non-zero"
+t_log "4: 5 malformed messages: each connection closed and logged, mainmon serves on"
 t_log "ok"
