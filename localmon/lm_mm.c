@@ -471,7 +471,11 @@ lm_threshold(struct lm *lm)
 		lm_push(lm);
 		return;
 	}
-	/* Once until the MM collects, again every second if it does not. */
+	/* Not while the processes are stopped (a round is under way; at
+	 * its end, lm_resume looks again); then once until a collection
+	 * is acknowledged, again every second if none is. */
+	if (lm->pause.on)
+		return;
 	now = clk_mono_ns();
 	if (lm->full_sent != 0 && now - lm->full_sent < 1000000000u)
 		return;
@@ -828,6 +832,12 @@ acked(struct lm *lm)
 	if (lm->outstanding > 0)
 		return;
 	lm_flushes_done(lm, 1);
+	/* Global scheme: all collected is freed; still below the threshold
+	 * (the writers went on meanwhile), a round is due again. */
+	lm->full_sent = 0;
+	if (lm->global && !lm->exiting &&
+	    lm->view.nchunks - seg_used(&lm->view) < lm->view.threshold)
+		lm_threshold(lm);
 	/* Exiting: one more collection after the exit began, so nothing
 	 * committed before it is left behind. */
 	if (lm->push_wanted || (lm->exiting && !lm->final_sent))
@@ -993,7 +1003,6 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		flags = wire_get_u32(msg);
 		if (!wire_rd_ok(msg))
 			break;
-		lm->full_sent = 0;
 		if (flags & WIRE_COLLECT_STOP) {
 			lm->stopped = 1;
 			atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);

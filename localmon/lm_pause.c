@@ -61,6 +61,7 @@ enum { GUARD_ADD = 1, GUARD_CLEAR = 2 };
 static volatile sig_atomic_t guard_quit;
 
 static void tasks_note(struct lm_pause *ps);
+static int hold_on(struct lm_pause *ps);
 
 static void
 guard_sig(int sig)
@@ -395,7 +396,7 @@ lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 	/* Records read their time before the stop, commit after it.  A
 	 * hold not over yet (a thread of the last stop has not run since)
 	 * stays as low as it was. */
-	if (ps->hold_until == 0 || t0 - WIRE_ORDER_GRACE < ps->hold_below)
+	if (!hold_on(ps) || t0 - WIRE_ORDER_GRACE < ps->hold_below)
 		ps->hold_below = t0 > WIRE_ORDER_GRACE ? t0 -
 		    WIRE_ORDER_GRACE : 0;
 	ps->hold_until = UINT64_MAX;
@@ -510,18 +511,23 @@ tasks_ran(const struct lm_pause *ps)
 	return 1;
 }
 
+/* Ends the hold once every thread stopped has run again (or its time
+ * is up); whether one is still on. */
+static int
+hold_on(struct lm_pause *ps)
+{
+	if (ps->hold_until != 0 && !ps->on &&
+	    (clk_mono_ns() >= ps->hold_until || tasks_ran(ps)))
+		ps->hold_until = 0;	/* every thread went on */
+	return ps->hold_until != 0;
+}
+
 uint64_t
 lm_pause_below(struct lm *lm, uint64_t below)
 {
 	struct lm_pause *ps = &lm->pause;
 
-	if (ps->hold_until == 0)
-		return below;
-	if (!ps->on && (clk_mono_ns() >= ps->hold_until || tasks_ran(ps))) {
-		ps->hold_until = 0;	/* every thread went on */
-		return below;
-	}
-	if (below <= ps->hold_below)
+	if (!hold_on(ps) || below <= ps->hold_below)
 		return below;
 	return ps->hold_below > WIRE_BELOW_REPLAY ? ps->hold_below :
 	    WIRE_BELOW_REPLAY + 1;
@@ -561,6 +567,12 @@ lm_resume(struct lm *lm, unsigned why)
 		peer_send(lm->mm, WIRE_RESUMED, buf, w.len, NULL, 0);
 	}
 	ps->n = 0;
+	/* The round freed what it wrote: still below the threshold (the
+	 * writers filled more than it could free), another is due. */
+	lm->full_sent = 0;
+	if (why == REC_COLL_END_ASKED &&
+	    lm->view.nchunks - seg_used(&lm->view) < lm->view.threshold)
+		lm_threshold(lm);
 }
 
 void

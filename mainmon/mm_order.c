@@ -367,7 +367,9 @@ mm_order_advance(struct mm *mm, int tick)
 		if (o->heap[i]->head_ts > newest && o->heap[i]->head_ts <= now)
 			newest = o->heap[i]->head_ts;
 	for (c = mm->conns; c != NULL; c = c->next) {
-		if (c->role != PEER_LM || c->wm_unknown ||
+		/* The global scheme collects only in its rounds, with the
+		 * processes stopped: what waits goes at the next one. */
+		if (c->role != PEER_LM || c->wm_unknown || mm->global ||
 		    now - c->last_pull < PULL_IDLE)
 			continue;
 		if (c->wm + PULL_LAG < newest || (tick && top <= now &&
