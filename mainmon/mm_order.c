@@ -337,6 +337,20 @@ pull(struct mm *mm, struct mm_conn *c, uint64_t now)
 	peer_send(c->p, WIRE_COLLECT, buf, w.len, NULL, 0);
 }
 
+/* Whether a collection an LM started itself waits to be written. */
+static int
+push_waits(const struct mm *mm)
+{
+	const struct mm_conn *c;
+	const struct mm_ack *a;
+
+	for (c = mm->conns; c != NULL; c = c->next)
+		for (a = c->acks; a != NULL; a = a->next)
+			if (a->round == WIRE_ROUND_PUSH)
+				return 1;
+	return 0;
+}
+
 int
 mm_order_advance(struct mm *mm, int tick)
 {
@@ -366,10 +380,13 @@ mm_order_advance(struct mm *mm, int tick)
 	for (i = 0; i < o->nheap; i++)
 		if (o->heap[i]->head_ts > newest && o->heap[i]->head_ts <= now)
 			newest = o->heap[i]->head_ts;
+	/* The global scheme collects in its rounds, with the processes
+	 * stopped: what waits goes at the next one; unless an LM's own
+	 * collection (a flush, its last before exiting) waits for it. */
+	if (mm->global && !push_waits(mm))
+		return r;
 	for (c = mm->conns; c != NULL; c = c->next) {
-		/* The global scheme collects only in its rounds, with the
-		 * processes stopped: what waits goes at the next one. */
-		if (c->role != PEER_LM || c->wm_unknown || mm->global ||
+		if (c->role != PEER_LM || c->wm_unknown ||
 		    now - c->last_pull < PULL_IDLE)
 			continue;
 		if (c->wm + PULL_LAG < newest || (tick && top <= now &&

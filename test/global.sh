@@ -11,7 +11,8 @@
 #     mid-round (its guard process lets them go); mainmon frozen past
 #     --pause-max (the LM lets them go by itself, and says so).
 #  4. Malformed FULL, PAUSED and RESUMED (test/fakelm.c) close that
-#     connection, with a log line; mainmon serves on.
+#     connection, with a log line; mainmon serves on; GMI_Flush delivers
+#     without a round.
 . "$(dirname "$0")/lib.sh"
 
 # states PID...: the state letter of every thread of the processes.
@@ -234,7 +235,20 @@ done
 n=$(grep -c "closing connection: bad or unexpected message" "$T_DIR/mm.err")
 [ "$n" -eq 5 ] || t_fail "4: $n connections closed with a log line, want 5"
 "$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null || t_fail "4: mainmon no longer serves"
+# GMI_Flush delivers in the global scheme too (no round needed): the
+# records are in the file while the process still runs.
+GRM_MM=$MM_ID "$B/test/gmi_app" flush 1000 > "$T_DIR/flush.out" &
+app=$!
+T_PIDS="$T_PIDS $app"
+t_wait grep -q '^flush' "$T_DIR/flush.out" || t_fail "4: GMI_Flush did not return"
+grep -qx 'flush 0' "$T_DIR/flush.out" || t_fail "4: GMI_Flush: $(cat "$T_DIR/flush.out")"
+t_alive "$app" || t_fail "4: the flushing process ended too soon for the test"
+n=$(awk '$5 == 1 && NF == 7' "$trace" | wc -l)
+[ "$n" -eq 1000 ] || t_fail "4: after GMI_Flush the file holds $n of 1000 records"
+wait "$app" || t_fail "4: gmi_app failed"
+t_note_lms
 "$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "4: stop failed"
 wait "$MM_PID" || t_fail "4: mainmon exited non-zero"
-t_log "4: 5 malformed messages: each connection closed and logged, mainmon serves on"
+t_check_clean
+t_log "4: 5 malformed messages: each connection closed and logged, mainmon serves on; GMI_Flush delivers"
 t_log "ok"
