@@ -198,11 +198,18 @@ gmi_type_name(int eid)
 	return b < GMI_NTYPES ? gmi_names[b] : NULL;
 }
 
+/* Whether the thread's chunk has room for len bytes now. */
+static inline int
+has_room(uint32_t len)
+{
+	return gmi_thr.data != NULL && gmi_thr.off + len <= gmi_thr.cap;
+}
+
 /* Room for len bytes in the thread's chunk, or NULL (event lost). */
 static inline char *
 reserve(uint32_t len)
 {
-	if (likely(gmi_thr.data != NULL && gmi_thr.off + len <= gmi_thr.cap))
+	if (likely(has_room(len)))
 		return gmi_thr.data + gmi_thr.off;
 	return gmi_new_chunk(len);
 }
@@ -487,7 +494,7 @@ gmi_build_fields(char *buf, int eid, const struct gmi_type *ty, uint8_t attr,
 static int
 put_built(const char *buf, size_t len)
 {
-	int waited = gmi_thr.data == NULL || gmi_thr.off + len > gmi_thr.cap;
+	int waited = !has_room((uint32_t)len);
 	char *p = reserve((uint32_t)len);
 	uint64_t ts;
 

@@ -192,6 +192,8 @@ int lm_collect(struct lm *lm, uint32_t round, int probe);
  * at off (seq 0: not a chunk's). */
 int lm_send_data(struct lm *lm, uint32_t pid, uint32_t tid, uint32_t session,
 		 uint64_t seq, uint64_t off, const void *data, size_t len);
+/* Whether free chunks are below the push threshold now. */
+int lm_below_threshold(const struct lm *lm);
 /* Asks for a push as soon as the MM is ready. */
 void lm_push(struct lm *lm);
 /* Free chunks fell below the threshold: a push, or, in the global scheme,

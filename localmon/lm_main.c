@@ -390,9 +390,8 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 		lm_orphans_check(lm);
 	if (lm->spill_fd == -1 && lm->spill_max > 0)
 		lm_spill_take(lm);
-	/* Below the threshold: push to the MM, or spill while it is away.
-	 * Free chunks counted here: nfree is the writers' to scribble. */
-	if (lm->view.nchunks - seg_used(&lm->view) < lm->view.threshold)
+	/* Below the threshold: push to the MM, or spill while it is away. */
+	if (lm_below_threshold(lm))
 		lm_threshold(lm);
 	else if (lm->exiting && lm->mm_state != MM_READY)
 		lm_push(lm);

@@ -460,6 +460,13 @@ fail:
 	return -1;
 }
 
+int
+lm_below_threshold(const struct lm *lm)
+{
+	/* Free chunks counted here: nfree is the writers' to scribble. */
+	return lm->view.nchunks - seg_used(&lm->view) < lm->view.threshold;
+}
+
 void
 lm_threshold(struct lm *lm)
 {
@@ -835,8 +842,7 @@ acked(struct lm *lm)
 	/* Global scheme: all collected is freed; still below the threshold
 	 * (the writers went on meanwhile), a round is due again. */
 	lm->full_sent = 0;
-	if (lm->global && !lm->exiting &&
-	    lm->view.nchunks - seg_used(&lm->view) < lm->view.threshold)
+	if (lm->global && !lm->exiting && lm_below_threshold(lm))
 		lm_threshold(lm);
 	/* Exiting: one more collection after the exit began, so nothing
 	 * committed before it is left behind. */

@@ -570,8 +570,7 @@ lm_resume(struct lm *lm, unsigned why)
 	/* The round freed what it wrote: still below the threshold (the
 	 * writers filled more than it could free), another is due. */
 	lm->full_sent = 0;
-	if (why == REC_COLL_END_ASKED &&
-	    lm->view.nchunks - seg_used(&lm->view) < lm->view.threshold)
+	if (why == REC_COLL_END_ASKED && lm_below_threshold(lm))
 		lm_threshold(lm);
 }
 
