@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "clock.h"
+#include "util/clock.h"
 
 /* The clock every record uses (common/clock.h). */
 static inline uint64_t

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "bee_int.h"
-#include "clock.h"
+#include "util/clock.h"
 
 /* A sensor's pending aggregate; under the sensor's lock. */
 struct bee_agg {

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
 #include "gmi_int.h"
+#include "util/clock.h"
 
-/* Event types by SEG_EID_BIT(eid).  Written under gmi_def_lock; `st`
+/* Event types by REC_EID_BIT(eid).  Written under gmi_def_lock; `st`
  * is stored last with release semantics, so a reader that sees a type
  * defined sees the rest. */
 struct gmi_type gmi_types[GMI_NTYPES];
@@ -92,7 +92,7 @@ type_state(uint32_t b)
 {
 	const struct gmi_type *ty = &gmi_types[b];
 	const char *name = gmi_names[b] != NULL ? gmi_names[b] : "";
-	int eid = (int)b - SEG_EID_BIAS;
+	int eid = (int)b - REC_EID_BIAS;
 
 	if (bit_set(gmi_cls_off_seg, ty->cls) ||
 	    bit_set(gmi_cls_off_local, ty->cls))
@@ -193,7 +193,7 @@ gmi_type_on(int eid)
 const char *
 gmi_type_name(int eid)
 {
-	uint32_t b = SEG_EID_BIT(eid);
+	uint32_t b = REC_EID_BIT(eid);
 
 	return b < GMI_NTYPES ? gmi_names[b] : NULL;
 }
@@ -432,7 +432,7 @@ GRM_API int
 	if (unlikely((unsigned)eid >= GRM_EID_MAX))
 		return gmi_error(GRM_EINVAL, "GMI_Event: event id %d out of "
 		    "range 0..%d", eid, GRM_EID_MAX - 1);
-	ty = &gmi_types[eid + SEG_EID_BIAS];
+	ty = &gmi_types[eid + REC_EID_BIAS];
 	st = atomic_load_explicit(&ty->st, memory_order_acquire);
 	if (unlikely(st != GMI_T_REC)) {
 		if (st == GMI_T_UNDEF)
@@ -584,7 +584,7 @@ gmi_define_type(int eid, uint8_t cls, uint8_t attr, uint8_t range,
 		int range_eid, const char *format, const char *name)
 {
 	struct gmi_type *ty, nt;
-	uint32_t b = SEG_EID_BIT(eid);
+	uint32_t b = REC_EID_BIT(eid);
 	int r;
 
 	if (!traced())
@@ -659,7 +659,7 @@ gmi_define_predefined(void)
 
 	for (i = 0; i < REC_NPREDEF; i++) {
 		pd = &rec_predef[i];
-		b = SEG_EID_BIT(pd->eid);
+		b = REC_EID_BIT(pd->eid);
 		ty = &gmi_types[b];
 		if (make_type(ty, pd->eid, pd->cls, pd->attr, pd->format) !=
 		    GRM_OK)

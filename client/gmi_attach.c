@@ -19,11 +19,11 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
-#include "clock.h"
 #include "gmi_int.h"
-#include "lmproto.h"
-#include "mmid.h"
-#include "rundir.h"
+#include "net/mmid.h"
+#include "shm/lmproto.h"
+#include "shm/rundir.h"
+#include "util/clock.h"
 
 extern char **environ;
 

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 #include "grm.h"
-#include "rec.h"
-#include "seg.h"
+#include "rec/rec.h"
+#include "shm/seg.h"
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
@@ -21,13 +21,13 @@ enum { GMI_UNINIT = 0, GMI_ON = 1, GMI_OFF = 2 };
 /*
  * Event ids the library knows: the predefined ones (-64 .. -1), the
  * users' (0 .. GRM_EID_MAX-1) and the BEE sensors' (GMI_SENSOR_BASE ..
- * GMI_SENSOR_BASE + GMI_SENSOR_MAX - 1), all indexed by SEG_EID_BIT(eid).
+ * GMI_SENSOR_BASE + GMI_SENSOR_MAX - 1), all indexed by REC_EID_BIT(eid).
  */
 #define GMI_SENSOR_BASE	GRM_EID_MAX
 #define GMI_SENSOR_MAX	4096
-#define GMI_NTYPES	SEG_EID_BITS
-_Static_assert(GMI_SENSOR_BASE + GMI_SENSOR_MAX + SEG_EID_BIAS ==
-    SEG_EID_BITS, "the segment's eid bitmap covers every id");
+#define GMI_NTYPES	REC_EID_BITS
+_Static_assert(GMI_SENSOR_BASE + GMI_SENSOR_MAX + REC_EID_BIAS ==
+    REC_EID_BITS, "the segment's eid bitmap covers every id");
 
 /* A type's state, read first on the hot path: one byte says everything. */
 enum {
@@ -77,7 +77,7 @@ extern __thread struct gmi_thread gmi_thr
 static inline struct gmi_type *
 gmi_type_of(int eid)
 {
-	uint32_t b = SEG_EID_BIT(eid);
+	uint32_t b = REC_EID_BIT(eid);
 
 	return b < GMI_NTYPES ? &gmi_types[b] : (struct gmi_type *)0;
 }

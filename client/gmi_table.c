@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
 #include "gmi_int.h"
-#include "stab.h"
+#include "shm/stab.h"
+#include "util/clock.h"
 
 #define TAB_SLOTS	1024	/* hash slots; entries are far fewer */
 #define TAB_DEPTH	128	/* deepest range nesting tracked */
@@ -144,7 +144,7 @@ table_full(int eid)
 }
 
 static void
-add_duration(struct stab_range *r, uint64_t d)
+add_duration(struct rec_range *r, uint64_t d)
 {
 	double delta;
 
@@ -165,7 +165,7 @@ gmi_stats_event(int eid, const struct gmi_type *ty, uint64_t ts, int64_t key)
 	struct gmi_table *tb = table_get();
 	struct gmi_frame *f;
 	struct stab_ent *e;
-	struct stab_range r;
+	struct rec_range r;
 	uint64_t cnt, d;
 	int32_t reid;
 

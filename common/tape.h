@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "rec.h"
+#include "rec/rec.h"
 
 /*
  * The format is specified in doc/formats.md.  In short, one record per

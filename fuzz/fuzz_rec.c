@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "rec.h"
+#include "rec/rec.h"
 
 #define FMT_SCAN	(REC_FMT_MAX + 64)
 

@@ -33,9 +33,9 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "rec.h"
-#include "seg.h"
-#include "stab.h"
+#include "rec/rec.h"
+#include "shm/seg.h"
+#include "shm/stab.h"
 
 #define NCHUNKS		4
 #define CHUNK		SEG_CHUNK_MIN

@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth.h"
 #include "fuzz.h"
-#include "mmid.h"
-#include "wire.h"
+#include "net/auth.h"
+#include "net/mmid.h"
+#include "net/wire.h"
 
 #define MAXOPS	64
 #define SMALL	64

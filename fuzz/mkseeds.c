@@ -1,8 +1,8 @@
 /* mkseeds.c: writes the binary seed files of fuzz/corpus/{rec,seg,wire}.
  * Run once by hand when an input layout changes (see fuzz/README.md):
  *
- *	cc -D_GNU_SOURCE -Iinclude -Icommon fuzz/mkseeds.c common/rec.c \
- *	    common/seg.c common/wire.c -o mkseeds && ./mkseeds fuzz/corpus
+ *	cc -D_GNU_SOURCE -Iinclude -Icommon fuzz/mkseeds.c common/rec/rec.c \
+ *	    common/shm/seg.c common/net/wire.c -o mkseeds && ./mkseeds fuzz/corpus
  *
  * The layouts are those described at the top of each fuzz_*.c file.
  */
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "rec.h"
-#include "seg.h"
-#include "wire.h"
+#include "net/wire.h"
+#include "rec/rec.h"
+#include "shm/seg.h"
 
 static const char *top;
 

@@ -75,13 +75,14 @@ mkdir -p "$out/logs" || exit 1
 for t in $targets; do
 	case $t in
 	tape)	src="common/tape_r.c common/tape_w.c common/bee_r.c \
-		    common/bee_w.c common/fmt.c common/rec.c"; libs=-lm ;;
-	rec)	src="common/rec.c"; libs= ;;
+		    common/bee_w.c common/fmt.c common/rec/rec.c"; libs=-lm ;;
+	rec)	src="common/rec/rec.c"; libs= ;;
 	seg|seghdr)
 		t=seg
 		[ -x "$out/fuzz_seg" ] && continue
-		src="common/seg.c common/rec.c common/stab.c"; libs= ;;
-	wire)	src="common/wire.c common/auth.c common/mmid.c common/sha256.c"
+		src="common/shm/seg.c common/rec/rec.c common/shm/stab.c"; libs= ;;
+	wire)	src="common/net/wire.c common/net/auth.c common/net/mmid.c \
+		    common/util/sha256.c"
 		libs= ;;
 	*)	echo "fuzz: unknown target $t" >&2; exit 2 ;;
 	esac

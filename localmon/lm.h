@@ -6,10 +6,14 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
-#include "auth.h"
-#include "mmid.h"
-#include "seg.h"
-#include "wire.h"
+#include "net/auth.h"
+#include "net/mmid.h"
+#include "net/wire.h"
+#include "shm/seg.h"
+
+/* The LM forwards the segment's chunks and filter as the wire bounds them. */
+_Static_assert(WIRE_CHUNK_MAX == SEG_CHUNK_MAX, "a chunk fits a DATA message");
+_Static_assert(WIRE_FILTER_MAX == SEG_FILTER_MAX, "the filter fits CONTROL");
 
 struct event_base;
 struct evconnlistener;

@@ -17,11 +17,11 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "clock.h"
 #include "lm.h"
-#include "lmproto.h"
-#include "log.h"
-#include "wire.h"
+#include "net/wire.h"
+#include "shm/lmproto.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 struct lm_client {
 	struct lm		*lm;

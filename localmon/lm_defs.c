@@ -8,8 +8,8 @@
 #include <event2/buffer.h>
 
 #include "lm.h"
-#include "rec.h"
-#include "wire.h"
+#include "net/wire.h"
+#include "rec/rec.h"
 
 struct lm_defs {
 	uint32_t	pid;

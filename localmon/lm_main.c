@@ -17,13 +17,13 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "clock.h"
 #include "lm.h"
-#include "log.h"
-#include "peer.h"
-#include "rundir.h"
-#include "sha256.h"
-#include "wire.h"
+#include "net/peer.h"
+#include "net/wire.h"
+#include "shm/rundir.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/sha256.h"
 
 static void
 usage(FILE *f)

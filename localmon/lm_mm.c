@@ -11,13 +11,13 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "clock.h"
 #include "lm.h"
-#include "log.h"
-#include "peer.h"
-#include "rec.h"
-#include "stab.h"
-#include "wire.h"
+#include "net/peer.h"
+#include "net/wire.h"
+#include "rec/rec.h"
+#include "shm/stab.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 static void mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			const char *why, void *arg);
@@ -934,7 +934,7 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 		cls[i] = wire_get_u32(msg);
 	wire_get_str(msg, filter, sizeof filter);
 	n = wire_get_u32(msg);
-	if (!wire_rd_ok(msg) || n != SEG_EID_BITS / 32 ||
+	if (!wire_rd_ok(msg) || n != REC_EID_BITS / 32 ||
 	    wire_rd_left(msg) != (size_t)n * 4) {
 		msg->err = 1;
 		return -1;

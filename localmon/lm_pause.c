@@ -32,12 +32,12 @@
 
 #include <event2/event.h>
 
-#include "clock.h"
 #include "lm.h"
-#include "log.h"
-#include "peer.h"
-#include "rec.h"
-#include "wire.h"
+#include "net/peer.h"
+#include "net/wire.h"
+#include "rec/rec.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 /* How long the LM waits for the kernel to show the processes stopped. */
 #define STOP_WAIT_NS	200000000ull

@@ -6,12 +6,12 @@
 
 #include <event2/event.h>
 
-#include "clock.h"
-#include "log.h"
-#include "mmid.h"
-#include "peer.h"
-#include "sha256.h"
-#include "wire.h"
+#include "net/mmid.h"
+#include "net/peer.h"
+#include "net/wire.h"
+#include "util/clock.h"
+#include "util/log.h"
+#include "util/sha256.h"
 
 struct ctl {
 	struct event_base	*base;

@@ -4,13 +4,11 @@
 
 #include <stdint.h>
 
-#include "clksync.h"
-#include "mmid.h"
-#include "rec.h"
-#include "seg.h"
-#include "stab.h"
+#include "mm_sync.h"
+#include "net/mmid.h"
+#include "net/wire.h"
+#include "rec/rec.h"
 #include "tape.h"
-#include "wire.h"
 
 struct event_base;
 struct evconnlistener;
@@ -181,12 +179,12 @@ struct mm_conn {
 	struct wire_status	st;		/* its latest status */
 	int			has_st;
 	int			synced;
-	struct clk_sync		clk;		/* its clock, modelled */
+	struct mm_sync		clk;		/* its clock, modelled */
 	int			burst;		/* pings left in this burst */
-	struct clk_sample	burst_best;
+	struct mm_sync_sample	burst_best;
 	struct event		*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
-	struct clk_model	model_written;
+	struct mm_sync_model	model_written;
 	uint64_t		wm;		/* MM ns: nothing older to come */
 	int			wm_unknown;	/* replaying its spill file: it
 						   does not know; not waited
@@ -253,10 +251,10 @@ struct mm_coll {
 };
 
 /* What grmctl enable/disable/filter set: sent whole to every LM. */
-#define MM_CTL_WORDS	(SEG_EID_BITS / 32)
+#define MM_CTL_WORDS	(REC_EID_BITS / 32)
 struct mm_ctl {
 	uint32_t	cls_off[8];
-	char		filter[SEG_FILTER_MAX];
+	char		filter[WIRE_FILTER_MAX];
 	uint32_t	eid_off[MM_CTL_WORDS];
 };
 
@@ -265,10 +263,10 @@ struct mm_stat {
 	uint32_t		node;
 	uint32_t		pid;
 	uint32_t		tid;
-	uint32_t		kind;		/* STAB_COUNT or STAB_RANGE; 0 free */
+	uint32_t		kind;		/* REC_STATS_COUNT or REC_STATS_RANGE; 0 free */
 	int32_t			eid;
 	int64_t			key;
-	struct stab_range	r;
+	struct rec_range	r;
 };
 
 struct mm_stats {
@@ -408,7 +406,7 @@ void mm_auth_free(struct mm_conn *c);
 void mm_command(struct mm *mm, struct mm_conn *ctl, const char *cmd);
 /* Keeps a statistics record of (node, pid, tid). */
 void mm_stats_put(struct mm *mm, uint32_t node, uint32_t pid, uint32_t tid,
-		  const struct stab_stat *st);
+		  const struct rec_stats *st);
 /* The statistics, per process, as text (for grmctl stats). */
 size_t mm_stats_text(struct mm *mm, char *buf, size_t cap);
 /* Writes them to the trace file (at stop). */

@@ -8,11 +8,11 @@
 
 #include <event2/event.h>
 
-#include "auth.h"
-#include "log.h"
 #include "mm.h"
-#include "peer.h"
-#include "sha256.h"
+#include "net/auth.h"
+#include "net/peer.h"
+#include "util/log.h"
+#include "util/sha256.h"
 
 /* Connections at most between accept and a complete handshake. */
 #define MM_PREAUTH_CONNS	64

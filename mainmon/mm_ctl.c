@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "log.h"
 #include "mm.h"
-#include "wire.h"
+#include "net/wire.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 static const struct {
 	const char	*name;
@@ -52,8 +52,8 @@ parse_target(const char *arg, unsigned *cls, int32_t *eid)
 	}
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno != 0 || end == arg || *end != '\0' || v < -SEG_EID_BIAS ||
-	    v >= (long)SEG_EID_BITS - SEG_EID_BIAS)
+	if (errno != 0 || end == arg || *end != '\0' || v < -REC_EID_BIAS ||
+	    v >= (long)REC_EID_BITS - REC_EID_BIAS)
 		return -1;
 	*eid = (int32_t)v;
 	return 2;
@@ -80,7 +80,7 @@ ctl_switch(struct mm *mm, const char *arg, int enable, const char **why)
 		set_bit(mm->ctl.cls_off, cls, !enable);
 		return 0;
 	case 2:
-		set_bit(mm->ctl.eid_off, SEG_EID_BIT(eid), !enable);
+		set_bit(mm->ctl.eid_off, REC_EID_BIT(eid), !enable);
 		return 0;
 	case 3:
 		if (!enable) {
@@ -210,7 +210,7 @@ stats_grow(struct mm_stats *s)
 
 void
 mm_stats_put(struct mm *mm, uint32_t node, uint32_t pid, uint32_t tid,
-	     const struct stab_stat *st)
+	     const struct rec_stats *st)
 {
 	struct mm_stats *s = &mm->stats;
 	struct mm_stat *e;
@@ -304,7 +304,7 @@ stat_cmp(const void *a, const void *b)
 
 /* Merges b into a (Chan et al.'s pairwise update of mean and m2). */
 static void
-range_merge(struct stab_range *a, const struct stab_range *b)
+range_merge(struct rec_range *a, const struct rec_range *b)
 {
 	double delta, n;
 
@@ -370,7 +370,7 @@ mm_stats_write(struct mm *mm)
 	 * they are what a reader adds up (formats.md). */
 	for (i = 0; i < n && r == 0; i++) {
 		e = &v[i];
-		if (e->kind == STAB_COUNT)
+		if (e->kind == REC_STATS_COUNT)
 			r = tape_stats_count(mm->out, e->node, e->pid, e->eid,
 			    e->r.count);
 		else
@@ -421,7 +421,7 @@ mm_stats_text(struct mm *mm, char *buf, size_t cap)
 			pid = e->pid;
 			OUT("node %u pid %u\n", node, pid);
 		}
-		if (e->kind == STAB_COUNT) {
+		if (e->kind == REC_STATS_COUNT) {
 			if (e->eid == REC_EID_BLOCK_BEGIN ||
 			    e->eid == REC_EID_BLOCK_END)
 				continue;	/* blocks: see their ranges */

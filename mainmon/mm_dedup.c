@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
 #include "mm.h"
-#include "rec.h"
+#include "rec/rec.h"
+#include "util/log.h"
 
 static uint32_t
 mark_hash(uint64_t seg, uint32_t node, uint32_t pid, uint32_t tid)

@@ -17,11 +17,11 @@
 
 #include <event2/event.h>
 
-#include "clock.h"
-#include "log.h"
 #include "mm.h"
-#include "peer.h"
-#include "wire.h"
+#include "net/peer.h"
+#include "net/wire.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 static struct mm_coll *
 find_round(struct mm *mm, uint32_t round)
@@ -63,7 +63,7 @@ mark(struct mm *mm, struct mm_conn *c, int32_t eid, uint64_t t_lm,
 
 	if (mm->out == NULL || mm->stopped)
 		return;
-	ts = t_lm != 0 ? clk_to_mm(&c->clk.model, t_lm) : now;
+	ts = t_lm != 0 ? mm_sync_to_mm(&c->clk.model, t_lm) : now;
 	if (ts > now)
 		ts = now;
 	if (ts < mm->order.out_ts)

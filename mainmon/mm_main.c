@@ -17,13 +17,13 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 
-#include "log.h"
 #include "mm.h"
-#include "mmid.h"
-#include "sha256.h"
-#include "peer.h"
+#include "net/mmid.h"
+#include "net/peer.h"
+#include "net/wire.h"
 #include "tape.h"
-#include "wire.h"
+#include "util/log.h"
+#include "util/sha256.h"
 
 static void
 usage(FILE *f)

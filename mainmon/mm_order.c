@@ -6,11 +6,11 @@
 
 #include <event2/event.h>
 
-#include "clock.h"
-#include "log.h"
 #include "mm.h"
-#include "peer.h"
-#include "wire.h"
+#include "net/peer.h"
+#include "net/wire.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 #define NONE		UINT32_MAX
 /* An LM whose watermark is this far behind the newest record held is

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "log.h"
 #include "mm.h"
+#include "net/wire.h"
 #include "tape.h"
-#include "wire.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 static uint32_t
 eid_hash(int32_t eid, uint32_t cap)
@@ -319,14 +319,14 @@ meta_record(struct mm *mm, struct mm_node *node, const struct mm_piece *pc,
 	    uint32_t off, uint64_t ts)
 {
 	const unsigned char *r = pc->data + off;
-	struct stab_stat st;
+	struct rec_stats st;
 	struct rec_hdr h;
 	uint64_t n, who = 0;
 	uint32_t pid = pc->pid, tid = pc->tid;
 
 	memcpy(&h, r, sizeof h);
 	if (h.attr == REC_ATTR_STATS) {
-		if (stab_parse(r, h.len, &st) == 0)
+		if (rec_parse_stats(r, h.len, &st) == 0)
 			mm_stats_put(mm, node->id, pc->pid, pc->tid, &st);
 		return 0;
 	}
@@ -456,7 +456,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
       struct mm_stream *s)
 {
 	struct rec_field f[REC_ARGS_MAX];
-	const struct clk_model *md = &c->clk.model;
+	const struct mm_sync_model *md = &c->clk.model;
 	const struct tape_def *def;
 	struct rec_hdr h;
 	uint64_t ts, now = clk_mono_ns(), clamped = 0, records = 0;
@@ -464,7 +464,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 
 	for (off = 0; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
-		ts = clk_to_mm(md, h.ts);
+		ts = mm_sync_to_mm(md, h.ts);
 		/* Committed before it was sent: a later time is a scribbled
 		 * timestamp or a model off by its error.  Left as it is, it
 		 * would hold its collection's acknowledgement until then. */
@@ -554,7 +554,7 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 		c->wm_unknown = 0;
 		/* Nothing older is left with the LM (it allowed for a
 		 * writer between reading its clock and committing). */
-		c->scan = clk_to_mm(&c->clk.model, below);
+		c->scan = mm_sync_to_mm(&c->clk.model, below);
 		if (c->scan > c->wm)
 			c->wm = c->scan;
 		c->floor = c->wm;
@@ -615,7 +615,7 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	    what == WIRE_PROC_EXIT ? TAPE_PROC_EXIT :
 	    what == WIRE_PROC_KILLED ? TAPE_PROC_KILLED :
 	    what == WIRE_PROC_EXEC ? TAPE_PROC_EXEC : TAPE_PROC_GONE;
-	ts = clk_to_mm(&c->clk.model, ts);
+	ts = mm_sync_to_mm(&c->clk.model, ts);
 	if (p != NULL)
 		mm_rotate_note(p, how, ts, name);
 	return tape_proc(mm->out, c->node->id, pid, ppid, how, ts,

@@ -6,13 +6,13 @@
 
 #include <event2/event.h>
 
-#include "auth.h"
-#include "clock.h"
-#include "log.h"
 #include "mm.h"
-#include "peer.h"
+#include "net/auth.h"
+#include "net/peer.h"
+#include "net/wire.h"
 #include "tape.h"
-#include "wire.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 #define MM_PINGS_FIRST		16	/* exchanges at connect */
 #define MM_PINGS		4	/* in each later burst */
@@ -121,8 +121,8 @@ sync_due(evutil_socket_t fd, short what, void *arg)
 void
 mm_sync_write(struct mm *mm, struct mm_conn *c, int force)
 {
-	const struct clk_model *md = &c->clk.model;
-	const struct clk_model *old = &c->model_written;
+	const struct mm_sync_model *md = &c->clk.model;
+	const struct mm_sync_model *old = &c->model_written;
 	uint64_t now = clk_mono_ns();
 
 	if (mm->out == NULL || !c->synced || !c->clk.valid)
@@ -134,7 +134,7 @@ mm_sync_write(struct mm *mm, struct mm_conn *c, int force)
 	    now - c->sync_written < MM_SYNC_WRITE_NS)
 		return;
 	if (tape_sync(mm->out, c->node->id, md->m0, md->off0,
-	    clk_drift_ppb(md), md->err, md->best_rtt, md->used) != 0)
+	    mm_sync_drift_ppb(md), md->err, md->best_rtt, md->used) != 0)
 		log_warn("%s: cannot write", mm->out_path);
 	c->model_written = *md;
 	c->sync_written = now;
@@ -552,8 +552,8 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		    "records%s\n", c->node->id, c->node->host, c->lm_pid,
 		    c->has_st && c->st.adopted ? " (adopted a dead LM's "
 		    "segment)" : "",
-		    (long long)clk_model_offset(&c->clk.model, clk_mono_ns()),
-		    (long long)clk_drift_ppb(&c->clk.model),
+		    (long long)mm_sync_offset(&c->clk.model, clk_mono_ns()),
+		    (long long)mm_sync_drift_ppb(&c->clk.model),
 		    (unsigned long long)c->clk.model.err,
 		    (unsigned long long)c->clk.model.best_rtt,
 		    c->clk.model.used, c->clk.n,
@@ -633,13 +633,13 @@ static int
 do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	uint64_t t1, tl, t4 = clk_mono_ns();
-	struct clk_sample smp;
+	struct mm_sync_sample smp;
 	struct timeval tv;
 
 	t1 = wire_get_u64(msg);
 	tl = wire_get_u64(msg);
 	if (!wire_rd_ok(msg) || c->burst == 0 ||
-	    clk_sample_of(t1, tl, t4, &smp) != 0)
+	    mm_sync_sample_of(t1, tl, t4, &smp) != 0)
 		return -1;
 	/* Of a burst, the exchange with the smallest round trip: its
 	 * midpoint is the best estimate of when the LM read its clock. */
@@ -649,7 +649,7 @@ do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		send_ping(c);
 		return 0;
 	}
-	clk_sync_add(&c->clk, &c->burst_best);
+	mm_sync_add(&c->clk, &c->burst_best);
 	tv.tv_sec = (time_t)(mm->sync_ns / 1000000000u);
 	tv.tv_usec = (suseconds_t)(mm->sync_ns % 1000000000u / 1000);
 	evtimer_add(c->sync_ev, &tv);
@@ -686,8 +686,8 @@ do_data(struct mm_conn *c, struct wire_rd *msg)
 	len = wire_rd_left(msg);
 	if (!wire_rd_ok(msg) || !c->synced || len == 0 ||
 	    rec_valid_prefix(msg->p + msg->off, len) != len ||
-	    c->batch_bytes + len > MM_BATCH_MAX || off > SEG_CHUNK_MAX ||
-	    len > SEG_CHUNK_MAX - off)
+	    c->batch_bytes + len > MM_BATCH_MAX || off > WIRE_CHUNK_MAX ||
+	    len > WIRE_CHUNK_MAX - off)
 		return -1;
 	pc = malloc(sizeof *pc + len);
 	if (pc == NULL)
@@ -776,7 +776,7 @@ do_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return -1;
 	/* When the LM applied it, in MM time: the acknowledgement may have
 	 * waited behind a collection's data. */
-	t = clk_to_mm(&c->clk.model, t);
+	t = mm_sync_to_mm(&c->clk.model, t);
 	for (co = mm->colls; co != NULL && round != 0; co = co->next)
 		if (co->round == round && co->what == MM_CONTROL) {
 			if (t > co->t_applied)

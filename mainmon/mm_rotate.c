@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "log.h"
 #include "mm.h"
 #include "tape.h"
+#include "util/clock.h"
+#include "util/log.h"
 
 void
 mm_rotate_note(struct mm_proc *p, int how, uint64_t ts, const char *name)
@@ -56,12 +56,12 @@ write_state(struct mm *mm, struct tape_w *w)
 	unsigned b;
 
 	for (c = mm->conns; c != NULL; c = c->next) {
-		const struct clk_model *md = &c->clk.model;
+		const struct mm_sync_model *md = &c->clk.model;
 
 		if (c->role == PEER_LM && c->synced &&
 		    (tape_host(w, c->node->id, md->off0, c->lm_pid,
 		    c->node->host) != 0 || tape_sync(w, c->node->id, md->m0,
-		    md->off0, clk_drift_ppb(md), md->err, md->best_rtt,
+		    md->off0, mm_sync_drift_ppb(md), md->err, md->best_rtt,
 		    md->used) != 0))
 			return -1;
 	}

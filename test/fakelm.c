@@ -27,11 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "auth.h"
-#include "clock.h"
-#include "mmid.h"
-#include "rec.h"
-#include "wire.h"
+#include "net/auth.h"
+#include "net/mmid.h"
+#include "net/wire.h"
+#include "rec/rec.h"
+#include "util/clock.h"
 #include "wireio.h"
 
 #define WAIT_MS	10000

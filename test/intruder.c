@@ -25,7 +25,7 @@
 #include <sys/time.h>
 #include <sys/un.h>
 
-#include "lmproto.h"
+#include "shm/lmproto.h"
 
 /* The errno name, for messages a script compares. */
 static const char *

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auth.h"
-#include "mmid.h"
-#include "sha256.h"
-#include "wire.h"
+#include "net/auth.h"
+#include "net/mmid.h"
+#include "net/wire.h"
+#include "util/sha256.h"
 
 #define TOK	"000102030405060708090a0b0c0d0e0f"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rec.h"
+#include "rec/rec.h"
 
 /* ---- rec_parse_format ---- */
 

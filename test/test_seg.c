@@ -11,9 +11,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "rec.h"
-#include "seg.h"
-#include "stab.h"
+#include "rec/rec.h"
+#include "shm/seg.h"
+#include "shm/stab.h"
 
 #define CS	SEG_CHUNK_MIN		/* the chunk size of most tests */
 #define POISON	9999			/* eid of bytes that must not come out */
@@ -1460,7 +1460,7 @@ Test(steal, lm_copy_skips_a_stolen_chunk)
 
 struct recs {
 	int		n;
-	unsigned char	r[8][STAB_REC_LEN + 64];
+	unsigned char	r[8][REC_STATS_LEN + 64];
 	size_t		len[8];
 };
 
@@ -1498,10 +1498,10 @@ put_ent(unsigned char *p, uint32_t seq, uint8_t kind, int32_t eid,
 Test(table, statistics_and_values)
 {
 	unsigned char t[1024], value[24];
-	struct stab_range r = { 3, 600, 100, 300, 200.0, 20000.0 };
+	struct rec_range r = { 3, 600, 100, 300, 200.0, 20000.0 };
 	struct rec_hdr h = { 24, REC_CLASS_EVENT, REC_ATTR_PROBE, 70000, 5 };
 	uint64_t count = 42, v = 7;
-	struct stab_stat st;
+	struct rec_stats st;
 	struct recs x;
 	size_t off = 0;
 
@@ -1515,11 +1515,11 @@ Test(table, statistics_and_values)
 
 	memset(&x, 0, sizeof x);
 	cr_assert_eq(stab_read(t, NULL, off, 0, 77, keep_rec, &x), 2);
-	cr_assert_eq(stab_parse(x.r[0], x.len[0], &st), 0);
+	cr_assert_eq(rec_parse_stats(x.r[0], x.len[0], &st), 0);
 	cr_assert_eq(st.eid, 9);
 	cr_assert_eq(st.kind, STAB_COUNT);
 	cr_assert_eq(st.r.count, 42);
-	cr_assert_eq(stab_parse(x.r[1], x.len[1], &st), 0);
+	cr_assert_eq(rec_parse_stats(x.r[1], x.len[1], &st), 0);
 	cr_assert_eq(st.eid, -1);
 	cr_assert_eq(st.key, 12);
 	cr_assert_eq(st.r.count, 3);
@@ -1541,7 +1541,7 @@ Test(table, statistics_and_values)
 	memset(&x, 0, sizeof x);
 	cr_assert_eq(stab_read(t, NULL, 40, 1, 77, keep_rec, &x), 1);
 	/* A record that is not a statistics record. */
-	cr_assert_eq(stab_parse(value, 24, &st), -1);
+	cr_assert_eq(rec_parse_stats(value, 24, &st), -1);
 }
 
 static int

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sha256.h"
+#include "util/sha256.h"
 
 static void
 hex(const unsigned char *b, size_t n, char *out)

@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "wire.h"
+#include "net/wire.h"
 
 /* ---- writer and reader ---- */
 

@@ -36,8 +36,8 @@
 #include <sys/shm.h>
 
 #include "grm.h"
-#include "rec.h"
-#include "seg.h"
+#include "rec/rec.h"
+#include "shm/seg.h"
 
 #define EV_VANDAL	7
 #define EVENTS_PER_ROUND 200

@@ -48,9 +48,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "auth.h"
-#include "mmid.h"
-#include "wire.h"
+#include "net/auth.h"
+#include "net/mmid.h"
+#include "net/wire.h"
 #include "wireio.h"
 
 #define WAIT_MS	30000

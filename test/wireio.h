@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "wire.h"
+#include "net/wire.h"
 
 /* A TCP connection to host:port, or -1. */
 static inline int

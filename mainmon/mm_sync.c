@@ -1,13 +1,13 @@
-/* clksync.c: fitting a host's clock offset and drift to ping-pong samples
+/* mm_sync.c: fitting a host's clock offset and drift to ping-pong samples
  * (doc/clock-sync.md). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clksync.h"
+#include "mm_sync.h"
 
 int
-clk_sample_of(uint64_t t1, uint64_t tl, uint64_t t4, struct clk_sample *s)
+mm_sync_sample_of(uint64_t t1, uint64_t tl, uint64_t t4, struct mm_sync_sample *s)
 {
 	if (t4 < t1)
 		return -1;
@@ -18,7 +18,7 @@ clk_sample_of(uint64_t t1, uint64_t tl, uint64_t t4, struct clk_sample *s)
 }
 
 int64_t
-clk_model_offset(const struct clk_model *md, uint64_t m)
+mm_sync_offset(const struct mm_sync_model *md, uint64_t m)
 {
 	double dm = (double)(int64_t)(m - md->m0);
 
@@ -26,7 +26,7 @@ clk_model_offset(const struct clk_model *md, uint64_t m)
 }
 
 int64_t
-clk_drift_ppb(const struct clk_model *md)
+mm_sync_drift_ppb(const struct mm_sync_model *md)
 {
 	return (int64_t)llround(md->drift * 1e9);
 }
@@ -41,11 +41,11 @@ cmp_u64(const void *a, const void *b)
 
 /* Fits the model to the samples whose round trip is near the best. */
 static void
-refit(struct clk_sync *cs)
+refit(struct mm_sync *cs)
 {
-	struct clk_model md;
-	const struct clk_sample *s, *best = NULL;
-	uint64_t lim, mmin = 0, mmax = 0, rtts[CLK_WINDOW], med;
+	struct mm_sync_model md;
+	const struct mm_sync_sample *s, *best = NULL;
+	uint64_t lim, mmin = 0, mmax = 0, rtts[MM_SYNC_WINDOW], med;
 	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
 	uint32_t i, used = 0;
 
@@ -59,7 +59,7 @@ refit(struct clk_sync *cs)
 		rtts[i] = cs->s[i].rtt;
 	qsort(rtts, cs->n, sizeof *rtts, cmp_u64);
 	med = rtts[(cs->n - 1) / 2];
-	lim = best->rtt * 2 + CLK_RTT_SLACK;
+	lim = best->rtt * 2 + MM_SYNC_RTT_SLACK;
 	if (lim < med)
 		lim = med;
 	for (i = 0; i < cs->n; i++) {
@@ -77,7 +77,7 @@ refit(struct clk_sync *cs)
 	md.used = used;
 	md.m0 = best->m;
 	md.off0 = best->o;
-	if (used >= 2 && mmax - mmin >= CLK_DRIFT_SPAN) {
+	if (used >= 2 && mmax - mmin >= MM_SYNC_DRIFT_SPAN) {
 		/* Weighted least squares, x relative to the first sample and
 		 * y relative to the best one so doubles keep every ns; a
 		 * sample counts in inverse proportion to its uncertainty. */
@@ -101,10 +101,10 @@ refit(struct clk_sync *cs)
 
 		if (den > 0) {
 			md.drift = (sxy - sx * ym) / den;
-			if (md.drift > CLK_DRIFT_MAX)
-				md.drift = CLK_DRIFT_MAX;
-			if (md.drift < -CLK_DRIFT_MAX)
-				md.drift = -CLK_DRIFT_MAX;
+			if (md.drift > MM_SYNC_DRIFT_MAX)
+				md.drift = MM_SYNC_DRIFT_MAX;
+			if (md.drift < -MM_SYNC_DRIFT_MAX)
+				md.drift = -MM_SYNC_DRIFT_MAX;
 			md.m0 = mmin + (uint64_t)llround(xm);
 			md.off0 = best->o + (int64_t)llround(ym);
 		}
@@ -119,7 +119,7 @@ refit(struct clk_sync *cs)
 		s = &cs->s[i];
 		if (s->rtt > lim)
 			continue;
-		res = s->o - clk_model_offset(&md, s->m);
+		res = s->o - mm_sync_offset(&md, s->m);
 		e = (uint64_t)(res < 0 ? -res : res) + s->rtt / 2;
 		if (e > md.err)
 			md.err = e;
@@ -129,11 +129,11 @@ refit(struct clk_sync *cs)
 }
 
 void
-clk_sync_add(struct clk_sync *cs, const struct clk_sample *s)
+mm_sync_add(struct mm_sync *cs, const struct mm_sync_sample *s)
 {
 	cs->s[cs->next] = *s;
-	cs->next = (cs->next + 1) % CLK_WINDOW;
-	if (cs->n < CLK_WINDOW)
+	cs->next = (cs->next + 1) % MM_SYNC_WINDOW;
+	if (cs->n < MM_SYNC_WINDOW)
 		cs->n++;
 	refit(cs);
 }

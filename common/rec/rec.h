@@ -87,6 +87,16 @@ enum {
 #define REC_EID_PREDEF_MIN	(-8)	/* lowest predefined id */
 #define REC_NPREDEF		8
 
+/*
+ * The event-id space: user ids 0 .. 65535 + 4096 (BEE classes' ids above
+ * GRM_EID_MAX), predefined ids -REC_EID_BIAS .. -1.  REC_EID_BIT(eid) is an
+ * id's index in bit maps over the whole space (the segment's control words,
+ * mainmon's copy of them).
+ */
+#define REC_EID_BIAS	64		/* predefined ids are -64 .. -1 */
+#define REC_EID_BITS	(65536u + 4096u + REC_EID_BIAS)
+#define REC_EID_BIT(eid)	((uint32_t)((eid) + REC_EID_BIAS))
+
 /* Why a collection phase ended on a host. */
 enum {
 	REC_COLL_END_ASKED = 0,		/* mainmon's collection was over */
@@ -218,5 +228,45 @@ struct rec_define {
 	uint32_t	dsc_len;
 };
 int rec_parse_define(const void *rec, size_t len, struct rec_define *out);
+
+/*
+ * The statistics record (class META, attribute REC_ATTR_STATS; the eid is
+ * the counted type, or a range's begin type): what the LM makes of a
+ * statistics-mode counter (common/shm/stab.h) at each collection, and what
+ * mainmon adds up.  Eight 8-byte slots after the header:
+ *	u64 kind, i64 key, u64 count, u64 total, u64 min, u64 max,
+ *	f64 mean, f64 m2
+ * (a COUNT has total = min = max = 0 and mean = m2 = 0).
+ */
+enum {
+	REC_STATS_COUNT = 1,	/* count: events */
+	REC_STATS_RANGE = 2	/* count, durations: closed ranges */
+};
+#define REC_STATS_LEN	(16 + 8 * 8)
+
+/* Durations in ns; mean and m2 by Welford's method (m2 / count is the
+ * variance). */
+struct rec_range {
+	uint64_t	count;
+	uint64_t	total;
+	uint64_t	min;
+	uint64_t	max;
+	double		mean;
+	double		m2;
+};
+
+struct rec_stats {
+	int32_t			eid;
+	uint32_t		kind;	/* REC_STATS_* */
+	int64_t			key;	/* block id of a GMI block, else eid */
+	struct rec_range	r;
+};
+
+/* Writes the statistics record of st, stamped ts, at buf (REC_STATS_LEN
+ * bytes, any alignment); returns REC_STATS_LEN. */
+size_t rec_build_stats(void *buf, const struct rec_stats *st, uint64_t ts);
+/* Decodes a statistics record (untrusted); returns 0, or -1 if it is not
+ * one. */
+int rec_parse_stats(const void *rec, size_t len, struct rec_stats *out);
 
 #endif /* GRM_REC_H */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rec.h"
-#include "seg.h"
+#include "rec/rec.h"
+#include "shm/seg.h"
 
 size_t
 seg_size_for(uint32_t nchunks, uint32_t chunk_size)

@@ -14,9 +14,9 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
-#include "auth.h"
-#include "mmid.h"
-#include "peer.h"
+#include "net/auth.h"
+#include "net/mmid.h"
+#include "net/peer.h"
 
 /* The most one read or write system call moves. */
 #define PEER_IO_MAX	(1u << 20)

@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "auth.h"
-#include "wire.h"
+#include "net/auth.h"
+#include "net/wire.h"
 
 struct event_base;
 struct peer;

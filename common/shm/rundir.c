@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rundir.h"
+#include "shm/rundir.h"
 
 int
 rundir_get(char *dir, size_t sz)

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rec/rec.h"
+
 /*
  * A table chunk (SEG_KIND_TABLE) is a sequence of entries, appended by the
  * owning thread and published by the chunk's `committed`, like records.
@@ -26,8 +28,9 @@
  *	24 ...		payload
  */
 enum {
-	STAB_COUNT = 1,		/* u64 events */
-	STAB_RANGE = 2,		/* struct stab_range: exclusive durations */
+	STAB_COUNT = REC_STATS_COUNT,	/* u64 events */
+	STAB_RANGE = REC_STATS_RANGE,	/* struct rec_range: exclusive
+					   durations */
 	STAB_VALUE = 3		/* a whole record: a dormant sensor's latest */
 };
 
@@ -42,34 +45,14 @@ struct stab_ent {
 };
 _Static_assert(sizeof(struct stab_ent) == 24, "stab_ent layout");
 
-/* Durations in ns; mean and m2 by Welford's method (m2 / count is the
- * variance). */
-struct stab_range {
-	uint64_t	count;
-	uint64_t	total;
-	uint64_t	min;
-	uint64_t	max;
-	double		mean;
-	double		m2;
-};
-
 #define STAB_VALUE_MAX	1024	/* largest record a value entry keeps */
-
-/*
- * The record the LM makes of a COUNT or RANGE entry (class META,
- * attribute REC_ATTR_STATS, the entry's eid): eight 8-byte slots,
- *	u64 kind, i64 key, u64 count, u64 total, u64 min, u64 max,
- *	f64 mean, f64 m2
- * (a COUNT entry has total = min = max = 0 and mean = m2 = 0).
- */
-#define STAB_REC_LEN	(16 + 8 * 8)
 
 /*
  * Reads the table in copy[0..len) and calls
  *	emit(arg, rec, rec_len)
- * with one record per well-formed entry: a statistics record for COUNT and
- * RANGE entries, and, if values is set, the stored record of each VALUE
- * entry.  shared, if not NULL, is the live table the copy was taken from:
+ * with one record per well-formed entry: a statistics record (rec.h) for
+ * COUNT and RANGE entries, and, if values is set, the stored record of
+ * each VALUE entry.  shared, if not NULL, is the live table the copy was taken from:
  * an entry whose sequence number is odd, or differs there now, is read
  * again from it (a few times, then skipped).  ts stamps the statistics
  * records.  Returns the number of records emitted, or -1 if emit failed.
@@ -77,14 +60,5 @@ struct stab_range {
 typedef int (*stab_emit_fn)(void *arg, const void *rec, size_t len);
 int stab_read(const void *copy, const void *shared, size_t len, int values,
 	      uint64_t ts, stab_emit_fn emit, void *arg);
-
-/* Decodes a statistics record made by stab_read; returns 0 or -1. */
-struct stab_stat {
-	int32_t			eid;
-	uint32_t		kind;
-	int64_t			key;
-	struct stab_range	r;
-};
-int stab_parse(const void *rec, size_t len, struct stab_stat *out);
 
 #endif /* GRM_STAB_H */

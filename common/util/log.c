@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "log.h"
+#include "util/log.h"
 
 int log_level = LOG_WARN;
 static const char *log_prog = "grm";

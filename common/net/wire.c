@@ -1,7 +1,7 @@
 /* wire.c: encoding and bounds-checked decoding of protocol messages. */
 #include <string.h>
 
-#include "wire.h"
+#include "net/wire.h"
 
 void
 wire_wr_init(struct wire_wr *w, void *buf, size_t cap)

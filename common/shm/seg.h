@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rec/rec.h"
+
 /*
  * A segment is one SysV shared memory object, created by the Local Monitor
  * (owner-only) and attached by every traced process on the host:
@@ -81,14 +83,11 @@ enum { SEG_KIND_RECORDS = 0, SEG_KIND_TABLE = 1 };
  * Runtime control (grmctl enable/disable/filter), written by the LM only
  * and read by every writer: a writer compares `ctl` with the value it last
  * applied and, when the generation changed, recomputes which of its event
- * types are on.  Bits are indexed by SEG_EID_BIT(eid) and class number.  The
+ * types are on.  Bits are indexed by REC_EID_BIT(eid) and class number.  The
  * filter is a NUL-terminated substring of the names of the types that stay
  * on ("" : no filter).  Writers copy these words out before use and never
  * trust them for anything but on/off.
  */
-#define SEG_EID_BIAS	64		/* predefined ids are -64 .. -1 */
-#define SEG_EID_BITS	(65536u + 4096u + SEG_EID_BIAS)
-#define SEG_EID_BIT(eid)	((uint32_t)((eid) + SEG_EID_BIAS))
 #define SEG_FILTER_MAX	128
 #define SEG_CTL_ON	1u	/* ctl: recording on */
 #define SEG_CTL_STEP	2u	/* ctl: one control change */
@@ -131,7 +130,7 @@ struct seg_hdr {
 	uint32_t		pad3[4];
 	/* The rest of the control state (rarely read). */
 	char			filter[SEG_FILTER_MAX];
-	_Atomic uint32_t	eid_off[SEG_EID_BITS / 32];
+	_Atomic uint32_t	eid_off[REC_EID_BITS / 32];
 };
 _Static_assert(sizeof(struct seg_hdr) % 64 == 0, "seg_hdr layout");
 

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "auth.h"
-#include "sha256.h"
+#include "net/auth.h"
+#include "util/sha256.h"
 
 int
 auth_hello_parse(const void *p, size_t len, struct wire_hello *h)

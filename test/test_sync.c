@@ -1,11 +1,11 @@
-/* test_clksync.c: the clock model against simulated hosts whose offset and
+/* test_sync.c: the clock model against simulated hosts whose offset and
  * drift are known exactly. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "clksync.h"
+#include "mm_sync.h"
 
 /* A host: its clock = M + off + drift (M - ref). */
 struct host {
@@ -29,14 +29,14 @@ true_offset(const struct host *h, uint64_t m)
 
 /* One exchange sent at MM time t1, taking d1 there and d2 back. */
 static void
-exchange(struct clk_sync *cs, const struct host *h, uint64_t t1, uint64_t d1,
+exchange(struct mm_sync *cs, const struct host *h, uint64_t t1, uint64_t d1,
 	 uint64_t d2)
 {
-	struct clk_sample s;
+	struct mm_sync_sample s;
 
-	cr_assert_eq(clk_sample_of(t1, host_clock(h, t1 + d1),
+	cr_assert_eq(mm_sync_sample_of(t1, host_clock(h, t1 + d1),
 	    t1 + d1 + d2, &s), 0);
-	clk_sync_add(cs, &s);
+	mm_sync_add(cs, &s);
 }
 
 static uint64_t
@@ -45,9 +45,9 @@ absdiff(int64_t a, int64_t b)
 	return a > b ? (uint64_t)(a - b) : (uint64_t)(b - a);
 }
 
-Test(clksync, symmetric_offset_is_exact)
+Test(sync, symmetric_offset_is_exact)
 {
-	struct clk_sync cs = { .n = 0 };
+	struct mm_sync cs = { .n = 0 };
 	struct host h = { 1000000000000LL, 0.0, 0 };
 	uint64_t t = 5000000000u;
 	int i;
@@ -55,17 +55,17 @@ Test(clksync, symmetric_offset_is_exact)
 	for (i = 0; i < 10; i++, t += 100000000u)
 		exchange(&cs, &h, t, 25000, 25000);
 	cr_assert(cs.valid);
-	cr_assert_eq(clk_model_offset(&cs.model, t), 1000000000000LL);
+	cr_assert_eq(mm_sync_offset(&cs.model, t), 1000000000000LL);
 	cr_assert_eq(cs.model.best_rtt, 50000u);
 	/* No drift estimated below a second of samples. */
 	cr_assert_eq(cs.model.drift, 0.0);
 	cr_assert_eq(cs.model.err, 25000u);
-	cr_assert_eq(clk_to_mm(&cs.model, host_clock(&h, t)), t);
+	cr_assert_eq(mm_sync_to_mm(&cs.model, host_clock(&h, t)), t);
 }
 
-Test(clksync, negative_offset_and_asymmetry_within_bound)
+Test(sync, negative_offset_and_asymmetry_within_bound)
 {
-	struct clk_sync cs = { .n = 0 };
+	struct mm_sync cs = { .n = 0 };
 	struct host h = { -1000000000000LL, 0.0, 0 };
 	uint64_t t = 2000000000000u;
 	int i;
@@ -74,14 +74,14 @@ Test(clksync, negative_offset_and_asymmetry_within_bound)
 	 * the bound (half the round trip) must cover. */
 	for (i = 0; i < 5; i++, t += 500000000u)
 		exchange(&cs, &h, t, 5000000, 30000);
-	cr_assert_leq(absdiff(clk_model_offset(&cs.model, t),
+	cr_assert_leq(absdiff(mm_sync_offset(&cs.model, t),
 	    true_offset(&h, t)), cs.model.err);
 	cr_assert_geq(cs.model.err, 2485000u);
 }
 
-Test(clksync, drift_is_recovered)
+Test(sync, drift_is_recovered)
 {
-	struct clk_sync cs = { .n = 0 };
+	struct mm_sync cs = { .n = 0 };
 	struct host h = { -3000000000LL, 50e-6, 1000000000u };
 	uint64_t t = 1000000000u, m, lo = 0, hi = 0, first = t;
 	int i;
@@ -93,7 +93,7 @@ Test(clksync, drift_is_recovered)
 		    10000 + (uint64_t)(rand() % 90000));
 	cr_assert(fabs(cs.model.drift - 50e-6) < 1e-6, "drift %g",
 	    cs.model.drift);
-	cr_assert_eq(clk_drift_ppb(&cs.model),
+	cr_assert_eq(mm_sync_drift_ppb(&cs.model),
 	    (int64_t)llround(cs.model.drift * 1e9));
 	cr_assert_leq(cs.model.err, 100000u);
 	cr_assert_geq(cs.model.used, 30u);
@@ -108,22 +108,22 @@ Test(clksync, drift_is_recovered)
 		}
 	cr_assert_gt(hi - lo, 30000000000u);
 	for (m = lo; m <= hi; m += (hi - lo) / 97)
-		cr_assert_leq(absdiff(clk_model_offset(&cs.model, m),
+		cr_assert_leq(absdiff(mm_sync_offset(&cs.model, m),
 		    true_offset(&h, m)), cs.model.err,
 		    "at %llu: model %lld, truth %lld, bound %llu",
 		    (unsigned long long)(m - first),
-		    (long long)clk_model_offset(&cs.model, m),
+		    (long long)mm_sync_offset(&cs.model, m),
 		    (long long)true_offset(&h, m),
 		    (unsigned long long)cs.model.err);
 	/* A host timestamp back on the MM's clock. */
 	m = (lo + hi) / 2;
-	cr_assert_leq(absdiff((int64_t)clk_to_mm(&cs.model, host_clock(&h, m)),
+	cr_assert_leq(absdiff((int64_t)mm_sync_to_mm(&cs.model, host_clock(&h, m)),
 	    (int64_t)m), cs.model.err);
 }
 
-Test(clksync, congested_exchanges_are_left_out)
+Test(sync, congested_exchanges_are_left_out)
 {
-	struct clk_sync cs = { .n = 0 };
+	struct mm_sync cs = { .n = 0 };
 	struct host h = { 123456789, 0.0, 0 };
 	uint64_t t = 1000000000u;
 	int i;
@@ -135,45 +135,45 @@ Test(clksync, congested_exchanges_are_left_out)
 			exchange(&cs, &h, t, 20000, 20000);
 	}
 	cr_assert_eq(cs.model.used, 15u);
-	cr_assert_leq(absdiff(clk_model_offset(&cs.model, t), 123456789),
+	cr_assert_leq(absdiff(mm_sync_offset(&cs.model, t), 123456789),
 	    20000u);
 	cr_assert_leq(cs.model.err, 40000u);
 }
 
-Test(clksync, window_slides)
+Test(sync, window_slides)
 {
-	struct clk_sync cs = { .n = 0 };
+	struct mm_sync cs = { .n = 0 };
 	struct host h = { 0, 0.0, 0 };
 	uint64_t t = 1000000000u;
 	int i;
 
-	for (i = 0; i < CLK_WINDOW + 10; i++, t += 1000000u)
+	for (i = 0; i < MM_SYNC_WINDOW + 10; i++, t += 1000000u)
 		exchange(&cs, &h, t, 1000 + (uint64_t)i, 1000);
-	cr_assert_eq(cs.n, (uint32_t)CLK_WINDOW);
+	cr_assert_eq(cs.n, (uint32_t)MM_SYNC_WINDOW);
 	/* The first ten, with the smallest round trips, are gone. */
 	cr_assert_eq(cs.model.best_rtt, 2000u + 10);
 }
 
-Test(clksync, inverse_conversion)
+Test(sync, inverse_conversion)
 {
-	struct clk_model md = { .m0 = 7000000000u, .off0 = -42,
+	struct mm_sync_model md = { .m0 = 7000000000u, .off0 = -42,
 	    .drift = -20e-6 };
 	uint64_t m;
 
 	md.k = md.drift / (1 + md.drift);
 	for (m = 1000000000u; m < 100000000000u; m += 3333333333u) {
-		uint64_t host = m + (uint64_t)clk_model_offset(&md, m);
+		uint64_t host = m + (uint64_t)mm_sync_offset(&md, m);
 
-		cr_assert_leq(absdiff((int64_t)clk_to_mm(&md, host),
+		cr_assert_leq(absdiff((int64_t)mm_sync_to_mm(&md, host),
 		    (int64_t)m), 1u);
 	}
 }
 
-Test(clksync, answer_before_question_is_refused)
+Test(sync, answer_before_question_is_refused)
 {
-	struct clk_sample s;
+	struct mm_sync_sample s;
 
-	cr_assert_eq(clk_sample_of(100, 5, 99, &s), -1);
-	cr_assert_eq(clk_sample_of(100, 5, 100, &s), 0);
+	cr_assert_eq(mm_sync_sample_of(100, 5, 99, &s), -1);
+	cr_assert_eq(mm_sync_sample_of(100, 5, 100, &s), 0);
 	cr_assert_eq(s.rtt, 0u);
 }

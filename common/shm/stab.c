@@ -1,8 +1,8 @@
 /* stab.c: reading a thread's table chunk (see stab.h). */
 #include <string.h>
 
-#include "rec.h"
-#include "stab.h"
+#include "rec/rec.h"
+#include "shm/stab.h"
 
 /* Copies entry bytes [off, off+n) consistently into out; 0 or -1. */
 static int
@@ -35,11 +35,11 @@ stab_read(const void *copy, const void *shared, size_t len, int values,
 {
 	const unsigned char *b = copy;
 	unsigned char ent[sizeof(struct stab_ent) + STAB_VALUE_MAX];
-	unsigned char rec[STAB_REC_LEN];
+	unsigned char rec[REC_STATS_LEN];
+	struct rec_stats st;
 	struct stab_ent e;
-	struct stab_range r;
+	struct rec_range r;
 	struct rec_hdr h;
-	uint64_t slot[8];
 	size_t off = 0, plen;
 	int n = 0;
 
@@ -82,48 +82,14 @@ stab_read(const void *copy, const void *shared, size_t len, int values,
 		default:
 			continue;
 		}
-		slot[0] = e.kind;
-		memcpy(&slot[1], &e.key, 8);
-		slot[2] = r.count;
-		slot[3] = r.total;
-		slot[4] = r.min;
-		slot[5] = r.max;
-		memcpy(&slot[6], &r.mean, 8);
-		memcpy(&slot[7], &r.m2, 8);
-		rec_put_hdr(rec, STAB_REC_LEN, REC_CLASS_META, REC_ATTR_STATS,
-		    e.eid, ts);
-		memcpy(rec + sizeof(struct rec_hdr), slot, sizeof slot);
+		st.eid = e.eid;
+		st.kind = e.kind;
+		st.key = e.key;
+		st.r = r;
+		rec_build_stats(rec, &st, ts);
 		if (emit(arg, rec, sizeof rec) != 0)
 			return -1;
 		n++;
 	}
 	return n;
-}
-
-int
-stab_parse(const void *rec, size_t len, struct stab_stat *out)
-{
-	const unsigned char *b = rec;
-	struct rec_hdr h;
-	uint64_t slot[8];
-
-	if (len < STAB_REC_LEN)
-		return -1;
-	memcpy(&h, b, sizeof h);
-	if (h.cls != REC_CLASS_META || h.attr != REC_ATTR_STATS ||
-	    h.len < STAB_REC_LEN)
-		return -1;
-	memcpy(slot, b + sizeof h, sizeof slot);
-	if (slot[0] != STAB_COUNT && slot[0] != STAB_RANGE)
-		return -1;
-	out->eid = h.eid;
-	out->kind = (uint32_t)slot[0];
-	memcpy(&out->key, &slot[1], 8);
-	out->r.count = slot[2];
-	out->r.total = slot[3];
-	out->r.min = slot[4];
-	out->r.max = slot[5];
-	memcpy(&out->r.mean, &slot[6], 8);
-	memcpy(&out->r.m2, &slot[7], 8);
-	return 0;
 }

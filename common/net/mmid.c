@@ -7,8 +7,8 @@
 #include <sys/random.h>
 #include <sys/un.h>
 
-#include "mmid.h"
-#include "sha256.h"
+#include "net/mmid.h"
+#include "util/sha256.h"
 
 static int
 hexval(int c)

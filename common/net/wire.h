@@ -77,6 +77,12 @@ enum wire_type {
 				   (REC_COLL_END_*), u64 t_lm (just before) */
 };
 
+/* A DATA message's records come from one chunk: its off and length stay
+ * within this (the segment's SEG_CHUNK_MAX, asserted equal by localmon).
+ * A CONTROL's filter is shorter than this (the segment's SEG_FILTER_MAX). */
+#define WIRE_CHUNK_MAX		(1u << 20)
+#define WIRE_FILTER_MAX		128
+
 /* Bytes of one piece in WIRE_WRITTEN; at most this many in one. */
 #define WIRE_WRITTEN_ITEM	20u
 #define WIRE_WRITTEN_MAX	4096u

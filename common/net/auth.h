@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mmid.h"
-#include "wire.h"
+#include "net/mmid.h"
+#include "net/wire.h"
 
 /* What a HELLO carries. */
 struct wire_hello {

@@ -1,7 +1,7 @@
 /* rec.c: parsing event formats; decoding and checking binary records. */
 #include <string.h>
 
-#include "rec.h"
+#include "rec/rec.h"
 
 const struct rec_predef rec_predef[REC_NPREDEF] = {
 	{ REC_EID_BLOCK_BEGIN, REC_CLASS_PROCEDURE, REC_ATTR_ACT, "%d",
@@ -267,4 +267,52 @@ rec_count_events(const void *buf, size_t len)
 		off += h.len;
 	}
 	return n;
+}
+
+size_t
+rec_build_stats(void *buf, const struct rec_stats *st, uint64_t ts)
+{
+	unsigned char *b = buf;
+	uint64_t slot[8];
+
+	slot[0] = st->kind;
+	memcpy(&slot[1], &st->key, 8);
+	slot[2] = st->r.count;
+	slot[3] = st->r.total;
+	slot[4] = st->r.min;
+	slot[5] = st->r.max;
+	memcpy(&slot[6], &st->r.mean, 8);
+	memcpy(&slot[7], &st->r.m2, 8);
+	rec_put_hdr(b, REC_STATS_LEN, REC_CLASS_META, REC_ATTR_STATS, st->eid,
+	    ts);
+	memcpy(b + sizeof(struct rec_hdr), slot, sizeof slot);
+	return REC_STATS_LEN;
+}
+
+int
+rec_parse_stats(const void *rec, size_t len, struct rec_stats *out)
+{
+	const unsigned char *b = rec;
+	struct rec_hdr h;
+	uint64_t slot[8];
+
+	if (len < REC_STATS_LEN)
+		return -1;
+	memcpy(&h, b, sizeof h);
+	if (h.cls != REC_CLASS_META || h.attr != REC_ATTR_STATS ||
+	    h.len < REC_STATS_LEN)
+		return -1;
+	memcpy(slot, b + sizeof h, sizeof slot);
+	if (slot[0] != REC_STATS_COUNT && slot[0] != REC_STATS_RANGE)
+		return -1;
+	out->eid = h.eid;
+	out->kind = (uint32_t)slot[0];
+	memcpy(&out->key, &slot[1], 8);
+	out->r.count = slot[2];
+	out->r.total = slot[3];
+	out->r.min = slot[4];
+	out->r.max = slot[5];
+	memcpy(&out->r.mean, &slot[6], 8);
+	memcpy(&out->r.m2, &slot[7], 8);
+	return 0;
 }
