@@ -101,7 +101,7 @@ while IFS='	' read -r name raw file; do
 	case $v in
 	''|*[!0-9-]*) continue ;;
 	esac
-	printf '%s\tnum\t%s\t%s\n' "$name" "$v" "$file" >> "$T/consts"
+	printf '%s\tnum\t%s\t%s\t%s\n' "$name" "$v" "$file" "$raw" >> "$T/consts"
 done < "$T/raw"
 
 grep -q '^WIRE_VERSION	' "$T/consts" || fail "no WIRE_VERSION in $WIRE_H"
@@ -127,7 +127,8 @@ awk -F '\t' '$1 ~ /^LMP_(NOTE|REPLY)_/ && $2 == "chr" {
 xargs grep -ho '"#[A-Z][A-Z-]*' < "$T/sources" | sed 's/^"//' |
     LC_ALL=C sort -u > "$T/keywords"
 [ -s "$T/keywords" ] || fail "no \"#KEYWORD\" string in the trace code"
-xargs grep -ho '"grm-auth v[0-9]* [a-z]*"' < "$T/sources" | tr -d '"' |
+grep '\.c$' "$T/sources" | xargs grep -ho '"grm-auth v[0-9]* [a-z]*"' |
+    tr -d '"' |
     LC_ALL=C sort -u > "$T/labels"
 # The version on the trace file's first line: the constant the writer
 # puts after "#GRM-TRACE"; the BEE Ascii header's: X_VERSION of X_TAG.
@@ -191,6 +192,10 @@ BEGIN {
 	while ((getline l < consts) > 0) {
 		split(l, a, "\t")
 		kind[a[1]] = a[2]; val[a[1]] = a[3]; file[a[1]] = a[4]
+		# As the header writes it, when that is not plain decimal.
+		shown[a[1]] = a[3]
+		if (a[2] == "num" && a[5] !~ /^-?[0-9]+[uUlL]*$/)
+			shown[a[1]] = a[5] " = " a[3]
 		sub("^" root, "", file[a[1]])
 		if (a[1] ~ /_(VERSION|MAGIC)$/) must[a[1]] = 1
 	}
@@ -251,7 +256,7 @@ FNR == 1 { intable = 0; inkw = (FILENAME ~ /\/formats\.md$/) }
 		} else if (dv != "" && kind[name] == "num") {
 			if (num(dv) != val[name])
 				err(where() ": `" name "` is " dv " here, " \
-				    val[name] " in " file[name])
+				    shown[name] " in " file[name])
 			else
 				said[name] = 1
 		}
@@ -364,7 +369,7 @@ FNR == 1 { intable = 0; inkw = (FILENAME ~ /\/formats\.md$/) }
 END {
 	for (n in must)
 		if (!(n in said))
-			err("`" n "` (" val[n] " in " file[n] ") is stated " \
+			err("`" n "` (" shown[n] " in " file[n] ") is stated " \
 			    "nowhere in doc/ next to its name")
 	for (h in head)
 		if (!(h in said_head))
