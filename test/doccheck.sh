@@ -6,7 +6,8 @@
 #    with the code's value; and every number the doc writes next to a
 #    constant's name ("5 (`WIRE_VERSION`)", "`SEG_VERSION` 4") is the
 #    code's value; a version number the doc states without a constant's
-#    name is refused, unless it is history ("version 3 had ...");
+#    name is refused, unless it is history ("version 3 had ...", "since
+#    wire version 5", "before version 4", "to version 3");
 #  - the trace file's first line (`#GRM-TRACE N`) and BEE Ascii header
 #    (`GRM-BEE-N`), and the handshake's labels (`grm-auth vN ...`);
 #  - every wire message: the table of protocol.md section 1.4 and its
@@ -53,7 +54,6 @@ LMP_H=$(header lmproto.h)
 # (suffixes dropped, names of earlier constants replaced); a value that is
 # not a number, a character or a string is left out.
 xargs awk '
-	FNR == 1 { incomment = 0 }
 	{
 		line = $0
 		sub(/\/\*.*$/, "", line)
