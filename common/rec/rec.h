@@ -20,6 +20,7 @@
  * Field slots: integers and characters are 8 bytes (int64 or uint64 by the
  * conversion's signedness), floating point is an IEEE double, a string is a
  * u32 length followed by its bytes (no NUL), padded to a multiple of 8.
+ * doc/formats.md section 2 specifies the record in prose.
  */
 struct rec_hdr {
 	uint16_t	len;

@@ -11,7 +11,8 @@
  * life of the process: the LM learns of its death from the end of file, and
  * the process writes single LMP_NOTE_* bytes to it.  The LM checks the
  * peer's credentials (SO_PEERCRED): same user only.
- * Bump LMP_VERSION whenever these structures change.
+ * Bump LMP_VERSION whenever these structures change; doc/protocol.md
+ * section 2 specifies them in prose.
  */
 #define LMP_MAGIC	0x504d4c47u	/* "GLMP" */
 #define LMP_VERSION	2

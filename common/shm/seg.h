@@ -18,11 +18,21 @@
  * pointers, and the LM checks every one of them: the writers are not
  * trusted.  Each chunk is owned by at most one writer thread at a time.
  *
- * Chunk life (state word):
- *	FREE --writer CAS--> CLAIMED --writer fills pid/tid/seq--> OWNED
- *	OWNED --writer, chunk full or thread exit--> FULL
- *	OWNED --LM, owning process dead--> FULL
- *	FULL --LM, everything copied out and acknowledged--> FREE
+ * Chunk life (state word; CLAIMED carries the claimant's pid, 0 for the LM):
+ *	FREE --writer CAS (seg_acquire)--> CLAIMED(pid)
+ *	CLAIMED(pid) --writer fills session/pid/tid/seq/kind--> OWNED
+ *	OWNED --writer, chunk full or thread exit (seg_release)--> FULL
+ *	OWNED or CLAIMED --LM, the session's connection closed
+ *		(seg_reclaim_session)--> FULL
+ *	CLAIMED(pid) --LM, the claimant died before it filled the chunk
+ *		(seg_reclaim_claims)--> FULL, empty
+ *	FULL --writer, overwrite policy, own image's oldest, not pinned
+ *		(seg_steal)--> CLAIMED(pid) --> OWNED (or back to FULL if
+ *		the LM pinned it meanwhile)
+ *	FULL --LM, everything copied out and acknowledged
+ *		(chunk_free)--> CLAIMED(0) --> FREE
+ *	CLAIMED(0) --LM adopting the segment of one that died while freeing
+ *		it (seg_adopt)--> FREE
  *
  * The writer appends records to an OWNED chunk and publishes each one with a
  * release-store of `committed`.  The LM copies [consumed, committed) and,
@@ -34,7 +44,9 @@
  * and LM sessions increase, so sorting by (pid, session, seq) gives each
  * thread's records in emission order, across exec too.
  *
- * Bump SEG_VERSION whenever this layout changes.
+ * Bump SEG_VERSION whenever this layout changes.  doc/protocol.md section
+ * 2.4 specifies the segment in prose, for someone writing a compatible LM
+ * or client.
  */
 #define SEG_MAGIC	0x534d5247u	/* "GRMS" */
 #define SEG_VERSION	4u
@@ -123,7 +135,9 @@ struct seg_hdr {
 	 * last collection, so no loss goes uncounted. */
 	_Atomic uint64_t	lost;
 	_Atomic uint64_t	lost_recorded;
-	_Atomic uint64_t	pushes;		/* pushes asked by writers */
+	_Atomic uint64_t	pushes;		/* unused: nothing writes it (0);
+						   the LM counts its pushes in
+						   its own memory */
 	/* Of lost - lost_recorded, what the MM has acknowledged receiving
 	 * in the LM's own loss records (LM). */
 	_Atomic uint64_t	lost_reported;
