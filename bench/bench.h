@@ -10,7 +10,7 @@
 
 #include "util/clock.h"
 
-/* The clock every record uses (common/clock.h). */
+/* The clock every record uses (common/util/clock.h). */
 static inline uint64_t
 now_ns(void)
 {

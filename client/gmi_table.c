@@ -1,5 +1,5 @@
 /* gmi_table.c: a thread's table chunk: statistics mode (GRM_MODE=stats)
- * and the latest values of dormant sensors (layout in common/stab.h). */
+ * and the latest values of dormant sensors (layout in common/shm/stab.h). */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

@@ -68,7 +68,7 @@ enum {
 					   before; optional u64 (pid << 32 |
 					   tid) whose they were (0: this
 					   thread's) */
-	REC_ATTR_STATS = 8		/* meta: statistics (common/stab.h) */
+	REC_ATTR_STATS = 8		/* meta: statistics (common/shm/stab.h) */
 };
 
 /* Predefined event ids (negative: users have 0 .. GRM_EID_MAX-1). */
