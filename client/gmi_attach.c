@@ -77,7 +77,7 @@ sleep_ns(long ns)
 
 /* Connects to the LM socket at path; returns the fd or -1. */
 static int
-lm_connect(const char *path)
+gmi_lm_connect(const char *path)
 {
 	struct sockaddr_un sa;
 	int fd;
@@ -117,7 +117,7 @@ full_io(int fd, void *buf, size_t len, int wr)
  * resume, the process is attached already and its LM died: it asks the
  * new LM to take it back, in the same segment. */
 static int
-lm_attach(int fd, int resume)
+gmi_lm_attach(int fd, int resume)
 {
 	struct lmp_hello h;
 	struct lmp_reply r;
@@ -183,7 +183,7 @@ fail:
  * Returns a malloc'ed array (one block) or NULL.
  */
 static char **
-lm_env(const struct mmid *id)
+gmi_lm_env(const struct mmid *id)
 {
 	size_t n, i, j;
 	char **env, *var;
@@ -215,7 +215,7 @@ lm_env(const struct mmid *id)
  * never a child of the application.
  */
 static int
-lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
+gmi_lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -232,7 +232,7 @@ lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
 	argv[1] = (char *)"--spawned";
 	argv[2] = (char *)"--lock-fd=3";
 	argv[3] = NULL;
-	env = lm_env(id);
+	env = gmi_lm_env(id);
 	if (env == NULL) {
 		gmi_error(0, "cannot start local monitor: out of memory");
 		return -1;
@@ -272,7 +272,7 @@ lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
  * lock, so exactly one LM is started.
  */
 static int
-lm_find(const struct mmid *id, int resume)
+gmi_lm_find(const struct mmid *id, int resume)
 {
 	char dir[96], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char lock[256], logp[256], name[200];
@@ -296,9 +296,9 @@ lm_find(const struct mmid *id, int resume)
 	deadline = clk_mono_ns() + GRM_ATTACH_NS;
 	for (attempt = 0; attempt < 5 && clk_mono_ns() < deadline;
 	    attempt++) {
-		fd = lm_connect(sock);
+		fd = gmi_lm_connect(sock);
 		if (fd != -1) {
-			if (lm_attach(fd, resume) == 0)
+			if (gmi_lm_attach(fd, resume) == 0)
 				return 0;
 			sleep_ns(10000000L);
 			continue;
@@ -310,17 +310,17 @@ lm_find(const struct mmid *id, int resume)
 		}
 		while (flock(lockfd, LOCK_EX) == -1 && errno == EINTR)
 			;
-		fd = lm_connect(sock);
-		if (fd == -1 && lm_spawn(id, lockfd, logp) == 0) {
+		fd = gmi_lm_connect(sock);
+		if (fd == -1 && gmi_lm_spawn(id, lockfd, logp) == 0) {
 			while (clk_mono_ns() < deadline) {
-				fd = lm_connect(sock);
+				fd = gmi_lm_connect(sock);
 				if (fd != -1)
 					break;
 				sleep_ns(2000000L);
 			}
 		}
 		close(lockfd);
-		if (fd != -1 && lm_attach(fd, resume) == 0)
+		if (fd != -1 && gmi_lm_attach(fd, resume) == 0)
 			return 0;
 	}
 	gmi_error(0, "no local monitor for %s (see %s)", id->hostport, logp);
@@ -468,7 +468,7 @@ death_notes_install(void)
  * only (a new chunk).
  */
 static void
-lm_check(void)
+gmi_lm_check(void)
 {
 	struct pollfd pfd;
 	int fd = gmi_lm_fd;
@@ -486,7 +486,7 @@ lm_check(void)
 		gmi_lm_fd = -1;
 		close(fd);
 		gmi_error(0, "local monitor gone: electing another");
-		if (lm_find(&gmi_mmid, 1) != 0) {
+		if (gmi_lm_find(&gmi_mmid, 1) != 0) {
 			gmi_error(0, "no local monitor took this process back: "
 			    "untraced from now on");
 			gmi_set_on_word(0);
@@ -545,7 +545,7 @@ gmi_init(void)
 		gmi_error(0, "GRM_MM: %s: running untraced", why);
 	else if (mm != NULL && *mm != '\0') {
 		gmi_pid = (uint32_t)getpid();
-		if (lm_find(&gmi_mmid, 0) == 0) {
+		if (gmi_lm_find(&gmi_mmid, 0) == 0) {
 			st = GMI_ON;
 			death_notes_install();
 		}
@@ -635,7 +635,7 @@ gmi_new_chunk(uint32_t need)
 
 	if (need > REC_MAX || atomic_load(&gmi_state) != GMI_ON)
 		return NULL;
-	lm_check();
+	gmi_lm_check();
 	if (t->data != NULL) {
 		seg_release(s, (uint32_t)t->idx);
 		t->data = NULL;
@@ -664,7 +664,7 @@ gmi_new_chunk(uint32_t need)
 		if (step < 1000000)
 			step *= 2;
 		else
-			lm_check();	/* no LM to free chunks? */
+			gmi_lm_check();	/* no LM to free chunks? */
 	}
 	t->idx = idx;
 	t->data = seg_data(s, (uint32_t)idx);

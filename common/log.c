@@ -5,7 +5,7 @@
 
 #include "log.h"
 
-int log_level = LOG_WARN;
+int log_level = GRM_LOG_WARN;
 static const char *log_prog = "grm";
 
 void
@@ -16,7 +16,7 @@ log_init(const char *prog, int level)
 	log_prog = prog;
 	log_level = level;
 	if (dbg != NULL && *dbg != '\0' && *dbg != '0')
-		log_level = LOG_DEBUG;
+		log_level = GRM_LOG_DEBUG;
 }
 
 static void

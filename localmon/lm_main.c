@@ -123,7 +123,7 @@ threshold_for(uint32_t nchunks)
 
 /* The LM's private bookkeeping of the segment, once it is attached. */
 static int
-seg_own(struct lm *lm, void *mem, size_t size)
+lm_seg_own(struct lm *lm, void *mem, size_t size)
 {
 	lm->seg = mem;
 	seg_view(&lm->view, mem, size);
@@ -135,7 +135,7 @@ seg_own(struct lm *lm, void *mem, size_t size)
 }
 
 static int
-seg_create(struct lm *lm)
+lm_seg_create(struct lm *lm)
 {
 	const char *v;
 	size_t size = SEG_SIZE_DEFAULT, chunk = SEG_CHUNK_DEFAULT;
@@ -155,7 +155,7 @@ seg_create(struct lm *lm)
 	}
 	mem = shmat(lm->shmid, NULL, 0);
 	if (mem == (void *)-1 || seg_init(mem, size, (uint32_t)chunk) != 0 ||
-	    seg_own(lm, mem, size) != 0) {
+	    lm_seg_own(lm, mem, size) != 0) {
 		log_warn("cannot set up segment (size %zu, chunk %zu)", size,
 		    chunk);
 		if (mem != (void *)-1)
@@ -226,7 +226,7 @@ add_orphan(struct lm *lm, uint32_t pid, uint32_t session)
  * MM drops what it already wrote.  Returns 0, or -1 (create a new one).
  */
 static int
-seg_adopt_dead(struct lm *lm)
+lm_seg_adopt_dead(struct lm *lm)
 {
 	struct shmid_ds ds;
 	struct seg_chunk *c;
@@ -257,7 +257,7 @@ seg_adopt_dead(struct lm *lm)
 		return -1;
 	if (seg_check(mem, ds.shm_segsz) != 0 ||
 	    ((struct seg_hdr *)mem)->lm_pid != (uint32_t)pid ||
-	    seg_own(lm, mem, ds.shm_segsz) != 0) {
+	    lm_seg_own(lm, mem, ds.shm_segsz) != 0) {
 		/* Not one we can take (scribbled, or not grm's at all):
 		 * left alone, never removed. */
 		log_warn("segment %d named by %s is not a segment of the dead "
@@ -372,7 +372,8 @@ lm_begin_exit(struct lm *lm, const char *why)
 	log_debug("exiting: %s", why);
 	lm->exiting = 1;
 	lm_unlisten(lm);
-	if (lm->mm_state == MM_READY && !lm->stopped && lm->outstanding == 0)
+	if (lm->mm_state == LM_LINK_READY && !lm->stopped &&
+	    lm->outstanding == 0)
 		lm_collect(lm, WIRE_ROUND_PUSH, 0);
 }
 
@@ -393,7 +394,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	/* Below the threshold: push to the MM, or spill while it is away. */
 	if (lm_below_threshold(lm))
 		lm_threshold(lm);
-	else if (lm->exiting && lm->mm_state != MM_READY)
+	else if (lm->exiting && lm->mm_state != LM_LINK_READY)
 		lm_push(lm);
 	lm_pause_tick(lm);
 	/* Spawned LMs live while the job does: exit once the last process
@@ -405,7 +406,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 		lm_begin_exit(lm, "no traced process left");
 	/* No MM for too long, or one that refused us: what is left is
 	 * kept in the spill file, or counted. */
-	if (lm->exiting && lm->mm_state != MM_READY &&
+	if (lm->exiting && lm->mm_state != LM_LINK_READY &&
 	    lm->mm_down_since != 0 && (lm->refused ||
 	    now - lm->mm_down_since >= lm->mm_timeout_ns)) {
 		if (lm->refused)	/* no time was given to spill */
@@ -520,7 +521,7 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	log_init("localmon", debug ? LOG_DEBUG : LOG_WARN);
+	log_init("localmon", debug ? GRM_LOG_DEBUG : GRM_LOG_WARN);
 	peer_keep_memory();
 	/* The token is never written anywhere: messages show HOST:PORT. */
 	if (mmid_read(idarg, idline, sizeof idline, &why) != 0)
@@ -582,7 +583,7 @@ main(int argc, char **argv)
 		close(lm.lock_fd);
 		return 1;
 	}
-	if (seg_adopt_dead(&lm) != 0 && seg_create(&lm) != 0) {
+	if (lm_seg_adopt_dead(&lm) != 0 && lm_seg_create(&lm) != 0) {
 		lm_unlisten(&lm);
 		close(lm.lock_fd);
 		return 1;

@@ -457,8 +457,8 @@ void mm_order_conn_gone(struct mm_conn *c);
 
 /* mm_peer.c: writes c's clock model (#SYNC) if it changed since written,
  * at most every few seconds unless forced. */
-void mm_sync_write(struct mm *mm, struct mm_conn *c, int force);
-/* The #ORDER and #CAUSAL lines, at the end. */
+void mm_write_sync(struct mm *mm, struct mm_conn *c, int force);
+/* mm_order.c: the #ORDER and #CAUSAL lines, at the end. */
 int mm_order_summary(struct mm *mm);
 
 /* mm_causal.c */

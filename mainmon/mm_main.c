@@ -322,7 +322,7 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	log_init("mainmon", debug ? LOG_DEBUG : LOG_WARN);
+	log_init("mainmon", debug ? GRM_LOG_DEBUG : GRM_LOG_WARN);
 	peer_keep_memory();
 	signal(SIGPIPE, SIG_IGN);
 	memset(&mm, 0, sizeof mm);
