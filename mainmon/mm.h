@@ -10,6 +10,7 @@
 #include "seg.h"
 #include "stab.h"
 #include "tape.h"
+#include "util/hmap.h"
 #include "wire.h"
 
 struct event_base;
@@ -20,12 +21,10 @@ struct wire_rd;
 struct wire_hello;
 struct mm_auth;
 
-/* Event types known for one node, by eid: open addressing, grown at half
- * full.  An empty slot has format NULL. */
+/* Event types known, by eid (int32_t): struct tape_def values, each with
+ * its format and description allocated (mm_out.c). */
 struct mm_defs {
-	struct tape_def	*v;
-	uint32_t	cap;
-	uint32_t	n;
+	struct hmap	map;
 };
 
 /*
@@ -119,10 +118,7 @@ struct mm_stream {
 	uint64_t		last_ts;	/* latest admitted, MM ns */
 	uint64_t		head_ts;	/* the next to write */
 	struct mm_piece		*head, **tail;
-	struct mm_stream	*hnext;
 };
-
-#define MM_STREAM_BUCKETS	1024
 
 /*
  * Global time order (doc/ARCHITECTURE.md, "Global order"): records wait in
@@ -132,7 +128,8 @@ struct mm_stream {
  * anyway, and what then comes older is written late, counted.
  */
 struct mm_order {
-	struct mm_stream	*buckets[MM_STREAM_BUCKETS];
+	struct hmap		streams;	/* (node, pid, tid): a
+						   struct mm_stream * */
 	struct mm_stream	**heap;
 	uint32_t		nheap;
 	uint32_t		capheap;
@@ -149,19 +146,15 @@ struct mm_order {
 
 /* Message sends waiting for their receive, and the reverse, by (sender
  * rank, receiver rank, tag): the causality check (mm_causal.c). */
-struct mm_causal_q;
 struct mm_causal {
-	struct mm_causal_q	**v;
-	uint32_t		cap;		/* power of two */
-	uint32_t		n;
+	struct hmap		queues;		/* struct mm_causal_q */
 	uint64_t		waiting;	/* sends and receives held */
 	uint64_t		checked;	/* pairs matched */
 	uint64_t		violations;	/* received before sent */
 	uint64_t		worst;		/* ns, the largest */
 	uint64_t		unchecked;	/* beyond the bound, or no rank */
-	struct mm_rank		**ranks;	/* MM_RANK_BUCKETS */
+	struct hmap		ranks;		/* (node, pid): int64_t */
 };
-#define MM_RANK_BUCKETS		256
 #define MM_CAUSAL_MAX		(1u << 20)	/* messages held, at most */
 
 /* PEER_NEW: not authenticated yet (mm_auth.c); then an LM or a ctl. */
@@ -271,10 +264,9 @@ struct mm_stat {
 	struct stab_range	r;
 };
 
+/* By (node, pid, tid, kind, eid, key): a struct mm_stat (mm_ctl.c). */
 struct mm_stats {
-	struct mm_stat	*v;
-	uint32_t	cap;		/* power of two */
-	uint32_t	n;
+	struct hmap	map;
 };
 
 /* Block names seen (GMI_DefineBlock), for grmctl stats. */
@@ -291,19 +283,14 @@ struct mm_bname {
  * dropped here (mm_dedup.c).
  */
 struct mm_mark {
-	uint64_t	seg_id;		/* 0: free slot */
-	uint32_t	node;
-	uint32_t	pid;
-	uint32_t	tid;
 	uint32_t	session;
 	uint64_t	seq;
 	uint64_t	end;		/* written up to, in chunk seq */
 };
 
+/* By (segment, node, pid, tid): a struct mm_mark (mm_dedup.c). */
 struct mm_marks {
-	struct mm_mark	*v;
-	uint32_t	cap;		/* power of two */
-	uint32_t	n;
+	struct hmap	map;
 };
 
 struct mm {

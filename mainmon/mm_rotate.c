@@ -29,10 +29,9 @@ write_defs(struct tape_w *w, const struct mm_defs *d, uint32_t node,
 	   uint32_t pid)
 {
 	const struct tape_def *e;
-	uint32_t i;
+	uint32_t it = 0;
 
-	for (i = 0; i < d->cap; i++) {
-		e = &d->v[i];
+	while ((e = hmap_next(&d->map, &it, NULL)) != NULL) {
 		if (e->format != NULL && tape_def_scoped(w, node, pid, e->eid,
 		    e->cls, e->attr, e->format, strlen(e->format), e->dsc,
 		    strlen(e->dsc)) != 0)
