@@ -24,6 +24,12 @@
 #include "lmproto.h"
 #include "mmid.h"
 #include "rundir.h"
+#include "util/env.h"
+#include "util/num.h"
+
+/* GRM_POLICY's choices (util/env.c) are the segment's policies. */
+_Static_assert(SEG_POLICY_BLOCK == 0 && SEG_POLICY_DISCARD == 1 &&
+    SEG_POLICY_OVERWRITE == 2, "GRM_POLICY's choices");
 
 extern char **environ;
 
@@ -225,8 +231,7 @@ gmi_lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
 	pid_t pid;
 	int r, st;
 
-	prog = getenv("GRM_LOCALMON");
-	if (prog == NULL || *prog == '\0')
+	if ((prog = env_get(ENV_LOCALMON)) == NULL)
 		prog = GRM_LOCALMON_PATH;
 	argv[0] = (char *)"localmon";
 	argv[1] = (char *)"--spawned";
@@ -501,7 +506,9 @@ gmi_init(void)
 {
 	static int once;
 	const char *mm, *v, *why;
-	int st, saved = errno;
+	char msg[NUM_MSG_MAX];
+	int st, ix, saved = errno;
+	uint64_t u;
 
 	pthread_mutex_lock(&gmi_init_lock);
 	st = atomic_load(&gmi_state);
@@ -509,41 +516,35 @@ gmi_init(void)
 		goto out;
 	if (!once) {
 		once = 1;
-		v = getenv("GRM_DEBUG");
-		gmi_debug = v != NULL && *v != '\0' && *v != '0';
-		v = getenv("GRM_SIGNALS");
+		gmi_debug = env_flag(ENV_DEBUG);
+		v = env_get(ENV_SIGNALS);
 		gmi_signals = v == NULL || strcmp(v, "0") != 0;
-		v = getenv("GRM_BLOCK_MS");
-		if (v != NULL && atol(v) > 0)
-			gmi_block_ns = atol(v) * 1000000L;
-		v = getenv("GRM_MODE");
-		if (v != NULL && strcmp(v, "stats") == 0)
-			gmi_stats_mode = 1;
-		else if (v != NULL && *v != '\0' && strcmp(v, "trace") != 0)
-			gmi_error(0, "GRM_MODE=%s not known (trace, stats): "
-			    "tracing", v);
-		v = getenv("GRM_POLICY");
-		if (v != NULL && *v != '\0') {
-			if (strcmp(v, "block") == 0)
-				gmi_policy = SEG_POLICY_BLOCK;
-			else if (strcmp(v, "discard") == 0)
-				gmi_policy = SEG_POLICY_DISCARD;
-			else if (strcmp(v, "overwrite") == 0)
-				gmi_policy = SEG_POLICY_OVERWRITE;
-			else
-				gmi_error(0, "GRM_POLICY=%s not known (block, "
-				    "discard, overwrite): the job's policy", v);
-		}
+		if (env_u64(ENV_BLOCK_MS, &u) != 0)
+			gmi_error(0, "%s: %s ms", env_msg(ENV_BLOCK_MS, msg,
+			    sizeof msg), env_vars[ENV_BLOCK_MS].def);
+		gmi_block_ns = (long)u * 1000000L;
+		if (env_choice(ENV_MODE, &ix) != 0)
+			gmi_error(0, "%s: tracing", env_msg(ENV_MODE, msg,
+			    sizeof msg));
+		gmi_stats_mode = ix == 1;	/* "trace stats" */
+		/* Unset: the job's policy, which the LM wrote into the
+		 * segment; its choices are SEG_POLICY_* (localmon). */
+		if (env_get(ENV_POLICY) != NULL &&
+		    env_choice(ENV_POLICY, &ix) == 0)
+			gmi_policy = ix;
+		else if (env_get(ENV_POLICY) != NULL)
+			gmi_error(0, "%s: the job's policy",
+			    env_msg(ENV_POLICY, msg, sizeof msg));
 		gmi_define_predefined();
 		pthread_key_create(&gmi_key, thread_exit);
 		pthread_atfork(before_fork, after_fork_parent,
 		    after_fork_child);
 	}
 	st = GMI_OFF;
-	mm = getenv("GRM_MM");
-	if (mm != NULL && *mm != '\0' && mmid_parse(mm, &gmi_mmid, &why) != 0)
+	mm = env_get(ENV_MM);
+	if (mm != NULL && mmid_parse(mm, &gmi_mmid, &why) != 0)
 		gmi_error(0, "GRM_MM: %s: running untraced", why);
-	else if (mm != NULL && *mm != '\0') {
+	else if (mm != NULL) {
 		gmi_pid = (uint32_t)getpid();
 		if (gmi_lm_find(&gmi_mmid, 0) == 0) {
 			st = GMI_ON;

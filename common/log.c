@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "log.h"
+#include "util/env.h"
 
 int log_level = GRM_LOG_WARN;
 static const char *log_prog = "grm";
@@ -11,11 +12,9 @@ static const char *log_prog = "grm";
 void
 log_init(const char *prog, int level)
 {
-	const char *dbg = getenv("GRM_DEBUG");
-
 	log_prog = prog;
 	log_level = level;
-	if (dbg != NULL && *dbg != '\0' && *dbg != '0')
+	if (env_flag(ENV_DEBUG))
 		log_level = GRM_LOG_DEBUG;
 }
 
