@@ -400,8 +400,11 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 				return -1;
 			continue;
 		}
-		/* Valid until the next resolve (which may move it). */
-		def = resolve(mm, n, pc->pid, pc->session, h.eid);
+		/* Valid until the next resolve (which may move it).  The
+		 * record before's if of the same type: nothing since
+		 * changed what resolve answers for this piece. */
+		if (def == NULL || h.eid != def->eid)
+			def = resolve(mm, n, pc->pid, pc->session, h.eid);
 		fixed = 0;
 		if (def == NULL ||
 		    rec_decode(pc->data + off, h.len, &def->fmt, f) != 0) {

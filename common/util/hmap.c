@@ -48,7 +48,7 @@ bytes_hash(const void *key, size_t len)
 	return (uint32_t)h;
 }
 
-static uint32_t
+static inline uint32_t
 hash_of(const struct hmap_type *t, const void *key)
 {
 	return t->hash != NULL ? t->hash(key) : bytes_hash(key, t->ksize);
@@ -98,7 +98,7 @@ tag_set(unsigned char *s, uint32_t t)
 static size_t
 val_off(const struct hmap *m)
 {
-	return HDR + round8(m->type->ksize);
+	return m->voff;
 }
 
 void
@@ -109,10 +109,11 @@ hmap_init(struct hmap *m, const struct hmap_type *t)
 	/* 0: too large to allocate (every put fails). */
 	if (t->ksize < SIZE_MAX / 4 && t->vsize < SIZE_MAX / 4)
 		m->slot = HDR + round8(t->ksize) + round8(t->vsize);
+	m->voff = HDR + round8(t->ksize);
 }
 
 /* The slot of key (hash h), or NULL. */
-static unsigned char *
+static inline unsigned char *
 lookup(const struct hmap *m, const void *key, uint32_t h)
 {
 	uint32_t mask = m->cap - 1, i, want = tag_of(h), t;

@@ -25,6 +25,7 @@ struct hmap {
 	const struct hmap_type	*type;
 	unsigned char		*v;		/* cap slots */
 	size_t			slot;		/* bytes per slot */
+	size_t			voff;		/* where a slot's value is */
 	uint32_t		cap;		/* 0 or a power of two */
 	uint32_t		n;		/* keys */
 	uint32_t		dead;		/* deleted slots not reused yet */
