@@ -43,7 +43,7 @@ usage(FILE *f)
 /* A number variable's value (its default if unset); exits if it is
  * not one. */
 static uint64_t
-env_number(enum env_id id)
+lm_env_number(enum env_id id)
 {
 	char msg[NUM_MSG_MAX];
 	uint64_t v;
@@ -95,7 +95,7 @@ threshold_for(uint32_t nchunks)
 {
 	uint64_t t;
 
-	t = (uint64_t)nchunks * env_number(ENV_THRESHOLD) / 100;
+	t = (uint64_t)nchunks * lm_env_number(ENV_THRESHOLD) / 100;
 	return t < 1 ? 1 : (uint32_t)t;
 }
 
@@ -115,8 +115,8 @@ lm_seg_own(struct lm *lm, void *mem, size_t size)
 static int
 lm_seg_create(struct lm *lm)
 {
-	size_t size = (size_t)env_number(ENV_SEGSIZE);
-	size_t chunk = (size_t)env_number(ENV_CHUNKSIZE);
+	size_t size = (size_t)lm_env_number(ENV_SEGSIZE);
+	size_t chunk = (size_t)lm_env_number(ENV_CHUNKSIZE);
 	char msg[NUM_MSG_MAX];
 	int policy;
 	void *mem;
@@ -508,7 +508,7 @@ main(int argc, char **argv)
 		fatal("%s", env_msg(ENV_LM_LINGER, msg, sizeof msg));
 	lm.linger_ns = (uint64_t)(linger * 1e9);
 	lm.spill_fd = -1;
-	lm.spill_max = env_number(ENV_SPILL_MAX);
+	lm.spill_max = lm_env_number(ENV_SPILL_MAX);
 	if (env_seconds(ENV_LM_MM_TIMEOUT, &secs) != 0)
 		fatal("%s", env_msg(ENV_LM_MM_TIMEOUT, msg, sizeof msg));
 	lm.mm_timeout_ns = (uint64_t)(secs * 1e9);

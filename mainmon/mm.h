@@ -157,8 +157,8 @@ struct mm_causal {
 };
 #define MM_CAUSAL_MAX		(1u << 20)	/* messages held, at most */
 
-/* PEER_NEW: not authenticated yet (mm_auth.c); then an LM or a ctl. */
-enum { PEER_NEW, PEER_LM, PEER_CTL };
+/* MM_CONN_NEW: not authenticated yet (mm_auth.c); then an LM or a ctl. */
+enum { MM_CONN_NEW, MM_CONN_LM, MM_CONN_CTL };
 
 struct mm_conn {
 	struct mm		*mm;
@@ -166,7 +166,7 @@ struct mm_conn {
 	int			role;
 	struct mm_conn		*next;
 	char			addr[64];	/* the peer's, for the log */
-	struct mm_auth		*auth;		/* while PEER_NEW */
+	struct mm_auth		*auth;		/* until authenticated */
 	/* LM */
 	struct mm_node		*node;
 	uint32_t		lm_pid;
@@ -383,10 +383,10 @@ int mm_global_busy(const struct mm *mm);
 int mm_auth_admit(struct mm *mm, const char *addr);
 /* Starts c's handshake and its time limit.  0 or -1. */
 int mm_auth_start(struct mm_conn *c);
-/* Takes a message of a PEER_NEW connection; may free c. */
+/* Takes a message of a MM_CONN_NEW connection; may free c. */
 void mm_auth_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
 		 struct wire_rd *msg);
-/* Logs why a PEER_NEW connection ended (before mm_conn_free). */
+/* Logs why a MM_CONN_NEW connection ended (before mm_conn_free). */
 void mm_auth_closed(struct mm_conn *c, const char *why);
 void mm_auth_free(struct mm_conn *c);
 

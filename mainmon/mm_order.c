@@ -322,7 +322,7 @@ mm_order_watermark(const struct mm *mm)
 	uint64_t w = UINT64_MAX;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == PEER_LM && !c->wm_unknown && c->wm < w)
+		if (c->role == MM_CONN_LM && !c->wm_unknown && c->wm < w)
 			w = c->wm;
 	return w;
 }
@@ -334,7 +334,7 @@ mm_order_scanned(const struct mm *mm)
 	uint64_t w = UINT64_MAX;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == PEER_LM && c->synced && c->scan < w)
+		if (c->role == MM_CONN_LM && c->synced && c->scan < w)
 			w = c->scan;
 	return w;
 }
@@ -406,7 +406,7 @@ mm_order_advance(struct mm *mm, int tick)
 	if (mm->global && !push_waits(mm))
 		return r;
 	for (c = mm->conns; c != NULL; c = c->next) {
-		if (c->role != PEER_LM || c->wm_unknown ||
+		if (c->role != MM_CONN_LM || c->wm_unknown ||
 		    now - c->last_pull < PULL_IDLE)
 			continue;
 		if (c->wm + PULL_LAG < newest || (tick && top <= now &&

@@ -241,7 +241,7 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		struct mm_conn *c;
 
 		for (c = mm->conns; c != NULL; c = c->next)
-			if (c->role == PEER_LM)
+			if (c->role == MM_CONN_LM)
 				mm_write_sync(mm, c, 1);
 		if (r == 0)
 			r = mm_order_summary(mm);
@@ -465,7 +465,7 @@ coll_start(struct mm *mm, struct mm_coll *co)
 	struct mm_conn *c;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == PEER_LM) {
+		if (c->role == MM_CONN_LM) {
 			/* Collected now: a FULL before is answered. */
 			if (co->phase == MM_PH_COLLECT &&
 			    co->what != MM_STATUS && co->what != MM_CONTROL)
@@ -544,7 +544,7 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		n += strlen(text + n);
 	}
 	for (c = mm->conns; c != NULL && n < cap; c = c->next) {
-		if (c->role != PEER_LM)
+		if (c->role != MM_CONN_LM)
 			continue;
 		n += (size_t)snprintf(text + n, cap - n, "node %u %s: lm pid "
 		    "%u%s, clock offset %lld ns, drift %lld ppb, error %llu "
@@ -607,18 +607,18 @@ mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 	c->lm_pid = h->pid;
 	c->seg_id = h->seg_id;
 	if (h->role == WIRE_ROLE_CTL)
-		c->role = PEER_CTL;
+		c->role = MM_CONN_CTL;
 	else {
-		c->role = PEER_LM;
+		c->role = MM_CONN_LM;
 		c->node = node_for(mm, h->host);
 		if (c->node == NULL)
 			return -1;
 	}
 	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, c->role == PEER_LM ? c->node->id : 0);
+	wire_put_u32(&w, c->role == MM_CONN_LM ? c->node->id : 0);
 	wire_put_bytes(&w, proof, WIRE_PROOF);
 	peer_send(c->p, WIRE_WELCOME, buf, w.len, NULL, 0);
-	if (c->role == PEER_CTL)
+	if (c->role == MM_CONN_CTL)
 		return 0;
 	c->sync_ev = evtimer_new(mm->base, sync_due, c);
 	if (c->sync_ev == NULL)
@@ -822,12 +822,12 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	if (msg == NULL) {
 		/* A plain close is an LM's normal end; broken framing is
 		 * worth a line whoever the peer is. */
-		if (c->role == PEER_NEW)
+		if (c->role == MM_CONN_NEW)
 			mm_auth_closed(c, why);
-		else if (c->role == PEER_LM && peer_broken(p))
+		else if (c->role == MM_CONN_LM && peer_broken(p))
 			log_warn("%s: LM %u on %s: %s", c->addr, c->lm_pid,
 			    c->node->host, why);
-		else if (c->role == PEER_LM)
+		else if (c->role == MM_CONN_LM)
 			log_debug("LM %u on %s: %s", c->lm_pid, c->node->host,
 			    why);
 		else if (peer_broken(p))
@@ -835,48 +835,48 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		mm_conn_free(c);
 		return;
 	}
-	if (c->role == PEER_NEW) {
+	if (c->role == MM_CONN_NEW) {
 		mm_auth_msg(mm, c, type, msg);
 		return;
 	}
 	switch (type) {
 	case WIRE_PONG:
-		r = c->role == PEER_LM ? mm_on_pong(mm, c, msg) : -1;
+		r = c->role == MM_CONN_LM ? mm_on_pong(mm, c, msg) : -1;
 		break;
 	case WIRE_DATA:
-		r = c->role == PEER_LM ? mm_on_data(c, msg) : -1;
+		r = c->role == MM_CONN_LM ? mm_on_data(c, msg) : -1;
 		break;
 	case WIRE_PROC:
-		r = c->role == PEER_LM && c->synced && mm->out != NULL ?
+		r = c->role == MM_CONN_LM && c->synced && mm->out != NULL ?
 		    mm_out_proc(mm, c, msg) : -1;
 		break;
 	case WIRE_DONE:
-		r = c->role == PEER_LM ? mm_on_done(mm, c, msg) : -1;
+		r = c->role == MM_CONN_LM ? mm_on_done(mm, c, msg) : -1;
 		break;
 	case WIRE_BYE:
-		r = c->role == PEER_LM && wire_rd_left(msg) == 0 ? 0 : -1;
+		r = c->role == MM_CONN_LM && wire_rd_left(msg) == 0 ? 0 : -1;
 		if (r == 0)
 			mm_dedup_forget(mm, c->seg_id);
 		break;
 	case WIRE_SEGMENT:
-		if (c->role == PEER_LM) {
+		if (c->role == MM_CONN_LM) {
 			c->seg_id = wire_get_u64(msg);
 			r = wire_rd_ok(msg) && wire_rd_left(msg) == 0 ? 0 : -1;
 		}
 		break;
 	case WIRE_STATUS_REPLY:
-		r = c->role == PEER_LM ? mm_on_status_reply(mm, c, msg) : -1;
+		r = c->role == MM_CONN_LM ? mm_on_status_reply(mm, c, msg) : -1;
 		break;
 	case WIRE_CONTROL_ACK:
-		r = c->role == PEER_LM ? mm_on_control_ack(mm, c, msg) : -1;
+		r = c->role == MM_CONN_LM ? mm_on_control_ack(mm, c, msg) : -1;
 		break;
 	case WIRE_CTL:
-		r = c->role == PEER_CTL ? mm_on_ctl(mm, c, msg) : -1;
+		r = c->role == MM_CONN_CTL ? mm_on_ctl(mm, c, msg) : -1;
 		break;
 	case WIRE_FULL:
 	case WIRE_PAUSED:
 	case WIRE_RESUMED:
-		r = c->role == PEER_LM && c->synced ?
+		r = c->role == MM_CONN_LM && c->synced ?
 		    mm_global_msg(mm, c, type, msg) : -1;
 		break;
 	}
@@ -894,7 +894,7 @@ mm_conn_free(struct mm_conn *c)
 	struct mm_conn **pp;
 	struct mm_coll *co, *next;
 
-	if (c->role == PEER_LM) {
+	if (c->role == MM_CONN_LM) {
 		mm_write_sync(mm, c, 1);
 		mm_global_conn_gone(mm, c);
 	}
