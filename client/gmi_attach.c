@@ -24,6 +24,12 @@
 #include "shm/lmproto.h"
 #include "shm/rundir.h"
 #include "util/clock.h"
+#include "util/env.h"
+#include "util/num.h"
+
+/* GRM_POLICY's choices (util/env.c) are the segment's policies. */
+_Static_assert(SEG_POLICY_BLOCK == 0 && SEG_POLICY_DISCARD == 1 &&
+    SEG_POLICY_OVERWRITE == 2, "GRM_POLICY's choices");
 
 extern char **environ;
 
@@ -77,7 +83,7 @@ sleep_ns(long ns)
 
 /* Connects to the LM socket at path; returns the fd or -1. */
 static int
-lm_connect(const char *path)
+gmi_lm_connect(const char *path)
 {
 	struct sockaddr_un sa;
 	int fd;
@@ -117,7 +123,7 @@ full_io(int fd, void *buf, size_t len, int wr)
  * resume, the process is attached already and its LM died: it asks the
  * new LM to take it back, in the same segment. */
 static int
-lm_attach(int fd, int resume)
+gmi_lm_attach(int fd, int resume)
 {
 	struct lmp_hello h;
 	struct lmp_reply r;
@@ -183,7 +189,7 @@ fail:
  * Returns a malloc'ed array (one block) or NULL.
  */
 static char **
-lm_env(const struct mmid *id)
+gmi_lm_env(const struct mmid *id)
 {
 	size_t n, i, j;
 	char **env, *var;
@@ -215,7 +221,7 @@ lm_env(const struct mmid *id)
  * never a child of the application.
  */
 static int
-lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
+gmi_lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -225,14 +231,13 @@ lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
 	pid_t pid;
 	int r, st;
 
-	prog = getenv("GRM_LOCALMON");
-	if (prog == NULL || *prog == '\0')
+	if ((prog = env_get(ENV_LOCALMON)) == NULL)
 		prog = GRM_LOCALMON_PATH;
 	argv[0] = (char *)"localmon";
 	argv[1] = (char *)"--spawned";
 	argv[2] = (char *)"--lock-fd=3";
 	argv[3] = NULL;
-	env = lm_env(id);
+	env = gmi_lm_env(id);
 	if (env == NULL) {
 		gmi_error(0, "cannot start local monitor: out of memory");
 		return -1;
@@ -272,7 +277,7 @@ lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
  * lock, so exactly one LM is started.
  */
 static int
-lm_find(const struct mmid *id, int resume)
+gmi_lm_find(const struct mmid *id, int resume)
 {
 	char dir[96], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char lock[256], logp[256], name[200];
@@ -296,9 +301,9 @@ lm_find(const struct mmid *id, int resume)
 	deadline = clk_mono_ns() + GRM_ATTACH_NS;
 	for (attempt = 0; attempt < 5 && clk_mono_ns() < deadline;
 	    attempt++) {
-		fd = lm_connect(sock);
+		fd = gmi_lm_connect(sock);
 		if (fd != -1) {
-			if (lm_attach(fd, resume) == 0)
+			if (gmi_lm_attach(fd, resume) == 0)
 				return 0;
 			sleep_ns(10000000L);
 			continue;
@@ -310,17 +315,17 @@ lm_find(const struct mmid *id, int resume)
 		}
 		while (flock(lockfd, LOCK_EX) == -1 && errno == EINTR)
 			;
-		fd = lm_connect(sock);
-		if (fd == -1 && lm_spawn(id, lockfd, logp) == 0) {
+		fd = gmi_lm_connect(sock);
+		if (fd == -1 && gmi_lm_spawn(id, lockfd, logp) == 0) {
 			while (clk_mono_ns() < deadline) {
-				fd = lm_connect(sock);
+				fd = gmi_lm_connect(sock);
 				if (fd != -1)
 					break;
 				sleep_ns(2000000L);
 			}
 		}
 		close(lockfd);
-		if (fd != -1 && lm_attach(fd, resume) == 0)
+		if (fd != -1 && gmi_lm_attach(fd, resume) == 0)
 			return 0;
 	}
 	gmi_error(0, "no local monitor for %s (see %s)", id->hostport, logp);
@@ -468,7 +473,7 @@ death_notes_install(void)
  * only (a new chunk).
  */
 static void
-lm_check(void)
+gmi_lm_check(void)
 {
 	struct pollfd pfd;
 	int fd = gmi_lm_fd;
@@ -486,7 +491,7 @@ lm_check(void)
 		gmi_lm_fd = -1;
 		close(fd);
 		gmi_error(0, "local monitor gone: electing another");
-		if (lm_find(&gmi_mmid, 1) != 0) {
+		if (gmi_lm_find(&gmi_mmid, 1) != 0) {
 			gmi_error(0, "no local monitor took this process back: "
 			    "untraced from now on");
 			gmi_set_on_word(0);
@@ -501,7 +506,9 @@ gmi_init(void)
 {
 	static int once;
 	const char *mm, *v, *why;
-	int st, saved = errno;
+	char msg[NUM_MSG_MAX];
+	int st, ix, saved = errno;
+	uint64_t u;
 
 	pthread_mutex_lock(&gmi_init_lock);
 	st = atomic_load(&gmi_state);
@@ -509,43 +516,37 @@ gmi_init(void)
 		goto out;
 	if (!once) {
 		once = 1;
-		v = getenv("GRM_DEBUG");
-		gmi_debug = v != NULL && *v != '\0' && *v != '0';
-		v = getenv("GRM_SIGNALS");
+		gmi_debug = env_flag(ENV_DEBUG);
+		v = env_get(ENV_SIGNALS);
 		gmi_signals = v == NULL || strcmp(v, "0") != 0;
-		v = getenv("GRM_BLOCK_MS");
-		if (v != NULL && atol(v) > 0)
-			gmi_block_ns = atol(v) * 1000000L;
-		v = getenv("GRM_MODE");
-		if (v != NULL && strcmp(v, "stats") == 0)
-			gmi_stats_mode = 1;
-		else if (v != NULL && *v != '\0' && strcmp(v, "trace") != 0)
-			gmi_error(0, "GRM_MODE=%s not known (trace, stats): "
-			    "tracing", v);
-		v = getenv("GRM_POLICY");
-		if (v != NULL && *v != '\0') {
-			if (strcmp(v, "block") == 0)
-				gmi_policy = SEG_POLICY_BLOCK;
-			else if (strcmp(v, "discard") == 0)
-				gmi_policy = SEG_POLICY_DISCARD;
-			else if (strcmp(v, "overwrite") == 0)
-				gmi_policy = SEG_POLICY_OVERWRITE;
-			else
-				gmi_error(0, "GRM_POLICY=%s not known (block, "
-				    "discard, overwrite): the job's policy", v);
-		}
+		if (env_u64(ENV_BLOCK_MS, &u) != 0)
+			gmi_error(0, "%s: %s ms", env_msg(ENV_BLOCK_MS, msg,
+			    sizeof msg), env_vars[ENV_BLOCK_MS].def);
+		gmi_block_ns = (long)u * 1000000L;
+		if (env_choice(ENV_MODE, &ix) != 0)
+			gmi_error(0, "%s: tracing", env_msg(ENV_MODE, msg,
+			    sizeof msg));
+		gmi_stats_mode = ix == 1;	/* "trace stats" */
+		/* Unset: the job's policy, which the LM wrote into the
+		 * segment; its choices are SEG_POLICY_* (localmon). */
+		if (env_get(ENV_POLICY) != NULL &&
+		    env_choice(ENV_POLICY, &ix) == 0)
+			gmi_policy = ix;
+		else if (env_get(ENV_POLICY) != NULL)
+			gmi_error(0, "%s: the job's policy",
+			    env_msg(ENV_POLICY, msg, sizeof msg));
 		gmi_define_predefined();
 		pthread_key_create(&gmi_key, thread_exit);
 		pthread_atfork(before_fork, after_fork_parent,
 		    after_fork_child);
 	}
 	st = GMI_OFF;
-	mm = getenv("GRM_MM");
-	if (mm != NULL && *mm != '\0' && mmid_parse(mm, &gmi_mmid, &why) != 0)
+	mm = env_get(ENV_MM);
+	if (mm != NULL && mmid_parse(mm, &gmi_mmid, &why) != 0)
 		gmi_error(0, "GRM_MM: %s: running untraced", why);
-	else if (mm != NULL && *mm != '\0') {
+	else if (mm != NULL) {
 		gmi_pid = (uint32_t)getpid();
-		if (lm_find(&gmi_mmid, 0) == 0) {
+		if (gmi_lm_find(&gmi_mmid, 0) == 0) {
 			st = GMI_ON;
 			death_notes_install();
 		}
@@ -635,7 +636,7 @@ gmi_new_chunk(uint32_t need)
 
 	if (need > REC_MAX || atomic_load(&gmi_state) != GMI_ON)
 		return NULL;
-	lm_check();
+	gmi_lm_check();
 	if (t->data != NULL) {
 		seg_release(s, (uint32_t)t->idx);
 		t->data = NULL;
@@ -664,7 +665,7 @@ gmi_new_chunk(uint32_t need)
 		if (step < 1000000)
 			step *= 2;
 		else
-			lm_check();	/* no LM to free chunks? */
+			gmi_lm_check();	/* no LM to free chunks? */
 	}
 	t->idx = idx;
 	t->data = seg_data(s, (uint32_t)idx);

@@ -21,7 +21,13 @@ struct event;
 struct evbuffer;
 struct peer;
 
-enum lm_mm_state { MM_DOWN, MM_CONNECTING, MM_SYNCING, MM_READY };
+/* The link to the Main Monitor. */
+enum lm_link_state {
+	LM_LINK_DOWN,
+	LM_LINK_CONNECTING,
+	LM_LINK_SYNCING,
+	LM_LINK_READY
+};
 
 struct lm_client;
 
@@ -120,10 +126,10 @@ struct lm {
 	uint32_t		next_session;
 	struct evbuffer		*procs;		/* WIRE_PROC messages to send */
 
-	/* The Main Monitor.  MM_CONNECTING lasts until it proved the
+	/* The Main Monitor.  LM_LINK_CONNECTING lasts until it proved the
 	 * token. */
 	struct peer		*mm;
-	enum lm_mm_state	mm_state;
+	enum lm_link_state	mm_state;
 	struct auth_client	auth;
 	int			refused;	/* it refused our token, or did
 						   not prove it: never again */

@@ -294,7 +294,7 @@ client_read(struct bufferevent *bev, void *arg)
 			} else if (note[i] == LMP_NOTE_PUSH)
 				lm_threshold(c->lm);
 			else if (note[i] == LMP_NOTE_FLUSH) {
-				if (c->lm->mm_state != MM_READY) {
+				if (c->lm->mm_state != LM_LINK_READY) {
 					char k = LMP_REPLY_KEPT;
 
 					bufferevent_write(c->bev, &k, 1);

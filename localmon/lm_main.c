@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,14 @@
 #include "net/wire.h"
 #include "shm/rundir.h"
 #include "util/clock.h"
+#include "util/env.h"
 #include "util/log.h"
+#include "util/num.h"
 #include "util/sha256.h"
+
+/* GRM_POLICY's choices (util/env.c) are the segment's policies. */
+_Static_assert(SEG_POLICY_BLOCK == 0 && SEG_POLICY_DISCARD == 1 &&
+    SEG_POLICY_OVERWRITE == 2, "GRM_POLICY's choices");
 
 static void
 usage(FILE *f)
@@ -33,46 +40,30 @@ usage(FILE *f)
 	    "(without --mm, the identifier is taken from GRM_MM)\n");
 }
 
-/* Parses a size with an optional K, M or G suffix; 0 if invalid. */
-static size_t
-parse_size(const char *s)
+/* A number variable's value (its default if unset); exits if it is
+ * not one. */
+static uint64_t
+lm_env_number(enum env_id id)
 {
-	char *end;
-	unsigned long long v;
+	char msg[NUM_MSG_MAX];
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s)
-		return 0;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	}
-	return *end == '\0' ? (size_t)v : 0;
+	if (env_u64(id, &v) != 0)
+		fatal("%s", env_msg(id, msg, sizeof msg));
+	return v;
 }
 
-/* Whether s is a size of zero: "0", "00", "0K"... */
-static int
-zero_size(const char *s)
-{
-	size_t n = strspn(s, "0");
-
-	return n > 0 && (s[n] == '\0' ||
-	    (strchr("kKmMgG", s[n]) != NULL && s[n + 1] == '\0'));
-}
-
-/* Parses a duration in seconds (0 to a day); exits on anything else. */
+/* A number of seconds (0 to a day) of option or variable `what`; exits
+ * if s is not one. */
 static double
 parse_secs(const char *what, const char *s)
 {
-	char *end;
+	char msg[NUM_MSG_MAX];
 	double v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(v >= 0 && v <= 86400))
-		fatal("%s=%s: not a number of seconds (0 to 86400)", what, s);
+	if (num_parse_double(s, 0, 86400, &v) != 0)
+		fatal("%s", num_msg(msg, sizeof msg, what, s,
+		    "a number of seconds (0 to 86400)"));
 	return v;
 }
 
@@ -102,28 +93,15 @@ lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid, uint32_t session,
 static uint32_t
 threshold_for(uint32_t nchunks)
 {
-	const char *v = getenv("GRM_THRESHOLD");
-	char *end;
-	unsigned long pct = 50;
 	uint64_t t;
 
-	if (v != NULL && *v != '\0') {
-		errno = 0;
-		pct = strtoul(v, &end, 10);
-		if (*end == '%')
-			end++;
-		if (errno != 0 || end == v || *end != '\0' || pct < 1 ||
-		    pct > 99)
-			fatal("GRM_THRESHOLD=%s: not a percentage of free "
-			    "space (1 to 99)", v);
-	}
-	t = (uint64_t)nchunks * pct / 100;
+	t = (uint64_t)nchunks * lm_env_number(ENV_THRESHOLD) / 100;
 	return t < 1 ? 1 : (uint32_t)t;
 }
 
 /* The LM's private bookkeeping of the segment, once it is attached. */
 static int
-seg_own(struct lm *lm, void *mem, size_t size)
+lm_seg_own(struct lm *lm, void *mem, size_t size)
 {
 	lm->seg = mem;
 	seg_view(&lm->view, mem, size);
@@ -135,18 +113,15 @@ seg_own(struct lm *lm, void *mem, size_t size)
 }
 
 static int
-seg_create(struct lm *lm)
+lm_seg_create(struct lm *lm)
 {
-	const char *v;
-	size_t size = SEG_SIZE_DEFAULT, chunk = SEG_CHUNK_DEFAULT;
+	size_t size = (size_t)lm_env_number(ENV_SEGSIZE);
+	size_t chunk = (size_t)lm_env_number(ENV_CHUNKSIZE);
+	char msg[NUM_MSG_MAX];
+	int policy;
 	void *mem;
 	uint64_t id;
 
-	if ((v = getenv("GRM_SEGSIZE")) != NULL && (size = parse_size(v)) == 0)
-		fatal("GRM_SEGSIZE=%s: not a size", v);
-	if ((v = getenv("GRM_CHUNKSIZE")) != NULL &&
-	    (chunk = parse_size(v)) == 0)
-		fatal("GRM_CHUNKSIZE=%s: not a size", v);
 	lm->shmid = shmget(IPC_PRIVATE, size, IPC_CREAT | IPC_EXCL | 0600);
 	if (lm->shmid == -1) {
 		log_warn("cannot create a %zu-byte segment: %s", size,
@@ -155,7 +130,7 @@ seg_create(struct lm *lm)
 	}
 	mem = shmat(lm->shmid, NULL, 0);
 	if (mem == (void *)-1 || seg_init(mem, size, (uint32_t)chunk) != 0 ||
-	    seg_own(lm, mem, size) != 0) {
+	    lm_seg_own(lm, mem, size) != 0) {
 		log_warn("cannot set up segment (size %zu, chunk %zu)", size,
 		    chunk);
 		if (mem != (void *)-1)
@@ -177,15 +152,9 @@ seg_create(struct lm *lm)
 	lm->seg->lm_pid = (uint32_t)getpid();
 	/* The job's buffer-full policy: processes without GRM_POLICY of
 	 * their own follow it. */
-	if ((v = getenv("GRM_POLICY")) != NULL && *v != '\0') {
-		if (strcmp(v, "discard") == 0)
-			atomic_store(&lm->seg->policy, SEG_POLICY_DISCARD);
-		else if (strcmp(v, "overwrite") == 0)
-			atomic_store(&lm->seg->policy, SEG_POLICY_OVERWRITE);
-		else if (strcmp(v, "block") != 0)
-			log_warn("GRM_POLICY=%s not known (block, discard, "
-			    "overwrite): block", v);
-	}
+	if (env_choice(ENV_POLICY, &policy) != 0)
+		log_warn("%s: block", env_msg(ENV_POLICY, msg, sizeof msg));
+	atomic_store(&lm->seg->policy, (uint32_t)policy);
 	return 0;
 }
 
@@ -226,7 +195,7 @@ add_orphan(struct lm *lm, uint32_t pid, uint32_t session)
  * MM drops what it already wrote.  Returns 0, or -1 (create a new one).
  */
 static int
-seg_adopt_dead(struct lm *lm)
+lm_seg_adopt_dead(struct lm *lm)
 {
 	struct shmid_ds ds;
 	struct seg_chunk *c;
@@ -257,7 +226,7 @@ seg_adopt_dead(struct lm *lm)
 		return -1;
 	if (seg_check(mem, ds.shm_segsz) != 0 ||
 	    ((struct seg_hdr *)mem)->lm_pid != (uint32_t)pid ||
-	    seg_own(lm, mem, ds.shm_segsz) != 0) {
+	    lm_seg_own(lm, mem, ds.shm_segsz) != 0) {
 		/* Not one we can take (scribbled, or not grm's at all):
 		 * left alone, never removed. */
 		log_warn("segment %d named by %s is not a segment of the dead "
@@ -372,7 +341,8 @@ lm_begin_exit(struct lm *lm, const char *why)
 	log_debug("exiting: %s", why);
 	lm->exiting = 1;
 	lm_unlisten(lm);
-	if (lm->mm_state == MM_READY && !lm->stopped && lm->outstanding == 0)
+	if (lm->mm_state == LM_LINK_READY && !lm->stopped &&
+	    lm->outstanding == 0)
 		lm_collect(lm, WIRE_ROUND_PUSH, 0);
 }
 
@@ -393,7 +363,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	/* Below the threshold: push to the MM, or spill while it is away. */
 	if (lm_below_threshold(lm))
 		lm_threshold(lm);
-	else if (lm->exiting && lm->mm_state != MM_READY)
+	else if (lm->exiting && lm->mm_state != LM_LINK_READY)
 		lm_push(lm);
 	lm_pause_tick(lm);
 	/* Spawned LMs live while the job does: exit once the last process
@@ -405,7 +375,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 		lm_begin_exit(lm, "no traced process left");
 	/* No MM for too long, or one that refused us: what is left is
 	 * kept in the spill file, or counted. */
-	if (lm->exiting && lm->mm_state != MM_READY &&
+	if (lm->exiting && lm->mm_state != LM_LINK_READY &&
 	    lm->mm_down_since != 0 && (lm->refused ||
 	    now - lm->mm_down_since >= lm->mm_timeout_ns)) {
 		if (lm->refused)	/* no time was given to spill */
@@ -481,10 +451,12 @@ main(int argc, char **argv)
 	};
 	struct lm lm;
 	struct event *sigterm, *sigint;
-	const char *v, *why, *idarg = NULL;
+	const char *why, *idarg = NULL;
 	char idline[MMID_MAX], name[200];
 	int c, lockfd = -1, spawned = 0, debug = 0;
-	double linger = -1;
+	double linger = -1, secs;
+	uint64_t u;
+	char msg[NUM_MSG_MAX];
 
 	memset(&lm, 0, sizeof lm);
 	lm.standalone = 1;
@@ -497,7 +469,10 @@ main(int argc, char **argv)
 			idarg = optarg;
 			break;
 		case 'L':
-			lockfd = atoi(optarg);
+			if (num_parse_u64(optarg, 0, INT_MAX, &u) != 0)
+				fatal("%s", num_msg(msg, sizeof msg,
+				    "--lock-fd", optarg, "a descriptor"));
+			lockfd = (int)u;
 			break;
 		case 'S':
 			spawned = 1;
@@ -514,13 +489,13 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (idarg == NULL && (v = getenv("GRM_MM")) != NULL && *v != '\0')
-		idarg = v;
+	if (idarg == NULL)
+		idarg = env_get(ENV_MM);
 	if (idarg == NULL || optind != argc) {
 		usage(stderr);
 		return 2;
 	}
-	log_init("localmon", debug ? LOG_DEBUG : LOG_WARN);
+	log_init("localmon", debug ? GRM_LOG_DEBUG : GRM_LOG_WARN);
 	peer_keep_memory();
 	/* The token is never written anywhere: messages show HOST:PORT. */
 	if (mmid_read(idarg, idline, sizeof idline, &why) != 0)
@@ -529,18 +504,14 @@ main(int argc, char **argv)
 		fatal("main monitor identifier: %s", why);
 	hmac_wipe(idline, sizeof idline);
 	snprintf(lm.mm_id, sizeof lm.mm_id, "%s", lm.mmid.hostport);
-	if (linger < 0 && (v = getenv("GRM_LM_LINGER")) != NULL)
-		linger = parse_secs("GRM_LM_LINGER", v);
-	lm.linger_ns = (uint64_t)((linger < 0 ? 1.0 : linger) * 1e9);
-	lm.mm_timeout_ns = 30ull * 1000000000u;
+	if (linger < 0 && env_seconds(ENV_LM_LINGER, &linger) != 0)
+		fatal("%s", env_msg(ENV_LM_LINGER, msg, sizeof msg));
+	lm.linger_ns = (uint64_t)(linger * 1e9);
 	lm.spill_fd = -1;
-	lm.spill_max = 256u << 20;
-	if ((v = getenv("GRM_SPILL_MAX")) != NULL && *v != '\0' &&
-	    (lm.spill_max = parse_size(v)) == 0 && !zero_size(v))
-		fatal("GRM_SPILL_MAX=%s: not a size", v);
-	if ((v = getenv("GRM_LM_MM_TIMEOUT")) != NULL)
-		lm.mm_timeout_ns = (uint64_t)(parse_secs("GRM_LM_MM_TIMEOUT",
-		    v) * 1e9);
+	lm.spill_max = lm_env_number(ENV_SPILL_MAX);
+	if (env_seconds(ENV_LM_MM_TIMEOUT, &secs) != 0)
+		fatal("%s", env_msg(ENV_LM_MM_TIMEOUT, msg, sizeof msg));
+	lm.mm_timeout_ns = (uint64_t)(secs * 1e9);
 
 	/* Started by a traced process: leave its session and its children. */
 	if (spawned) {
@@ -582,7 +553,7 @@ main(int argc, char **argv)
 		close(lm.lock_fd);
 		return 1;
 	}
-	if (seg_adopt_dead(&lm) != 0 && seg_create(&lm) != 0) {
+	if (lm_seg_adopt_dead(&lm) != 0 && lm_seg_create(&lm) != 0) {
 		lm_unlisten(&lm);
 		close(lm.lock_fd);
 		return 1;

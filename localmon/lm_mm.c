@@ -19,9 +19,9 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-static void mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
+static void lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			const char *why, void *arg);
-static void mm_lost(struct lm *lm, const char *why);
+static void lm_mm_lost(struct lm *lm, const char *why);
 
 static void
 retry_cb(evutil_socket_t fd, short what, void *arg)
@@ -42,8 +42,8 @@ hs_timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (lm->mm != NULL && lm->mm_state == MM_CONNECTING)
-		mm_lost(lm, "no complete handshake within 10 s");
+	if (lm->mm != NULL && lm->mm_state == LM_LINK_CONNECTING)
+		lm_mm_lost(lm, "no complete handshake within 10 s");
 }
 
 void
@@ -53,7 +53,7 @@ lm_mm_connect(struct lm *lm)
 
 	if (lm->mm != NULL || lm->refused)
 		return;
-	lm->mm = peer_connect(lm->base, lm->mmid.hostport, mm_dispatch, lm,
+	lm->mm = peer_connect(lm->base, lm->mmid.hostport, lm_mm_dispatch, lm,
 	    &why);
 	if (lm->mm == NULL) {
 		log_warn("main monitor %s: %s", lm->mm_id, why);
@@ -61,12 +61,12 @@ lm_mm_connect(struct lm *lm)
 		    &(struct timeval){ .tv_sec = lm->retry_s, .tv_usec = 0 });
 		return;
 	}
-	lm->mm_state = MM_CONNECTING;
+	lm->mm_state = LM_LINK_CONNECTING;
 	event_add(lm->hs_timer,
 	    &(struct timeval){ .tv_sec = LM_HANDSHAKE_S, .tv_usec = 0 });
 	if (peer_send_hello(lm->mm, &lm->auth, lm->mmid.token, WIRE_ROLE_LM,
 	    lm->seg_id) != 0)
-		mm_lost(lm, "cannot start the handshake");
+		lm_mm_lost(lm, "cannot start the handshake");
 }
 
 /*
@@ -122,12 +122,12 @@ flights_abort(struct lm *lm)
 /* The connection is gone: what was in flight goes again, flushes are
  * answered "kept", and the time without an MM starts. */
 static void
-mm_drop(struct lm *lm)
+lm_mm_drop(struct lm *lm)
 {
 	event_del(lm->hs_timer);
 	peer_free(lm->mm);
 	lm->mm = NULL;
-	lm->mm_state = MM_DOWN;
+	lm->mm_state = LM_LINK_DOWN;
 	/* Nobody will say when a collection is over. */
 	lm_resume(lm, REC_COLL_END_LOST);
 	lm->full_sent = 0;
@@ -138,10 +138,10 @@ mm_drop(struct lm *lm)
 }
 
 static void
-mm_lost(struct lm *lm, const char *why)
+lm_mm_lost(struct lm *lm, const char *why)
 {
 	log_warn("main monitor %s: %s", lm->mm_id, why);
-	mm_drop(lm);
+	lm_mm_drop(lm);
 	if (lm->stopped) {
 		/* The final collection was sent; nobody waits for more. */
 		lm_finish(lm);
@@ -162,13 +162,13 @@ mm_lost(struct lm *lm, const char *why)
  * stay quiet, and exits when they are gone; one started by hand exits now.
  */
 static void
-mm_refused(struct lm *lm, const char *why)
+lm_mm_refused(struct lm *lm, const char *why)
 {
 	log_warn("%s", why);
 	log_warn("no trace data goes to %s; the job runs on untraced",
 	    lm->mm_id);
 	lm->refused = 1;
-	mm_drop(lm);
+	lm_mm_drop(lm);
 	if (lm->seg != NULL)
 		atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);
 	if (lm->standalone)
@@ -177,7 +177,7 @@ mm_refused(struct lm *lm, const char *why)
 
 /* A message while the handshake is not complete. */
 static void
-mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
+lm_mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 {
 	char text[160], line[600];
 	uint32_t node;
@@ -188,26 +188,26 @@ mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 		return;
 	case AUTH_OK:
 		event_del(lm->hs_timer);
-		lm->mm_state = MM_SYNCING;
+		lm->mm_state = LM_LINK_SYNCING;
 		lm->retry_s = 1;
 		lm->mm_down_since = 0;
 		return;
 	case AUTH_REFUSED:
 		snprintf(line, sizeof line, "mainmon at %s refused: %s",
 		    lm->mm_id, text);
-		mm_refused(lm, line);
+		lm_mm_refused(lm, line);
 		return;
 	case AUTH_IMPOSTOR:
 		snprintf(line, sizeof line, "%s is not the main monitor we "
 		    "were given: it did not prove the token", lm->mm_id);
-		mm_refused(lm, line);
+		lm_mm_refused(lm, line);
 		return;
 	case AUTH_DENIED:
 		snprintf(line, sizeof line, "refused: %s", text);
-		mm_lost(lm, line);
+		lm_mm_lost(lm, line);
 		return;
 	case AUTH_BAD:
-		mm_lost(lm, "unexpected message during authentication");
+		lm_mm_lost(lm, "unexpected message during authentication");
 		return;
 	}
 }
@@ -397,7 +397,7 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 	uint64_t below;
 	int n;
 
-	if (lm->mm_state != MM_READY)
+	if (lm->mm_state != LM_LINK_READY)
 		return -1;
 	/* The spill file goes first: it is older than the segment. */
 	if (lm->spill_bytes > 0) {
@@ -474,7 +474,7 @@ lm_threshold(struct lm *lm)
 	struct wire_wr w;
 	uint64_t now;
 
-	if (!lm->global || lm->mm_state != MM_READY || lm->exiting) {
+	if (!lm->global || lm->mm_state != LM_LINK_READY || lm->exiting) {
 		lm_push(lm);
 		return;
 	}
@@ -498,10 +498,10 @@ lm_push(struct lm *lm)
 {
 	/* Pushes overlap (the MM writes one while the LM sends the next),
 	 * a few at a time. */
-	if (lm->mm_state == MM_READY && lm->outstanding < LM_PUSHES_MAX &&
+	if (lm->mm_state == LM_LINK_READY && lm->outstanding < LM_PUSHES_MAX &&
 	    lm->spill_bytes == 0 && lm->ndeferred == 0)
 		lm_collect(lm, WIRE_ROUND_PUSH, 0);
-	else if (lm->mm_state == MM_READY)
+	else if (lm->mm_state == LM_LINK_READY)
 		lm->push_wanted = 1;
 	else
 		lm_spill(lm, lm->exiting);
@@ -599,7 +599,7 @@ lm_spill_take(struct lm *lm)
 	if (off > 0) {
 		log_warn("%s: %llu bytes of trace data kept for the main "
 		    "monitor", lm->spill_path, (unsigned long long)off);
-		if (lm->mm_state == MM_READY && lm->outstanding == 0)
+		if (lm->mm_state == LM_LINK_READY && lm->outstanding == 0)
 			replay_next(lm);
 	}
 	return 0;
@@ -958,7 +958,7 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 }
 
 static void
-mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
+lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	    const char *why, void *arg)
 {
 	struct lm *lm = arg;
@@ -969,11 +969,11 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 
 	(void)p;
 	if (msg == NULL) {
-		mm_lost(lm, why);
+		lm_mm_lost(lm, why);
 		return;
 	}
-	if (lm->mm_state == MM_CONNECTING) {
-		mm_handshake(lm, type, msg);
+	if (lm->mm_state == LM_LINK_CONNECTING) {
+		lm_mm_handshake(lm, type, msg);
 		return;
 	}
 	switch (type) {
@@ -994,7 +994,7 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			lm_pause_global(lm);
 		else
 			lm->global = 0;
-		lm->mm_state = MM_READY;
+		lm->mm_state = LM_LINK_READY;
 		log_debug("connected to %s", lm->mm_id);
 		send_known(lm);
 		if (lm->outstanding > 0)
@@ -1049,11 +1049,11 @@ mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			msg->err = 1;
 		break;
 	default:
-		mm_lost(lm, "unexpected message");
+		lm_mm_lost(lm, "unexpected message");
 		return;
 	}
 	if (!wire_rd_ok(msg))
-		mm_lost(lm, "malformed message");
+		lm_mm_lost(lm, "malformed message");
 }
 
 void

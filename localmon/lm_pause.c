@@ -558,7 +558,7 @@ lm_resume(struct lm *lm, unsigned why)
 	event_del(ps->deadline);
 	log_debug("collection %u: %u processes let go after %llu us", ps->round,
 	    ps->n, (unsigned long long)((t_end - ps->t_begin) / 1000));
-	if (lm->mm != NULL && lm->mm_state == MM_READY) {
+	if (lm->mm != NULL && lm->mm_state == LM_LINK_READY) {
 		wire_wr_init(&w, buf, sizeof buf);
 		wire_put_u32(&w, ps->round);
 		wire_put_u32(&w, ps->n);

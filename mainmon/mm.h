@@ -9,6 +9,7 @@
 #include "net/wire.h"
 #include "rec/rec.h"
 #include "tape.h"
+#include "util/hmap.h"
 
 struct event_base;
 struct evconnlistener;
@@ -18,12 +19,10 @@ struct wire_rd;
 struct wire_hello;
 struct mm_auth;
 
-/* Event types known for one node, by eid: open addressing, grown at half
- * full.  An empty slot has format NULL. */
+/* Event types known, by eid (int32_t): struct tape_def values, each with
+ * its format and description allocated (mm_out.c). */
 struct mm_defs {
-	struct tape_def	*v;
-	uint32_t	cap;
-	uint32_t	n;
+	struct hmap	map;
 };
 
 /*
@@ -117,10 +116,7 @@ struct mm_stream {
 	uint64_t		last_ts;	/* latest admitted, MM ns */
 	uint64_t		head_ts;	/* the next to write */
 	struct mm_piece		*head, **tail;
-	struct mm_stream	*hnext;
 };
-
-#define MM_STREAM_BUCKETS	1024
 
 /*
  * Global time order (doc/ARCHITECTURE.md, "Global order"): records wait in
@@ -130,7 +126,8 @@ struct mm_stream {
  * anyway, and what then comes older is written late, counted.
  */
 struct mm_order {
-	struct mm_stream	*buckets[MM_STREAM_BUCKETS];
+	struct hmap		streams;	/* (node, pid, tid): a
+						   struct mm_stream * */
 	struct mm_stream	**heap;
 	uint32_t		nheap;
 	uint32_t		capheap;
@@ -147,23 +144,19 @@ struct mm_order {
 
 /* Message sends waiting for their receive, and the reverse, by (sender
  * rank, receiver rank, tag): the causality check (mm_causal.c). */
-struct mm_causal_q;
 struct mm_causal {
-	struct mm_causal_q	**v;
-	uint32_t		cap;		/* power of two */
-	uint32_t		n;
+	struct hmap		queues;		/* struct mm_causal_q */
 	uint64_t		waiting;	/* sends and receives held */
 	uint64_t		checked;	/* pairs matched */
 	uint64_t		violations;	/* received before sent */
 	uint64_t		worst;		/* ns, the largest */
 	uint64_t		unchecked;	/* beyond the bound, or no rank */
-	struct mm_rank		**ranks;	/* MM_RANK_BUCKETS */
+	struct hmap		ranks;		/* (node, pid): int64_t */
 };
-#define MM_RANK_BUCKETS		256
 #define MM_CAUSAL_MAX		(1u << 20)	/* messages held, at most */
 
-/* PEER_NEW: not authenticated yet (mm_auth.c); then an LM or a ctl. */
-enum { PEER_NEW, PEER_LM, PEER_CTL };
+/* MM_CONN_NEW: not authenticated yet (mm_auth.c); then an LM or a ctl. */
+enum { MM_CONN_NEW, MM_CONN_LM, MM_CONN_CTL };
 
 struct mm_conn {
 	struct mm		*mm;
@@ -171,7 +164,7 @@ struct mm_conn {
 	int			role;
 	struct mm_conn		*next;
 	char			addr[64];	/* the peer's, for the log */
-	struct mm_auth		*auth;		/* while PEER_NEW */
+	struct mm_auth		*auth;		/* until authenticated */
 	/* LM */
 	struct mm_node		*node;
 	uint32_t		lm_pid;
@@ -269,10 +262,9 @@ struct mm_stat {
 	struct rec_range	r;
 };
 
+/* By (node, pid, tid, kind, eid, key): a struct mm_stat (mm_ctl.c). */
 struct mm_stats {
-	struct mm_stat	*v;
-	uint32_t	cap;		/* power of two */
-	uint32_t	n;
+	struct hmap	map;
 };
 
 /* Block names seen (GMI_DefineBlock), for grmctl stats. */
@@ -289,19 +281,14 @@ struct mm_bname {
  * dropped here (mm_dedup.c).
  */
 struct mm_mark {
-	uint64_t	seg_id;		/* 0: free slot */
-	uint32_t	node;
-	uint32_t	pid;
-	uint32_t	tid;
 	uint32_t	session;
 	uint64_t	seq;
 	uint64_t	end;		/* written up to, in chunk seq */
 };
 
+/* By (segment, node, pid, tid): a struct mm_mark (mm_dedup.c). */
 struct mm_marks {
-	struct mm_mark	*v;
-	uint32_t	cap;		/* power of two */
-	uint32_t	n;
+	struct hmap	map;
 };
 
 struct mm {
@@ -394,10 +381,10 @@ int mm_global_busy(const struct mm *mm);
 int mm_auth_admit(struct mm *mm, const char *addr);
 /* Starts c's handshake and its time limit.  0 or -1. */
 int mm_auth_start(struct mm_conn *c);
-/* Takes a message of a PEER_NEW connection; may free c. */
+/* Takes a message of a MM_CONN_NEW connection; may free c. */
 void mm_auth_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
 		 struct wire_rd *msg);
-/* Logs why a PEER_NEW connection ended (before mm_conn_free). */
+/* Logs why a MM_CONN_NEW connection ended (before mm_conn_free). */
 void mm_auth_closed(struct mm_conn *c, const char *why);
 void mm_auth_free(struct mm_conn *c);
 
@@ -455,8 +442,8 @@ void mm_order_conn_gone(struct mm_conn *c);
 
 /* mm_peer.c: writes c's clock model (#SYNC) if it changed since written,
  * at most every few seconds unless forced. */
-void mm_sync_write(struct mm *mm, struct mm_conn *c, int force);
-/* The #ORDER and #CAUSAL lines, at the end. */
+void mm_write_sync(struct mm *mm, struct mm_conn *c, int force);
+/* mm_order.c: the #ORDER and #CAUSAL lines, at the end. */
 int mm_order_summary(struct mm *mm);
 
 /* mm_causal.c */

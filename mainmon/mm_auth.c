@@ -34,7 +34,7 @@ role_name(uint32_t role)
 }
 
 static void
-auth_timeout(evutil_socket_t fd, short what, void *arg)
+mm_auth_timeout(evutil_socket_t fd, short what, void *arg)
 {
 	struct mm_conn *c = arg;
 
@@ -64,7 +64,7 @@ mm_auth_start(struct mm_conn *c)
 	c->auth = calloc(1, sizeof *c->auth);
 	if (c->auth == NULL)
 		return -1;
-	c->auth->timer = evtimer_new(mm->base, auth_timeout, c);
+	c->auth->timer = evtimer_new(mm->base, mm_auth_timeout, c);
 	if (c->auth->timer == NULL) {
 		free(c->auth);
 		c->auth = NULL;

@@ -6,20 +6,23 @@
 
 #include "mm.h"
 
-struct mm_rank {
+/* A process: what its rank is kept by (no padding). */
+struct rank_key {
 	uint32_t	node;
 	uint32_t	pid;
-	int64_t		rank;
-	struct mm_rank	*next;
+};
+
+/* Messages of one key: what their queue is kept by. */
+struct q_key {
+	int64_t		src;
+	int64_t		dst;
+	int64_t		tag;
 };
 
 /* Sends without their receive yet, or receives without their send (never
  * both), of one (sender rank, receiver rank, tag): the k-th send matches
  * the k-th receive, as prove matches them (doc/formats.md 1.9). */
 struct mm_causal_q {
-	int64_t		src;
-	int64_t		dst;
-	int64_t		tag;
 	int		sends;		/* what waits: 1 sends, 0 receives */
 	uint32_t	head;
 	uint32_t	n;
@@ -28,79 +31,58 @@ struct mm_causal_q {
 };
 
 static uint32_t
-rank_hash(uint32_t node, uint32_t pid)
+rank_hash(const void *key)
 {
-	return (node * 31u + pid) * 2654435761u >> 24;
-}
+	struct rank_key k;
 
-static struct mm_rank *
-rank_of(struct mm_causal *g, uint32_t node, uint32_t pid, int create)
-{
-	struct mm_rank *r;
-	uint32_t b = rank_hash(node, pid) & (MM_RANK_BUCKETS - 1);
-
-	if (g->ranks == NULL) {
-		if (!create || (g->ranks = calloc(MM_RANK_BUCKETS,
-		    sizeof *g->ranks)) == NULL)
-			return NULL;
-	}
-	for (r = g->ranks[b]; r != NULL; r = r->next)
-		if (r->node == node && r->pid == pid)
-			return r;
-	if (!create || (r = calloc(1, sizeof *r)) == NULL)
-		return NULL;
-	r->node = node;
-	r->pid = pid;
-	r->next = g->ranks[b];
-	g->ranks[b] = r;
-	return r;
+	memcpy(&k, key, sizeof k);
+	return (k.node * 31u + k.pid) * 2654435761u;
 }
 
 static uint32_t
-q_hash(int64_t src, int64_t dst, int64_t tag, uint32_t cap)
+q_hash(const void *key)
 {
-	uint64_t h = (uint64_t)src * 0x9e3779b97f4a7c15u ^
-	    (uint64_t)dst * 0xc2b2ae3d27d4eb4fu ^ (uint64_t)tag * 0x165667b1u;
+	struct q_key k;
+	uint64_t h;
 
-	return (uint32_t)(h ^ h >> 29) & (cap - 1);
+	memcpy(&k, key, sizeof k);
+	h = (uint64_t)k.src * 0x9e3779b97f4a7c15u ^
+	    (uint64_t)k.dst * 0xc2b2ae3d27d4eb4fu ^
+	    (uint64_t)k.tag * 0x165667b1u;
+	return (uint32_t)(h ^ h >> 29);
 }
 
-/* The queue of a key, new if absent; NULL if out of memory. */
+static const struct hmap_type ranks_type = {
+	sizeof(struct rank_key), sizeof(int64_t), 256, rank_hash
+};
+static const struct hmap_type queues_type = {
+	sizeof(struct q_key), sizeof(struct mm_causal_q), 256, q_hash
+};
+
+/* The rank of a process, NULL if it has none (create: a new one, 0; NULL
+ * if out of memory). */
+static int64_t *
+rank_of(struct mm_causal *g, uint32_t node, uint32_t pid, int create)
+{
+	struct rank_key k = { node, pid };
+
+	if (!create)
+		return hmap_find(&g->ranks, &k);
+	if (g->ranks.type == NULL)
+		hmap_init(&g->ranks, &ranks_type);
+	return hmap_put(&g->ranks, &k, NULL);
+}
+
+/* The queue of a key, new if absent; NULL if out of memory.  Valid until
+ * the next q_get. */
 static struct mm_causal_q *
 q_get(struct mm_causal *g, int64_t src, int64_t dst, int64_t tag)
 {
-	struct mm_causal_q *q, **nv;
-	uint32_t i, j;
+	struct q_key k = { src, dst, tag };
 
-	if (g->n + 1 > g->cap / 2) {
-		uint32_t cap = g->cap ? g->cap * 2 : 256;
-
-		if ((nv = calloc(cap, sizeof *nv)) == NULL)
-			return NULL;
-		for (i = 0; i < g->cap; i++) {
-			if ((q = g->v[i]) == NULL)
-				continue;
-			for (j = q_hash(q->src, q->dst, q->tag, cap);
-			    nv[j] != NULL; j = (j + 1) & (cap - 1))
-				continue;
-			nv[j] = q;
-		}
-		free(g->v);
-		g->v = nv;
-		g->cap = cap;
-	}
-	for (i = q_hash(src, dst, tag, g->cap); (q = g->v[i]) != NULL;
-	    i = (i + 1) & (g->cap - 1))
-		if (q->src == src && q->dst == dst && q->tag == tag)
-			return q;
-	if ((q = calloc(1, sizeof *q)) == NULL)
-		return NULL;
-	q->src = src;
-	q->dst = dst;
-	q->tag = tag;
-	g->v[i] = q;
-	g->n++;
-	return q;
+	if (g->queues.type == NULL)
+		hmap_init(&g->queues, &queues_type);
+	return hmap_put(&g->queues, &k, NULL);
 }
 
 static int
@@ -170,13 +152,13 @@ mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid, uint64_t ts,
 		 int32_t eid, const struct rec_field *f, unsigned n)
 {
 	struct mm_causal *g = &mm->causal;
-	struct mm_rank *r;
+	int64_t *r;
 
 	if (n < 2 || f[0].kind != REC_K_INT)
 		return;
 	if (eid == REC_EID_PROC_NAME) {
 		if ((r = rank_of(g, node, pid, 1)) != NULL)
-			r->rank = f[0].v.i;
+			*r = f[0].v.i;
 		return;
 	}
 	if ((eid != REC_EID_MSG_SEND && eid != REC_EID_MSG_RECV) ||
@@ -187,29 +169,21 @@ mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid, uint64_t ts,
 		return;
 	}
 	if (eid == REC_EID_MSG_SEND)
-		message(g, 1, r->rank, f[0].v.i, f[1].v.i, ts);
+		message(g, 1, *r, f[0].v.i, f[1].v.i, ts);
 	else
-		message(g, 0, f[0].v.i, r->rank, f[1].v.i, ts);
+		message(g, 0, f[0].v.i, *r, f[1].v.i, ts);
 }
 
 void
 mm_causal_free(struct mm *mm)
 {
 	struct mm_causal *g = &mm->causal;
-	struct mm_rank *r, *rn;
-	uint32_t i;
+	struct mm_causal_q *q;
+	uint32_t it = 0;
 
-	for (i = 0; i < g->cap; i++)
-		if (g->v[i] != NULL) {
-			free(g->v[i]->ts);
-			free(g->v[i]);
-		}
-	free(g->v);
-	for (i = 0; g->ranks != NULL && i < MM_RANK_BUCKETS; i++)
-		for (r = g->ranks[i]; r != NULL; r = rn) {
-			rn = r->next;
-			free(r);
-		}
-	free(g->ranks);
+	while ((q = hmap_next(&g->queues, &it, NULL)) != NULL)
+		free(q->ts);
+	hmap_free(&g->queues);
+	hmap_free(&g->ranks);
 	memset(g, 0, sizeof *g);
 }

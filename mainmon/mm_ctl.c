@@ -153,75 +153,56 @@ mm_command(struct mm *mm, struct mm_conn *ctl, const char *line)
 
 /* ---- statistics ---- */
 
+/* What a statistics record is kept by: no padding (hmap compares the
+ * bytes). */
+struct stat_key {
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+	uint32_t	kind;
+	int32_t		eid;
+	uint32_t	zero;
+	int64_t		key;
+};
+
+/* The hash the table always had: the same order of a process's threads
+ * in the merge (stats_merged). */
 static uint32_t
-stat_hash(uint32_t node, uint32_t pid, uint32_t tid, uint32_t kind,
-	  int32_t eid, int64_t key)
+stat_hash(const void *key)
 {
+	struct stat_key k;
 	uint64_t h = 1469598103934665603ull;
 
-	h = (h ^ node) * 1099511628211ull;
-	h = (h ^ pid) * 1099511628211ull;
-	h = (h ^ tid) * 1099511628211ull;
-	h = (h ^ kind) * 1099511628211ull;
-	h = (h ^ (uint32_t)eid) * 1099511628211ull;
-	h = (h ^ (uint64_t)key) * 1099511628211ull;
+	memcpy(&k, key, sizeof k);
+	h = (h ^ k.node) * 1099511628211ull;
+	h = (h ^ k.pid) * 1099511628211ull;
+	h = (h ^ k.tid) * 1099511628211ull;
+	h = (h ^ k.kind) * 1099511628211ull;
+	h = (h ^ (uint32_t)k.eid) * 1099511628211ull;
+	h = (h ^ (uint64_t)k.key) * 1099511628211ull;
 	return (uint32_t)(h ^ h >> 32);
 }
 
-static struct mm_stat *
-stat_slot(struct mm_stats *s, uint32_t node, uint32_t pid, uint32_t tid,
-	  uint32_t kind, int32_t eid, int64_t key)
-{
-	uint32_t i = stat_hash(node, pid, tid, kind, eid, key) & (s->cap - 1);
-	struct mm_stat *e;
-
-	for (;; i = (i + 1) & (s->cap - 1)) {
-		e = &s->v[i];
-		if (e->kind == 0 || (e->node == node && e->pid == pid &&
-		    e->tid == tid && e->kind == kind && e->eid == eid &&
-		    e->key == key))
-			return e;
-	}
-}
-
-static int
-stats_grow(struct mm_stats *s)
-{
-	struct mm_stats ns;
-	struct mm_stat *e;
-	uint32_t i;
-
-	ns.cap = s->cap ? s->cap * 2 : 256;
-	ns.n = s->n;
-	ns.v = calloc(ns.cap, sizeof *ns.v);
-	if (ns.v == NULL)
-		return -1;
-	for (i = 0; i < s->cap; i++) {
-		if (s->v[i].kind == 0)
-			continue;
-		e = stat_slot(&ns, s->v[i].node, s->v[i].pid, s->v[i].tid,
-		    s->v[i].kind, s->v[i].eid, s->v[i].key);
-		*e = s->v[i];
-	}
-	free(s->v);
-	*s = ns;
-	return 0;
-}
+static const struct hmap_type stats_type = {
+	sizeof(struct stat_key), sizeof(struct mm_stat), 256, stat_hash
+};
 
 void
 mm_stats_put(struct mm *mm, uint32_t node, uint32_t pid, uint32_t tid,
 	     const struct rec_stats *st)
 {
-	struct mm_stats *s = &mm->stats;
+	struct hmap *s = &mm->stats.map;
+	struct stat_key k = { node, pid, tid, st->kind, st->eid, 0, st->key };
 	struct mm_stat *e;
+	int added;
 
-	if ((s->n + 1) * 2 > s->cap && stats_grow(s) != 0) {
+	if (s->type == NULL)
+		hmap_init(s, &stats_type);
+	if ((e = hmap_put(s, &k, &added)) == NULL) {
 		log_warn("statistics: out of memory");
 		return;
 	}
-	e = stat_slot(s, node, pid, tid, st->kind, st->eid, st->key);
-	if (e->kind == 0) {
-		s->n++;
+	if (added) {
 		e->node = node;
 		e->pid = pid;
 		e->tid = tid;
@@ -239,8 +220,7 @@ mm_stats_free(struct mm *mm)
 {
 	struct mm_bname *b, *next;
 
-	free(mm->stats.v);
-	memset(&mm->stats, 0, sizeof mm->stats);
+	hmap_free(&mm->stats.map);
 	for (b = mm->bnames; b != NULL; b = next) {
 		next = b->next;
 		free(b->name);
@@ -334,16 +314,16 @@ range_merge(struct rec_range *a, const struct rec_range *b)
 static struct mm_stat *
 stats_merged(struct mm *mm, uint32_t *n)
 {
+	const struct mm_stat *e;
 	struct mm_stat *v;
-	uint32_t i, j, k;
+	uint32_t i, j, k, it = 0;
 
 	*n = 0;
-	if (mm->stats.n == 0 ||
-	    (v = malloc(sizeof *v * mm->stats.n)) == NULL)
+	if (hmap_count(&mm->stats.map) == 0 || (v = malloc(sizeof *v *
+	    hmap_count(&mm->stats.map))) == NULL)
 		return NULL;
-	for (i = j = 0; i < mm->stats.cap; i++)
-		if (mm->stats.v[i].kind != 0)
-			v[j++] = mm->stats.v[i];
+	for (j = 0; (e = hmap_next(&mm->stats.map, &it, NULL)) != NULL; )
+		v[j++] = *e;
 	qsort(v, j, sizeof *v, stat_cmp);
 	for (i = 0, k = 0; i < j; i++) {
 		if (k > 0 && stat_cmp(&v[k - 1], &v[i]) == 0) {
@@ -391,12 +371,8 @@ type_name(struct mm *mm, int32_t eid)
 	for (i = 0; i < REC_NPREDEF; i++)
 		if (rec_predef[i].eid == eid)
 			return rec_predef[i].dsc;
-	for (i = 0; i < mm->written.cap; i++) {
-		d = &mm->written.v[i];
-		if (d->format != NULL && d->eid == eid)
-			return d->dsc;
-	}
-	return "";
+	d = hmap_find(&mm->written.map, &eid);
+	return d != NULL && d->format != NULL ? d->dsc : "";
 }
 
 size_t

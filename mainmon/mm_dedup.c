@@ -15,66 +15,43 @@
 #include "rec/rec.h"
 #include "util/log.h"
 
-static uint32_t
-mark_hash(uint64_t seg, uint32_t node, uint32_t pid, uint32_t tid)
-{
-	uint64_t h = seg ^ ((uint64_t)node << 48) ^ ((uint64_t)pid << 20) ^
-	    tid;
+/* What a mark is kept by: no padding (hmap compares the bytes). */
+struct mark_key {
+	uint64_t	seg_id;
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+	uint32_t	zero;
+};
 
+static uint32_t
+mark_hash(const void *key)
+{
+	struct mark_key k;
+	uint64_t h;
+
+	memcpy(&k, key, sizeof k);
+	h = k.seg_id ^ ((uint64_t)k.node << 48) ^ ((uint64_t)k.pid << 20) ^
+	    k.tid;
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdull;
 	h ^= h >> 33;
 	return (uint32_t)h;
 }
 
-static int
-marks_grow(struct mm_marks *m)
-{
-	struct mm_marks n;
-	uint32_t i, j;
-
-	n.cap = m->cap ? m->cap * 2 : 1024;
-	n.n = 0;
-	n.v = calloc(n.cap, sizeof *n.v);
-	if (n.v == NULL)
-		return -1;
-	for (i = 0; i < m->cap; i++) {
-		if (m->v[i].seg_id == 0)
-			continue;
-		j = mark_hash(m->v[i].seg_id, m->v[i].node, m->v[i].pid,
-		    m->v[i].tid) & (n.cap - 1);
-		while (n.v[j].seg_id != 0)
-			j = (j + 1) & (n.cap - 1);
-		n.v[j] = m->v[i];
-		n.n++;
-	}
-	free(m->v);
-	*m = n;
-	return 0;
-}
+static const struct hmap_type marks_type = {
+	sizeof(struct mark_key), sizeof(struct mm_mark), 1024, mark_hash
+};
 
 static struct mm_mark *
 mark_get(struct mm_marks *m, uint64_t seg, uint32_t node, uint32_t pid,
 	 uint32_t tid)
 {
-	uint32_t j;
+	struct mark_key k = { seg, node, pid, tid, 0 };
 
-	if ((m->n + 1) * 2 > m->cap && marks_grow(m) != 0)
-		return NULL;
-	j = mark_hash(seg, node, pid, tid) & (m->cap - 1);
-	while (m->v[j].seg_id != 0) {
-		if (m->v[j].seg_id == seg && m->v[j].node == node &&
-		    m->v[j].pid == pid && m->v[j].tid == tid)
-			return &m->v[j];
-		j = (j + 1) & (m->cap - 1);
-	}
-	memset(&m->v[j], 0, sizeof m->v[j]);
-	m->v[j].seg_id = seg;
-	m->v[j].node = node;
-	m->v[j].pid = pid;
-	m->v[j].tid = tid;
-	m->n++;
-	return &m->v[j];
+	if (m->map.type == NULL)
+		hmap_init(&m->map, &marks_type);
+	return hmap_put(&m->map, &k, NULL);
 }
 
 int
@@ -123,31 +100,23 @@ mm_dedup(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 void
 mm_dedup_forget(struct mm *mm, uint64_t seg_id)
 {
-	struct mm_marks *m = &mm->marks;
-	struct mm_marks keep = *m;
-	uint32_t i;
+	struct hmap *m = &mm->marks.map;
+	struct mark_key k;
+	const void *key;
+	struct mm_mark *v;
+	uint32_t it = 0;
 
-	if (seg_id == 0 || m->cap == 0)
+	if (seg_id == 0)
 		return;
-	/* Rebuild without that segment's marks. */
-	m->v = NULL;
-	m->cap = m->n = 0;
-	for (i = 0; i < keep.cap; i++) {
-		struct mm_mark *k;
-
-		if (keep.v[i].seg_id == 0 || keep.v[i].seg_id == seg_id)
-			continue;
-		k = mark_get(m, keep.v[i].seg_id, keep.v[i].node,
-		    keep.v[i].pid, keep.v[i].tid);
-		if (k != NULL)
-			*k = keep.v[i];
+	while ((v = hmap_next(m, &it, &key)) != NULL) {
+		memcpy(&k, key, sizeof k);
+		if (k.seg_id == seg_id)
+			hmap_del_value(m, v);
 	}
-	free(keep.v);
 }
 
 void
 mm_dedup_free(struct mm *mm)
 {
-	free(mm->marks.v);
-	memset(&mm->marks, 0, sizeof mm->marks);
+	hmap_free(&mm->marks.map);
 }

@@ -113,7 +113,7 @@ send_resume(struct mm_conn *c, uint32_t round)
 
 /* FULL: c reached its threshold; a round collects it, now or next. */
 static int
-do_full(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+mm_on_full(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	uint32_t nfree, chunks;
 
@@ -132,7 +132,7 @@ do_full(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 }
 
 static int
-do_paused(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+mm_on_paused(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	struct mm_coll *co;
 	struct mm_conn **np;
@@ -172,7 +172,7 @@ do_paused(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 }
 
 static int
-do_resumed(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+mm_on_resumed(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	uint64_t v[3], t;
 
@@ -200,11 +200,11 @@ mm_global_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
 {
 	switch (type) {
 	case WIRE_FULL:
-		return do_full(mm, c, msg);
+		return mm_on_full(mm, c, msg);
 	case WIRE_PAUSED:
-		return do_paused(mm, c, msg);
+		return mm_on_paused(mm, c, msg);
 	case WIRE_RESUMED:
-		return do_resumed(mm, c, msg);
+		return mm_on_resumed(mm, c, msg);
 	}
 	return -1;
 }
@@ -235,7 +235,7 @@ next_cb(evutil_socket_t fd, short what, void *arg)
 	if (mm->stopping)
 		return;
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == PEER_LM && c->full) {
+		if (c->role == MM_CONN_LM && c->full) {
 			mm_round(mm, NULL, MM_SNAPSHOT, NULL);
 			return;
 		}

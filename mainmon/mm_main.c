@@ -22,7 +22,9 @@
 #include "net/peer.h"
 #include "net/wire.h"
 #include "tape.h"
+#include "net/wire.h"
 #include "util/log.h"
+#include "util/num.h"
 #include "util/sha256.h"
 
 static void
@@ -44,18 +46,15 @@ order_tick(evutil_socket_t fd, short what, void *arg)
 		mm->exit_code = 1;
 }
 
-/* A positive number no larger than max, or 0. */
-static double
-number(const char *s, double max)
+/* Says on stderr that option opt's value s is not what was expected. */
+static int
+bad_option(const char *opt, const char *s, const char *expected)
 {
-	char *end;
-	double v;
+	char msg[NUM_MSG_MAX];
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(v > 0) || v > max)
-		return 0;
-	return v;
+	fprintf(stderr, "mainmon: %s\n", num_msg(msg, sizeof msg, opt, s,
+	    expected));
+	return 2;
 }
 
 static void
@@ -104,7 +103,7 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
  * bound to every interface.
  */
 static void
-listen_on(struct mm *mm, const char *addr, unsigned long port)
+listen_on(struct mm *mm, const char *addr, uint64_t port)
 {
 	struct evutil_addrinfo hints, *ai = NULL;
 	struct sockaddr_storage ss;
@@ -112,7 +111,7 @@ listen_on(struct mm *mm, const char *addr, unsigned long port)
 	char portstr[8], host[INET6_ADDRSTRLEN + 8];
 	int err, any;
 
-	snprintf(portstr, sizeof portstr, "%lu", port);
+	snprintf(portstr, sizeof portstr, "%u", (unsigned)port);
 	memset(&hints, 0, sizeof hints);
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
@@ -126,7 +125,7 @@ listen_on(struct mm *mm, const char *addr, unsigned long port)
 	    128, ai->ai_addr, (int)ai->ai_addrlen);
 	evutil_freeaddrinfo(ai);
 	if (mm->listener == NULL)
-		fatal("cannot listen on %s port %lu: %s", addr, port,
+		fatal("cannot listen on %s port %u: %s", addr, (unsigned)port,
 		    strerror(errno));
 	evconnlistener_set_error_cb(mm->listener, accept_error_cb);
 	if (getsockname(evconnlistener_get_fd(mm->listener),
@@ -142,14 +141,14 @@ listen_on(struct mm *mm, const char *addr, unsigned long port)
 		if (gethostname(host, sizeof host) != 0)
 			snprintf(host, sizeof host, "localhost");
 		host[sizeof host - 1] = '\0';
-		snprintf(mm->id, sizeof mm->id, "%s:%lu", host, port);
+		snprintf(mm->id, sizeof mm->id, "%s:%u", host, (unsigned)port);
 	} else if (getnameinfo((struct sockaddr *)&ss, sslen, host,
 	    sizeof host, NULL, 0, NI_NUMERICHOST) != 0)
 		fatal("-b %s: cannot name the bound address", addr);
 	else if (ss.ss_family == AF_INET6)
-		snprintf(mm->id, sizeof mm->id, "[%s]:%lu", host, port);
+		snprintf(mm->id, sizeof mm->id, "[%s]:%u", host, (unsigned)port);
 	else
-		snprintf(mm->id, sizeof mm->id, "%s:%lu", host, port);
+		snprintf(mm->id, sizeof mm->id, "%s:%u", host, (unsigned)port);
 }
 
 /*
@@ -212,8 +211,8 @@ main(int argc, char **argv)
 	struct event *sigterm, *sigint;
 	const char *bind_addr = "127.0.0.1", *out = NULL, *idfile = NULL;
 	const char *keyfile = NULL;
-	char *end, line[MMID_MAX];
-	unsigned long port = 0, secs = 10;
+	char line[MMID_MAX], expected[64];
+	uint64_t port = 0, secs = 10;
 	int c, debug = 0, fmt = TAPE_FMT_TAPE;
 	double sync_s = 1, order_mib = 256, pause_s = 10;
 	int global = 0;
@@ -235,19 +234,17 @@ main(int argc, char **argv)
 			else if (strcmp(optarg, "local") == 0)
 				global = 0;
 			else {
-				fprintf(stderr, "mainmon: --collect=%s: not a "
-				    "scheme (global, local)\n", optarg);
-				return 2;
+				return bad_option("--collect", optarg,
+				    "a scheme (global, local)");
 			}
 			break;
 		case OPT_PAUSE_MAX:
-			if ((pause_s = number(optarg, WIRE_PAUSE_MAX_MS /
-			    1000)) < 0.01) {
-				fprintf(stderr, "mainmon: --pause-max=%s: not "
-				    "a number of seconds from 0.01 to %u\n",
-				    optarg, WIRE_PAUSE_MAX_MS / 1000);
-				return 2;
-			}
+			snprintf(expected, sizeof expected, "a number of "
+			    "seconds (0.01 to %u)", WIRE_PAUSE_MAX_MS / 1000);
+			if (num_parse_double(optarg, 0.01, WIRE_PAUSE_MAX_MS /
+			    1000, &pause_s) != 0)
+				return bad_option("--pause-max", optarg,
+				    expected);
 			break;
 		case 'o':
 			out = optarg;
@@ -260,36 +257,28 @@ main(int argc, char **argv)
 			else if (strcmp(optarg, "bee") == 0)
 				fmt = TAPE_FMT_BEE;
 			else {
-				fprintf(stderr, "mainmon: -f %s: not a format "
-				    "(tape, bee, bin)\n", optarg);
-				return 2;
+				return bad_option("-f", optarg,
+				    "a format (tape, bee, bin)");
 			}
 			break;
 		case 'p':
-			errno = 0;
-			port = strtoul(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || port > 65535) {
-				fprintf(stderr, "mainmon: -p %s: not a port "
-				    "number\n", optarg);
-				return 2;
-			}
+			if (num_parse_u64(optarg, 0, 65535, &port) != 0)
+				return bad_option("-p", optarg,
+				    "a port number (0 to 65535)");
 			break;
 		case 'b':
 			bind_addr = optarg;
 			break;
 		case 's':
-			if ((sync_s = number(optarg, 3600)) < 0.01) {
-				fprintf(stderr, "mainmon: -s %s: not a number "
-				    "of seconds from 0.01 to 3600\n", optarg);
-				return 2;
-			}
+			if (num_parse_double(optarg, 0.01, 3600, &sync_s) != 0)
+				return bad_option("-s", optarg, "a number of "
+				    "seconds (0.01 to 3600)");
 			break;
 		case 'm':
-			if ((order_mib = number(optarg, 1 << 20)) < 1) {
-				fprintf(stderr, "mainmon: -m %s: not a number "
-				    "of MiB from 1 to 1048576\n", optarg);
-				return 2;
-			}
+			if (num_parse_double(optarg, 1, 1 << 20,
+			    &order_mib) != 0)
+				return bad_option("-m", optarg, "a number of "
+				    "MiB (1 to 1048576)");
 			break;
 		case 'i':
 			idfile = optarg;
@@ -298,14 +287,9 @@ main(int argc, char **argv)
 			keyfile = optarg;
 			break;
 		case 't':
-			errno = 0;
-			secs = strtoul(optarg, &end, 10);
-			if (errno != 0 || *end != '\0' || secs < 1 ||
-			    secs > 3600) {
-				fprintf(stderr, "mainmon: -t %s: not a number "
-				    "of seconds (1 to 3600)\n", optarg);
-				return 2;
-			}
+			if (num_parse_u64(optarg, 1, 3600, &secs) != 0)
+				return bad_option("-t", optarg, "a number of "
+				    "seconds (1 to 3600)");
 			break;
 		case 'd':
 			debug = 1;
@@ -322,7 +306,7 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	log_init("mainmon", debug ? LOG_DEBUG : LOG_WARN);
+	log_init("mainmon", debug ? GRM_LOG_DEBUG : GRM_LOG_WARN);
 	peer_keep_memory();
 	signal(SIGPIPE, SIG_IGN);
 	memset(&mm, 0, sizeof mm);

@@ -21,30 +21,50 @@
 #define PULL_IDLE	10000000u
 #define PULL_TICK_US	20000
 
+/* A thread: what its stream is kept by (no padding). */
+struct stream_key {
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+};
+
 static uint32_t
-stream_hash(uint32_t node, uint32_t pid, uint32_t tid)
+stream_hash(const void *key)
 {
-	return ((node * 31u + pid) * 2654435761u ^ tid * 40503u) &
-	    (MM_STREAM_BUCKETS - 1);
+	struct stream_key k;
+
+	memcpy(&k, key, sizeof k);
+	return (k.node * 31u + k.pid) * 2654435761u ^ k.tid * 40503u;
 }
+
+static const struct hmap_type streams_type = {
+	sizeof(struct stream_key), sizeof(struct mm_stream *), 1024,
+	stream_hash
+};
 
 static struct mm_stream *
 stream_get(struct mm_order *o, uint32_t node, uint32_t pid, uint32_t tid)
 {
-	struct mm_stream **b = &o->buckets[stream_hash(node, pid, tid)], *s;
+	struct stream_key k = { node, pid, tid };
+	struct mm_stream **v, *s;
+	int added;
 
-	for (s = *b; s != NULL; s = s->hnext)
-		if (s->node == node && s->pid == pid && s->tid == tid)
-			return s;
-	if ((s = calloc(1, sizeof *s)) == NULL)
+	if (o->streams.type == NULL)
+		hmap_init(&o->streams, &streams_type);
+	if ((v = hmap_put(&o->streams, &k, &added)) == NULL)
 		return NULL;
+	if (!added)
+		return *v;
+	if ((s = calloc(1, sizeof *s)) == NULL) {
+		hmap_del_value(&o->streams, v);
+		return NULL;
+	}
 	s->node = node;
 	s->pid = pid;
 	s->tid = tid;
 	s->heap_ix = NONE;
 	s->tail = &s->head;
-	s->hnext = *b;
-	*b = s;
+	*v = s;
 	return s;
 }
 
@@ -302,7 +322,7 @@ mm_order_watermark(const struct mm *mm)
 	uint64_t w = UINT64_MAX;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == PEER_LM && !c->wm_unknown && c->wm < w)
+		if (c->role == MM_CONN_LM && !c->wm_unknown && c->wm < w)
 			w = c->wm;
 	return w;
 }
@@ -314,7 +334,7 @@ mm_order_scanned(const struct mm *mm)
 	uint64_t w = UINT64_MAX;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == PEER_LM && c->synced && c->scan < w)
+		if (c->role == MM_CONN_LM && c->synced && c->scan < w)
 			w = c->scan;
 	return w;
 }
@@ -386,7 +406,7 @@ mm_order_advance(struct mm *mm, int tick)
 	if (mm->global && !push_waits(mm))
 		return r;
 	for (c = mm->conns; c != NULL; c = c->next) {
-		if (c->role != PEER_LM || c->wm_unknown ||
+		if (c->role != MM_CONN_LM || c->wm_unknown ||
 		    now - c->last_pull < PULL_IDLE)
 			continue;
 		if (c->wm + PULL_LAG < newest || (tick && top <= now &&
@@ -434,18 +454,17 @@ void
 mm_order_free(struct mm *mm)
 {
 	struct mm_order *o = &mm->order;
-	struct mm_stream *s, *sn;
-	uint32_t i;
+	struct mm_stream **v, *s;
+	uint32_t it = 0;
 
-	for (i = 0; i < MM_STREAM_BUCKETS; i++)
-		for (s = o->buckets[i]; s != NULL; s = sn) {
-			sn = s->hnext;
-			while (s->head != NULL)
-				piece_done(mm, s);
-			free(s);
-		}
+	while ((v = hmap_next(&o->streams, &it, NULL)) != NULL) {
+		s = *v;
+		while (s->head != NULL)
+			piece_done(mm, s);
+		free(s);
+	}
+	hmap_free(&o->streams);
 	free(o->heap);
-	memset(o->buckets, 0, sizeof o->buckets);
 	o->heap = NULL;
 	o->nheap = o->capheap = 0;
 }

@@ -11,69 +11,51 @@
 #include "util/clock.h"
 #include "util/log.h"
 
+/* The hash the table always had: the same order of #DEF lines in a new
+ * file (mm_rotate.c). */
 static uint32_t
-eid_hash(int32_t eid, uint32_t cap)
+eid_hash(const void *key)
 {
-	return ((uint32_t)eid * 2654435761u) & (cap - 1);
+	int32_t eid;
+
+	memcpy(&eid, key, sizeof eid);
+	return (uint32_t)eid * 2654435761u;
 }
+
+static const struct hmap_type defs_type = {
+	sizeof(int32_t), sizeof(struct tape_def), 64, eid_hash
+};
 
 static struct tape_def *
 defs_find(struct mm_defs *d, int32_t eid)
 {
-	uint32_t i;
-
-	if (d->cap == 0)
-		return NULL;
-	for (i = eid_hash(eid, d->cap); d->v[i].format != NULL;
-	    i = (i + 1) & (d->cap - 1))
-		if (d->v[i].eid == eid)
-			return &d->v[i];
-	return NULL;
+	return hmap_find(&d->map, &eid);
 }
 
 /* The slot for eid, new (format NULL) if absent; NULL if out of memory. */
 static struct tape_def *
 defs_slot(struct mm_defs *d, int32_t eid)
 {
-	struct tape_def *nv, *old = d->v;
-	uint32_t i, oldcap = d->cap;
+	struct tape_def *e;
 
-	if (d->n + 1 > d->cap / 2) {
-		uint32_t cap = d->cap ? d->cap * 2 : 64;
-
-		nv = calloc(cap, sizeof *nv);
-		if (nv == NULL)
-			return NULL;
-		d->v = nv;
-		d->cap = cap;
-		d->n = 0;
-		for (i = 0; i < oldcap; i++) {
-			if (old[i].format == NULL)
-				continue;
-			struct tape_def *s = defs_slot(d, old[i].eid);
-			*s = old[i];
-		}
-		free(old);
-	}
-	for (i = eid_hash(eid, d->cap); d->v[i].format != NULL;
-	    i = (i + 1) & (d->cap - 1))
-		if (d->v[i].eid == eid)
-			return &d->v[i];
-	d->v[i].eid = eid;
-	d->n++;
-	return &d->v[i];
+	if (d->map.type == NULL)
+		hmap_init(&d->map, &defs_type);
+	if ((e = hmap_put(&d->map, &eid, NULL)) != NULL)
+		e->eid = eid;
+	return e;
 }
 
 void
 mm_defs_free(struct mm_defs *d)
 {
-	uint32_t i;
+	struct tape_def *e;
+	uint32_t it = 0;
 
-	for (i = 0; i < d->cap; i++) {
-		free(d->v[i].format);
-		free(d->v[i].dsc);
+	while ((e = hmap_next(&d->map, &it, NULL)) != NULL) {
+		free(e->format);
+		free(e->dsc);
 	}
-	free(d->v);
+	hmap_free(&d->map);
 	memset(d, 0, sizeof *d);
 }
 
@@ -418,8 +400,11 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 				return -1;
 			continue;
 		}
-		/* Valid until the next resolve (which may move it). */
-		def = resolve(mm, n, pc->pid, pc->session, h.eid);
+		/* Valid until the next resolve (which may move it).  The
+		 * record before's if of the same type: nothing since
+		 * changed what resolve answers for this piece. */
+		if (def == NULL || h.eid != def->eid)
+			def = resolve(mm, n, pc->pid, pc->session, h.eid);
 		fixed = 0;
 		if (def == NULL ||
 		    rec_decode(pc->data + off, h.len, &def->fmt, f) != 0) {

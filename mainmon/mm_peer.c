@@ -119,7 +119,7 @@ sync_due(evutil_socket_t fd, short what, void *arg)
 /* Writes c's clock model (#SYNC) if it changed, at most every
  * MM_SYNC_WRITE_NS unless forced. */
 void
-mm_sync_write(struct mm *mm, struct mm_conn *c, int force)
+mm_write_sync(struct mm *mm, struct mm_conn *c, int force)
 {
 	const struct mm_sync_model *md = &c->clk.model;
 	const struct mm_sync_model *old = &c->model_written;
@@ -241,8 +241,8 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		struct mm_conn *c;
 
 		for (c = mm->conns; c != NULL; c = c->next)
-			if (c->role == PEER_LM)
-				mm_sync_write(mm, c, 1);
+			if (c->role == MM_CONN_LM)
+				mm_write_sync(mm, c, 1);
 		if (r == 0)
 			r = mm_order_summary(mm);
 		if (r == 0)
@@ -465,7 +465,7 @@ coll_start(struct mm *mm, struct mm_coll *co)
 	struct mm_conn *c;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == PEER_LM) {
+		if (c->role == MM_CONN_LM) {
 			/* Collected now: a FULL before is answered. */
 			if (co->phase == MM_PH_COLLECT &&
 			    co->what != MM_STATUS && co->what != MM_CONTROL)
@@ -544,7 +544,7 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		n += strlen(text + n);
 	}
 	for (c = mm->conns; c != NULL && n < cap; c = c->next) {
-		if (c->role != PEER_LM)
+		if (c->role != MM_CONN_LM)
 			continue;
 		n += (size_t)snprintf(text + n, cap - n, "node %u %s: lm pid "
 		    "%u%s, clock offset %lld ns, drift %lld ppb, error %llu "
@@ -586,7 +586,7 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 }
 
 static int
-do_ctl(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+mm_on_ctl(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	char cmd[WIRE_STR_MAX + 1];
 
@@ -607,18 +607,18 @@ mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 	c->lm_pid = h->pid;
 	c->seg_id = h->seg_id;
 	if (h->role == WIRE_ROLE_CTL)
-		c->role = PEER_CTL;
+		c->role = MM_CONN_CTL;
 	else {
-		c->role = PEER_LM;
+		c->role = MM_CONN_LM;
 		c->node = node_for(mm, h->host);
 		if (c->node == NULL)
 			return -1;
 	}
 	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, c->role == PEER_LM ? c->node->id : 0);
+	wire_put_u32(&w, c->role == MM_CONN_LM ? c->node->id : 0);
 	wire_put_bytes(&w, proof, WIRE_PROOF);
 	peer_send(c->p, WIRE_WELCOME, buf, w.len, NULL, 0);
-	if (c->role == PEER_CTL)
+	if (c->role == MM_CONN_CTL)
 		return 0;
 	c->sync_ev = evtimer_new(mm->base, sync_due, c);
 	if (c->sync_ev == NULL)
@@ -630,7 +630,7 @@ mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 }
 
 static int
-do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	uint64_t t1, tl, t4 = clk_mono_ns();
 	struct mm_sync_sample smp;
@@ -654,7 +654,7 @@ do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	tv.tv_usec = (suseconds_t)(mm->sync_ns % 1000000000u / 1000);
 	evtimer_add(c->sync_ev, &tv);
 	if (c->synced) {
-		mm_sync_write(mm, c, 0);
+		mm_write_sync(mm, c, 0);
 		return 0;
 	}
 	c->synced = 1;
@@ -663,7 +663,7 @@ do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	if (tape_host(mm->out, c->node->id, c->clk.model.off0, c->lm_pid,
 	    c->node->host) != 0)
 		log_warn("%s: cannot write", mm->out_path);
-	mm_sync_write(mm, c, 1);
+	mm_write_sync(mm, c, 1);
 	send_u32s(c, WIRE_READY, mm->global ? WIRE_READY_GLOBAL : 0, 0, 1);
 	mm_send_control(mm, c, 0);
 	coll_ask_ready(mm, c);
@@ -671,7 +671,7 @@ do_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 }
 
 static int
-do_data(struct mm_conn *c, struct wire_rd *msg)
+mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 {
 	struct mm_piece *pc;
 	uint32_t pid, tid, session, off;
@@ -722,7 +722,7 @@ batch_free(struct mm_conn *c)
 }
 
 static int
-do_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	struct mm_coll *co;
 	uint32_t round;
@@ -763,7 +763,7 @@ do_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 }
 
 static int
-do_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+mm_on_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	struct mm_coll *co;
 	uint32_t round;
@@ -788,7 +788,7 @@ do_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 }
 
 static int
-do_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+mm_on_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	struct wire_status st;
 	uint64_t *v = (uint64_t *)&st;
@@ -822,12 +822,12 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	if (msg == NULL) {
 		/* A plain close is an LM's normal end; broken framing is
 		 * worth a line whoever the peer is. */
-		if (c->role == PEER_NEW)
+		if (c->role == MM_CONN_NEW)
 			mm_auth_closed(c, why);
-		else if (c->role == PEER_LM && peer_broken(p))
+		else if (c->role == MM_CONN_LM && peer_broken(p))
 			log_warn("%s: LM %u on %s: %s", c->addr, c->lm_pid,
 			    c->node->host, why);
-		else if (c->role == PEER_LM)
+		else if (c->role == MM_CONN_LM)
 			log_debug("LM %u on %s: %s", c->lm_pid, c->node->host,
 			    why);
 		else if (peer_broken(p))
@@ -835,48 +835,48 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		mm_conn_free(c);
 		return;
 	}
-	if (c->role == PEER_NEW) {
+	if (c->role == MM_CONN_NEW) {
 		mm_auth_msg(mm, c, type, msg);
 		return;
 	}
 	switch (type) {
 	case WIRE_PONG:
-		r = c->role == PEER_LM ? do_pong(mm, c, msg) : -1;
+		r = c->role == MM_CONN_LM ? mm_on_pong(mm, c, msg) : -1;
 		break;
 	case WIRE_DATA:
-		r = c->role == PEER_LM ? do_data(c, msg) : -1;
+		r = c->role == MM_CONN_LM ? mm_on_data(c, msg) : -1;
 		break;
 	case WIRE_PROC:
-		r = c->role == PEER_LM && c->synced && mm->out != NULL ?
+		r = c->role == MM_CONN_LM && c->synced && mm->out != NULL ?
 		    mm_out_proc(mm, c, msg) : -1;
 		break;
 	case WIRE_DONE:
-		r = c->role == PEER_LM ? do_done(mm, c, msg) : -1;
+		r = c->role == MM_CONN_LM ? mm_on_done(mm, c, msg) : -1;
 		break;
 	case WIRE_BYE:
-		r = c->role == PEER_LM && wire_rd_left(msg) == 0 ? 0 : -1;
+		r = c->role == MM_CONN_LM && wire_rd_left(msg) == 0 ? 0 : -1;
 		if (r == 0)
 			mm_dedup_forget(mm, c->seg_id);
 		break;
 	case WIRE_SEGMENT:
-		if (c->role == PEER_LM) {
+		if (c->role == MM_CONN_LM) {
 			c->seg_id = wire_get_u64(msg);
 			r = wire_rd_ok(msg) && wire_rd_left(msg) == 0 ? 0 : -1;
 		}
 		break;
 	case WIRE_STATUS_REPLY:
-		r = c->role == PEER_LM ? do_status_reply(mm, c, msg) : -1;
+		r = c->role == MM_CONN_LM ? mm_on_status_reply(mm, c, msg) : -1;
 		break;
 	case WIRE_CONTROL_ACK:
-		r = c->role == PEER_LM ? do_control_ack(mm, c, msg) : -1;
+		r = c->role == MM_CONN_LM ? mm_on_control_ack(mm, c, msg) : -1;
 		break;
 	case WIRE_CTL:
-		r = c->role == PEER_CTL ? do_ctl(mm, c, msg) : -1;
+		r = c->role == MM_CONN_CTL ? mm_on_ctl(mm, c, msg) : -1;
 		break;
 	case WIRE_FULL:
 	case WIRE_PAUSED:
 	case WIRE_RESUMED:
-		r = c->role == PEER_LM && c->synced ?
+		r = c->role == MM_CONN_LM && c->synced ?
 		    mm_global_msg(mm, c, type, msg) : -1;
 		break;
 	}
@@ -894,8 +894,8 @@ mm_conn_free(struct mm_conn *c)
 	struct mm_conn **pp;
 	struct mm_coll *co, *next;
 
-	if (c->role == PEER_LM) {
-		mm_sync_write(mm, c, 1);
+	if (c->role == MM_CONN_LM) {
+		mm_write_sync(mm, c, 1);
 		mm_global_conn_gone(mm, c);
 	}
 	for (pp = &mm->conns; *pp != NULL; pp = &(*pp)->next)

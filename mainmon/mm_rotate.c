@@ -29,10 +29,9 @@ write_defs(struct tape_w *w, const struct mm_defs *d, uint32_t node,
 	   uint32_t pid)
 {
 	const struct tape_def *e;
-	uint32_t i;
+	uint32_t it = 0;
 
-	for (i = 0; i < d->cap; i++) {
-		e = &d->v[i];
+	while ((e = hmap_next(&d->map, &it, NULL)) != NULL) {
 		if (e->format != NULL && tape_def_scoped(w, node, pid, e->eid,
 		    e->cls, e->attr, e->format, strlen(e->format), e->dsc,
 		    strlen(e->dsc)) != 0)
@@ -58,7 +57,7 @@ write_state(struct mm *mm, struct tape_w *w)
 	for (c = mm->conns; c != NULL; c = c->next) {
 		const struct mm_sync_model *md = &c->clk.model;
 
-		if (c->role == PEER_LM && c->synced &&
+		if (c->role == MM_CONN_LM && c->synced &&
 		    (tape_host(w, c->node->id, md->off0, c->lm_pid,
 		    c->node->host) != 0 || tape_sync(w, c->node->id, md->m0,
 		    md->off0, mm_sync_drift_ppb(md), md->err, md->best_rtt,

@@ -19,10 +19,17 @@ void pv_put_name(const char *s, size_t n);
 /* ns as seconds with 9 decimals, in buf. */
 const char *pv_secs(char *buf, size_t n, uint64_t ns);
 
+/* pv_main.c: getopt_long for command cmd ("" for prove's own options),
+ * which must start with ':' (and opterr be 0): 1 with the option in *c,
+ * 0 at the end of the options, -1 after saying on stderr what is wrong. */
+struct option;
+int pv_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
+	      const struct option *longopts, int *c);
+
 /* Commands; each returns the exit status. */
 int pv_dump(const char *path);
 int pv_stats(const char *path);
-/* prove svg FILE [-o OUT] [-w WIDTH]: argv holds the words after "svg". */
+/* prove svg FILE [-o OUT] [-w WIDTH]: argv[0] is "svg" (for getopt). */
 int pv_svg(int argc, char **argv);
 
 /* ---- pv_map.c ---- */

@@ -1,5 +1,6 @@
 /* pv_main.c: prove, the trace analyser: command line and shared helpers. */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,19 +88,81 @@ pv_flush(void)
 }
 
 int
-main(int argc, char **argv)
+pv_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
+	  const struct option *longopts, int *c)
 {
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0)) {
+	*c = getopt_long(argc, argv, shortopts, longopts, NULL);
+	switch (*c) {
+	case -1:
+		return 0;
+	case '?':
+		if (optopt != 0)
+			fprintf(stderr, "prove%s%s: unknown option -%c\n",
+			    *cmd ? " " : "", cmd, optopt);
+		else
+			fprintf(stderr, "prove%s%s: unknown option %s\n",
+			    *cmd ? " " : "", cmd, argv[optind - 1]);
+		return -1;
+	case ':':
+		fprintf(stderr, "prove%s%s: %s needs a value\n",
+		    *cmd ? " " : "", cmd, argv[optind - 1]);
+		return -1;
+	default:
+		return 1;
+	}
+}
+
+/* prove dump FILE, prove stats FILE: no option but --help. */
+static int
+file_command(int argc, char **argv, int (*run)(const char *))
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, r;
+
+	while ((r = pv_getopt(argc, argv, argv[0], ":h", longopts, &c)) > 0) {
 		help();
 		return pv_flush();
 	}
-	if (argc == 3 && strcmp(argv[1], "dump") == 0)
-		return pv_dump(argv[2]);
-	if (argc == 3 && strcmp(argv[1], "stats") == 0)
-		return pv_stats(argv[2]);
-	if (argc >= 3 && strcmp(argv[1], "svg") == 0)
-		return pv_svg(argc - 2, argv + 2);
+	if (r < 0 || optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	return run(argv[optind]);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, r;
+
+	opterr = 0;
+	/* "+": the options before the command are prove's own. */
+	while ((r = pv_getopt(argc, argv, "", "+:h", longopts, &c)) > 0) {
+		help();
+		return pv_flush();
+	}
+	if (r < 0 || optind >= argc) {
+		usage(stderr);
+		return 2;
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 0;	/* each command parses from its own word on, afresh */
+	if (strcmp(argv[0], "dump") == 0)
+		return file_command(argc, argv, pv_dump);
+	if (strcmp(argv[0], "stats") == 0)
+		return file_command(argc, argv, pv_stats);
+	if (strcmp(argv[0], "svg") == 0)
+		return pv_svg(argc, argv);
+	fprintf(stderr, "prove: %s: not a command (dump, stats, svg)\n",
+	    argv[0]);
 	usage(stderr);
 	return 2;
 }

@@ -1,6 +1,7 @@
 /* pv_svg.c: prove svg, the PROVE space-time diagram of a trace as SVG: the
  * command, the passes over the trace, the threads and blocks, the layout. */
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "pv_svg.h"
+#include "util/num.h"
 
 /*
  * The trace is read twice: once to learn the threads, the time span, the
@@ -658,43 +660,49 @@ finish(struct svg *g, int ok)
 }
 
 static int
-usage_svg(void)
+usage_svg(FILE *f)
 {
-	fprintf(stderr, "usage: prove svg FILE [-o OUT.svg] [-w WIDTH]\n");
-	return 2;
+	fprintf(f, "usage: prove svg FILE [-o OUT.svg] [-w WIDTH]\n");
+	return f == stdout ? 0 : 2;
 }
 
 int
 pv_svg(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char msg[NUM_MSG_MAX], expected[64];
 	struct svg g;
-	char *end;
-	long w;
-	int i, rc;
+	uint64_t w;
+	int c, r, rc;
 
 	memset(&g, 0, sizeof g);
 	g.width = W_DEFAULT;
-	for (i = 0; i < argc; i++) {
-		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-			g.opath = argv[++i];
-		else if (strcmp(argv[i], "-w") == 0 && i + 1 < argc) {
-			errno = 0;
-			w = strtol(argv[++i], &end, 10);
-			if (errno != 0 || end == argv[i] || *end != '\0' ||
-			    w < W_MIN || w > W_MAX) {
-				fprintf(stderr, "prove: -w: the width is %d to "
-				    "%d pixels\n", W_MIN, W_MAX);
+	while ((r = pv_getopt(argc, argv, "svg", ":o:w:h", longopts,
+	    &c)) > 0) {
+		switch (c) {
+		case 'o':
+			g.opath = optarg;
+			break;
+		case 'w':
+			snprintf(expected, sizeof expected, "a width in pixels "
+			    "(%d to %d)", W_MIN, W_MAX);
+			if (num_parse_u64(optarg, W_MIN, W_MAX, &w) != 0) {
+				fprintf(stderr, "prove svg: %s\n", num_msg(msg,
+				    sizeof msg, "-w", optarg, expected));
 				return 2;
 			}
 			g.width = (int)w;
-		} else if (g.path == NULL &&
-		    (argv[i][0] != '-' || argv[i][1] == '\0'))
-			g.path = argv[i];
-		else
-			return usage_svg();
+			break;
+		default:
+			return usage_svg(stdout);
+		}
 	}
-	if (g.path == NULL)
-		return usage_svg();
+	if (r < 0 || optind != argc - 1)
+		return usage_svg(stderr);
+	g.path = argv[optind];
 	rc = 0;
 	if (strcmp(g.path, "-") == 0 && stdin_seekable(&g) != 0)
 		rc = -2;

@@ -17,6 +17,7 @@
 #include "net/auth.h"
 #include "net/mmid.h"
 #include "net/peer.h"
+#include "util/env.h"
 
 /* The most one read or write system call moves. */
 #define PEER_IO_MAX	(1u << 20)
@@ -258,10 +259,10 @@ peer_send_hello(struct peer *p, struct auth_client *a,
 {
 	struct wire_hello h;
 	struct timespec ts;
-	const char *env = getenv("GRM_HOSTNAME");
+	const char *env = env_get(ENV_HOSTNAME);
 
 	memset(&h, 0, sizeof h);
-	if (env != NULL && *env != '\0')
+	if (env != NULL)
 		snprintf(h.host, sizeof h.host, "%s", env);
 	else if (gethostname(h.host, sizeof h.host) != 0)
 		snprintf(h.host, sizeof h.host, "localhost");

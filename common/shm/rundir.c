@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "shm/rundir.h"
+#include "util/env.h"
 
 int
 rundir_get(char *dir, size_t sz)
@@ -15,13 +16,11 @@ rundir_get(char *dir, size_t sz)
 	struct stat st;
 	int n;
 
-	env = getenv("GRM_RUNDIR");
-	if (env != NULL && *env != '\0')
+	if ((env = env_get(ENV_RUNDIR)) != NULL)
 		n = snprintf(dir, sz, "%s", env);
 	else {
-		tmp = getenv("TMPDIR");
-		if (tmp == NULL || *tmp == '\0')
-			tmp = "/tmp";
+		if ((tmp = env_get(ENV_TMPDIR)) == NULL)
+			tmp = env_vars[ENV_TMPDIR].def;
 		n = snprintf(dir, sz, "%s/grm-%u", tmp, (unsigned)getuid());
 	}
 	if (n < 0 || (size_t)n >= sz) {

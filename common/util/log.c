@@ -3,20 +3,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "util/env.h"
 #include "util/log.h"
 
-int log_level = LOG_WARN;
+int log_level = GRM_LOG_WARN;
 static const char *log_prog = "grm";
 
 void
 log_init(const char *prog, int level)
 {
-	const char *dbg = getenv("GRM_DEBUG");
-
 	log_prog = prog;
 	log_level = level;
-	if (dbg != NULL && *dbg != '\0' && *dbg != '0')
-		log_level = LOG_DEBUG;
+	if (env_flag(ENV_DEBUG))
+		log_level = GRM_LOG_DEBUG;
 }
 
 static void

@@ -1,0 +1,202 @@
+/* env.c: the table of environment variables and the functions that read
+ * them (env.h).  A change here changes the man pages: `make man-env`
+ * writes their ENVIRONMENT sections again, and `make check` fails until
+ * it is run (test/manenv.sh). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/env.h"
+#include "util/num.h"
+
+#define ENV_NO_MAX	1.8446744073709552e19	/* UINT64_MAX */
+
+const struct env_var env_vars[ENV_COUNT] = {
+	[ENV_MM] = { "GRM_MM", ENV_T_TEXT, NULL, NULL, 0, 0,
+	    "a main monitor identifier",
+	    "The identifier\n.IR host : port : token\nof the Main Monitor, as\n"
+	    ".BR mainmon (1)\nprinted it; the token (32 hexadecimal digits) "
+	    "is what lets the host's Local\nMonitor in, and is never sent "
+	    "over the network.\nUnset or empty: the process is not traced." },
+	[ENV_DEBUG] = { "GRM_DEBUG", ENV_T_FLAG, NULL, NULL, 0, 0,
+	    "a flag",
+	    "If set, not empty and not starting with\n.BR 0 :\n"
+	    "in a traced process, errors and the reasons it is not traced "
+	    "are printed on\nstandard error; in a daemon, debugging messages "
+	    "are, as with\n.BR \\-d ." },
+	[ENV_BLOCK_MS] = { "GRM_BLOCK_MS", ENV_T_INT, "2000", NULL, 1,
+	    86400000, "a number of milliseconds (1 to 86400000)",
+	    "How long, in milliseconds, a thread that needs a new chunk waits "
+	    "for one\nwhen the buffer is full before it loses the event "
+	    "(policy\n.BR block ).\nA positive integer." },
+	[ENV_POLICY] = { "GRM_POLICY", ENV_T_CHOICE, "block",
+	    "block discard overwrite", 0, 0,
+	    "block, discard or overwrite",
+	    ".BR block ,\n.B discard\nor\n.BR overwrite :\n"
+	    "what a writer does when the segment is full: wait for a free "
+	    "chunk, lose\nthe event (counted), or take back the oldest full "
+	    "chunk.\nA Local Monitor writes its own into the segment it "
+	    "creates, for the job's\nprocesses that do not set one." },
+	[ENV_MODE] = { "GRM_MODE", ENV_T_CHOICE, "trace", "trace stats", 0,
+	    0, "trace or stats",
+	    ".B stats\nfor statistics mode;\n.BR trace :\nrecord events." },
+	[ENV_SIGNALS] = { "GRM_SIGNALS", ENV_T_TEXT, "1", NULL, 0, 0,
+	    "0 or 1",
+	    ".B 0\nto leave every signal alone; anything else: the library "
+	    "reports\nfatal signals to the Local Monitor (see\n"
+	    ".BR \"Process exit\"\nin\n.BR grm (3))." },
+	[ENV_LOCALMON] = { "GRM_LOCALMON", ENV_T_TEXT, NULL, NULL, 0, 0,
+	    "a program",
+	    "The program to start as Local Monitor when none is running; "
+	    "default, the\n.B localmon\ninstalled with the library." },
+	[ENV_SEGSIZE] = { "GRM_SEGSIZE", ENV_T_SIZE, "32M", NULL, 1,
+	    ENV_NO_MAX, "a size (a number, K, M or G after)",
+	    "Size of the shared segment in bytes, with an optional suffix\n"
+	    ".BR K ,\n.B M\nor\n.B G\n(powers of 1024, either case).\n"
+	    "The system's limit on one segment\n.RB ( shmmax )\napplies, and "
+	    "the segment must hold at least two chunks." },
+	[ENV_CHUNKSIZE] = { "GRM_CHUNKSIZE", ENV_T_SIZE, "64K", NULL, 1,
+	    (double)UINT32_MAX, "a size (a number, K, M or G after)",
+	    "Size of one chunk, the unit a thread writes into and the Local "
+	    "Monitor hands\nover, with the suffixes of\n.BR GRM_SEGSIZE .\n"
+	    "From 16K to 1M, a multiple of 8." },
+	[ENV_THRESHOLD] = { "GRM_THRESHOLD", ENV_T_PERCENT, "50", NULL, 1,
+	    99, "a percentage of free space (1 to 99)",
+	    "The push threshold, as a percentage of the segment's chunks, "
+	    "from 1 to 99\n(a trailing\n.B %\nis allowed): when fewer chunks "
+	    "than that are free, the Local Monitor sends\neverything committed "
+	    "to the Main Monitor, or spills the full chunks while\nit has "
+	    "none." },
+	[ENV_SPILL_MAX] = { "GRM_SPILL_MAX", ENV_T_SIZE, "256M", NULL, 0,
+	    ENV_NO_MAX, "a size (a number, K, M or G after)",
+	    "The most the spill file may hold, in bytes, with the suffixes "
+	    "of\n.BR GRM_SEGSIZE ;\n.B 0\nturns spilling off." },
+	[ENV_LM_LINGER] = { "GRM_LM_LINGER", ENV_T_SECONDS, "1", NULL, 0,
+	    86400, "a number of seconds (0 to 86400)",
+	    "How many seconds a Local Monitor stays once its last traced "
+	    "process is gone, as\n.BR \\-\\-linger ,\nwhich it overrides; a "
+	    "decimal fraction is allowed, from 0 to 86400." },
+	[ENV_LM_MM_TIMEOUT] = { "GRM_LM_MM_TIMEOUT", ENV_T_SECONDS, "30",
+	    NULL, 0, 86400, "a number of seconds (0 to 86400)",
+	    "How many seconds a Local Monitor whose job is over waits for an "
+	    "unreachable\nMain Monitor before it gives up, counted from the "
+	    "moment it lost it (or\nfrom its start); a decimal fraction is "
+	    "allowed, from 0 to 86400.\nIt then exits, leaving what it could "
+	    "keep in the spill file for the next\nLocal Monitor of that Main "
+	    "Monitor, and counting the rest as lost." },
+	[ENV_HOSTNAME] = { "GRM_HOSTNAME", ENV_T_TEXT, NULL, NULL, 0, 0,
+	    "a host name",
+	    "The host name a Local Monitor (or\n.BR grmctl )\ngives the Main "
+	    "Monitor, instead of the system's\n.RB ( gethostname (2)).\n"
+	    "The Main Monitor makes one node of all the Local Monitors that "
+	    "give the\nsame name, so set it to tell apart hosts that share a "
+	    "name (containers,\nsay), or to give a host the name the trace "
+	    "should show." },
+	[ENV_RUNDIR] = { "GRM_RUNDIR", ENV_T_TEXT, NULL, NULL, 0, 0,
+	    "a folder",
+	    "The run folder, where the Local Monitors' sockets, locks and "
+	    "spill files are; default\n.IB $TMPDIR /grm\\- uid\n(see\n"
+	    ".BR localmon (1))." },
+	[ENV_TMPDIR] = { "TMPDIR", ENV_T_TEXT, "/tmp", NULL, 0, 0,
+	    "a folder",
+	    "Where the default run folder is made." },
+};
+
+const char *
+env_get(enum env_id id)
+{
+	const char *v = getenv(env_vars[id].name);
+
+	return v != NULL && *v != '\0' ? v : NULL;
+}
+
+int
+env_flag(enum env_id id)
+{
+	const char *v = env_get(id);
+
+	return v != NULL && *v != '0';
+}
+
+/* Parses s as variable e's number; 0 or -1. */
+static int
+parse_u64(const struct env_var *e, const char *s, uint64_t *v)
+{
+	uint64_t min = (uint64_t)e->min;
+	uint64_t max = e->max >= ENV_NO_MAX ? UINT64_MAX :
+	    (uint64_t)e->max;
+
+	switch (e->type) {
+	case ENV_T_SIZE:
+		return num_parse_size(s, min, max, v);
+	case ENV_T_PERCENT:
+		return num_parse_percent(s, min, max, v);
+	default:
+		return num_parse_u64(s, min, max, v);
+	}
+}
+
+int
+env_u64(enum env_id id, uint64_t *v)
+{
+	const struct env_var *e = &env_vars[id];
+	const char *s = env_get(id);
+
+	*v = 0;
+	if (e->def != NULL)
+		(void)parse_u64(e, e->def, v);
+	return s == NULL ? 0 : parse_u64(e, s, v);
+}
+
+int
+env_seconds(enum env_id id, double *v)
+{
+	const struct env_var *e = &env_vars[id];
+	const char *s = env_get(id);
+
+	*v = 0;
+	if (e->def != NULL)
+		(void)num_parse_double(e->def, e->min, e->max, v);
+	return s == NULL ? 0 : num_parse_double(s, e->min, e->max, v);
+}
+
+/* The index of word s (len bytes) in list; -1 if absent. */
+static int
+word_index(const char *list, const char *s, size_t len)
+{
+	const char *p = list, *end;
+	int i;
+
+	for (i = 0; *p != '\0'; i++, p = *end != '\0' ? end + 1 : end) {
+		end = strchr(p, ' ');
+		if (end == NULL)
+			end = p + strlen(p);
+		if ((size_t)(end - p) == len && memcmp(p, s, len) == 0)
+			return i;
+	}
+	return -1;
+}
+
+int
+env_choice(enum env_id id, int *ix)
+{
+	const struct env_var *e = &env_vars[id];
+	const char *s = env_get(id);
+	int i;
+
+	*ix = word_index(e->choices, e->def, strlen(e->def));
+	if (s == NULL)
+		return 0;
+	if ((i = word_index(e->choices, s, strlen(s))) < 0)
+		return -1;
+	*ix = i;
+	return 0;
+}
+
+const char *
+env_msg(enum env_id id, char *buf, size_t cap)
+{
+	const char *v = env_get(id);
+
+	return num_msg(buf, cap, env_vars[id].name, v != NULL ? v : "",
+	    env_vars[id].expected);
+}

@@ -1,0 +1,183 @@
+/* test_num.c: the number parsers (common/util/num.c), their message, and
+ * the table of environment variables (common/util/env.c): defaults,
+ * ranges, choices, and the defaults the code relies on. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shm/seg.h"
+#include "util/env.h"
+#include "util/num.h"
+
+Test(num, integers_whole_and_in_range)
+{
+	uint64_t v = 7;
+
+	cr_expect_eq(num_parse_u64("0", 0, 10, &v), 0);
+	cr_expect_eq(v, 0);
+	cr_expect_eq(num_parse_u64("10", 0, 10, &v), 0);
+	cr_expect_eq(v, 10);
+	cr_expect_eq(num_parse_u64("18446744073709551615", 0, UINT64_MAX,
+	    &v), 0);
+	cr_expect_eq(v, UINT64_MAX);
+	v = 7;
+	cr_expect_eq(num_parse_u64("11", 0, 10, &v), -1);
+	cr_expect_eq(num_parse_u64("0", 1, 10, &v), -1);
+	cr_expect_eq(num_parse_u64("", 0, 10, &v), -1);
+	cr_expect_eq(num_parse_u64("12x", 0, 100, &v), -1);
+	cr_expect_eq(num_parse_u64("-1", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_u64("+1", 0, 10, &v), -1);
+	cr_expect_eq(num_parse_u64(" 1", 0, 10, &v), -1);
+	cr_expect_eq(num_parse_u64("18446744073709551616", 0, UINT64_MAX,
+	    &v), -1);
+	cr_expect_eq(v, 7, "left alone on error");
+}
+
+Test(num, sizes_take_a_suffix)
+{
+	uint64_t v;
+
+	cr_expect_eq(num_parse_size("32M", 1, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 32u << 20);
+	cr_expect_eq(num_parse_size("16k", 1, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 16u << 10);
+	cr_expect_eq(num_parse_size("2G", 1, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 2ull << 30);
+	cr_expect_eq(num_parse_size("4096", 1, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 4096);
+	cr_expect_eq(num_parse_size("0K", 0, 10, &v), 0);
+	cr_expect_eq(v, 0);
+	cr_expect_eq(num_parse_size("1KB", 1, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_size("K", 1, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_size("2T", 1, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_size("17179869184G", 1, UINT64_MAX, &v), -1,
+	    "overflows");
+	cr_expect_eq(num_parse_size("2M", 1, 1 << 20, &v), -1);
+}
+
+Test(num, percentages_and_decimals)
+{
+	uint64_t v;
+	double d;
+
+	cr_expect_eq(num_parse_percent("50%", 1, 99, &v), 0);
+	cr_expect_eq(v, 50);
+	cr_expect_eq(num_parse_percent("7", 1, 99, &v), 0);
+	cr_expect_eq(v, 7);
+	cr_expect_eq(num_parse_percent("100%", 1, 99, &v), -1);
+	cr_expect_eq(num_parse_percent("5%%", 1, 99, &v), -1);
+	cr_expect_eq(num_parse_double("0.25", 0, 1, &d), 0);
+	cr_expect_float_eq(d, 0.25, 1e-12);
+	cr_expect_eq(num_parse_double(".5", 0, 1, &d), 0);
+	cr_expect_eq(num_parse_double("1e2", 0, 1000, &d), 0);
+	cr_expect_float_eq(d, 100, 1e-9);
+	cr_expect_eq(num_parse_double("0.001", 0.01, 1, &d), -1);
+	cr_expect_eq(num_parse_double("-1", -5, 5, &d), -1, "no sign");
+	cr_expect_eq(num_parse_double("inf", 0, 1e300, &d), -1);
+	cr_expect_eq(num_parse_double("nan", 0, 1, &d), -1);
+	cr_expect_eq(num_parse_double("1s", 0, 10, &d), -1);
+	cr_expect_eq(num_parse_double("", 0, 10, &d), -1);
+}
+
+Test(num, one_message_shape)
+{
+	char buf[NUM_MSG_MAX];
+
+	cr_expect_str_eq(num_msg(buf, sizeof buf, "-m", "12x",
+	    "a number of MiB (1 to 1048576)"),
+	    "-m 12x: not a number of MiB (1 to 1048576)");
+	cr_expect_str_eq(num_msg(buf, sizeof buf, "GRM_THRESHOLD", "120",
+	    "a percentage (1 to 99)"),
+	    "GRM_THRESHOLD=120: not a percentage (1 to 99)");
+	cr_expect_str_eq(num_msg(buf, 8, "-m", "12x", "whatever"), "-m 12x:");
+}
+
+Test(env, the_table_is_complete)
+{
+	unsigned i;
+
+	for (i = 0; i < ENV_COUNT; i++) {
+		const struct env_var *e = &env_vars[i];
+
+		cr_assert_not_null(e->name, "entry %u has no name", i);
+		cr_expect_not_null(e->meaning, "%s", e->name);
+		cr_expect_not_null(e->expected, "%s", e->name);
+		cr_expect(e->type != ENV_T_CHOICE ||
+		    (e->choices != NULL && e->def != NULL), "%s", e->name);
+	}
+}
+
+Test(env, defaults_are_what_the_code_had)
+{
+	uint64_t v;
+	double d;
+	int ix;
+
+	unsetenv("GRM_SEGSIZE");
+	unsetenv("GRM_CHUNKSIZE");
+	cr_expect_eq(env_u64(ENV_SEGSIZE, &v), 0);
+	cr_expect_eq(v, SEG_SIZE_DEFAULT);
+	cr_expect_eq(env_u64(ENV_CHUNKSIZE, &v), 0);
+	cr_expect_eq(v, SEG_CHUNK_DEFAULT);
+	setenv("GRM_SPILL_MAX", "", 1);		/* empty: unset */
+	cr_expect_eq(env_u64(ENV_SPILL_MAX, &v), 0);
+	cr_expect_eq(v, 256u << 20);
+	unsetenv("GRM_THRESHOLD");
+	cr_expect_eq(env_u64(ENV_THRESHOLD, &v), 0);
+	cr_expect_eq(v, 50);
+	unsetenv("GRM_BLOCK_MS");
+	cr_expect_eq(env_u64(ENV_BLOCK_MS, &v), 0);
+	cr_expect_eq(v, 2000);
+	unsetenv("GRM_LM_MM_TIMEOUT");
+	cr_expect_eq(env_seconds(ENV_LM_MM_TIMEOUT, &d), 0);
+	cr_expect_float_eq(d, 30, 1e-9);
+	unsetenv("GRM_LM_LINGER");
+	cr_expect_eq(env_seconds(ENV_LM_LINGER, &d), 0);
+	cr_expect_float_eq(d, 1, 1e-9);
+	unsetenv("GRM_POLICY");
+	cr_expect_eq(env_choice(ENV_POLICY, &ix), 0);
+	cr_expect_eq(ix, SEG_POLICY_BLOCK);
+}
+
+Test(env, values_are_parsed_by_type)
+{
+	char msg[NUM_MSG_MAX];
+	uint64_t v;
+	double d;
+	int ix;
+
+	setenv("GRM_SEGSIZE", "1M", 1);
+	cr_expect_eq(env_u64(ENV_SEGSIZE, &v), 0);
+	cr_expect_eq(v, 1u << 20);
+	setenv("GRM_SPILL_MAX", "0", 1);
+	cr_expect_eq(env_u64(ENV_SPILL_MAX, &v), 0);
+	cr_expect_eq(v, 0);
+	setenv("GRM_THRESHOLD", "20%", 1);
+	cr_expect_eq(env_u64(ENV_THRESHOLD, &v), 0);
+	cr_expect_eq(v, 20);
+	setenv("GRM_THRESHOLD", "120", 1);
+	cr_expect_eq(env_u64(ENV_THRESHOLD, &v), -1);
+	cr_expect_eq(v, 50, "the default, on error");
+	cr_expect_str_eq(env_msg(ENV_THRESHOLD, msg, sizeof msg),
+	    "GRM_THRESHOLD=120: not a percentage of free space (1 to 99)");
+	setenv("GRM_LM_LINGER", "0.2", 1);
+	cr_expect_eq(env_seconds(ENV_LM_LINGER, &d), 0);
+	cr_expect_float_eq(d, 0.2, 1e-12);
+	setenv("GRM_POLICY", "overwrite", 1);
+	cr_expect_eq(env_choice(ENV_POLICY, &ix), 0);
+	cr_expect_eq(ix, SEG_POLICY_OVERWRITE);
+	setenv("GRM_POLICY", "discard", 1);
+	cr_expect_eq(env_choice(ENV_POLICY, &ix), 0);
+	cr_expect_eq(ix, SEG_POLICY_DISCARD);
+	setenv("GRM_POLICY", "disc", 1);
+	cr_expect_eq(env_choice(ENV_POLICY, &ix), -1);
+	cr_expect_eq(ix, SEG_POLICY_BLOCK);
+	setenv("GRM_MODE", "stats", 1);
+	cr_expect_eq(env_choice(ENV_MODE, &ix), 0);
+	cr_expect_eq(ix, 1);
+	setenv("GRM_DEBUG", "0", 1);
+	cr_expect_not(env_flag(ENV_DEBUG));
+	setenv("GRM_DEBUG", "yes", 1);
+	cr_expect(env_flag(ENV_DEBUG));
+}
