@@ -1,6 +1,5 @@
-/* fuzz_tape.c: libFuzzer target for the trace file readers (tape_r.c,
- * bee_r.c), and through write-read round trips, for the writers (tape_w.c,
- * bee_w.c).
+/* fuzz_tape.c: libFuzzer target for the trace file readers (trace/), and
+ * through write-read round trips, for the writers.
  *
  * The input is a whole trace file, in any format.  It is read to its end or
  * its first error, touching every field.  Each record read is written

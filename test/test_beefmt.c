@@ -1,5 +1,5 @@
-/* test_beefmt.c: unit tests of the BEE Ascii trace format (bee_w.c,
- * bee_r.c; doc/formats.md, section 4): the exact text grm writes, the
+/* test_beefmt.c: unit tests of the BEE Ascii trace format (tr_bee_w.c,
+ * tr_bee_r.c; doc/formats.md, section 4): the exact text grm writes, the
  * example file of the BEE manual, BEE's own rules, hostile input.  Round
  * trips of every record kind are in test_tape.c (round_trip_bee,
  * meta_round_trip_bee). */

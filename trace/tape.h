@@ -1,5 +1,5 @@
-/* tape.h: writer and reader of the trace file: Tape/PVM-style ASCII, binary
- * frames, or BEE Ascii. */
+/* tape.h: the trace file writer (mainmon's) and the internal reader: text
+ * (Tape/PVM-style), binary frames, or BEE Ascii. */
 #ifndef GRM_TAPE_H
 #define GRM_TAPE_H
 
@@ -16,6 +16,10 @@
  *	#MM <id>
  *	#CLOCK <realtime_ns> <monotonic_ns>
  *	#HOST <node> <offset_ns> <lm_pid> <hostname>
+ *	#SYNC <node> <at_ns> <offset_ns> <drift_ppb> <error_ns> <rtt_ns>
+ *	      <samples>
+ *	#ORDER <late> <clamped> <forced> <held_max>
+ *	#CAUSAL <matched> <violations> <worst_ns> <unchecked>
  *	#DEF <eid> <class> <attr> "<format>" "<description>" [<node> <pid>]
  *	#PROC <node> <pid> <ppid> start|exit|killed|exec|gone <ts> <status>
  *	      "<name>"
@@ -27,6 +31,8 @@
  *	#END <records>
  *	<ts> <node> <pid> <tid> <eid> <field>...
  *
+ * Every meta line's fields are in one table, trace/tr_schema.c, that the
+ * writers and the readers of every format use.
  * A #DEF line comes before the first record of its eid.  Fields: integers
  * in decimal, doubles as %.17g, strings in double quotes with \" \\ \n \t
  * \r and \xHH escapes.  <id> and <hostname> are tokens: the writer turns
