@@ -175,7 +175,7 @@ touch_meta(const struct tape_ev *ev)
 {
 	uint64_t h = ev->ts ^ ev->node ^ ev->pid ^ ev->tid ^ ev->count;
 
-	if (ev->kind <= TAPE_RECORD || ev->kind >= TAPE_NKINDS || ev->n != 0)
+	if (ev->kind <= TAPE_RECORD || ev->kind >= TAPE_NKINDS || ev->n > 12)
 		abort();
 	if ((ev->kind == TAPE_PROC || ev->kind == TAPE_CONTROL) &&
 	    (ev->str == NULL || ev->str[ev->str_len] != '\0'))
@@ -309,7 +309,9 @@ read_all(const char *path, struct out *o, int no, int *rc)
 		*rc = -2;
 		return 0;
 	}
-	tape_rwant(r, ~0u);
+	tape_rwant(r, TAPE_WANT(TAPE_PROC) | TAPE_WANT(TAPE_LOSS) |
+	    TAPE_WANT(TAPE_STATS_COUNT) | TAPE_WANT(TAPE_STATS_RANGE) |
+	    TAPE_WANT(TAPE_CONTROL));
 	while ((*rc = tape_next(r, &ev)) == 1) {
 		if (ev.kind == TAPE_RECORD) {
 			n++;

@@ -631,7 +631,7 @@ meta_round_trip(int fmt)
 	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
 	cr_assert_eq(ev.kind, TAPE_PROC);
 	cr_assert(ev.node == 1 && ev.pid == 100 && ev.ppid == 1 &&
-	    ev.ts == 5 && !ev.is_exit && ev.status == 0 && ev.n == 0);
+	    ev.ts == 5 && !ev.is_exit && ev.status == 0 && ev.n == 7);
 	cr_assert_eq(ev.str_len, 4);
 	cr_assert_str_eq(ev.str, "ring");
 	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));

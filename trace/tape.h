@@ -146,7 +146,9 @@ int tape_write_out(struct tape_w *w);
 int tape_close(struct tape_w *w);
 uint64_t tape_records(const struct tape_w *w);
 
-/* ---- reader ---- */
+/* ---- reader (internal: users read with <grm/trace.h>) ---- */
+
+#include <grm/trace.h>
 
 struct tape_def {
 	int32_t		eid;
@@ -157,20 +159,33 @@ struct tape_def {
 	char		*format;
 	char		*dsc;
 	struct rec_fmt	fmt;
+	struct grmtrace_def pub;	/* the same, as the API shows it */
 };
 
 /*
  * What tape_next gives: a record, or a meta line of a kind the caller
- * asked for with tape_rwant.
+ * asked for with tape_rwant; the same values as enum grmtrace_kind and
+ * TR_M_* (tr_schema.h).
  */
 enum tape_kind {
-	TAPE_RECORD = 0,
-	TAPE_PROC,		/* #PROC: node pid ts ppid is_exit status str */
-	TAPE_LOSS,		/* #LOSS: node pid tid count ts */
-	TAPE_STATS_COUNT,	/* #STATS count: node pid eid count */
-	TAPE_STATS_RANGE,	/* #STATS range: node pid eid count range */
-	TAPE_CONTROL,		/* #CONTROL: ts str */
-	TAPE_NKINDS
+	TAPE_RECORD = GRMTRACE_RECORD,
+	TAPE_MM = GRMTRACE_MM,
+	TAPE_CLOCK = GRMTRACE_CLOCK,
+	TAPE_HOST = GRMTRACE_HOST,	/* node str (host name) */
+	TAPE_SYNC = GRMTRACE_SYNC,	/* node ts (at) */
+	TAPE_ORDER = GRMTRACE_ORDER,
+	TAPE_CAUSAL = GRMTRACE_CAUSAL,
+	TAPE_DEF = GRMTRACE_DEF,	/* eid node pid def */
+	TAPE_PROC = GRMTRACE_PROC,	/* node pid ts ppid is_exit status
+					   str */
+	TAPE_LOSS = GRMTRACE_LOSS,	/* node pid tid count ts */
+	TAPE_STATS_COUNT = GRMTRACE_STATS_COUNT,	/* node pid eid count */
+	TAPE_STATS_RANGE = GRMTRACE_STATS_RANGE,	/* node pid eid count
+							   range */
+	TAPE_CONTROL = GRMTRACE_CONTROL,	/* ts str */
+	TAPE_COLLECT = GRMTRACE_COLLECT,	/* count (round) ts records */
+	TAPE_END = GRMTRACE_END,		/* records */
+	TAPE_NKINDS = GRMTRACE_NKINDS
 };
 #define TAPE_WANT(kind)	(1u << (kind))
 
@@ -186,27 +201,32 @@ struct tape_range {
 
 struct tape_ev {
 	enum tape_kind	kind;
+	uint64_t	where;		/* line or frame it began on */
 	uint64_t	ts;
 	uint32_t	node;
 	uint32_t	pid;
 	uint32_t	tid;
 	int32_t		eid;
+	/* A record's fields; a meta line's, in schema order (tr_schema.h),
+	 * strings and words NUL-terminated.  Valid until the next
+	 * tape_next. */
 	unsigned	n;
-	struct rec_field f[REC_ARGS_MAX];	/* strings valid until the
-						   next tape_next */
+	struct rec_field f[REC_ARGS_MAX];
 	const struct tape_def *def;	/* a record's; of a #STATS line, the
-					   definition of eid if known yet */
+					   definition of eid if known yet; of
+					   a #DEF line, the new one */
 	/* Of meta lines only (a record leaves them as they were); fields a
-	 * meta kind does not have are zero, and so are n and f. */
+	 * meta kind does not have are zero. */
 	uint32_t	ppid;
 	int		is_exit;	/* TAPE_PROC_*: 0 start, else an end */
 	int32_t		status;
-	uint64_t	count;		/* events lost, or a #STATS n */
+	uint64_t	count;		/* events lost, a #STATS n, a round */
+	uint64_t	records;	/* #COLLECT, #END */
 	struct tape_range range;
-	const char	*str;		/* #PROC name, #CONTROL command: NUL-
-					   terminated (may hold NULs: see
-					   str_len), valid until the next
-					   tape_next */
+	const char	*str;		/* #PROC name, #CONTROL command, #MM
+					   id, #HOST name: NUL-terminated
+					   (may hold NULs: see str_len),
+					   valid until the next tape_next */
 	uint32_t	str_len;
 };
 

@@ -45,6 +45,34 @@ static int get1(struct tape_r *r, struct cur *c, char k,
 		struct rec_field *f);
 static const struct tr_fieldops bee_fields = { get1, 1 };
 
+static struct rec_field
+fu(uint64_t u)
+{
+	struct rec_field f = { .kind = REC_K_UINT };
+
+	f.v.u = u;
+	return f;
+}
+
+static struct rec_field
+fi(int64_t i)
+{
+	struct rec_field f = { .kind = REC_K_INT };
+
+	f.v.i = i;
+	return f;
+}
+
+static struct rec_field
+fs(const char *s)
+{
+	struct rec_field f = { .kind = REC_K_STR };
+
+	f.v.s.p = s;
+	f.v.s.len = (uint32_t)strlen(s);
+	return f;
+}
+
 static void
 bee_free(struct tape_r *r)
 {
@@ -522,7 +550,7 @@ every(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 /* E_DESCRIPTOR: a type definition (grm), or a class's type descriptor
  * (BEE). */
 static int
-descriptor(struct tape_r *r, struct entry *en)
+descriptor(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 {
 	struct rec_field v[3];
 	struct bee_desc *bd;
@@ -563,8 +591,9 @@ descriptor(struct tape_r *r, struct entry *en)
 	if (b.node == 0 && b.pid != 0)
 		return tr_fail(r, "E_DESCRIPTOR of eid %d: scope of node 0",
 		    (int)b.eid);
-	return tr_define(r, b.eid, b.cls, b.attr, v[1].v.s.p, v[2].v.s.p,
-	    b.node, b.pid) != NULL ? 0 : -1;
+	return tr_meta_apply(r, TR_M_DEF, (struct rec_field []){ fi(b.eid),
+	    fu(b.cls), fu(b.attr), v[1], v[2], fu(b.node), fu(b.pid) },
+	    b.node != 0 ? 7 : 5, ev);
 }
 
 /* E_REGISTRATION, E_DEATH: a process started or ended.  1 if ev was
@@ -576,6 +605,8 @@ proc(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 	    "E_DEATH";
 	struct rec_field v[4];
 	struct brec b;
+	uint32_t ppid = 0;
+	int32_t status = 0;
 	int how, i;
 
 	if (en->n != 2)
@@ -585,7 +616,6 @@ proc(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 		return tr_fail(r, "%s: client name: %s", what, en->g[0].why);
 	if (get_rec(r, &en->g[1], &b, what) != 0)
 		return -1;
-	memset(ev, 0, sizeof *ev);
 	how = en->cmd == TR_BEE_REGISTRATION ? TAPE_PROC_START : TAPE_PROC_GONE;
 	/* grm's variant: how, status, parent */
 	if (!tr_at_end(&en->g[1])) {
@@ -599,25 +629,20 @@ proc(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 			return tr_fail(r, "%s: bad word %s", what, v[1].v.s.p);
 		if (v[2].v.i < INT32_MIN || v[2].v.i > INT32_MAX)
 			return tr_fail(r, "%s: status out of range", what);
-		ev->status = (int32_t)v[2].v.i;
-		ev->ppid = (uint32_t)v[3].v.u;
+		status = (int32_t)v[2].v.i;
+		ppid = (uint32_t)v[3].v.u;
 	}
 	if (!tr_at_end(&en->g[1]))
 		return tr_fail(r, "%s: too many values", what);
-	ev->kind = TAPE_PROC;
-	ev->is_exit = how;
-	ev->node = b.node;
-	ev->pid = b.pid;
-	ev->ts = b.ts;
-	ev->str = v[0].v.s.p;
-	ev->str_len = v[0].v.s.len;
-	return (r->want & TAPE_WANT(TAPE_PROC)) != 0;
+	return tr_meta_apply(r, TR_M_PROC, (struct rec_field []){
+	    fu(b.node), fu(b.pid), fu(ppid), fs(tr_proc_words[how]), fu(b.ts),
+	    fi(status), v[0] }, 7, ev);
 }
 
 /* E_FINAL: the end, with the number of records (grm), or a client's
  * end (BEE): the records so far. */
 static int
-final(struct tape_r *r, struct entry *en)
+final(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 {
 	struct rec_field v;
 	struct brec b;
@@ -633,9 +658,7 @@ final(struct tape_r *r, struct entry *en)
 		return tr_fail(r, "E_FINAL: records: %s", en->g[0].why);
 	if (!tr_at_end(&en->g[0]))
 		return tr_fail(r, "E_FINAL: too many values");
-	r->ended = 1;
-	r->end_records = v.v.u;
-	return 0;
+	return tr_meta_apply(r, TR_M_END, &v, 1, ev);
 }
 
 static int
@@ -659,14 +682,14 @@ bee_next(struct tape_r *r, struct tape_ev *ev)
 			r->nrec++;
 			return 1;
 		case TR_BEE_DESCRIPTOR:
-			rc = descriptor(r, &en);
+			rc = descriptor(r, &en, ev);
 			break;
 		case TR_BEE_REGISTRATION:
 		case TR_BEE_DEATH:
 			rc = proc(r, &en, ev);
 			break;
 		case TR_BEE_FINAL:
-			rc = final(r, &en);
+			rc = final(r, &en, ev);
 			break;
 		case TR_BEE_GRM:
 			if (en.n != 1 || tr_at_end(&en.g[0]))

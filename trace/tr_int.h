@@ -141,7 +141,10 @@ struct tape_r {
 	size_t		end;
 	char		*sp;		/* free space in sbuf */
 	char		err[192];
-	char		sbuf[TAPE_LINE_MAX + 1];
+	char		sbuf[2 * TAPE_LINE_MAX + 64];	/* strings of
+							   one line, and
+							   copies of its
+							   tokens */
 	char		buf[TR_BUF + 1];
 };
 
@@ -227,6 +230,11 @@ void tr_defs_free(struct tape_r *r);
 /* A meta line's keyword and fields: 1 if ev was filled (a kind asked
  * for), 0 if consumed, -1. */
 int tr_meta(struct tape_r *r, struct cur *c, struct tape_ev *ev);
+/* What meta line m with its n fields v[] (schema order) means: the
+ * reader's state (definitions, losses, the end) and ev.  1 if ev is of a
+ * kind asked for, 0, -1. */
+int tr_meta_apply(struct tape_r *r, int m, const struct rec_field *v,
+		  unsigned n, struct tape_ev *ev);
 /* The fields of a record whose ev->def is set, then the end of c. */
 int tr_fields(struct tape_r *r, struct cur *c, struct tape_ev *ev);
 /* Finds a record's definition (ev node, pid, eid set); -1 if none. */
