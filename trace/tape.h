@@ -246,6 +246,19 @@ int tape_next(struct tape_r *r, struct tape_ev *ev);
 /* Which meta lines tape_next also returns: TAPE_WANT() of each kind, or'ed;
  * 0 (the default) for records only. */
 void tape_rwant(struct tape_r *r, unsigned kinds);
+/*
+ * As tape_next, but records before ts are passed over (the first record
+ * at or after ts is returned); the binary format reads only the first
+ * bytes of frames it can pass over (grmtrace_seek in <grm/trace.h>).
+ */
+int tape_rskip(struct tape_r *r, uint64_t ts, struct tape_ev *ev);
+/* The line (or frame) the last line read began on. */
+uint64_t tape_rwhere(const struct tape_r *r);
+/* GRMTRACE_FMT_* */
+int tape_rformat(const struct tape_r *r);
+/* The definitions in the order read: i < tape_rndefs(). */
+size_t tape_rndefs(const struct tape_r *r);
+const struct tape_def *tape_rdef_at(const struct tape_r *r, size_t i);
 const char *tape_rerror(const struct tape_r *r);
 /* The global definition of eid, or NULL. */
 const struct tape_def *tape_rdef(const struct tape_r *r, int32_t eid);

@@ -371,8 +371,8 @@ reshape(struct tape_r *r, uint32_t node, uint32_t pid, int32_t eid,
 		d = tr_define(r, eid, cls, attr, format, name != NULL ? name :
 		    d != NULL ? d->dsc : "", node, pid);
 	if (d != NULL) {
-		d->cls = cls;
-		d->attr = attr;
+		d->cls = d->pub.cls = cls;
+		d->attr = d->pub.attr = attr;
 	}
 	return d;
 }
@@ -424,18 +424,6 @@ guess(struct tape_r *r, const char *s, size_t n, struct rec_field *f)
 	}
 	r->sp = sp;
 	return as_kind(r, s, n, REC_K_STR, 0, f);
-}
-
-/* The conversion character of each field of a type descriptor. */
-static void
-convs(const char *format, char *cv)
-{
-	char t[REC_FMT_MAX];
-	size_t i, n = tr_fmt_bee_type(format, t), k = 0;
-
-	for (i = 0; i < n; i++)
-		if (i + 1 == n || t[i + 1] == '%')
-			cv[k++] = t[i];
 }
 
 /*
@@ -581,7 +569,7 @@ descriptor(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 			return tr_fail(r, "out of memory");
 		bd = ((struct bee_r *)r->priv)->desc[b.cls];
 		bd->fmt = fmt;
-		convs(v[0].v.s.p, bd->conv);
+		tr_fmt_convs(v[0].v.s.p, bd->conv);
 		return 0;
 	}
 	if (strlen(v[0].v.s.p) != tr_fmt_bee_type(v[1].v.s.p, t) ||
@@ -708,7 +696,7 @@ bee_next(struct tape_r *r, struct tape_ev *ev)
 	return -1;
 }
 
-static const struct tr_rops bee_rops = { bee_next, bee_free };
+static const struct tr_rops bee_rops = { bee_next, NULL, bee_free };
 
 int
 tr_bee_open(struct tape_r *r, char *line, size_t len, const char **why)
@@ -726,6 +714,7 @@ tr_bee_open(struct tape_r *r, char *line, size_t len, const char **why)
 		return -1;
 	}
 	b->grm = grm;
+	r->fmt = grm ? GRMTRACE_FMT_BEE : GRMTRACE_FMT_BEE_ORIG;
 	r->priv = b;
 	r->ops = &bee_rops;
 	return 1;

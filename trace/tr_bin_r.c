@@ -189,13 +189,45 @@ piece_record(struct tape_r *r, struct bin_r *b, struct tape_ev *ev)
 	return 1;
 }
 
+/*
+ * Reads one frame: 1 with ev (a record, or a meta line asked for), 0 if it
+ * gave nothing to return (a piece is then open at b->pp), -1; the end of
+ * the file is 2.
+ */
+static int
+frame(struct tape_r *r, struct bin_r *b, struct tape_ev *ev)
+{
+	struct cur c;
+	size_t len;
+	char *p, kind;
+	int rc;
+
+	if ((rc = getframe(r, &kind, &p, &len)) <= 0)
+		return rc == 0 ? 2 : -1;
+	c = (struct cur){ p, p + len, NULL, &bin_fields };
+	switch (kind) {
+	case 'L':
+		return tr_meta(r, &c, ev);
+	case 'R':
+		return record(r, &c, ev) == 0 ? 1 : -1;
+	case 'P':
+		if (len < 12 + sizeof(struct rec_hdr))
+			return tr_fail(r, "piece: %zu bytes", len);
+		b->node = ld32(p);
+		b->pid = ld32(p + 4);
+		b->tid = ld32(p + 8);
+		b->pp = p + 12;
+		b->pe = p + len;
+		return 0;
+	default:
+		return 0;	/* a kind this reader does not know */
+	}
+}
+
 static int
 bin_next(struct tape_r *r, struct tape_ev *ev)
 {
 	struct bin_r *b = r->priv;
-	struct cur c;
-	size_t len;
-	char *p, kind;
 	int rc;
 
 	while (!r->failed) {
@@ -203,28 +235,104 @@ bin_next(struct tape_r *r, struct tape_ev *ev)
 		if (b->pp != NULL && b->pp < b->pe)
 			return piece_record(r, b, ev);
 		b->pp = NULL;
-		if ((rc = getframe(r, &kind, &p, &len)) <= 0)
-			return rc;
-		c = (struct cur){ p, p + len, NULL, &bin_fields };
-		switch (kind) {
-		case 'L':
-			if ((rc = tr_meta(r, &c, ev)) != 0)
-				return rc;
-			break;
-		case 'R':
-			return record(r, &c, ev) == 0 ? 1 : -1;
-		case 'P':
-			if (len < 12 + sizeof(struct rec_hdr))
-				return tr_fail(r, "piece: %zu bytes", len);
-			b->node = ld32(p);
-			b->pid = ld32(p + 4);
-			b->tid = ld32(p + 8);
-			b->pp = p + 12;
-			b->pe = p + len;
-			break;
-		default:
-			break;	/* a kind this reader does not know */
+		if ((rc = frame(r, b, ev)) != 0)
+			return rc == 2 ? 0 : rc;
+	}
+	return -1;
+}
+
+/*
+ * The frame at the input: its kind, payload length and, for a record (R)
+ * or a piece (P), the time of its (first) record.  1, 0 at the end of the
+ * file, -1.  A frame too short to hold a time gets ts UINT64_MAX (it is
+ * then read, and its error found, as by bin_next).
+ */
+static int
+peek(struct tape_r *r, char *kind, uint32_t *len, uint64_t *ts)
+{
+	size_t at;
+	int rc;
+
+	if ((rc = tr_fill(r, 5)) <= 0) {
+		if (rc == 0 && r->end != r->start)
+			return tr_fail(r, "truncated frame header");
+		return rc;
+	}
+	*len = ld32(r->buf + r->start);
+	*kind = r->buf[r->start + 4];
+	*ts = UINT64_MAX;
+	if (*len > TAPE_LINE_MAX - 5)
+		return tr_fail(r, "frame of %lu bytes (at most %d)",
+		    (unsigned long)*len, TAPE_LINE_MAX - 5);
+	at = *kind == 'R' ? 5 : *kind == 'P' ? 5 + 12 + 8 : 0;
+	if (at == 0 || *len < at + 8 - 5)
+		return 1;
+	if ((rc = tr_fill(r, at + 8)) < 0)
+		return -1;
+	if (rc > 0)
+		*ts = ld64(r->buf + r->start + at);
+	return 1;
+}
+
+/*
+ * Skips to the first record at or after ts, reading the frames' first
+ * bytes only (records are in time order: doc/formats.md 1.7).  A record
+ * frame (R) before ts is passed over; a piece (P) that starts before ts is
+ * passed over too but remembered, and read record by record when the next
+ * frame starts at or after ts (its end may be), or is a meta line (which
+ * may redefine what the piece's records are read with).  Meta lines are
+ * returned as bin_next returns them.
+ */
+static int
+bin_skip(struct tape_r *r, uint64_t ts, struct tape_ev *ev)
+{
+	struct bin_r *b = r->priv;
+	uint64_t prev = 0, prevline = 0, fts = 0;
+	struct rec_hdr h;
+	int rc, back = 0;
+	uint32_t len = 0;
+	char kind = 0;
+
+	while (!r->failed) {
+		r->sp = r->sbuf;
+		while (b->pp != NULL && b->pp < b->pe) {
+			memcpy(&h, b->pp, sizeof h);
+			if (h.ts >= ts || h.len < sizeof h ||
+			    h.len > (size_t)(b->pe - b->pp))
+				return piece_record(r, b, ev);
+			b->pp += h.len;
 		}
+		b->pp = NULL;
+		if (!r->seekable)
+			return bin_next(r, ev);
+		if ((rc = peek(r, &kind, &len, &fts)) < 0)
+			return -1;
+		if (back && (rc == 0 || (kind != 'R' && kind != 'P') ||
+		    fts >= ts)) {
+			/* Read the remembered piece after all. */
+			if (tr_goto(r, prev) != 0)
+				return -1;
+			r->lineno = prevline;
+			back = 0;
+			if ((rc = frame(r, b, ev)) != 0)
+				return rc == 2 ? 0 : rc;
+			continue;
+		}
+		if (rc == 0)
+			return 0;
+		if ((kind == 'R' || kind == 'P') && fts < ts) {
+			if (kind == 'P') {
+				prev = tr_tell(r);
+				prevline = r->lineno;
+				back = 1;
+			}
+			r->lineno++;
+			if (tr_goto(r, tr_tell(r) + 5 + len) != 0)
+				return -1;
+			continue;
+		}
+		if ((rc = frame(r, b, ev)) != 0)
+			return rc == 2 ? 0 : rc;
 	}
 	return -1;
 }
@@ -236,7 +344,7 @@ bin_free(struct tape_r *r)
 	r->priv = NULL;
 }
 
-static const struct tr_rops bin_rops = { bin_next, bin_free };
+static const struct tr_rops bin_rops = { bin_next, bin_skip, bin_free };
 
 int
 tr_bin_open(struct tape_r *r, const char **why)
@@ -262,5 +370,6 @@ tr_bin_open(struct tape_r *r, const char **why)
 		return -1;
 	}
 	r->ops = &bin_rops;
+	r->fmt = GRMTRACE_FMT_BIN;
 	return 1;
 }

@@ -70,6 +70,21 @@ tr_define(struct tape_r *r, int32_t eid, uint8_t cls, uint8_t attr,
 		return NULL;
 	}
 	if (r->defs[i] == NULL) {
+		if (r->norder == r->corder) {
+			size_t c = r->corder == 0 ? 64 : 2 * r->corder;
+			struct tape_def **o = realloc(r->order, c * sizeof *o);
+
+			if (o == NULL) {
+				free(f2);
+				free(d2);
+				free(d);
+				tr_fail(r, "out of memory");
+				return NULL;
+			}
+			r->order = o;
+			r->corder = c;
+		}
+		r->order[r->norder++] = d;
 		r->ndefs++;
 		r->nscoped += node != 0;
 	}
@@ -84,6 +99,17 @@ tr_define(struct tape_r *r, int32_t eid, uint8_t cls, uint8_t attr,
 	d->format = f2;
 	d->dsc = d2;
 	d->fmt = fmt;
+	memset(&d->pub, 0, sizeof d->pub);
+	d->pub.eid = eid;
+	d->pub.cls = cls;
+	d->pub.attr = attr;
+	d->pub.node = node;
+	d->pub.pid = pid;
+	d->pub.format = f2;
+	d->pub.description = d2;
+	d->pub.nfields = fmt.n;
+	memcpy(d->pub.type, fmt.kind, fmt.n);
+	tr_fmt_convs(f2, d->pub.conv);
 	return d;
 }
 
@@ -117,6 +143,9 @@ tr_defs_free(struct tape_r *r)
 		}
 	}
 	free(r->defs);
+	free(r->order);
+	r->order = NULL;
+	r->norder = r->corder = 0;
 	r->defs = NULL;
 	r->cap = r->ndefs = r->nscoped = 0;
 }

@@ -286,3 +286,17 @@ tr_fmt_bee_type(const char *format, char *t)
 	}
 	return n;
 }
+
+void
+tr_fmt_convs(const char *format, char *cv)
+{
+	char t[256];
+	size_t i, n, k = 0;
+
+	if (strlen(format) >= sizeof t)
+		return;
+	n = tr_fmt_bee_type(format, t);
+	for (i = 0; i < n; i++)
+		if (i + 1 == n || t[i + 1] == '%')
+			cv[k++] = t[i];
+}

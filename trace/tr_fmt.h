@@ -67,5 +67,8 @@ char *tr_fmt_esc(char *d, const char *lim, const char *s, size_t len,
  * its conversions without flags, width and precision ("%d%s%lf"), at t (as
  * long as the format at most); returns its length. */
 size_t tr_fmt_bee_type(const char *format, char *t);
+/* The conversion letter of each conversion of format ('d', 's', 'p', ...)
+ * into cv[0 ..], as many as it has. */
+void tr_fmt_convs(const char *format, char *cv);
 
 #endif /* GRM_TR_FMT_H */

@@ -1,6 +1,7 @@
 /* tr_input.c: the trace reader's input buffer: lines (text formats) and
  * bytes (frames), and the reader's one error message. */
 #include <errno.h>
+#include <sys/types.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,4 +81,27 @@ tr_getln(struct tape_r *r, char **line, size_t *len)
 	r->start = nl == r->buf + r->end ? r->end : r->start + *len + 1;
 	*nl = '\0';
 	return 1;
+}
+
+uint64_t
+tr_tell(const struct tape_r *r)
+{
+	return r->pos + r->start;
+}
+
+int
+tr_goto(struct tape_r *r, uint64_t off)
+{
+	if (off >= r->pos && off <= r->pos + r->end) {
+		r->start = (size_t)(off - r->pos);
+		return 0;
+	}
+	if (lseek(r->fd, (off_t)off, SEEK_SET) < 0) {
+		r->rerrno = errno;
+		return tr_fail(r, "cannot seek: %s", strerror(errno));
+	}
+	r->pos = off;
+	r->start = r->end = 0;
+	r->eof = 0;
+	return 0;
 }

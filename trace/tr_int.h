@@ -102,9 +102,12 @@ enum {
 
 struct tape_r;
 
-/* What one format reads: next as tape_next; free releases priv. */
+/* What one format reads: next as tape_next; skip as tape_rskip, where the
+ * format can do better than reading every record (NULL: it cannot); free
+ * releases priv. */
 struct tr_rops {
 	int	(*next)(struct tape_r *r, struct tape_ev *ev);
+	int	(*skip)(struct tape_r *r, uint64_t ts, struct tape_ev *ev);
 	void	(*free)(struct tape_r *r);
 };
 
@@ -133,7 +136,12 @@ struct tape_r {
 	uint64_t	losses;
 	uint64_t	nrec;		/* records returned */
 	unsigned	want;		/* TAPE_WANT of meta kinds returned */
+	int		fmt;		/* GRMTRACE_FMT_* */
+	int		seekable;	/* the input can go back */
 	struct tape_def	**defs;		/* open addressing on eid */
+	struct tape_def	**order;	/* the same, in the order read */
+	size_t		norder;
+	size_t		corder;
 	size_t		ndefs;
 	size_t		nscoped;	/* of which scoped to a process */
 	size_t		cap;
@@ -183,6 +191,10 @@ int tr_fail(struct tape_r *r, const char *fmt, ...)
 int tr_fill(struct tape_r *r, size_t n);
 /* The next line (NUL-terminated, in place): 1, 0 at end of file, -1. */
 int tr_getln(struct tape_r *r, char **line, size_t *len);
+/* The file offset of the next byte to read. */
+uint64_t tr_tell(const struct tape_r *r);
+/* Goes to file offset off (forward or back, on a seekable file): 0, -1. */
+int tr_goto(struct tape_r *r, uint64_t off);
 
 /* ---- tr_tok.c: tokens and numbers ---- */
 

@@ -16,7 +16,7 @@ tape_ropen(const char *path, const char **why)
 	struct tape_r *r;
 	char *line;
 	size_t len;
-	int rc;
+	int rc, e;
 
 	if ((r = calloc(1, sizeof *r)) == NULL) {
 		*why = strerror(errno);
@@ -25,10 +25,13 @@ tape_ropen(const char *path, const char **why)
 	if (strcmp(path, "-") == 0)
 		r->fd = STDIN_FILENO;
 	else if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-		*why = strerror(errno);
+		e = errno;
+		*why = strerror(e);
 		free(r);
+		errno = e;
 		return NULL;
 	}
+	r->seekable = lseek(r->fd, 0, SEEK_CUR) >= 0;
 	if ((rc = tr_bin_open(r, why)) != 0)
 		goto opened;
 	switch (tr_getln(r, &line, &len)) {
@@ -55,8 +58,49 @@ opened:
 		r->failed = 0;
 		return r;
 	}
+	e = r->rerrno != 0 ? r->rerrno : EILSEQ;
 	tape_rclose(r);
+	errno = e;
 	return NULL;
+}
+
+int
+tape_rskip(struct tape_r *r, uint64_t ts, struct tape_ev *ev)
+{
+	int rc;
+
+	if (r->failed)
+		return -1;
+	if (r->ops->skip != NULL)
+		return r->ops->skip(r, ts, ev);
+	while ((rc = r->ops->next(r, ev)) == 1 && ev->kind == TAPE_RECORD &&
+	    ev->ts < ts)
+		;
+	return rc;
+}
+
+uint64_t
+tape_rwhere(const struct tape_r *r)
+{
+	return r->eline != 0 ? r->eline : r->lineno;
+}
+
+int
+tape_rformat(const struct tape_r *r)
+{
+	return r->fmt;
+}
+
+size_t
+tape_rndefs(const struct tape_r *r)
+{
+	return r->norder;
+}
+
+const struct tape_def *
+tape_rdef_at(const struct tape_r *r, size_t i)
+{
+	return i < r->norder ? r->order[i] : NULL;
 }
 
 int

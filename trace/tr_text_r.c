@@ -48,7 +48,7 @@ text_next(struct tape_r *r, struct tape_ev *ev)
 	return -1;
 }
 
-static const struct tr_rops text_rops = { text_next, NULL };
+static const struct tr_rops text_rops = { text_next, NULL, NULL };
 
 int
 tr_text_open(struct tape_r *r, char *line, size_t len, const char **why)
@@ -62,5 +62,6 @@ tr_text_open(struct tape_r *r, char *line, size_t len, const char **why)
 		return -1;
 	}
 	r->ops = &text_rops;
+	r->fmt = GRMTRACE_FMT_TEXT;
 	return 1;
 }
