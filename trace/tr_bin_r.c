@@ -253,7 +253,7 @@ peek(struct tape_r *r, char *kind, uint32_t *len, uint64_t *ts)
 	size_t at;
 	int rc;
 
-	if ((rc = tr_fill(r, 5)) <= 0) {
+	if ((rc = tr_fill_few(r, 5)) <= 0) {
 		if (rc == 0 && r->end != r->start)
 			return tr_fail(r, "truncated frame header");
 		return rc;
@@ -267,7 +267,7 @@ peek(struct tape_r *r, char *kind, uint32_t *len, uint64_t *ts)
 	at = *kind == 'R' ? 5 : *kind == 'P' ? 5 + 12 + 8 : 0;
 	if (at == 0 || *len < at + 8 - 5)
 		return 1;
-	if ((rc = tr_fill(r, at + 8)) < 0)
+	if ((rc = tr_fill_few(r, at + 8)) < 0)
 		return -1;
 	if (rc > 0)
 		*ts = ld64(r->buf + r->start + at);

@@ -24,9 +24,10 @@ tr_fail(struct tape_r *r, const char *fmt, ...)
 	return -1;
 }
 
-/* Reads more input after what is left at buf[start..end): 0, or -1. */
+/* Reads more input after what is left at buf[start..end), at most max
+ * bytes: 0, or -1. */
 static int
-more(struct tape_r *r)
+more(struct tape_r *r, size_t max)
 {
 	ssize_t got;
 
@@ -35,7 +36,8 @@ more(struct tape_r *r)
 	r->pos += r->start;
 	r->start = 0;
 	for (;;) {
-		got = read(r->fd, r->buf + r->end, TR_BUF - r->end);
+		got = read(r->fd, r->buf + r->end, max < TR_BUF - r->end ?
+		    max : TR_BUF - r->end);
 		if (got >= 0)
 			break;
 		if (errno != EINTR) {
@@ -52,7 +54,16 @@ int
 tr_fill(struct tape_r *r, size_t n)
 {
 	while (r->end - r->start < n && !r->eof)
-		if (more(r) != 0)
+		if (more(r, TR_BUF) != 0)
+			return -1;
+	return r->end - r->start >= n;
+}
+
+int
+tr_fill_few(struct tape_r *r, size_t n)
+{
+	while (r->end - r->start < n && !r->eof)
+		if (more(r, n - (r->end - r->start)) != 0)
 			return -1;
 	return r->end - r->start >= n;
 }
@@ -66,7 +77,7 @@ tr_getln(struct tape_r *r, char **line, size_t *len)
 		nl = memchr(r->buf + r->start, '\n', r->end - r->start);
 		if (nl != NULL || r->eof || r->end - r->start > TAPE_LINE_MAX)
 			break;
-		if (more(r) != 0)
+		if (more(r, TR_BUF) != 0)
 			return -1;
 	}
 	if (nl == NULL && r->start == r->end)

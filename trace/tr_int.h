@@ -189,6 +189,9 @@ int tr_fail(struct tape_r *r, const char *fmt, ...)
 /* Makes at least n bytes of input available at buf[start]; 0 if the file
  * ends first (the bytes there are what is left), -1. */
 int tr_fill(struct tape_r *r, size_t n);
+/* The same, reading no more than it needs (to look at a few bytes before
+ * going elsewhere in the file). */
+int tr_fill_few(struct tape_r *r, size_t n);
 /* The next line (NUL-terminated, in place): 1, 0 at end of file, -1. */
 int tr_getln(struct tape_r *r, char **line, size_t *len);
 /* The file offset of the next byte to read. */
