@@ -335,7 +335,8 @@ Test(tape, put_quoted)
 	FILE *f;
 
 	cr_assert_not_null(f = open_memstream(&buf, &len));
-	tape_put_quoted(f, "a\"\\\n\t\r\x01\x7f\xff\0b", 11);
+	cr_assert_eq(grmtrace_fput_string(f, "a\"\\\n\t\r\x01\x7f\xff\0b", 11),
+	    0);
 	fclose(f);
 	cr_assert_str_eq(buf,
 	    "\"a\\\"\\\\\\n\\t\\r\\x01\\x7f\\xff\\x00b\"");

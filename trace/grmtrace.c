@@ -275,7 +275,7 @@ convert(struct grmtrace *t, const struct tape_ev *e)
 	v->pid = e->pid;
 	v->tid = e->tid;
 	v->eid = e->eid;
-	v->def = e->def != NULL ? &e->def->pub : NULL;
+	v->def = e->def != NULL ? tr_def_pub(e->def) : NULL;
 	v->n = e->n;
 	for (i = 0; i < e->n; i++) {
 		t->f[i].type = e->f[i].kind;
@@ -479,7 +479,7 @@ grmtrace_def(const struct grmtrace *t, int32_t eid)
 
 	if (t == NULL || (d = tape_rdef(t->r, eid)) == NULL)
 		return NULL;
-	return &d->pub;
+	return tr_def_pub(d);
 }
 
 const struct grmtrace_def *
@@ -490,7 +490,7 @@ grmtrace_def_for(const struct grmtrace *t, uint32_t node, uint32_t pid,
 
 	if (t == NULL || (d = tape_rdef_for(t->r, node, pid, eid)) == NULL)
 		return NULL;
-	return &d->pub;
+	return tr_def_pub(d);
 }
 
 size_t
@@ -506,7 +506,7 @@ grmtrace_def_at(const struct grmtrace *t, size_t i)
 
 	if (t == NULL || (d = tape_rdef_at(t->r, i)) == NULL)
 		return NULL;
-	return &d->pub;
+	return tr_def_pub(d);
 }
 
 size_t

@@ -371,8 +371,8 @@ reshape(struct tape_r *r, uint32_t node, uint32_t pid, int32_t eid,
 		d = tr_define(r, eid, cls, attr, format, name != NULL ? name :
 		    d != NULL ? d->dsc : "", node, pid);
 	if (d != NULL) {
-		d->cls = d->pub.cls = cls;
-		d->attr = d->pub.attr = attr;
+		d->cls = tr_def_pub(d)->cls = cls;
+		d->attr = tr_def_pub(d)->attr = attr;
 	}
 	return d;
 }

@@ -43,6 +43,7 @@ struct tape_def *
 tr_define(struct tape_r *r, int32_t eid, uint8_t cls, uint8_t attr,
 	  const char *format, const char *dsc, uint32_t node, uint32_t pid)
 {
+	struct grmtrace_def *pub;
 	struct tape_def *d;
 	struct rec_fmt fmt;
 	char *f2, *d2;
@@ -60,7 +61,7 @@ tr_define(struct tape_r *r, int32_t eid, uint8_t cls, uint8_t attr,
 	f2 = strdup(format);
 	d2 = strdup(dsc);
 	if ((d = r->defs[i]) == NULL)
-		d = calloc(1, sizeof *d);
+		d = calloc(1, sizeof(struct tr_def));
 	if (f2 == NULL || d2 == NULL || d == NULL) {
 		free(f2);
 		free(d2);
@@ -99,17 +100,18 @@ tr_define(struct tape_r *r, int32_t eid, uint8_t cls, uint8_t attr,
 	d->format = f2;
 	d->dsc = d2;
 	d->fmt = fmt;
-	memset(&d->pub, 0, sizeof d->pub);
-	d->pub.eid = eid;
-	d->pub.cls = cls;
-	d->pub.attr = attr;
-	d->pub.node = node;
-	d->pub.pid = pid;
-	d->pub.format = f2;
-	d->pub.description = d2;
-	d->pub.nfields = fmt.n;
-	memcpy(d->pub.type, fmt.kind, fmt.n);
-	tr_fmt_convs(f2, d->pub.conv);
+	pub = tr_def_pub(d);
+	memset(pub, 0, sizeof *pub);
+	pub->eid = eid;
+	pub->cls = cls;
+	pub->attr = attr;
+	pub->node = node;
+	pub->pid = pid;
+	pub->format = f2;
+	pub->description = d2;
+	pub->nfields = fmt.n;
+	memcpy(pub->type, fmt.kind, fmt.n);
+	tr_fmt_convs(f2, pub->conv);
 	return d;
 }
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "tape.h"
+#include "tr_read.h"
 #include "tr_fmt.h"
 #include "tr_schema.h"
 
