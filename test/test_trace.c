@@ -263,6 +263,42 @@ Test(trace, select)
 	grmtrace_close(t);
 }
 
+/* Collection phases: records -7 and -8 of process 0 of a node; two Local
+ * Monitors of one node overlap into one phase. */
+Test(trace, phases)
+{
+	const char *p = path("ph");
+	const struct grmtrace_ev *ev;
+	const struct grmtrace_host *h;
+	struct rec_field b[4] = { fu(1), fu(2), fu(0), fu(50) };
+	struct rec_field e[3] = { fu(1), fu(2), fu(0) };
+	struct grmtrace *t;
+	struct tape_w *w;
+
+	cr_assert_not_null(w = tape_open_fmt(p, TAPE_FMT_TAPE, "m", 0, 0));
+	cr_assert_eq(tape_def(w, -7, 1, 0, "%u %u %u %lu", 12, "", 0), 0);
+	cr_assert_eq(tape_def(w, -8, 1, 1, "%u %u %u", 8, "", 0), 0);
+	cr_assert_eq(tape_host(w, 2, 0, 9, "b"), 0);
+	cr_assert_eq(tape_record(w, 100, 2, 0, 0, -7, b, 4), 0);
+	cr_assert_eq(tape_record(w, 130, 2, 0, 0, -8, e, 3), 0);
+	cr_assert_eq(tape_record(w, 200, 2, 0, 0, -7, b, 4), 0);
+	cr_assert_eq(tape_record(w, 210, 2, 0, 0, -7, b, 4), 0);
+	cr_assert_eq(tape_record(w, 250, 2, 0, 0, -8, e, 3), 0);
+	cr_assert_eq(tape_record(w, 260, 2, 0, 0, -8, e, 3), 0);
+	cr_assert_eq(tape_record(w, 300, 3, 0, 0, -7, b, 4), 0);
+	cr_assert_eq(tape_close(w), 0);
+	cr_assert_not_null(t = grmtrace_open(p, NULL, 0));
+	while (grmtrace_next(t, &ev) == 1)
+		;
+	cr_assert_not_null(h = grmtrace_host(t, 2));
+	cr_assert_eq(h->phases, 3);
+	cr_assert_eq(h->stopped_ns, 30 + 60);
+	cr_assert_not_null(h = grmtrace_host(t, 3), "a node seen in phases");
+	cr_assert(h->phases == 1 && h->stopped_ns == 0 && h->connections == 0);
+	cr_assert_str_eq(h->hostname, "");
+	grmtrace_close(t);
+}
+
 /* ---- seeking ---- */
 
 #define SEEK_N	20000

@@ -22,6 +22,13 @@ struct table {
 	struct tr_map	ix;
 };
 
+/* A host, and where its collection phase stands. */
+struct host {
+	struct grmtrace_host pub;	/* first: the table hands it out */
+	unsigned	depth;		/* phases begun and not ended */
+	uint64_t	since;		/* when the outermost began */
+};
+
 struct grmtrace {
 	struct tape_r	*r;
 	char		*path;
@@ -32,7 +39,7 @@ struct grmtrace {
 	struct tape_ev	iev;
 	struct grmtrace_ev ev;
 	struct grmtrace_field f[GRMTRACE_FIELDS_MAX];
-	struct table	hosts;		/* struct grmtrace_host */
+	struct table	hosts;		/* struct host */
 	struct table	procs;		/* struct grmtrace_proc */
 	struct table	thrs;		/* struct grmtrace_thread */
 	char		err[256];
@@ -210,23 +217,51 @@ on_proc(struct grmtrace *t, const struct tape_ev *e)
 	return 0;
 }
 
-static int
-on_host(struct grmtrace *t, const struct tape_ev *e)
+static struct grmtrace_host *
+host_get(struct grmtrace *t, uint32_t node)
 {
 	struct grmtrace_host *h;
 	int made;
 
-	if ((h = tget(&t->hosts, e->node, 0, sizeof *h, &made)) == NULL)
+	if ((h = tget(&t->hosts, node, 0, sizeof(struct host), &made)) ==
+	    NULL)
+		return NULL;
+	h->node = node;
+	if (made && setstr(&h->hostname, "", 0) != 0)
+		return NULL;
+	return h;
+}
+
+/* A collection phase of e's node begins or ends (doc/formats.md 1.9). */
+static int
+on_phase(struct grmtrace *t, const struct tape_ev *e)
+{
+	struct host *h;
+
+	if ((h = (struct host *)host_get(t, e->node)) == NULL)
 		return -1;
-	h->node = e->node;
+	if (e->eid == GRMTRACE_EID_COLL_BEGIN) {
+		if (h->depth++ == 0)
+			h->since = e->ts;
+		h->pub.phases++;
+	} else if (h->depth > 0 && --h->depth == 0 && e->ts > h->since)
+		h->pub.stopped_ns += e->ts - h->since;
+	return 0;
+}
+
+static int
+on_host(struct grmtrace *t, const struct tape_ev *e)
+{
+	struct grmtrace_host *h;
+
+	if ((h = host_get(t, e->node)) == NULL)
+		return -1;
 	if (e->kind == TAPE_HOST) {
 		h->offset_ns = e->f[1].v.i;
 		h->lm_pid = (uint32_t)e->f[2].v.u;
 		h->connections++;
 		return setstr(&h->hostname, e->str, e->str_len);
 	}
-	if (made && setstr(&h->hostname, "", 0) != 0)
-		return -1;
 	h->synced = 1;
 	h->at_ns = e->f[1].v.u;
 	h->sync_offset_ns = e->f[2].v.i;
@@ -246,6 +281,10 @@ account(struct grmtrace *t, const struct tape_ev *e)
 	switch (e->kind) {
 	case TAPE_RECORD:
 		rc = on_record(t, e);
+		if (rc == 0 && e->pid == 0 &&
+		    (e->eid == GRMTRACE_EID_COLL_BEGIN ||
+		    e->eid == GRMTRACE_EID_COLL_END))
+			rc = on_phase(t, e);
 		break;
 	case TAPE_PROC:
 		rc = on_proc(t, e);

@@ -211,6 +211,13 @@ struct grmtrace_host {
 	uint64_t	error_ns;	/* within error_ns */
 	uint64_t	rtt_ns;
 	uint32_t	samples;
+	/* Collection phases (records -7 and -8 of process 0, the global
+	 * collection scheme): how many began, and the time the host's
+	 * processes were stopped in those that ended (a phase runs from
+	 * the first begin to the last end, should the node have several
+	 * Local Monitors). */
+	uint32_t	phases;
+	uint64_t	stopped_ns;
 };
 
 /* A process (node, pid), as #PROC lines, its records of type -6 and its
@@ -334,7 +341,7 @@ const struct grmtrace_thread *grmtrace_thread(const struct grmtrace *t,
 
 /* Events lost: the sum of the #LOSS lines read (saturated). */
 uint64_t grmtrace_losses(const struct grmtrace *t);
-/* Records returned so far. */
+/* Records returned since the open or the last seek. */
 uint64_t grmtrace_records(const struct grmtrace *t);
 /* Whether #END was read; if so, *records (if not NULL) is its count. */
 int grmtrace_ended(const struct grmtrace *t, uint64_t *records);
