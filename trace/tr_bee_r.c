@@ -10,15 +10,15 @@
 #define GROUPS_MAX	8
 
 /* BEE: a class's type descriptor, and each field's conversion. */
-struct bee_desc {
+struct tr_bee_desc {
 	struct rec_fmt	fmt;
 	char		conv[REC_ARGS_MAX];
 };
 
 /* The reader's state (r->priv). */
-struct bee_r {
+struct tr_bee_r {
 	int		grm;		/* grm's file, not the original BEE's */
-	struct bee_desc	*desc[256];	/* by class, from E_DESCRIPTOR */
+	struct tr_bee_desc	*desc[256];	/* by class, from E_DESCRIPTOR */
 	char		lbuf[TAPE_LINE_MAX + 1];	/* an entry joined
 							   from lines */
 };
@@ -43,7 +43,7 @@ struct brec {
 
 static int get1(struct tape_r *r, struct cur *c, char k,
 		struct rec_field *f);
-static const struct tr_fieldops bee_fields = { get1, 1 };
+static const struct tr_fieldops tr_bee_fields = { get1, 1 };
 
 static struct rec_field
 fu(uint64_t u)
@@ -74,9 +74,9 @@ fs(const char *s)
 }
 
 static void
-bee_free(struct tape_r *r)
+tr_bee_free(struct tape_r *r)
 {
-	struct bee_r *b = r->priv;
+	struct tr_bee_r *b = r->priv;
 	int i;
 
 	if (b == NULL)
@@ -145,7 +145,7 @@ header(const char *line, size_t len, const char **why)
 static int
 entry_text(struct tape_r *r, const char **text, size_t *len)
 {
-	struct bee_r *b = r->priv;
+	struct tr_bee_r *b = r->priv;
 	size_t n, have = 0;
 	int rc, joined = 0, cont;
 	char *l;
@@ -232,7 +232,7 @@ parse_entry(struct tape_r *r, const char *p, const char *e, struct entry *en)
 		if (p == e)
 			return tr_fail(r, "entry %llu: group without its \")\"",
 			    (unsigned long long)en->cmd);
-		en->g[en->n++] = (struct cur){ s, p, NULL, &bee_fields };
+		en->g[en->n++] = (struct cur){ s, p, NULL, &tr_bee_fields };
 		p++;
 	}
 	if (skip(p + 1, e) != e)
@@ -242,7 +242,7 @@ parse_entry(struct tape_r *r, const char *p, const char *e, struct entry *en)
 }
 
 static int
-bee_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
+tr_bee_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
 {
 	const char *t;
 	size_t n;
@@ -265,7 +265,7 @@ static int
 get1(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
 {
 	if (k == 's' || k == 't' || k == '=')
-		return bee_str(r, c, &f->v.s.p, &f->v.s.len);
+		return tr_bee_str(r, c, &f->v.s.p, &f->v.s.len);
 	return tr_text_get1(r, c, k, f);
 }
 
@@ -385,12 +385,12 @@ static int
 as_kind(struct tape_r *r, const char *s, size_t n, int k, char conv,
 	struct rec_field *f)
 {
-	struct cur c = { s, s + n, NULL, &bee_fields };
+	struct cur c = { s, s + n, NULL, &tr_bee_fields };
 
 	f->kind = k;
 	switch (k) {
 	case REC_K_STR:
-		return bee_str(r, &c, &f->v.s.p, &f->v.s.len);
+		return tr_bee_str(r, &c, &f->v.s.p, &f->v.s.len);
 	case REC_K_DOUBLE:
 		return tr_double(&c, s, n, &f->v.d);
 	case REC_K_UINT:
@@ -432,11 +432,11 @@ guess(struct tape_r *r, const char *s, size_t n, struct rec_field *f)
  * else as they look.
  */
 static int
-bee_variant(struct tape_r *r, struct cur *c, struct tape_ev *ev,
+tr_bee_variant(struct tape_r *r, struct cur *c, struct tape_ev *ev,
 	    const struct brec *b)
 {
 	static const char *const fmts[] = { "%ld", "%lu", "%f", "%s" };
-	const struct bee_desc *desc = ((struct bee_r *)r->priv)->desc[b->cls];
+	const struct tr_bee_desc *desc = ((struct tr_bee_r *)r->priv)->desc[b->cls];
 	const char *tk[REC_ARGS_MAX], *name = NULL, *s;
 	size_t tl[REC_ARGS_MAX];
 	const struct tape_def *sd;
@@ -523,8 +523,8 @@ every(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 	ev->pid = b.pid;
 	ev->tid = b.tid;
 	ev->eid = b.eid;
-	if (!((struct bee_r *)r->priv)->grm)
-		return bee_variant(r, c, ev, &b);
+	if (!((struct tr_bee_r *)r->priv)->grm)
+		return tr_bee_variant(r, c, ev, &b);
 	if ((ev->def = tr_def_for(r, b.node, b.pid, b.eid)) == NULL)
 		return tr_fail(r, "record before definition of eid %d",
 		    (int)b.eid);
@@ -541,7 +541,7 @@ static int
 descriptor(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 {
 	struct rec_field v[3];
-	struct bee_desc *bd;
+	struct tr_bee_desc *bd;
 	struct rec_fmt fmt;
 	struct brec b;
 	char t[REC_FMT_MAX];
@@ -550,24 +550,24 @@ descriptor(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 	if (en->n != 2)
 		return tr_fail(r, "E_DESCRIPTOR: %d groups (two: the type, the "
 		    "event record)", en->n);
-	for (i = 0; i < (((struct bee_r *)r->priv)->grm ? 3 : 1); i++)
+	for (i = 0; i < (((struct tr_bee_r *)r->priv)->grm ? 3 : 1); i++)
 		if (get1(r, &en->g[0], 's', &v[i]) != 0)
 			return tr_fail(r, "E_DESCRIPTOR: %s", en->g[0].why);
 	if (get_rec(r, &en->g[1], &b, "E_DESCRIPTOR") != 0)
 		return -1;
-	for (i = 0; i < (((struct bee_r *)r->priv)->grm ? 3 : 1); i++)
+	for (i = 0; i < (((struct tr_bee_r *)r->priv)->grm ? 3 : 1); i++)
 		if (memchr(v[i].v.s.p, '\0', v[i].v.s.len) != NULL)
 			return tr_fail(r, "E_DESCRIPTOR of eid %d: NUL in a "
 			    "string", (int)b.eid);
-	if (rec_parse_format(v[((struct bee_r *)r->priv)->grm].v.s.p, &fmt) != 0)
+	if (rec_parse_format(v[((struct tr_bee_r *)r->priv)->grm].v.s.p, &fmt) != 0)
 		return tr_fail(r, "E_DESCRIPTOR of eid %d: bad format",
 		    (int)b.eid);
-	if (!((struct bee_r *)r->priv)->grm) {
+	if (!((struct tr_bee_r *)r->priv)->grm) {
 		/* BEE: the type of the variant of the record's class. */
-		if (((struct bee_r *)r->priv)->desc[b.cls] == NULL &&
-		    (((struct bee_r *)r->priv)->desc[b.cls] = malloc(sizeof *bd)) == NULL)
+		if (((struct tr_bee_r *)r->priv)->desc[b.cls] == NULL &&
+		    (((struct tr_bee_r *)r->priv)->desc[b.cls] = malloc(sizeof *bd)) == NULL)
 			return tr_fail(r, "out of memory");
-		bd = ((struct bee_r *)r->priv)->desc[b.cls];
+		bd = ((struct tr_bee_r *)r->priv)->desc[b.cls];
 		bd->fmt = fmt;
 		tr_fmt_convs(v[0].v.s.p, bd->conv);
 		return 0;
@@ -641,7 +641,7 @@ final(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 	if (get_rec(r, &en->g[0], &b, "E_FINAL") != 0)
 		return -1;
 	v.v.u = r->nrec;
-	if ((((struct bee_r *)r->priv)->grm || !tr_at_end(&en->g[0])) &&
+	if ((((struct tr_bee_r *)r->priv)->grm || !tr_at_end(&en->g[0])) &&
 	    get1(r, &en->g[0], 'u', &v) != 0)
 		return tr_fail(r, "E_FINAL: records: %s", en->g[0].why);
 	if (!tr_at_end(&en->g[0]))
@@ -650,7 +650,7 @@ final(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 }
 
 static int
-bee_next(struct tape_r *r, struct tape_ev *ev)
+tr_bee_next(struct tape_r *r, struct tape_ev *ev)
 {
 	struct entry en;
 	const char *text = NULL;
@@ -696,12 +696,12 @@ bee_next(struct tape_r *r, struct tape_ev *ev)
 	return -1;
 }
 
-static const struct tr_rops bee_rops = { bee_next, NULL, bee_free };
+static const struct tr_rops tr_bee_rops = { tr_bee_next, NULL, tr_bee_free };
 
 int
 tr_bee_open(struct tape_r *r, char *line, size_t len, const char **why)
 {
-	struct bee_r *b;
+	struct tr_bee_r *b;
 	int grm;
 
 	/* BEE Ascii starts with its header, "(version protocol)". */
@@ -716,6 +716,6 @@ tr_bee_open(struct tape_r *r, char *line, size_t len, const char **why)
 	b->grm = grm;
 	r->fmt = grm ? GRMTRACE_FMT_BEE : GRMTRACE_FMT_BEE_ORIG;
 	r->priv = b;
-	r->ops = &bee_rops;
+	r->ops = &tr_bee_rops;
 	return 1;
 }

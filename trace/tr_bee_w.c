@@ -10,7 +10,7 @@
 #include "tr_int.h"
 
 /* A type defined so far: what its records' class and attribute are. */
-struct bee_wdef {
+struct tr_bee_wdef {
 	int32_t		eid;
 	uint32_t	node;
 	uint32_t	pid;
@@ -21,15 +21,15 @@ struct bee_wdef {
 
 /* The writer's state (w->priv): the types defined so far, by (eid, node,
  * pid), open addressing. */
-struct bee_w {
-	struct bee_wdef	*defs;
+struct tr_bee_w {
+	struct tr_bee_wdef	*defs;
 	size_t		cap;
 	size_t		n;
 	size_t		scoped;
 };
 
 static size_t
-wslot(const struct bee_w *b, uint32_t node, uint32_t pid, int32_t eid)
+wslot(const struct tr_bee_w *b, uint32_t node, uint32_t pid, int32_t eid)
 {
 	size_t i;
 
@@ -43,9 +43,9 @@ wslot(const struct bee_w *b, uint32_t node, uint32_t pid, int32_t eid)
 
 /* Room for one more type, so that storing it cannot fail. */
 static int
-wreserve(struct bee_w *b)
+wreserve(struct tr_bee_w *b)
 {
-	struct bee_wdef *old = b->defs;
+	struct tr_bee_wdef *old = b->defs;
 	size_t i, ocap = b->cap;
 
 	if ((b->n + 1) * 2 <= b->cap)
@@ -65,15 +65,15 @@ wreserve(struct bee_w *b)
 }
 
 static int
-bee_open(struct tape_w *w)
+tr_bee_wopen(struct tape_w *w)
 {
-	return (w->priv = calloc(1, sizeof(struct bee_w))) != NULL ? 0 : -1;
+	return (w->priv = calloc(1, sizeof(struct tr_bee_w))) != NULL ? 0 : -1;
 }
 
 static void
-bee_free(struct tape_w *w)
+tr_bee_wfree(struct tape_w *w)
 {
-	struct bee_w *b = w->priv;
+	struct tr_bee_w *b = w->priv;
 
 	if (b != NULL)
 		free(b->defs);
@@ -98,7 +98,7 @@ plain(const char *s, size_t len)
 }
 
 static char *
-bee_str(char *d, const char *lim, const char *s, size_t len)
+tr_bee_str(char *d, const char *lim, const char *s, size_t len)
 {
 	if (d == NULL || lim - d < 3)
 		return NULL;
@@ -120,7 +120,7 @@ bee_str(char *d, const char *lim, const char *s, size_t len)
 static char *
 open_str(char *d, const char *lim, const char *s, size_t len)
 {
-	char *e = bee_str(d, lim, s, len);
+	char *e = tr_bee_str(d, lim, s, len);
 
 	if (e != NULL)
 		*d = '(';
@@ -152,7 +152,7 @@ put_rec(char *d, int32_t eid, unsigned cls, unsigned attr, uint32_t node,
 }
 
 static char *
-bee_cmd(char *d, unsigned cmd)
+tr_bee_cmd(char *d, unsigned cmd)
 {
 	*d++ = '(';
 	d = tr_fmt_u64(d, cmd);
@@ -171,7 +171,7 @@ end_entry(struct tape_w *w, char *d, const char *lim)
 }
 
 static int
-bee_header(struct tape_w *w)
+tr_bee_header(struct tape_w *w)
 {
 	const char *lim;
 	char *d;
@@ -186,14 +186,14 @@ bee_header(struct tape_w *w)
 
 /* E_DESCRIPTOR: a definition (#DEF: eid cls attr format dsc [node pid]). */
 static int
-bee_def(struct tape_w *w, const struct rec_field *v, unsigned n)
+tr_bee_def(struct tape_w *w, const struct rec_field *v, unsigned n)
 {
-	struct bee_w *bw = w->priv;
+	struct tr_bee_w *bw = w->priv;
 	int32_t eid = (int32_t)v[0].v.i;
 	uint8_t cls = (uint8_t)v[1].v.u, attr = (uint8_t)v[2].v.u;
 	uint32_t node = n > 5 ? (uint32_t)v[5].v.u : 0;
 	uint32_t pid = n > 6 ? (uint32_t)v[6].v.u : 0;
-	struct bee_wdef *b;
+	struct tr_bee_wdef *b;
 	char type[REC_FMT_MAX];
 	const char *lim;
 	char *d;
@@ -202,11 +202,11 @@ bee_def(struct tape_w *w, const struct rec_field *v, unsigned n)
 		return -1;
 	if ((d = tw_begin(w, &lim)) == NULL)
 		return tw_end(w, NULL);
-	d = bee_cmd(d, TR_BEE_DESCRIPTOR);
+	d = tr_bee_cmd(d, TR_BEE_DESCRIPTOR);
 	/* The format is NUL-terminated (tape_def_scoped). */
 	d = open_str(d, lim, type, tr_fmt_bee_type(v[3].v.s.p, type));
-	d = bee_str(d, lim, v[3].v.s.p, v[3].v.s.len);
-	d = bee_str(d, lim, v[4].v.s.p, v[4].v.s.len);
+	d = tr_bee_str(d, lim, v[3].v.s.p, v[3].v.s.len);
+	d = tr_bee_str(d, lim, v[4].v.s.p, v[4].v.s.len);
 	if (d == NULL || lim - d < 96)
 		return tw_end(w, NULL);
 	memcpy(d, ") ", 2);
@@ -218,13 +218,13 @@ bee_def(struct tape_w *w, const struct rec_field *v, unsigned n)
 		bw->n++;
 		bw->scoped += node != 0;
 	}
-	*b = (struct bee_wdef){ eid, node, pid, cls, attr, 1 };
+	*b = (struct tr_bee_wdef){ eid, node, pid, cls, attr, 1 };
 	return 0;
 }
 
 /* E_REGISTRATION, E_DEATH: #PROC node pid ppid how ts status name. */
 static int
-bee_proc(struct tape_w *w, const struct rec_field *v)
+tr_bee_proc(struct tape_w *w, const struct rec_field *v)
 {
 	uint32_t node = (uint32_t)v[0].v.u, pid = (uint32_t)v[1].v.u;
 	int how = tr_proc_word(v[3].v.s.p, v[3].v.s.len);
@@ -233,7 +233,7 @@ bee_proc(struct tape_w *w, const struct rec_field *v)
 
 	if ((d = tw_begin(w, &lim)) == NULL)
 		return tw_end(w, NULL);
-	d = bee_cmd(d, how == TAPE_PROC_START ? TR_BEE_REGISTRATION :
+	d = tr_bee_cmd(d, how == TAPE_PROC_START ? TR_BEE_REGISTRATION :
 	    TR_BEE_DEATH);
 	d = open_str(d, lim, v[6].v.s.p, v[6].v.s.len);
 	if (d == NULL || lim - d < 160)
@@ -245,18 +245,18 @@ bee_proc(struct tape_w *w, const struct rec_field *v)
 	memcpy(d, " 0 0) ", 6);
 	d = put_rec(d + 6, -1, REC_CLASS_EVENT, REC_ATTR_POINT, node, pid, 0,
 	    v[4].v.u);
-	d = bee_str(d, lim, v[3].v.s.p, v[3].v.s.len);
+	d = tr_bee_str(d, lim, v[3].v.s.p, v[3].v.s.len);
 	d = tw_i(d, lim, v[5].v.i);
 	d = tw_u(d, lim, v[2].v.u);
 	return end_entry(w, d, lim);
 }
 
 static int
-bee_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
+tr_bee_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 	   uint32_t tid, int32_t eid, const struct rec_field *f, unsigned n)
 {
-	const struct bee_w *bw = w->priv;
-	const struct bee_wdef *b = NULL;
+	const struct tr_bee_w *bw = w->priv;
+	const struct tr_bee_wdef *b = NULL;
 	const char *lim;
 	unsigned i;
 	char *d;
@@ -274,7 +274,7 @@ bee_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 	/* The line is committed by tw_end only: an early return drops it. */
 	if ((d = tw_begin(w, &lim)) == NULL)
 		return tw_end(w, NULL);
-	d = bee_cmd(d, TR_BEE_EVERY);
+	d = tr_bee_cmd(d, TR_BEE_EVERY);
 	d = put_rec(d, eid, b->cls, b->attr, node, pid, tid, ts);
 	for (i = 0; i < n; i++) {
 		switch (f[i].kind) {
@@ -288,7 +288,7 @@ bee_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 			d = tw_d(d, lim, f[i].v.d);
 			break;
 		default:
-			d = bee_str(d, lim, f[i].v.s.p, f[i].v.s.len);
+			d = tr_bee_str(d, lim, f[i].v.s.p, f[i].v.s.len);
 		}
 	}
 	return end_entry(w, d, lim);
@@ -296,14 +296,14 @@ bee_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 
 /* E_FINAL: #END records. */
 static int
-bee_final(struct tape_w *w, uint64_t records)
+tr_bee_final(struct tape_w *w, uint64_t records)
 {
 	const char *lim;
 	char *d;
 
 	if ((d = tw_begin(w, &lim)) == NULL)
 		return tw_end(w, NULL);
-	d = bee_cmd(d, TR_BEE_FINAL);
+	d = tr_bee_cmd(d, TR_BEE_FINAL);
 	d = put_rec(d, -1, REC_CLASS_EVENT, REC_ATTR_POINT, 0, 0, 0, 0);
 	d = tw_u(d, lim, records);
 	return end_entry(w, d, lim);
@@ -312,34 +312,34 @@ bee_final(struct tape_w *w, uint64_t records)
 /* The meta lines BEE has entries for, and grm's extension entry,
  * "(100 (#KEY field...))", for the others. */
 static int
-bee_meta(struct tape_w *w, int m, const struct rec_field *v, unsigned n)
+tr_bee_meta(struct tape_w *w, int m, const struct rec_field *v, unsigned n)
 {
 	const char *lim, *key = tr_schema[m].key;
 	char *d;
 
 	switch (m) {
 	case TR_M_HEADER:
-		return bee_header(w);
+		return tr_bee_header(w);
 	case TR_M_DEF:
-		return bee_def(w, v, n);
+		return tr_bee_def(w, v, n);
 	case TR_M_PROC:
-		return bee_proc(w, v);
+		return tr_bee_proc(w, v);
 	case TR_M_END:
-		return bee_final(w, v[0].v.u);
+		return tr_bee_final(w, v[0].v.u);
 	}
 	if ((d = tw_begin(w, &lim)) == NULL)
 		return tw_end(w, NULL);
-	d = bee_cmd(d, TR_BEE_GRM);
+	d = tr_bee_cmd(d, TR_BEE_GRM);
 	*d++ = '(';
 	memcpy(d, key, strlen(key));
 	d += strlen(key);
-	return end_entry(w, tw_fields(d, lim, m, v, n, bee_str, bee_str),
+	return end_entry(w, tw_fields(d, lim, m, v, n, tr_bee_str, tr_bee_str),
 	    lim);
 }
 
 const struct tr_wops tr_bee_wops = {
-	.open = bee_open,
-	.meta = bee_meta,
-	.record = bee_record,
-	.free = bee_free,
+	.open = tr_bee_wopen,
+	.meta = tr_bee_meta,
+	.record = tr_bee_record,
+	.free = tr_bee_wfree,
 };
