@@ -24,9 +24,12 @@ extern "C" {
  * processes and threads until grmtrace_seek or grmtrace_close.
  *
  * Structures below are plain data the library fills and the caller only
- * reads; the caller never allocates one.  A later version of the library
- * may add fields at their end (never in between, never changing a
- * field), so code built against this header keeps working.
+ * reads; the caller never allocates one (but a struct grmtrace_field to
+ * print with grmtrace_fput_field).  A later version of the library may
+ * add fields at the end of struct grmtrace_ev, grmtrace_def,
+ * grmtrace_host, grmtrace_proc and grmtrace_thread (never in between,
+ * never changing a field), so code built against this header keeps
+ * working; struct grmtrace_field does not change.
  */
 
 #define GRMTRACE_VERSION_MAJOR	0
