@@ -24,7 +24,7 @@ CC=${CC:-clang}
 secs=${FUZZ_SECONDS:-20}
 targets=${FUZZ_TARGETS:-tape rec seg seghdr wire}
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-	-D_GNU_SOURCE -std=gnu11 -Wall -Wextra -I$top/include -I$top/common
+	-D_GNU_SOURCE -std=gnu11 -Wall -Wextra -I$top/include -I$top/common -I$top/trace
 	${FUZZ_CFLAGS:-}"
 
 skip() {
@@ -74,8 +74,7 @@ rm -f "$out/probe" "$out/probe.c" "$out/probe.log"
 mkdir -p "$out/logs" || exit 1
 for t in $targets; do
 	case $t in
-	tape)	src="common/tape_r.c common/tape_w.c common/bee_r.c \
-		    common/bee_w.c common/fmt.c common/rec/rec.c"; libs=-lm ;;
+	tape)	src="$(cd "$top" && echo trace/*.c) common/rec/rec.c"; libs=-lm ;;
 	rec)	src="common/rec/rec.c"; libs= ;;
 	seg|seghdr)
 		t=seg

@@ -5,12 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tape.h"
+#include <grm/trace.h>
 
 /* Opens a trace; on error prints why and returns NULL. */
-struct tape_r *pv_open(const char *path);
+struct grmtrace *pv_open(const char *path);
 /* Prints the reader's error for path, closes r and returns exit status 1. */
-int pv_fail(const char *path, struct tape_r *r);
+int pv_fail(const char *path, struct grmtrace *r);
 /* Flushes stdout; returns 0, or 1 after printing a write error. */
 int pv_flush(void);
 
@@ -125,7 +125,7 @@ struct pv_mark {
  * description) by definition; their names are interned in names.
  * Returns 0, or -1 if out of memory.
  */
-int pv_mark(struct pv_strs *names, const struct tape_ev *ev,
+int pv_mark(struct pv_strs *names, const struct grmtrace_ev *ev,
 	    struct pv_mark *m);
 
 /* ---- pv_msg.c: processes, their ranks and names, and messages ---- */
@@ -171,7 +171,7 @@ struct pv_msgs {
 /* Takes what ev says about processes and messages: send, receive and
  * process name records (m from pv_mark), and #PROC start lines.  Returns
  * 0, or -1 if out of memory. */
-int pv_msgs_ev(struct pv_msgs *g, const struct tape_ev *ev,
+int pv_msgs_ev(struct pv_msgs *g, const struct grmtrace_ev *ev,
 	       const struct pv_mark *m);
 /* Matches sends with receives (doc/formats.md 1.9), once every event has
  * been taken.  Returns 0, or -1 if out of memory. */
@@ -199,11 +199,11 @@ struct pv_stmode {
 
 /* Adds up a #STATS line, or keeps a #CONTROL line.  Returns 0, or -1 if
  * out of memory. */
-int pv_stmode_ev(struct pv_stmode *s, const struct tape_ev *ev);
+int pv_stmode_ev(struct pv_stmode *s, const struct grmtrace_ev *ev);
 /* Prints the sections, if there were such lines: names of event types
  * from r, of processes from g, of blocks from block_name(arg, id, &len)
  * (NULL: none).  Returns 0, or -1 if out of memory. */
-int pv_stmode_print(const struct pv_stmode *s, const struct tape_r *r,
+int pv_stmode_print(const struct pv_stmode *s, const struct grmtrace *r,
 		    const struct pv_msgs *g,
 		    const char *(*block_name)(void *, int64_t, size_t *),
 		    void *arg);

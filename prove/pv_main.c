@@ -35,23 +35,26 @@ help(void)
 	    "input.\n");
 }
 
-struct tape_r *
+struct grmtrace *
 pv_open(const char *path)
 {
-	struct tape_r *r;
-	const char *why;
+	struct grmtrace *r;
+	char err[512];
 
-	if ((r = tape_ropen(path, &why)) == NULL)
-		fprintf(stderr, "prove: %s: %s\n", path, why);
+	if ((r = grmtrace_open(path, err, sizeof err)) == NULL) {
+		fprintf(stderr, "prove: %s\n", err);
+		return NULL;
+	}
+	grmtrace_select(r, 0);	/* records only, unless a command asks */
 	return r;
 }
 
 int
-pv_fail(const char *path, struct tape_r *r)
+pv_fail(const char *path, struct grmtrace *r)
 {
 	fflush(stdout);
-	fprintf(stderr, "prove: %s: %s\n", path, tape_rerror(r));
-	tape_rclose(r);
+	fprintf(stderr, "prove: %s: %s\n", path, grmtrace_error(r));
+	grmtrace_close(r);
 	return 1;
 }
 

@@ -5,49 +5,49 @@
 #include "pv.h"
 
 static int
-is_int(const struct rec_field *f)
+is_int(const struct grmtrace_field *f)
 {
-	return f->kind == REC_K_INT || f->kind == REC_K_UINT;
+	return f->type == GRMTRACE_INT || f->type == GRMTRACE_UINT;
 }
 
 int
-pv_mark(struct pv_strs *names, const struct tape_ev *ev, struct pv_mark *m)
+pv_mark(struct pv_strs *names, const struct grmtrace_ev *ev, struct pv_mark *m)
 {
-	const struct tape_def *d = ev->def;
-	const struct rec_field *f = ev->f;
+	const struct grmtrace_def *d = ev->def;
+	const struct grmtrace_field *f = ev->f;
 	uint64_t id;
 
 	memset(m, 0, sizeof *m);
 	switch (ev->eid) {
-	case REC_EID_BLOCK_BEGIN:
-	case REC_EID_BLOCK_END:
+	case GRMTRACE_EID_BLOCK_BEGIN:
+	case GRMTRACE_EID_BLOCK_END:
 		if (ev->n < 1 || !is_int(&f[0]))
 			return 0;
-		m->kind = ev->eid == REC_EID_BLOCK_BEGIN ? PV_BEGIN : PV_END;
+		m->kind = ev->eid == GRMTRACE_EID_BLOCK_BEGIN ? PV_BEGIN : PV_END;
 		m->id = f[0].v.i;
 		return 0;
-	case REC_EID_BLOCK_NAME:
-	case REC_EID_PROC_NAME:
-		if (ev->n < 2 || !is_int(&f[0]) || f[1].kind != REC_K_STR)
+	case GRMTRACE_EID_BLOCK_NAME:
+	case GRMTRACE_EID_PROC_NAME:
+		if (ev->n < 2 || !is_int(&f[0]) || f[1].type != GRMTRACE_STRING)
 			return 0;
-		m->kind = ev->eid == REC_EID_BLOCK_NAME ? PV_BNAME : PV_PNAME;
+		m->kind = ev->eid == GRMTRACE_EID_BLOCK_NAME ? PV_BNAME : PV_PNAME;
 		m->id = f[0].v.i;
 		m->s = f[1].v.s.p;
 		m->len = f[1].v.s.len;
 		return 0;
-	case REC_EID_COLL_BEGIN:
-	case REC_EID_COLL_END:
+	case GRMTRACE_EID_COLL_BEGIN:
+	case GRMTRACE_EID_COLL_END:
 		if (ev->n < 1 || !is_int(&f[0]))
 			return 0;
-		m->kind = ev->eid == REC_EID_COLL_BEGIN ? PV_CBEGIN : PV_CEND;
+		m->kind = ev->eid == GRMTRACE_EID_COLL_BEGIN ? PV_CBEGIN : PV_CEND;
 		m->id = f[0].v.i;
 		return 0;
-	case REC_EID_MSG_SEND:
-	case REC_EID_MSG_RECV:
+	case GRMTRACE_EID_MSG_SEND:
+	case GRMTRACE_EID_MSG_RECV:
 		if (ev->n < 3 || !is_int(&f[0]) || !is_int(&f[1]) ||
 		    !is_int(&f[2]))
 			return 0;
-		m->kind = ev->eid == REC_EID_MSG_SEND ? PV_SEND : PV_RECV;
+		m->kind = ev->eid == GRMTRACE_EID_MSG_SEND ? PV_SEND : PV_RECV;
 		m->id = f[0].v.i;
 		m->tag = f[1].v.i;
 		m->bytes = f[2].v.i;
@@ -55,16 +55,16 @@ pv_mark(struct pv_strs *names, const struct tape_ev *ev, struct pv_mark *m)
 	}
 	/* A BEE range: a user type of class PROCEDURE, attribute ACT or
 	 * TERM, named by its description. */
-	if (ev->eid < 0 || d == NULL || d->cls != REC_CLASS_PROCEDURE ||
-	    (d->attr != REC_ATTR_ACT && d->attr != REC_ATTR_TERM) ||
-	    d->dsc[0] == '\0')
+	if (ev->eid < 0 || d == NULL || d->cls != GRMTRACE_CLASS_PROCEDURE ||
+	    (d->attr != GRMTRACE_ATTR_ACT && d->attr != GRMTRACE_ATTR_TERM) ||
+	    d->description[0] == '\0')
 		return 0;
-	m->len = strlen(d->dsc);
-	if ((id = pv_str_id(names, d->dsc, m->len)) == 0)
+	m->len = strlen(d->description);
+	if ((id = pv_str_id(names, d->description, m->len)) == 0)
 		return -1;
-	m->kind = d->attr == REC_ATTR_ACT ? PV_BEGIN : PV_END;
+	m->kind = d->attr == GRMTRACE_ATTR_ACT ? PV_BEGIN : PV_END;
 	m->range = 1;
 	m->id = (int64_t)id;
-	m->s = d->dsc;
+	m->s = d->description;
 	return 0;
 }

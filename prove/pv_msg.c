@@ -40,7 +40,7 @@ set_str(char **dst, size_t *dlen, const char *s, size_t n)
 }
 
 static int
-add(struct pv_msgs *g, int send, const struct tape_ev *ev,
+add(struct pv_msgs *g, int send, const struct grmtrace_ev *ev,
     const struct pv_mark *m)
 {
 	struct pv_msg **a = send ? &g->snd : &g->rcv, *na;
@@ -57,19 +57,19 @@ add(struct pv_msgs *g, int send, const struct tape_ev *ev,
 }
 
 int
-pv_msgs_ev(struct pv_msgs *g, const struct tape_ev *ev,
+pv_msgs_ev(struct pv_msgs *g, const struct grmtrace_ev *ev,
 	   const struct pv_mark *m)
 {
 	struct pv_proc *p;
 
-	if (ev->kind == TAPE_PROC) {
-		if (ev->is_exit)
+	if (ev->kind == GRMTRACE_PROC) {
+		if (ev->how)
 			return 0;
 		if ((p = proc_get(g, ev->node, ev->pid)) == NULL)
 			return -1;
 		return set_str(&p->prog, &p->prog_len, ev->str, ev->str_len);
 	}
-	if (ev->kind != TAPE_RECORD || m == NULL)
+	if (ev->kind != GRMTRACE_RECORD || m == NULL)
 		return 0;
 	switch (m->kind) {
 	case PV_PNAME:

@@ -112,7 +112,7 @@ blk_get(struct stats *st, int64_t id, int range)
 
 static int
 push(struct stats *st, struct thr *t, const struct pv_mark *m,
-     const struct tape_ev *ev)
+     const struct grmtrace_ev *ev)
 {
 	struct frame *f;
 	struct blk *b;
@@ -243,7 +243,7 @@ coll_mark(struct node *n, enum pv_kind kind, uint64_t ts)
 }
 
 static int
-account(struct stats *st, const struct tape_ev *ev)
+account(struct stats *st, const struct grmtrace_ev *ev)
 {
 	uint64_t pk = (uint64_t)ev->node << 32 | ev->pid;
 	struct pv_mark m;
@@ -251,9 +251,9 @@ account(struct stats *st, const struct tape_ev *ev)
 	struct thr *t;
 	struct evc *e;
 
-	if (ev->kind == TAPE_PROC)
+	if (ev->kind == GRMTRACE_PROC)
 		return pv_msgs_ev(&st->msgs, ev, NULL);
-	if (ev->kind != TAPE_RECORD)
+	if (ev->kind != GRMTRACE_RECORD)
 		return pv_stmode_ev(&st->sm, ev);
 	if (st->records == 0 || ev->ts < st->first)
 		st->first = ev->ts;
@@ -317,9 +317,9 @@ by_total(const void *a, const void *b)
 }
 
 static int
-print_counts(const struct stats *st, const struct tape_r *r)
+print_counts(const struct stats *st, const struct grmtrace *r)
 {
-	const struct tape_def *def;
+	const struct grmtrace_def *def;
 	const char *name;
 	struct evc **e;
 	size_t i;
@@ -330,8 +330,8 @@ print_counts(const struct stats *st, const struct tape_r *r)
 	printf("\nevent counts (frequency counter)\n");
 	printf("%11s %20s  %s\n", "eid", "count", "name");
 	for (i = 0; i < st->evcs.n; i++) {
-		def = tape_rdef(r, e[i]->eid);
-		name = def == NULL ? "" : def->dsc[0] != '\0' ? def->dsc :
+		def = grmtrace_def(r, e[i]->eid);
+		name = def == NULL ? "" : def->description[0] != '\0' ? def->description :
 		    def->format;
 		printf("%11" PRId32 " %20" PRIu64 "  ", e[i]->eid, e[i]->count);
 		pv_put_name(name, strlen(name));
@@ -544,7 +544,7 @@ print_phases(const struct stats *st)
 
 static void
 print_header(const char *path, const struct stats *st,
-	     const struct tape_r *r)
+	     const struct grmtrace *r)
 {
 	uint64_t end;
 	char t[32];
@@ -555,15 +555,15 @@ print_header(const char *path, const struct stats *st,
 	    st->last - st->first));
 	printf("processes  %zu\n", st->procs.n);
 	printf("threads    %zu\n", st->thrs.n);
-	printf("losses     %" PRIu64 "\n", tape_rlosses(r));
-	if (tape_rend(r, &end))
+	printf("losses     %" PRIu64 "\n", grmtrace_losses(r));
+	if (grmtrace_ended(r, &end))
 		printf("end        complete (#END %" PRIu64 ")\n", end);
 	else
 		printf("end        no #END line: the trace may be truncated\n");
 }
 
 static int
-print_all(const char *path, struct stats *st, const struct tape_r *r)
+print_all(const char *path, struct stats *st, const struct grmtrace *r)
 {
 	print_header(path, st, r);
 	if (print_counts(st, r) != 0 || print_profile(st) != 0 ||
@@ -577,18 +577,20 @@ int
 pv_stats(const char *path)
 {
 	struct stats st;
-	struct tape_ev ev;
-	struct tape_r *r;
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
 	size_t i;
 	int rc;
 
 	if ((r = pv_open(path)) == NULL)
 		return 1;
-	tape_rwant(r, TAPE_WANT(TAPE_PROC) | TAPE_WANT(TAPE_STATS_COUNT) |
-	    TAPE_WANT(TAPE_STATS_RANGE) | TAPE_WANT(TAPE_CONTROL));
+	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
+	    GRMTRACE_WANT(GRMTRACE_STATS_COUNT) |
+	    GRMTRACE_WANT(GRMTRACE_STATS_RANGE) |
+	    GRMTRACE_WANT(GRMTRACE_CONTROL));
 	memset(&st, 0, sizeof st);
-	while ((rc = tape_next(r, &ev)) == 1) {
-		if (account(&st, &ev) != 0) {
+	while ((rc = grmtrace_next(r, &ev)) == 1) {
+		if (account(&st, ev) != 0) {
 			rc = -2;
 			break;
 		}
@@ -609,7 +611,7 @@ pv_stats(const char *path)
 	pv_stmode_free(&st.sm);
 	if (rc == -1)
 		return pv_fail(path, r);
-	tape_rclose(r);
+	grmtrace_close(r);
 	if (rc != 0) {
 		fprintf(stderr, "prove: out of memory\n");
 		return 1;

@@ -37,9 +37,20 @@ sat_add(uint64_t a, uint64_t b)
 	return b > UINT64_MAX - a ? UINT64_MAX : a + b;
 }
 
+/* The durations of a #STATS range line, ns: its fields key, total_ns,
+ * min_ns, max_ns, mean_ns and m2 (doc/formats.md 1.3). */
+struct range {
+	int64_t		key;
+	uint64_t	total;
+	uint64_t	min;
+	uint64_t	max;
+	double		mean;
+	double		m2;
+};
+
 /* Adds n ranges with the statistics x to g (doc/formats.md, #STATS). */
 static void
-merge(struct srng *g, uint64_t n, const struct tape_range *x)
+merge(struct srng *g, uint64_t n, const struct range *x)
 {
 	double na = (double)g->n, nb = (double)n, d;
 
@@ -66,7 +77,7 @@ merge(struct srng *g, uint64_t n, const struct tape_range *x)
 }
 
 static int
-add_ctl(struct pv_stmode *s, const struct tape_ev *ev)
+add_ctl(struct pv_stmode *s, const struct grmtrace_ev *ev)
 {
 	struct pv_ctl *c;
 
@@ -84,22 +95,24 @@ add_ctl(struct pv_stmode *s, const struct tape_ev *ev)
 }
 
 int
-pv_stmode_ev(struct pv_stmode *s, const struct tape_ev *ev)
+pv_stmode_ev(struct pv_stmode *s, const struct grmtrace_ev *ev)
 {
+	struct range x;
 	struct sproc *p;
 	struct scnt *c;
 	struct srng *g;
 
-	if (ev->kind == TAPE_CONTROL)
+	if (ev->kind == GRMTRACE_CONTROL)
 		return add_ctl(s, ev);
-	if (ev->kind != TAPE_STATS_COUNT && ev->kind != TAPE_STATS_RANGE)
+	if (ev->kind != GRMTRACE_STATS_COUNT &&
+	    ev->kind != GRMTRACE_STATS_RANGE)
 		return 0;
 	if ((p = pv_map_get(&s->procs, ev->node, ev->pid, sizeof *p)) == NULL)
 		return -1;
 	p->node = ev->node;
 	p->pid = ev->pid;
 	s->lines++;
-	if (ev->kind == TAPE_STATS_COUNT) {
+	if (ev->kind == GRMTRACE_STATS_COUNT) {
 		if ((c = pv_map_get(&p->cnt, (uint32_t)ev->eid, 0,
 		    sizeof *c)) == NULL)
 			return -1;
@@ -107,12 +120,14 @@ pv_stmode_ev(struct pv_stmode *s, const struct tape_ev *ev)
 		c->n = sat_add(c->n, ev->count);
 		return 0;
 	}
-	if ((g = pv_map_get(&p->rng, (uint32_t)ev->eid,
-	    (uint64_t)ev->range.key, sizeof *g)) == NULL)
+	x = (struct range){ ev->f[4].v.i, ev->f[6].v.u, ev->f[7].v.u,
+	    ev->f[8].v.u, ev->f[9].v.d, ev->f[10].v.d };
+	if ((g = pv_map_get(&p->rng, (uint32_t)ev->eid, (uint64_t)x.key,
+	    sizeof *g)) == NULL)
 		return -1;
 	g->eid = ev->eid;
-	g->key = ev->range.key;
-	merge(g, ev->count, &ev->range);
+	g->key = x.key;
+	merge(g, ev->count, &x);
 	return 0;
 }
 
@@ -148,15 +163,20 @@ by_eid_key(const void *a, const void *b)
 /* The description of eid for (node, pid), its format if it has none; a
  * predefined type's own if the trace does not define it. */
 static const char *
-type_name(const struct tape_r *r, uint32_t node, uint32_t pid, int32_t eid)
+type_name(const struct grmtrace *r, uint32_t node, uint32_t pid, int32_t eid)
 {
-	const struct tape_def *d = tape_rdef_for(r, node, pid, eid);
+	const struct grmtrace_def *d = grmtrace_def_for(r, node, pid, eid);
 
-	if (d == NULL && eid < 0 && eid >= REC_EID_PREDEF_MIN)
-		return rec_predef[-eid - 1].dsc;
+	static const char *const predef[] = { "block begin", "block end",
+	    "block name", "message send", "message receive", "process name",
+	    "collection begin", "collection end" };
+
+	if (d == NULL && eid < 0 && eid >= -(int32_t)(sizeof predef /
+	    sizeof predef[0]))
+		return predef[-eid - 1];
 	if (d == NULL)
 		return NULL;
-	return d->dsc[0] != '\0' ? d->dsc : d->format;
+	return d->description[0] != '\0' ? d->description : d->format;
 }
 
 static void
@@ -178,7 +198,7 @@ proc_line(const struct sproc *p, const struct pv_msgs *g)
 }
 
 static int
-print_counts(const struct sproc *p, const struct tape_r *r)
+print_counts(const struct sproc *p, const struct grmtrace *r)
 {
 	struct scnt **c;
 	const char *nm;
@@ -201,7 +221,7 @@ print_counts(const struct sproc *p, const struct tape_r *r)
 }
 
 static int
-print_ranges(const struct sproc *p, const struct tape_r *r,
+print_ranges(const struct sproc *p, const struct grmtrace *r,
 	     const char *(*block_name)(void *, int64_t, size_t *), void *arg)
 {
 	char t1[32], t2[32], t3[32];
@@ -229,14 +249,14 @@ print_ranges(const struct sproc *p, const struct tape_r *r,
 		    pv_secs(t3, sizeof t3, g[i]->max), g[i]->mean / 1e9,
 		    sd / 1e9);
 		nm = NULL;
-		if (g[i]->eid == REC_EID_BLOCK_BEGIN && block_name != NULL)
+		if (g[i]->eid == GRMTRACE_EID_BLOCK_BEGIN && block_name != NULL)
 			nm = block_name(arg, g[i]->key, &len);
-		else if (g[i]->eid != REC_EID_BLOCK_BEGIN &&
+		else if (g[i]->eid != GRMTRACE_EID_BLOCK_BEGIN &&
 		    (nm = type_name(r, p->node, p->pid, g[i]->eid)) != NULL)
 			len = strlen(nm);
 		if (nm != NULL)
 			pv_put_name(nm, len);
-		else if (g[i]->eid == REC_EID_BLOCK_BEGIN)
+		else if (g[i]->eid == GRMTRACE_EID_BLOCK_BEGIN)
 			printf("block %" PRId64, g[i]->key);
 		else
 			printf("eid %" PRId32, g[i]->eid);
@@ -247,7 +267,7 @@ print_ranges(const struct sproc *p, const struct tape_r *r,
 }
 
 int
-pv_stmode_print(const struct pv_stmode *s, const struct tape_r *r,
+pv_stmode_print(const struct pv_stmode *s, const struct grmtrace *r,
 		const struct pv_msgs *g,
 		const char *(*block_name)(void *, int64_t, size_t *),
 		void *arg)

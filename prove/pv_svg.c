@@ -290,7 +290,7 @@ stdin_seekable(struct svg *g)
 }
 
 /* Opens the trace for another pass. */
-static struct tape_r *
+static struct grmtrace *
 reopen(struct svg *g)
 {
 	if (strcmp(g->path, "-") == 0 &&
@@ -306,7 +306,7 @@ reopen(struct svg *g)
 /* What the survey keeps of a record: the blocks and ranges used and their
  * names, the processes' ranks and names, the messages. */
 static int
-survey_mark(struct svg *g, const struct tape_ev *ev, const struct pv_mark *m)
+survey_mark(struct svg *g, const struct grmtrace_ev *ev, const struct pv_mark *m)
 {
 	struct blk *b;
 
@@ -334,41 +334,42 @@ static int
 survey(struct svg *g)
 {
 	struct pv_mark m;
-	struct tape_ev ev;
-	struct tape_r *r;
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
 	int rc;
 
 	if ((r = reopen(g)) == NULL)
 		return -1;
-	tape_rwant(r, TAPE_WANT(TAPE_PROC) | TAPE_WANT(TAPE_CONTROL));
-	while ((rc = tape_next(r, &ev)) == 1) {
-		g->ncontrols += ev.kind == TAPE_CONTROL;
-		if (ev.kind != TAPE_RECORD) {
-			if (pv_msgs_ev(&g->msgs, &ev, NULL) != 0) {
+	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
+	    GRMTRACE_WANT(GRMTRACE_CONTROL));
+	while ((rc = grmtrace_next(r, &ev)) == 1) {
+		g->ncontrols += ev->kind == GRMTRACE_CONTROL;
+		if (ev->kind != GRMTRACE_RECORD) {
+			if (pv_msgs_ev(&g->msgs, ev, NULL) != 0) {
 				rc = oom(g);
 				break;
 			}
 			continue;
 		}
-		if (g->records == 0 || ev.ts < g->first)
-			g->first = ev.ts;
-		if (g->records == 0 || ev.ts > g->last)
-			g->last = ev.ts;
+		if (g->records == 0 || ev->ts < g->first)
+			g->first = ev->ts;
+		if (g->records == 0 || ev->ts > g->last)
+			g->last = ev->ts;
 		g->records++;
-		if (pv_mark(&g->names, &ev, &m) != 0) {
+		if (pv_mark(&g->names, ev, &m) != 0) {
 			rc = oom(g);
 			break;
 		}
 		/* A collection phase is the node's, on no thread line. */
 		if (m.kind == PV_CBEGIN || m.kind == PV_CEND) {
-			if (svg_phase_mark(g, &ev, &m) != 0) {
+			if (svg_phase_mark(g, ev, &m) != 0) {
 				rc = oom(g);
 				break;
 			}
 			continue;
 		}
-		if (thr_add(g, ev.node, ev.pid, ev.tid) == NULL ||
-		    survey_mark(g, &ev, &m) != 0) {
+		if (thr_add(g, ev->node, ev->pid, ev->tid) == NULL ||
+		    survey_mark(g, ev, &m) != 0) {
 			rc = oom(g);
 			break;
 		}
@@ -379,8 +380,8 @@ survey(struct svg *g)
 		pv_fail(g->path, r);
 		return -1;
 	}
-	g->losses = tape_rlosses(r);
-	tape_rclose(r);
+	g->losses = grmtrace_losses(r);
+	grmtrace_close(r);
 	return rc == 0 ? 0 : -2;
 }
 
@@ -518,8 +519,8 @@ static int
 draw(struct svg *g)
 {
 	struct pv_mark m;
-	struct tape_ev ev;
-	struct tape_r *r;
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
 	struct thr *t;
 	struct frame f;
 	uint64_t n;
@@ -529,17 +530,17 @@ draw(struct svg *g)
 	if ((r = reopen(g)) == NULL)
 		return -1;
 	/* Only the records the survey saw, should the file have grown. */
-	for (n = 0; n < g->records && (rc = tape_next(r, &ev)) == 1; n++) {
-		if ((t = svg_thr_find(g, ev.node, ev.pid, ev.tid)) == NULL)
+	for (n = 0; n < g->records && (rc = grmtrace_next(r, &ev)) == 1; n++) {
+		if ((t = svg_thr_find(g, ev->node, ev->pid, ev->tid)) == NULL)
 			continue;
-		if (pv_mark(&g->names, &ev, &m) != 0)
+		if (pv_mark(&g->names, ev, &m) != 0)
 			rc = oom(g);
 		else if (m.kind == PV_BEGIN)
-			rc = svg_push(t, &m, ev.ts) == 0 ? 0 : oom(g);
+			rc = svg_push(t, &m, ev->ts) == 0 ? 0 : oom(g);
 		else if (m.kind == PV_END)
-			rc = svg_block_end(g, t, &m, ev.ts);
-		else if (ev.eid >= 0)
-			rc = svg_tick(g, t, &ev);
+			rc = svg_block_end(g, t, &m, ev->ts);
+		else if (ev->eid >= 0)
+			rc = svg_tick(g, t, ev);
 		else
 			rc = 0;
 		if (rc != 0) {
@@ -551,7 +552,7 @@ draw(struct svg *g)
 		pv_fail(g->path, r);
 		return -1;
 	}
-	tape_rclose(r);
+	grmtrace_close(r);
 	if (rc != 0 && rc != 1)
 		return -2;
 	for (i = 0; i < g->nth; i++) {
@@ -580,8 +581,8 @@ draw(struct svg *g)
 static int
 marks(struct svg *g)
 {
-	struct tape_ev ev;
-	struct tape_r *r;
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
 	uint64_t n = 0;
 	size_t i;
 	int rc;
@@ -590,12 +591,13 @@ marks(struct svg *g)
 		return 0;
 	if ((r = reopen(g)) == NULL)
 		return -1;
-	tape_rwant(r, TAPE_WANT(TAPE_LOSS) | TAPE_WANT(TAPE_CONTROL));
-	while ((rc = tape_next(r, &ev)) == 1) {
-		if (ev.kind == TAPE_LOSS)
-			svg_add_loss(g, &ev);
-		else if (ev.kind == TAPE_CONTROL)
-			svg_draw_control(g, &ev);
+	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_LOSS) |
+	    GRMTRACE_WANT(GRMTRACE_CONTROL));
+	while ((rc = grmtrace_next(r, &ev)) == 1) {
+		if (ev->kind == GRMTRACE_LOSS)
+			svg_add_loss(g, ev);
+		else if (ev->kind == GRMTRACE_CONTROL)
+			svg_draw_control(g, ev);
 		else if (++n > g->records)
 			break;
 	}
@@ -603,7 +605,7 @@ marks(struct svg *g)
 		pv_fail(g->path, r);
 		return -1;
 	}
-	tape_rclose(r);
+	grmtrace_close(r);
 	for (i = 0; i < g->nth; i++)
 		svg_draw_loss(g, &g->th[i], &g->th[i].ls);
 	svg_draw_loss(g, NULL, &g->oloss);

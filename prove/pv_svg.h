@@ -195,13 +195,13 @@ int svg_block_end(struct svg *g, struct thr *t, const struct pv_mark *m,
 int svg_block_done(struct svg *g, struct thr *t, size_t d,
 		   const struct frame *f, uint64_t t1, int open);
 int svg_flush_blocks(struct svg *g, struct thr *t, size_t d);
-int svg_tick(struct svg *g, struct thr *t, const struct tape_ev *ev);
+int svg_tick(struct svg *g, struct thr *t, const struct grmtrace_ev *ev);
 int svg_flush_ticks(struct svg *g, struct thr *t);
-void svg_add_loss(struct svg *g, const struct tape_ev *ev);
+void svg_add_loss(struct svg *g, const struct grmtrace_ev *ev);
 int svg_draw_loss(struct svg *g, const struct thr *t, struct pend *p);
-void svg_draw_control(struct svg *g, const struct tape_ev *ev);
+void svg_draw_control(struct svg *g, const struct grmtrace_ev *ev);
 /* Notes a collection phase's begin or end (pass 1). */
-int svg_phase_mark(struct svg *g, const struct tape_ev *ev,
+int svg_phase_mark(struct svg *g, const struct grmtrace_ev *ev,
 		   const struct pv_mark *m);
 /* Shades every collection phase over its node's lines. */
 void svg_phases(struct svg *g);

@@ -191,9 +191,9 @@ svg_flush_ticks(struct svg *g, struct thr *t)
 /* A user event: a tick above the thread's line, or merged into the run
  * of ticks before it. */
 int
-svg_tick(struct svg *g, struct thr *t, const struct tape_ev *ev)
+svg_tick(struct svg *g, struct thr *t, const struct grmtrace_ev *ev)
 {
-	const struct tape_def *def = ev->def;
+	const struct grmtrace_def *def = ev->def;
 	struct pend *p = &t->tk;
 	double x = svg_xpos(g, ev->ts);
 	const char *dsc;
@@ -213,7 +213,7 @@ svg_tick(struct svg *g, struct thr *t, const struct tape_ev *ev)
 	*p = (struct pend){ x, x, ev->ts, ev->ts, 0, 1, 0, 0, 0 };
 	svg_txt_init(&s, t->title, sizeof t->title);
 	svg_txt_printf(&s, "eid %" PRId32, ev->eid);
-	dsc = def->dsc[0] != '\0' ? def->dsc : def->format;
+	dsc = def->description[0] != '\0' ? def->description : def->format;
 	if (dsc[0] != '\0') {
 		svg_txt_printf(&s, " (");
 		svg_txt_esc(&s, dsc, strlen(dsc), NAME_CUT);
@@ -222,15 +222,15 @@ svg_tick(struct svg *g, struct thr *t, const struct tape_ev *ev)
 	svg_txt_printf(&s, " at %s", svg_at(a1, sizeof a1, g, ev->ts));
 	for (i = 0; i < ev->n; i++) {
 		svg_txt_printf(&s, i == 0 ? ": " : ", ");
-		switch (ev->f[i].kind) {
-		case REC_K_INT:
+		switch (ev->f[i].type) {
+		case GRMTRACE_INT:
 			svg_txt_printf(&s, "%" PRId64, ev->f[i].v.i);
 			break;
-		case REC_K_UINT:
-			svg_txt_printf(&s, def->fmt.va[i] == REC_VA_VOIDP ?
+		case GRMTRACE_UINT:
+			svg_txt_printf(&s, def->conv[i] == 'p' ?
 			    "0x%" PRIx64 : "%" PRIu64, ev->f[i].v.u);
 			break;
-		case REC_K_DOUBLE:
+		case GRMTRACE_DOUBLE:
 			svg_txt_printf(&s, "%.10g", ev->f[i].v.d);
 			break;
 		default:
@@ -272,7 +272,7 @@ svg_draw_loss(struct svg *g, const struct thr *t, struct pend *p)
 }
 
 void
-svg_add_loss(struct svg *g, const struct tape_ev *ev)
+svg_add_loss(struct svg *g, const struct grmtrace_ev *ev)
 {
 	struct thr *t = svg_thr_find(g, ev->node, ev->pid, ev->tid);
 	struct pend *p = t != NULL ? &t->ls : &g->oloss;
@@ -292,7 +292,7 @@ svg_add_loss(struct svg *g, const struct tape_ev *ev)
 
 /* A control command: a dashed line across the threads. */
 void
-svg_draw_control(struct svg *g, const struct tape_ev *ev)
+svg_draw_control(struct svg *g, const struct grmtrace_ev *ev)
 {
 	char cmd[NAME_CUT * 6 + 8], a1[32];
 	double x = svg_xpos(g, ev->ts);
@@ -310,7 +310,7 @@ svg_draw_control(struct svg *g, const struct tape_ev *ev)
 /* ---- collection phases ---- */
 
 int
-svg_phase_mark(struct svg *g, const struct tape_ev *ev,
+svg_phase_mark(struct svg *g, const struct grmtrace_ev *ev,
 	       const struct pv_mark *m)
 {
 	struct phase *p = NULL;

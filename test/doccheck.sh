@@ -134,6 +134,16 @@ grep '\.c$' "$T/sources" | xargs grep -ho '"grm-auth v[0-9]* [a-z]*"' |
 # puts after "#GRM-TRACE"; the BEE Ascii header's: X_VERSION of X_TAG.
 tv=$(xargs grep -h '"#GRM-TRACE"' < "$T/sources" |
     grep -o '[A-Z][A-Z0-9_]*_VERSION' | head -n 1 || true)
+# Or, where the writers write meta lines by a schema table
+# ([TR_M_HEADER] = { "#GRM-TRACE", ...), the constant the writer puts in
+# the value it writes with that line's id.
+if [ -z "$tv" ]; then
+	hid=$(xargs grep -ho '\[[A-Z_]*\] *= *{ *"#GRM-TRACE"' < "$T/sources" |
+	    grep -o '^\[[A-Z_]*' | tr -d '[' | head -n 1 || true)
+	[ -z "$hid" ] || tv=$(grep '\.c$' "$T/sources" |
+	    xargs grep -h -B 3 "[(,] *$hid *[,)]" |
+	    grep -o '[A-Z][A-Z0-9_]*_VERSION' | head -n 1 || true)
+fi
 [ -n "$tv" ] || fail "no writer of the #GRM-TRACE line (with a *_VERSION)"
 awk -F '\t' -v tv="$tv" '
 	$1 == tv && $2 == "num" { print "#GRM-TRACE \t" $3 "\t" $1 }

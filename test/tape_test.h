@@ -1,5 +1,6 @@
 /* tape_test.h: what the trace file tests share (test_tape.c,
- * test_beefmt.c): a scratch folder, files in it, fields. */
+ * test_beefmt.c, test_trace.c): a scratch folder, files in it, fields,
+ * and reading with the public reader, <grm/trace.h>. */
 #ifndef GRM_TAPE_TEST_H
 #define GRM_TAPE_TEST_H
 
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <grm/trace.h>
 
 #include "tape.h"
 
@@ -108,10 +111,25 @@ fs(const char *s, size_t len)
 	return f;
 }
 
-static inline void
-same_field(const struct rec_field *a, const struct rec_field *b)
+/* Opens p with the public reader, for records only (meta lines as asked
+ * for with grmtrace_select); NULL with a reason in *why. */
+static inline struct grmtrace *
+topen(const char *p, const char **why)
 {
-	cr_assert_eq(a->kind, b->kind);
+	static char e[512];
+	struct grmtrace *r = grmtrace_open(p, e, sizeof e);
+
+	*why = e;
+	if (r != NULL)
+		cr_assert_eq(grmtrace_select(r, 0), 0);
+	return r;
+}
+
+/* A field written (a) and read back (b). */
+static inline void
+same_field(const struct rec_field *a, const struct grmtrace_field *b)
+{
+	cr_assert_eq((int)a->kind, b->type);
 	switch (a->kind) {
 	case REC_K_INT:
 		cr_assert_eq(a->v.i, b->v.i, "%lld != %lld",
@@ -140,20 +158,20 @@ read_text(const char *text, size_t len, const char **err, unsigned *nrec)
 {
 	static char e[256];
 	const char *why;
-	struct tape_ev ev;
-	struct tape_r *r;
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
 	int rc;
 
 	*nrec = 0;
-	if ((r = tape_ropen(put_file(text, len), &why)) == NULL) {
+	if ((r = topen(put_file(text, len), &why)) == NULL) {
 		*err = why;
 		return -2;
 	}
-	while ((rc = tape_next(r, &ev)) == 1)
+	while ((rc = grmtrace_next(r, &ev)) == 1)
 		(*nrec)++;
-	snprintf(e, sizeof e, "%s", tape_rerror(r));
-	cr_assert_eq(tape_next(r, &ev), rc, "sticky result");
-	tape_rclose(r);
+	snprintf(e, sizeof e, "%s", grmtrace_error(r));
+	cr_assert_eq(grmtrace_next(r, &ev), rc, "sticky result");
+	grmtrace_close(r);
 	*err = e;
 	return rc;
 }

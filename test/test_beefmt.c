@@ -1,5 +1,5 @@
-/* test_beefmt.c: unit tests of the BEE Ascii trace format (bee_w.c,
- * bee_r.c; doc/formats.md, section 4): the exact text grm writes, the
+/* test_beefmt.c: unit tests of the BEE Ascii trace format (tr_bee_w.c,
+ * tr_bee_r.c; doc/formats.md, section 4): the exact text grm writes, the
  * example file of the BEE manual, BEE's own rules, hostile input.  Round
  * trips of every record kind are in test_tape.c (round_trip_bee,
  * meta_round_trip_bee). */
@@ -113,9 +113,9 @@ Test(bee, scoped_definitions)
 {
 	const char *p = path("s.evt"), *why;
 	struct rec_field f[2] = { fi(1), fi(2) };
-	struct tape_ev ev;
+	const struct grmtrace_ev *ev;
 	struct tape_w *w;
-	struct tape_r *r;
+	struct grmtrace *r;
 
 	cr_assert_not_null(w = tape_open_fmt(p, TAPE_FMT_BEE, "h:1", 1, 2));
 	cr_assert_eq(tape_def(w, 5, 8, 2, "%d", 2, "g", 1), 0);
@@ -127,18 +127,18 @@ Test(bee, scoped_definitions)
 	f[1] = fu(2);
 	cr_assert_eq(tape_record(w, 12, 3, 99, 100, 5, f, 2), 0);
 	cr_assert_eq(tape_close(w), 0);
-	cr_assert_not_null(r = tape_ropen(p, &why), "%s", why);
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.n == 2 && ev.def->node == 3 && ev.def->cls == 0 &&
-	    ev.f[1].kind == REC_K_UINT && ev.f[1].v.u == 2);
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.n == 1 && ev.def->node == 0 && ev.def->cls == 8 &&
-	    ev.f[0].v.i == 1);
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	cr_assert_str_eq(tape_rdef_for(r, 3, 99, 5)->dsc, "s");
-	cr_assert_str_eq(tape_rdef(r, 5)->dsc, "g");
-	tape_rclose(r);
+	cr_assert_not_null(r = topen(p, &why), "%s", why);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->n == 2 && ev->def->node == 3 && ev->def->cls == 0 &&
+	    ev->f[1].type == REC_K_UINT && ev->f[1].v.u == 2);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->n == 1 && ev->def->node == 0 && ev->def->cls == 8 &&
+	    ev->f[0].v.i == 1);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	cr_assert_str_eq(grmtrace_def_for(r, 3, 99, 5)->description, "s");
+	cr_assert_str_eq(grmtrace_def(r, 5)->description, "g");
+	grmtrace_close(r);
 }
 
 /* The example file of the BEE manual (section 9.10.2). */
@@ -191,59 +191,59 @@ Test(bee, example_file)
 		{ 193884256000ull, 7, 3, 2, "SensorC", REC_K_INT, 45 },
 	};
 	const struct want *x;
-	struct tape_ev ev;
-	struct tape_r *r;
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
 	const char *why;
 	uint64_t end;
 	unsigned i;
 
-	r = tape_ropen(example(), &why);
+	r = topen(example(), &why);
 	cr_assert_not_null(r, "%s: %s", example(), why);
-	tape_rwant(r, TAPE_WANT(TAPE_PROC));
+	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC));
 	/* (3 (test 5506 8002fadc 2205 0 0) (1 1 2 16559 8002fadc 2205 0
 	 * 4.945444 )): client "test" registers. */
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.kind == TAPE_PROC && ev.is_exit == TAPE_PROC_START &&
-	    ev.node == 0x8002fadc && ev.pid == 2205 && ev.ppid == 0 &&
-	    ev.ts == 4945444000ull && ev.status == 0);
-	cr_assert_str_eq(ev.str, "test");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->kind == GRMTRACE_PROC && ev->how == GRMTRACE_PROC_START &&
+	    ev->node == 0x8002fadc && ev->pid == 2205 && ev->ppid == 0 &&
+	    ev->ts == 4945444000ull && ev->status == 0);
+	cr_assert_str_eq(ev->str, "test");
 	/* The E_INIT entry, continued on a second line, is skipped. */
 	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
 		x = &want[i];
-		cr_assert_eq(tape_next(r, &ev), 1, "%u: %s", i,
-		    tape_rerror(r));
-		cr_assert_eq(ev.kind, TAPE_RECORD, "%u", i);
-		cr_assert_eq(ev.ts, x->ts, "%u: %llu", i,
-		    (unsigned long long)ev.ts);
-		cr_assert(ev.node == 0x8002fadc && ev.pid == 2205 &&
-		    ev.tid == 0 && ev.eid == x->eid, "%u", i);
-		cr_assert(ev.def->cls == x->cls && ev.def->attr == x->attr,
+		cr_assert_eq(grmtrace_next(r, &ev), 1, "%u: %s", i,
+		    grmtrace_error(r));
+		cr_assert_eq(ev->kind, GRMTRACE_RECORD, "%u", i);
+		cr_assert_eq(ev->ts, x->ts, "%u: %llu", i,
+		    (unsigned long long)ev->ts);
+		cr_assert(ev->node == 0x8002fadc && ev->pid == 2205 &&
+		    ev->tid == 0 && ev->eid == x->eid, "%u", i);
+		cr_assert(ev->def->cls == x->cls && ev->def->attr == x->attr,
 		    "%u", i);
-		cr_assert_str_eq(ev.def->dsc, x->name, "%u", i);
-		cr_assert_eq(ev.n, x->kind < 0 ? 0u : 1u, "%u", i);
-		cr_assert_eq(ev.def->fmt.n, ev.n);
+		cr_assert_str_eq(ev->def->description, x->name, "%u", i);
+		cr_assert_eq(ev->n, x->kind < 0 ? 0u : 1u, "%u", i);
+		cr_assert_eq(ev->def->nfields, ev->n);
 		if (x->kind == REC_K_INT)
-			cr_assert(ev.f[0].kind == REC_K_INT &&
-			    ev.f[0].v.i == (int64_t)x->v, "%u", i);
+			cr_assert(ev->f[0].type == REC_K_INT &&
+			    ev->f[0].v.i == (int64_t)x->v, "%u", i);
 		else if (x->kind == REC_K_DOUBLE)
-			cr_assert(ev.f[0].kind == REC_K_DOUBLE &&
-			    ev.f[0].v.d == x->v, "%u", i);
+			cr_assert(ev->f[0].type == REC_K_DOUBLE &&
+			    ev->f[0].v.d == x->v, "%u", i);
 	}
 	/* (2 (-1 ...)): E_FINAL, the end; (4 ...): E_DEATH, how unknown. */
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.kind == TAPE_PROC && ev.is_exit == TAPE_PROC_GONE &&
-	    ev.node == 0x8002fadc && ev.pid == 2205 &&
-	    ev.ts == 194884256000ull);
-	cr_assert_str_eq(ev.str, "test");
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	cr_assert_eq(tape_rend(r, &end), 1);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->kind == GRMTRACE_PROC && ev->how == GRMTRACE_PROC_GONE &&
+	    ev->node == 0x8002fadc && ev->pid == 2205 &&
+	    ev->ts == 194884256000ull);
+	cr_assert_str_eq(ev->str, "test");
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	cr_assert_eq(grmtrace_ended(r, &end), 1);
 	cr_assert_eq(end, 21);
-	cr_assert_str_eq(tape_rdef(r, 1)->dsc, "foo");
-	cr_assert_str_eq(tape_rdef(r, 5)->dsc, "SensorA");
-	cr_assert_str_eq(tape_rdef(r, 6)->dsc, "SensorB");
-	cr_assert_str_eq(tape_rdef(r, 7)->dsc, "SensorC");
-	cr_assert_null(tape_rdef(r, 2));
-	tape_rclose(r);
+	cr_assert_str_eq(grmtrace_def(r, 1)->description, "foo");
+	cr_assert_str_eq(grmtrace_def(r, 5)->description, "SensorA");
+	cr_assert_str_eq(grmtrace_def(r, 6)->description, "SensorB");
+	cr_assert_str_eq(grmtrace_def(r, 7)->description, "SensorC");
+	cr_assert_null(grmtrace_def(r, 2));
+	grmtrace_close(r);
 }
 
 /* The example, then one more line: errors name the right line, past the
@@ -296,56 +296,56 @@ Test(bee, bee_rules)
 	    "(2 (-1 1 2 0 a 7 0 3.0 42))\n";
 	static const char cut[] = "(BEE2.8 0)\n(1 (1 0 0 0 1 1 0 1.0 f))\n";
 	const char *why, *p = put_file(text, strlen(text));
-	struct tape_ev ev;
-	struct tape_r *r;
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
 	uint64_t end;
 
-	cr_assert_not_null(r = tape_ropen(p, &why), "%s", why);
+	cr_assert_not_null(r = topen(p, &why), "%s", why);
 	/* Class 9's descriptor fits: hex, octal, a string, an int. */
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.n == 4 && ev.f[0].kind == REC_K_UINT &&
-	    ev.f[0].v.u == 0xff && ev.f[1].v.u == 017 &&
-	    ev.f[2].kind == REC_K_STR && ev.f[3].v.i == -4 && ev.node == 10 &&
-	    ev.ts == 1500000000ull);
-	cr_assert_str_eq(ev.f[2].v.s.p, "30");
-	cr_assert_str_eq(ev.def->format, "%lu %lu %s %ld");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->n == 4 && ev->f[0].type == REC_K_UINT &&
+	    ev->f[0].v.u == 0xff && ev->f[1].v.u == 017 &&
+	    ev->f[2].type == REC_K_STR && ev->f[3].v.i == -4 && ev->node == 10 &&
+	    ev->ts == 1500000000ull);
+	cr_assert_str_eq(ev->f[2].v.s.p, "30");
+	cr_assert_str_eq(ev->def->format, "%lu %lu %s %ld");
 	/* It does not: each value as it looks. */
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.n == 4 && ev.f[0].kind == REC_K_STR &&
-	    ev.f[1].kind == REC_K_INT && ev.f[1].v.i == 17 &&
-	    ev.f[2].kind == REC_K_INT && ev.f[2].v.i == 30);
-	cr_assert_str_eq(ev.def->format, "%s %ld %ld %ld");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->n == 4 && ev->f[0].type == REC_K_STR &&
+	    ev->f[1].type == REC_K_INT && ev->f[1].v.i == 17 &&
+	    ev->f[2].type == REC_K_INT && ev->f[2].v.i == 30);
+	cr_assert_str_eq(ev->def->format, "%s %ld %ld %ld");
 	/* E_NAME: the value is the name. */
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.n == 1 && ev.f[0].kind == REC_K_STR && ev.eid == 2);
-	cr_assert_str_eq(ev.f[0].v.s.p, "Probe");
-	cr_assert_str_eq(ev.def->dsc, "Probe");
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.n == 3 && ev.def->attr == 2);
-	cr_assert_str_eq(ev.def->dsc, "Probe");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->n == 1 && ev->f[0].type == REC_K_STR && ev->eid == 2);
+	cr_assert_str_eq(ev->f[0].v.s.p, "Probe");
+	cr_assert_str_eq(ev->def->description, "Probe");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->n == 3 && ev->def->attr == 2);
+	cr_assert_str_eq(ev->def->description, "Probe");
 	/* No descriptor for class 2: no name taken, a quoted string. */
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.n == 4 && ev.tid == 1 && ev.f[0].kind == REC_K_STR &&
-	    ev.f[1].kind == REC_K_INT && ev.f[2].kind == REC_K_DOUBLE &&
-	    ev.f[2].v.d == 2500 && ev.f[3].kind == REC_K_INT);
-	cr_assert_str_eq(ev.f[0].v.s.p, "hi there");
-	cr_assert_str_eq(ev.def->dsc, "");
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.n == 1 && ev.f[0].kind == REC_K_STR &&
-	    ev.ts == 2000000000ull);
-	cr_assert_str_eq(ev.def->dsc, "");
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	cr_assert_eq(tape_rend(r, &end), 1);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->n == 4 && ev->tid == 1 && ev->f[0].type == REC_K_STR &&
+	    ev->f[1].type == REC_K_INT && ev->f[2].type == REC_K_DOUBLE &&
+	    ev->f[2].v.d == 2500 && ev->f[3].type == REC_K_INT);
+	cr_assert_str_eq(ev->f[0].v.s.p, "hi there");
+	cr_assert_str_eq(ev->def->description, "");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->n == 1 && ev->f[0].type == REC_K_STR &&
+	    ev->ts == 2000000000ull);
+	cr_assert_str_eq(ev->def->description, "");
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	cr_assert_eq(grmtrace_ended(r, &end), 1);
 	cr_assert_eq(end, 42);
-	tape_rclose(r);
+	grmtrace_close(r);
 
 	/* Without E_FINAL, the trace may be cut short. */
 	p = put_file(cut, strlen(cut));
-	cr_assert_not_null(r = tape_ropen(p, &why), "%s", why);
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	cr_assert_eq(tape_rend(r, NULL), 0);
-	tape_rclose(r);
+	cr_assert_not_null(r = topen(p, &why), "%s", why);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	cr_assert_eq(grmtrace_ended(r, NULL), 0);
+	grmtrace_close(r);
 }
 
 #define GRM	"(GRM-BEE-1 0)\n(7 (%d%s \"%d\\x20%s\" ev) " \

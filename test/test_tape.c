@@ -93,46 +93,46 @@ static void
 round_trip(int fmt)
 {
 	struct sample s[32];
-	const struct tape_def *d;
+	const struct grmtrace_def *d;
 	const char *p = path("rt.trace"), *why;
-	struct tape_ev ev;
-	struct tape_r *r;
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
 	unsigned i, j, ns = samples(s);
 	uint64_t end;
 
 	write_sample_fmt(p, s, ns, fmt);
-	r = tape_ropen(p, &why);
-	cr_assert_not_null(r, "tape_ropen: %s", why);
+	r = topen(p, &why);
+	cr_assert_not_null(r, "grmtrace_open: %s", why);
 	for (i = 0; i < ns; i++) {
-		cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-		cr_assert_eq(ev.ts, s[i].ts);
-		cr_assert_eq(ev.node, 1);
-		cr_assert_eq(ev.pid, 100);
-		cr_assert_eq(ev.tid, 101);
-		cr_assert_eq(ev.eid, s[i].eid);
-		cr_assert_eq(ev.n, s[i].n);
-		cr_assert_not_null(ev.def);
-		cr_assert_eq(ev.def->eid, s[i].eid);
-		for (j = 0; j < ev.n; j++)
-			same_field(&s[i].f[j], &ev.f[j]);
+		cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+		cr_assert_eq(ev->ts, s[i].ts);
+		cr_assert_eq(ev->node, 1);
+		cr_assert_eq(ev->pid, 100);
+		cr_assert_eq(ev->tid, 101);
+		cr_assert_eq(ev->eid, s[i].eid);
+		cr_assert_eq(ev->n, s[i].n);
+		cr_assert_not_null(ev->def);
+		cr_assert_eq(ev->def->eid, s[i].eid);
+		for (j = 0; j < ev->n; j++)
+			same_field(&s[i].f[j], &ev->f[j]);
 	}
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	cr_assert_eq(tape_next(r, &ev), 0);
-	cr_assert_eq(tape_rlosses(r), 12);
-	cr_assert_eq(tape_rend(r, &end), 1);
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	cr_assert_eq(grmtrace_next(r, &ev), 0);
+	cr_assert_eq(grmtrace_losses(r), 12);
+	cr_assert_eq(grmtrace_ended(r, &end), 1);
 	cr_assert_eq(end, ns);
-	cr_assert_not_null(d = tape_rdef(r, 1));
+	cr_assert_not_null(d = grmtrace_def(r, 1));
 	cr_assert_str_eq(d->format, ufmt);
-	cr_assert_str_eq(d->dsc, "user \"one\"");
+	cr_assert_str_eq(d->description, "user \"one\"");
 	cr_assert_eq(d->cls, REC_CLASS_USER);
 	cr_assert_eq(d->attr, REC_ATTR_POINT);
-	cr_assert_eq(d->fmt.n, 7);
-	cr_assert_not_null(d = tape_rdef(r, 2));
-	cr_assert_str_eq(d->dsc, "");
-	cr_assert_not_null(d = tape_rdef(r, REC_EID_BLOCK_NAME));
+	cr_assert_eq(d->nfields, 7);
+	cr_assert_not_null(d = grmtrace_def(r, 2));
+	cr_assert_str_eq(d->description, "");
+	cr_assert_not_null(d = grmtrace_def(r, REC_EID_BLOCK_NAME));
 	cr_assert_eq(d->attr, REC_ATTR_NAME);
-	cr_assert_null(tape_rdef(r, 3));
-	tape_rclose(r);
+	cr_assert_null(grmtrace_def(r, 3));
+	grmtrace_close(r);
 }
 
 Test(tape, round_trip)
@@ -160,9 +160,9 @@ Test(tape, binary_pieces)
 {
 	const char *p = path("pieces.bin"), *why;
 	static unsigned char recs[3000 * 32];
-	struct tape_ev ev;
+	const struct grmtrace_ev *ev;
 	struct tape_w *w;
-	struct tape_r *r;
+	struct grmtrace *r;
 	int64_t a;
 	uint64_t b, end;
 	unsigned i;
@@ -183,28 +183,28 @@ Test(tape, binary_pieces)
 	cr_assert_eq(tape_piece(w, 2, 300, 301, recs, 31), -1, "half a record");
 	cr_assert_eq(tape_records(w), 3000);
 	cr_assert_eq(tape_close(w), 0);
-	cr_assert_not_null(r = tape_ropen(p, &why), "%s", why);
+	cr_assert_not_null(r = topen(p, &why), "%s", why);
 	for (i = 0; i < 3000; i++) {
-		cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-		cr_assert(ev.kind == TAPE_RECORD && ev.node == 2 &&
-		    ev.pid == 300 && ev.tid == 301 && ev.eid == 3 &&
-		    ev.ts == 1000 + i && ev.n == 2);
-		cr_assert_eq(ev.f[0].v.i, -(int64_t)i);
-		cr_assert_eq(ev.f[1].v.u, (uint64_t)i * 7);
+		cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+		cr_assert(ev->kind == GRMTRACE_RECORD && ev->node == 2 &&
+		    ev->pid == 300 && ev->tid == 301 && ev->eid == 3 &&
+		    ev->ts == 1000 + i && ev->n == 2);
+		cr_assert_eq(ev->f[0].v.i, -(int64_t)i);
+		cr_assert_eq(ev->f[1].v.u, (uint64_t)i * 7);
 	}
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	cr_assert_eq(tape_rend(r, &end), 1);
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	cr_assert_eq(grmtrace_ended(r, &end), 1);
 	cr_assert_eq(end, 3000);
-	tape_rclose(r);
+	grmtrace_close(r);
 }
 
 Test(tape, many_records_cross_buffer)
 {
 	const char *p = path("big.trace"), *why;
 	struct rec_field f[2];
-	struct tape_ev ev;
+	const struct grmtrace_ev *ev;
 	struct tape_w *w;
-	struct tape_r *r;
+	struct grmtrace *r;
 	char s[200];
 	uint64_t i, n = 60000;
 
@@ -218,15 +218,15 @@ Test(tape, many_records_cross_buffer)
 		cr_assert_eq(tape_record(w, i, 1, 2, 3, 0, f, 2), 0);
 	}
 	cr_assert_eq(tape_close(w), 0);
-	cr_assert_not_null(r = tape_ropen(p, &why));
+	cr_assert_not_null(r = topen(p, &why));
 	for (i = 0; i < n; i++) {
-		cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-		cr_assert_eq(ev.ts, i);
-		cr_assert_eq(ev.f[0].v.u, i * 0x9e3779b97f4a7c15ull);
-		cr_assert_eq(ev.f[1].v.s.len, i % sizeof s);
+		cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+		cr_assert_eq(ev->ts, i);
+		cr_assert_eq(ev->f[0].v.u, i * 0x9e3779b97f4a7c15ull);
+		cr_assert_eq(ev->f[1].v.s.len, i % sizeof s);
 	}
-	cr_assert_eq(tape_next(r, &ev), 0);
-	tape_rclose(r);
+	cr_assert_eq(grmtrace_next(r, &ev), 0);
+	grmtrace_close(r);
 }
 
 /* Doubles are written as printf("%.17g") writes them (doc/formats.md
@@ -297,9 +297,9 @@ Test(tape, writer_rejects)
 	const char *p = path("w.trace"), *why;
 	struct rec_field f[REC_ARGS_MAX + 1];
 	static char big[TAPE_LINE_MAX];
-	struct tape_ev ev;
+	const struct grmtrace_ev *ev;
 	struct tape_w *w;
-	struct tape_r *r;
+	struct grmtrace *r;
 
 	cr_assert_null(tape_open(path("no/such/dir"), "x", 0, 0));
 	cr_assert_not_null(w = tape_open(p, NULL, 0, 0));
@@ -321,11 +321,11 @@ Test(tape, writer_rejects)
 	cr_assert_eq(tape_record(w, 2, 1, 1, 1, 1, f, 1), 0);
 	cr_assert_eq(tape_records(w), 1);
 	cr_assert_eq(tape_close(w), 0);
-	cr_assert_not_null(r = tape_ropen(p, &why));
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.ts, 2);
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	tape_rclose(r);
+	cr_assert_not_null(r = topen(p, &why));
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->ts, 2);
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	grmtrace_close(r);
 }
 
 Test(tape, put_quoted)
@@ -335,7 +335,8 @@ Test(tape, put_quoted)
 	FILE *f;
 
 	cr_assert_not_null(f = open_memstream(&buf, &len));
-	tape_put_quoted(f, "a\"\\\n\t\r\x01\x7f\xff\0b", 11);
+	cr_assert_eq(grmtrace_fput_string(f, "a\"\\\n\t\r\x01\x7f\xff\0b", 11),
+	    0);
 	fclose(f);
 	cr_assert_str_eq(buf,
 	    "\"a\\\"\\\\\\n\\t\\r\\x01\\x7f\\xff\\x00b\"");
@@ -473,8 +474,8 @@ Test(tape, many_definitions)
 {
 	const char *p = path("defs.trace"), *why;
 	struct tape_w *w;
-	struct tape_r *r;
-	struct tape_ev ev;
+	struct grmtrace *r;
+	const struct grmtrace_ev *ev;
 	int32_t eid;
 	int i;
 
@@ -485,16 +486,16 @@ Test(tape, many_definitions)
 		    0), 0);
 	}
 	cr_assert_eq(tape_close(w), 0);
-	cr_assert_not_null(r = tape_ropen(p, &why));
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
+	cr_assert_not_null(r = topen(p, &why));
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
 	for (i = 0; i < 3000; i++) {
 		eid = i == 0 ? INT32_MIN : i == 1 ? INT32_MAX : i * 7919 - 5000;
-		cr_assert_not_null(tape_rdef(r, eid));
-		cr_assert_str_eq(tape_rdef(r, eid)->format,
+		cr_assert_not_null(grmtrace_def(r, eid));
+		cr_assert_str_eq(grmtrace_def(r, eid)->format,
 		    i % 2 ? "%d" : "%s");
 	}
-	cr_assert_null(tape_rdef(r, 4));
-	tape_rclose(r);
+	cr_assert_null(grmtrace_def(r, 4));
+	grmtrace_close(r);
 }
 
 /* Random damage to a valid trace must never crash the reader. */
@@ -539,27 +540,27 @@ Test(tape, scoped_definitions)
 	    "10 1 7 7 5 1 \"t\"\n"
 	    "11 1 8 8 5 2\n"
 	    "12 2 7 7 5 3\n";
-	const struct tape_def *d;
-	struct tape_ev ev;
-	struct tape_r *r;
+	const struct grmtrace_def *d;
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
 	const char *why, *p;
 	struct tape_w *w;
 
-	r = tape_ropen(put_file(text, strlen(text)), &why);
+	r = topen(put_file(text, strlen(text)), &why);
 	cr_assert_not_null(r, "%s", why);
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.n, 2);
-	cr_assert_str_eq(ev.def->dsc, "tagged");
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.n, 1, "another pid on the node: the global one");
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.n, 1, "the same pid on another node: the global one");
-	cr_assert_eq(tape_next(r, &ev), 0);
-	d = tape_rdef(r, 5);
-	cr_assert_str_eq(d->dsc, "plain");
-	d = tape_rdef_for(r, 1, 7, 5);
-	cr_assert_str_eq(d->dsc, "tagged");
-	tape_rclose(r);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->n, 2);
+	cr_assert_str_eq(ev->def->description, "tagged");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->n, 1, "another pid on the node: the global one");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->n, 1, "the same pid on another node: the global one");
+	cr_assert_eq(grmtrace_next(r, &ev), 0);
+	d = grmtrace_def(r, 5);
+	cr_assert_str_eq(d->description, "plain");
+	d = grmtrace_def_for(r, 1, 7, 5);
+	cr_assert_str_eq(d->description, "tagged");
+	grmtrace_close(r);
 
 	bad_text("#GRM-TRACE 1\n#DEF 5 8 2 \"%d\" \"x\" 0 7\n", -1, "node 0");
 	bad_text("#GRM-TRACE 1\n#DEF 5 8 2 \"%d\" \"x\" 1\n", -1, "scope");
@@ -571,14 +572,14 @@ Test(tape, scoped_definitions)
 	cr_assert_eq(tape_def_scoped(w, 3, 99, 5, 8, 2, "%u %u", 5, "s", 1),
 	    0);
 	cr_assert_eq(tape_close(w), 0);
-	r = tape_ropen(p, &why);
+	r = topen(p, &why);
 	cr_assert_not_null(r, "%s", why);
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	d = tape_rdef_for(r, 3, 99, 5);
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	d = grmtrace_def_for(r, 3, 99, 5);
 	cr_assert(d != NULL && d->node == 3 && d->pid == 99 &&
-	    d->fmt.n == 2 && strcmp(d->dsc, "s") == 0);
-	cr_assert_eq(tape_rdef_for(r, 3, 98, 5)->fmt.n, 1);
-	tape_rclose(r);
+	    d->nfields == 2 && strcmp(d->description, "s") == 0);
+	cr_assert_eq(grmtrace_def_for(r, 3, 98, 5)->nfields, 1);
+	grmtrace_close(r);
 }
 
 /* #STATS, #CONTROL, #PROC and #LOSS lines written by the writer come back,
@@ -589,9 +590,9 @@ meta_round_trip(int fmt)
 	static const char cmd[] = "disable class 3\n\"x\"\0\xff";
 	const char *p = path("meta.trace"), *why;
 	struct rec_field f[1] = { fu(0xdeadbeefcafe) };
-	struct tape_ev ev;
+	const struct grmtrace_ev *ev;
 	struct tape_w *w;
-	struct tape_r *r;
+	struct grmtrace *r;
 
 	cr_assert_not_null(w = tape_open_fmt(p, fmt, "x", 0, 0));
 	cr_assert_eq(tape_def(w, 12, REC_CLASS_PROCEDURE, REC_ATTR_ACT,
@@ -614,77 +615,77 @@ meta_round_trip(int fmt)
 	cr_assert_eq(tape_close(w), 0);
 
 	/* Not asked for: records only, as before. */
-	cr_assert_not_null(r = tape_ropen(p, &why));
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.kind, TAPE_RECORD);
-	cr_assert_eq(ev.ts, 6);
-	cr_assert_eq(ev.f[0].v.u, 0xdeadbeefcafe);
-	cr_assert_eq(ev.def->fmt.va[0], REC_VA_VOIDP);
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	cr_assert_eq(tape_rlosses(r), 9);
-	tape_rclose(r);
+	cr_assert_not_null(r = topen(p, &why));
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->kind, GRMTRACE_RECORD);
+	cr_assert_eq(ev->ts, 6);
+	cr_assert_eq(ev->f[0].v.u, 0xdeadbeefcafe);
+	cr_assert_eq(ev->def->conv[0], 'p');
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	cr_assert_eq(grmtrace_losses(r), 9);
+	grmtrace_close(r);
 
-	cr_assert_not_null(r = tape_ropen(p, &why));
-	tape_rwant(r, TAPE_WANT(TAPE_PROC) | TAPE_WANT(TAPE_LOSS) |
-	    TAPE_WANT(TAPE_STATS_COUNT) | TAPE_WANT(TAPE_STATS_RANGE) |
-	    TAPE_WANT(TAPE_CONTROL));
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.kind, TAPE_PROC);
-	cr_assert(ev.node == 1 && ev.pid == 100 && ev.ppid == 1 &&
-	    ev.ts == 5 && !ev.is_exit && ev.status == 0 && ev.n == 0);
-	cr_assert_eq(ev.str_len, 4);
-	cr_assert_str_eq(ev.str, "ring");
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.kind, TAPE_STATS_COUNT);
-	cr_assert(ev.node == 1 && ev.pid == 100 && ev.eid == 12 &&
-	    ev.count == 42);
-	cr_assert_not_null(ev.def);
-	cr_assert_str_eq(ev.def->dsc, "solve");
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.kind, TAPE_RECORD);
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.kind, TAPE_STATS_RANGE);
-	cr_assert(ev.eid == -1 && ev.range.key == INT64_MIN &&
-	    ev.count == 3 && ev.range.total == 600 && ev.range.min == 100 &&
-	    ev.range.max == 300 && ev.range.mean == 0.1 &&
-	    ev.range.m2 == 2e4);
-	cr_assert_null(ev.def, "no #DEF -1 in this file");
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.kind == TAPE_STATS_RANGE && ev.node == 4294967295u &&
-	    ev.pid == 4294967295u && ev.eid == INT32_MIN &&
-	    ev.range.key == INT64_MAX && ev.count == UINT64_MAX &&
-	    ev.range.total == UINT64_MAX && ev.range.min == 0 &&
-	    ev.range.max == UINT64_MAX && ev.range.m2 == 1e300);
-	cr_assert(ev.range.mean == 0 && signbit(ev.range.mean));
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.kind, TAPE_CONTROL);
-	cr_assert_eq(ev.ts, 7);
-	cr_assert_eq(ev.str_len, sizeof cmd - 1);
-	cr_assert_eq(memcmp(ev.str, cmd, sizeof cmd - 1), 0);
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.kind == TAPE_CONTROL && ev.ts == 8 && ev.str_len == 0 &&
-	    ev.str[0] == '\0');
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.kind == TAPE_LOSS && ev.node == 1 && ev.pid == 100 &&
-	    ev.tid == 101 && ev.count == 9 && ev.ts == 9);
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert(ev.kind == TAPE_PROC && ev.is_exit && ev.status == -2 &&
-	    ev.ts == 10);
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	cr_assert_eq(tape_rend(r, NULL), 1);
-	tape_rclose(r);
+	cr_assert_not_null(r = topen(p, &why));
+	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) | GRMTRACE_WANT(GRMTRACE_LOSS) |
+	    GRMTRACE_WANT(GRMTRACE_STATS_COUNT) | GRMTRACE_WANT(GRMTRACE_STATS_RANGE) |
+	    GRMTRACE_WANT(GRMTRACE_CONTROL));
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->kind, GRMTRACE_PROC);
+	cr_assert(ev->node == 1 && ev->pid == 100 && ev->ppid == 1 &&
+	    ev->ts == 5 && !ev->how && ev->status == 0 && ev->n == 7);
+	cr_assert_eq(ev->str_len, 4);
+	cr_assert_str_eq(ev->str, "ring");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->kind, GRMTRACE_STATS_COUNT);
+	cr_assert(ev->node == 1 && ev->pid == 100 && ev->eid == 12 &&
+	    ev->count == 42);
+	cr_assert_not_null(ev->def);
+	cr_assert_str_eq(ev->def->description, "solve");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->kind, GRMTRACE_RECORD);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->kind, GRMTRACE_STATS_RANGE);
+	cr_assert(ev->eid == -1 && ev->f[4].v.i == INT64_MIN &&
+	    ev->count == 3 && ev->f[6].v.u == 600 && ev->f[7].v.u == 100 &&
+	    ev->f[8].v.u == 300 && ev->f[9].v.d == 0.1 &&
+	    ev->f[10].v.d == 2e4);
+	cr_assert_null(ev->def, "no #DEF -1 in this file");
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->kind == GRMTRACE_STATS_RANGE && ev->node == 4294967295u &&
+	    ev->pid == 4294967295u && ev->eid == INT32_MIN &&
+	    ev->f[4].v.i == INT64_MAX && ev->count == UINT64_MAX &&
+	    ev->f[6].v.u == UINT64_MAX && ev->f[7].v.u == 0 &&
+	    ev->f[8].v.u == UINT64_MAX && ev->f[10].v.d == 1e300);
+	cr_assert(ev->f[9].v.d == 0 && signbit(ev->f[9].v.d));
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->kind, GRMTRACE_CONTROL);
+	cr_assert_eq(ev->ts, 7);
+	cr_assert_eq(ev->str_len, sizeof cmd - 1);
+	cr_assert_eq(memcmp(ev->str, cmd, sizeof cmd - 1), 0);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->kind == GRMTRACE_CONTROL && ev->ts == 8 && ev->str_len == 0 &&
+	    ev->str[0] == '\0');
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->kind == GRMTRACE_LOSS && ev->node == 1 && ev->pid == 100 &&
+	    ev->tid == 101 && ev->count == 9 && ev->ts == 9);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert(ev->kind == GRMTRACE_PROC && ev->how && ev->status == -2 &&
+	    ev->ts == 10);
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	cr_assert_eq(grmtrace_ended(r, NULL), 1);
+	grmtrace_close(r);
 
 	/* Only some kinds. */
-	cr_assert_not_null(r = tape_ropen(p, &why));
-	tape_rwant(r, TAPE_WANT(TAPE_CONTROL));
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.kind, TAPE_RECORD);
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.kind, TAPE_CONTROL);
-	cr_assert_eq(tape_next(r, &ev), 1, "%s", tape_rerror(r));
-	cr_assert_eq(ev.kind, TAPE_CONTROL);
-	cr_assert_eq(tape_next(r, &ev), 0, "%s", tape_rerror(r));
-	tape_rclose(r);
+	cr_assert_not_null(r = topen(p, &why));
+	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_CONTROL));
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->kind, GRMTRACE_RECORD);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->kind, GRMTRACE_CONTROL);
+	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+	cr_assert_eq(ev->kind, GRMTRACE_CONTROL);
+	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
+	grmtrace_close(r);
 }
 
 Test(tape, meta_round_trip)
@@ -732,18 +733,18 @@ read_meta(const char *text, const char **err, unsigned *nev)
 {
 	static char e[256];
 	const char *why;
-	struct tape_ev ev;
-	struct tape_r *r;
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
 	int rc;
 
 	*nev = 0;
-	r = tape_ropen(put_file(text, strlen(text)), &why);
+	r = topen(put_file(text, strlen(text)), &why);
 	cr_assert_not_null(r, "%s", why);
-	tape_rwant(r, ~0u);
-	while ((rc = tape_next(r, &ev)) == 1)
+	cr_assert_eq(grmtrace_select(r, GRMTRACE_WANT_ALL), 0);
+	while ((rc = grmtrace_next(r, &ev)) == 1)
 		(*nev)++;
-	snprintf(e, sizeof e, "%s", tape_rerror(r));
-	tape_rclose(r);
+	snprintf(e, sizeof e, "%s", grmtrace_error(r));
+	grmtrace_close(r);
 	*err = e;
 	return rc;
 }

@@ -1,16 +1,16 @@
-/* fmt.c: printf-free formatting of numbers and strings (fmt.h). */
+/* tr_fmt.c: printf-free formatting of numbers and strings (tr_fmt.h). */
 #include <string.h>
 
-#include "fmt.h"
+#include "tr_fmt.h"
 
 static const char hexd[] = "0123456789abcdef";
 
-const char fmt_dig2[200] =
+const char tr_fmt_dig2[200] =
     "00010203040506070809101112131415161718192021222324252627282930313233"
     "34353637383940414243444546474849505152535455565758596061626364656667"
     "6869707172737475767778798081828384858687888990919293949596979899";
 
-const uint64_t fmt_pow10[20] = { 1ull, 10ull, 100ull, 1000ull, 10000ull,
+const uint64_t tr_fmt_pow10[20] = { 1ull, 10ull, 100ull, 1000ull, 10000ull,
 	100000ull, 1000000ull, 10000000ull, 100000000ull, 1000000000ull,
 	10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
 	100000000000000ull, 1000000000000000ull, 10000000000000000ull,
@@ -18,7 +18,7 @@ const uint64_t fmt_pow10[20] = { 1ull, 10ull, 100ull, 1000ull, 10000ull,
 	10000000000000000000ull };
 
 char *
-fmt_hex(char *d, uint64_t v)
+tr_fmt_hex(char *d, uint64_t v)
 {
 	char t[16], *p = t + sizeof t;
 	size_t n;
@@ -33,15 +33,15 @@ fmt_hex(char *d, uint64_t v)
 }
 
 char *
-fmt_secs(char *d, uint64_t ns)
+tr_fmt_secs(char *d, uint64_t ns)
 {
 	uint32_t f = (uint32_t)(ns % 1000000000u);
 	int i;
 
-	d = fmt_u64(d, ns / 1000000000u);
+	d = tr_fmt_u64(d, ns / 1000000000u);
 	*d = '.';
 	for (i = 8; i > 0; i -= 2) {
-		memcpy(d + i, fmt_dig2 + 2 * (f % 100), 2);
+		memcpy(d + i, tr_fmt_dig2 + 2 * (f % 100), 2);
 		f /= 100;
 	}
 	d[1] = (char)('0' + f);
@@ -109,7 +109,7 @@ exact_digits(uint64_t m, int e, char *dg, int *dexp, int *have, int *rest)
 		}
 		v = n[i];
 		for (j = 7; j >= 1; j -= 2) {
-			memcpy(t + j, fmt_dig2 + 2 * (v % 100), 2);
+			memcpy(t + j, tr_fmt_dig2 + 2 * (v % 100), 2);
 			v /= 100;
 		}
 		t[0] = (char)('0' + v);
@@ -122,7 +122,7 @@ exact_digits(uint64_t m, int e, char *dg, int *dexp, int *have, int *rest)
 }
 
 char *
-fmt_double(char *d, double v)
+tr_fmt_double(char *d, double v)
 {
 	char dg[32];
 	uint64_t bits, m;
@@ -194,7 +194,7 @@ fmt_double(char *d, double v)
 			x = -x;
 		if (x < 10)
 			*d++ = '0';
-		return fmt_u64(d, (uint64_t)x);
+		return tr_fmt_u64(d, (uint64_t)x);
 	}
 	if (x < 0) {
 		*d++ = '0';
@@ -217,7 +217,7 @@ fmt_double(char *d, double v)
 /* ---- strings ---- */
 
 char *
-fmt_esc(char *d, const char *lim, const char *s, size_t len, int blank_free)
+tr_fmt_esc(char *d, const char *lim, const char *s, size_t len, int blank_free)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	unsigned c;
@@ -258,4 +258,45 @@ fmt_esc(char *d, const char *lim, const char *s, size_t len, int blank_free)
 		}
 	}
 	return d;
+}
+
+size_t
+tr_fmt_bee_type(const char *format, char *t)
+{
+	const char *p;
+	size_t n = 0;
+
+	for (p = format; *p != '\0'; p++) {
+		if (*p != '%')
+			continue;
+		if (*++p == '%')
+			continue;
+		p += strspn(p, "-+ #0'");
+		p += strspn(p, "0123456789");
+		if (*p == '.')
+			p += 1 + strspn(p + 1, "0123456789");
+		if (*p == '\0')
+			break;	/* not a format the reader takes */
+		t[n++] = '%';
+		while (*p != '\0' && strchr("hlqjzt", *p) != NULL)
+			t[n++] = *p++;
+		if (*p == '\0')
+			break;
+		t[n++] = *p;
+	}
+	return n;
+}
+
+void
+tr_fmt_convs(const char *format, char *cv)
+{
+	char t[256];
+	size_t i, n, k = 0;
+
+	if (strlen(format) >= sizeof t)
+		return;
+	n = tr_fmt_bee_type(format, t);
+	for (i = 0; i < n; i++)
+		if (i + 1 == n || t[i + 1] == '%')
+			cv[k++] = t[i];
 }

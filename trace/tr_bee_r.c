@@ -1,13 +1,27 @@
-/* bee_r.c: reading BEE Ascii (doc/formats.md, section 4): grm's own files
- * (header GRM-BEE-1) exactly, and files of the original BEE by its rules.
- * The input is hostile: every length and number is checked. */
+/* tr_bee_r.c: reading BEE Ascii (doc/formats.md, section 4): grm's own
+ * files (header GRM-BEE-1) exactly, and files of the original BEE by its
+ * rules.  The input is hostile: every length and number is checked. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tape_int.h"
+#include "tr_int.h"
 
 #define GROUPS_MAX	8
+
+/* BEE: a class's type descriptor, and each field's conversion. */
+struct tr_bee_desc {
+	struct rec_fmt	fmt;
+	char		conv[REC_ARGS_MAX];
+};
+
+/* The reader's state (r->priv). */
+struct tr_bee_r {
+	int		grm;		/* grm's file, not the original BEE's */
+	struct tr_bee_desc	*desc[256];	/* by class, from E_DESCRIPTOR */
+	char		lbuf[TAPE_LINE_MAX + 1];	/* an entry joined
+							   from lines */
+};
 
 /* An entry: its command and its groups' insides. */
 struct entry {
@@ -27,13 +41,50 @@ struct brec {
 	uint64_t	ts;
 };
 
-void
-bee_r_free(struct tape_r *r)
+static int get1(struct tape_r *r, struct cur *c, char k,
+		struct rec_field *f);
+static const struct tr_fieldops tr_bee_fields = { get1, 1 };
+
+static struct rec_field
+fu(uint64_t u)
 {
+	struct rec_field f = { .kind = REC_K_UINT };
+
+	f.v.u = u;
+	return f;
+}
+
+static struct rec_field
+fi(int64_t i)
+{
+	struct rec_field f = { .kind = REC_K_INT };
+
+	f.v.i = i;
+	return f;
+}
+
+static struct rec_field
+fs(const char *s)
+{
+	struct rec_field f = { .kind = REC_K_STR };
+
+	f.v.s.p = s;
+	f.v.s.len = (uint32_t)strlen(s);
+	return f;
+}
+
+static void
+tr_bee_free(struct tape_r *r)
+{
+	struct tr_bee_r *b = r->priv;
 	int i;
 
+	if (b == NULL)
+		return;
 	for (i = 0; i < 256; i++)
-		free(r->bdesc[i]);
+		free(b->desc[i]);
+	free(b);
+	r->priv = NULL;
 }
 
 static const char *
@@ -44,9 +95,10 @@ skip(const char *p, const char *e)
 	return p;
 }
 
-int
-bee_r_header(struct tape_r *r, const char *line, size_t len,
-	     const char **why)
+/* The header, "(version protocol)": 1 for grm's, 0 for the original
+ * BEE's, -1 with *why. */
+static int
+header(const char *line, size_t len, const char **why)
 {
 	const char *p = line, *e = line + len, *v, *ve, *q;
 	uint64_t n = 0;
@@ -68,23 +120,21 @@ bee_r_header(struct tape_r *r, const char *line, size_t len,
 	p = skip(p, e);
 	if (p == e || *p++ != ')' || skip(p, e) != e)
 		return -1;
-	r->bee = TR_BEE;
-	if ((size_t)(ve - v) < strlen(BEE_GRM_TAG) ||
-	    memcmp(v, BEE_GRM_TAG, strlen(BEE_GRM_TAG)) != 0)
+	if ((size_t)(ve - v) < strlen(TR_BEE_GRM_TAG) ||
+	    memcmp(v, TR_BEE_GRM_TAG, strlen(TR_BEE_GRM_TAG)) != 0)
 		return 0;
-	for (v += strlen(BEE_GRM_TAG); v < ve; v++) {
+	for (v += strlen(TR_BEE_GRM_TAG); v < ve; v++) {
 		if (*v < '0' || *v > '9' || n > 1000) {
 			*why = "unsupported grm BEE Ascii version";
 			return -1;
 		}
 		n = n * 10 + (uint64_t)(*v - '0');
 	}
-	if (n < 1 || n > BEE_GRM_VERSION) {
+	if (n < 1 || n > TR_BEE_GRM_VERSION) {
 		*why = "unsupported grm BEE Ascii version";
 		return -1;
 	}
-	r->bee = TR_BEE_GRM;
-	return 0;
+	return 1;
 }
 
 /*
@@ -95,6 +145,7 @@ bee_r_header(struct tape_r *r, const char *line, size_t len,
 static int
 entry_text(struct tape_r *r, const char **text, size_t *len)
 {
+	struct tr_bee_r *b = r->priv;
 	size_t n, have = 0;
 	int rc, joined = 0, cont;
 	char *l;
@@ -123,13 +174,13 @@ entry_text(struct tape_r *r, const char **text, size_t *len)
 		if (have + n + (size_t)cont > TAPE_LINE_MAX)
 			return tr_fail(r, "entry longer than %d bytes",
 			    TAPE_LINE_MAX);
-		memcpy(r->lbuf + have, l, n);
+		memcpy(b->lbuf + have, l, n);
 		have += n;
 		if (cont)
-			r->lbuf[have++] = ' ';
+			b->lbuf[have++] = ' ';
 		joined = 1;
 		if (!cont) {
-			*text = r->lbuf;
+			*text = b->lbuf;
 			*len = have;
 			return 1;
 		}
@@ -181,7 +232,7 @@ parse_entry(struct tape_r *r, const char *p, const char *e, struct entry *en)
 		if (p == e)
 			return tr_fail(r, "entry %llu: group without its \")\"",
 			    (unsigned long long)en->cmd);
-		en->g[en->n++] = (struct cur){ s, p, NULL, 0, 1 };
+		en->g[en->n++] = (struct cur){ s, p, NULL, &tr_bee_fields };
 		p++;
 	}
 	if (skip(p + 1, e) != e)
@@ -190,8 +241,8 @@ parse_entry(struct tape_r *r, const char *p, const char *e, struct entry *en)
 	return 0;
 }
 
-int
-bee_r_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
+static int
+tr_bee_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
 {
 	const char *t;
 	size_t n;
@@ -207,6 +258,15 @@ bee_r_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
 	*len = (uint32_t)n;
 	r->sp += n + 1;
 	return 0;
+}
+
+/* One field: strings and tokens as BEE Ascii tokens, numbers as text. */
+static int
+get1(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
+{
+	if (k == 's' || k == 't' || k == '=')
+		return tr_bee_str(r, c, &f->v.s.p, &f->v.s.len);
+	return tr_text_get1(r, c, k, f);
 }
 
 /* Seconds, and up to nine digits of a fraction: "27.858328". */
@@ -279,12 +339,12 @@ get_rec(struct tape_r *r, struct cur *c, struct brec *b, const char *what)
 	int i;
 
 	for (i = 0; i < 4; i++)
-		if (tr_get1(r, c, "ibbI"[i], &f[i]) != 0)
+		if (get1(r, c, "ibbI"[i], &f[i]) != 0)
 			goto bad;
-	if (get_hex32(c, &b->node) != 0 || tr_get1(r, c, 'U', &f[4]) != 0)
+	if (get_hex32(c, &b->node) != 0 || get1(r, c, 'U', &f[4]) != 0)
 		goto bad;
 	b->pid = (uint32_t)f[4].v.u;
-	if (tr_get1(r, c, 'U', &f[4]) != 0 || get_secs(c, &b->ts) != 0)
+	if (get1(r, c, 'U', &f[4]) != 0 || get_secs(c, &b->ts) != 0)
 		goto bad;
 	b->tid = (uint32_t)f[4].v.u;
 	b->eid = (int32_t)f[0].v.i;
@@ -311,8 +371,8 @@ reshape(struct tape_r *r, uint32_t node, uint32_t pid, int32_t eid,
 		d = tr_define(r, eid, cls, attr, format, name != NULL ? name :
 		    d != NULL ? d->dsc : "", node, pid);
 	if (d != NULL) {
-		d->cls = cls;
-		d->attr = attr;
+		d->cls = tr_def_pub(d)->cls = cls;
+		d->attr = tr_def_pub(d)->attr = attr;
 	}
 	return d;
 }
@@ -325,12 +385,12 @@ static int
 as_kind(struct tape_r *r, const char *s, size_t n, int k, char conv,
 	struct rec_field *f)
 {
-	struct cur c = { s, s + n, NULL, 0, 1 };
+	struct cur c = { s, s + n, NULL, &tr_bee_fields };
 
 	f->kind = k;
 	switch (k) {
 	case REC_K_STR:
-		return bee_r_str(r, &c, &f->v.s.p, &f->v.s.len);
+		return tr_bee_str(r, &c, &f->v.s.p, &f->v.s.len);
 	case REC_K_DOUBLE:
 		return tr_double(&c, s, n, &f->v.d);
 	case REC_K_UINT:
@@ -366,29 +426,17 @@ guess(struct tape_r *r, const char *s, size_t n, struct rec_field *f)
 	return as_kind(r, s, n, REC_K_STR, 0, f);
 }
 
-/* The conversion character of each field of a type descriptor. */
-static void
-convs(const char *format, char *cv)
-{
-	char t[REC_FMT_MAX];
-	size_t i, n = bee_type_of(format, t), k = 0;
-
-	for (i = 0; i < n; i++)
-		if (i + 1 == n || t[i + 1] == '%')
-			cv[k++] = t[i];
-}
-
 /*
  * The variant of a record of a BEE file (4.7): its name, if it carries
  * one, and its values, by its class's type descriptor when they fit it,
  * else as they look.
  */
 static int
-bee_variant(struct tape_r *r, struct cur *c, struct tape_ev *ev,
+tr_bee_variant(struct tape_r *r, struct cur *c, struct tape_ev *ev,
 	    const struct brec *b)
 {
 	static const char *const fmts[] = { "%ld", "%lu", "%f", "%s" };
-	const struct bee_desc *desc = r->bdesc[b->cls];
+	const struct tr_bee_desc *desc = ((struct tr_bee_r *)r->priv)->desc[b->cls];
 	const char *tk[REC_ARGS_MAX], *name = NULL, *s;
 	size_t tl[REC_ARGS_MAX];
 	const struct tape_def *sd;
@@ -475,9 +523,9 @@ every(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 	ev->pid = b.pid;
 	ev->tid = b.tid;
 	ev->eid = b.eid;
-	if (r->bee == TR_BEE)
-		return bee_variant(r, c, ev, &b);
-	if ((ev->def = tape_rdef_for(r, b.node, b.pid, b.eid)) == NULL)
+	if (!((struct tr_bee_r *)r->priv)->grm)
+		return tr_bee_variant(r, c, ev, &b);
+	if ((ev->def = tr_def_for(r, b.node, b.pid, b.eid)) == NULL)
 		return tr_fail(r, "record before definition of eid %d",
 		    (int)b.eid);
 	if (ev->def->cls != b.cls || ev->def->attr != b.attr)
@@ -490,10 +538,10 @@ every(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 /* E_DESCRIPTOR: a type definition (grm), or a class's type descriptor
  * (BEE). */
 static int
-descriptor(struct tape_r *r, struct entry *en)
+descriptor(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 {
 	struct rec_field v[3];
-	struct bee_desc *bd;
+	struct tr_bee_desc *bd;
 	struct rec_fmt fmt;
 	struct brec b;
 	char t[REC_FMT_MAX];
@@ -502,37 +550,38 @@ descriptor(struct tape_r *r, struct entry *en)
 	if (en->n != 2)
 		return tr_fail(r, "E_DESCRIPTOR: %d groups (two: the type, the "
 		    "event record)", en->n);
-	for (i = 0; i < (r->bee == TR_BEE_GRM ? 3 : 1); i++)
-		if (tr_get1(r, &en->g[0], 's', &v[i]) != 0)
+	for (i = 0; i < (((struct tr_bee_r *)r->priv)->grm ? 3 : 1); i++)
+		if (get1(r, &en->g[0], 's', &v[i]) != 0)
 			return tr_fail(r, "E_DESCRIPTOR: %s", en->g[0].why);
 	if (get_rec(r, &en->g[1], &b, "E_DESCRIPTOR") != 0)
 		return -1;
-	for (i = 0; i < (r->bee == TR_BEE_GRM ? 3 : 1); i++)
+	for (i = 0; i < (((struct tr_bee_r *)r->priv)->grm ? 3 : 1); i++)
 		if (memchr(v[i].v.s.p, '\0', v[i].v.s.len) != NULL)
 			return tr_fail(r, "E_DESCRIPTOR of eid %d: NUL in a "
 			    "string", (int)b.eid);
-	if (rec_parse_format(v[r->bee == TR_BEE_GRM].v.s.p, &fmt) != 0)
+	if (rec_parse_format(v[((struct tr_bee_r *)r->priv)->grm].v.s.p, &fmt) != 0)
 		return tr_fail(r, "E_DESCRIPTOR of eid %d: bad format",
 		    (int)b.eid);
-	if (r->bee == TR_BEE) {
+	if (!((struct tr_bee_r *)r->priv)->grm) {
 		/* BEE: the type of the variant of the record's class. */
-		if (r->bdesc[b.cls] == NULL &&
-		    (r->bdesc[b.cls] = malloc(sizeof *bd)) == NULL)
+		if (((struct tr_bee_r *)r->priv)->desc[b.cls] == NULL &&
+		    (((struct tr_bee_r *)r->priv)->desc[b.cls] = malloc(sizeof *bd)) == NULL)
 			return tr_fail(r, "out of memory");
-		bd = r->bdesc[b.cls];
+		bd = ((struct tr_bee_r *)r->priv)->desc[b.cls];
 		bd->fmt = fmt;
-		convs(v[0].v.s.p, bd->conv);
+		tr_fmt_convs(v[0].v.s.p, bd->conv);
 		return 0;
 	}
-	if (strlen(v[0].v.s.p) != bee_type_of(v[1].v.s.p, t) ||
+	if (strlen(v[0].v.s.p) != tr_fmt_bee_type(v[1].v.s.p, t) ||
 	    memcmp(t, v[0].v.s.p, strlen(v[0].v.s.p)) != 0)
 		return tr_fail(r, "E_DESCRIPTOR of eid %d: type %s is not that "
 		    "of its format", (int)b.eid, v[0].v.s.p);
 	if (b.node == 0 && b.pid != 0)
 		return tr_fail(r, "E_DESCRIPTOR of eid %d: scope of node 0",
 		    (int)b.eid);
-	return tr_define(r, b.eid, b.cls, b.attr, v[1].v.s.p, v[2].v.s.p,
-	    b.node, b.pid) != NULL ? 0 : -1;
+	return tr_meta_apply(r, TR_M_DEF, (struct rec_field []){ fi(b.eid),
+	    fu(b.cls), fu(b.attr), v[1], v[2], fu(b.node), fu(b.pid) },
+	    b.node != 0 ? 7 : 5, ev);
 }
 
 /* E_REGISTRATION, E_DEATH: a process started or ended.  1 if ev was
@@ -540,52 +589,48 @@ descriptor(struct tape_r *r, struct entry *en)
 static int
 proc(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 {
-	const char *what = en->cmd == BEE_REGISTRATION ? "E_REGISTRATION" :
+	const char *what = en->cmd == TR_BEE_REGISTRATION ? "E_REGISTRATION" :
 	    "E_DEATH";
 	struct rec_field v[4];
 	struct brec b;
+	uint32_t ppid = 0;
+	int32_t status = 0;
 	int how, i;
 
 	if (en->n != 2)
 		return tr_fail(r, "%s: %d groups (two: the client, the event "
 		    "record)", what, en->n);
-	if (tr_get1(r, &en->g[0], 's', &v[0]) != 0)
+	if (get1(r, &en->g[0], 's', &v[0]) != 0)
 		return tr_fail(r, "%s: client name: %s", what, en->g[0].why);
 	if (get_rec(r, &en->g[1], &b, what) != 0)
 		return -1;
-	memset(ev, 0, sizeof *ev);
-	how = en->cmd == BEE_REGISTRATION ? TAPE_PROC_START : TAPE_PROC_GONE;
+	how = en->cmd == TR_BEE_REGISTRATION ? TAPE_PROC_START : TAPE_PROC_GONE;
 	/* grm's variant: how, status, parent */
 	if (!tr_at_end(&en->g[1])) {
 		for (i = 1; i < 4; i++)
-			if (tr_get1(r, &en->g[1], "sIU"[i - 1], &v[i]) != 0)
+			if (get1(r, &en->g[1], "sIU"[i - 1], &v[i]) != 0)
 				return tr_fail(r, "%s: %s", what,
 				    en->g[1].why);
 		how = tr_proc_word(v[1].v.s.p, v[1].v.s.len);
 		if (how < 0 ||
-		    (how == TAPE_PROC_START) != (en->cmd == BEE_REGISTRATION))
+		    (how == TAPE_PROC_START) != (en->cmd == TR_BEE_REGISTRATION))
 			return tr_fail(r, "%s: bad word %s", what, v[1].v.s.p);
 		if (v[2].v.i < INT32_MIN || v[2].v.i > INT32_MAX)
 			return tr_fail(r, "%s: status out of range", what);
-		ev->status = (int32_t)v[2].v.i;
-		ev->ppid = (uint32_t)v[3].v.u;
+		status = (int32_t)v[2].v.i;
+		ppid = (uint32_t)v[3].v.u;
 	}
 	if (!tr_at_end(&en->g[1]))
 		return tr_fail(r, "%s: too many values", what);
-	ev->kind = TAPE_PROC;
-	ev->is_exit = how;
-	ev->node = b.node;
-	ev->pid = b.pid;
-	ev->ts = b.ts;
-	ev->str = v[0].v.s.p;
-	ev->str_len = v[0].v.s.len;
-	return (r->want & TAPE_WANT(TAPE_PROC)) != 0;
+	return tr_meta_apply(r, TR_M_PROC, (struct rec_field []){
+	    fu(b.node), fu(b.pid), fu(ppid), fs(tr_proc_words[how]), fu(b.ts),
+	    fi(status), v[0] }, 7, ev);
 }
 
 /* E_FINAL: the end, with the number of records (grm), or a client's
  * end (BEE): the records so far. */
 static int
-final(struct tape_r *r, struct entry *en)
+final(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 {
 	struct rec_field v;
 	struct brec b;
@@ -596,18 +641,16 @@ final(struct tape_r *r, struct entry *en)
 	if (get_rec(r, &en->g[0], &b, "E_FINAL") != 0)
 		return -1;
 	v.v.u = r->nrec;
-	if ((r->bee == TR_BEE_GRM || !tr_at_end(&en->g[0])) &&
-	    tr_get1(r, &en->g[0], 'u', &v) != 0)
+	if ((((struct tr_bee_r *)r->priv)->grm || !tr_at_end(&en->g[0])) &&
+	    get1(r, &en->g[0], 'u', &v) != 0)
 		return tr_fail(r, "E_FINAL: records: %s", en->g[0].why);
 	if (!tr_at_end(&en->g[0]))
 		return tr_fail(r, "E_FINAL: too many values");
-	r->ended = 1;
-	r->end_records = v.v.u;
-	return 0;
+	return tr_meta_apply(r, TR_M_END, &v, 1, ev);
 }
 
-int
-bee_r_next(struct tape_r *r, struct tape_ev *ev)
+static int
+tr_bee_next(struct tape_r *r, struct tape_ev *ev)
 {
 	struct entry en;
 	const char *text = NULL;
@@ -621,22 +664,22 @@ bee_r_next(struct tape_r *r, struct tape_ev *ev)
 		if (parse_entry(r, text, text + len, &en) != 0)
 			return -1;
 		switch (en.cmd) {
-		case BEE_EVERY:
+		case TR_BEE_EVERY:
 			if (every(r, &en, ev) != 0)
 				return -1;
 			r->nrec++;
 			return 1;
-		case BEE_DESCRIPTOR:
-			rc = descriptor(r, &en);
+		case TR_BEE_DESCRIPTOR:
+			rc = descriptor(r, &en, ev);
 			break;
-		case BEE_REGISTRATION:
-		case BEE_DEATH:
+		case TR_BEE_REGISTRATION:
+		case TR_BEE_DEATH:
 			rc = proc(r, &en, ev);
 			break;
-		case BEE_FINAL:
-			rc = final(r, &en);
+		case TR_BEE_FINAL:
+			rc = final(r, &en, ev);
 			break;
-		case BEE_GRM:
+		case TR_BEE_GRM:
 			if (en.n != 1 || tr_at_end(&en.g[0]))
 				return tr_fail(r, "grm entry: %d groups (one, "
 				    "not empty)", en.n);
@@ -651,4 +694,28 @@ bee_r_next(struct tape_r *r, struct tape_ev *ev)
 			return rc;
 	}
 	return -1;
+}
+
+static const struct tr_rops tr_bee_rops = { tr_bee_next, NULL, tr_bee_free };
+
+int
+tr_bee_open(struct tape_r *r, char *line, size_t len, const char **why)
+{
+	struct tr_bee_r *b;
+	int grm;
+
+	/* BEE Ascii starts with its header, "(version protocol)". */
+	if (line[strspn(line, " \t")] != '(')
+		return 0;
+	if ((grm = header(line, len, why)) < 0)
+		return -1;
+	if ((b = calloc(1, sizeof *b)) == NULL) {
+		*why = "out of memory";
+		return -1;
+	}
+	b->grm = grm;
+	r->fmt = grm ? GRMTRACE_FMT_BEE : GRMTRACE_FMT_BEE_ORIG;
+	r->priv = b;
+	r->ops = &tr_bee_rops;
+	return 1;
 }

@@ -1,5 +1,5 @@
-/* tape.h: writer and reader of the trace file: Tape/PVM-style ASCII, binary
- * frames, or BEE Ascii. */
+/* tape.h: the trace file writer (mainmon's): text (Tape/PVM-style), binary
+ * frames, or BEE Ascii.  Programs read traces with <grm/trace.h>. */
 #ifndef GRM_TAPE_H
 #define GRM_TAPE_H
 
@@ -7,6 +7,18 @@
 #include <stdio.h>
 
 #include "rec/rec.h"
+
+/* An event type's definition, as the reader keeps it (and mainmon). */
+struct tape_def {
+	int32_t		eid;
+	uint8_t		cls;
+	uint8_t		attr;
+	uint32_t	node;		/* scope: 0 for every process */
+	uint32_t	pid;
+	char		*format;
+	char		*dsc;
+	struct rec_fmt	fmt;
+};
 
 /*
  * The format is specified in doc/formats.md.  In short, one record per
@@ -16,6 +28,10 @@
  *	#MM <id>
  *	#CLOCK <realtime_ns> <monotonic_ns>
  *	#HOST <node> <offset_ns> <lm_pid> <hostname>
+ *	#SYNC <node> <at_ns> <offset_ns> <drift_ppb> <error_ns> <rtt_ns>
+ *	      <samples>
+ *	#ORDER <late> <clamped> <forced> <held_max>
+ *	#CAUSAL <matched> <violations> <worst_ns> <unchecked>
  *	#DEF <eid> <class> <attr> "<format>" "<description>" [<node> <pid>]
  *	#PROC <node> <pid> <ppid> start|exit|killed|exec|gone <ts> <status>
  *	      "<name>"
@@ -27,6 +43,8 @@
  *	#END <records>
  *	<ts> <node> <pid> <tid> <eid> <field>...
  *
+ * Every meta line's fields are in one table, trace/tr_schema.c, that the
+ * writers and the readers of every format use.
  * A #DEF line comes before the first record of its eid.  Fields: integers
  * in decimal, doubles as %.17g, strings in double quotes with \" \\ \n \t
  * \r and \xHH escapes.  <id> and <hostname> are tokens: the writer turns
@@ -43,8 +61,6 @@
 /* 2: #PROC ends say how (exit, killed, exec, gone); readers take 1 too. */
 #define TAPE_VERSION	2
 #define TAPE_LINE_MAX	(64 * 1024)
-
-/* ---- writer ---- */
 
 struct tape_w;
 
@@ -139,103 +155,5 @@ int tape_write_out(struct tape_w *w);
 /* Writes #END, flushes and closes; frees w whatever happens. */
 int tape_close(struct tape_w *w);
 uint64_t tape_records(const struct tape_w *w);
-
-/* ---- reader ---- */
-
-struct tape_def {
-	int32_t		eid;
-	uint8_t		cls;
-	uint8_t		attr;
-	uint32_t	node;		/* scope: 0 for every process */
-	uint32_t	pid;
-	char		*format;
-	char		*dsc;
-	struct rec_fmt	fmt;
-};
-
-/*
- * What tape_next gives: a record, or a meta line of a kind the caller
- * asked for with tape_rwant.
- */
-enum tape_kind {
-	TAPE_RECORD = 0,
-	TAPE_PROC,		/* #PROC: node pid ts ppid is_exit status str */
-	TAPE_LOSS,		/* #LOSS: node pid tid count ts */
-	TAPE_STATS_COUNT,	/* #STATS count: node pid eid count */
-	TAPE_STATS_RANGE,	/* #STATS range: node pid eid count range */
-	TAPE_CONTROL,		/* #CONTROL: ts str */
-	TAPE_NKINDS
-};
-#define TAPE_WANT(kind)	(1u << (kind))
-
-/* The durations of a #STATS range line, ns. */
-struct tape_range {
-	int64_t		key;
-	uint64_t	total;
-	uint64_t	min;
-	uint64_t	max;
-	double		mean;
-	double		m2;
-};
-
-struct tape_ev {
-	enum tape_kind	kind;
-	uint64_t	ts;
-	uint32_t	node;
-	uint32_t	pid;
-	uint32_t	tid;
-	int32_t		eid;
-	unsigned	n;
-	struct rec_field f[REC_ARGS_MAX];	/* strings valid until the
-						   next tape_next */
-	const struct tape_def *def;	/* a record's; of a #STATS line, the
-					   definition of eid if known yet */
-	/* Of meta lines only (a record leaves them as they were); fields a
-	 * meta kind does not have are zero, and so are n and f. */
-	uint32_t	ppid;
-	int		is_exit;	/* TAPE_PROC_*: 0 start, else an end */
-	int32_t		status;
-	uint64_t	count;		/* events lost, or a #STATS n */
-	struct tape_range range;
-	const char	*str;		/* #PROC name, #CONTROL command: NUL-
-					   terminated (may hold NULs: see
-					   str_len), valid until the next
-					   tape_next */
-	uint32_t	str_len;
-};
-
-struct tape_r;
-
-/* Opens path ("-" is stdin) and checks the first line; the format (text,
- * binary, or BEE Ascii, ours or the original BEE's) is told by the first
- * bytes.  NULL on error, with a reason in *why (static string). */
-struct tape_r *tape_ropen(const char *path, const char **why);
-/*
- * Reads the next record, or meta line of a kind asked for.  Returns 1 with
- * *ev filled, 0 at end of file, -1 on a malformed line (tape_rerror() says
- * which and why).  Other meta lines are consumed and remembered
- * (definitions, hosts, losses) or checked and skipped.
- */
-int tape_next(struct tape_r *r, struct tape_ev *ev);
-/* Which meta lines tape_next also returns: TAPE_WANT() of each kind, or'ed;
- * 0 (the default) for records only. */
-void tape_rwant(struct tape_r *r, unsigned kinds);
-const char *tape_rerror(const struct tape_r *r);
-/* The global definition of eid, or NULL. */
-const struct tape_def *tape_rdef(const struct tape_r *r, int32_t eid);
-/* The definition records of (node, pid) of eid are read with: the
- * process's own if one was given, else the global one; or NULL. */
-const struct tape_def *tape_rdef_for(const struct tape_r *r, uint32_t node,
-				     uint32_t pid, int32_t eid);
-/* Counters of meta lines seen so far. */
-uint64_t tape_rlosses(const struct tape_r *r);
-/* Whether #END was seen; if so, *records (may be NULL) is its count. */
-int tape_rend(const struct tape_r *r, uint64_t *records);
-void tape_rclose(struct tape_r *r);
-
-/* Writes s[0..len) as a quoted, escaped string to f. */
-void tape_put_quoted(FILE *f, const char *s, size_t len);
-/* Writes one field to f as a record line has it. */
-void tape_put_field(FILE *f, const struct rec_field *fld);
 
 #endif /* GRM_TAPE_H */

@@ -1,0 +1,366 @@
+/* grm/trace.h: reading grm trace files (libgrmtrace, grmtrace(3)). */
+#ifndef GRM_TRACE_H
+#define GRM_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * A reader of every trace format grm writes (doc/formats.md: text, binary,
+ * BEE Ascii) and of the original BEE's event files, the format told by the
+ * first bytes.  It streams: memory grows with the number of definitions,
+ * hosts, processes and threads, never with the number of records.
+ *
+ * Every function that can fail says how.  A handle is used by one thread
+ * at a time; different handles are independent.  Pointers the reader
+ * hands out (events, definitions, hosts, processes, threads, strings) are
+ * owned by it: an event and its strings are valid until the next call of
+ * grmtrace_next or grmtrace_seek on the handle; definitions, hosts,
+ * processes and threads until grmtrace_seek or grmtrace_close.
+ *
+ * Structures below are plain data the library fills and the caller only
+ * reads; the caller never allocates one (but a struct grmtrace_field to
+ * print with grmtrace_fput_field).  A later version of the library may
+ * add fields at the end of struct grmtrace_ev, grmtrace_def,
+ * grmtrace_host, grmtrace_proc and grmtrace_thread (never in between,
+ * never changing a field), so code built against this header keeps
+ * working; struct grmtrace_field does not change.
+ */
+
+#define GRMTRACE_VERSION_MAJOR	0
+#define GRMTRACE_VERSION_MINOR	1
+#define GRMTRACE_VERSION_PATCH	0
+/* The version of this header, as one comparable number. */
+#define GRMTRACE_VERSION	(GRMTRACE_VERSION_MAJOR * 10000 + \
+				 GRMTRACE_VERSION_MINOR * 100 + \
+				 GRMTRACE_VERSION_PATCH)
+
+/* The version of the library in use (GRMTRACE_VERSION of its build). */
+int grmtrace_version(void);
+
+/* ---- what a trace holds ---- */
+
+/* The file formats (grmtrace_format). */
+enum grmtrace_format {
+	GRMTRACE_FMT_TEXT = 1,		/* doc/formats.md section 1 */
+	GRMTRACE_FMT_BIN = 2,		/* section 3 */
+	GRMTRACE_FMT_BEE = 3,		/* section 4, as grm writes it */
+	GRMTRACE_FMT_BEE_ORIG = 4	/* section 4.7, the original BEE's */
+};
+
+/* What grmtrace_next gives: a record, or one meta line type each
+ * (doc/formats.md 1.3). */
+enum grmtrace_kind {
+	GRMTRACE_RECORD = 0,	/* a record line */
+	GRMTRACE_MM,		/* #MM: the writer's identifier */
+	GRMTRACE_CLOCK,		/* #CLOCK: real and monotonic time */
+	GRMTRACE_HOST,		/* #HOST: a host (node) joined */
+	GRMTRACE_SYNC,		/* #SYNC: a host's clock model */
+	GRMTRACE_ORDER,		/* #ORDER: how the global order went */
+	GRMTRACE_CAUSAL,	/* #CAUSAL: the causality check */
+	GRMTRACE_DEF,		/* #DEF: an event type definition */
+	GRMTRACE_PROC,		/* #PROC: a process started or ended */
+	GRMTRACE_LOSS,		/* #LOSS: events lost */
+	GRMTRACE_STATS_COUNT,	/* #STATS count */
+	GRMTRACE_STATS_RANGE,	/* #STATS range */
+	GRMTRACE_CONTROL,	/* #CONTROL: a control command took effect */
+	GRMTRACE_COLLECT,	/* #COLLECT: a collection round ended */
+	GRMTRACE_END,		/* #END: the trace is complete */
+	GRMTRACE_NKINDS
+};
+#define GRMTRACE_WANT(kind)	(1u << (kind))
+#define GRMTRACE_WANT_ALL	((1u << GRMTRACE_NKINDS) - 1)
+
+/* How a #PROC line's process changed (grmtrace_ev.how). */
+enum grmtrace_how {
+	GRMTRACE_PROC_START = 0,
+	GRMTRACE_PROC_EXIT = 1,		/* status: its exit status */
+	GRMTRACE_PROC_KILLED = 2,	/* status: the signal's number */
+	GRMTRACE_PROC_EXEC = 3,		/* the image was replaced */
+	GRMTRACE_PROC_GONE = 4		/* ended, how is not known */
+};
+
+/* Event classes and attributes (doc/formats.md 1.6); other values may
+ * appear. */
+enum {
+	GRMTRACE_CLASS_PROCEDURE = 0,
+	GRMTRACE_CLASS_EVENT = 1,
+	GRMTRACE_CLASS_STRING = 2,
+	GRMTRACE_CLASS_MESSAGE = 3,
+	GRMTRACE_CLASS_USER = 8
+};
+enum {
+	GRMTRACE_ATTR_ACT = 0,
+	GRMTRACE_ATTR_TERM = 1,
+	GRMTRACE_ATTR_POINT = 2,
+	GRMTRACE_ATTR_AGGREGATE = 3,
+	GRMTRACE_ATTR_NAME = 4,
+	GRMTRACE_ATTR_PROBE = 5
+};
+
+/* The predefined event types (doc/formats.md 1.9). */
+#define GRMTRACE_EID_BLOCK_BEGIN	(-1)	/* block id */
+#define GRMTRACE_EID_BLOCK_END		(-2)	/* block id */
+#define GRMTRACE_EID_BLOCK_NAME		(-3)	/* block id, name */
+#define GRMTRACE_EID_MSG_SEND		(-4)	/* peer rank, tag, bytes */
+#define GRMTRACE_EID_MSG_RECV		(-5)	/* peer rank, tag, bytes */
+#define GRMTRACE_EID_PROC_NAME		(-6)	/* rank, name */
+#define GRMTRACE_EID_COLL_BEGIN		(-7)	/* round, stopped, not
+						   stopped, ns to stop */
+#define GRMTRACE_EID_COLL_END		(-8)	/* round, let go, why */
+
+/* The type of a field. */
+enum grmtrace_type {
+	GRMTRACE_INT = 0,	/* %d %i %c: v.i */
+	GRMTRACE_UINT = 1,	/* %u %x %X %o %p: v.u */
+	GRMTRACE_DOUBLE = 2,	/* %f %g %e %a ...: v.d */
+	GRMTRACE_STRING = 3	/* %s, and a meta line's strings and words:
+				   v.s, NUL-terminated at v.s.len (it may
+				   hold NUL bytes before) */
+};
+
+#define GRMTRACE_FIELDS_MAX	16	/* fields of a record, at most */
+
+struct grmtrace_field {
+	int		type;		/* enum grmtrace_type */
+	union {
+		int64_t		i;
+		uint64_t	u;
+		double		d;
+		struct {
+			const char	*p;
+			uint32_t	len;
+		} s;
+	} v;
+};
+
+/* An event type's definition (#DEF, doc/formats.md 1.3 and 1.5). */
+struct grmtrace_def {
+	int32_t		eid;
+	uint8_t		cls;		/* GRMTRACE_CLASS_* */
+	uint8_t		attr;		/* GRMTRACE_ATTR_* */
+	uint32_t	node;		/* scope: 0 for every process, else */
+	uint32_t	pid;		/* the one process it is for */
+	const char	*format;	/* printf-style, NUL-terminated */
+	const char	*description;	/* NUL-terminated, may be empty */
+	unsigned	nfields;	/* conversions of the format */
+	uint8_t		type[GRMTRACE_FIELDS_MAX];	/* of each field */
+	char		conv[GRMTRACE_FIELDS_MAX];	/* its conversion
+							   letter: 'd',
+							   'u', 'x', 'p',
+							   'f', 's', ... */
+};
+
+/*
+ * One record or meta line.  Every kind has its fields in f[0 .. n), in
+ * the order of doc/formats.md (a record's are the values of its type; a
+ * meta line's are its fields, named by grmtrace_field_name), and the
+ * members below that it has filled; the others are 0.
+ */
+struct grmtrace_ev {
+	int		kind;		/* enum grmtrace_kind */
+	uint64_t	where;		/* line (text, BEE: the entry's first
+					   line) or frame number (binary) */
+	uint64_t	ts;		/* record, PROC, LOSS, CONTROL,
+					   COLLECT; SYNC: at_ns */
+	uint32_t	node;		/* record, HOST, SYNC, DEF (scope),
+					   PROC, LOSS, STATS_* */
+	uint32_t	pid;		/* record, DEF (scope), PROC, LOSS,
+					   STATS_* */
+	uint32_t	tid;		/* record, LOSS */
+	int32_t		eid;		/* record, DEF, STATS_* */
+	const struct grmtrace_def *def;	/* record: the definition it is
+					   read with; DEF: the new one;
+					   STATS_*: eid's, if known */
+	unsigned	n;
+	const struct grmtrace_field *f;
+	/* PROC */
+	uint32_t	ppid;
+	int		how;		/* enum grmtrace_how */
+	int32_t		status;
+	/* LOSS: events lost; STATS_*: n; COLLECT: round; END, COLLECT:
+	 * records */
+	uint64_t	count;
+	uint64_t	records;
+	/* PROC: the name; CONTROL: the command; MM: the identifier; HOST:
+	 * the host name (NUL-terminated; str_len bytes) */
+	const char	*str;
+	uint32_t	str_len;
+};
+
+/* The names of the fields of a meta line kind, as doc/formats.md has
+ * them ("node", "offset_ns", ...): field i's, or NULL if kind has no
+ * field i (and for GRMTRACE_RECORD). */
+const char *grmtrace_field_name(int kind, unsigned i);
+/* The keyword of a meta line kind ("#HOST"), "record", or NULL. */
+const char *grmtrace_kind_name(int kind);
+
+/* A host (node) as its #HOST and #SYNC lines so far say. */
+struct grmtrace_host {
+	uint32_t	node;
+	uint32_t	lm_pid;		/* of its latest #HOST line */
+	const char	*hostname;
+	int64_t		offset_ns;	/* first estimate, latest #HOST */
+	uint32_t	connections;	/* #HOST lines */
+	int		synced;		/* a #SYNC line was read: */
+	uint64_t	at_ns;		/* the latest model: from at_ns on, */
+	int64_t		sync_offset_ns;	/* host - mainmon = offset + */
+	int64_t		drift_ppb;	/* drift * (t - at) / 1e9, */
+	uint64_t	error_ns;	/* within error_ns */
+	uint64_t	rtt_ns;
+	uint32_t	samples;
+	/* Collection phases (records -7 and -8 of process 0, the global
+	 * collection scheme): how many began, and the time the host's
+	 * processes were stopped in those that ended (a phase runs from
+	 * the first begin to the last end, should the node have several
+	 * Local Monitors). */
+	uint32_t	phases;
+	uint64_t	stopped_ns;
+};
+
+/* A process (node, pid), as #PROC lines, its records of type -6 and its
+ * records so far say. */
+struct grmtrace_proc {
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	ppid;		/* as declared; 0 if not known */
+	const char	*name;		/* of its latest start, or "" */
+	int		started;	/* a start line was read, at */
+	uint64_t	start_ts;
+	int		ended;		/* an end line was read (how): */
+	int		how;		/* enum grmtrace_how of it */
+	int32_t		status;
+	uint64_t	end_ts;
+	int		has_rank;	/* a record of type -6 gave */
+	int64_t		rank;		/* a rank and */
+	const char	*rank_name;	/* a name (the latest) */
+	uint64_t	records;	/* records read */
+	uint32_t	threads;	/* threads seen */
+};
+
+/* A thread (node, pid, tid) that has records. */
+struct grmtrace_thread {
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+	uint64_t	first_ts;	/* of its first record read */
+	uint64_t	last_ts;	/* of its latest */
+	uint64_t	records;
+};
+
+/* ---- reading ---- */
+
+struct grmtrace;
+
+/*
+ * Opens path ("-": standard input) and reads its first line or frame.
+ * Returns the handle, or NULL with errno set (EINVAL: path is NULL or
+ * empty; EILSEQ: not a trace of a format the library reads, or a version
+ * it does not know; ENOMEM; or open(2)'s and read(2)'s) and, if err is
+ * not NULL, a message of at most errlen bytes in err ("not a grm trace
+ * (no #GRM-TRACE line)").
+ */
+struct grmtrace *grmtrace_open(const char *path, char *err, size_t errlen);
+/* Closes t and frees everything it handed out; t may be NULL. */
+void grmtrace_close(struct grmtrace *t);
+
+/*
+ * Reads the next record, or meta line of a kind asked for with
+ * grmtrace_select (all, by default).  Returns 1 with *ev set, 0 at the end
+ * of the file, -1 on an error: a malformed line (grmtrace_error says
+ * where and why), a read error, no memory, or t or ev NULL (EINVAL).
+ * After an error every further call returns -1.  Meta lines not asked
+ * for are still read and remembered (definitions, hosts, processes).
+ */
+int grmtrace_next(struct grmtrace *t, const struct grmtrace_ev **ev);
+/* Which kinds grmtrace_next returns: GRMTRACE_WANT() of each, or'ed
+ * (records are always returned).  Returns 0, or -1 (EINVAL) for a bit
+ * that is no kind. */
+int grmtrace_select(struct grmtrace *t, unsigned kinds);
+
+/*
+ * Makes the next record grmtrace_next returns the first record, in file
+ * order, whose ts is at or after ts; meta lines before it are read and
+ * remembered (definitions, hosts, processes), not returned.  Records
+ * skipped are not counted in processes and threads.  Records of a trace
+ * are in time order, except those #ORDER counts as late: a late record
+ * with a time at or after ts may be skipped on the binary format, which
+ * reads only the frames' first bytes to find the place (a binary file has
+ * no index: the search reads every frame header, not every byte).  A
+ * seek starts from the beginning of the file, so it also goes back; on
+ * standard input (not seekable) it only goes forward.  Returns 1 if there
+ * is such a record, 0 if none (the end of the file was reached), -1 as
+ * grmtrace_next (and ESPIPE: back on a pipe).
+ */
+int grmtrace_seek(struct grmtrace *t, uint64_t ts);
+
+/* The reason of the last failure of t, with the line or frame it was
+ * found on ("line 12: record before definition of eid 5"), or "no
+ * error".  Never NULL (for t NULL too). */
+const char *grmtrace_error(const struct grmtrace *t);
+
+/* The format of t (enum grmtrace_format), or -1 for t NULL. */
+int grmtrace_format(const struct grmtrace *t);
+
+/* ---- what was read so far ---- */
+
+/* The global definition of eid, or NULL. */
+const struct grmtrace_def *grmtrace_def(const struct grmtrace *t,
+					int32_t eid);
+/* The definition records of (node, pid) of eid are read with: the
+ * process's own if it has one, else the global one; or NULL. */
+const struct grmtrace_def *grmtrace_def_for(const struct grmtrace *t,
+					    uint32_t node, uint32_t pid,
+					    int32_t eid);
+/* The definitions, global and scoped, in the order first read: i from 0
+ * to grmtrace_ndefs() - 1, else NULL. */
+size_t grmtrace_ndefs(const struct grmtrace *t);
+const struct grmtrace_def *grmtrace_def_at(const struct grmtrace *t,
+					   size_t i);
+
+/* Hosts, processes and threads, in the order first seen, and by key;
+ * NULL if there is none (or i is out of range). */
+size_t grmtrace_nhosts(const struct grmtrace *t);
+const struct grmtrace_host *grmtrace_host_at(const struct grmtrace *t,
+					     size_t i);
+const struct grmtrace_host *grmtrace_host(const struct grmtrace *t,
+					  uint32_t node);
+size_t grmtrace_nprocs(const struct grmtrace *t);
+const struct grmtrace_proc *grmtrace_proc_at(const struct grmtrace *t,
+					     size_t i);
+const struct grmtrace_proc *grmtrace_proc(const struct grmtrace *t,
+					  uint32_t node, uint32_t pid);
+size_t grmtrace_nthreads(const struct grmtrace *t);
+const struct grmtrace_thread *grmtrace_thread_at(const struct grmtrace *t,
+						 size_t i);
+const struct grmtrace_thread *grmtrace_thread(const struct grmtrace *t,
+					      uint32_t node, uint32_t pid,
+					      uint32_t tid);
+
+/* Events lost: the sum of the #LOSS lines read (saturated). */
+uint64_t grmtrace_losses(const struct grmtrace *t);
+/* Records returned since the open or the last seek. */
+uint64_t grmtrace_records(const struct grmtrace *t);
+/* Whether #END was read; if so, *records (if not NULL) is its count. */
+int grmtrace_ended(const struct grmtrace *t, uint64_t *records);
+
+/* ---- printing ---- */
+
+/* Writes one field to f as a record line of the text format has it (a
+ * string quoted and escaped, a double as %.17g).  Returns 0, or -1 with
+ * errno set (EINVAL for NULL or a bad type; or the stream's error). */
+int grmtrace_fput_field(FILE *f, const struct grmtrace_field *fld);
+/* Writes s[0 .. len) quoted and escaped, as the text format has strings.
+ * Returns 0 or -1 as grmtrace_fput_field. */
+int grmtrace_fput_string(FILE *f, const char *s, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GRM_TRACE_H */

@@ -1,0 +1,620 @@
+/* test_trace.c: unit tests of the public trace reader, <grm/trace.h>:
+ * every line type of every format through the writer and back, the
+ * tables of hosts, processes and threads, seeking, malformed input and
+ * misuse, and memory that does not grow with the records. */
+#include <malloc.h>
+
+#include "tape_test.h"
+
+TestSuite(trace, .init = setup, .fini = teardown);
+
+static const char *const fmt_names[] = { "text", "bin", "bee" };
+static const int fmt_kind[] = { GRMTRACE_FMT_TEXT, GRMTRACE_FMT_BIN,
+	GRMTRACE_FMT_BEE };
+
+/* Writes one line of every type (doc/formats.md 1.3) and records. */
+static void
+write_all_kinds(const char *p, int fmt)
+{
+	struct rec_field f[2];
+	struct tape_w *w;
+
+	cr_assert_not_null(w = tape_open_fmt(p, fmt, "mm-1", 11, 22));
+	cr_assert_eq(tape_host(w, 1, -5, 700, "alpha"), 0);
+	cr_assert_eq(tape_sync(w, 1, 30, -6, 7, 8, 9, 10), 0);
+	cr_assert_eq(tape_def(w, -6, 1, 4, "%d %s", 5, "process name", 12),
+	    0);
+	cr_assert_eq(tape_def(w, 5, 8, 2, "%d %p", 5, "five", 4), 0);
+	cr_assert_eq(tape_def_scoped(w, 1, 100, 5, 8, 3, "%u", 2, "own", 3),
+	    0);
+	cr_assert_eq(tape_proc(w, 1, 100, 99, TAPE_PROC_START, 40, 0, "app"),
+	    0);
+	f[0] = fi(3);
+	f[1] = fs("rank three", 10);
+	cr_assert_eq(tape_record(w, 50, 1, 100, 101, -6, f, 2), 0);
+	f[0] = fu(77);
+	cr_assert_eq(tape_record(w, 60, 1, 100, 102, 5, f, 1), 0);
+	f[0] = fi(-1);
+	f[1] = fu(0xbeef);
+	cr_assert_eq(tape_record(w, 70, 1, 200, 201, 5, f, 2), 0);
+	cr_assert_eq(tape_loss(w, 1, 100, 101, 4, 75), 0);
+	cr_assert_eq(tape_stats_count(w, 1, 100, 5, 12), 0);
+	cr_assert_eq(tape_stats_range(w, 1, 100, -1, 9, 2, 30, 10, 20, 15.5,
+	    50.25), 0);
+	cr_assert_eq(tape_control(w, 80, "disable class 8", 15), 0);
+	cr_assert_eq(tape_collect(w, 1, 85), 0);
+	cr_assert_eq(tape_order(w, 1, 2, 3, 4), 0);
+	cr_assert_eq(tape_causal(w, 5, 6, 7, 8), 0);
+	cr_assert_eq(tape_proc(w, 1, 100, 99, TAPE_PROC_KILLED, 90, 9, "app"),
+	    0);
+	cr_assert_eq(tape_close(w), 0);
+}
+
+/* The field of ev named name. */
+static const struct grmtrace_field *
+field(const struct grmtrace_ev *ev, const char *name)
+{
+	const char *n;
+	unsigned i;
+
+	for (i = 0; i < ev->n; i++)
+		if ((n = grmtrace_field_name(ev->kind, i)) != NULL &&
+		    strcmp(n, name) == 0)
+			return &ev->f[i];
+	cr_assert_fail("%s has no field %s", grmtrace_kind_name(ev->kind),
+	    name);
+	return NULL;
+}
+
+static uint64_t
+fu_of(const struct grmtrace_ev *ev, const char *name)
+{
+	const struct grmtrace_field *f = field(ev, name);
+
+	cr_assert_eq(f->type, GRMTRACE_UINT, "%s", name);
+	return f->v.u;
+}
+
+static int64_t
+fi_of(const struct grmtrace_ev *ev, const char *name)
+{
+	const struct grmtrace_field *f = field(ev, name);
+
+	cr_assert_eq(f->type, GRMTRACE_INT, "%s", name);
+	return f->v.i;
+}
+
+static const char *
+fs_of(const struct grmtrace_ev *ev, const char *name)
+{
+	const struct grmtrace_field *f = field(ev, name);
+
+	cr_assert_eq(f->type, GRMTRACE_STRING, "%s", name);
+	cr_assert_eq(f->v.s.p[f->v.s.len], '\0');
+	return f->v.s.p;
+}
+
+/* The next event, which must be of kind k. */
+static const struct grmtrace_ev *
+next_kind(struct grmtrace *t, int k)
+{
+	const struct grmtrace_ev *ev;
+
+	cr_assert_eq(grmtrace_next(t, &ev), 1, "%s", grmtrace_error(t));
+	cr_assert_eq(ev->kind, k, "got %s, want %s",
+	    grmtrace_kind_name(ev->kind), grmtrace_kind_name(k));
+	return ev;
+}
+
+static void
+read_all_kinds(int fmt)
+{
+	const char *p = path("all"), *why;
+	const struct grmtrace_ev *ev;
+	const struct grmtrace_proc *pr;
+	const struct grmtrace_host *h;
+	struct grmtrace *t;
+	uint64_t end;
+
+	write_all_kinds(p, fmt);
+	cr_assert_not_null(t = grmtrace_open(p, NULL, 0));
+	(void)why;
+	cr_assert_eq(grmtrace_format(t), fmt_kind[fmt], "%s", fmt_names[fmt]);
+	ev = next_kind(t, GRMTRACE_MM);
+	cr_assert_str_eq(ev->str, "mm-1");
+	cr_assert_str_eq(fs_of(ev, "id"), "mm-1");
+	ev = next_kind(t, GRMTRACE_CLOCK);
+	cr_assert(fu_of(ev, "realtime_ns") == 11 &&
+	    fu_of(ev, "monotonic_ns") == 22);
+	ev = next_kind(t, GRMTRACE_HOST);
+	cr_assert(ev->node == 1 && fi_of(ev, "offset_ns") == -5 &&
+	    fu_of(ev, "lm_pid") == 700);
+	cr_assert_str_eq(fs_of(ev, "hostname"), "alpha");
+	ev = next_kind(t, GRMTRACE_SYNC);
+	cr_assert(ev->node == 1 && ev->ts == 30 && fu_of(ev, "at_ns") == 30 &&
+	    fi_of(ev, "offset_ns") == -6 && fi_of(ev, "drift_ppb") == 7 &&
+	    fu_of(ev, "error_ns") == 8 && fu_of(ev, "rtt_ns") == 9 &&
+	    fu_of(ev, "samples") == 10);
+	cr_assert_not_null(h = grmtrace_host(t, 1));
+	cr_assert(h->synced && h->sync_offset_ns == -6 && h->lm_pid == 700 &&
+	    h->offset_ns == -5 && h->connections == 1 && h->samples == 10);
+	cr_assert_str_eq(h->hostname, "alpha");
+	ev = next_kind(t, GRMTRACE_DEF);
+	cr_assert(ev->eid == -6 && ev->def != NULL && ev->def->eid == -6);
+	ev = next_kind(t, GRMTRACE_DEF);
+	cr_assert(ev->eid == 5 && ev->node == 0 && ev->def->nfields == 2 &&
+	    ev->def->conv[1] == 'p' && ev->def->type[1] == GRMTRACE_UINT);
+	cr_assert_str_eq(fs_of(ev, "format"), "%d %p");
+	cr_assert_str_eq(ev->def->description, "five");
+	ev = next_kind(t, GRMTRACE_DEF);
+	cr_assert(ev->eid == 5 && ev->node == 1 && ev->pid == 100 &&
+	    ev->def->node == 1 && ev->def->attr == 3 &&
+	    fu_of(ev, "node") == 1 && fu_of(ev, "pid") == 100);
+	ev = next_kind(t, GRMTRACE_PROC);
+	cr_assert(ev->node == 1 && ev->pid == 100 && ev->ppid == 99 &&
+	    ev->how == GRMTRACE_PROC_START && ev->ts == 40);
+	cr_assert_str_eq(ev->str, "app");
+	cr_assert_str_eq(fs_of(ev, "how"), "start");
+	ev = next_kind(t, GRMTRACE_RECORD);
+	cr_assert(ev->eid == -6 && ev->ts == 50 && ev->tid == 101 &&
+	    ev->n == 2 && ev->f[0].v.i == 3);
+	cr_assert_str_eq(ev->f[1].v.s.p, "rank three");
+	ev = next_kind(t, GRMTRACE_RECORD);
+	cr_assert(ev->eid == 5 && ev->n == 1 && ev->def->node == 1 &&
+	    ev->f[0].type == GRMTRACE_UINT && ev->f[0].v.u == 77);
+	ev = next_kind(t, GRMTRACE_RECORD);
+	cr_assert(ev->eid == 5 && ev->pid == 200 && ev->n == 2 &&
+	    ev->def->node == 0 && ev->f[1].v.u == 0xbeef);
+	ev = next_kind(t, GRMTRACE_LOSS);
+	cr_assert(ev->node == 1 && ev->pid == 100 && ev->tid == 101 &&
+	    ev->count == 4 && ev->ts == 75);
+	ev = next_kind(t, GRMTRACE_STATS_COUNT);
+	cr_assert(ev->eid == 5 && ev->count == 12 && ev->def != NULL &&
+	    ev->def->node == 1);
+	cr_assert_str_eq(fs_of(ev, "kind"), "count");
+	ev = next_kind(t, GRMTRACE_STATS_RANGE);
+	cr_assert(ev->eid == -1 && ev->count == 2 && fi_of(ev, "key") == 9 &&
+	    fu_of(ev, "total_ns") == 30 && fu_of(ev, "min_ns") == 10 &&
+	    fu_of(ev, "max_ns") == 20 && field(ev, "mean_ns")->v.d == 15.5 &&
+	    field(ev, "m2")->v.d == 50.25);
+	ev = next_kind(t, GRMTRACE_CONTROL);
+	cr_assert(ev->ts == 80 && ev->str_len == 15);
+	cr_assert_str_eq(ev->str, "disable class 8");
+	ev = next_kind(t, GRMTRACE_COLLECT);
+	cr_assert(ev->count == 1 && ev->ts == 85 && ev->records == 3);
+	ev = next_kind(t, GRMTRACE_ORDER);
+	cr_assert(fu_of(ev, "late") == 1 && fu_of(ev, "held_max") == 4);
+	ev = next_kind(t, GRMTRACE_CAUSAL);
+	cr_assert(fu_of(ev, "matched") == 5 && fu_of(ev, "unchecked") == 8);
+	ev = next_kind(t, GRMTRACE_PROC);
+	cr_assert(ev->how == GRMTRACE_PROC_KILLED && ev->status == 9);
+	ev = next_kind(t, GRMTRACE_END);
+	cr_assert_eq(ev->records, 3);
+	cr_assert_eq(grmtrace_next(t, &ev), 0, "%s", grmtrace_error(t));
+
+	/* What was kept. */
+	cr_assert(grmtrace_ended(t, &end) == 1 && end == 3);
+	cr_assert_eq(grmtrace_losses(t), 4);
+	cr_assert_eq(grmtrace_records(t), 3);
+	cr_assert_eq(grmtrace_ndefs(t), 3);
+	cr_assert_eq(grmtrace_def_at(t, 2)->node, 1);
+	cr_assert_null(grmtrace_def_at(t, 3));
+	cr_assert_eq(grmtrace_def_for(t, 1, 100, 5)->attr, 3);
+	cr_assert_eq(grmtrace_def_for(t, 1, 200, 5)->attr, 2);
+	cr_assert_eq(grmtrace_def(t, 5)->node, 0);
+	cr_assert_null(grmtrace_def(t, 6));
+	cr_assert_eq(grmtrace_nhosts(t), 1);
+	cr_assert_eq(grmtrace_nprocs(t), 2);
+	cr_assert_not_null(pr = grmtrace_proc(t, 1, 100));
+	cr_assert(pr->started && pr->start_ts == 40 && pr->ended &&
+	    pr->how == GRMTRACE_PROC_KILLED && pr->status == 9 &&
+	    pr->end_ts == 90 && pr->ppid == 99 && pr->has_rank &&
+	    pr->rank == 3 && pr->records == 2 && pr->threads == 2);
+	cr_assert_str_eq(pr->name, "app");
+	cr_assert_str_eq(pr->rank_name, "rank three");
+	pr = grmtrace_proc(t, 1, 200);
+	cr_assert(pr != NULL && !pr->started && pr->records == 1);
+	cr_assert_str_eq(pr->name, "");
+	cr_assert_eq(grmtrace_nthreads(t), 3);
+	cr_assert_eq(grmtrace_thread_at(t, 0)->tid, 101);
+	cr_assert(grmtrace_thread(t, 1, 100, 102)->first_ts == 60 &&
+	    grmtrace_thread(t, 1, 100, 102)->records == 1);
+	cr_assert_null(grmtrace_thread(t, 1, 100, 103));
+	grmtrace_close(t);
+}
+
+Test(trace, every_kind_text)
+{
+	read_all_kinds(TAPE_FMT_TAPE);
+}
+
+Test(trace, every_kind_bin)
+{
+	read_all_kinds(TAPE_FMT_BIN);
+}
+
+Test(trace, every_kind_bee)
+{
+	read_all_kinds(TAPE_FMT_BEE);
+}
+
+/* Selected kinds only; the tables are kept all the same. */
+Test(trace, select)
+{
+	const char *p = path("sel");
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	unsigned n = 0;
+
+	write_all_kinds(p, TAPE_FMT_TAPE);
+	cr_assert_not_null(t = grmtrace_open(p, NULL, 0));
+	cr_assert_eq(grmtrace_select(t, GRMTRACE_WANT(GRMTRACE_LOSS)), 0);
+	while (grmtrace_next(t, &ev) == 1) {
+		cr_assert(ev->kind == GRMTRACE_RECORD ||
+		    ev->kind == GRMTRACE_LOSS);
+		n++;
+	}
+	cr_assert_eq(n, 4);
+	cr_assert_not_null(grmtrace_host(t, 1));
+	cr_assert_eq(grmtrace_proc(t, 1, 100)->how, GRMTRACE_PROC_KILLED);
+	errno = 0;
+	cr_assert_eq(grmtrace_select(t, 1u << GRMTRACE_NKINDS), -1);
+	cr_assert_eq(errno, EINVAL);
+	grmtrace_close(t);
+}
+
+/* Collection phases: records -7 and -8 of process 0 of a node; two Local
+ * Monitors of one node overlap into one phase. */
+Test(trace, phases)
+{
+	const char *p = path("ph");
+	const struct grmtrace_ev *ev;
+	const struct grmtrace_host *h;
+	struct rec_field b[4] = { fu(1), fu(2), fu(0), fu(50) };
+	struct rec_field e[3] = { fu(1), fu(2), fu(0) };
+	struct grmtrace *t;
+	struct tape_w *w;
+
+	cr_assert_not_null(w = tape_open_fmt(p, TAPE_FMT_TAPE, "m", 0, 0));
+	cr_assert_eq(tape_def(w, -7, 1, 0, "%u %u %u %lu", 12, "", 0), 0);
+	cr_assert_eq(tape_def(w, -8, 1, 1, "%u %u %u", 8, "", 0), 0);
+	cr_assert_eq(tape_host(w, 2, 0, 9, "b"), 0);
+	cr_assert_eq(tape_record(w, 100, 2, 0, 0, -7, b, 4), 0);
+	cr_assert_eq(tape_record(w, 130, 2, 0, 0, -8, e, 3), 0);
+	cr_assert_eq(tape_record(w, 200, 2, 0, 0, -7, b, 4), 0);
+	cr_assert_eq(tape_record(w, 210, 2, 0, 0, -7, b, 4), 0);
+	cr_assert_eq(tape_record(w, 250, 2, 0, 0, -8, e, 3), 0);
+	cr_assert_eq(tape_record(w, 260, 2, 0, 0, -8, e, 3), 0);
+	cr_assert_eq(tape_record(w, 300, 3, 0, 0, -7, b, 4), 0);
+	cr_assert_eq(tape_close(w), 0);
+	cr_assert_not_null(t = grmtrace_open(p, NULL, 0));
+	while (grmtrace_next(t, &ev) == 1)
+		;
+	cr_assert_not_null(h = grmtrace_host(t, 2));
+	cr_assert_eq(h->phases, 3);
+	cr_assert_eq(h->stopped_ns, 30 + 60);
+	cr_assert_not_null(h = grmtrace_host(t, 3), "a node seen in phases");
+	cr_assert(h->phases == 1 && h->stopped_ns == 0 && h->connections == 0);
+	cr_assert_str_eq(h->hostname, "");
+	grmtrace_close(t);
+}
+
+/* ---- seeking ---- */
+
+#define SEEK_N	20000
+
+/* SEEK_N records, ts 1000 + 10 i, with a #DEF and a #HOST in the middle
+ * (seeking past them keeps them), as records or pieces. */
+static void
+write_seq(const char *p, int fmt, int pieces)
+{
+	static unsigned char buf[64 * 1024];
+	struct rec_field f[1];
+	struct tape_w *w;
+	size_t len = 0;
+	unsigned i;
+
+	cr_assert_not_null(w = tape_open_fmt(p, fmt, "m", 0, 0));
+	cr_assert_eq(tape_def(w, 1, 8, 2, "%lu", 3, "n", 1), 0);
+	for (i = 0; i < SEEK_N; i++) {
+		if (i == SEEK_N / 2) {
+			if (len > 0)
+				cr_assert_eq(tape_piece(w, 1, 2, 3, buf, len),
+				    0);
+			len = 0;
+			cr_assert_eq(tape_host(w, 7, 0, 1, "late"), 0);
+			cr_assert_eq(tape_def(w, 2, 8, 2, "%s", 2, "", 0), 0);
+		}
+		if (!pieces) {
+			f[0] = fu(i);
+			cr_assert_eq(tape_record(w, 1000 + 10 * (uint64_t)i,
+			    1, 2, 3, 1, f, 1), 0);
+			continue;
+		}
+		rec_put_hdr(buf + len, 24, 8, 2, 1, 1000 + 10 * (uint64_t)i);
+		memcpy(buf + len + 16, &(uint64_t){ i }, 8);
+		len += 24;
+		if (len + 24 > sizeof buf || i % 1000 == 999) {
+			cr_assert_eq(tape_piece(w, 1, 2, 3, buf, len), 0);
+			len = 0;
+		}
+	}
+	if (len > 0)
+		cr_assert_eq(tape_piece(w, 1, 2, 3, buf, len), 0);
+	cr_assert_eq(tape_close(w), 0);
+}
+
+/* Seeks to ts; the next record must be the first at or after it. */
+static void
+seek_to(struct grmtrace *t, uint64_t ts)
+{
+	const struct grmtrace_ev *ev;
+	uint64_t want = ts <= 1000 ? 0 : (ts - 1000 + 9) / 10;
+
+	if (want >= SEEK_N) {
+		cr_assert_eq(grmtrace_seek(t, ts), 0, "%s", grmtrace_error(t));
+		cr_assert_eq(grmtrace_next(t, &ev), 0);
+		return;
+	}
+	cr_assert_eq(grmtrace_seek(t, ts), 1, "%s", grmtrace_error(t));
+	cr_assert_eq(grmtrace_next(t, &ev), 1, "%s", grmtrace_error(t));
+	cr_assert_eq(ev->kind, GRMTRACE_RECORD);
+	cr_assert_eq(ev->ts, 1000 + 10 * want, "seek %llu: at %llu",
+	    (unsigned long long)ts, (unsigned long long)ev->ts);
+	cr_assert_eq(ev->f[0].v.u, want);
+	/* What comes before the place is known. */
+	cr_assert_not_null(grmtrace_def(t, 1));
+	if (want > SEEK_N / 2) {
+		cr_assert_not_null(grmtrace_host(t, 7));
+		cr_assert_not_null(grmtrace_def(t, 2));
+	}
+	/* And reading goes on from there. */
+	if (want + 1 == SEEK_N) {
+		cr_assert_eq(grmtrace_next(t, &ev), 0);
+		return;
+	}
+	cr_assert_eq(grmtrace_next(t, &ev), 1);
+	cr_assert_eq(ev->ts, 1000 + 10 * (want + 1));
+}
+
+static void
+seeks(int fmt, int pieces)
+{
+	static const uint64_t at[] = { 0, 1000, 1001, 1010, 55555, 101000,
+	    100995, 100990, 150007, 1000 + 10 * (SEEK_N - 1), 7000,
+	    1000 + 10 * SEEK_N, UINT64_MAX, 3 };
+	const char *p = path("seq");
+	struct grmtrace *t;
+	size_t i;
+
+	write_seq(p, fmt, pieces);
+	cr_assert_not_null(t = grmtrace_open(p, NULL, 0));
+	cr_assert_eq(grmtrace_select(t, 0), 0);
+	for (i = 0; i < sizeof at / sizeof at[0]; i++)
+		seek_to(t, at[i]);
+	grmtrace_close(t);
+}
+
+Test(trace, seek_text)
+{
+	seeks(TAPE_FMT_TAPE, 0);
+}
+
+Test(trace, seek_bee)
+{
+	seeks(TAPE_FMT_BEE, 0);
+}
+
+Test(trace, seek_bin_records)
+{
+	seeks(TAPE_FMT_BIN, 0);
+}
+
+Test(trace, seek_bin_pieces)
+{
+	seeks(TAPE_FMT_BIN, 1);
+}
+
+/* A seek in a binary file that is malformed past the place it looks at
+ * still finds what comes first, and the error where it is. */
+Test(trace, seek_bin_truncated)
+{
+	const char *p = path("seq");
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	FILE *f;
+	long size;
+
+	write_seq(p, TAPE_FMT_BIN, 1);
+	cr_assert_not_null(f = fopen(p, "r+"));
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	cr_assert_eq(ftruncate(fileno(f), size - 100), 0);
+	fclose(f);
+	cr_assert_not_null(t = grmtrace_open(p, NULL, 0));
+	cr_assert_eq(grmtrace_seek(t, 1000 + 10 * 17), 1);
+	cr_assert_eq(grmtrace_next(t, &ev), 1);
+	cr_assert_eq(ev->f[0].v.u, 17);
+	cr_assert_eq(grmtrace_seek(t, 1000 + 10 * (SEEK_N - 1)), -1);
+	cr_assert_not_null(strstr(grmtrace_error(t), "truncated"), "%s",
+	    grmtrace_error(t));
+	cr_assert_eq(grmtrace_next(t, &ev), -1, "errors are sticky");
+	grmtrace_close(t);
+}
+
+/* ---- malformed input and misuse ---- */
+
+static void
+bad_file(const char *text, size_t len, const char *reason)
+{
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	char err[256];
+	int rc;
+
+	t = grmtrace_open(put_file(text, len), err, sizeof err);
+	if (t == NULL) {
+		cr_assert_not_null(strstr(err, reason), "%s", err);
+		cr_assert_eq(errno, EILSEQ);
+		return;
+	}
+	while ((rc = grmtrace_next(t, &ev)) == 1)
+		;
+	cr_assert_eq(rc, -1, "[%s] read to its end", text);
+	cr_assert_eq(errno, EILSEQ);
+	cr_assert_not_null(strstr(grmtrace_error(t), reason), "%s",
+	    grmtrace_error(t));
+	cr_assert_eq(grmtrace_next(t, &ev), -1);
+	grmtrace_close(t);
+}
+
+Test(trace, malformed)
+{
+	static const char bin[] = "\x89GRMBIN\n\x14\0\0\0L\x0a\0#GRM-TRACE"
+	    "\x02\0\0\0\0\0\0\0" "\xff\xff\0\0P";
+
+	bad_file("", 0, "empty file");
+	bad_file("hello\n", 6, "not a grm trace");
+	bad_file("#GRM-TRACE 9\n", 13, "unsupported trace version");
+	bad_file("#GRM-TRACE 2\n1 1 1 1 5\n", 23,
+	    "line 2: record before definition of eid 5");
+	bad_file("#GRM-TRACE 2\n#HOST 1 2\n", 23, "line 2: #HOST: missing");
+	bad_file("#GRM-TRACE 2\n#SYNC 1 2 x 4 5 6 7\n", 33,
+	    "line 2: #SYNC: bad number");
+	bad_file("#GRM-TRACE 2\n#DEF 1 8 2 \"%n\" \"\"\n", 32,
+	    "line 2: #DEF 1: bad format");
+	bad_file("(GRM-BEE-1 0)\n(1 (5 8 2 0 1 2 3 0.5 1))\n", 40,
+	    "line 2: record before definition of eid 5");
+	bad_file("(GRM-BEE-7 0)\n", 14, "unsupported grm BEE Ascii version");
+	bad_file(bin, sizeof bin - 1, "line 2: frame of 65535 bytes");
+}
+
+Test(trace, misuse)
+{
+	const struct grmtrace_ev *ev;
+	struct grmtrace_field f = { .type = 9 };
+	struct grmtrace *t;
+	char err[64];
+
+	errno = 0;
+	cr_assert_null(grmtrace_open(NULL, err, sizeof err));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_null(grmtrace_open("", NULL, 0));
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_null(grmtrace_open(path("none"), err, sizeof err));
+	cr_assert_eq(errno, ENOENT);
+	cr_assert_not_null(strstr(err, "No such file"), "%s", err);
+	errno = 0;
+	cr_assert_eq(grmtrace_next(NULL, &ev), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(grmtrace_seek(NULL, 0), -1);
+	cr_assert_eq(grmtrace_select(NULL, 0), -1);
+	cr_assert_str_eq(grmtrace_error(NULL), "no trace (NULL)");
+	cr_assert_eq(grmtrace_format(NULL), -1);
+	cr_assert_null(grmtrace_def(NULL, 1));
+	cr_assert_null(grmtrace_proc(NULL, 1, 1));
+	cr_assert_eq(grmtrace_nthreads(NULL), 0);
+	cr_assert_eq(grmtrace_fput_field(stdout, &f), -1);
+	cr_assert_eq(grmtrace_fput_field(NULL, &f), -1);
+	cr_assert_eq(grmtrace_fput_string(stdout, NULL, 3), -1);
+	cr_assert_null(grmtrace_field_name(GRMTRACE_RECORD, 0));
+	cr_assert_null(grmtrace_field_name(GRMTRACE_HOST, 4));
+	cr_assert_str_eq(grmtrace_field_name(GRMTRACE_SYNC, 6), "samples");
+	cr_assert_str_eq(grmtrace_kind_name(GRMTRACE_CAUSAL), "#CAUSAL");
+	cr_assert_null(grmtrace_kind_name(GRMTRACE_NKINDS));
+	cr_assert_eq(grmtrace_version(), GRMTRACE_VERSION);
+	grmtrace_close(NULL);
+	write_all_kinds(path("ok"), TAPE_FMT_TAPE);
+	cr_assert_not_null(t = grmtrace_open(path("ok"), NULL, 0));
+	cr_assert_eq(grmtrace_next(t, NULL), -1);
+	cr_assert_eq(errno, EINVAL);
+	cr_assert_eq(grmtrace_next(t, &ev), 1, "a misuse is no failure");
+	grmtrace_close(t);
+}
+
+Test(trace, fput)
+{
+	struct grmtrace_field f = { .type = GRMTRACE_STRING };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	cr_assert_not_null(m = open_memstream(&buf, &len));
+	f.v.s.p = "a \"b\"\n";
+	f.v.s.len = 6;
+	cr_assert_eq(grmtrace_fput_field(m, &f), 0);
+	putc(' ', m);
+	f.type = GRMTRACE_DOUBLE;
+	f.v.d = 0.1;
+	cr_assert_eq(grmtrace_fput_field(m, &f), 0);
+	putc(' ', m);
+	f.type = GRMTRACE_INT;
+	f.v.i = -3;
+	cr_assert_eq(grmtrace_fput_field(m, &f), 0);
+	putc(' ', m);
+	cr_assert_eq(grmtrace_fput_string(m, "x\x01", 2), 0);
+	fclose(m);
+	cr_assert_str_eq(buf, "\"a \\\"b\\\"\\n\" 0.10000000000000001 -3 "
+	    "\"x\\x01\"");
+	free(buf);
+}
+
+/* ---- memory ---- */
+
+#define MEM_N	1000000
+
+/* Bytes in use by malloc now. */
+static size_t
+in_use(void)
+{
+	return mallinfo2().uordblks;
+}
+
+static void
+bounded(int fmt)
+{
+	const char *p = path("big");
+	const struct grmtrace_ev *ev;
+	struct rec_field f[2] = { fi(0), fs("some text", 9) };
+	struct grmtrace *t;
+	size_t base, at_first = 0, peak = 0, now;
+	struct tape_w *w;
+	unsigned i;
+	int rc;
+
+	cr_assert_not_null(w = tape_open_fmt(p, fmt, "m", 0, 0));
+	cr_assert_eq(tape_def(w, 1, 8, 2, "%d %s", 5, "", 0), 0);
+	for (i = 0; i < MEM_N; i++) {
+		f[0].v.i = i;
+		cr_assert_eq(tape_record(w, i, 1, 2, 3 + i % 4, 1, f, 2), 0);
+	}
+	cr_assert_eq(tape_close(w), 0);
+	base = in_use();
+	cr_assert_not_null(t = grmtrace_open(p, NULL, 0));
+	for (i = 0; (rc = grmtrace_next(t, &ev)) == 1; i++) {
+		if (i % 50000 != 0)
+			continue;
+		now = in_use() - base;
+		if (i == 50000)
+			at_first = now;
+		peak = now > peak ? now : peak;
+	}
+	cr_assert_eq(rc, 0, "%s", grmtrace_error(t));
+	cr_assert_eq(grmtrace_records(t), MEM_N);
+	cr_assert_eq(grmtrace_nthreads(t), 4);
+	/* The reader's buffers (about 400 KiB), and nothing per record. */
+	cr_assert_lt(peak, 1024 * 1024, "peak %zu bytes", peak);
+	cr_assert_eq(peak, at_first, "grew from %zu to %zu bytes", at_first,
+	    peak);
+	grmtrace_close(t);
+}
+
+Test(trace, memory_bounded_text)
+{
+	bounded(TAPE_FMT_TAPE);
+}
+
+Test(trace, memory_bounded_bin)
+{
+	bounded(TAPE_FMT_BIN);
+}

@@ -1,0 +1,505 @@
+/* tape_w.c: the trace writer's front (tape.h): the output buffer and its
+ * way to disk, argument checks, and each meta line's fields in schema
+ * order, handed to the format's table (tr_text_w.c, tr_bin_w.c,
+ * tr_bee_w.c).  No printf on the way of a record. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tr_int.h"
+
+#define NUM_MAX		(TR_FMT_NUM_MAX + 1)	/* a number with its space */
+
+char *
+tw_u(char *d, const char *lim, uint64_t v)
+{
+	if (d == NULL || lim - d < NUM_MAX)
+		return NULL;
+	*d++ = ' ';
+	return tr_fmt_u64(d, v);
+}
+
+char *
+tw_i(char *d, const char *lim, int64_t v)
+{
+	if (d == NULL || lim - d < NUM_MAX)
+		return NULL;
+	*d++ = ' ';
+	return tr_fmt_i64(d, v);
+}
+
+char *
+tw_d(char *d, const char *lim, double v)
+{
+	if (d == NULL || lim - d < NUM_MAX)
+		return NULL;
+	*d++ = ' ';
+	return tr_fmt_double(d, v);
+}
+
+char *
+tw_fields(char *d, const char *lim, int m, const struct rec_field *v,
+	  unsigned n, tw_str_fn *tok, tw_str_fn *str)
+{
+	const char *k = tr_schema[m].kinds, *w = tr_schema[m].word;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		switch (k[i]) {
+		case 'U':
+		case 'u':
+		case 'b':
+			d = tw_u(d, lim, v[i].v.u);
+			break;
+		case 'i':
+		case 'I':
+			d = tw_i(d, lim, v[i].v.i);
+			break;
+		case 'd':
+			d = tw_d(d, lim, v[i].v.d);
+			break;
+		case '=':
+			d = tok(d, lim, w, strlen(w));
+			break;
+		case 't':
+			d = tok(d, lim, v[i].v.s.p, v[i].v.s.len);
+			break;
+		default:
+			d = str(d, lim, v[i].v.s.p, v[i].v.s.len);
+		}
+	}
+	return d;
+}
+
+/*
+ * A trace is written once, at hundreds of MB/s, and read later: the file
+ * goes to disk as it grows, TW_WB bytes at a time, and what is on disk
+ * leaves the page cache (up to TW_WB_KEEP behind).  A page cache filling
+ * with gigabytes of dirty trace makes every write cost several times
+ * more CPU (doc/PERFORMANCE.md).  Nothing waits for the disk: pages still
+ * being written are dropped by a later call, or stay (the kernel's own
+ * limits on dirty pages then apply, as without this).
+ */
+#define TW_WB		(16u << 20)
+#define TW_WB_KEEP	(8u * TW_WB)
+
+static void
+wback(struct tape_w *w)
+{
+	uint64_t lo;
+
+	if (w->out - w->wb < TW_WB)
+		return;
+	(void)sync_file_range(w->fd, (off_t)w->wb, (off_t)(w->out - w->wb),
+	    SYNC_FILE_RANGE_WRITE);
+	lo = w->wb > TW_WB_KEEP - TW_WB ? w->wb - (TW_WB_KEEP - TW_WB) : 0;
+	if (w->wb > lo)
+		(void)posix_fadvise(w->fd, (off_t)lo, (off_t)(w->wb - lo),
+		    POSIX_FADV_DONTNEED);
+	w->wb = w->out;
+}
+
+static int
+wflush(struct tape_w *w)
+{
+	size_t off = 0;
+	ssize_t n;
+	int e;
+
+	while (off < w->len) {
+		n = write(w->fd, w->buf + off, w->len - off);
+		if (n > 0) {
+			off += (size_t)n;
+			w->out += (uint64_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		e = n == 0 ? EIO : errno;
+		memmove(w->buf, w->buf + off, w->len - off);
+		w->len -= off;
+		errno = e;
+		return -1;
+	}
+	w->len = 0;
+	wback(w);
+	return 0;
+}
+
+char *
+tw_begin(struct tape_w *w, const char **lim)
+{
+	w->ferr = 0;
+	if (TW_BUF - w->len < TAPE_LINE_MAX + 1 && wflush(w) != 0) {
+		w->ferr = errno;
+		return NULL;
+	}
+	*lim = w->buf + w->len + TAPE_LINE_MAX;
+	return w->buf + w->len;
+}
+
+int
+tw_commit(struct tape_w *w, char *d)
+{
+	if (d == NULL) {
+		errno = w->ferr != 0 ? w->ferr : EMSGSIZE;
+		return -1;
+	}
+	w->len = (size_t)(d - w->buf);
+	return 0;
+}
+
+int
+tw_end(struct tape_w *w, char *d)
+{
+	if (d != NULL)
+		*d++ = '\n';
+	return tw_commit(w, d);
+}
+
+/* ---- the writer's calls: each meta line's fields in schema order ---- */
+
+static struct rec_field
+vu(uint64_t u)
+{
+	struct rec_field f = { .kind = REC_K_UINT };
+
+	f.v.u = u;
+	return f;
+}
+
+static struct rec_field
+vi(int64_t i)
+{
+	struct rec_field f = { .kind = REC_K_INT };
+
+	f.v.i = i;
+	return f;
+}
+
+static struct rec_field
+vd(double d)
+{
+	struct rec_field f = { .kind = REC_K_DOUBLE };
+
+	f.v.d = d;
+	return f;
+}
+
+/* A string; a token is one too (NULL or empty: the format's own way). */
+static struct rec_field
+vs(const char *s, size_t len)
+{
+	struct rec_field f = { .kind = REC_K_STR };
+
+	f.v.s.p = s != NULL ? s : "";
+	f.v.s.len = s != NULL ? (uint32_t)len : 0;
+	return f;
+}
+
+static struct rec_field
+vt(const char *s)
+{
+	return vs(s, s != NULL ? strlen(s) : 0);
+}
+
+static int
+meta(struct tape_w *w, int m, const struct rec_field *v, unsigned n)
+{
+	return w->ops->meta(w, m, v, n);
+}
+
+struct tape_w *
+tape_open(const char *path, const char *mm_id, uint64_t realtime_ns,
+	  uint64_t monotonic_ns)
+{
+	return tape_open_fmt(path, TAPE_FMT_TAPE, mm_id, realtime_ns,
+	    monotonic_ns);
+}
+
+struct tape_w *
+tape_open_fmt(const char *path, int fmt, const char *mm_id,
+	      uint64_t realtime_ns, uint64_t monotonic_ns)
+{
+	static const struct tr_wops *const ops[] = { &tr_text_wops,
+	    &tr_bin_wops, &tr_bee_wops };
+	struct rec_field v[2];
+	struct tape_w *w;
+	int e, how = fmt & TAPE_OPEN_NEW ? O_EXCL : O_TRUNC;
+
+	fmt &= ~TAPE_OPEN_NEW;
+	if (fmt != TAPE_FMT_TAPE && fmt != TAPE_FMT_BIN &&
+	    fmt != TAPE_FMT_BEE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((w = calloc(1, sizeof *w)) == NULL)
+		return NULL;
+	w->ops = ops[fmt];
+	if ((w->fd = open(path, O_WRONLY | O_CREAT | how | O_CLOEXEC,
+	    0644)) < 0) {
+		e = errno;
+		free(w);
+		errno = e;
+		return NULL;
+	}
+	v[0] = vu(TAPE_VERSION);
+	if ((w->ops->open != NULL && w->ops->open(w) != 0) ||
+	    meta(w, TR_M_HEADER, v, 1) != 0)
+		goto fail;
+	v[0] = vt(mm_id);
+	if (meta(w, TR_M_MM, v, 1) != 0)
+		goto fail;
+	v[0] = vu(realtime_ns);
+	v[1] = vu(monotonic_ns);
+	if (meta(w, TR_M_CLOCK, v, 2) != 0 || wflush(w) != 0)
+		goto fail;
+	return w;
+fail:
+	e = errno;
+	close(w->fd);
+	if (w->ops->free != NULL)
+		w->ops->free(w);
+	free(w);
+	errno = e;
+	return NULL;
+}
+
+int
+tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
+	  uint32_t lm_pid, const char *hostname)
+{
+	struct rec_field v[4] = { vu(node), vi(offset_ns), vu(lm_pid),
+	    vt(hostname) };
+
+	return meta(w, TR_M_HOST, v, 4);
+}
+
+int
+tape_sync(struct tape_w *w, uint32_t node, uint64_t at, int64_t offset_ns,
+	  int64_t drift_ppb, uint64_t err_ns, uint64_t rtt_ns, uint32_t used)
+{
+	struct rec_field v[7] = { vu(node), vu(at), vi(offset_ns),
+	    vi(drift_ppb), vu(err_ns), vu(rtt_ns), vu(used) };
+
+	return meta(w, TR_M_SYNC, v, 7);
+}
+
+int
+tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
+	   uint64_t forced, uint64_t held_max)
+{
+	struct rec_field v[4] = { vu(late), vu(clamped), vu(forced),
+	    vu(held_max) };
+
+	return meta(w, TR_M_ORDER, v, 4);
+}
+
+int
+tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
+	    uint64_t worst_ns, uint64_t unchecked)
+{
+	struct rec_field v[4] = { vu(matched), vu(violations), vu(worst_ns),
+	    vu(unchecked) };
+
+	return meta(w, TR_M_CAUSAL, v, 4);
+}
+
+int
+tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
+	 const char *format, size_t format_len, const char *dsc,
+	 size_t dsc_len)
+{
+	return tape_def_scoped(w, 0, 0, eid, cls, attr, format, format_len,
+	    dsc, dsc_len);
+}
+
+int
+tape_def_scoped(struct tape_w *w, uint32_t node, uint32_t pid, int32_t eid,
+		uint8_t cls, uint8_t attr, const char *format,
+		size_t format_len, const char *dsc, size_t dsc_len)
+{
+	char fbuf[REC_FMT_MAX];
+	struct rec_field v[7];
+	struct rec_fmt fmt;
+
+	if (dsc == NULL)
+		dsc_len = 0;
+	if (format == NULL || format_len >= REC_FMT_MAX ||
+	    memchr(format, '\0', format_len) != NULL ||
+	    (dsc != NULL && memchr(dsc, '\0', dsc_len) != NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(fbuf, format, format_len);
+	fbuf[format_len] = '\0';
+	if (rec_parse_format(fbuf, &fmt) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	v[0] = vi(eid);
+	v[1] = vu(cls);
+	v[2] = vu(attr);
+	v[3] = vs(fbuf, format_len);
+	v[4] = vs(dsc, dsc_len);
+	v[5] = vu(node);
+	v[6] = vu(pid);
+	return meta(w, TR_M_DEF, v, node == 0 ? 5 : 7);
+}
+
+int
+tape_proc(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t ppid,
+	  int is_exit, uint64_t ts, int32_t status, const char *name)
+{
+	struct rec_field v[7];
+
+	if (name == NULL)
+		name = "";
+	if (is_exit < 0 || is_exit > TAPE_PROC_GONE) {
+		errno = EINVAL;
+		return -1;
+	}
+	v[0] = vu(node);
+	v[1] = vu(pid);
+	v[2] = vu(ppid);
+	v[3] = vt(tr_proc_words[is_exit]);
+	v[4] = vu(ts);
+	v[5] = vi(status);
+	v[6] = vt(name);
+	return meta(w, TR_M_PROC, v, 7);
+}
+
+int
+tape_loss(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+	  uint64_t count, uint64_t ts)
+{
+	struct rec_field v[5] = { vu(node), vu(pid), vu(tid), vu(count),
+	    vu(ts) };
+
+	return meta(w, TR_M_LOSS, v, 5);
+}
+
+int
+tape_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
+	    uint32_t tid, int32_t eid, const struct rec_field *f, unsigned n)
+{
+	unsigned i;
+
+	if (n > REC_ARGS_MAX || (n > 0 && f == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		if (f[i].kind > REC_K_STR) {
+			errno = EINVAL;
+			return -1;
+		}
+	if (w->ops->record(w, ts, node, pid, tid, eid, f, n) != 0)
+		return -1;
+	w->records++;
+	return 0;
+}
+
+int
+tape_collect(struct tape_w *w, uint32_t n, uint64_t ts)
+{
+	struct rec_field v[3] = { vu(n), vu(ts), vu(w->records) };
+
+	return meta(w, TR_M_COLLECT, v, 3);
+}
+
+int
+tape_stats_count(struct tape_w *w, uint32_t node, uint32_t pid, int32_t eid,
+		 uint64_t n)
+{
+	struct rec_field v[5] = { vu(node), vu(pid), vt(NULL), vi(eid),
+	    vu(n) };
+
+	return meta(w, TR_M_STATS_COUNT, v, 5);
+}
+
+int
+tape_stats_range(struct tape_w *w, uint32_t node, uint32_t pid, int32_t eid,
+		 int64_t key, uint64_t n, uint64_t total, uint64_t min,
+		 uint64_t max, double mean, double m2)
+{
+	struct rec_field v[11] = { vu(node), vu(pid), vt(NULL), vi(eid),
+	    vi(key), vu(n), vu(total), vu(min), vu(max), vd(mean), vd(m2) };
+
+	return meta(w, TR_M_STATS_RANGE, v, 11);
+}
+
+int
+tape_control(struct tape_w *w, uint64_t ts, const char *command,
+	     size_t command_len)
+{
+	struct rec_field v[2];
+
+	if (command == NULL && command_len > 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	v[0] = vu(ts);
+	v[1] = vs(command, command_len);
+	return meta(w, TR_M_CONTROL, v, 2);
+}
+
+int
+tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+	   const void *recs, size_t len)
+{
+	if (w->ops->piece == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	return w->ops->piece(w, node, pid, tid, recs, len);
+}
+
+int
+tape_write_out(struct tape_w *w)
+{
+	return wflush(w);
+}
+
+int
+tape_flush(struct tape_w *w)
+{
+	if (wflush(w) != 0)
+		return -1;
+	if (fdatasync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
+		return -1;
+	return 0;
+}
+
+int
+tape_close(struct tape_w *w)
+{
+	struct rec_field v;
+	int rc = 0, e = 0;
+
+	if (w == NULL)
+		return 0;
+	v = vu(w->records);
+	if (meta(w, TR_M_END, &v, 1) != 0 || tape_flush(w) != 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (close(w->fd) != 0 && rc == 0) {
+		rc = -1;
+		e = errno;
+	}
+	if (w->ops->free != NULL)
+		w->ops->free(w);
+	free(w);
+	if (rc != 0)
+		errno = e;
+	return rc;
+}
+
+uint64_t
+tape_records(const struct tape_w *w)
+{
+	return w->records;
+}

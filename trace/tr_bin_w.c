@@ -1,0 +1,207 @@
+/* tr_bin_w.c: writing the binary trace format (doc/formats.md section 3):
+ * the magic, then frames: meta lines (L), records (R) and pieces of
+ * in-memory records (P), written without decoding. */
+#include <errno.h>
+#include <string.h>
+
+#include "tr_int.h"
+
+static char *
+b_u64(char *d, const char *lim, uint64_t v)
+{
+	int i;
+
+	if (d == NULL || lim - d < 8)
+		return NULL;
+	for (i = 0; i < 8; i++)
+		*d++ = (char)(v >> (8 * i));
+	return d;
+}
+
+static char *
+b_u32(char *d, const char *lim, uint32_t v)
+{
+	int i;
+
+	if (d == NULL || lim - d < 4)
+		return NULL;
+	for (i = 0; i < 4; i++)
+		*d++ = (char)(v >> (8 * i));
+	return d;
+}
+
+/* A token: u16 length and bytes; a string: u32 length and bytes. */
+static char *
+b_str(char *d, const char *lim, const char *s, size_t len, int wide)
+{
+	size_t hl = wide ? 4 : 2;
+
+	if (d == NULL || (size_t)(lim - d) < hl + len ||
+	    (!wide && len > UINT16_MAX))
+		return NULL;
+	*d++ = (char)len;
+	*d++ = (char)(len >> 8);
+	if (wide) {
+		*d++ = (char)(len >> 16);
+		*d++ = (char)(len >> 24);
+	}
+	memcpy(d, s, len);
+	return d + len;
+}
+
+/* A token as the text writer writes it: "-" if empty, anything but
+ * printable non-blank ASCII turned into '_'. */
+static char *
+b_tok(char *d, const char *lim, const char *s, size_t n)
+{
+	char *start;
+	size_t i;
+
+	if (n == 0) {
+		s = "-";
+		n = 1;
+	}
+	if ((d = b_str(d, lim, s, n, 0)) == NULL)
+		return NULL;
+	start = d - n;
+	for (i = 0; i < n; i++)
+		if (!((unsigned char)start[i] > 0x20 &&
+		    (unsigned char)start[i] < 0x7f))
+			start[i] = '_';
+	return d;
+}
+
+static char *
+b_field(char *d, const char *lim, const struct rec_field *f)
+{
+	uint64_t u;
+
+	switch (f->kind) {
+	case REC_K_STR:
+		return b_str(d, lim, f->v.s.p, f->v.s.len, 1);
+	case REC_K_DOUBLE:
+		memcpy(&u, &f->v.d, 8);
+		return b_u64(d, lim, u);
+	case REC_K_UINT:
+		return b_u64(d, lim, f->v.u);
+	default:
+		return b_u64(d, lim, (uint64_t)f->v.i);
+	}
+}
+
+/* Opens a frame of kind k: its length is filled in by fend. */
+static char *
+fbegin(struct tape_w *w, const char **lim, char kind)
+{
+	char *d = tw_begin(w, lim);
+
+	if (d == NULL)
+		return NULL;
+	d[4] = kind;
+	return d + 5;
+}
+
+static int
+fend(struct tape_w *w, char *d)
+{
+	char *f = w->buf + w->len;
+
+	if (d != NULL)
+		b_u32(f, f + 4, (uint32_t)(d - f - 5));
+	return tw_commit(w, d);
+}
+
+static int
+bin_open(struct tape_w *w)
+{
+	memcpy(w->buf, TAPE_BIN_MAGIC, 8);
+	w->len = 8;
+	return 0;
+}
+
+static int
+bin_meta(struct tape_w *w, int m, const struct rec_field *v, unsigned n)
+{
+	const char *lim, *k = tr_schema[m].kinds, *word = tr_schema[m].word;
+	unsigned i;
+	char *d;
+
+	if ((d = fbegin(w, &lim, 'L')) == NULL)
+		return fend(w, NULL);
+	d = b_str(d, lim, tr_schema[m].key, strlen(tr_schema[m].key), 0);
+	for (i = 0; i < n; i++) {
+		if (k[i] == '=')
+			d = b_tok(d, lim, word, strlen(word));
+		else if (k[i] == 't')
+			d = b_tok(d, lim, v[i].v.s.p, v[i].v.s.len);
+		else
+			d = b_field(d, lim, &v[i]);
+	}
+	return fend(w, d);
+}
+
+static int
+bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
+	   uint32_t tid, int32_t eid, const struct rec_field *f, unsigned n)
+{
+	const char *lim;
+	unsigned i;
+	char *d;
+
+	if ((d = fbegin(w, &lim, 'R')) == NULL)
+		return fend(w, NULL);
+	d = b_u64(d, lim, ts);
+	d = b_u64(d, lim, node);
+	d = b_u64(d, lim, pid);
+	d = b_u64(d, lim, tid);
+	d = b_u64(d, lim, (uint64_t)(int64_t)eid);
+	for (i = 0; i < n; i++)
+		d = b_field(d, lim, &f[i]);
+	return fend(w, d);
+}
+
+static int
+bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+	  const void *recs, size_t len)
+{
+	const char *p = recs, *lim;
+	struct rec_hdr h;
+	size_t off = 0, start, n;
+	char *d;
+
+	/* One frame per run of records that fits in a line's room. */
+	while (off < len) {
+		if ((d = fbegin(w, &lim, 'P')) == NULL)
+			return fend(w, NULL);
+		d = b_u32(d, lim, node);
+		d = b_u32(d, lim, pid);
+		d = b_u32(d, lim, tid);
+		start = off;
+		for (n = 0; off + sizeof h <= len; n++) {
+			memcpy(&h, p + off, sizeof h);
+			if (h.len < sizeof h || h.len > len - off) {
+				errno = EINVAL;
+				return -1;
+			}
+			if ((size_t)(lim - d) < off + h.len - start)
+				break;
+			off += h.len;
+		}
+		if (n == 0 || d == NULL) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		memcpy(d, p + start, off - start);
+		if (fend(w, d + (off - start)) != 0)
+			return -1;
+		w->records += n;
+	}
+	return 0;
+}
+
+const struct tr_wops tr_bin_wops = {
+	.open = bin_open,
+	.meta = bin_meta,
+	.record = bin_record,
+	.piece = bin_piece,
+};

@@ -1,0 +1,118 @@
+/* tr_input.c: the trace reader's input buffer: lines (text formats) and
+ * bytes (frames), and the reader's one error message. */
+#include <errno.h>
+#include <sys/types.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tr_int.h"
+
+int
+tr_fail(struct tape_r *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(r->err, sizeof r->err, "line %llu: ",
+	    (unsigned long long)(r->eline != 0 ? r->eline : r->lineno));
+	va_start(ap, fmt);
+	vsnprintf(r->err + n, sizeof r->err - (size_t)n, fmt, ap);
+	va_end(ap);
+	r->failed = 1;
+	return -1;
+}
+
+/* Reads more input after what is left at buf[start..end), at most max
+ * bytes: 0, or -1. */
+static int
+more(struct tape_r *r, size_t max)
+{
+	ssize_t got;
+
+	memmove(r->buf, r->buf + r->start, r->end - r->start);
+	r->end -= r->start;
+	r->pos += r->start;
+	r->start = 0;
+	for (;;) {
+		got = read(r->fd, r->buf + r->end, max < TR_BUF - r->end ?
+		    max : TR_BUF - r->end);
+		if (got >= 0)
+			break;
+		if (errno != EINTR) {
+			r->rerrno = errno;
+			return tr_fail(r, "read error: %s", strerror(errno));
+		}
+	}
+	r->eof = got == 0;
+	r->end += (size_t)got;
+	return 0;
+}
+
+int
+tr_fill(struct tape_r *r, size_t n)
+{
+	while (r->end - r->start < n && !r->eof)
+		if (more(r, TR_BUF) != 0)
+			return -1;
+	return r->end - r->start >= n;
+}
+
+int
+tr_fill_few(struct tape_r *r, size_t n)
+{
+	while (r->end - r->start < n && !r->eof)
+		if (more(r, n - (r->end - r->start)) != 0)
+			return -1;
+	return r->end - r->start >= n;
+}
+
+int
+tr_getln(struct tape_r *r, char **line, size_t *len)
+{
+	char *nl;
+
+	for (;;) {
+		nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+		if (nl != NULL || r->eof || r->end - r->start > TAPE_LINE_MAX)
+			break;
+		if (more(r, TR_BUF) != 0)
+			return -1;
+	}
+	if (nl == NULL && r->start == r->end)
+		return 0;
+	r->lineno++;
+	if (nl == NULL)
+		nl = r->buf + r->end;
+	*line = r->buf + r->start;
+	*len = (size_t)(nl - *line);
+	if (*len > TAPE_LINE_MAX)
+		return tr_fail(r, "line longer than %d bytes", TAPE_LINE_MAX);
+	r->start = nl == r->buf + r->end ? r->end : r->start + *len + 1;
+	*nl = '\0';
+	return 1;
+}
+
+uint64_t
+tr_tell(const struct tape_r *r)
+{
+	return r->pos + r->start;
+}
+
+int
+tr_goto(struct tape_r *r, uint64_t off)
+{
+	if (off >= r->pos && off <= r->pos + r->end) {
+		r->start = (size_t)(off - r->pos);
+		return 0;
+	}
+	if (lseek(r->fd, (off_t)off, SEEK_SET) < 0) {
+		r->rerrno = errno;
+		return tr_fail(r, "cannot seek: %s", strerror(errno));
+	}
+	r->pos = off;
+	r->start = r->end = 0;
+	r->eof = 0;
+	return 0;
+}

@@ -1,0 +1,249 @@
+/* tr_tables.c: the hosts, processes and threads the public reader keeps
+ * (tr_tables.h), from #HOST, #SYNC and #PROC lines and from records. */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tr_tables.h"
+
+/* A host, and where its collection phase stands. */
+struct host {
+	struct grmtrace_host pub;	/* first: the table hands it out */
+	unsigned	depth;		/* phases begun and not ended */
+	uint64_t	since;		/* when the outermost began */
+};
+
+/* The item of (k1, k2), created zeroed with size bytes if new (*made
+ * says so); NULL if out of memory. */
+static void *
+tget(struct tr_table *tb, uint64_t k1, uint64_t k2, size_t size, int *made)
+{
+	size_t i = tr_map_get(&tb->ix, k1, k2), cap;
+	void **v, *p;
+
+	*made = 0;
+	if (i != SIZE_MAX)
+		return tb->v[i];
+	if (tb->n == tb->cap) {
+		cap = tb->cap == 0 ? 16 : 2 * tb->cap;
+		if ((v = realloc(tb->v, cap * sizeof *v)) == NULL)
+			return NULL;
+		tb->v = v;
+		tb->cap = cap;
+	}
+	if ((p = calloc(1, size)) == NULL)
+		return NULL;
+	if (tr_map_put(&tb->ix, k1, k2, tb->n) != 0) {
+		free(p);
+		return NULL;
+	}
+	tb->v[tb->n++] = p;
+	*made = 1;
+	return p;
+}
+
+const void *
+tr_table_find(const struct tr_table *tb, uint64_t k1, uint64_t k2)
+{
+	size_t i = tr_map_get(&tb->ix, k1, k2);
+
+	return i != SIZE_MAX ? tb->v[i] : NULL;
+}
+
+/* Frees the items (and the string at offset off of each, if off is not
+ * SIZE_MAX, and at off2 likewise). */
+static void
+tfree(struct tr_table *tb, size_t off, size_t off2)
+{
+	size_t i;
+
+	for (i = 0; i < tb->n; i++) {
+		if (off != SIZE_MAX)
+			free(*(char **)((char *)tb->v[i] + off));
+		if (off2 != SIZE_MAX)
+			free(*(char **)((char *)tb->v[i] + off2));
+		free(tb->v[i]);
+	}
+	free(tb->v);
+	tr_map_free(&tb->ix);
+	memset(tb, 0, sizeof *tb);
+}
+
+void
+tr_tables_free(struct tr_tables *t)
+{
+	tfree(&t->hosts, offsetof(struct grmtrace_host, hostname), SIZE_MAX);
+	tfree(&t->procs, offsetof(struct grmtrace_proc, name),
+	    offsetof(struct grmtrace_proc, rank_name));
+	tfree(&t->thrs, SIZE_MAX, SIZE_MAX);
+}
+
+/* Replaces the string *dst by a copy of s[0..len); 0, or -1. */
+static int
+setstr(const char **dst, const char *s, size_t len)
+{
+	char *c;
+
+	if ((c = malloc(len + 1)) == NULL)
+		return -1;
+	memcpy(c, s, len);
+	c[len] = '\0';
+	free((char *)*dst);
+	*dst = c;
+	return 0;
+}
+
+static struct grmtrace_proc *
+proc_get(struct tr_tables *t, uint32_t node, uint32_t pid)
+{
+	struct grmtrace_proc *p;
+	int made;
+
+	if ((p = tget(&t->procs, node, pid, sizeof *p, &made)) == NULL)
+		return NULL;
+	if (made) {
+		p->node = node;
+		p->pid = pid;
+		if (setstr(&p->name, "", 0) != 0 ||
+		    setstr(&p->rank_name, "", 0) != 0)
+			return NULL;
+	}
+	return p;
+}
+
+static int
+on_record(struct tr_tables *t, const struct tape_ev *e)
+{
+	struct grmtrace_thread *th;
+	struct grmtrace_proc *p;
+	int made;
+
+	if ((p = proc_get(t, e->node, e->pid)) == NULL ||
+	    (th = tget(&t->thrs, (uint64_t)e->node << 32 | e->pid, e->tid,
+	    sizeof *th, &made)) == NULL)
+		return -1;
+	if (made) {
+		*th = (struct grmtrace_thread){ e->node, e->pid, e->tid,
+		    e->ts, e->ts, 0 };
+		p->threads++;
+	}
+	th->last_ts = e->ts;
+	th->records++;
+	p->records++;
+	if (e->eid == GRMTRACE_EID_PROC_NAME && e->n >= 2 &&
+	    e->f[0].kind == REC_K_INT && e->f[1].kind == REC_K_STR) {
+		p->has_rank = 1;
+		p->rank = e->f[0].v.i;
+		return setstr(&p->rank_name, e->f[1].v.s.p, e->f[1].v.s.len);
+	}
+	return 0;
+}
+
+static int
+on_proc(struct tr_tables *t, const struct tape_ev *e)
+{
+	struct grmtrace_proc *p;
+
+	if ((p = proc_get(t, e->node, e->pid)) == NULL)
+		return -1;
+	if (e->ppid != 0)
+		p->ppid = e->ppid;
+	if (e->is_exit == TAPE_PROC_START) {
+		p->started = 1;
+		p->start_ts = e->ts;
+		p->ended = 0;
+		p->how = GRMTRACE_PROC_START;
+		return setstr(&p->name, e->str, e->str_len);
+	}
+	p->ended = 1;
+	p->how = e->is_exit;
+	p->status = e->status;
+	p->end_ts = e->ts;
+	if (e->str_len > 0 && p->name[0] == '\0')
+		return setstr(&p->name, e->str, e->str_len);
+	return 0;
+}
+
+static struct grmtrace_host *
+host_get(struct tr_tables *t, uint32_t node)
+{
+	struct grmtrace_host *h;
+	int made;
+
+	if ((h = tget(&t->hosts, node, 0, sizeof(struct host), &made)) ==
+	    NULL)
+		return NULL;
+	h->node = node;
+	if (made && setstr(&h->hostname, "", 0) != 0)
+		return NULL;
+	return h;
+}
+
+/* A collection phase of e's node begins or ends (doc/formats.md 1.9). */
+static int
+on_phase(struct tr_tables *t, const struct tape_ev *e)
+{
+	struct host *h;
+
+	if ((h = (struct host *)host_get(t, e->node)) == NULL)
+		return -1;
+	if (e->eid == GRMTRACE_EID_COLL_BEGIN) {
+		if (h->depth++ == 0)
+			h->since = e->ts;
+		h->pub.phases++;
+	} else if (h->depth > 0 && --h->depth == 0 && e->ts > h->since)
+		h->pub.stopped_ns += e->ts - h->since;
+	return 0;
+}
+
+static int
+on_host(struct tr_tables *t, const struct tape_ev *e)
+{
+	struct grmtrace_host *h;
+
+	if ((h = host_get(t, e->node)) == NULL)
+		return -1;
+	if (e->kind == TAPE_HOST) {
+		h->offset_ns = e->f[1].v.i;
+		h->lm_pid = (uint32_t)e->f[2].v.u;
+		h->connections++;
+		return setstr(&h->hostname, e->str, e->str_len);
+	}
+	h->synced = 1;
+	h->at_ns = e->f[1].v.u;
+	h->sync_offset_ns = e->f[2].v.i;
+	h->drift_ppb = e->f[3].v.i;
+	h->error_ns = e->f[4].v.u;
+	h->rtt_ns = e->f[5].v.u;
+	h->samples = (uint32_t)e->f[6].v.u;
+	return 0;
+}
+
+int
+tr_tables_account(struct tr_tables *t, const struct tape_ev *e)
+{
+	int rc = 0;
+
+	switch (e->kind) {
+	case TAPE_RECORD:
+		rc = on_record(t, e);
+		if (rc == 0 && e->pid == 0 &&
+		    (e->eid == GRMTRACE_EID_COLL_BEGIN ||
+		    e->eid == GRMTRACE_EID_COLL_END))
+			rc = on_phase(t, e);
+		break;
+	case TAPE_PROC:
+		rc = on_proc(t, e);
+		break;
+	case TAPE_HOST:
+	case TAPE_SYNC:
+		rc = on_host(t, e);
+		break;
+	default:
+		break;
+	}
+	if (rc != 0)
+		errno = ENOMEM;
+	return rc;
+}
