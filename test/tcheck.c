@@ -1,0 +1,474 @@
+/* tcheck.c: what the end-to-end tests ask of a trace, by name, on the
+ * public reader (<grm/trace.h>), instead of awk programs that read prove
+ * dump's columns by number.
+ *
+ *	tcheck FILE [KIND] [COND...] QUERY
+ *
+ * KIND is "record" (the default) or a meta line's keyword ("#PROC",
+ * "#LOSS", "#HOST", ...): the lines the query looks at.  A COND is
+ * KEY=V, KEY!=V, KEY<V, KEY<=V, KEY>V or KEY>=V; a line passes if every
+ * COND holds.  Keys: ts node pid tid eid, f0 .. f15 (a record's fields),
+ * and a meta line's field names as grmtrace_field_name gives them
+ * ("count", "how", "lm_pid", "hostname"...).  Values are integers, or
+ * strings compared with string fields.  QUERY is one of:
+ *
+ *	count		the number of lines that pass
+ *	distinct KEY	the number of distinct values of KEY among them
+ *	sum KEY, min KEY, max KEY
+ *	values KEY	each value, one a line, in file order
+ *	seqs KEY N THREADS
+ *			each thread's values of KEY are 0 .. N-1, once each
+ *			and in order, and THREADS threads have lines
+ *	dups KEY	the number of lines whose (thread, KEY) came before
+ *	order		records in time order, #ORDER counts no late record,
+ *			and every host has a clock model (#SYNC)
+ *
+ * Prints the answer (or nothing, for seqs and order) and exits 0; exits 1
+ * with a message naming what is wrong if a check fails, 2 for a bad
+ * command or a trace that cannot be read.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <grm/trace.h>
+
+#include "util/hmap.h"
+
+#define CONDS_MAX	16
+
+/* A value of a key: a number (integers as int64 or uint64, doubles) or
+ * a string. */
+struct val {
+	int		is_str;
+	int		is_dbl;
+	int64_t		i;
+	double		d;
+	const char	*s;
+	size_t		len;
+};
+
+struct cond {
+	const char	*key;
+	char		op[3];
+	const char	*want;
+};
+
+static const char *path;
+
+static void __attribute__((noreturn, format(printf, 2, 3)))
+die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tcheck: %s: ", path != NULL ? path : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+static struct val
+of_field(const struct grmtrace_field *f)
+{
+	struct val v = { 0 };
+
+	switch (f->type) {
+	case GRMTRACE_INT:
+		v.i = f->v.i;
+		break;
+	case GRMTRACE_UINT:
+		v.i = (int64_t)f->v.u;
+		break;
+	case GRMTRACE_DOUBLE:
+		v.is_dbl = 1;
+		v.d = f->v.d;
+		break;
+	default:
+		v.is_str = 1;
+		v.s = f->v.s.p;
+		v.len = f->v.s.len;
+		break;
+	}
+	return v;
+}
+
+/* The value of key in ev; 0, or -1 if ev has no such key. */
+static int
+get(const struct grmtrace_ev *ev, const char *key, struct val *v)
+{
+	const char *name;
+	unsigned i;
+	char *end;
+
+	memset(v, 0, sizeof *v);
+	if (ev->kind == GRMTRACE_RECORD) {
+		if (strcmp(key, "ts") == 0)
+			v->i = (int64_t)ev->ts;
+		else if (strcmp(key, "node") == 0)
+			v->i = ev->node;
+		else if (strcmp(key, "pid") == 0)
+			v->i = ev->pid;
+		else if (strcmp(key, "tid") == 0)
+			v->i = ev->tid;
+		else if (strcmp(key, "eid") == 0)
+			v->i = ev->eid;
+		else if (key[0] == 'f' && key[1] >= '0' && key[1] <= '9') {
+			i = (unsigned)strtoul(key + 1, &end, 10);
+			if (*end != '\0' || i >= ev->n)
+				return -1;
+			*v = of_field(&ev->f[i]);
+		} else
+			return -1;
+		return 0;
+	}
+	for (i = 0; i < ev->n; i++) {
+		name = grmtrace_field_name(ev->kind, i);
+		if (name != NULL && strcmp(name, key) == 0) {
+			*v = of_field(&ev->f[i]);
+			return 0;
+		}
+	}
+	if (strcmp(key, "tid") == 0 && ev->kind == GRMTRACE_LOSS) {
+		v->i = ev->tid;
+		return 0;
+	}
+	return -1;
+}
+
+/* -1, 0 or 1 as v is below, equal to or above the text want; 2 if they
+ * cannot be compared. */
+static int
+cmp(const struct val *v, const char *want)
+{
+	char *end;
+	double d;
+	long long n;
+	size_t wl;
+	int c;
+
+	if (v->is_str) {
+		wl = strlen(want);
+		c = memcmp(v->s, want, v->len < wl ? v->len : wl);
+		if (c == 0)
+			c = (v->len > wl) - (v->len < wl);
+		return (c > 0) - (c < 0);
+	}
+	errno = 0;
+	if (v->is_dbl) {
+		d = strtod(want, &end);
+		if (*end != '\0' || end == want)
+			return 2;
+		return (v->d > d) - (v->d < d);
+	}
+	n = strtoll(want, &end, 0);
+	if (*end != '\0' || end == want || errno != 0)
+		return 2;
+	return (v->i > n) - (v->i < n);
+}
+
+static int
+passes(const struct grmtrace_ev *ev, const struct cond *c, int nc)
+{
+	struct val v;
+	int i, r;
+
+	for (i = 0; i < nc; i++) {
+		if (get(ev, c[i].key, &v) != 0)
+			return 0;
+		r = cmp(&v, c[i].want);
+		if (r == 2)
+			die(2, "%s: \"%s\" is not a number", c[i].key,
+			    c[i].want);
+		if (!((strcmp(c[i].op, "=") == 0 && r == 0) ||
+		    (strcmp(c[i].op, "!=") == 0 && r != 0) ||
+		    (strcmp(c[i].op, "<") == 0 && r < 0) ||
+		    (strcmp(c[i].op, "<=") == 0 && r <= 0) ||
+		    (strcmp(c[i].op, ">") == 0 && r > 0) ||
+		    (strcmp(c[i].op, ">=") == 0 && r >= 0)))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+parse_cond(const char *a, struct cond *c)
+{
+	static const char *const ops[] = { "!=", "<=", ">=", "=", "<", ">" };
+	const char *p;
+	size_t i, k;
+	char *key;
+
+	for (p = a; *p != '\0'; p++)
+		for (i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+			k = strlen(ops[i]);
+			if (strncmp(p, ops[i], k) != 0 || p == a)
+				continue;
+			if ((key = strndup(a, (size_t)(p - a))) == NULL)
+				die(2, "out of memory");
+			c->key = key;
+			memcpy(c->op, ops[i], k + 1);
+			c->want = p + k;
+			return 0;
+		}
+	return -1;
+}
+
+/* ---- the queries that remember: a set of values, per thread ---- */
+
+struct key {
+	uint32_t	node, pid, tid, pad;
+	int64_t		v;
+};
+
+struct seq {
+	int64_t		next;
+	uint64_t	n;
+};
+
+static const struct hmap_type key_type = { sizeof(struct key),
+	sizeof(struct seq), 64, NULL };
+
+/* A string value as a number for the sets: its hash (FNV-1a); equal
+ * strings give equal numbers, and the tests' strings do not collide. */
+static int64_t
+as_num(const struct val *v)
+{
+	uint64_t h = 1469598103934665603ull;
+	size_t i;
+
+	if (!v->is_str)
+		return v->is_dbl ? (int64_t)v->d : v->i;
+	for (i = 0; i < v->len; i++)
+		h = (h ^ (unsigned char)v->s[i]) * 1099511628211ull;
+	return (int64_t)h;
+}
+
+static void
+put_val(const struct val *v)
+{
+	if (v->is_str)
+		printf("%.*s\n", (int)v->len, v->s);
+	else if (v->is_dbl)
+		printf("%.17g\n", v->d);
+	else
+		printf("%" PRId64 "\n", v->i);
+}
+
+/* Records in time order, #ORDER late 0, a #SYNC for every host. */
+static int
+check_order(struct grmtrace *t)
+{
+	const struct grmtrace_ev *ev;
+	const struct grmtrace_host *h;
+	uint64_t prev = 0, late = 0;
+	int rc, order = 0;
+	size_t i;
+
+	while ((rc = grmtrace_next(t, &ev)) == 1) {
+		if (ev->kind == GRMTRACE_ORDER) {
+			order = 1;
+			late = ev->f[0].v.u;
+		}
+		if (ev->kind != GRMTRACE_RECORD)
+			continue;
+		if (ev->ts < prev)
+			die(1, "line %" PRIu64 ": time %" PRIu64 " after %"
+			    PRIu64, ev->where, ev->ts, prev);
+		prev = ev->ts;
+	}
+	if (rc < 0)
+		die(2, "%s", grmtrace_error(t));
+	if (!order)
+		die(1, "no #ORDER line");
+	if (late != 0)
+		die(1, "#ORDER: %" PRIu64 " records written late", late);
+	for (i = 0; (h = grmtrace_host_at(t, i)) != NULL; i++)
+		if (!h->synced)
+			die(1, "host %" PRIu32 " has no #SYNC", h->node);
+	return 0;
+}
+
+/* Whether lines of kind can have key: a typo is an error, not a line
+ * that never passes. */
+static int
+known_key(int kind, const char *key)
+{
+	static const char *const rec[] = { "ts", "node", "pid", "tid", "eid" };
+	const char *name;
+	unsigned i;
+
+	if (kind == GRMTRACE_RECORD) {
+		for (i = 0; i < sizeof rec / sizeof rec[0]; i++)
+			if (strcmp(key, rec[i]) == 0)
+				return 1;
+		return key[0] == 'f' && key[1] >= '0' && key[1] <= '9' &&
+		    strspn(key + 1, "0123456789") == strlen(key + 1);
+	}
+	for (i = 0; (name = grmtrace_field_name(kind, i)) != NULL; i++)
+		if (strcmp(name, key) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+kind_of(const char *s)
+{
+	int k;
+
+	for (k = 0; k < GRMTRACE_NKINDS; k++)
+		if (strcmp(s, grmtrace_kind_name(k)) == 0)
+			return k;
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct cond c[CONDS_MAX];
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	struct hmap set;
+	struct key k;
+	struct seq *s;
+	struct val v;
+	const char *q, *key = NULL;
+	uint64_t n = 0, dups = 0, threads = 0;
+	int64_t acc = 0, want_n = 0, want_threads = 0;
+	int i = 2, nc = 0, kind = GRMTRACE_RECORD, rc, added, have = 0;
+	char err[256];
+	uint32_t it;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: tcheck FILE [KIND] [COND...] QUERY\n");
+		return 2;
+	}
+	path = argv[1];
+	if (argv[i][0] == '#' || strcmp(argv[i], "record") == 0) {
+		if ((kind = kind_of(argv[i])) < 0)
+			die(2, "%s: no such kind of line", argv[i]);
+		i++;
+	}
+	while (i < argc && (strpbrk(argv[i], "=<>") != NULL)) {
+		if (nc == CONDS_MAX || parse_cond(argv[i], &c[nc]) != 0)
+			die(2, "%s: not a condition", argv[i]);
+		nc++;
+		i++;
+	}
+	if (i >= argc)
+		die(2, "no query");
+	q = argv[i++];
+	if (strcmp(q, "seqs") == 0) {
+		if (argc - i != 3)
+			die(2, "usage: seqs KEY N THREADS");
+		key = argv[i];
+		want_n = strtoll(argv[i + 1], NULL, 10);
+		want_threads = strtoll(argv[i + 2], NULL, 10);
+	} else if (strcmp(q, "distinct") == 0 || strcmp(q, "sum") == 0 ||
+	    strcmp(q, "min") == 0 || strcmp(q, "max") == 0 ||
+	    strcmp(q, "values") == 0 || strcmp(q, "dups") == 0) {
+		if (argc - i != 1)
+			die(2, "usage: %s KEY", q);
+		key = argv[i];
+	} else if (strcmp(q, "count") != 0 && strcmp(q, "order") != 0)
+		die(2, "%s: no such query", q);
+	else if (argc != i)
+		die(2, "%s takes no argument", q);
+
+	for (i = 0; i < nc; i++)
+		if (!known_key(kind, c[i].key))
+			die(2, "%s: lines of kind %s have no such key", c[i].key,
+			    grmtrace_kind_name(kind));
+	if (key != NULL && !known_key(kind, key))
+		die(2, "%s: lines of kind %s have no such key", key,
+		    grmtrace_kind_name(kind));
+	if ((t = grmtrace_open(path, err, sizeof err)) == NULL)
+		die(2, "%s", err);
+	if (strcmp(q, "order") == 0) {
+		check_order(t);
+		grmtrace_close(t);
+		return 0;
+	}
+	grmtrace_select(t, GRMTRACE_WANT(kind));
+	hmap_init(&set, &key_type);
+	while ((rc = grmtrace_next(t, &ev)) == 1) {
+		if (ev->kind != kind || !passes(ev, c, nc))
+			continue;
+		n++;
+		if (key == NULL)
+			continue;
+		if (get(ev, key, &v) != 0)
+			die(1, "line %" PRIu64 ": no %s", ev->where, key);
+		if (strcmp(q, "values") == 0) {
+			put_val(&v);
+			continue;
+		}
+		if (strcmp(q, "sum") == 0 || strcmp(q, "min") == 0 ||
+		    strcmp(q, "max") == 0) {
+			if (q[0] == 's')
+				acc += as_num(&v);
+			else if (!have || (q[1] == 'i' && as_num(&v) < acc) ||
+			    (q[1] == 'a' && as_num(&v) > acc))
+				acc = as_num(&v);
+			have = 1;
+			continue;
+		}
+		memset(&k, 0, sizeof k);
+		if (strcmp(q, "distinct") != 0) {
+			k.node = ev->node;
+			k.pid = ev->pid;
+			k.tid = ev->tid;
+		}
+		k.v = strcmp(q, "seqs") == 0 ? 0 : as_num(&v);
+		if ((s = hmap_put(&set, &k, &added)) == NULL)
+			die(2, "out of memory");
+		if (strcmp(q, "dups") == 0 && !added)
+			dups++;
+		if (strcmp(q, "seqs") == 0) {
+			if (added)
+				threads++;
+			if (as_num(&v) != s->next)
+				die(1, "thread %" PRIu32 "/%" PRIu32 "/%" PRIu32
+				    ", line %" PRIu64 ": %s %" PRId64
+				    ", expected %" PRId64, ev->node, ev->pid,
+				    ev->tid, ev->where, key, as_num(&v),
+				    s->next);
+			s->next++;
+		}
+	}
+	if (rc < 0)
+		die(2, "%s", grmtrace_error(t));
+	if (strcmp(q, "count") == 0)
+		printf("%" PRIu64 "\n", n);
+	else if (strcmp(q, "distinct") == 0)
+		printf("%" PRIu32 "\n", hmap_count(&set));
+	else if (strcmp(q, "dups") == 0)
+		printf("%" PRIu64 "\n", dups);
+	else if (strcmp(q, "sum") == 0 || strcmp(q, "min") == 0 ||
+	    strcmp(q, "max") == 0) {
+		if (!have && q[0] != 's')
+			die(1, "no line passes, no %s", q);
+		printf("%" PRId64 "\n", acc);
+	} else if (strcmp(q, "seqs") == 0) {
+		if ((int64_t)threads != want_threads)
+			die(1, "%" PRIu64 " threads, want %" PRId64, threads,
+			    want_threads);
+		it = 0;
+		while ((s = hmap_next(&set, &it, NULL)) != NULL) {
+			const struct key *kk = hmap_key(&set, s);
+
+			if (s->next != want_n)
+				die(1, "thread %" PRIu32 "/%" PRIu32 "/%" PRIu32
+				    ": %" PRId64 " lines, want %" PRId64,
+				    kk->node, kk->pid, kk->tid, s->next,
+				    want_n);
+		}
+	}
+	hmap_free(&set);
+	grmtrace_close(t);
+	return fflush(stdout) == 0 ? 0 : 2;
+}
