@@ -158,8 +158,7 @@ done
 t_lms_gone 30 || t_fail "5: the LM did not exit"
 t_log "5: $(grep "no complete handshake" "$mutelog" | head -n 1)"
 
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 t_check_seqs "$trace" $N 2 || t_fail "the refused programs' events reached the trace"
 t_check_clean
 t_log "ok"

@@ -119,8 +119,7 @@ for p in $sb $sc $rb $rc; do wait "$p" || t_fail "message pair $p failed"; done
 sleep 1
 "$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" ||
 	t_fail "status failed: $(cat "$T_DIR/status.out")"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 # host H: its offset and error from the status, against the truth.
 check_host() {

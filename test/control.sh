@@ -52,8 +52,7 @@ grep -q 'expected a class' "$T_DIR/err" || t_fail "disable bogus: $(cat "$T_DIR/
 if "$B/mainmon/grmctl" "$MM_ID" frobnicate 2> "$T_DIR/err"; then
 	t_fail "an unknown command succeeded"
 fi
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 # between EID FROM TO PID: records of EID by PID with FROM < ts <= TO.
 # Times are mainmon's; M allows for the estimate of this host's clock

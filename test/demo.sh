@@ -19,8 +19,8 @@ echo "snapshot mid-run:"
 "$B/mainmon/grmctl" "$MM_ID" snapshot || t_fail "snapshot failed"
 t_alive "$ring" || t_fail "the ring finished before the snapshot"
 wait "$ring" || t_fail "ring failed"
-"$B/mainmon/grmctl" "$MM_ID" stop || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
+cat "$T_DIR/stop.out"
 echo
 "$B/prove/prove" stats "$trace" | tee "$out/ring.stats" || t_fail "prove stats failed"
 grep -q compute "$out/ring.stats" || t_fail "no compute block in the profile"

@@ -74,8 +74,7 @@ ipcs -m | awk '{ print $2 }' | grep -qx "$lm_shm" &&
 	t_fail "the LM left its segment"
 grep -e "Sanitizer" -e "runtime error" "$log" >&2 &&
 	t_fail "sanitizer report in the LM's log"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 grep -e "Sanitizer" -e "runtime error" "$T_DIR/mm.err" >&2 &&
 	t_fail "sanitizer report from mainmon"
 

@@ -5,6 +5,7 @@ set -eu
 
 B=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
 export GRM_LOCALMON="${GRM_LOCALMON:-$B/localmon/localmon}"
+T_GRMCTL="$B/mainmon/grmctl"	# the grmctl t_stop_mm uses
 T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/grm-test.XXXXXX")
 export GRM_RUNDIR="$T_DIR/run"
 mkdir -m 700 "$GRM_RUNDIR"
@@ -96,6 +97,16 @@ t_start_mm() {
 	MM_ID=$(head -n 1 "$T_DIR/mm.out")
 	MM_HOSTPORT=${MM_ID%:*}
 	MM_PORT=${MM_HOSTPORT##*:}
+}
+
+# t_stop_mm [WHAT]: asks mainmon MM_PID (identifier MM_ID) to stop, and
+# waits for it to exit 0; fails otherwise, WHAT (a step's name) before the
+# message.  What grmctl said is in $T_DIR/stop.out.
+t_stop_mm() {
+	_what=${1:+$1: }
+	"$T_GRMCTL" "$MM_ID" stop > "$T_DIR/stop.out" 2>&1 ||
+		t_fail "${_what}stop failed: $(cat "$T_DIR/stop.out")"
+	wait "$MM_PID" || t_fail "${_what}mainmon exited non-zero"
 }
 
 # t_restart_mm FILE [ARGS]: a mainmon with the same identifier as the last

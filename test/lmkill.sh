@@ -47,8 +47,7 @@ for i in $(seq 1 $P); do
 	[ -s "$T_DIR/writer.$i.out" ] && t_fail "writer $i lost events: $(cat "$T_DIR/writer.$i.out")"
 done
 "$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" || true
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 t_check_seqs "$trace" $N $((P * T)) || t_fail "trace content"
 lms=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)

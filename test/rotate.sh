@@ -46,8 +46,7 @@ for fmt in tape bin; do
 	t_lms_gone 30 || t_fail "$fmt: the LM did not exit"
 	# A rotation with no process left: the new file is still readable.
 	"$B/mainmon/grmctl" "$MM_ID" file "$t3" > /dev/null || t_fail "$fmt: second file failed"
-	"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "$fmt: stop failed"
-	wait "$MM_PID" || t_fail "$fmt: mainmon exited non-zero"
+	t_stop_mm "$fmt"
 
 	for f in "$t1" "$t2" "$t3"; do
 		"$B/prove/prove" stats "$f" > "$f.stats" 2> "$f.err" ||

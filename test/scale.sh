@@ -71,8 +71,7 @@ for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
 for f in "$T_DIR"/w.*.out; do
 	[ ! -s "$f" ] || t_fail "${f##*/}: $(cat "$f")"
 done
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 t_check_seqs "$trace" $N $((H * P)) || t_fail "trace content"
 # Every host once in the file, each with its 4 processes' records.

@@ -100,8 +100,7 @@ ipcs -m | awk '{ print $2 }' | grep -qx "$lm_shm" &&
 has_all() { [ "$(events)" -eq $((8 * 2 * N)) ]; }
 t_wait has_all || t_fail "after SIGTERM: $(events) events, want $((8 * 2 * N))"
 
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 "$B/prove/prove" dump "$trace" | awk -v n=$N '
 	$5 == 1 {
 		k = $3 " " $4

@@ -56,8 +56,7 @@ awk -v t="$total" -v m="$mean" -v n=$((2 * N)) \
     'BEGIN { d = t / n - m; exit !(d < 1 && d > -1) }' ||
 	t_fail "block 2: total $total / $((2 * N)) is not the mean $mean"
 
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 # No event records: counters only; names and definitions still come.
 n=$(awk '$1 !~ /^#/ && ($5 == 5 || $5 == -1 || $5 == -2)' "$trace" | wc -l)
 [ "$n" -eq 0 ] || t_fail "statistics mode wrote $n event records"
