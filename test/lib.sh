@@ -59,26 +59,59 @@ t_cleanup() {
 trap t_cleanup EXIT
 trap 'exit 1' INT TERM
 
-# t_wait CMD...: retries CMD for up to 10 s.
-t_wait() {
-	i=0
+# The time since boot in hundredths of a second (no process started).
+t_now_cs() {
+	read -r _up _ < /proc/uptime
+	_cs=${_up#*.}
+	echo "${_up%.*}${_cs%"${_cs#??}"}"
+}
+
+# t_wait_s SECONDS CMD...: retries CMD (every 10 ms at first, then every
+# 0.1 s) until it succeeds, for up to SECONDS of real time (not a number of
+# tries: a loaded machine runs the tries late).  Returns 1 if it never did.
+t_wait_s() {
+	_ws_end=$(( $(t_now_cs) + $1 * 100 ))
+	_ws_n=0
+	shift
 	until "$@"; do
-		i=$((i + 1))
-		[ $i -lt 1000 ] || return 1
-		sleep 0.01
+		[ "$(t_now_cs)" -lt "$_ws_end" ] || return 1
+		_ws_n=$((_ws_n + 1))
+		if [ $_ws_n -lt 50 ]; then sleep 0.01; else sleep 0.1; fi
 	done
 }
 
-# t_wait_s SECONDS CMD...: retries CMD every 0.1 s for up to SECONDS.
-t_wait_s() {
-	_s=$1
+# t_wait CMD...: t_wait_s 10 CMD...
+t_wait() { t_wait_s 10 "$@"; }
+
+# t_wait_for SECONDS MESSAGE CMD...: t_wait_s, and if CMD never succeeded,
+# the test fails with MESSAGE and how long it waited.
+t_wait_for() {
+	_wf_s=$1 _wf_msg=$2
+	shift 2
+	t_wait_s "$_wf_s" "$@" || t_fail "$_wf_msg (waited $_wf_s s)"
+}
+
+# t_waiting PROG PID...: every PID runs PROG (not yet the shell that
+# starts it) and sleeps: waiting for a start file, say.
+t_waiting() {
+	_prog=$1
 	shift
-	_n=0
-	until "$@"; do
-		_n=$((_n + 1))
-		[ $_n -lt $((_s * 10)) ] || return 1
-		sleep 0.1
+	for _p in "$@"; do
+		case $(readlink "/proc/$_p/exe" 2>/dev/null) in
+		*/"$_prog") ;;
+		*) return 1 ;;
+		esac
+		_st=$(cat "/proc/$_p/stat" 2>/dev/null) || return 1
+		_st=${_st##*) }
+		[ "${_st%% *}" = S ] || return 1
 	done
+}
+
+# t_has_records TRACE [PID]: the trace file (text format) holds a record
+# (of process PID, if given): mainmon has written data of it.
+t_has_records() {
+	awk -v p="${2:-}" '$1 !~ /^#/ && (p == "" || $3 == p) { f = 1; exit }
+	    END { exit !f }' "$1" 2>/dev/null
 }
 
 # t_start_mm FILE [ARGS]: starts mainmon writing FILE (in format T_FORMAT,
