@@ -5,6 +5,10 @@
 # be in effect in every process within 100 ms of the request (grmctl says
 # when, in mainmon's clock), and the trace must agree: no record of a
 # switched-off type after that moment, records of the others throughout.
+# Each setting is held 0.3 s (a window of some 1500 ticks per process).
+# A process that looked at the setting just before it changed and was
+# preempted before it read the clock stamps one record after the moment:
+# at most one such record per process and type is allowed.
 . "$(dirname "$0")/lib.sh"
 
 trace="$T_DIR/trace"
@@ -30,10 +34,15 @@ ctl() {
 	# When it was asked: no earlier than this did anything change.
 	REQ=$(awk -v a="$AT" -v m="$ms" 'BEGIN { printf "%.0f", a - m * 1e6 }')
 	echo "$* $AT $ms" >> "$T_DIR/log"
-	sleep 0.3
+	sleep 0.3	# the window: what is tested, not a wait
 }
 
-sleep 0.3
+# Whether, after a snapshot, the trace holds records of every ticker.
+ticking() {
+	"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	for _p in $P; do t_has_records "$trace" "$_p" || return 1; done
+}
+t_wait_for 30 "not every ticker's records reached $trace" ticking
 # Tk: in effect; Rk: asked.  Between Tk and R(k+1) only command k holds.
 ctl disable 1;		T1=$AT
 ctl enable 1;		T2=$AT R2=$REQ
@@ -64,14 +73,14 @@ between() {
 }
 M=1000000	# 1 ms: clock offset estimate on loopback, with room
 for p in $P; do
-	[ "$(between 1 $((T1 + M)) $R2 "$p")" -eq 0 ] || t_fail "$p: event 1 after disable 1"
+	[ "$(between 1 $((T1 + M)) $R2 "$p")" -le 1 ] || t_fail "$p: event 1 after disable 1"
 	[ "$(between 2 $((T1 + M)) $R2 "$p")" -gt 0 ] || t_fail "$p: event 2 stopped with 1"
 	[ "$(between 1 $((T2 + M)) $R3 "$p")" -gt 0 ] || t_fail "$p: event 1 not back after enable"
-	[ "$(between 1 $((T3 + M)) $R4 "$p")" -eq 0 ] || t_fail "$p: alpha recorded under filter beta"
+	[ "$(between 1 $((T3 + M)) $R4 "$p")" -le 1 ] || t_fail "$p: alpha recorded under filter beta"
 	[ "$(between 2 $((T3 + M)) $R4 "$p")" -gt 0 ] || t_fail "$p: beta stopped under filter beta"
 	[ "$(between 1 $((T4 + M)) $R5 "$p")" -gt 0 ] || t_fail "$p: alpha not back after the filter"
-	[ "$(between 1 $((T5 + M)) $R6 "$p")" -eq 0 ] || t_fail "$p: event 1 with class user off"
-	[ "$(between 2 $((T5 + M)) $R6 "$p")" -eq 0 ] || t_fail "$p: event 2 with class user off"
+	[ "$(between 1 $((T5 + M)) $R6 "$p")" -le 1 ] || t_fail "$p: event 1 with class user off"
+	[ "$(between 2 $((T5 + M)) $R6 "$p")" -le 1 ] || t_fail "$p: event 2 with class user off"
 	[ "$(between 2 $((T6 + M)) 99999999999999999999 "$p")" -gt 0 ] ||
 		t_fail "$p: event 2 not back after enable all"
 done
