@@ -60,7 +60,8 @@ unshare -n true 2>/dev/null || U="unshare -rn"
 $U sleep 120 &
 nsmm=$!
 T_PIDS="$T_PIDS $nsmm"
-sleep 0.2
+ns_made() { [ "$(readlink "/proc/$nsmm/ns/net")" != "$(readlink /proc/self/ns/net)" ]; }
+t_wait_for 10 "3: the namespace of mainmon was not made" ns_made
 cat > "$T_DIR/ns.sh" <<EOF
 set -eu
 ip link set lo up

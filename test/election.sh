@@ -16,7 +16,7 @@ while [ $i -le $P ]; do
 	T_PIDS="$T_PIDS $!"
 	i=$((i + 1))
 done
-sleep 0.2
+t_wait_for 10 "the writers did not all start" t_waiting e2e_writer $wpids
 touch "$T_DIR/start"
 for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
 t_note_lms

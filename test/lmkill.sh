@@ -29,10 +29,13 @@ lm_pid() {
 	return 1
 }
 new_lm() { p=$(lm_pid) && [ -n "$p" ] && [ "$p" != "$1" ] && t_alive "$p"; }
+# Whether mainmon wrote 256 KB more than SIZE bytes: the LM delivers.
+grew() { [ "$(wc -c < "$trace")" -gt $(($1 + 262144)) ]; }
 t_wait lm_pid > /dev/null || t_fail "no LM started"
 killed=""
+size=0
 for round in 1 2; do
-	sleep 0.8
+	t_wait_for 30 "$round: the LM delivered nothing" grew $size
 	t_note_lms
 	old=$(lm_pid)
 	kill -9 "$old"
@@ -40,6 +43,7 @@ for round in 1 2; do
 	t_log "killed LM $old"
 	t_wait new_lm "$old" || t_fail "no new LM after LM $old was killed"
 	t_log "LM $(lm_pid) took over"
+	size=$(wc -c < "$trace")
 done
 t_note_lms
 for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done

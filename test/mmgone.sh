@@ -42,10 +42,15 @@ GRM_MM=$MM_ID E2E_PACE_US=5000 "$B/test/e2e_writer" 2 $N2 "$T_DIR/h2" \
     "$T_DIR/go" > "$T_DIR/w2.out" 2> "$T_DIR/w2.err" &
 w2=$!
 T_PIDS="$T_PIDS $w2"
-sleep 0.7
+t_wait_for 30 "2: no record of the writer in $trace2a" t_has_records "$trace2a" $w2
+said=$(cat "$GRM_RUNDIR"/lm-*.log 2>/dev/null | grep -c "main monitor .*: " || true)
 kill -9 "$MM_PID"
 wait "$MM_PID" 2>/dev/null || true
-sleep 0.8
+# Restarted once the LM has seen it gone (it then keeps what comes).
+lm_saw_it() {
+	[ "$(cat "$GRM_RUNDIR"/lm-*.log 2>/dev/null | grep -c "main monitor .*: ")" -gt "$said" ]
+}
+t_wait_for 30 "2: the LM did not see mainmon gone" lm_saw_it
 t_restart_mm "$trace2b"
 wait "$w2" || t_fail "writer 2 failed"
 [ -s "$T_DIR/w2.out" ] && t_fail "writer 2 lost events: $(cat "$T_DIR/w2.out")"
