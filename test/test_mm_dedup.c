@@ -39,9 +39,9 @@ teardown(void)
 
 TestSuite(dedup, .init = setup, .fini = teardown, .timeout = 10);
 
-/* The records of a chunk from offset off to end: record i (at i * REC)
- * stamped 1000 + i, so that every piece of the same chunk has the same
- * bytes at the same offsets. */
+/* The records of a chunk from offset off to end (multiples of REC): record
+ * i (at i * REC) stamped 1000 + i, so that every piece of the same chunk
+ * has the same bytes at the same offsets. */
 static struct mm_piece *
 piece(uint64_t seg, uint32_t pid, uint32_t tid, uint32_t session,
       uint64_t seq, uint32_t off, uint32_t end)
@@ -50,6 +50,7 @@ piece(uint64_t seg, uint32_t pid, uint32_t tid, uint32_t session,
 	uint32_t o;
 
 	cr_assert_lt(nmade, 64);
+	cr_assert(off % REC == 0 && end % REC == 0 && off <= end);
 	pc = calloc(1, sizeof *pc + (end - off));
 	cr_assert_not_null(pc);
 	made[nmade++] = pc;
@@ -131,14 +132,18 @@ Test(dedup, a_piece_sent_again_that_does_not_match_what_was_written_is_dropped)
 {
 	struct mm_piece *pc;
 
-	/* Written up to the middle of a record's header (a mark that no
-	 * well-formed piece can leave): what follows is not a record. */
+	/* What follows the mark is not a record: not the bytes written. */
 	cr_assert_eq(mm_dedup(mm, &lm1, piece(SEG, 10, 1, 1, 1, 0, 2 * REC)), 0);
-	pc = piece(SEG, 10, 1, 1, 1, REC / 2, 4 * REC);
-	cr_assert_eq(mm_dedup(mm, &lm1, pc), 1);
 	pc = piece(SEG, 10, 1, 1, 1, REC, 4 * REC);
 	memset(pc->data + REC, 0xff, 2);	/* record 2's length scribbled */
 	cr_assert_eq(mm_dedup(mm, &lm1, pc), 1);
+	pc = piece(SEG, 10, 1, 1, 1, 0, 3 * REC);
+	memset(pc->data + 2 * REC, 0, 2);	/* record 2's length 0 */
+	cr_assert_eq(mm_dedup(mm, &lm1, pc), 1);
+	/* Nothing of them was taken: the next record is still new. */
+	cr_assert_eq(mm_dedup(mm, &lm1, piece(SEG, 10, 1, 1, 1, 2 * REC,
+	    3 * REC)), 0);
+	cr_assert_eq(mm->dup_bytes, 0);
 }
 
 Test(dedup, a_piece_of_an_older_chunk_or_session_is_dropped)
