@@ -166,7 +166,7 @@ finish3() {
 
 # 3a. mainmon dies.
 start3 60
-sleep 0.3
+sleep 0.3	# a while held (mainmon frozen): what is tested, not a wait
 all_stopped $WPIDS || t_fail "3a: the writers ran on while the round was held"
 kill -9 "$MM_PID"
 t_wait_s 3 none_stopped $WPIDS || t_fail "3a: writers still stopped 3 s after mainmon died"
