@@ -123,7 +123,7 @@ t_wait_s 30 ready || t_fail "not every host is ready in 30 s: $(cat "$T_DIR/stat
 "$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/snap.out" 2>&1 ||
 	t_fail "snapshot failed: $(cat "$T_DIR/snap.out")"
 touch "$T_DIR/go"
-for p in $sb $sc $rb $rc; do wait "$p" || t_fail "message pair $p failed"; done
+t_reap "message pair" $sb $sc $rb $rc
 
 # A few more exchanges (5 more samples of each host, as many as 1 s
 # brings) so that every host's clock model rests on several.

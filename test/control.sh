@@ -53,7 +53,7 @@ ctl filter;		T4=$AT R4=$REQ
 ctl disable user;	T5=$AT R5=$REQ
 ctl enable all;		T6=$AT R6=$REQ
 touch "$T_DIR/done"
-for p in $P; do wait "$p" || t_fail "a ticker failed"; done
+t_reap ticker $P
 
 # Errors: a precise message and a non-zero exit.
 if "$B/mainmon/grmctl" "$MM_ID" disable bogus 2> "$T_DIR/err"; then

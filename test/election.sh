@@ -18,7 +18,7 @@ while [ $i -le $P ]; do
 done
 t_wait_for 10 "the writers did not all start" t_waiting e2e_writer $wpids
 touch "$T_DIR/start"
-for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
+t_reap writer $wpids
 t_note_lms
 t_stop_mm
 

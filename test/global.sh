@@ -70,7 +70,7 @@ t_wait none_stopped $WPIDS || t_fail "processes left stopped after the snapshot"
 grep -q "^collection: global .*: 1 rounds" "$T_DIR/status.out" ||
 	t_fail "status: $(grep collection "$T_DIR/status.out")"
 touch "$T_DIR/go"
-for p in $WPIDS; do wait "$p" || t_fail "writer $p failed"; done
+t_reap writer $WPIDS
 t_stop_mm
 t_check_seqs "$trace" $N 6 || t_fail "trace content"
 t_check_order "$trace" || t_fail "trace not in time order"
@@ -113,7 +113,7 @@ t_wait_s 20 lm_ready || t_fail "the LM did not connect"
 touch "$T_DIR/go"
 WPIDS=""
 GRM_SEGSIZE=1M writers "$GRM_RUNDIR" $N h1 h2
-for p in $WPIDS; do wait "$p" || t_fail "writer $p failed"; done
+t_reap writer $WPIDS
 touch "$T_DIR/d.go"
 wait "$dpid" || t_fail "the first process failed"
 for h in h1 h2; do
@@ -161,7 +161,7 @@ start3() {
 }
 finish3() {
 	touch "$T_DIR/go"
-	for p in $WPIDS; do wait "$p" || t_fail "writer $p failed"; done
+	t_reap writer $WPIDS
 }
 
 # 3a. mainmon dies.

@@ -142,6 +142,18 @@ t_stop_mm() {
 	wait "$MM_PID" || t_fail "${_what}mainmon exited non-zero"
 }
 
+# t_reap WHAT PID...: waits for each PID (children of this shell) and
+# fails the test, naming it WHAT, if one exited non-zero.
+t_reap() {
+	_what=$1
+	shift
+	for _p in "$@"; do
+		_rc=0
+		wait "$_p" || _rc=$?
+		[ $_rc -eq 0 ] || t_fail "$_what $_p failed (exit status $_rc)"
+	done
+}
+
 # t_restart_mm FILE [ARGS]: a mainmon with the same identifier as the last
 # one (same port, same token: -k), as after a crash.
 t_restart_mm() {
@@ -247,7 +259,7 @@ t_snapshot_holds() {
 # t_writers_done: lets t_writers' processes go on, and waits for them.
 t_writers_done() {
 	touch "$T_DIR/go"
-	for _p in $T_WPIDS; do wait "$_p" || t_fail "writer $_p failed"; done
+	t_reap writer $T_WPIDS
 }
 
 # t_api_records FILE PTR: FILE (a trace file, or prove dump's output) holds

@@ -46,7 +46,7 @@ for round in 1 2; do
 	size=$(wc -c < "$trace")
 done
 t_note_lms
-for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
+t_reap writer $wpids
 for i in $(seq 1 $P); do
 	[ -s "$T_DIR/writer.$i.out" ] && t_fail "writer $i lost events: $(cat "$T_DIR/writer.$i.out")"
 done

@@ -43,7 +43,7 @@ half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
 [ "$half" -eq $((4 * 2 * N / 2)) ] || t_fail "snapshot: $half events, want $((4 * N))"
 
 touch "$T_DIR/go"
-for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
+t_reap writer $wpids
 t_stop_mm
 
 served=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)

@@ -73,7 +73,7 @@ half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
 	t_fail "snapshot: $half events in the file, want $((H * P * N / 2))"
 
 touch "$T_DIR/go"
-for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
+t_reap writer $wpids
 for f in "$T_DIR"/w.*.out; do
 	[ ! -s "$f" ] || t_fail "${f##*/}: $(cat "$f")"
 done

@@ -41,7 +41,7 @@ run_writers() {
 	t_wait_for 10 "$1: the writers did not all start" \
 	    t_waiting e2e_writer $wpids
 	touch "$T_DIR/start.$1"
-	for p in $wpids; do wait "$p" || t_fail "$1: writer $p failed"; done
+	t_reap "$1: writer" $wpids
 	cat "$T_DIR"/w."$1".*.out | grep . >&2 && t_fail "$1: writers lost events"
 	return 0
 }
