@@ -59,7 +59,7 @@ t_cleanup() {
 trap t_cleanup EXIT
 trap 'exit 1' INT TERM
 
-# The time since boot in hundredths of a second (no process started).
+# The time since boot in hundredths of a second (read, no program run).
 t_now_cs() {
 	read -r _up _ < /proc/uptime
 	_cs=${_up#*.}
@@ -69,6 +69,7 @@ t_now_cs() {
 # t_wait_s SECONDS CMD...: retries CMD (every 10 ms at first, then every
 # 0.1 s) until it succeeds, for up to SECONDS of real time (not a number of
 # tries: a loaded machine runs the tries late).  Returns 1 if it never did.
+# CMD must not itself call t_wait_s (its deadline is one variable).
 t_wait_s() {
 	_ws_end=$(( $(t_now_cs) + $1 * 100 ))
 	_ws_n=0
