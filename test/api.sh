@@ -67,8 +67,7 @@ n=$(awk '$5 == 1 && NF == 7' "$trace" | wc -l)
 [ "$n" -eq 1000 ] || t_fail "after GMI_Flush the file holds $n of 1000 records"
 wait "$app"
 
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 # The misuse left exactly two records: the 1024-byte string, and 77.
 errpid=$(awk '$1 == "#PROC" && $5 == "start" { print $3; exit }' "$trace")

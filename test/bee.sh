@@ -35,8 +35,7 @@ run_app() {
 	wait $APP || t_fail "bee_app failed: $(cat "$T_DIR/app.err")"
 	STATS="$T_DIR/stats.out"
 	"$B/mainmon/grmctl" "$MM_ID" stats > "$STATS" || t_fail "grmctl stats failed"
-	"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-	wait "$MM_PID" || t_fail "mainmon exited non-zero"
+	t_stop_mm
 }
 
 trace="$T_DIR/trace.txt"

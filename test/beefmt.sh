@@ -26,8 +26,7 @@ t_start_mm "$trace"
 t_writers $P $T $N
 t_snapshot_holds "$trace" $((P * T * N / 2))
 t_writers_done
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 bee_shape "$trace" || t_fail "$trace is not grm's BEE Ascii"
 t_check_seqs "$trace" $N $((P * T)) || t_fail "numbered events"
 "$B/prove/prove" stats "$trace" > "$T_DIR/seq.stats" || t_fail "prove stats"
@@ -55,8 +54,7 @@ ptr=$(printf '%d' "$ptr")
 "$B/mainmon/grmctl" "$MM_ID" enable all > /dev/null || t_fail "grmctl enable failed"
 GRM_MODE=stats "$B/test/gmi_app" blocks 2 > /dev/null ||
 	t_fail "gmi_app blocks failed"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 unset GRM_MM
 bee_shape "$trace" || t_fail "$trace is not grm's BEE Ascii"
 "$B/prove/prove" dump "$trace" > "$T_DIR/dump" || t_fail "prove dump"

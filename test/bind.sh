@@ -11,13 +11,13 @@
 . "$(dirname "$0")/lib.sh"
 
 N=5000
-run() {	# run TRACE ID: a traced program, a snapshot, stop; all events in.
+run() {	# run TRACE: a traced program into MM_ID, stop; all events in.
 	rm -f "$T_DIR/half"
-	GRM_MM=$2 GRM_LM_LINGER=0.2 "$B/test/e2e_writer" 1 $N "$T_DIR/half" \
-	    "$T_DIR/go" > "$T_DIR/w.out" 2> "$T_DIR/w.err" || t_fail "$2: writer failed"
-	t_lms_gone 30 || t_fail "$2: the LM did not exit"
-	"$B/mainmon/grmctl" "$2" stop > /dev/null || t_fail "$2: stop failed"
-	t_check_seqs "$1" $N 1 || t_fail "$2: trace content"
+	GRM_MM=$MM_ID GRM_LM_LINGER=0.2 "$B/test/e2e_writer" 1 $N "$T_DIR/half" \
+	    "$T_DIR/go" > "$T_DIR/w.out" 2> "$T_DIR/w.err" || t_fail "$MM_ID: writer failed"
+	t_lms_gone 30 || t_fail "$MM_ID: the LM did not exit"
+	t_stop_mm "$MM_ID"
+	t_check_seqs "$1" $N 1 || t_fail "$MM_ID: trace content"
 }
 touch "$T_DIR/go"
 
@@ -26,8 +26,7 @@ t_start_mm "$T_DIR/t1" -b 127.0.0.2
 case $MM_ID in 127.0.0.2:*) ;; *) t_fail "1: identifier $MM_ID" ;; esac
 "$B/test/wirefuzz" "127.0.0.1:$MM_PORT" huge > "$T_DIR/f.out" 2>&1 &&
 	t_fail "1: something listens on 127.0.0.1:$MM_PORT"
-run "$T_DIR/t1" "$MM_ID"
-wait "$MM_PID" || t_fail "1: mainmon exited non-zero"
+run "$T_DIR/t1"
 t_log "1: $MM_HOSTPORT served a traced program"
 
 # 2.
@@ -39,8 +38,8 @@ then
 	if [ -s "$T_DIR/v6.out" ]; then
 		id=$(head -n 1 "$T_DIR/v6.out")
 		case $id in "[::1]:"*) ;; *) t_fail "2: identifier $id" ;; esac
-		run "$T_DIR/t2" "$id"
-		wait "$v6" || t_fail "2: mainmon exited non-zero"
+		MM_ID=$id MM_PID=$v6
+		run "$T_DIR/t2"
 		t_log "2: ${id%:*} served a traced program"
 	else
 		t_log "2: skipped, no IPv6 here: $(cat "$T_DIR/v6.err")"
@@ -61,7 +60,8 @@ unshare -n true 2>/dev/null || U="unshare -rn"
 $U sleep 120 &
 nsmm=$!
 T_PIDS="$T_PIDS $nsmm"
-sleep 0.2
+ns_made() { [ "$(readlink "/proc/$nsmm/ns/net")" != "$(readlink /proc/self/ns/net)" ]; }
+t_wait_for 10 "3: the namespace of mainmon was not made" ns_made
 cat > "$T_DIR/ns.sh" <<EOF
 set -eu
 ip link set lo up

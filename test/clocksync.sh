@@ -11,12 +11,13 @@
 # error bound; C's within its stated bound, which is at least 50 ms; every
 # record on mainmon's clock and in time order; #SYNC lines per host.  Two
 # processes on A send N messages each, one to a receiver on B and one to a
-# receiver on C (a FIFO carries them, one every 3 ms; a receiver waits
-# 1 ms before it records the receive): all 2N match, none of B's is received before sent,
-# and C's clock, off by about 50 ms, makes C's receives come before their
-# sends: the causality check counts them (at least 90% of N: a receiver
-# delayed 50 ms by a loaded machine is not caught; at most N: none of B's),
-# by no more than C's bound.  With CLOCKSYNC_REPORT set, prints the figures (bench/).
+# receiver on C (a FIFO carries them, and another the receiver's answer
+# before the next is sent; a receiver waits 1 ms before it records the
+# receive): all 2N match, none of B's is received before sent, and C's
+# clock, off by about 50 ms, makes C's receives come before their sends:
+# the causality check counts them (at least 90% of N: a receive delayed
+# 50 ms by a loaded machine is not caught; at most N: none of B's), by no
+# more than C's bound.  With CLOCKSYNC_REPORT set, prints the figures (bench/).
 # Root only (namespaces); skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 
@@ -91,36 +92,52 @@ on() {
 	    GRM_MM="$_mm$_tail" "$@"
 }
 
-mkfifo "$T_DIR/fb" "$T_DIR/fc"
-on b "$OFF_B" "$mmB" "$B/test/msgpair" recv 1 "$T_DIR/fb" 0 "$N" \
-    "$T_DIR/go" 2> "$T_DIR/rb.err" &
+mkfifo "$T_DIR/fb" "$T_DIR/fc" "$T_DIR/ab" "$T_DIR/ac"
+on b "$OFF_B" "$mmB" "$B/test/msgpair" recv 1 "$T_DIR/fb" "$T_DIR/ab" 0 \
+    "$N" "$T_DIR/go" 2> "$T_DIR/rb.err" &
 rb=$!
-on c "$OFF_C" "$mmC" "$B/test/msgpair" recv 2 "$T_DIR/fc" 3 "$N" \
-    "$T_DIR/go" 2> "$T_DIR/rc.err" &
+on c "$OFF_C" "$mmC" "$B/test/msgpair" recv 2 "$T_DIR/fc" "$T_DIR/ac" 3 \
+    "$N" "$T_DIR/go" 2> "$T_DIR/rc.err" &
 rc=$!
-on a "$OFF_A" "$mmA" "$B/test/msgpair" send 0 "$T_DIR/fb" 1 "$N" \
-    "$T_DIR/go" 2> "$T_DIR/sb.err" &
+on a "$OFF_A" "$mmA" "$B/test/msgpair" send 0 "$T_DIR/fb" "$T_DIR/ab" 1 \
+    "$N" "$T_DIR/go" 2> "$T_DIR/sb.err" &
 sb=$!
-on a "$OFF_A" "$mmA" "$B/test/msgpair" send 3 "$T_DIR/fc" 2 "$N" \
-    "$T_DIR/go" 2> "$T_DIR/sc.err" &
+on a "$OFF_A" "$mmA" "$B/test/msgpair" send 3 "$T_DIR/fc" "$T_DIR/ac" 2 \
+    "$N" "$T_DIR/go" 2> "$T_DIR/sc.err" &
 sc=$!
 T_PIDS="$T_PIDS $rb $rc $sb $sc"
-# Messages once every host's LM is on mainmon's clock.
+# samples HOST: how many clock samples mainmon has of that host's LM.
+samples() {
+	sed -n "s/.* host$1: .*, [0-9]* of \([0-9]*\) samples.*/\1/p" \
+	    "$T_DIR/status.out"
+}
+# Messages once every host's LM is on mainmon's clock and has been told:
+# mainmon sends its READY then, which the relay delays; a snapshot's
+# request follows it on the same connection, so once every LM has
+# answered one, every LM has it.
 ready() {
 	"$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" 2>&1 &&
 	[ "$(grep ' records$' "$T_DIR/status.out" | grep -vc ' 0 of 0 samples')" -eq 3 ]
 }
-t_wait ready || t_fail "not every host is ready: $(cat "$T_DIR/status.out")"
-sleep 0.5	# the READY on its way through the relay
+t_wait_s 30 ready || t_fail "not every host is ready in 30 s: $(cat "$T_DIR/status.out")"
+"$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/snap.out" 2>&1 ||
+	t_fail "snapshot failed: $(cat "$T_DIR/snap.out")"
 touch "$T_DIR/go"
-for p in $sb $sc $rb $rc; do wait "$p" || t_fail "message pair $p failed"; done
+t_reap "message pair" $sb $sc $rb $rc
 
-# A few more exchanges so that every host has several samples.
-sleep 1
+# A few more exchanges (5 more samples of each host, as many as 1 s
+# brings) so that every host's clock model rests on several.
 "$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" ||
 	t_fail "status failed: $(cat "$T_DIR/status.out")"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+want_a=$(($(samples a) + 5)) want_b=$(($(samples b) + 5)) want_c=$(($(samples c) + 5))
+more_samples() {
+	"$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" ||
+		t_fail "status failed: $(cat "$T_DIR/status.out")"
+	[ "$(samples a)" -ge $want_a ] && [ "$(samples b)" -ge $want_b ] &&
+	    [ "$(samples c)" -ge $want_c ]
+}
+t_wait_for 30 "no 5 more clock samples of every host" more_samples
+t_stop_mm
 
 # host H: its offset and error from the status, against the truth.
 check_host() {

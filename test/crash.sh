@@ -38,8 +38,7 @@ grep -q "processes 0 alive, 7 ended" "$T_DIR/status.out" ||
 "$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" || t_fail "status failed"
 grep -q " 0 of [0-9]* chunks used" "$T_DIR/status.out" ||
 	{ cat "$T_DIR/status.out" >&2; t_fail "chunks of dead processes not reclaimed"; }
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 "$B/prove/prove" dump "$trace" > "$T_DIR/dump" || t_fail "prove dump failed"
 for mode in kill segv abort exit3 _exit4 return loop; do

@@ -17,8 +17,7 @@ T_PIDS="$T_PIDS $plain $tagged"
 wait $plain || t_fail "plain writer failed"
 wait $tagged || t_fail "tagged writer failed"
 t_note_lms
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 grep -q '^#DEF 1 .* [0-9][0-9]* [0-9][0-9]*$' "$trace" ||
 	t_fail "no #DEF scoped to a process"

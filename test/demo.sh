@@ -14,13 +14,14 @@ echo "mainmon: $MM_HOSTPORT, writing $trace"
 GRM_MM=$MM_ID "$B/examples/ring" -p 4 -r 400 -w 1000 &
 ring=$!
 T_PIDS="$T_PIDS $ring"
-sleep 1
+ring_traced() { ls "$GRM_RUNDIR"/lm-*.pid > /dev/null 2>&1; }
+t_wait_for 30 "the ring's Local Monitor did not start" ring_traced
 echo "snapshot mid-run:"
 "$B/mainmon/grmctl" "$MM_ID" snapshot || t_fail "snapshot failed"
 t_alive "$ring" || t_fail "the ring finished before the snapshot"
 wait "$ring" || t_fail "ring failed"
-"$B/mainmon/grmctl" "$MM_ID" stop || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
+cat "$T_DIR/stop.out"
 echo
 "$B/prove/prove" stats "$trace" | tee "$out/ring.stats" || t_fail "prove stats failed"
 grep -q compute "$out/ring.stats" || t_fail "no compute block in the profile"

@@ -16,8 +16,7 @@ t_note_lms
 t_snapshot_holds "$trace" $((P * T * N / 2))
 
 t_writers_done
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 # Every (pid, tid) must show seq 0..N-1 once each, in order.
 t_check_seqs "$trace" $N $((P * T)) || t_fail "trace content"

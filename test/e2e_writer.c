@@ -4,14 +4,19 @@
  * library reports lost are counted and printed ("lost N seq M").  With
  * E2E_TAGGED in the environment, event 1 has another format (a string
  * more): another program using the same event id.  With E2E_PACE_US,
- * each thread sleeps that long after every 1000 events. */
+ * each thread sleeps that long after every 1000 events.  Waiting costs
+ * nothing: the threads block on a barrier, and the main thread on inotify
+ * until the file it waits for is made (scale.sh runs 128 of them). */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,8 +27,7 @@
 static long nevents;
 static int tagged;	/* E2E_TAGGED: event 1 has a third field */
 static long pace_us;	/* E2E_PACE_US: pause after every 1000 events */
-static pthread_barrier_t half;
-static volatile int go;
+static pthread_barrier_t half, go;
 
 /* Events the library reported as lost (buffer full): all, and sequence
  * events only. */
@@ -52,8 +56,7 @@ writer(void *arg)
 	for (i = 0; i < nevents; i++) {
 		if (i == nevents / 2) {
 			pthread_barrier_wait(&half);
-			while (!go)
-				usleep(1000);
+			pthread_barrier_wait(&go);
 		}
 		if (i % 1000 == 0 && i > 0 && pace_us > 0)
 			usleep((useconds_t)pace_us);
@@ -65,6 +68,31 @@ writer(void *arg)
 			check(GMI_BlockEnd(idx), 0);
 	}
 	return NULL;
+}
+
+/* Returns once PATH exists: blocked on inotify, or where no inotify
+ * instance is left (128 per user by default), looking every 10 ms. */
+static void
+wait_file(const char *path)
+{
+	char dir[PATH_MAX], buf[4096];
+	int fd;
+
+	if (access(path, F_OK) == 0)
+		return;
+	snprintf(dir, sizeof dir, "%s", path);
+	fd = inotify_init1(IN_CLOEXEC);
+	if (fd != -1 && inotify_add_watch(fd, dirname(dir),
+	    IN_CREATE | IN_MOVED_TO | IN_ATTRIB) != -1) {
+		/* Watched before this look: a file made since wakes us. */
+		while (access(path, F_OK) != 0)
+			if (read(fd, buf, sizeof buf) == -1 && errno != EINTR)
+				break;
+	}
+	if (fd != -1)
+		close(fd);
+	while (access(path, F_OK) != 0)
+		usleep(10000);
 }
 
 int
@@ -80,8 +108,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	/* Many writers released at one instant: the first GMI call races. */
-	while (argc == 6 && access(argv[5], F_OK) != 0)
-		usleep(500);
+	if (argc == 6)
+		wait_file(argv[5]);
 	nthreads = atol(argv[1]);
 	nevents = atol(argv[2]);
 	if (nthreads < 1 || nthreads > 64 || nevents < 2)
@@ -95,6 +123,7 @@ main(int argc, char **argv)
 	for (t = 0; t < nthreads; t++)
 		GMI_DefineBlock((int)t, t == 0 ? "work0" : "work");
 	pthread_barrier_init(&half, NULL, (unsigned)nthreads + 1);
+	pthread_barrier_init(&go, NULL, (unsigned)nthreads + 1);
 	for (t = 0; t < nthreads; t++)
 		pthread_create(&th[t], NULL, writer, (void *)t);
 	pthread_barrier_wait(&half);
@@ -102,9 +131,8 @@ main(int argc, char **argv)
 	if (fd == -1)
 		return 1;
 	close(fd);
-	while (access(argv[4], F_OK) != 0)
-		usleep(2000);
-	go = 1;
+	wait_file(argv[4]);
+	pthread_barrier_wait(&go);
 	for (t = 0; t < nthreads; t++)
 		pthread_join(th[t], NULL);
 	if (lost > 0)

@@ -16,12 +16,11 @@ while [ $i -le $P ]; do
 	T_PIDS="$T_PIDS $!"
 	i=$((i + 1))
 done
-sleep 0.2
+t_wait_for 10 "the writers did not all start" t_waiting e2e_writer $wpids
 touch "$T_DIR/start"
-for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
+t_reap writer $wpids
 t_note_lms
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 lms=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)
 [ "$lms" -eq 1 ] || t_fail "$lms local monitors served the job, want 1"

@@ -70,9 +70,8 @@ t_wait none_stopped $WPIDS || t_fail "processes left stopped after the snapshot"
 grep -q "^collection: global .*: 1 rounds" "$T_DIR/status.out" ||
 	t_fail "status: $(grep collection "$T_DIR/status.out")"
 touch "$T_DIR/go"
-for p in $WPIDS; do wait "$p" || t_fail "writer $p failed"; done
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_reap writer $WPIDS
+t_stop_mm
 t_check_seqs "$trace" $N 6 || t_fail "trace content"
 t_check_order "$trace" || t_fail "trace not in time order"
 # Round 1: a begin and an end of each LM (3 processes stopped in all,
@@ -114,15 +113,14 @@ t_wait_s 20 lm_ready || t_fail "the LM did not connect"
 touch "$T_DIR/go"
 WPIDS=""
 GRM_SEGSIZE=1M writers "$GRM_RUNDIR" $N h1 h2
-for p in $WPIDS; do wait "$p" || t_fail "writer $p failed"; done
+t_reap writer $WPIDS
 touch "$T_DIR/d.go"
 wait "$dpid" || t_fail "the first process failed"
 for h in h1 h2; do
 	[ -s "$T_DIR/$h.out" ] && t_fail "writer $h lost events: $(cat "$T_DIR/$h.out")"
 done
 t_note_lms
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 # Every event of the 4 writer threads once, in order (the first process
 # has 2 of its own).
 "$B/prove/prove" dump "$trace" | awk -v n=$N '$5 == 1 && $3 != '"$dpid"' {
@@ -163,12 +161,12 @@ start3() {
 }
 finish3() {
 	touch "$T_DIR/go"
-	for p in $WPIDS; do wait "$p" || t_fail "writer $p failed"; done
+	t_reap writer $WPIDS
 }
 
 # 3a. mainmon dies.
 start3 60
-sleep 0.3
+sleep 0.3	# a while held (mainmon frozen): what is tested, not a wait
 all_stopped $WPIDS || t_fail "3a: the writers ran on while the round was held"
 kill -9 "$MM_PID"
 t_wait_s 3 none_stopped $WPIDS || t_fail "3a: writers still stopped 3 s after mainmon died"
@@ -178,8 +176,7 @@ t_restart_mm "$trace.2" --collect=global
 connected() { "$B/mainmon/grmctl" "$MM_ID" status 2>/dev/null | grep -q "lm pid $LM,"; }
 t_wait_s 30 connected || t_fail "3a: the LM did not reach the new mainmon"
 finish3
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "3a: stop failed"
-wait "$MM_PID" || t_fail "3a: mainmon exited non-zero"
+t_stop_mm "3a"
 "$B/prove/prove" dump "$trace.2" | awk -v n=$N '$5 == 1 && $7 >= n / 2 { c++ }
     END { if (c != 2 * n) { print c " events of the second halves, want " 2 * n; exit 1 } }' >&2 ||
 	t_fail "3a: the second halves did not reach the new mainmon"
@@ -197,8 +194,7 @@ kill -CONT "$MM_PID"
 wait "$SNAP" || t_fail "3b: snapshot failed: $(cat "$T_DIR/snap.out")"
 finish3
 t_note_lms
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "3b: stop failed"
-wait "$MM_PID" || t_fail "3b: mainmon exited non-zero"
+t_stop_mm "3b"
 # The phase ends when the LM's connection did (why 2), and no event is lost:
 # the next LM adopted the segment.
 [ "$(phases "$trace" | head -n 1)" = "1 1 2  2" ] || t_fail "3b: marks: $(phases "$trace")"
@@ -215,8 +211,7 @@ t1=$(date +%s%N)
 kill -CONT "$MM_PID"
 wait "$SNAP" || t_fail "3c: snapshot failed: $(cat "$T_DIR/snap.out")"
 finish3
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "3c: stop failed"
-wait "$MM_PID" || t_fail "3c: mainmon exited non-zero"
+t_stop_mm "3c"
 [ "$(phases "$trace" | head -n 1)" = "1 1 2  1" ] || t_fail "3c: marks: $(phases "$trace")"
 grep -q "processes let go at the LM's time limit" "$T_DIR/mm.err" ||
 	t_fail "3c: mainmon did not say the LM's time limit passed"
@@ -247,8 +242,7 @@ n=$(awk '$5 == 1 && NF == 7' "$trace" | wc -l)
 [ "$n" -eq 1000 ] || t_fail "4: after GMI_Flush the file holds $n of 1000 records"
 wait "$app" || t_fail "4: gmi_app failed"
 t_note_lms
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "4: stop failed"
-wait "$MM_PID" || t_fail "4: mainmon exited non-zero"
+t_stop_mm "4"
 t_check_clean
 t_log "4: 5 malformed messages: each connection closed and logged, mainmon serves on; GMI_Flush delivers"
 t_log "ok"

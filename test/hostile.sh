@@ -61,7 +61,7 @@ while [ $g -le $G ]; do
 done
 wait "$vpid" || t_fail "the vandal exited non-zero: $(cat "$T_DIR/vandal.err")"
 t_log "$(cat "$T_DIR/vandal.out")"
-for p in $gpids; do wait "$p" || t_fail "good writer $p failed"; done
+t_reap "good writer" $gpids
 cat "$T_DIR"/good.*.out | grep . >&2 && t_fail "good writers lost events"
 t_alive "$lm_pid" || t_fail "the LM died"
 t_alive "$MM_PID" || t_fail "mainmon died"
@@ -74,8 +74,7 @@ ipcs -m | awk '{ print $2 }' | grep -qx "$lm_shm" &&
 	t_fail "the LM left its segment"
 grep -e "Sanitizer" -e "runtime error" "$log" >&2 &&
 	t_fail "sanitizer report in the LM's log"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 grep -e "Sanitizer" -e "runtime error" "$T_DIR/mm.err" >&2 &&
 	t_fail "sanitizer report from mainmon"
 

@@ -121,8 +121,7 @@ touch "$T_DIR/go"
 wait "$wpid" || t_fail "the traced process failed"
 [ -s "$T_DIR/w.out" ] && t_fail "the traced process lost events: $(cat "$T_DIR/w.out")"
 t_wait t_dead "$lm_pid" || t_fail "the LM did not exit after the job"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 got=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
 [ "$got" -eq $((2 * N)) ] || t_fail "$got events in the trace, want $((2 * N))"
 

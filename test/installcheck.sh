@@ -33,8 +33,8 @@ t_wait test -s "$T_DIR/mm.out" || t_fail "mainmon printed no identifier"
 MM_ID=$(head -n 1 "$T_DIR/mm.out")
 GRM_MM=$MM_ID "$T_DIR/app" || t_fail "app failed"
 t_note_lms
-"$bindir/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+T_GRMCTL="$bindir/grmctl"
+t_stop_mm
 
 n=$("$bindir/prove" dump "$T_DIR/trace" | awk '$5 == 10' | wc -l)
 [ "$n" -eq 1000 ] || t_fail "$n events in the trace, want 1000"

@@ -5,6 +5,7 @@ set -eu
 
 B=${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}
 export GRM_LOCALMON="${GRM_LOCALMON:-$B/localmon/localmon}"
+T_GRMCTL="$B/mainmon/grmctl"	# the grmctl t_stop_mm uses
 T_DIR=$(mktemp -d "${TMPDIR:-/tmp}/grm-test.XXXXXX")
 export GRM_RUNDIR="$T_DIR/run"
 mkdir -m 700 "$GRM_RUNDIR"
@@ -58,26 +59,60 @@ t_cleanup() {
 trap t_cleanup EXIT
 trap 'exit 1' INT TERM
 
-# t_wait CMD...: retries CMD for up to 10 s.
-t_wait() {
-	i=0
+# The time since boot in hundredths of a second (read, no program run).
+t_now_cs() {
+	read -r _up _ < /proc/uptime
+	_cs=${_up#*.}
+	echo "${_up%.*}${_cs%"${_cs#??}"}"
+}
+
+# t_wait_s SECONDS CMD...: retries CMD (every 10 ms at first, then every
+# 0.1 s) until it succeeds, for up to SECONDS of real time (not a number of
+# tries: a loaded machine runs the tries late).  Returns 1 if it never did.
+# CMD must not itself call t_wait_s (its deadline is one variable).
+t_wait_s() {
+	_ws_end=$(( $(t_now_cs) + $1 * 100 ))
+	_ws_n=0
+	shift
 	until "$@"; do
-		i=$((i + 1))
-		[ $i -lt 1000 ] || return 1
-		sleep 0.01
+		[ "$(t_now_cs)" -lt "$_ws_end" ] || return 1
+		_ws_n=$((_ws_n + 1))
+		if [ $_ws_n -lt 50 ]; then sleep 0.01; else sleep 0.1; fi
 	done
 }
 
-# t_wait_s SECONDS CMD...: retries CMD every 0.1 s for up to SECONDS.
-t_wait_s() {
-	_s=$1
+# t_wait CMD...: t_wait_s 10 CMD...
+t_wait() { t_wait_s 10 "$@"; }
+
+# t_wait_for SECONDS MESSAGE CMD...: t_wait_s, and if CMD never succeeded,
+# the test fails with MESSAGE and how long it waited.
+t_wait_for() {
+	_wf_s=$1 _wf_msg=$2
+	shift 2
+	t_wait_s "$_wf_s" "$@" || t_fail "$_wf_msg (waited $_wf_s s)"
+}
+
+# t_waiting PROG PID...: every PID runs PROG (not yet the shell that
+# starts it) and sleeps: waiting for a start file, say.
+t_waiting() {
+	_prog=$1
 	shift
-	_n=0
-	until "$@"; do
-		_n=$((_n + 1))
-		[ $_n -lt $((_s * 10)) ] || return 1
-		sleep 0.1
+	for _p in "$@"; do
+		case $(readlink "/proc/$_p/exe" 2>/dev/null) in
+		*/"$_prog") ;;
+		*) return 1 ;;
+		esac
+		_st=$(cat "/proc/$_p/stat" 2>/dev/null) || return 1
+		_st=${_st##*) }
+		[ "${_st%% *}" = S ] || return 1
 	done
+}
+
+# t_has_records TRACE [PID]: the trace file (text format) holds a record
+# (of process PID, if given): mainmon has written data of it.
+t_has_records() {
+	awk -v p="${2:-}" '$1 !~ /^#/ && (p == "" || $3 == p) { f = 1; exit }
+	    END { exit !f }' "$1" 2>/dev/null
 }
 
 # t_start_mm FILE [ARGS]: starts mainmon writing FILE (in format T_FORMAT,
@@ -96,6 +131,28 @@ t_start_mm() {
 	MM_ID=$(head -n 1 "$T_DIR/mm.out")
 	MM_HOSTPORT=${MM_ID%:*}
 	MM_PORT=${MM_HOSTPORT##*:}
+}
+
+# t_stop_mm [WHAT]: asks mainmon MM_PID (identifier MM_ID) to stop, and
+# waits for it to exit 0; fails otherwise, WHAT (a step's name) before the
+# message.  What grmctl said is in $T_DIR/stop.out.
+t_stop_mm() {
+	_what=${1:+$1: }
+	"$T_GRMCTL" "$MM_ID" stop > "$T_DIR/stop.out" 2>&1 ||
+		t_fail "${_what}stop failed: $(cat "$T_DIR/stop.out")"
+	wait "$MM_PID" || t_fail "${_what}mainmon exited non-zero"
+}
+
+# t_reap WHAT PID...: waits for each PID (children of this shell) and
+# fails the test, naming it WHAT, if one exited non-zero.
+t_reap() {
+	_what=$1
+	shift
+	for _p in "$@"; do
+		_rc=0
+		wait "$_p" || _rc=$?
+		[ $_rc -eq 0 ] || t_fail "$_what $_p failed (exit status $_rc)"
+	done
 }
 
 # t_restart_mm FILE [ARGS]: a mainmon with the same identifier as the last
@@ -203,7 +260,7 @@ t_snapshot_holds() {
 # t_writers_done: lets t_writers' processes go on, and waits for them.
 t_writers_done() {
 	touch "$T_DIR/go"
-	for _p in $T_WPIDS; do wait "$_p" || t_fail "writer $_p failed"; done
+	t_reap writer $T_WPIDS
 }
 
 # t_api_records FILE PTR: FILE (a trace file, or prove dump's output) holds

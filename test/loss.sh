@@ -9,8 +9,7 @@
 
 N=100000
 t_start_mm "$T_DIR/first"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 touch "$T_DIR/go"
 GRM_MM=$MM_ID GRM_SEGSIZE=256K GRM_CHUNKSIZE=16K GRM_BLOCK_MS=1 \
@@ -23,8 +22,7 @@ read -r _ lost _ lost_seq < "$T_DIR/writer.out" ||
 trace="$T_DIR/trace"
 t_restart_mm "$trace"
 t_lms_gone 30 || t_fail "the LM did not deliver and exit"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 kept=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
 counted=$(awk '$1 == "#LOSS" { n += $5 } END { print n + 0 }' "$trace")

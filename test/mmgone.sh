@@ -14,8 +14,7 @@
 
 N=100000
 t_start_mm "$T_DIR/first"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 export GRM_SEGSIZE=256K GRM_CHUNKSIZE=16K GRM_LM_LINGER=0.2
 
 # 1. Not started yet.
@@ -31,8 +30,7 @@ trace1="$T_DIR/trace1"
 t_restart_mm "$trace1"
 t_lms_gone 30 || t_fail "the LM did not deliver and exit"
 [ -e "$spill" ] && t_fail "the spill file is left after delivery"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 t_check_seqs "$trace1" $N 1 || t_fail "1: trace content"
 t_log "1: $N events, $size bytes spilled while mainmon was not there, all delivered"
 
@@ -44,16 +42,20 @@ GRM_MM=$MM_ID E2E_PACE_US=5000 "$B/test/e2e_writer" 2 $N2 "$T_DIR/h2" \
     "$T_DIR/go" > "$T_DIR/w2.out" 2> "$T_DIR/w2.err" &
 w2=$!
 T_PIDS="$T_PIDS $w2"
-sleep 0.7
+t_wait_for 30 "2: no record of the writer in $trace2a" t_has_records "$trace2a" $w2
+said=$(cat "$GRM_RUNDIR"/lm-*.log 2>/dev/null | grep -c "main monitor .*: " || true)
 kill -9 "$MM_PID"
 wait "$MM_PID" 2>/dev/null || true
-sleep 0.8
+# Restarted once the LM has seen it gone (it then keeps what comes).
+lm_saw_it() {
+	[ "$(cat "$GRM_RUNDIR"/lm-*.log 2>/dev/null | grep -c "main monitor .*: ")" -gt "$said" ]
+}
+t_wait_for 30 "2: the LM did not see mainmon gone" lm_saw_it
 t_restart_mm "$trace2b"
 wait "$w2" || t_fail "writer 2 failed"
 [ -s "$T_DIR/w2.out" ] && t_fail "writer 2 lost events: $(cat "$T_DIR/w2.out")"
 t_lms_gone 30 || t_fail "the LM did not deliver and exit"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 # Each file in order; together, every event; count any sent twice.
 for f in "$trace2a" "$trace2b"; do
 	"$B/prove/prove" dump "$f" 2>/dev/null | awk '$5 == 1 {
@@ -90,8 +92,7 @@ t_restart_mm "$trace3"
 GRM_MM=$MM_ID "$B/test/e2e_writer" 1 10 "$T_DIR/h4" "$T_DIR/go" \
     2> "$T_DIR/w4.err" || t_fail "writer 4 failed"
 t_lms_gone 30 || t_fail "the next LM did not exit"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 # Its events: N3 numbered ones and a block begin and end per 1000.
 all=$((N3 + 2 * (N3 / 1000)))
 kept=$("$B/prove/prove" dump "$trace3" | awk -v p=$w3 '$3 == p && $5 >= -2' | wc -l)

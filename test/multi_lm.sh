@@ -43,9 +43,8 @@ half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
 [ "$half" -eq $((4 * 2 * N / 2)) ] || t_fail "snapshot: $half events, want $((4 * N))"
 
 touch "$T_DIR/go"
-for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_reap writer $wpids
+t_stop_mm
 
 served=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)
 [ "$served" -eq 2 ] || t_fail "$served LMs in the trace, want 2"

@@ -34,8 +34,7 @@ run() {
 	SECS=$(( ($(date +%s%N) - t0) / 1000000 ))
 	LOST=$(awk '$1 == "lost" { print $2 }' "$T_DIR/flood.$1")
 	t_wait t_dead "$lm" || t_fail "$1: LM did not exit"
-	"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "$1: stop failed"
-	wait "$MM_PID" || t_fail "$1: mainmon exited non-zero"
+	t_stop_mm "$1"
 }
 
 kept() { awk '$1 !~ /^#/ && $5 == 1' "$TRACE" | wc -l; }

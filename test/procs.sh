@@ -22,8 +22,7 @@ for how in exit _exit return abort; do
 	wait $p || [ $how = abort ] || t_fail "gmi_app exit $how failed"
 	echo "$how $p" >> "$T_DIR/exits"
 done
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 # count PID TAG NF: records of event 1 from PID with first field TAG and
 # NF fields on the line; checks that their second fields are 0..N-1 in

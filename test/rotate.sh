@@ -6,9 +6,24 @@
 # event exactly once, in order.  A name that exists already, or that cannot
 # be created, is refused with a precise error and a non-zero exit, and the
 # trace goes on in the file it was in.
+# The writer is paced (2 threads, 1000 events every 40 ms) and waits
+# halfway until the file is changed: the change comes once the first file
+# holds some of its records, while it writes its first half, or, on a
+# loaded machine, at the latest while it waits halfway; either way each file
+# gets some of its events.
 . "$(dirname "$0")/lib.sh"
 
 N=60000
+# in_file FILE: after a snapshot, status says FILE holds 1000 records or
+# more.
+in_file() {
+	"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null ||
+		t_fail "$fmt: snapshot failed"
+	"$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" ||
+		t_fail "$fmt: status failed"
+	_n=$(sed -n "s|^file $1: \([0-9]*\) records.*|\1|p" "$T_DIR/status.out")
+	[ "${_n:-0}" -ge 1000 ]
+}
 for fmt in tape bin; do
 	T_FORMAT=$fmt
 	t1="$T_DIR/$fmt.1" t2="$T_DIR/$fmt.2" t3="$T_DIR/$fmt.3"
@@ -18,14 +33,12 @@ for fmt in tape bin; do
 	    $N "$T_DIR/half" "$T_DIR/go" > "$T_DIR/w.out" 2> "$T_DIR/w.err" &
 	w=$!
 	T_PIDS="$T_PIDS $w"
-	t_wait test -f "$T_DIR/half" || t_fail "$fmt: the writer did not start"
-	touch "$T_DIR/go"
-	sleep 0.5
-	"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null || t_fail "$fmt: snapshot failed"
+	t_wait_for 30 "$fmt: no records of the writer in $t1" in_file "$t1"
 	"$B/mainmon/grmctl" "$MM_ID" file "$t2" > "$T_DIR/ctl.out" ||
 		t_fail "$fmt: file failed: $(cat "$T_DIR/ctl.out")"
 	grep -q "file $t2: $t1 closed with [0-9]* records; writing to $t2" "$T_DIR/ctl.out" ||
 		t_fail "$fmt: file said: $(cat "$T_DIR/ctl.out")"
+	touch "$T_DIR/go"
 	# Refused: an existing file (the one just closed), one that cannot
 	# be made.
 	rc=0
@@ -46,8 +59,7 @@ for fmt in tape bin; do
 	t_lms_gone 30 || t_fail "$fmt: the LM did not exit"
 	# A rotation with no process left: the new file is still readable.
 	"$B/mainmon/grmctl" "$MM_ID" file "$t3" > /dev/null || t_fail "$fmt: second file failed"
-	"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "$fmt: stop failed"
-	wait "$MM_PID" || t_fail "$fmt: mainmon exited non-zero"
+	t_stop_mm "$fmt"
 
 	for f in "$t1" "$t2" "$t3"; do
 		"$B/prove/prove" stats "$f" > "$f.stats" 2> "$f.err" ||

@@ -41,10 +41,16 @@ done
 all_half() { [ "$(ls "$T_DIR" | grep -c '^half\.')" -eq $((H * P)) ]; }
 t_wait_s 30 all_half || t_fail "writers did not reach the halfway mark in 30 s"
 
-# One LM per host, each in its own run folder, each listed by status.
+# One LM per host, each in its own run folder, each listed by status
+# (once connected: a writer may reach halfway before its LM has).
 t_note_lms
-"$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" ||
-	t_fail "status failed"
+all_listed() {
+	"$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" ||
+		t_fail "status failed"
+	[ "$(grep -c '^node ' "$T_DIR/status.out")" -ge $H ]
+}
+t_wait_s 30 all_listed ||
+	t_fail "status lists $(grep -c '^node ' "$T_DIR/status.out") LMs after 30 s"
 h=1
 while [ $h -le $H ]; do
 	hn=$(printf 'host%02d' $h)
@@ -67,12 +73,11 @@ half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
 	t_fail "snapshot: $half events in the file, want $((H * P * N / 2))"
 
 touch "$T_DIR/go"
-for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
+t_reap writer $wpids
 for f in "$T_DIR"/w.*.out; do
 	[ ! -s "$f" ] || t_fail "${f##*/}: $(cat "$f")"
 done
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 t_check_seqs "$trace" $N $((H * P)) || t_fail "trace content"
 # Every host once in the file, each with its 4 processes' records.

@@ -38,9 +38,10 @@ run_writers() {
 		T_PIDS="$T_PIDS $!"
 		i=$((i + 1))
 	done
-	sleep 0.2
+	t_wait_for 10 "$1: the writers did not all start" \
+	    t_waiting e2e_writer $wpids
 	touch "$T_DIR/start.$1"
-	for p in $wpids; do wait "$p" || t_fail "$1: writer $p failed"; done
+	t_reap "$1: writer" $wpids
 	cat "$T_DIR"/w."$1".*.out | grep . >&2 && t_fail "$1: writers lost events"
 	return 0
 }
@@ -100,8 +101,7 @@ ipcs -m | awk '{ print $2 }' | grep -qx "$lm_shm" &&
 has_all() { [ "$(events)" -eq $((8 * 2 * N)) ]; }
 t_wait has_all || t_fail "after SIGTERM: $(events) events, want $((8 * 2 * N))"
 
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 "$B/prove/prove" dump "$trace" | awk -v n=$N '
 	$5 == 1 {
 		k = $3 " " $4

@@ -51,9 +51,8 @@ pushes=$(field '; \([0-9]*\) pushes')
 [ "$(field 'spilled \([0-9]*\) bytes now')" = 0 ] || t_fail "spilled"
 
 touch "$T_DIR/go"
-for p in $wpids; do wait "$p" || t_fail "writer $p failed"; done
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_reap writer $wpids
+t_stop_mm
 n=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
 [ "$n" -eq 801000 ] || t_fail "$n events in the trace, want 801000"
 t_check_clean

@@ -171,7 +171,6 @@ done
 echo "$MM_PID $bad_shm" > "$pidf"
 one_round file 8
 
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 t_check_clean
 t_log "ok: $REPS elections of $P processes, one LM each; stale socket, .pid and file replaced, killed LM's segment adopted"

@@ -30,8 +30,7 @@ svg="$out/ring.svg"
 t_start_mm "$trace"
 GRM_MM=$MM_ID "$B/examples/ring" -p 3 -r 30 -w 200 > "$T_DIR/ring.out" ||
 	t_fail "ring failed"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 
 "$PV" svg "$trace" -o "$svg" || t_fail "prove svg failed"
 check_svg "$svg"

@@ -42,11 +42,24 @@ round64(size_t n)
 static void	*mem[8];
 static unsigned	nmem;
 
+/* Collections in flight of the running test, likewise. */
+static struct seg_flight flights[4];
+static unsigned	nflights;
+
+static struct seg_flight *
+new_flight(void)
+{
+	cr_assert_lt(nflights, 4);
+	return &flights[nflights++];
+}
+
 static void
 free_all(void)
 {
 	while (nmem > 0)
 		free(mem[--nmem]);
+	while (nflights > 0)
+		seg_flight_free(&flights[--nflights]);
 }
 
 TestSuite(init, .fini = free_all);
@@ -56,6 +69,9 @@ TestSuite(collect, .fini = free_all);
 TestSuite(reclaim, .fini = free_all);
 TestSuite(used, .fini = free_all);
 TestSuite(ring, .fini = free_all);
+TestSuite(steal, .fini = free_all);
+TestSuite(table, .fini = free_all);
+TestSuite(flight, .fini = free_all);
 
 /* A 64-byte aligned buffer of size bytes (rounded up to 64), filled with
  * junk so that seg_init must clear what it uses. */
@@ -1679,13 +1695,13 @@ two_in_flight(struct seg *v, struct seg_sent *sent, struct seg_flight *fl,
 Test(flight, nothing_consumed_until_acknowledged)
 {
 	struct seg_sent sent[4];
-	struct seg_flight fl = { NULL, 0, 0, 0 };
+	struct seg_flight *fl = new_flight();
 	struct seg_hdr *s;
 	struct sink k;
 	struct seg v;
 	uint32_t a, b;
 
-	s = two_in_flight(&v, sent, &fl, &k, &a, &b);
+	s = two_in_flight(&v, sent, fl, &k, &a, &b);
 	/* Sent, not acknowledged: still there, pinned, not consumed. */
 	cr_assert_eq(state(s, a), SEG_FULL);
 	cr_assert_eq(seg_chunk(&v, a)->consumed, 0);
@@ -1694,24 +1710,24 @@ Test(flight, nothing_consumed_until_acknowledged)
 	/* Another collection before the ACK sends only what is new. */
 	append(s, b, 3, 32);
 	{
-		struct seg_flight fl2 = { NULL, 0, 0, 0 };
+		struct seg_flight *fl2 = new_flight();
 
 		sink_init(&k, s);
-		cr_assert_eq(collect_fl(&v, &k, &fl2), 1);
+		cr_assert_eq(collect_fl(&v, &k, fl2), 1);
 		cr_assert_eq(k.p[0].at, 32, "sent again from %lu",
 		    (unsigned long)k.p[0].at);
 		check_piece(&k.p[0], 10, 10, 2, (int32_t[]){ 3 }, 1);
-		seg_flight_commit(&v, &fl);
+		seg_flight_commit(&v, fl);
 		cr_assert_eq(state(s, a), SEG_FREE, "acknowledged: freed");
 		cr_assert_eq(seg_chunk(&v, b)->consumed, 32);
-		seg_flight_commit(&v, &fl2);
+		seg_flight_commit(&v, fl2);
 		cr_assert_eq(seg_chunk(&v, b)->consumed, 64);
 		cr_assert_eq(atomic_load(&seg_chunk(&v, b)->pin), 0);
-		seg_flight_free(&fl2);
+		seg_flight_free(fl2);
 	}
 	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &fl), 0, "all acknowledged");
-	seg_flight_free(&fl);
+	cr_assert_eq(collect_fl(&v, &k, fl), 0, "all acknowledged");
+	seg_flight_free(fl);
 }
 
 /* The MM wrote one piece before the rest of its collection
@@ -1720,71 +1736,71 @@ Test(flight, nothing_consumed_until_acknowledged)
 Test(flight, piece_written_before_the_rest)
 {
 	struct seg_sent sent[4];
-	struct seg_flight fl = { NULL, 0, 0, 0 };
+	struct seg_flight *fl = new_flight();
 	struct seg_hdr *s;
 	struct sink k;
 	struct seg v;
 	uint32_t a, b, c;
 
-	s = two_in_flight(&v, sent, &fl, &k, &a, &b);
+	s = two_in_flight(&v, sent, fl, &k, &a, &b);
 	/* Other threads hold the other chunks: a, once free, is the
 	 * next one taken. */
 	acq(s, 1, 10, 11, 3);
 	acq(s, 1, 10, 12, 4);
 	cr_assert_eq(atomic_load(&s->nfree), 0);
 	/* Not that piece: another pid, session, chunk, or end. */
-	cr_assert_eq(seg_flight_written(&v, &fl, 11, 1, 1, 32), 0);
-	cr_assert_eq(seg_flight_written(&v, &fl, 10, 2, 1, 32), 0);
-	cr_assert_eq(seg_flight_written(&v, &fl, 10, 1, 3, 32), 0);
-	cr_assert_eq(seg_flight_written(&v, &fl, 10, 1, 1, 24), 0);
+	cr_assert_eq(seg_flight_written(&v, fl, 11, 1, 1, 32), 0);
+	cr_assert_eq(seg_flight_written(&v, fl, 10, 2, 1, 32), 0);
+	cr_assert_eq(seg_flight_written(&v, fl, 10, 1, 3, 32), 0);
+	cr_assert_eq(seg_flight_written(&v, fl, 10, 1, 1, 24), 0);
 	cr_assert_eq(state(s, a), SEG_FULL, "freed for another piece");
 	cr_assert_eq(atomic_load(&seg_chunk(&v, a)->pin), 1);
 	/* a's piece is written: free now, b untouched. */
-	cr_assert_eq(seg_flight_written(&v, &fl, 10, 1, 1, 32), 1);
+	cr_assert_eq(seg_flight_written(&v, fl, 10, 1, 1, 32), 1);
 	cr_assert_eq(state(s, a), SEG_FREE);
 	cr_assert_eq(atomic_load(&s->nfree), 1);
 	cr_assert_eq(seg_chunk(&v, b)->consumed, 0);
 	cr_assert_eq(atomic_load(&seg_chunk(&v, b)->pin), 1);
-	cr_assert_eq(seg_flight_written(&v, &fl, 10, 1, 1, 32), 0,
+	cr_assert_eq(seg_flight_written(&v, fl, 10, 1, 1, 32), 0,
 	    "written twice");
 	/* A writer takes a again before the collection is acknowledged:
 	 * the acknowledgement must not touch the new owner's chunk. */
 	c = acq(s, 1, 10, 10, 5);
 	cr_assert_eq(c, a);
 	append(s, c, 3, 32);
-	seg_flight_commit(&v, &fl);
+	seg_flight_commit(&v, fl);
 	cr_assert_eq(state(s, c), SEG_OWNED);
 	cr_assert_eq(seg_chunk(&v, c)->consumed, 0);
 	cr_assert_eq(atomic_load(&s->nfree), 0, "freed twice");
 	cr_assert_eq(seg_chunk(&v, b)->consumed, 32);
 	cr_assert_eq(atomic_load(&seg_chunk(&v, b)->pin), 0);
 	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &fl), 1, "only c's record is new");
+	cr_assert_eq(collect_fl(&v, &k, fl), 1, "only c's record is new");
 	check_piece(&k.p[0], 10, 10, 5, (int32_t[]){ 3 }, 1);
-	seg_flight_free(&fl);
+	seg_flight_free(fl);
 }
 
 /* A piece written, then the connection lost: only the rest goes again. */
 Test(flight, abort_after_a_piece_written)
 {
 	struct seg_sent sent[4];
-	struct seg_flight fl = { NULL, 0, 0, 0 };
+	struct seg_flight *fl = new_flight();
 	struct seg_hdr *s;
 	struct sink k;
 	struct seg v;
 	uint32_t a, b;
 
-	s = two_in_flight(&v, sent, &fl, &k, &a, &b);
-	cr_assert_eq(seg_flight_written(&v, &fl, 10, 1, 2, 32), 1);
+	s = two_in_flight(&v, sent, fl, &k, &a, &b);
+	cr_assert_eq(seg_flight_written(&v, fl, 10, 1, 2, 32), 1);
 	cr_assert_eq(seg_chunk(&v, b)->consumed, 32);
 	cr_assert_eq(atomic_load(&seg_chunk(&v, b)->pin), 0);
-	seg_flight_abort(&v, &fl);
+	seg_flight_abort(&v, fl);
 	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &fl), 1, "a's piece again, not b's");
+	cr_assert_eq(collect_fl(&v, &k, fl), 1, "a's piece again, not b's");
 	check_piece(&k.p[0], 10, 10, 1, (int32_t[]){ 1 }, 1);
-	seg_flight_commit(&v, &fl);
+	seg_flight_commit(&v, fl);
 	cr_assert_eq(state(s, a), SEG_FREE);
-	seg_flight_free(&fl);
+	seg_flight_free(fl);
 }
 
 /* A chunk sent in two collections, the later piece written first (as
@@ -1793,7 +1809,7 @@ Test(flight, abort_after_a_piece_written)
 Test(flight, chunk_in_two_collections)
 {
 	struct seg_sent sent[4];
-	struct seg_flight f1 = { NULL, 0, 0, 0 }, f2 = { NULL, 0, 0, 0 };
+	struct seg_flight *f1 = new_flight(), *f2 = new_flight();
 	struct seg_hdr *s;
 	struct sink k;
 	struct seg v;
@@ -1805,29 +1821,29 @@ Test(flight, chunk_in_two_collections)
 	a = acq(s, 1, 10, 10, 1);
 	append(s, a, 1, 32);
 	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &f1), 1);
+	cr_assert_eq(collect_fl(&v, &k, f1), 1);
 	append(s, a, 2, 32);
 	seg_release(&v, a);
 	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &f2), 1);
+	cr_assert_eq(collect_fl(&v, &k, f2), 1);
 	cr_assert_eq(atomic_load(&seg_chunk(&v, a)->pin), 2);
-	cr_assert_eq(seg_flight_written(&v, &f2, 10, 1, 1, 32), 0,
+	cr_assert_eq(seg_flight_written(&v, f2, 10, 1, 1, 32), 0,
 	    "the first piece is not the second collection's");
-	cr_assert_eq(seg_flight_written(&v, &f2, 10, 1, 1, 64), 1);
+	cr_assert_eq(seg_flight_written(&v, f2, 10, 1, 1, 64), 1);
 	cr_assert_eq(seg_chunk(&v, a)->consumed, 64);
 	cr_assert_eq(state(s, a), SEG_FULL, "still pinned by the first");
-	seg_flight_commit(&v, &f1);
+	seg_flight_commit(&v, f1);
 	cr_assert_eq(state(s, a), SEG_FREE, "all consumed, unpinned: free");
-	seg_flight_commit(&v, &f2);
+	seg_flight_commit(&v, f2);
 	cr_assert_eq(atomic_load(&s->nfree), 4);
-	seg_flight_free(&f1);
-	seg_flight_free(&f2);
+	seg_flight_free(f1);
+	seg_flight_free(f2);
 }
 
 Test(flight, abort_sends_again)
 {
 	struct seg_sent sent[4];
-	struct seg_flight fl = { NULL, 0, 0, 0 };
+	struct seg_flight *fl = new_flight();
 	struct seg_hdr *s;
 	struct sink k;
 	struct seg v;
@@ -1841,25 +1857,25 @@ Test(flight, abort_sends_again)
 	append(s, a, 2, 32);
 	seg_release(&v, a);
 	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &fl), 1);
+	cr_assert_eq(collect_fl(&v, &k, fl), 1);
 	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &fl), 0, "in flight: not sent twice");
-	seg_flight_abort(&v, &fl);
+	cr_assert_eq(collect_fl(&v, &k, fl), 0, "in flight: not sent twice");
+	seg_flight_abort(&v, fl);
 	cr_assert_eq(atomic_load(&seg_chunk(&v, a)->pin), 0);
 	cr_assert_eq(state(s, a), SEG_FULL);
 	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &fl), 1, "never acknowledged: again");
+	cr_assert_eq(collect_fl(&v, &k, fl), 1, "never acknowledged: again");
 	check_piece(&k.p[0], 10, 10, 1, (int32_t[]){ 1, 2 }, 2);
 	cr_assert_eq(k.p[0].at, 0);
-	seg_flight_commit(&v, &fl);
+	seg_flight_commit(&v, fl);
 	cr_assert_eq(state(s, a), SEG_FREE);
-	seg_flight_free(&fl);
+	seg_flight_free(fl);
 }
 
 Test(flight, pinned_chunk_not_stolen)
 {
 	struct seg_sent sent[4];
-	struct seg_flight fl = { NULL, 0, 0, 0 };
+	struct seg_flight *fl = new_flight();
 	struct seg_loss loss;
 	struct seg_hdr *s;
 	struct sink k;
@@ -1873,17 +1889,17 @@ Test(flight, pinned_chunk_not_stolen)
 	append(s, a, 1, 32);
 	seg_release(&v, a);
 	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &fl), 1);
+	cr_assert_eq(collect_fl(&v, &k, fl), 1);
 	cr_assert_eq(seg_steal(&v, 1, 10, 11, 5, &loss), -1,
 	    "data in flight was taken back");
-	seg_flight_commit(&v, &fl);
-	seg_flight_free(&fl);
+	seg_flight_commit(&v, fl);
+	seg_flight_free(fl);
 }
 
 Test(flight, adoption_forgets_pins)
 {
 	struct seg_sent sent[4];
-	struct seg_flight fl = { NULL, 0, 0, 0 };
+	struct seg_flight *fl = new_flight();
 	struct seg_hdr *s;
 	struct sink k;
 	struct seg v, v2;
@@ -1895,7 +1911,7 @@ Test(flight, adoption_forgets_pins)
 	a = acq(s, 1, 10, 10, 1);
 	append(s, a, 1, 32);
 	sink_init(&k, s);
-	cr_assert_eq(collect_fl(&v, &k, &fl), 1);
+	cr_assert_eq(collect_fl(&v, &k, fl), 1);
 	/* That LM dies; the next one adopts the segment and sends the
 	 * unacknowledged data again, from consumed. */
 	{
@@ -1908,7 +1924,7 @@ Test(flight, adoption_forgets_pins)
 		cr_assert_eq(collect_fl(&v2, &k, NULL), 1);
 		check_piece(&k.p[0], 10, 10, 1, (int32_t[]){ 1 }, 1);
 	}
-	seg_flight_free(&fl);
+	seg_flight_free(fl);
 }
 
 Test(reclaim, claim_of_a_dead_process)

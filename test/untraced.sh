@@ -25,6 +25,5 @@ GRM_DEBUG=1 GRM_MM=$MM_ID GRM_LOCALMON=/nonexistent/localmon \
 	t_fail "run without LM failed"
 grep -q "cannot start local monitor /nonexistent/localmon" "$T_DIR/out" ||
 	t_fail "GRM_DEBUG gave no reason: $(cat "$T_DIR/out")"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 t_log "ok: untraced runs are silent and start nothing"

@@ -57,8 +57,7 @@ hit flood "connections already waiting to authenticate" "$MM_HOSTPORT" silent 70
 wait "$w" || t_fail "the workload failed"
 [ -s "$T_DIR/w.out" ] && t_fail "the workload lost events: $(cat "$T_DIR/w.out")"
 t_lms_gone 30 || t_fail "the LM did not exit"
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 grep -e "Sanitizer" -e "runtime error" "$T_DIR/mm.err" >&2 &&
 	t_fail "sanitizer report from mainmon"
 t_check_seqs "$trace" $N $T || t_fail "trace content"

@@ -20,8 +20,7 @@ ack 0
 END
 cmp -s "$T_DIR/fake.out" "$T_DIR/want" ||
 	{ diff "$T_DIR/want" "$T_DIR/fake.out" >&2; t_fail "what mainmon told"; }
-"$B/mainmon/grmctl" "$MM_ID" stop > /dev/null || t_fail "stop failed"
-wait "$MM_PID" || t_fail "mainmon exited non-zero"
+t_stop_mm
 "$B/prove/prove" dump "$trace" > "$T_DIR/dump" || t_fail "prove dump"
 awk '$5 == 1 { printf "%s ", $NF } END { print "" }' "$T_DIR/dump" \
     > "$T_DIR/vals"

@@ -1,0 +1,292 @@
+/* test_mm_causal.c: mainmon's causality check (mainmon/mm_causal.c) fed
+ * message records directly, as mm_out gives them in time order. */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "mm.h"
+
+static struct mm *mm;
+
+static void
+setup(void)
+{
+	mm = calloc(1, sizeof *mm);
+	cr_assert_not_null(mm);
+}
+
+static void
+teardown(void)
+{
+	if (mm != NULL)
+		mm_causal_free(mm);
+	free(mm);
+	mm = NULL;
+}
+
+TestSuite(causal, .init = setup, .fini = teardown, .timeout = 10);
+
+#define NODE	1
+
+/* Process pid of NODE names itself rank (GMI_SetName). */
+static void
+rank_at(uint32_t node, uint32_t pid, int64_t rank)
+{
+	struct rec_field f[2] = {
+		{ .kind = REC_K_INT, .v.i = rank },
+		{ .kind = REC_K_STR, .v.s = { "p", 1 } },
+	};
+
+	mm_causal_record(mm, node, pid, 0, REC_EID_PROC_NAME, f, 2);
+}
+
+static void
+msg_at(uint32_t node, uint32_t pid, int32_t eid, int64_t peer, int64_t tag,
+       uint64_t ts)
+{
+	struct rec_field f[3] = {
+		{ .kind = REC_K_INT, .v.i = peer },
+		{ .kind = REC_K_INT, .v.i = tag },
+		{ .kind = REC_K_INT, .v.i = 8 },
+	};
+
+	mm_causal_record(mm, node, pid, ts, eid, f, 3);
+}
+
+static void
+rank(uint32_t pid, int64_t r)
+{
+	rank_at(NODE, pid, r);
+}
+
+static void
+send_at(uint32_t pid, int64_t to, int64_t tag, uint64_t ts)
+{
+	msg_at(NODE, pid, REC_EID_MSG_SEND, to, tag, ts);
+}
+
+static void
+recv_at(uint32_t pid, int64_t from, int64_t tag, uint64_t ts)
+{
+	msg_at(NODE, pid, REC_EID_MSG_RECV, from, tag, ts);
+}
+
+Test(causal, a_message_received_after_it_was_sent_is_no_violation)
+{
+	rank(100, 0);
+	rank(200, 1);
+	send_at(100, 1, 7, 1000);
+	recv_at(200, 0, 7, 1500);
+	cr_assert_eq(mm->causal.checked, 1);
+	cr_assert_eq(mm->causal.violations, 0);
+	cr_assert_eq(mm->causal.worst, 0);
+	cr_assert_eq(mm->causal.waiting, 0);
+}
+
+Test(causal, a_receive_stamped_before_its_send_is_a_violation_by_the_difference)
+{
+	rank(100, 0);
+	rank(200, 1);
+	recv_at(200, 0, 7, 1000);
+	cr_assert_eq(mm->causal.waiting, 1, "the receive waits for its send");
+	send_at(100, 1, 7, 1300);
+	cr_assert_eq(mm->causal.checked, 1);
+	cr_assert_eq(mm->causal.violations, 1);
+	cr_assert_eq(mm->causal.worst, 300);
+	cr_assert_eq(mm->causal.waiting, 0);
+}
+
+Test(causal, a_receive_at_the_time_of_its_send_is_no_violation)
+{
+	rank(100, 0);
+	rank(200, 1);
+	send_at(100, 1, 7, 1000);
+	recv_at(200, 0, 7, 1000);
+	cr_assert_eq(mm->causal.checked, 1);
+	cr_assert_eq(mm->causal.violations, 0);
+}
+
+Test(causal, the_worst_violation_is_the_largest)
+{
+	rank(100, 0);
+	rank(200, 1);
+	recv_at(200, 0, 7, 1000);
+	send_at(100, 1, 7, 1100);	/* 100 early */
+	recv_at(200, 0, 7, 2000);
+	send_at(100, 1, 7, 2900);	/* 900 early */
+	recv_at(200, 0, 7, 3000);
+	send_at(100, 1, 7, 3200);	/* 200 early */
+	cr_assert_eq(mm->causal.violations, 3);
+	cr_assert_eq(mm->causal.worst, 900);
+}
+
+/* Send k at S(k), irregularly spaced; its receive stamped 1000 before
+ * (a clock 1000 off), fed in time order: about 10 receives wait at a time,
+ * so the queue grows and wraps around.  Matched k-th to k-th, every pair
+ * is a violation by exactly 1000; matched to any other send, some pair
+ * would be one by more. */
+static uint64_t
+send_ts(int k)
+{
+	return 10000 + (uint64_t)k * 100 + (uint64_t)(k % 7) * 13;
+}
+
+Test(causal, the_kth_send_matches_the_kth_receive_of_its_sender_receiver_and_tag)
+{
+	int s = 0, r = 0;
+
+	rank(100, 0);
+	rank(200, 1);
+	while (s < 100) {
+		if (r < 100 && send_ts(r) - 1000 <= send_ts(s)) {
+			recv_at(200, 0, 7, send_ts(r) - 1000);
+			r++;
+		} else {
+			send_at(100, 1, 7, send_ts(s));
+			s++;
+		}
+	}
+	cr_assert_eq(mm->causal.checked, 100);
+	cr_assert_eq(mm->causal.violations, 100);
+	cr_assert_eq(mm->causal.worst, 1000, "matched out of order: worst %llu",
+	    (unsigned long long)mm->causal.worst);
+	cr_assert_eq(mm->causal.waiting, 0);
+}
+
+Test(causal, receives_waiting_for_their_sends_match_them_in_order)
+{
+	int k;
+
+	rank(100, 0);
+	rank(200, 1);
+	/* 20 receives stamped 1000 early, then their 20 sends. */
+	for (k = 0; k < 20; k++)
+		recv_at(200, 0, 7, 10000 + (uint64_t)k * 10);
+	cr_assert_eq(mm->causal.waiting, 20);
+	for (k = 0; k < 20; k++)
+		send_at(100, 1, 7, 11000 + (uint64_t)k * 10);
+	cr_assert_eq(mm->causal.checked, 20);
+	cr_assert_eq(mm->causal.violations, 20);
+	cr_assert_eq(mm->causal.worst, 1000, "matched out of order: worst %llu",
+	    (unsigned long long)mm->causal.worst);
+}
+
+Test(causal, messages_of_another_tag_or_pair_of_ranks_do_not_match)
+{
+	rank(100, 0);
+	rank(200, 1);
+	rank(300, 2);
+	send_at(100, 1, 7, 1000);
+	recv_at(200, 0, 8, 900);	/* another tag */
+	recv_at(300, 0, 7, 900);	/* another receiver */
+	recv_at(200, 2, 7, 900);	/* another sender */
+	cr_assert_eq(mm->causal.checked, 0);
+	cr_assert_eq(mm->causal.waiting, 4);
+	recv_at(200, 0, 7, 1100);
+	cr_assert_eq(mm->causal.checked, 1);
+	cr_assert_eq(mm->causal.violations, 0);
+	cr_assert_eq(mm->causal.waiting, 3);
+}
+
+Test(causal, a_message_of_a_process_without_a_rank_is_unchecked)
+{
+	send_at(100, 1, 7, 1000);
+	cr_assert_eq(mm->causal.unchecked, 1);
+	rank(200, 1);
+	recv_at(200, 0, 7, 900);
+	send_at(100, 1, 7, 1000);
+	cr_assert_eq(mm->causal.unchecked, 2);
+	cr_assert_eq(mm->causal.checked, 0);
+	cr_assert_eq(mm->causal.waiting, 1);
+}
+
+Test(causal, a_rank_belongs_to_one_process_of_one_node)
+{
+	rank_at(1, 100, 0);
+	msg_at(2, 100, REC_EID_MSG_SEND, 1, 7, 1000);	/* same pid, node 2 */
+	cr_assert_eq(mm->causal.unchecked, 1);
+	rank_at(2, 100, 5);
+	rank_at(1, 200, 1);
+	msg_at(2, 100, REC_EID_MSG_SEND, 1, 7, 1000);	/* from rank 5 */
+	msg_at(1, 200, REC_EID_MSG_RECV, 0, 7, 900);	/* from rank 0 */
+	cr_assert_eq(mm->causal.checked, 0);
+	msg_at(1, 200, REC_EID_MSG_RECV, 5, 7, 1100);
+	cr_assert_eq(mm->causal.checked, 1);
+	cr_assert_eq(mm->causal.violations, 0);
+}
+
+Test(causal, a_process_named_again_takes_its_new_rank)
+{
+	rank(100, 0);
+	rank(200, 1);
+	rank(100, 4);
+	send_at(100, 1, 7, 1000);
+	recv_at(200, 0, 7, 900);
+	cr_assert_eq(mm->causal.checked, 0);
+	recv_at(200, 4, 7, 900);
+	cr_assert_eq(mm->causal.checked, 1);
+	cr_assert_eq(mm->causal.violations, 1);
+}
+
+Test(causal, other_records_and_malformed_fields_are_ignored)
+{
+	struct rec_field f[3] = {
+		{ .kind = REC_K_INT, .v.i = 1 },
+		{ .kind = REC_K_STR, .v.s = { "x", 1 } },
+		{ .kind = REC_K_INT, .v.i = 8 },
+	};
+
+	rank(100, 0);
+	mm_causal_record(mm, NODE, 100, 10, 5, f, 3);	/* a user event */
+	mm_causal_record(mm, NODE, 100, 10, REC_EID_MSG_SEND, f, 3);
+	mm_causal_record(mm, NODE, 100, 10, REC_EID_MSG_SEND, f, 1);
+	f[0].kind = REC_K_STR;
+	mm_causal_record(mm, NODE, 100, 10, REC_EID_MSG_SEND, f, 3);
+	mm_causal_record(mm, NODE, 300, 10, REC_EID_PROC_NAME, f, 2);
+	cr_assert_eq(mm->causal.checked, 0);
+	cr_assert_eq(mm->causal.waiting, 0);
+	cr_assert_eq(mm->causal.unchecked, 0);
+}
+
+Test(causal, beyond_the_bound_of_messages_held_a_message_is_unchecked)
+{
+	rank(100, 0);
+	rank(200, 1);
+	mm->causal.waiting = MM_CAUSAL_MAX;	/* as if that many waited */
+	send_at(100, 1, 7, 1000);
+	cr_assert_eq(mm->causal.unchecked, 1);
+	cr_assert_eq(mm->causal.waiting, MM_CAUSAL_MAX);
+	mm->causal.waiting = 0;
+	send_at(100, 1, 7, 1000);
+	recv_at(200, 0, 7, 1200);
+	cr_assert_eq(mm->causal.checked, 1, "a match needs no room");
+}
+
+Test(causal, many_pairs_of_ranks_are_each_matched)
+{
+	int r;
+
+	for (r = 0; r < 2000; r++)
+		rank(1000 + (uint32_t)r, r);
+	/* Rank r sends to rank r + 1, each with its own tag. */
+	for (r = 0; r + 1 < 2000; r++)
+		send_at(1000 + (uint32_t)r, r + 1, r % 5, 100);
+	cr_assert_eq(mm->causal.waiting, 1999);
+	for (r = 1; r < 2000; r++)
+		recv_at(1000 + (uint32_t)r, r - 1, (r - 1) % 5, 200);
+	cr_assert_eq(mm->causal.checked, 1999);
+	cr_assert_eq(mm->causal.violations, 0);
+	cr_assert_eq(mm->causal.waiting, 0);
+	cr_assert_eq(mm->causal.unchecked, 0);
+}
+
+Test(causal, freed_it_starts_again_empty)
+{
+	rank(100, 0);
+	rank(200, 1);
+	recv_at(200, 0, 7, 100);
+	mm_causal_free(mm);
+	cr_assert_eq(mm->causal.waiting, 0);
+	send_at(100, 1, 7, 1000);
+	cr_assert_eq(mm->causal.unchecked, 1, "ranks are forgotten too");
+}
