@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hmap.h"
+
 #include "tape.h"
 #include "tr_read.h"
 #include "tr_fmt.h"
@@ -139,13 +141,11 @@ struct tape_r {
 	unsigned	want;		/* TAPE_WANT of meta kinds returned */
 	int		fmt;		/* GRMTRACE_FMT_* */
 	int		seekable;	/* the input can go back */
-	struct tape_def	**defs;		/* open addressing on eid */
+	struct hmap	defs;		/* struct tr_defkey -> tape_def * */
 	struct tape_def	**order;	/* the same, in the order read */
 	size_t		norder;
 	size_t		corder;
-	size_t		ndefs;
 	size_t		nscoped;	/* of which scoped to a process */
-	size_t		cap;
 	size_t		start;		/* unread input: buf[start..end) */
 	size_t		end;
 	char		*sp;		/* free space in sbuf */
@@ -226,6 +226,18 @@ int tr_text_get1(struct tape_r *r, struct cur *c, char k,
 const char *tr_keep(struct tape_r *r, const char *s, size_t n);
 
 /* ---- tr_defs.c: the definitions read so far ---- */
+
+/* What a definition is found by: its scope (node 0: every process) and
+ * eid; no padding (hmap compares the bytes). */
+struct tr_defkey {
+	uint32_t	node;
+	uint32_t	pid;
+	int32_t		eid;
+};
+
+/* The hash of a struct tr_defkey, for the maps keyed by it (the reader's
+ * definitions, the BEE writer's). */
+uint32_t tr_defkey_hash(const void *key);
 
 /* Stores a definition (scoped when node >= 1), replacing one of the same
  * scope and eid.  Returns it, or NULL after tr_fail. */
