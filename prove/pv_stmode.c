@@ -167,14 +167,7 @@ type_name(const struct grmtrace *r, uint32_t node, uint32_t pid, int32_t eid)
 {
 	const struct grmtrace_def *d = grmtrace_def_for(r, node, pid, eid);
 
-	static const char *const predef[] = { "block begin", "block end",
-	    "block name", "message send", "message receive", "process name",
-	    "collection begin", "collection end" };
-
-	if (d == NULL && eid < 0 && eid >= -(int32_t)(sizeof predef /
-	    sizeof predef[0]))
-		return predef[-eid - 1];
-	if (d == NULL)
+	if (d == NULL && (d = grmtrace_predef(eid)) == NULL)
 		return NULL;
 	return d->description[0] != '\0' ? d->description : d->format;
 }

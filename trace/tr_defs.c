@@ -19,23 +19,27 @@ static const struct hmap_type defs_type = {
 	sizeof(struct tr_defkey), sizeof(struct tape_def *), 64, tr_defkey_hash
 };
 
+void
+tr_def_fill_pub(struct grmtrace_def *pub, const struct tape_def *d)
+{
+	*pub = (struct grmtrace_def){ .eid = d->eid, .cls = d->cls,
+	    .attr = d->attr, .node = d->node, .pid = d->pid,
+	    .format = d->format, .description = d->dsc, .nfields = d->fmt.n };
+	memcpy(pub->type, d->fmt.kind, d->fmt.n);
+	tr_fmt_convs(d->format, pub->conv);
+}
+
 /* Fills d (and its public view) with a definition; d takes f2 and d2. */
 static void
 def_set(struct tape_def *d, int32_t eid, uint8_t cls, uint8_t attr,
 	char *f2, char *d2, uint32_t node, uint32_t pid,
 	const struct rec_fmt *fmt)
 {
-	struct grmtrace_def *pub = tr_def_pub(d);
-
 	free(d->format);
 	free(d->dsc);
 	*d = (struct tape_def){ .eid = eid, .cls = cls, .attr = attr,
 	    .node = node, .pid = pid, .format = f2, .dsc = d2, .fmt = *fmt };
-	*pub = (struct grmtrace_def){ .eid = eid, .cls = cls, .attr = attr,
-	    .node = node, .pid = pid, .format = f2, .description = d2,
-	    .nfields = fmt->n };
-	memcpy(pub->type, fmt->kind, fmt->n);
-	tr_fmt_convs(f2, pub->conv);
+	tr_def_fill_pub(tr_def_pub(d), d);
 }
 
 /* Room for one more definition in r->order: 0, or -1. */

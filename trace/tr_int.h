@@ -252,6 +252,8 @@ struct tape_def *tr_def_at(const struct tape_r *r, uint32_t node,
 const struct tape_def *tr_def_for(const struct tape_r *r, uint32_t node,
 				  uint32_t pid, int32_t eid);
 void tr_defs_free(struct tape_r *r);
+/* Fills pub, the API's view of d (whose strings it points to). */
+void tr_def_fill_pub(struct grmtrace_def *pub, const struct tape_def *d);
 
 /* ---- tr_meta.c: meta lines and record fields ---- */
 
