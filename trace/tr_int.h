@@ -269,5 +269,8 @@ int tr_meta_apply(struct tape_r *r, int m, const struct rec_field *v,
 int tr_fields(struct tape_r *r, struct cur *c, struct tape_ev *ev);
 /* Finds a record's definition (ev node, pid, eid set); -1 if none. */
 int tr_record_def(struct tape_r *r, struct tape_ev *ev);
+/* A record as a text line or binary R frame has it (ts node pid tid eid
+ * field...), read with c's field ops into ev: 0, or -1 after tr_fail. */
+int tr_record(struct tape_r *r, struct cur *c, struct tape_ev *ev);
 
 #endif /* GRM_TR_INT_H */

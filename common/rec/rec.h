@@ -158,6 +158,45 @@ struct rec_field {
 	} v;
 };
 
+/* A field of each kind, to build records and meta lines with. */
+static inline struct rec_field
+rec_fi(int64_t i)
+{
+	struct rec_field f = { .kind = REC_K_INT };
+
+	f.v.i = i;
+	return f;
+}
+
+static inline struct rec_field
+rec_fu(uint64_t u)
+{
+	struct rec_field f = { .kind = REC_K_UINT };
+
+	f.v.u = u;
+	return f;
+}
+
+static inline struct rec_field
+rec_fd(double d)
+{
+	struct rec_field f = { .kind = REC_K_DOUBLE };
+
+	f.v.d = d;
+	return f;
+}
+
+/* s[0..len) (not copied); s NULL: the empty string. */
+static inline struct rec_field
+rec_fs(const char *s, size_t len)
+{
+	struct rec_field f = { .kind = REC_K_STR };
+
+	f.v.s.p = s != NULL ? s : "";
+	f.v.s.len = s != NULL ? (uint32_t)len : 0;
+	return f;
+}
+
 /*
  * Decodes the variant of a record of len bytes (header included) by fmt
  * into out[fmt->n].  The record is untrusted: returns 0, or -1 if a field
