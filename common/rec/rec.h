@@ -162,39 +162,27 @@ struct rec_field {
 static inline struct rec_field
 rec_fi(int64_t i)
 {
-	struct rec_field f = { .kind = REC_K_INT };
-
-	f.v.i = i;
-	return f;
+	return (struct rec_field){ .kind = REC_K_INT, .v.i = i };
 }
 
 static inline struct rec_field
 rec_fu(uint64_t u)
 {
-	struct rec_field f = { .kind = REC_K_UINT };
-
-	f.v.u = u;
-	return f;
+	return (struct rec_field){ .kind = REC_K_UINT, .v.u = u };
 }
 
 static inline struct rec_field
 rec_fd(double d)
 {
-	struct rec_field f = { .kind = REC_K_DOUBLE };
-
-	f.v.d = d;
-	return f;
+	return (struct rec_field){ .kind = REC_K_DOUBLE, .v.d = d };
 }
 
 /* s[0..len) (not copied); s NULL: the empty string. */
 static inline struct rec_field
 rec_fs(const char *s, size_t len)
 {
-	struct rec_field f = { .kind = REC_K_STR };
-
-	f.v.s.p = s != NULL ? s : "";
-	f.v.s.len = s != NULL ? (uint32_t)len : 0;
-	return f;
+	return (struct rec_field){ .kind = REC_K_STR,
+	    .v.s = { s != NULL ? s : "", s != NULL ? (uint32_t)len : 0 } };
 }
 
 /*
