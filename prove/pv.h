@@ -7,6 +7,8 @@
 
 #include <grm/trace.h>
 
+#include "util/hmap.h"
+
 /* Opens a trace; on error prints why and returns NULL. */
 struct grmtrace *pv_open(const char *path);
 /* Prints the reader's error for path, closes r and returns exit status 1. */
@@ -47,26 +49,41 @@ pv_cmp(int64_t a, int64_t b)
  */
 void *pv_grow(void *a, size_t *cap, size_t n, size_t size);
 
-/* A hash map from two 64-bit keys to zeroed, individually allocated
- * values. */
-struct pv_slot {
+/* The key of prove's maps: two 64-bit words (no padding). */
+struct pv_key {
 	uint64_t	k1;
 	uint64_t	k2;
-	void		*v;
 };
 
+/* Maps from a struct pv_key to an array index (a size_t value), for
+ * tables kept in arrays; a zeroed map needs hmap_init with it. */
+extern const struct hmap_type pv_ix_type;
+
+/* A hash map from two 64-bit keys to zeroed, individually allocated
+ * values.  A zeroed map is empty.  Its values come out (pv_map_values) in
+ * an order that follows from the keys and their order of insertion only,
+ * the same from one run to the next: prove's outputs list some tables in
+ * it. */
 struct pv_map {
-	struct pv_slot	*s;
-	size_t		cap;
-	size_t		n;
+	struct hmap	m;	/* struct pv_key -> void * */
 };
+
+/* How many values m holds. */
+static inline size_t
+pv_map_n(const struct pv_map *m)
+{
+	return hmap_count(&m->m);
+}
 
 /* The value of (k1, k2), created zeroed with size bytes if new; NULL if
  * out of memory. */
 void *pv_map_get(struct pv_map *m, uint64_t k1, uint64_t k2, size_t size);
 /* The value of (k1, k2), or NULL. */
 void *pv_map_find(const struct pv_map *m, uint64_t k1, uint64_t k2);
-/* The values, in a new array of m->n pointers (and a NULL); NULL if out
+/* Iteration: start with *it = 0; each call gives the next value, NULL at
+ * the end; the order is pv_map_values'. */
+void *pv_map_next(const struct pv_map *m, uint32_t *it);
+/* The values, in a new array of pv_map_n pointers (and a NULL); NULL if out
  * of memory. */
 void **pv_map_values(const struct pv_map *m);
 /* Frees the values (after fn on each, if not NULL) and empties m. */

@@ -18,101 +18,90 @@ pv_grow(void *a, size_t *cap, size_t n, size_t size)
 	return a;
 }
 
-static size_t
-hash(uint64_t a, uint64_t b)
+/* The layout of a map, and so the order pv_map_values gives, follows from
+ * this hash: outputs listed in that order stay as they were only if it
+ * does not change. */
+static uint32_t
+key_hash(const void *key)
 {
-	uint64_t x = a ^ (b * 0x9e3779b97f4a7c15ull);
+	const struct pv_key *k = key;
+	uint64_t x = k->k1 ^ (k->k2 * 0x9e3779b97f4a7c15ull);
 
 	x ^= x >> 31;
 	x *= 0xbf58476d1ce4e5b9ull;
 	x ^= x >> 29;
-	return (size_t)x;
+	return (uint32_t)x;
 }
 
-static int
-map_grow(struct pv_map *m)
-{
-	struct pv_slot *old = m->s;
-	size_t i, j, ocap = m->cap;
+static const struct hmap_type map_type = {
+	sizeof(struct pv_key), sizeof(void *), 64, key_hash
+};
 
-	m->cap = ocap == 0 ? 64 : ocap * 2;
-	if ((m->s = calloc(m->cap, sizeof *m->s)) == NULL) {
-		m->s = old;
-		m->cap = ocap;
-		return -1;
-	}
-	for (i = 0; i < ocap; i++) {
-		if (old[i].v == NULL)
-			continue;
-		j = hash(old[i].k1, old[i].k2) & (m->cap - 1);
-		while (m->s[j].v != NULL)
-			j = (j + 1) & (m->cap - 1);
-		m->s[j] = old[i];
-	}
-	free(old);
-	return 0;
-}
+const struct hmap_type pv_ix_type = {
+	sizeof(struct pv_key), sizeof(size_t), 64, key_hash
+};
 
 void *
 pv_map_find(const struct pv_map *m, uint64_t k1, uint64_t k2)
 {
-	size_t j;
+	const struct pv_key k = { k1, k2 };
+	void **v = hmap_find(&m->m, &k);
 
-	if (m->cap == 0)
-		return NULL;
-	j = hash(k1, k2) & (m->cap - 1);
-	for (; m->s[j].v != NULL; j = (j + 1) & (m->cap - 1))
-		if (m->s[j].k1 == k1 && m->s[j].k2 == k2)
-			return m->s[j].v;
-	return NULL;
+	return v != NULL ? *v : NULL;
 }
 
 void *
 pv_map_get(struct pv_map *m, uint64_t k1, uint64_t k2, size_t size)
 {
-	size_t j;
+	const struct pv_key k = { k1, k2 };
+	void **v;
+	int added;
 
-	if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0)
+	if (m->m.type == NULL)
+		hmap_init(&m->m, &map_type);
+	if ((v = hmap_put(&m->m, &k, &added)) == NULL)
 		return NULL;
-	j = hash(k1, k2) & (m->cap - 1);
-	for (; m->s[j].v != NULL; j = (j + 1) & (m->cap - 1)) {
-		if (m->s[j].k1 == k1 && m->s[j].k2 == k2)
-			return m->s[j].v;
+	if (added && (*v = calloc(1, size)) == NULL) {
+		hmap_del_value(&m->m, v);
+		return NULL;
 	}
-	if ((m->s[j].v = calloc(1, size)) == NULL)
-		return NULL;
-	m->s[j].k1 = k1;
-	m->s[j].k2 = k2;
-	m->n++;
-	return m->s[j].v;
+	return *v;
+}
+
+void *
+pv_map_next(const struct pv_map *m, uint32_t *it)
+{
+	void **v = hmap_next(&m->m, it, NULL);
+
+	return v != NULL ? *v : NULL;
 }
 
 void **
 pv_map_values(const struct pv_map *m)
 {
-	void **a;
-	size_t i, n = 0;
+	void **a, *v;
+	uint32_t it = 0;
+	size_t n = 0;
 
-	if ((a = calloc(m->n + 1, sizeof *a)) == NULL)
+	if ((a = calloc(pv_map_n(m) + 1, sizeof *a)) == NULL)
 		return NULL;
-	for (i = 0; i < m->cap; i++)
-		if (m->s[i].v != NULL)
-			a[n++] = m->s[i].v;
+	while ((v = pv_map_next(m, &it)) != NULL)
+		a[n++] = v;
 	return a;
 }
 
 void
 pv_map_free(struct pv_map *m, void (*fn)(void *))
 {
-	size_t i;
+	uint32_t it = 0;
+	void *v;
 
-	for (i = 0; i < m->cap; i++) {
-		if (m->s[i].v != NULL && fn != NULL)
-			fn(m->s[i].v);
-		free(m->s[i].v);
+	while ((v = pv_map_next(m, &it)) != NULL) {
+		if (fn != NULL)
+			fn(v);
+		free(v);
 	}
-	free(m->s);
-	memset(m, 0, sizeof *m);
+	hmap_free(&m->m);
 }
 
 /* ---- interned strings ---- */

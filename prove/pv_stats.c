@@ -326,10 +326,10 @@ print_counts(const struct stats *st, const struct grmtrace *r)
 
 	if ((e = (struct evc **)pv_map_values(&st->evcs)) == NULL)
 		return -1;
-	qsort(e, st->evcs.n, sizeof *e, by_count);
+	qsort(e, pv_map_n(&st->evcs), sizeof *e, by_count);
 	printf("\nevent counts (frequency counter)\n");
 	printf("%11s %20s  %s\n", "eid", "count", "name");
-	for (i = 0; i < st->evcs.n; i++) {
+	for (i = 0; i < pv_map_n(&st->evcs); i++) {
 		def = grmtrace_def(r, e[i]->eid);
 		name = def == NULL ? "" : def->description[0] != '\0' ? def->description :
 		    def->format;
@@ -352,7 +352,7 @@ print_profile(const struct stats *st)
 
 	if ((b = (struct blk **)pv_map_values(&st->blks)) == NULL)
 		return -1;
-	for (i = 0; i < st->blks.n; i++) {
+	for (i = 0; i < pv_map_n(&st->blks); i++) {
 		sum += (double)b[i]->total;
 		if (b[i]->count > 0)
 			b[n++] = b[i];
@@ -459,7 +459,7 @@ fill_pairs(const struct pv_msgs *g, struct pv_map *pairs)
 static int
 print_messages(const struct pv_msgs *g)
 {
-	struct pv_map pairs = { NULL, 0, 0 };
+	struct pv_map pairs = { { 0 } };
 	struct pair **p = NULL;
 	size_t i;
 	int rc = -1;
@@ -473,12 +473,12 @@ print_messages(const struct pv_msgs *g)
 	if (fill_pairs(g, &pairs) != 0 ||
 	    (p = (struct pair **)pv_map_values(&pairs)) == NULL)
 		goto out;
-	qsort(p, pairs.n, sizeof *p, by_ranks);
-	if (pairs.n > 0)
+	qsort(p, pv_map_n(&pairs), sizeof *p, by_ranks);
+	if (pv_map_n(&pairs) > 0)
 		printf("%11s %11s %12s %16s %12s %12s %16s %12s %12s\n",
 		    "sender", "receiver", "sends", "bytes", "receives",
 		    "matched", "mean latency(s)", "unm.sends", "unm.recvs");
-	for (i = 0; i < pairs.n; i++) {
+	for (i = 0; i < pv_map_n(&pairs); i++) {
 		printf("%11" PRId64 " %11" PRId64 " %12" PRIu64 " %16" PRId64
 		    " %12" PRIu64 " %12" PRIu64, p[i]->from, p[i]->to,
 		    p[i]->sends, p[i]->bytes, p[i]->recvs, p[i]->matched);
@@ -522,8 +522,8 @@ print_phases(const struct stats *st)
 
 	if ((v = (struct node **)pv_map_values(&st->nodes)) == NULL)
 		return -1;
-	qsort(v, st->nodes.n, sizeof *v, by_node);
-	for (i = 0; i < st->nodes.n; i++) {
+	qsort(v, pv_map_n(&st->nodes), sizeof *v, by_node);
+	for (i = 0; i < pv_map_n(&st->nodes); i++) {
 		if (v[i]->phases == 0 && v[i]->depth == 0)
 			continue;
 		if (!any)
@@ -553,8 +553,8 @@ print_header(const char *path, const struct stats *st,
 	printf("records    %" PRIu64 "\n", st->records);
 	printf("span       %s s\n", pv_secs(t, sizeof t,
 	    st->last - st->first));
-	printf("processes  %zu\n", st->procs.n);
-	printf("threads    %zu\n", st->thrs.n);
+	printf("processes  %zu\n", pv_map_n(&st->procs));
+	printf("threads    %zu\n", pv_map_n(&st->thrs));
 	printf("losses     %" PRIu64 "\n", grmtrace_losses(r));
 	if (grmtrace_ended(r, &end))
 		printf("end        complete (#END %" PRIu64 ")\n", end);
@@ -579,7 +579,8 @@ pv_stats(const char *path)
 	struct stats st;
 	const struct grmtrace_ev *ev;
 	struct grmtrace *r;
-	size_t i;
+	struct thr *t;
+	uint32_t it = 0;
 	int rc;
 
 	if ((r = pv_open(path)) == NULL)
@@ -595,9 +596,8 @@ pv_stats(const char *path)
 			break;
 		}
 	}
-	for (i = 0; i < st.thrs.cap; i++)
-		if (st.thrs.s[i].v != NULL)
-			st.unclosed += ((struct thr *)st.thrs.s[i].v)->depth;
+	while ((t = pv_map_next(&st.thrs, &it)) != NULL)
+		st.unclosed += t->depth;
 	if (rc == 0 && (pv_msgs_match(&st.msgs) != 0 ||
 	    print_all(path, &st, r) != 0))
 		rc = -2;

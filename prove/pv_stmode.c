@@ -167,14 +167,7 @@ type_name(const struct grmtrace *r, uint32_t node, uint32_t pid, int32_t eid)
 {
 	const struct grmtrace_def *d = grmtrace_def_for(r, node, pid, eid);
 
-	static const char *const predef[] = { "block begin", "block end",
-	    "block name", "message send", "message receive", "process name",
-	    "collection begin", "collection end" };
-
-	if (d == NULL && eid < 0 && eid >= -(int32_t)(sizeof predef /
-	    sizeof predef[0]))
-		return predef[-eid - 1];
-	if (d == NULL)
+	if (d == NULL && (d = grmtrace_predef(eid)) == NULL)
 		return NULL;
 	return d->description[0] != '\0' ? d->description : d->format;
 }
@@ -204,13 +197,13 @@ print_counts(const struct sproc *p, const struct grmtrace *r)
 	const char *nm;
 	size_t i;
 
-	if (p->cnt.n == 0)
+	if (pv_map_n(&p->cnt) == 0)
 		return 0;
 	if ((c = (struct scnt **)pv_map_values(&p->cnt)) == NULL)
 		return -1;
-	qsort(c, p->cnt.n, sizeof *c, by_eid);
+	qsort(c, pv_map_n(&p->cnt), sizeof *c, by_eid);
 	printf("  event counts\n  %11s %20s  %s\n", "eid", "count", "name");
-	for (i = 0; i < p->cnt.n; i++) {
+	for (i = 0; i < pv_map_n(&p->cnt); i++) {
 		printf("  %11" PRId32 " %20" PRIu64 "  ", c[i]->eid, c[i]->n);
 		if ((nm = type_name(r, p->node, p->pid, c[i]->eid)) != NULL)
 			pv_put_name(nm, strlen(nm));
@@ -232,7 +225,8 @@ print_ranges(const struct sproc *p, const struct grmtrace *r,
 
 	if ((g = (struct srng **)pv_map_values(&p->rng)) == NULL)
 		return -1;
-	for (i = 0; i < p->rng.n; i++)	/* lines of no range say nothing */
+	/* Lines of no range say nothing. */
+	for (i = 0; i < pv_map_n(&p->rng); i++)
 		if (g[i]->n > 0)
 			g[n++] = g[i];
 	qsort(g, n, sizeof *g, by_eid_key);
@@ -279,10 +273,10 @@ pv_stmode_print(const struct pv_stmode *s, const struct grmtrace *r,
 	if (s->lines > 0) {
 		if ((p = (struct sproc **)pv_map_values(&s->procs)) == NULL)
 			return -1;
-		qsort(p, s->procs.n, sizeof *p, by_proc);
+		qsort(p, pv_map_n(&s->procs), sizeof *p, by_proc);
 		printf("\nstatistics mode (the #STATS lines, added up per "
 		    "process)\n");
-		for (i = 0; i < s->procs.n && rc == 0; i++) {
+		for (i = 0; i < pv_map_n(&s->procs) && rc == 0; i++) {
 			proc_line(p[i], g);
 			if (print_counts(p[i], r) != 0 ||
 			    print_ranges(p[i], r, block_name, arg) != 0)

@@ -28,69 +28,33 @@
 
 /* ---- index ---- */
 
+/* The value of (k1, k2) in m (pv_ix_type: an array index + 1), 0 if
+ * none. */
 static size_t
-ix_hash(uint64_t a, uint64_t b)
+ix_find(const struct hmap *m, uint64_t k1, uint64_t k2)
 {
-	uint64_t x = a * 0x9e3779b97f4a7c15ull ^ b;
+	const struct pv_key k = { k1, k2 };
+	const size_t *v = hmap_find(m, &k);
 
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 29;
-	return (size_t)x;
-}
-
-static struct ixs *
-ix_probe(const struct ix *m, uint64_t k1, uint64_t k2)
-{
-	size_t j = ix_hash(k1, k2) & (m->cap - 1);
-
-	while (m->s[j].v != 0 && (m->s[j].k1 != k1 || m->s[j].k2 != k2))
-		j = (j + 1) & (m->cap - 1);
-	return &m->s[j];
-}
-
-/* The value of (k1, k2), 0 if none. */
-static size_t
-ix_find(const struct ix *m, uint64_t k1, uint64_t k2)
-{
-	return m->cap == 0 ? 0 : ix_probe(m, k1, k2)->v;
+	return v != NULL ? *v : 0;
 }
 
 /* Gives (k1, k2) the value v if it has none; returns its value, 0 if out
  * of memory. */
 static size_t
-ix_add(struct ix *m, uint64_t k1, uint64_t k2, size_t v)
+ix_add(struct hmap *m, uint64_t k1, uint64_t k2, size_t v)
 {
-	struct ixs *old = m->s, *s;
-	size_t i, ocap = m->cap;
+	const struct pv_key k = { k1, k2 };
+	size_t *s;
+	int added;
 
-	if ((m->n + 1) * 2 > m->cap) {
-		m->cap = ocap == 0 ? 64 : ocap * 2;
-		if ((m->s = calloc(m->cap, sizeof *m->s)) == NULL) {
-			m->s = old;
-			m->cap = ocap;
-			return 0;
-		}
-		for (i = 0; i < ocap; i++)
-			if (old[i].v != 0)
-				*ix_probe(m, old[i].k1, old[i].k2) = old[i];
-		free(old);
-	}
-	s = ix_probe(m, k1, k2);
-	if (s->v == 0) {
-		s->k1 = k1;
-		s->k2 = k2;
-		s->v = v;
-		m->n++;
-	}
-	return s->v;
-}
-
-static void
-ix_clear(struct ix *m)
-{
-	free(m->s);
-	memset(m, 0, sizeof *m);
+	if (m->type == NULL)
+		hmap_init(m, &pv_ix_type);
+	if ((s = hmap_put(m, &k, &added)) == NULL)
+		return 0;
+	if (added)
+		*s = v;
+	return *s;
 }
 
 /* ---- threads and blocks ---- */
@@ -116,15 +80,11 @@ static struct thr *
 thr_add(struct svg *g, uint32_t node, uint32_t pid, uint32_t tid)
 {
 	struct thr *t;
-	size_t v, n;
+	size_t v;
 
-	if (g->nth == g->cth) {
-		n = g->cth == 0 ? 16 : g->cth * 2;
-		if ((t = realloc(g->th, n * sizeof *t)) == NULL)
-			return NULL;
-		g->th = t;
-		g->cth = n;
-	}
+	if ((t = pv_grow(g->th, &g->cth, g->nth, sizeof *t)) == NULL)
+		return NULL;
+	g->th = t;
 	v = ix_add(&g->thx, (uint64_t)node << 32 | pid, tid, g->nth + 1);
 	if (v == 0)
 		return NULL;
@@ -151,15 +111,11 @@ static struct blk *
 blk_add(struct svg *g, int64_t bid, int range)
 {
 	struct blk *b;
-	size_t v, n;
+	size_t v;
 
-	if (g->nbk == g->cbk) {
-		n = g->cbk == 0 ? 16 : g->cbk * 2;
-		if ((b = realloc(g->bk, n * sizeof *b)) == NULL)
-			return NULL;
-		g->bk = b;
-		g->cbk = n;
-	}
+	if ((b = pv_grow(g->bk, &g->cbk, g->nbk, sizeof *b)) == NULL)
+		return NULL;
+	g->bk = b;
 	if ((v = ix_add(&g->bkx, (uint64_t)bid, (uint64_t)range,
 	    g->nbk + 1)) == 0)
 		return NULL;
@@ -451,8 +407,8 @@ layout(struct svg *g)
 		qsort(g->th, g->nth, sizeof *g->th, by_place);
 	if (g->nbk > 0)
 		qsort(g->bk, g->nbk, sizeof *g->bk, by_bid);
-	ix_clear(&g->thx);
-	ix_clear(&g->bkx);
+	hmap_free(&g->thx);
+	hmap_free(&g->bkx);
 	for (i = 0; i < g->nth; i++) {
 		if (ix_add(&g->thx, (uint64_t)g->th[i].node << 32 |
 		    g->th[i].pid, g->th[i].tid, i + 1) == 0)
@@ -634,8 +590,8 @@ cleanup(struct svg *g)
 	free(g->th);
 	free(g->bk);
 	free(g->ph);
-	ix_clear(&g->thx);
-	ix_clear(&g->bkx);
+	hmap_free(&g->thx);
+	hmap_free(&g->bkx);
 	pv_strs_free(&g->names);
 	pv_msgs_free(&g->msgs);
 }

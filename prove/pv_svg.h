@@ -55,19 +55,6 @@ struct txt {
 	int		cut;
 };
 
-/* An open-addressing index from two 64-bit keys to an array index + 1. */
-struct ixs {
-	uint64_t	k1;
-	uint64_t	k2;
-	size_t		v;
-};
-
-struct ix {
-	struct ixs	*s;
-	size_t		cap;
-	size_t		n;
-};
-
 struct frame {
 	int64_t		bid;		/* block id, or a BEE range's name id */
 	int		range;
@@ -144,11 +131,11 @@ struct svg {
 	struct thr	*th;
 	size_t		nth;
 	size_t		cth;
-	struct ix	thx;
+	struct hmap	thx;
 	struct blk	*bk;
 	size_t		nbk;
 	size_t		cbk;
-	struct ix	bkx;
+	struct hmap	bkx;
 	struct pv_strs	names;		/* of BEE ranges */
 	struct pv_msgs	msgs;
 	size_t		ncontrols;	/* #CONTROL lines */

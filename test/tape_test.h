@@ -74,42 +74,11 @@ put_file(const char *text, size_t len)
 	return p;
 }
 
-static inline struct rec_field
-fi(int64_t v)
-{
-	struct rec_field f = { .kind = REC_K_INT };
-
-	f.v.i = v;
-	return f;
-}
-
-static inline struct rec_field
-fu(uint64_t v)
-{
-	struct rec_field f = { .kind = REC_K_UINT };
-
-	f.v.u = v;
-	return f;
-}
-
-static inline struct rec_field
-fd(double v)
-{
-	struct rec_field f = { .kind = REC_K_DOUBLE };
-
-	f.v.d = v;
-	return f;
-}
-
-static inline struct rec_field
-fs(const char *s, size_t len)
-{
-	struct rec_field f = { .kind = REC_K_STR };
-
-	f.v.s.p = s;
-	f.v.s.len = (uint32_t)len;
-	return f;
-}
+/* Short names of the field constructors (rec.h), for tables of samples. */
+#define fi(v)		rec_fi(v)
+#define fu(v)		rec_fu(v)
+#define fd(v)		rec_fd(v)
+#define fs(s, len)	rec_fs(s, len)
 
 /* Opens p with the public reader, for records only (meta lines as asked
  * for with grmtrace_select); NULL with a reason in *why. */

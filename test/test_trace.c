@@ -489,6 +489,30 @@ Test(trace, malformed)
 	bad_file(bin, sizeof bin - 1, "line 2: frame of 65535 bytes");
 }
 
+Test(trace, predef_names_every_predefined_type_without_a_file)
+{
+	const struct grmtrace_def *d;
+
+	cr_assert_null(grmtrace_predef(0));
+	cr_assert_null(grmtrace_predef(GRMTRACE_EID_COLL_END - 1));
+	d = grmtrace_predef(GRMTRACE_EID_BLOCK_BEGIN);
+	cr_assert_not_null(d);
+	cr_assert_eq(d->eid, -1);
+	cr_assert_str_eq(d->description, "block begin");
+	cr_assert_str_eq(d->format, "%d");
+	cr_assert_eq(d->nfields, 1);
+	cr_assert_eq(d->type[0], GRMTRACE_INT);
+	cr_assert_eq(d->conv[0], 'd');
+	d = grmtrace_predef(GRMTRACE_EID_MSG_SEND);
+	cr_assert_eq(d->cls, GRMTRACE_CLASS_MESSAGE);
+	cr_assert_eq(d->attr, GRMTRACE_ATTR_ACT);
+	cr_assert_eq(d->nfields, 3);
+	d = grmtrace_predef(GRMTRACE_EID_COLL_END);
+	cr_assert_str_eq(d->description, "collection end");
+	cr_assert_eq(d->type[2], GRMTRACE_UINT);
+	cr_assert_eq(d->node, 0);
+}
+
 Test(trace, misuse)
 {
 	const struct grmtrace_ev *ev;

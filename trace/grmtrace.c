@@ -7,6 +7,7 @@
 #pragma GCC visibility pop
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +279,39 @@ grmtrace_def_for(const struct grmtrace *t, uint32_t node, uint32_t pid,
 	if (t == NULL || (d = tape_rdef_for(t->r, node, pid, eid)) == NULL)
 		return NULL;
 	return tr_def_pub(d);
+}
+
+/* The predefined types as the API shows them, made once from rec_predef
+ * (common/rec/rec.c), the list mainmon defines them from. */
+static struct grmtrace_def predefs[REC_NPREDEF];
+static pthread_once_t predefs_once = PTHREAD_ONCE_INIT;
+
+static void
+predefs_make(void)
+{
+	const struct rec_predef *p;
+	struct tape_def d;
+	size_t i;
+
+	for (i = 0; i < REC_NPREDEF; i++) {
+		p = &rec_predef[i];
+		d = (struct tape_def){ .eid = p->eid, .cls = p->cls,
+		    .attr = p->attr, .format = (char *)(uintptr_t)p->format,
+		    .dsc = (char *)(uintptr_t)p->dsc };
+		/* Cannot fail: test_rec parses every predefined format. */
+		if (rec_parse_format(p->format, &d.fmt) != 0)
+			continue;
+		tr_def_fill_pub(&predefs[i], &d);
+	}
+}
+
+const struct grmtrace_def *
+grmtrace_predef(int32_t eid)
+{
+	if (eid >= 0 || eid < -REC_NPREDEF)
+		return NULL;
+	pthread_once(&predefs_once, predefs_make);
+	return &predefs[-eid - 1];
 }
 
 size_t

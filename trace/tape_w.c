@@ -162,47 +162,9 @@ tw_end(struct tape_w *w, char *d)
 /* ---- the writer's calls: each meta line's fields in schema order ---- */
 
 static struct rec_field
-vu(uint64_t u)
-{
-	struct rec_field f = { .kind = REC_K_UINT };
-
-	f.v.u = u;
-	return f;
-}
-
-static struct rec_field
-vi(int64_t i)
-{
-	struct rec_field f = { .kind = REC_K_INT };
-
-	f.v.i = i;
-	return f;
-}
-
-static struct rec_field
-vd(double d)
-{
-	struct rec_field f = { .kind = REC_K_DOUBLE };
-
-	f.v.d = d;
-	return f;
-}
-
-/* A string; a token is one too (NULL or empty: the format's own way). */
-static struct rec_field
-vs(const char *s, size_t len)
-{
-	struct rec_field f = { .kind = REC_K_STR };
-
-	f.v.s.p = s != NULL ? s : "";
-	f.v.s.len = s != NULL ? (uint32_t)len : 0;
-	return f;
-}
-
-static struct rec_field
 vt(const char *s)
 {
-	return vs(s, s != NULL ? strlen(s) : 0);
+	return rec_fs(s, s != NULL ? strlen(s) : 0);
 }
 
 static int
@@ -245,15 +207,15 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 		errno = e;
 		return NULL;
 	}
-	v[0] = vu(TAPE_VERSION);
+	v[0] = rec_fu(TAPE_VERSION);
 	if ((w->ops->open != NULL && w->ops->open(w) != 0) ||
 	    meta(w, TR_M_HEADER, v, 1) != 0)
 		goto fail;
 	v[0] = vt(mm_id);
 	if (meta(w, TR_M_MM, v, 1) != 0)
 		goto fail;
-	v[0] = vu(realtime_ns);
-	v[1] = vu(monotonic_ns);
+	v[0] = rec_fu(realtime_ns);
+	v[1] = rec_fu(monotonic_ns);
 	if (meta(w, TR_M_CLOCK, v, 2) != 0 || wflush(w) != 0)
 		goto fail;
 	return w;
@@ -271,8 +233,8 @@ int
 tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
 	  uint32_t lm_pid, const char *hostname)
 {
-	struct rec_field v[4] = { vu(node), vi(offset_ns), vu(lm_pid),
-	    vt(hostname) };
+	struct rec_field v[4] = { rec_fu(node), rec_fi(offset_ns),
+	    rec_fu(lm_pid), vt(hostname) };
 
 	return meta(w, TR_M_HOST, v, 4);
 }
@@ -281,8 +243,8 @@ int
 tape_sync(struct tape_w *w, uint32_t node, uint64_t at, int64_t offset_ns,
 	  int64_t drift_ppb, uint64_t err_ns, uint64_t rtt_ns, uint32_t used)
 {
-	struct rec_field v[7] = { vu(node), vu(at), vi(offset_ns),
-	    vi(drift_ppb), vu(err_ns), vu(rtt_ns), vu(used) };
+	struct rec_field v[7] = { rec_fu(node), rec_fu(at), rec_fi(offset_ns),
+	    rec_fi(drift_ppb), rec_fu(err_ns), rec_fu(rtt_ns), rec_fu(used) };
 
 	return meta(w, TR_M_SYNC, v, 7);
 }
@@ -291,8 +253,8 @@ int
 tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
 	   uint64_t forced, uint64_t held_max)
 {
-	struct rec_field v[4] = { vu(late), vu(clamped), vu(forced),
-	    vu(held_max) };
+	struct rec_field v[4] = { rec_fu(late), rec_fu(clamped), rec_fu(forced),
+	    rec_fu(held_max) };
 
 	return meta(w, TR_M_ORDER, v, 4);
 }
@@ -301,8 +263,8 @@ int
 tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
 	    uint64_t worst_ns, uint64_t unchecked)
 {
-	struct rec_field v[4] = { vu(matched), vu(violations), vu(worst_ns),
-	    vu(unchecked) };
+	struct rec_field v[4] = { rec_fu(matched), rec_fu(violations),
+	    rec_fu(worst_ns), rec_fu(unchecked) };
 
 	return meta(w, TR_M_CAUSAL, v, 4);
 }
@@ -339,13 +301,13 @@ tape_def_scoped(struct tape_w *w, uint32_t node, uint32_t pid, int32_t eid,
 		errno = EINVAL;
 		return -1;
 	}
-	v[0] = vi(eid);
-	v[1] = vu(cls);
-	v[2] = vu(attr);
-	v[3] = vs(fbuf, format_len);
-	v[4] = vs(dsc, dsc_len);
-	v[5] = vu(node);
-	v[6] = vu(pid);
+	v[0] = rec_fi(eid);
+	v[1] = rec_fu(cls);
+	v[2] = rec_fu(attr);
+	v[3] = rec_fs(fbuf, format_len);
+	v[4] = rec_fs(dsc, dsc_len);
+	v[5] = rec_fu(node);
+	v[6] = rec_fu(pid);
 	return meta(w, TR_M_DEF, v, node == 0 ? 5 : 7);
 }
 
@@ -361,12 +323,12 @@ tape_proc(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t ppid,
 		errno = EINVAL;
 		return -1;
 	}
-	v[0] = vu(node);
-	v[1] = vu(pid);
-	v[2] = vu(ppid);
+	v[0] = rec_fu(node);
+	v[1] = rec_fu(pid);
+	v[2] = rec_fu(ppid);
 	v[3] = vt(tr_proc_words[is_exit]);
-	v[4] = vu(ts);
-	v[5] = vi(status);
+	v[4] = rec_fu(ts);
+	v[5] = rec_fi(status);
 	v[6] = vt(name);
 	return meta(w, TR_M_PROC, v, 7);
 }
@@ -375,8 +337,8 @@ int
 tape_loss(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	  uint64_t count, uint64_t ts)
 {
-	struct rec_field v[5] = { vu(node), vu(pid), vu(tid), vu(count),
-	    vu(ts) };
+	struct rec_field v[5] = { rec_fu(node), rec_fu(pid), rec_fu(tid),
+	    rec_fu(count), rec_fu(ts) };
 
 	return meta(w, TR_M_LOSS, v, 5);
 }
@@ -405,7 +367,7 @@ tape_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 int
 tape_collect(struct tape_w *w, uint32_t n, uint64_t ts)
 {
-	struct rec_field v[3] = { vu(n), vu(ts), vu(w->records) };
+	struct rec_field v[3] = { rec_fu(n), rec_fu(ts), rec_fu(w->records) };
 
 	return meta(w, TR_M_COLLECT, v, 3);
 }
@@ -414,8 +376,8 @@ int
 tape_stats_count(struct tape_w *w, uint32_t node, uint32_t pid, int32_t eid,
 		 uint64_t n)
 {
-	struct rec_field v[5] = { vu(node), vu(pid), vt(NULL), vi(eid),
-	    vu(n) };
+	struct rec_field v[5] = { rec_fu(node), rec_fu(pid), vt(NULL),
+	    rec_fi(eid), rec_fu(n) };
 
 	return meta(w, TR_M_STATS_COUNT, v, 5);
 }
@@ -425,8 +387,9 @@ tape_stats_range(struct tape_w *w, uint32_t node, uint32_t pid, int32_t eid,
 		 int64_t key, uint64_t n, uint64_t total, uint64_t min,
 		 uint64_t max, double mean, double m2)
 {
-	struct rec_field v[11] = { vu(node), vu(pid), vt(NULL), vi(eid),
-	    vi(key), vu(n), vu(total), vu(min), vu(max), vd(mean), vd(m2) };
+	struct rec_field v[11] = { rec_fu(node), rec_fu(pid), vt(NULL),
+	    rec_fi(eid), rec_fi(key), rec_fu(n), rec_fu(total), rec_fu(min),
+	    rec_fu(max), rec_fd(mean), rec_fd(m2) };
 
 	return meta(w, TR_M_STATS_RANGE, v, 11);
 }
@@ -441,8 +404,8 @@ tape_control(struct tape_w *w, uint64_t ts, const char *command,
 		errno = EINVAL;
 		return -1;
 	}
-	v[0] = vu(ts);
-	v[1] = vs(command, command_len);
+	v[0] = rec_fu(ts);
+	v[1] = rec_fs(command, command_len);
 	return meta(w, TR_M_CONTROL, v, 2);
 }
 
@@ -481,7 +444,7 @@ tape_close(struct tape_w *w)
 
 	if (w == NULL)
 		return 0;
-	v = vu(w->records);
+	v = rec_fu(w->records);
 	if (meta(w, TR_M_END, &v, 1) != 0 || tape_flush(w) != 0) {
 		rc = -1;
 		e = errno;

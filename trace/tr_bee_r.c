@@ -45,34 +45,6 @@ static int get1(struct tape_r *r, struct cur *c, char k,
 		struct rec_field *f);
 static const struct tr_fieldops tr_bee_fields = { get1, 1 };
 
-static struct rec_field
-fu(uint64_t u)
-{
-	struct rec_field f = { .kind = REC_K_UINT };
-
-	f.v.u = u;
-	return f;
-}
-
-static struct rec_field
-fi(int64_t i)
-{
-	struct rec_field f = { .kind = REC_K_INT };
-
-	f.v.i = i;
-	return f;
-}
-
-static struct rec_field
-fs(const char *s)
-{
-	struct rec_field f = { .kind = REC_K_STR };
-
-	f.v.s.p = s;
-	f.v.s.len = (uint32_t)strlen(s);
-	return f;
-}
-
 static void
 tr_bee_free(struct tape_r *r)
 {
@@ -579,8 +551,9 @@ descriptor(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 	if (b.node == 0 && b.pid != 0)
 		return tr_fail(r, "E_DESCRIPTOR of eid %d: scope of node 0",
 		    (int)b.eid);
-	return tr_meta_apply(r, TR_M_DEF, (struct rec_field []){ fi(b.eid),
-	    fu(b.cls), fu(b.attr), v[1], v[2], fu(b.node), fu(b.pid) },
+	return tr_meta_apply(r, TR_M_DEF, (struct rec_field []){
+	    rec_fi(b.eid), rec_fu(b.cls), rec_fu(b.attr), v[1], v[2],
+	    rec_fu(b.node), rec_fu(b.pid) },
 	    b.node != 0 ? 7 : 5, ev);
 }
 
@@ -623,8 +596,9 @@ proc(struct tape_r *r, struct entry *en, struct tape_ev *ev)
 	if (!tr_at_end(&en->g[1]))
 		return tr_fail(r, "%s: too many values", what);
 	return tr_meta_apply(r, TR_M_PROC, (struct rec_field []){
-	    fu(b.node), fu(b.pid), fu(ppid), fs(tr_proc_words[how]), fu(b.ts),
-	    fi(status), v[0] }, 7, ev);
+	    rec_fu(b.node), rec_fu(b.pid), rec_fu(ppid),
+	    rec_fs(tr_proc_words[how], strlen(tr_proc_words[how])),
+	    rec_fu(b.ts), rec_fi(status), v[0] }, 7, ev);
 }
 
 /* E_FINAL: the end, with the number of records (grm), or a client's

@@ -9,65 +9,33 @@
 
 #include "tr_int.h"
 
-/* A type defined so far: what its records' class and attribute are. */
+/* A type defined so far (by struct tr_defkey): what its records' class
+ * and attribute are. */
 struct tr_bee_wdef {
-	int32_t		eid;
-	uint32_t	node;
-	uint32_t	pid;
 	uint8_t		cls;
 	uint8_t		attr;
-	uint8_t		used;
 };
 
-/* The writer's state (w->priv): the types defined so far, by (eid, node,
- * pid), open addressing. */
+static const struct hmap_type wdefs_type = {
+	sizeof(struct tr_defkey), sizeof(struct tr_bee_wdef), 64, tr_defkey_hash
+};
+
+/* The writer's state (w->priv): the types defined so far. */
 struct tr_bee_w {
-	struct tr_bee_wdef	*defs;
-	size_t		cap;
-	size_t		n;
-	size_t		scoped;
+	struct hmap	defs;
+	size_t		scoped;		/* of which scoped to a process */
 };
-
-static size_t
-wslot(const struct tr_bee_w *b, uint32_t node, uint32_t pid, int32_t eid)
-{
-	size_t i;
-
-	i = ((uint32_t)eid * 2654435761u ^ node * 40503u ^ pid * 2246822519u) &
-	    (b->cap - 1);
-	while (b->defs[i].used && (b->defs[i].eid != eid ||
-	    b->defs[i].node != node || b->defs[i].pid != pid))
-		i = (i + 1) & (b->cap - 1);
-	return i;
-}
-
-/* Room for one more type, so that storing it cannot fail. */
-static int
-wreserve(struct tr_bee_w *b)
-{
-	struct tr_bee_wdef *old = b->defs;
-	size_t i, ocap = b->cap;
-
-	if ((b->n + 1) * 2 <= b->cap)
-		return 0;
-	b->cap = ocap == 0 ? 64 : ocap * 2;
-	if ((b->defs = calloc(b->cap, sizeof *b->defs)) == NULL) {
-		b->defs = old;
-		b->cap = ocap;
-		return -1;
-	}
-	for (i = 0; i < ocap; i++)
-		if (old[i].used)
-			b->defs[wslot(b, old[i].node, old[i].pid,
-			    old[i].eid)] = old[i];
-	free(old);
-	return 0;
-}
 
 static int
 tr_bee_wopen(struct tape_w *w)
 {
-	return (w->priv = calloc(1, sizeof(struct tr_bee_w))) != NULL ? 0 : -1;
+	struct tr_bee_w *b;
+
+	if ((b = calloc(1, sizeof *b)) == NULL)
+		return -1;
+	hmap_init(&b->defs, &wdefs_type);
+	w->priv = b;
+	return 0;
 }
 
 static void
@@ -76,7 +44,7 @@ tr_bee_wfree(struct tape_w *w)
 	struct tr_bee_w *b = w->priv;
 
 	if (b != NULL)
-		free(b->defs);
+		hmap_free(&b->defs);
 	free(b);
 	w->priv = NULL;
 }
@@ -193,33 +161,39 @@ tr_bee_def(struct tape_w *w, const struct rec_field *v, unsigned n)
 	uint8_t cls = (uint8_t)v[1].v.u, attr = (uint8_t)v[2].v.u;
 	uint32_t node = n > 5 ? (uint32_t)v[5].v.u : 0;
 	uint32_t pid = n > 6 ? (uint32_t)v[6].v.u : 0;
+	const struct tr_defkey k = { node, pid, eid };
 	struct tr_bee_wdef *b;
 	char type[REC_FMT_MAX];
 	const char *lim;
 	char *d;
+	int added;
 
-	if (wreserve(bw) != 0)
+	/* The type is stored once its entry is written: an entry that fails
+	 * leaves the table as it was. */
+	if ((b = hmap_put(&bw->defs, &k, &added)) == NULL)
 		return -1;
 	if ((d = tw_begin(w, &lim)) == NULL)
-		return tw_end(w, NULL);
+		goto fail;
 	d = tr_bee_cmd(d, TR_BEE_DESCRIPTOR);
 	/* The format is NUL-terminated (tape_def_scoped). */
 	d = open_str(d, lim, type, tr_fmt_bee_type(v[3].v.s.p, type));
 	d = tr_bee_str(d, lim, v[3].v.s.p, v[3].v.s.len);
 	d = tr_bee_str(d, lim, v[4].v.s.p, v[4].v.s.len);
 	if (d == NULL || lim - d < 96)
-		return tw_end(w, NULL);
+		goto fail;
 	memcpy(d, ") ", 2);
 	d = put_rec(d + 2, eid, cls, attr, node, pid, 0, 0);
 	if (end_entry(w, d, lim) != 0)
-		return -1;
-	b = &bw->defs[wslot(bw, node, pid, eid)];
-	if (!b->used) {
-		bw->n++;
-		bw->scoped += node != 0;
-	}
-	*b = (struct tr_bee_wdef){ eid, node, pid, cls, attr, 1 };
+		goto undo;
+	*b = (struct tr_bee_wdef){ cls, attr };
+	bw->scoped += added && node != 0;
 	return 0;
+fail:
+	tw_end(w, NULL);
+undo:
+	if (added)
+		hmap_del_value(&bw->defs, b);
+	return -1;
 }
 
 /* E_REGISTRATION, E_DEATH: #PROC node pid ppid how ts status name. */
@@ -257,17 +231,18 @@ tr_bee_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 {
 	const struct tr_bee_w *bw = w->priv;
 	const struct tr_bee_wdef *b = NULL;
+	struct tr_defkey k = { node, pid, eid };
 	const char *lim;
 	unsigned i;
 	char *d;
 
-	if (bw->cap > 0) {
-		if (bw->scoped > 0 && node != 0)
-			b = &bw->defs[wslot(bw, node, pid, eid)];
-		if (b == NULL || !b->used)
-			b = &bw->defs[wslot(bw, 0, 0, eid)];
+	if (bw->scoped > 0 && node != 0)
+		b = hmap_find(&bw->defs, &k);
+	if (b == NULL) {
+		k.node = k.pid = 0;
+		b = hmap_find(&bw->defs, &k);
 	}
-	if (b == NULL || !b->used) {
+	if (b == NULL) {
 		errno = EINVAL;
 		return -1;
 	}

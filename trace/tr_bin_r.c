@@ -137,27 +137,6 @@ get1(struct tape_r *r, struct cur *c, char k, struct rec_field *f)
 
 static const struct tr_fieldops bin_fields = { get1, 0 };
 
-/* An R frame: ts node pid tid eid field... */
-static int
-record(struct tape_r *r, struct cur *c, struct tape_ev *ev)
-{
-	struct rec_field h[5];
-	unsigned i;
-
-	for (i = 0; i < 5; i++)
-		if (get1(r, c, "uUUUi"[i], &h[i]) != 0)
-			return tr_fail(r, "record: %s", c->why);
-	ev->kind = TAPE_RECORD;
-	ev->ts = h[0].v.u;
-	ev->node = (uint32_t)h[1].v.u;
-	ev->pid = (uint32_t)h[2].v.u;
-	ev->tid = (uint32_t)h[3].v.u;
-	ev->eid = (int32_t)h[4].v.i;
-	if (tr_record_def(r, ev) != 0)
-		return -1;
-	return tr_fields(r, c, ev);
-}
-
 /* The next record of the piece being read. */
 static int
 piece_record(struct tape_r *r, struct bin_r *b, struct tape_ev *ev)
@@ -209,7 +188,7 @@ frame(struct tape_r *r, struct bin_r *b, struct tape_ev *ev)
 	case 'L':
 		return tr_meta(r, &c, ev);
 	case 'R':
-		return record(r, &c, ev) == 0 ? 1 : -1;
+		return tr_record(r, &c, ev) == 0 ? 1 : -1;
 	case 'P':
 		if (len < 12 + sizeof(struct rec_hdr))
 			return tr_fail(r, "piece: %zu bytes", len);

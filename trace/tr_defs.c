@@ -6,36 +6,56 @@
 
 #include "tr_int.h"
 
-static size_t
-slot(const struct tape_r *r, uint32_t node, uint32_t pid, int32_t eid)
+uint32_t
+tr_defkey_hash(const void *key)
 {
-	size_t i;
+	const struct tr_defkey *k = key;
 
-	i = ((uint32_t)eid * 2654435761u ^ node * 40503u ^ pid * 2246822519u) &
-	    (r->cap - 1);
-	while (r->defs[i] != NULL && (r->defs[i]->eid != eid ||
-	    r->defs[i]->node != node || r->defs[i]->pid != pid))
-		i = (i + 1) & (r->cap - 1);
-	return i;
+	return (uint32_t)k->eid * 2654435761u ^ k->node * 40503u ^
+	    k->pid * 2246822519u;
 }
 
-static int
-grow(struct tape_r *r)
-{
-	struct tape_def **old = r->defs;
-	size_t i, ocap = r->cap;
+static const struct hmap_type defs_type = {
+	sizeof(struct tr_defkey), sizeof(struct tape_def *), 64, tr_defkey_hash
+};
 
-	r->cap = ocap == 0 ? 64 : ocap * 2;
-	if ((r->defs = calloc(r->cap, sizeof *r->defs)) == NULL) {
-		r->defs = old;
-		r->cap = ocap;
+void
+tr_def_fill_pub(struct grmtrace_def *pub, const struct tape_def *d)
+{
+	*pub = (struct grmtrace_def){ .eid = d->eid, .cls = d->cls,
+	    .attr = d->attr, .node = d->node, .pid = d->pid,
+	    .format = d->format, .description = d->dsc, .nfields = d->fmt.n };
+	memcpy(pub->type, d->fmt.kind, d->fmt.n);
+	tr_fmt_convs(d->format, pub->conv);
+}
+
+/* Fills d (and its public view) with a definition; d takes f2 and d2. */
+static void
+def_set(struct tape_def *d, int32_t eid, uint8_t cls, uint8_t attr,
+	char *f2, char *d2, uint32_t node, uint32_t pid,
+	const struct rec_fmt *fmt)
+{
+	free(d->format);
+	free(d->dsc);
+	*d = (struct tape_def){ .eid = eid, .cls = cls, .attr = attr,
+	    .node = node, .pid = pid, .format = f2, .dsc = d2, .fmt = *fmt };
+	tr_def_fill_pub(tr_def_pub(d), d);
+}
+
+/* Room for one more definition in r->order: 0, or -1. */
+static int
+order_reserve(struct tape_r *r)
+{
+	struct tape_def **o;
+	size_t c;
+
+	if (r->norder < r->corder)
+		return 0;
+	c = r->corder == 0 ? 64 : 2 * r->corder;
+	if ((o = realloc(r->order, c * sizeof *o)) == NULL)
 		return -1;
-	}
-	for (i = 0; i < ocap; i++)
-		if (old[i] != NULL)
-			r->defs[slot(r, old[i]->node, old[i]->pid,
-			    old[i]->eid)] = old[i];
-	free(old);
+	r->order = o;
+	r->corder = c;
 	return 0;
 }
 
@@ -43,82 +63,48 @@ struct tape_def *
 tr_define(struct tape_r *r, int32_t eid, uint8_t cls, uint8_t attr,
 	  const char *format, const char *dsc, uint32_t node, uint32_t pid)
 {
-	struct grmtrace_def *pub;
-	struct tape_def *d;
+	const struct tr_defkey k = { node, pid, eid };
+	struct tape_def *d, **slot;
 	struct rec_fmt fmt;
 	char *f2, *d2;
-	size_t i;
 
 	if (rec_parse_format(format, &fmt) != 0) {
 		tr_fail(r, "definition of eid %d: bad format", (int)eid);
 		return NULL;
 	}
-	if ((r->ndefs + 1) * 2 > r->cap && grow(r) != 0) {
-		tr_fail(r, "out of memory");
-		return NULL;
-	}
-	i = slot(r, node, pid, eid);
 	f2 = strdup(format);
 	d2 = strdup(dsc);
-	if ((d = r->defs[i]) == NULL)
-		d = calloc(1, sizeof(struct tr_def));
+	if ((d = tr_def_at(r, node, pid, eid)) == NULL && f2 != NULL &&
+	    d2 != NULL && order_reserve(r) == 0 &&
+	    (d = calloc(1, sizeof(struct tr_def))) != NULL) {
+		if (r->defs.type == NULL)
+			hmap_init(&r->defs, &defs_type);
+		if ((slot = hmap_put(&r->defs, &k, NULL)) == NULL) {
+			free(d);
+			d = NULL;
+		} else {
+			*slot = d;
+			r->order[r->norder++] = d;
+			r->nscoped += node != 0;
+		}
+	}
 	if (f2 == NULL || d2 == NULL || d == NULL) {
 		free(f2);
 		free(d2);
-		if (d != r->defs[i])
-			free(d);
 		tr_fail(r, "out of memory");
 		return NULL;
 	}
-	if (r->defs[i] == NULL) {
-		if (r->norder == r->corder) {
-			size_t c = r->corder == 0 ? 64 : 2 * r->corder;
-			struct tape_def **o = realloc(r->order, c * sizeof *o);
-
-			if (o == NULL) {
-				free(f2);
-				free(d2);
-				free(d);
-				tr_fail(r, "out of memory");
-				return NULL;
-			}
-			r->order = o;
-			r->corder = c;
-		}
-		r->order[r->norder++] = d;
-		r->ndefs++;
-		r->nscoped += node != 0;
-	}
-	r->defs[i] = d;
-	free(d->format);
-	free(d->dsc);
-	d->eid = eid;
-	d->node = node;
-	d->pid = pid;
-	d->cls = cls;
-	d->attr = attr;
-	d->format = f2;
-	d->dsc = d2;
-	d->fmt = fmt;
-	pub = tr_def_pub(d);
-	memset(pub, 0, sizeof *pub);
-	pub->eid = eid;
-	pub->cls = cls;
-	pub->attr = attr;
-	pub->node = node;
-	pub->pid = pid;
-	pub->format = f2;
-	pub->description = d2;
-	pub->nfields = fmt.n;
-	memcpy(pub->type, fmt.kind, fmt.n);
-	tr_fmt_convs(f2, pub->conv);
+	def_set(d, eid, cls, attr, f2, d2, node, pid, &fmt);
 	return d;
 }
 
 struct tape_def *
 tr_def_at(const struct tape_r *r, uint32_t node, uint32_t pid, int32_t eid)
 {
-	return r->cap == 0 ? NULL : r->defs[slot(r, node, pid, eid)];
+	const struct tr_defkey k = { node, pid, eid };
+	struct tape_def **slot = hmap_find(&r->defs, &k);
+
+	return slot != NULL ? *slot : NULL;
 }
 
 const struct tape_def *
@@ -137,17 +123,14 @@ tr_defs_free(struct tape_r *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->cap; i++) {
-		if (r->defs[i] != NULL) {
-			free(r->defs[i]->format);
-			free(r->defs[i]->dsc);
-			free(r->defs[i]);
-		}
+	for (i = 0; i < r->norder; i++) {
+		free(r->order[i]->format);
+		free(r->order[i]->dsc);
+		free(r->order[i]);
 	}
-	free(r->defs);
+	hmap_free(&r->defs);
 	free(r->order);
 	r->order = NULL;
 	r->norder = r->corder = 0;
-	r->defs = NULL;
-	r->cap = r->ndefs = r->nscoped = 0;
+	r->nscoped = 0;
 }

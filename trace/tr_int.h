@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hmap.h"
+
 #include "tape.h"
 #include "tr_read.h"
 #include "tr_fmt.h"
@@ -139,13 +141,11 @@ struct tape_r {
 	unsigned	want;		/* TAPE_WANT of meta kinds returned */
 	int		fmt;		/* GRMTRACE_FMT_* */
 	int		seekable;	/* the input can go back */
-	struct tape_def	**defs;		/* open addressing on eid */
+	struct hmap	defs;		/* struct tr_defkey -> tape_def * */
 	struct tape_def	**order;	/* the same, in the order read */
 	size_t		norder;
 	size_t		corder;
-	size_t		ndefs;
 	size_t		nscoped;	/* of which scoped to a process */
-	size_t		cap;
 	size_t		start;		/* unread input: buf[start..end) */
 	size_t		end;
 	char		*sp;		/* free space in sbuf */
@@ -227,6 +227,18 @@ const char *tr_keep(struct tape_r *r, const char *s, size_t n);
 
 /* ---- tr_defs.c: the definitions read so far ---- */
 
+/* What a definition is found by: its scope (node 0: every process) and
+ * eid; no padding (hmap compares the bytes). */
+struct tr_defkey {
+	uint32_t	node;
+	uint32_t	pid;
+	int32_t		eid;
+};
+
+/* The hash of a struct tr_defkey, for the maps keyed by it (the reader's
+ * definitions, the BEE writer's). */
+uint32_t tr_defkey_hash(const void *key);
+
 /* Stores a definition (scoped when node >= 1), replacing one of the same
  * scope and eid.  Returns it, or NULL after tr_fail. */
 struct tape_def *tr_define(struct tape_r *r, int32_t eid, uint8_t cls,
@@ -240,6 +252,8 @@ struct tape_def *tr_def_at(const struct tape_r *r, uint32_t node,
 const struct tape_def *tr_def_for(const struct tape_r *r, uint32_t node,
 				  uint32_t pid, int32_t eid);
 void tr_defs_free(struct tape_r *r);
+/* Fills pub, the API's view of d (whose strings it points to). */
+void tr_def_fill_pub(struct grmtrace_def *pub, const struct tape_def *d);
 
 /* ---- tr_meta.c: meta lines and record fields ---- */
 
@@ -255,5 +269,8 @@ int tr_meta_apply(struct tape_r *r, int m, const struct rec_field *v,
 int tr_fields(struct tape_r *r, struct cur *c, struct tape_ev *ev);
 /* Finds a record's definition (ev node, pid, eid set); -1 if none. */
 int tr_record_def(struct tape_r *r, struct tape_ev *ev);
+/* A record as a text line or binary R frame has it (ts node pid tid eid
+ * field...), read with c's field ops into ev: 0, or -1 after tr_fail. */
+int tr_record(struct tape_r *r, struct cur *c, struct tape_ev *ev);
 
 #endif /* GRM_TR_INT_H */

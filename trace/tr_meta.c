@@ -224,3 +224,23 @@ tr_fields(struct tape_r *r, struct cur *c, struct tape_ev *ev)
 		    "%u)", (int)ev->eid, ev->n);
 	return 0;
 }
+
+int
+tr_record(struct tape_r *r, struct cur *c, struct tape_ev *ev)
+{
+	struct rec_field h[5];
+	unsigned i;
+
+	for (i = 0; i < 5; i++)
+		if (c->ops->get1(r, c, "uUUUi"[i], &h[i]) != 0)
+			return tr_fail(r, "record: %s", c->why);
+	ev->kind = TAPE_RECORD;
+	ev->ts = h[0].v.u;
+	ev->node = (uint32_t)h[1].v.u;
+	ev->pid = (uint32_t)h[2].v.u;
+	ev->tid = (uint32_t)h[3].v.u;
+	ev->eid = (int32_t)h[4].v.i;
+	if (tr_record_def(r, ev) != 0)
+		return -1;
+	return tr_fields(r, c, ev);
+}

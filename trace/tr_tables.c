@@ -14,17 +14,29 @@ struct host {
 	uint64_t	since;		/* when the outermost began */
 };
 
+/* A table's key: two 64-bit words, no padding. */
+struct tkey {
+	uint64_t	k1;
+	uint64_t	k2;
+};
+
+static const struct hmap_type tkey_type = {
+	sizeof(struct tkey), sizeof(void *), 64, NULL
+};
+
 /* The item of (k1, k2), created zeroed with size bytes if new (*made
  * says so); NULL if out of memory. */
 static void *
 tget(struct tr_table *tb, uint64_t k1, uint64_t k2, size_t size, int *made)
 {
-	size_t i = tr_map_get(&tb->ix, k1, k2), cap;
-	void **v, *p;
+	const struct tkey k = { k1, k2 };
+	void **slot, **v, *p;
+	size_t cap;
+	int added;
 
 	*made = 0;
-	if (i != SIZE_MAX)
-		return tb->v[i];
+	if ((slot = hmap_find(&tb->ix, &k)) != NULL)
+		return *slot;
 	if (tb->n == tb->cap) {
 		cap = tb->cap == 0 ? 16 : 2 * tb->cap;
 		if ((v = realloc(tb->v, cap * sizeof *v)) == NULL)
@@ -34,10 +46,13 @@ tget(struct tr_table *tb, uint64_t k1, uint64_t k2, size_t size, int *made)
 	}
 	if ((p = calloc(1, size)) == NULL)
 		return NULL;
-	if (tr_map_put(&tb->ix, k1, k2, tb->n) != 0) {
+	if (tb->ix.type == NULL)
+		hmap_init(&tb->ix, &tkey_type);
+	if ((slot = hmap_put(&tb->ix, &k, &added)) == NULL) {
 		free(p);
 		return NULL;
 	}
+	*slot = p;
 	tb->v[tb->n++] = p;
 	*made = 1;
 	return p;
@@ -46,9 +61,10 @@ tget(struct tr_table *tb, uint64_t k1, uint64_t k2, size_t size, int *made)
 const void *
 tr_table_find(const struct tr_table *tb, uint64_t k1, uint64_t k2)
 {
-	size_t i = tr_map_get(&tb->ix, k1, k2);
+	const struct tkey k = { k1, k2 };
+	void *const *slot = hmap_find(&tb->ix, &k);
 
-	return i != SIZE_MAX ? tb->v[i] : NULL;
+	return slot != NULL ? *slot : NULL;
 }
 
 /* Frees the items (and the string at offset off of each, if off is not
@@ -66,7 +82,7 @@ tfree(struct tr_table *tb, size_t off, size_t off2)
 		free(tb->v[i]);
 	}
 	free(tb->v);
-	tr_map_free(&tb->ix);
+	hmap_free(&tb->ix);
 	memset(tb, 0, sizeof *tb);
 }
 

@@ -6,16 +6,17 @@
 
 #include <grm/trace.h>
 
-#include "tr_map.h"
+#include "util/hmap.h"
 #include "tr_read.h"
 
 /* A table of individually allocated items (their addresses are handed
- * out), in the order first seen, with a map from keys to index. */
+ * out), in the order first seen, with a map from keys to items.  A zeroed
+ * table is empty. */
 struct tr_table {
 	void		**v;
 	size_t		n;
 	size_t		cap;
-	struct tr_map	ix;
+	struct hmap	ix;		/* (k1, k2) -> item */
 };
 
 struct tr_tables {

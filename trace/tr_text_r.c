@@ -4,27 +4,6 @@
 
 #include "tr_int.h"
 
-/* A record line: ts node pid tid eid field... */
-static int
-record(struct tape_r *r, struct cur *c, struct tape_ev *ev)
-{
-	struct rec_field h[5];
-	unsigned i;
-
-	for (i = 0; i < 5; i++)
-		if (c->ops->get1(r, c, "uUUUi"[i], &h[i]) != 0)
-			return tr_fail(r, "record: %s", c->why);
-	ev->kind = TAPE_RECORD;
-	ev->ts = h[0].v.u;
-	ev->node = (uint32_t)h[1].v.u;
-	ev->pid = (uint32_t)h[2].v.u;
-	ev->tid = (uint32_t)h[3].v.u;
-	ev->eid = (int32_t)h[4].v.i;
-	if (tr_record_def(r, ev) != 0)
-		return -1;
-	return tr_fields(r, c, ev);
-}
-
 static int
 text_next(struct tape_r *r, struct tape_ev *ev)
 {
@@ -41,7 +20,7 @@ text_next(struct tape_r *r, struct tape_ev *ev)
 		if (tr_at_end(&c))
 			continue;
 		if (*c.p != '#')
-			return record(r, &c, ev) == 0 ? 1 : -1;
+			return tr_record(r, &c, ev) == 0 ? 1 : -1;
 		if ((rc = tr_meta(r, &c, ev)) != 0)
 			return rc;
 	}

@@ -158,6 +158,33 @@ struct rec_field {
 	} v;
 };
 
+/* A field of each kind, to build records and meta lines with. */
+static inline struct rec_field
+rec_fi(int64_t i)
+{
+	return (struct rec_field){ .kind = REC_K_INT, .v.i = i };
+}
+
+static inline struct rec_field
+rec_fu(uint64_t u)
+{
+	return (struct rec_field){ .kind = REC_K_UINT, .v.u = u };
+}
+
+static inline struct rec_field
+rec_fd(double d)
+{
+	return (struct rec_field){ .kind = REC_K_DOUBLE, .v.d = d };
+}
+
+/* s[0..len) (not copied); s NULL: the empty string. */
+static inline struct rec_field
+rec_fs(const char *s, size_t len)
+{
+	return (struct rec_field){ .kind = REC_K_STR,
+	    .v.s = { s != NULL ? s : "", s != NULL ? (uint32_t)len : 0 } };
+}
+
 /*
  * Decodes the variant of a record of len bytes (header included) by fmt
  * into out[fmt->n].  The record is untrusted: returns 0, or -1 if a field

@@ -317,6 +317,14 @@ const struct grmtrace_def *grmtrace_def(const struct grmtrace *t,
 const struct grmtrace_def *grmtrace_def_for(const struct grmtrace *t,
 					    uint32_t node, uint32_t pid,
 					    int32_t eid);
+/*
+ * What grm defines predefined type eid (-1 .. GRMTRACE_EID_COLL_END) as,
+ * whatever file is read: the definition mainmon writes for it (its
+ * description is the type's name: "block begin", ...); NULL for another
+ * eid.  A file defines the types it uses with #DEF lines (doc/formats.md
+ * 1.9), which grmtrace_def gives; this is for files that do not.
+ */
+const struct grmtrace_def *grmtrace_predef(int32_t eid);
 /* The definitions, global and scoped, in the order first read: i from 0
  * to grmtrace_ndefs() - 1, else NULL. */
 size_t grmtrace_ndefs(const struct grmtrace *t);
