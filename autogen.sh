@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # autogen.sh: regenerate the build system (configure, Makefile.in).
 set -e
 cd "$(dirname "$0")"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench.h: what the benchmarks share: the clock, the figures of a set of
  * per-event costs, and the cost of the clock itself. */
 #ifndef GRM_BENCH_H

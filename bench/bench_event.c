@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_event.c: the per-event cost of GMI_Event with two integers, for one
  * thread and for several writing at once, with a string argument, and
  * with the type switched off from outside (grmctl disable); prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_lttng.c: the per-event cost of an LTTng-UST tracepoint with two int
  * fields next to GMI_Event with two ints, in one process, so that their

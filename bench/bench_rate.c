@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_rate.c: sustained event rate.  THREADS threads emit RATE events
  * per second in all, for SECS seconds, paced in steps of STEP ms (-p,
  * default 1; coarser for many writers on few cores), into a live

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_tapew.c: how fast the trace file writers take records, on one core:
  * two-int events (or, with -m double, an int and a double), as mainmon
  * writes them (tape_record for the text and BEE Ascii formats; in-memory

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/clocksync.sh: the achieved clock synchronisation error.  Runs
 # test/clocksync.sh (three hosts in network and time namespaces whose clocks
 # are 1000 s, -1000 s and 2000 s off, the last behind a link delayed 40 ms

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * grm_tp.h: the LTTng-UST tracepoint provider of bench/bench_lttng.c, one
  * event with two int fields, the counterpart of GMI_Event(1, "%d %d").

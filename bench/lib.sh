@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/lib.sh: what bench/run.sh and bench/scale.sh share.  Sourced; they
 # set $b (the build folder) and $dir (their temporary folder).
 

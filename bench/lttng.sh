@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/lttng.sh: the per-event cost of an LTTng-UST tracepoint with two int
 # fields next to GMI_Event with two ints, measured in one process so that the
 # ratio comes from one run (figures in doc/PERFORMANCE.md).

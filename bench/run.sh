@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/run.sh: runs the trace writers' benchmark, then the client
 # benchmarks against a live mainmon, and prints the figures kept in
 # doc/PERFORMANCE.md.  Usage: bench/run.sh [BUILDDIR]

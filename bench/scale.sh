@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench/scale.sh: one mainmon, many Local Monitors, and the figures kept in
 # doc/PERFORMANCE.md ("Scale").  Usage: bench/scale.sh [BUILDDIR], or
 # `make bench-scale`, or `BENCH_SCALE=1 make bench`; never part of make

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bee.c: BEE sensors on grm: registration (the E_NAME definition in the
  * trace), generation, sensor states, naming and initialisation. */
 #include <errno.h>

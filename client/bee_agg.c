@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bee_agg.c: Event_Handle_Rate's aggregation: events accumulated per
  * sensor in process memory and recorded as E_AGGREGATE records of the
  * sensor's aggregate type. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bee_class.c: BEE event classes (predefined and Event_Register_Class),
  * their switches (Event_Sensor_Control, Event_Enable...) and their
  * dispatch rate (Event_Handle_Rate). */

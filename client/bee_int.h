@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bee_int.h: the BEE layer's internal state (client/bee*.c, hidden). */
 #ifndef GRM_BEE_INT_H
 #define GRM_BEE_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bee_var.c: BEE type descriptors: the C layout of an event variant, and
  * its decoding into record fields. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gmi.c: the GMI API; GMI_Event's path from arguments to a committed record. */
 #include <pthread.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gmi_attach.c: finding or starting the Local Monitor, attaching the
  * segment, and the slow paths of the client (new chunk, thread exit, fork). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gmi_int.h: the client library's internal state (hidden symbols). */
 #ifndef GRM_GMI_INT_H
 #define GRM_GMI_INT_H

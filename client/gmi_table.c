@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gmi_table.c: a thread's table chunk: statistics mode (GRM_MODE=stats)
  * and the latest values of dormant sensors (layout in common/shm/stab.h). */
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* interp.c: a BEE event interpreter (Init, Every, Final: BEE manual,
  * sections 2 and 7) as a program on the trace reader, <grm/trace.h>: it
  * counts the records of each event type and of each process, and the

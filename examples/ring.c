@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ring.c: an instrumented example: P processes in a ring pass a token R
  * times over pipes; each also runs a helper thread doing background work. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz.h: what the libFuzzer targets share: the entry point, a check that
  * aborts (so libFuzzer keeps the input), a sink, little-endian loads. */
 #ifndef GRM_FUZZ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_rec.c: libFuzzer target for the binary record code (rec.c):
  * rec_valid_prefix, rec_parse_define, rec_build_define, rec_parse_format
  * and rec_decode.

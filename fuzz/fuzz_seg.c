@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_seg.c: libFuzzer target for the Local Monitor's side of the shared
  * segment (seg.c): seg_collect, seg_reclaim_session, seg_used, and
  * seg_check.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_tape.c: libFuzzer target for the trace file readers, through the
  * public API (<grm/trace.h>: grmtrace_open, grmtrace_next, grmtrace_seek),
  * and through write-read round trips, for the writers.

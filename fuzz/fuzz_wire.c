@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_wire.c: libFuzzer target for the wire protocol decoding (wire.c),
  * the handshake's parsers (auth.c) and the identifier's (mmid.c).
  *

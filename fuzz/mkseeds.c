@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mkseeds.c: writes the binary seed files of fuzz/corpus/{rec,seg,wire}.
  * Run once by hand when an input layout changes (see fuzz/README.md):
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # fuzz/run.sh: builds the libFuzzer targets of fuzz/ and runs each one for
 # a bounded time from its seed corpus.  See fuzz/README.md.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grm.h: the GMI instrumentation API of grm (client library libgrm). */
 #ifndef GRM_H
 #define GRM_H

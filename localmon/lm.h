@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lm.h: the Local Monitor's state, shared by its modules. */
 #ifndef GRM_LM_H
 #define GRM_LM_H

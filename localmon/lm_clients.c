@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lm_clients.c: the LM's Unix socket: handshakes with traced processes,
  * their push notes, and their deaths. */
 #include <errno.h>

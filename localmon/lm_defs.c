@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lm_defs.c: the definitions each process image wrote, kept by the LM so
  * that a Main Monitor that connects later (restarted, or another one on
  * the same port) can decode records whose definitions went to its

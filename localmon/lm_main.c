@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lm_main.c: localmon, the Local Monitor: start-up, election, the shared
  * segment's life, and exit when the job is over. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lm_mm.c: the LM's link to its Main Monitor: hello, clock pongs, and
  * collections (pulled by the MM or pushed at the threshold and job end). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lm_pause.c: the global collection scheme's stops (GRM paper §3.1).  When
  * mainmon asks (PAUSE), the LM stops every traced process of its host with

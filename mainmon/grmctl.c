@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grmctl.c: command-line control of a running Main Monitor. */
 #include <stdio.h>
 #include <stdlib.h>

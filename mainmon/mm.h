@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm.h: the Main Monitor's state, shared by its modules. */
 #ifndef GRM_MM_H
 #define GRM_MM_H

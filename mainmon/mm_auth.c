@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_auth.c: the Main Monitor's half of the authentication handshake
  * (doc/protocol.md 1.11): HELLO, CHALLENGE, the peer's proof, then WELCOME
  * with ours, or DENIED; the time limit and the number of connections

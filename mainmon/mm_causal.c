@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_causal.c: the causality check: a message received before it was sent,
  * once both ends are on mainmon's clock, says the clock correction is
  * wrong by at least that much.  Records come here in time order. */

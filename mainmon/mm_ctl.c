@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_ctl.c: grmctl's commands, runtime control of what processes record
  * (enable, disable, filter), and the statistics of statistics mode. */
 #include <errno.h>

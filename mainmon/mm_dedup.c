@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_dedup.c: dropping records an LM sends a second time.
  *
  * An LM consumes its segment's data only when mainmon acknowledges it.

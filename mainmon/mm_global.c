@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mm_global.c: the global collection scheme (GRM paper §3.1, mainmon
  * --collect=global) on mainmon's side.  A round (a snapshot, or an LM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_main.c: mainmon, the Main Monitor: options, the listening socket, the
  * identifier line, and the event loop. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_order.c: records written in global time order: per-thread streams,
  * merged by a heap under a watermark (doc/ARCHITECTURE.md, "Global
  * order"). */

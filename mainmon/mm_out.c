@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_out.c: turning LM batches into trace file lines: event definitions
  * per node, clock correction, record decoding. */
 #include <errno.h>

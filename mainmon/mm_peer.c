@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_peer.c: the Main Monitor's connections: LMs (hello, clock ping-pong,
  * data, collections) and control clients (snapshot, stop, status). */
 #include <stdio.h>

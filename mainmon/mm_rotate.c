@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_rotate.c: grmctl file NEWNAME: the trace file is completed and closed,
  * and the trace goes on in a new one that a reader can take on its own
  * (hosts, definitions and live processes written again at its start). */

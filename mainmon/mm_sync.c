@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_sync.c: fitting a host's clock offset and drift to ping-pong samples
  * (doc/clock-sync.md). */
 #include <math.h>

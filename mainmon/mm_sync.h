@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mm_sync.h: a host's clock as the Main Monitor models it, from ping-pong
  * exchanges: an offset and a drift (a line, refitted as samples come),
  * with an error bound.  doc/clock-sync.md explains the method. */

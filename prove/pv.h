@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv.h: the prove trace analyser's commands and shared helpers. */
 #ifndef GRM_PV_H
 #define GRM_PV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_dump.c: prove dump, every record of a trace one a line; %p fields in
  * hexadecimal. */
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_main.c: prove, the trace analyser: command line and shared helpers. */
 #include <errno.h>
 #include <getopt.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_map.c: the hash maps prove's analyses share: two 64-bit keys to a
  * value, and interned strings. */
 #include <stdlib.h>

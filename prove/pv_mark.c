@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_mark.c: what a record means to prove's analyses: blocks, BEE ranges,
  * messages and process names. */
 #include <string.h>

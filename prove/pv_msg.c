@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_msg.c: processes (ranks, names) and the matching of message sends
  * with receives (doc/formats.md 1.9), shared by prove stats and svg. */
 #include <stdlib.h>

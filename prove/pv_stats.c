@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_stats.c: prove stats, the BEE frequency counter, the time profiler of
  * blocks and BEE ranges, and the message table. */
 #include <inttypes.h>

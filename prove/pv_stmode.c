@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_stmode.c: prove stats: the statistics-mode lines (#STATS) added up
  * per process, and the runtime control commands (#CONTROL). */
 #include <inttypes.h>

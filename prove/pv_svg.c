@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_svg.c: prove svg, the PROVE space-time diagram of a trace as SVG: the
  * command, the passes over the trace, the threads and blocks, the layout. */
 #include <errno.h>

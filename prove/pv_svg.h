@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_svg.h: what the files of prove svg share: sizes, the picture's state,
  * and their functions. */
 #ifndef GRM_PV_SVG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_svg_draw.c: prove svg: the marks: blocks and ranges (merged when
  * narrow, one layer file per depth), user events, losses, control commands
  * and messages. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_svg_pic.c: prove svg: the picture around the marks: style, title,
  * thread lines and labels, time scale, legend. */
 #include <inttypes.h>

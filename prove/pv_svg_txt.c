@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pv_svg_txt.c: prove svg: XML text built in fixed buffers, escaped, and
  * durations and times as text. */
 #include <inttypes.h>

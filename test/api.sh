@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/api.sh: the GMI API from a traced program: every misuse gets its
 # documented code and, with GRM_DEBUG, exactly one line; nothing corrupt
 # reaches the trace; every conversion, string, message and name record

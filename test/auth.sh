@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/auth.sh: the token of the Main Monitor identifier.
 #  1. The right token works end to end, through a relay that records every
 #     byte between the Local Monitor (and grmctl) and mainmon: the token is

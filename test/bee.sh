@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/bee.sh: BEE sensors (grm/bee.h) end to end: test/bee_app uses every
 # sensor and function, mainmon writes the trace, and the trace must hold
 # each sensor's definition under its name, the right number of records of

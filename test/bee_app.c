@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bee_app.c: a program instrumented with every BEE sensor and function
  * that grm/bee.h implements, for test/bee.sh.  It checks what it can see
  * itself (return values, names) and leaves the trace to the script.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/beefmt.sh: mainmon writing BEE Ascii (-f bee, doc/formats.md section
 # 4) with real daemons, read back by prove.  First e2e_writer's numbered
 # events (2 processes x 2 threads x 50,000, a snapshot halfway): every one

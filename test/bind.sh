@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/bind.sh: mainmon -b ADDR listens on that address only, and its
 # identifier names it.
 #  1. 127.0.0.2 (a loopback address other than the default): a traced

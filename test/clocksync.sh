@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/clocksync.sh: three "hosts" in network namespaces whose monotonic
 # clocks really differ (time namespaces) are put on mainmon's clock.
 #   A: +1000 s, reaching mainmon over a veth;

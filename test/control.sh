@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/control.sh: runtime control from outside.  Three running processes
 # emit events 1 ("alpha ticks") and 2 ("beta ticks") every 200 us;
 # grmctl disable/enable/filter change what they record.  Each command must

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/crash.sh: processes that die lose nothing they committed.  Each
 # emits 0..N-1 and then kills itself (SIGKILL, SIGSEGV, abort) or exits
 # (exit(3), _exit(4), return); another is killed with SIGKILL from outside

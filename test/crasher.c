@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* crasher.c: a traced process that dies.  It forks; the child emits
  * events 0..N-1 (event 1, "seq %ld") and then ends as MODE says; the
  * parent, untraced, waits a while before reaping it, so that the kernel

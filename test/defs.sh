@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/defs.sh: two different programs on one host give event 1 different
 # formats; every record of both must be in the trace, each read with its own
 # program's format (a #DEF scoped to the process where it differs from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* delayrelay.c: a TCP relay that delays one direction, standing in for a slow
  * or asymmetric link where tc netem is not available (clocksync.sh).
  *   delayrelay LISTEN_ADDR TARGET_ADDR TARGET_PORT DELAY_MS

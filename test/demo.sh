@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/demo.sh: the demo: mainmon started, the ring example traced (several
 # processes, two threads each), a snapshot taken mid-run, then stop, and
 # PROVE's statistics and space-time diagram (SVG).  Keeps its outputs in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/doccheck.sh: the prose specifications in doc/ say what the code says.
 # Compared both ways, between doc/*.md (and README.md) and the headers:
 #  - every version and magic number (any *_VERSION or *_MAGIC constant of

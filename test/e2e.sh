@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/e2e.sh: the whole data path with real daemons: 4 processes x 2
 # threads x 100,000 numbered events, a snapshot while they wait halfway,
 # then stop; every event must be in the trace exactly once, in per-thread

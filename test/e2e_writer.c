@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* e2e_writer.c: an instrumented test program: T threads emit N numbered
  * events each; halfway they stop, announce it, and wait to be let go.
  * With START_FILE, nothing is traced until that file exists.  Events the

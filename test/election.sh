@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/election.sh: 16 traced processes released at the same instant find
 # no Local Monitor; exactly one LM must result, and all 16 must use it.
 . "$(dirname "$0")/lib.sh"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fakelm.c: a scripted Local Monitor for test/written.sh.  It connects to
  * a mainmon as an LM (the handshake, the clock exchanges), sends one
  * collection whose "sent below" time falls between its two pieces, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/global.sh: the global collection scheme (mainmon --collect=global).
 #  1. A snapshot with two Local Monitors stops every traced process first,
 #     collects, lets them go; each LM's stop is in the trace as a collection

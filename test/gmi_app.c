@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gmi_app.c: an instrumented test program, one mode per feature of the
  * client library; the shell tests run it traced and check the trace.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/hostile.sh: a traced process that scribbles over the shared segment
 # (test/vandal.c: the header, the entries of its own and of free chunks,
 # its own chunks' data, many rounds, while it keeps emitting) runs next to

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/hygiene.sh: another user on the host gets nothing of a traced job,
 # and the job leaves nothing behind.  While a traced process runs, a
 # throwaway user must fail to attach the LM's segment, to connect to its

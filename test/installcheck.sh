@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/installcheck.sh: run by make installcheck: the installed tree is
 # complete, a program built with `cc app.c $(pkg-config --cflags --libs grm)`
 # is traced by the installed programs alone (localmon found at its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* installed_app.c: a user's program, built against the installed grm with
  * pkg-config: it defines and emits events, runs a BEE point sensor from the
  * installed <grm/bee.h>, then returns from main. */

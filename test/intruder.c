@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* intruder.c: what another user could do to a Local Monitor's resources
  * (test/hygiene.sh runs it as the owner and as a stranger).  Tries each
  * way in and prints one line per try, "NAME ok ..." or "NAME ERRNO":

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # test/lib.sh: shared helpers of the shell tests: a private run folder, the
 # real daemons started on loopback, and cleanup that runs even on failure.
 # Sourced; sets -eu.  Exit codes follow automake: 0 pass, 1 fail, 77 skip.

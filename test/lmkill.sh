@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/lmkill.sh: the Local Monitor is killed (SIGKILL) twice while 3
 # processes x 2 threads keep writing, with pushes and collections in
 # flight.  The processes must run on unharmed; each time a new LM must be

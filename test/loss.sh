@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/loss.sh: nothing is lost silently.  The Main Monitor is away while a
 # process writes far more than the segment holds: the writer loses events,
 # and never gets a chunk back to record that.  When mainmon returns (same

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/manenv.sh: the ENVIRONMENT section of each man page is what the
 # table of environment variables (common/util/env.c) gives, as
 # common/util/env_man prints it.  With --update (`make man-env`), the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/mmgone.sh: the Main Monitor is away, and nothing is lost.
 #  1. Not started yet: a process writes 8 times what the segment holds;
 #     the LM spills it to its file, then mainmon starts with the expected

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* msgpair.c: two traced processes on different "hosts" exchanging messages
  * through a pair of FIFOs, for the causality check (clocksync.sh).
  *   msgpair send RANK FIFO ACK PEER N: N times, a message send to PEER

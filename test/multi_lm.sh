@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/multi_lm.sh: two Local Monitors (two run folders, as on two hosts)
 # serve one Main Monitor at once; a snapshot collects from both, stop makes
 # both exit, and every event of both is in the trace once, in order.

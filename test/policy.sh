@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/policy.sh: what a writer does when the buffer is full, with a Local
 # Monitor that is deliberately slow (stopped with SIGSTOP for a while):
 #   block      the writer waits, then goes on: nothing lost;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/procs.sh: processes and threads.  A forked child is a process of its
 # own in the trace, with its parent recorded; an exec'd image is traced
 # again and the records before exec are kept, each decoded with its own

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/prove_msgs.sh: prove on hand-written traces (test/traces/): messages
 # matched by rank and tag and drawn as arrows, lanes named after their
 # processes, the message table of prove stats, #STATS lines added up,

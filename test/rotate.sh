@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/rotate.sh: grmctl ID file NEWNAME while a traced program writes, in
 # both trace formats.  Each file must be readable on its own by prove (the
 # new one starts with the hosts, definitions and live processes it needs),

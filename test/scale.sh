@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/scale.sh: 32 Local Monitors serve one Main Monitor, as on 32 hosts
 # (32 run folders, GRM_HOSTNAME host01..host32), each for 4 traced
 # processes whose first one starts it.  grmctl status lists all 32; a

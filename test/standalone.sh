@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/standalone.sh: a Local Monitor started by hand (localmon --mm ID, as
 # an operator or a service manager would) before any traced process.  The
 # processes must use it rather than start another; it must outlive them

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/stats.sh: statistics mode (GRM_MODE=stats).  The same instrumented
 # program updates counters in the segment instead of writing records:
 # grmctl stats shows them while it runs and after, per process: event

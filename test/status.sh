@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/status.sh: the threshold push and grmctl status.  With
 # GRM_THRESHOLD=25, the LM must push to mainmon, unasked, whenever free
 # space falls below a quarter of the segment: events reach the file while

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/stress.sh: the election under stress.  32 traced processes released
 # at the same instant find no Local Monitor, 50 times in a row against one
 # Main Monitor: each time exactly one LM must serve all 32, every process

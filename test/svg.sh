@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/svg.sh: prove svg end to end: the ring example traced and drawn, the
 # picture checked (well formed, one label per thread, the block names in the
 # legend, no markup in titles); then a hostile hand-written trace, a

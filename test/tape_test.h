@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tape_test.h: what the trace file tests share (test_tape.c,
  * test_beefmt.c, test_trace.c): a scratch folder, files in it, fields,
  * and reading with the public reader, <grm/trace.h>. */

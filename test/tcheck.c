@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tcheck.c: what the end-to-end tests ask of a trace, by name, on the
  * public reader (<grm/trace.h>), instead of awk programs that read prove
  * dump's columns by number.

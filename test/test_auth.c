@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_auth.c: unit tests of the Main Monitor identifier (mmid.c) and of
  * the authentication handshake (auth.c). */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_bee.c: unit tests of the BEE layer (client/bee*.c), linked with a
  * stand-in for the rest of the client library that keeps what it is
  * asked to define and record.  Each test runs in its own process. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_beefmt.c: unit tests of the BEE Ascii trace format (tr_bee_w.c,
  * tr_bee_r.c; doc/formats.md, section 4): the exact text grm writes, the
  * example file of the BEE manual, BEE's own rules, hostile input.  Round

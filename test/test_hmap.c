@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_hmap.c: the hash map (common/util/hmap.c): keys found after many
  * puts and growths, every key colliding, deletes and the reuse of their
  * slots, iteration that visits each key once, and a map too large to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_mm_causal.c: mainmon's causality check (mainmon/mm_causal.c) fed
  * message records directly, as mm_out gives them in time order. */
 #include <criterion/criterion.h>

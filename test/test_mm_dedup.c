@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_mm_dedup.c: mainmon dropping what an LM sends a second time
  * (mainmon/mm_dedup.c), fed pieces directly. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_mm_order.c: mainmon's time-ordered merge (mainmon/mm_order.c): which
  * records are written when, in what order, and which collections are then
  * acknowledged.  The file and the connections are stand-ins below, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_num.c: the number parsers (common/util/num.c), their message, and
  * the table of environment variables (common/util/env.c): defaults,
  * ranges, choices, and the defaults the code relies on. */

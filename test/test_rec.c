@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_rec.c: unit tests of event formats and binary records (rec.c). */
 #include <criterion/criterion.h>
 #include <stdint.h>

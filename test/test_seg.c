@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_seg.c: unit tests of the shared segment's chunk ring (seg.c). */
 #include <criterion/criterion.h>
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sha256.c: SHA-256 against FIPS 180-4's examples, HMAC-SHA256
  * against RFC 4231's test cases, and the constant-time comparison. */
 #include <criterion/criterion.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_sync.c: the clock model against simulated hosts whose offset and
  * drift are known exactly. */
 #include <criterion/criterion.h>

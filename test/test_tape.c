@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_tape.c: unit tests of the trace file writer and reader; the BEE
  * Ascii format's own in test_beefmt.c. */
 #include <float.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_trace.c: unit tests of the public trace reader, <grm/trace.h>:
  * every line type of every format through the writer and back, the
  * tables of hosts, processes and threads, seeking, malformed input and

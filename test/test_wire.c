@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_wire.c: unit tests of the wire encoding (wire.c). */
 #include <criterion/criterion.h>
 #include <stdint.h>

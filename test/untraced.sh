@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/untraced.sh: without GRM_MM an instrumented program runs untraced and
 # silent: same exit status, nothing on stdout or stderr, no LM started.
 # So does one whose Local Monitor cannot be started.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vandal.c: a hostile traced process (test/hostile.sh).  It emits events
  * like any traced program, and between them scribbles over what the
  * shared segment lets it reach: the header, the chunk table entries of its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/wire_hostile.sh: hostile input on mainmon's port, while a real
 # traced workload runs.  Random bytes, a header announcing a huge message,
 # a message cut short, a malformed HELLO, a wrong-token proof, random bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wirefuzz.c: a hostile wire peer for test/wire_hostile.sh and
  * test/auth.sh.  As a client, it does one bad thing to a mainmon and says
  * whether, and how soon, mainmon closed the connection; as a server, it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wireio.h: blocking wire-protocol I/O for the test programs that play a
  * peer of mainmon (wirefuzz.c, fakelm.c). */
 #ifndef GRM_TEST_WIREIO_H

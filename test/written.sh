@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # test/written.sh: mainmon tells an LM which pieces of a collection are
 # written before the whole collection is (WIRE_WRITTEN), and only those:
 # a scripted LM (test/fakelm.c) sends two pieces and a "sent below" time

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grmtrace.c: the public trace reader API (<grm/trace.h>, grmtrace(3)) on
  * the internal reader: arguments checked, events in the API's types, the
  * tables of hosts, processes and threads (tr_tables.c) kept as the file is

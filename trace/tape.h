@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tape.h: the trace file writer (mainmon's): text (Tape/PVM-style), binary
  * frames, or BEE Ascii.  Programs read traces with <grm/trace.h>. */
 #ifndef GRM_TAPE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tape_w.c: the trace writer's front (tape.h): the output buffer and its
  * way to disk, argument checks, and each meta line's fields in schema
  * order, handed to the format's table (tr_text_w.c, tr_bin_w.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_bee_r.c: reading BEE Ascii (doc/formats.md, section 4): grm's own
  * files (header GRM-BEE-1) exactly, and files of the original BEE by its
  * rules.  The input is hostile: every length and number is checked. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_bee_w.c: writing the trace file as BEE Ascii (doc/formats.md, section
  * 4): records as E_EVERY entries, definitions as E_DESCRIPTOR, process
  * starts and ends as E_REGISTRATION and E_DEATH, the end as E_FINAL, and

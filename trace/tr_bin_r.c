@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_bin_r.c: reading the binary trace format (doc/formats.md section 3):
  * frames of meta lines (L), records (R) and pieces of in-memory records
  * (P).  The input is hostile: every length is checked. */

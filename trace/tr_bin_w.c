@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_bin_w.c: writing the binary trace format (doc/formats.md section 3):
  * the magic, then frames: meta lines (L), records (R) and pieces of
  * in-memory records (P), written without decoding. */

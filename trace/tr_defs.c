@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_defs.c: the event type definitions a trace reader has read, global
  * and scoped to one process (doc/formats.md 1.3, #DEF); memory grows with
  * their number only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_fmt.c: printf-free formatting of numbers and strings (tr_fmt.h). */
 #include <string.h>
 

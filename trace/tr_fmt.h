@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_fmt.h: printf-free formatting of numbers and strings for the trace
  * writers' per-record path (doc/PERFORMANCE.md). */
 #ifndef GRM_TR_FMT_H

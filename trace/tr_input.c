@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_input.c: the trace reader's input buffer: lines (text formats) and
  * bytes (frames), and the reader's one error message. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_int.h: the inside of the trace library: the writer and reader state,
  * the table of functions each format implements (one file per format and
  * role: tr_text_[rw].c, tr_bin_[rw].c, tr_bee_[rw].c), and the helpers the

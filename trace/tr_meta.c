@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_meta.c: what every trace reader does with a meta line, read by the
  * schema (tr_schema.h) with its format's tokenizer, and with a record's
  * fields, read by its definition. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_read.c: the trace reader's front (tape.h): opens a file, lets each
  * format tell whether it is its own (tr_bin_r.c, tr_bee_r.c, tr_text_r.c),
  * and reads through the table of the one that is; the stdio helpers that

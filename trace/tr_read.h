@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_read.h: the trace library's internal reader, under the public one
  * (grmtrace.c, <grm/trace.h>): the same events with the internal types
  * (struct rec_field, the definitions with their parsed formats). */

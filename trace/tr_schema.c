@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_schema.c: the meta line table (tr_schema.h), the one place a meta
  * line's fields are written down for code. */
 #include <string.h>

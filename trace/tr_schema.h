@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_schema.h: the one table of the trace file's meta lines (doc/formats.md
  * 1.3): keyword, field kinds and field names, used by every writer and
  * every reader. */

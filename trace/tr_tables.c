@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_tables.c: the hosts, processes and threads the public reader keeps
  * (tr_tables.h), from #HOST, #SYNC and #PROC lines and from records. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_tables.h: what the public reader keeps as it reads (grmtrace.c):
  * hosts, processes and threads, each in the order first seen and by key.
  * Memory grows with their number only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_text_r.c: reading the text trace format (doc/formats.md section 1):
  * the #GRM-TRACE line, meta lines and record lines. */
 #include <string.h>

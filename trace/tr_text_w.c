@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_text_w.c: writing the text trace format (doc/formats.md section 1):
  * one line per meta line and per record.  No printf on the way of a
  * record. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tr_tok.c: the trace readers' tokenizer: blank-separated tokens, decimal
  * numbers, doubles and quoted strings as doc/formats.md 1.2 has them, and
  * the text format's fields.  The input is hostile: every length and number

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth.c: the authentication handshake: HELLO, proofs, and the connecting
  * side's half (the MM's is mainmon/mm_auth.c). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auth.h: the wire protocol's authentication handshake, in which both
  * sides prove they know the Main Monitor's token without sending it
  * (doc/protocol.md, section 1.11). */

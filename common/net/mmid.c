@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mmid.c: the Main Monitor identifier HOST:PORT:TOKEN (doc/protocol.md,
  * section 3.2). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mmid.h: the Main Monitor identifier, HOST:PORT:TOKEN: parsing, the
  * token, and the names of a Local Monitor's files derived from it. */
 #ifndef GRM_MMID_H

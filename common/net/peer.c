@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* peer.c: libevent bufferevents carrying framed wire messages. */
 #include <errno.h>
 #include <malloc.h>

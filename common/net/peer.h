@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* peer.h: a framed wire-protocol connection on libevent (daemons, grmctl). */
 #ifndef GRM_PEER_H
 #define GRM_PEER_H

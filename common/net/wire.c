@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wire.c: encoding and bounds-checked decoding of protocol messages. */
 #include <string.h>
 

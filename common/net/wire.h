@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wire.h: the TCP protocol between Local Monitors, grmctl and mainmon. */
 #ifndef GRM_WIRE_H
 #define GRM_WIRE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rec.c: parsing event formats; decoding and checking binary records. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rec.h: the binary event record (BEE event model) and event formats. */
 #ifndef GRM_REC_H
 #define GRM_REC_H

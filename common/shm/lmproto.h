@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lmproto.h: the handshake between a traced process and its Local Monitor. */
 #ifndef GRM_LMPROTO_H
 #define GRM_LMPROTO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rundir.c: finding, creating and checking the owner-only run folder. */
 #include <errno.h>
 #include <stdio.h>

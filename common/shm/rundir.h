@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rundir.h: the owner-only folder holding Local Monitor sockets and locks. */
 #ifndef GRM_RUNDIR_H
 #define GRM_RUNDIR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* seg.c: chunk allocation for writers and collection for the Local Monitor. */
 #include <stddef.h>
 #include <sys/mman.h>

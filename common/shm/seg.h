@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* seg.h: the layout of a host's shared trace segment (one per LM). */
 #ifndef GRM_SEG_H
 #define GRM_SEG_H

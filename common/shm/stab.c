@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stab.c: reading a thread's table chunk (see stab.h). */
 #include <string.h>
 

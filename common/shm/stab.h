@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stab.h: a thread's table chunk: statistics-mode counters and the latest
  * values of dormant sensors, updated in place by the thread and read whole
  * by the Local Monitor at each collection. */

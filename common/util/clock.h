@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clock.h: nanosecond clock reads shared by the client and the daemons. */
 #ifndef GRM_CLOCK_H
 #define GRM_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* env.c: the table of environment variables and the functions that read
  * them (env.h).  A change here changes the man pages: `make man-env`
  * writes their ENVIRONMENT sections again, and `make check` fails until

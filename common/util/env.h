@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* env.h: the one table of the environment variables grm reads (name,
  * type, default, range, meaning), what reads them, and the source of the
  * ENVIRONMENT sections of the man pages (env_man.c). */

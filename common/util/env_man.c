@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* env_man.c: prints the ENVIRONMENT section of a man page from the table
  * of environment variables (env.c): `env_man localmon.1`.  test/manenv.sh
  * compares the pages with it, and writes them (`make man-env`). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hmap.c: the hash map of fixed-size keys and values (hmap.h).
  *
  * A slot is a 32-bit tag (0 empty, 1 deleted, else the key's hash, kept

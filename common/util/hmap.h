@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hmap.h: a hash map of fixed-size keys to fixed-size values, stored in
  * place (open addressing, linear probing, grown at half full). */
 #ifndef GRM_HMAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* log.c: one-line messages on stderr, prefixed with the program name. */
 #include <stdarg.h>
 #include <stdio.h>

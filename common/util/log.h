@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* log.h: logging for the daemons and tools (never used by libgrm). */
 #ifndef GRM_LOG_H
 #define GRM_LOG_H

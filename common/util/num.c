@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* num.c: the number parsers of options and environment variables
  * (num.h). */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* num.h: parsing the numbers of options and environment variables, with
  * one shape of error message. */
 #ifndef GRM_NUM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sha256.h: SHA-256 (FIPS 180-4), HMAC-SHA256 (RFC 2104) and a
  * constant-time comparison, for the wire protocol's authentication. */
 #ifndef GRM_SHA256_H

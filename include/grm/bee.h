@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grm/bee.h: BEE event sensors (Bruegge, CMU-CS-90-180) on top of grm. */
 #ifndef GRM_BEE_H
 #define GRM_BEE_H

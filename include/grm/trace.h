@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grm/trace.h: reading grm trace files (libgrmtrace, grmtrace(3)). */
 #ifndef GRM_TRACE_H
 #define GRM_TRACE_H
