@@ -188,6 +188,10 @@ int lm_flushes_start(struct lm *lm);
 void lm_flushes_done(struct lm *lm, int delivered);
 void lm_unlisten(struct lm *lm);
 void lm_clients_free(struct lm *lm);
+/* Reads now what processes wrote to their sockets and the loop has not
+ * read yet (notes, and the end of a process that is gone), so that a
+ * collection asked for after a process ended holds its end. */
+void lm_clients_drain(struct lm *lm);
 /* Announces every attached process again (PROC RESUME: a new MM). */
 void lm_clients_resume_all(struct lm *lm);
 /* Calls fn for every traced process: attached, and orphans. */

@@ -319,6 +319,30 @@ client_event(struct bufferevent *bev, short what, void *arg)
 	client_free(arg);
 }
 
+void
+lm_clients_drain(struct lm *lm)
+{
+	struct lm_client *c, *next;
+	struct evbuffer *in;
+	evutil_socket_t fd;
+	int n;
+
+	for (c = lm->clients; c != NULL; c = next) {
+		next = c->next;
+		fd = bufferevent_getfd(c->bev);
+		if (fd < 0 || evutil_make_socket_nonblocking(fd) != 0)
+			continue;
+		in = bufferevent_get_input(c->bev);
+		while ((n = evbuffer_read(in, fd, 4096)) > 0)
+			;
+		if (evbuffer_get_length(in) > 0)
+			client_read(c->bev, c);
+		if (n == 0 || (n < 0 && errno != EAGAIN &&
+		    errno != EWOULDBLOCK && errno != EINTR))
+			client_free(c);	/* gone: its end is queued now */
+	}
+}
+
 static void
 accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 	  int salen, void *arg)

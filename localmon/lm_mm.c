@@ -1010,6 +1010,9 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		flags = wire_get_u32(msg);
 		if (!wire_rd_ok(msg))
 			break;
+		/* Processes that ended before this was asked for: their
+		 * ends go with it. */
+		lm_clients_drain(lm);
 		if (flags & WIRE_COLLECT_STOP) {
 			lm->stopped = 1;
 			atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);

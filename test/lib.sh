@@ -82,8 +82,9 @@ t_wait_s() {
 	done
 }
 
-# t_wait CMD...: t_wait_s 10 CMD...
-t_wait() { t_wait_s 10 "$@"; }
+# t_wait CMD...: t_wait_s 30 CMD... (a deadline for failing, not a time
+# anything is asserted to take: a loaded machine may be slow).
+t_wait() { t_wait_s 30 "$@"; }
 
 # t_wait_for SECONDS MESSAGE CMD...: t_wait_s, and if CMD never succeeded,
 # the test fails with MESSAGE and how long it waited.

@@ -60,7 +60,7 @@ writers_dead() {
 # finish_writers TAG: lets them go; each must exit 0 having lost nothing.
 finish_writers() {
 	touch "$T_DIR/go.$1"
-	t_wait writers_dead || t_fail "$1: writers still running 10 s after go"
+	t_wait writers_dead || t_fail "$1: writers still running 30 s after go"
 	for _p in $WPIDS; do
 		wait "$_p" || t_fail "$1: writer $_p exited non-zero"
 	done
