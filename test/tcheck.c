@@ -2,8 +2,11 @@
  * public reader (<grm/trace.h>), instead of awk programs that read prove
  * dump's columns by number.
  *
- *	tcheck FILE [+ FILE...] [KIND] [COND...] QUERY
+ *	tcheck [-c] FILE [+ [-c] FILE...] [KIND] [COND...] QUERY
  *
+ * -c: the text file after it may end in the middle of a line, as a
+ * writer killed while writing leaves it; its lines before that one count
+ * (any other line that cannot be read is still an error).
  * FILE + FILE2 reads FILE2 after FILE, as one trace (a trace continued in
  * the next file); "order" reads the first only.  KIND is "record" (the
  * default) or a meta line's keyword ("#PROC", "#LOSS", "#HOST",
@@ -225,6 +228,26 @@ parse_cond(const char *a, struct cond *c)
 			return 0;
 		}
 	return -1;
+}
+
+/* Whether the text file path ends in a line cut short (no newline after
+ * it) that follows line last: where a killed writer stopped. */
+static int
+cut_short(const char *file, uint64_t last)
+{
+	uint64_t lines = 0;
+	FILE *f;
+	int ch, prev = '\n';
+
+	if ((f = fopen(file, "r")) == NULL)
+		return 0;
+	while ((ch = getc(f)) != EOF) {
+		if (ch == '\n')
+			lines++;
+		prev = ch;
+	}
+	fclose(f);
+	return prev != '\n' && lines == last;
 }
 
 /* ---- the queries that remember: a set of values, per thread ---- */
@@ -469,23 +492,31 @@ main(int argc, char **argv)
 {
 	struct cond c[CONDS_MAX];
 	const char *files[FILES_MAX];
+	int cut[FILES_MAX];
 	const struct grmtrace_ev *ev;
 	struct grmtrace *t;
 	struct state st;
-	int i = 2, j, nc = 0, nf = 1, kind = GRMTRACE_RECORD, rc;
+	int i, j, nc = 0, nf, kind = GRMTRACE_RECORD, rc;
+	uint64_t last;
 	char err[256];
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: tcheck FILE [+ FILE...] [KIND] "
+		fprintf(stderr, "usage: tcheck [-c] FILE [+ [-c] FILE...] [KIND] "
 		    "[COND...] QUERY\n");
 		return 2;
 	}
 	memset(&st, 0, sizeof st);
-	path = files[0] = argv[1];
-	for (; i + 1 < argc && strcmp(argv[i], "+") == 0; i += 2) {
+	i = 1;
+	for (nf = 0; nf == 0 || (i + 1 < argc && strcmp(argv[i], "+") == 0);
+	    nf++) {
 		if (nf == FILES_MAX)
 			die(2, "more than %d files", FILES_MAX);
-		files[nf++] = argv[i + 1];
+		i += nf > 0;
+		if ((cut[nf] = strcmp(argv[i], "-c") == 0))
+			i++;
+		if (i >= argc)
+			die(2, "no query");
+		path = files[nf] = argv[i++];
 	}
 	if (i < argc && (argv[i][0] == '#' || strcmp(argv[i], "record") == 0)) {
 		if ((kind = kind_of(argv[i])) < 0)
@@ -540,11 +571,13 @@ main(int argc, char **argv)
 			grmtrace_close(t);
 			return 0;
 		}
-		grmtrace_select(t, GRMTRACE_WANT(kind));
-		while ((rc = grmtrace_next(t, &ev)) == 1)
+		last = 0;
+		while ((rc = grmtrace_next(t, &ev)) == 1) {
+			last = ev->where;
 			if (ev->kind == kind && passes(ev, c, nc))
 				see(&st, ev);
-		if (rc < 0)
+		}
+		if (rc < 0 && !(cut[j] && cut_short(path, last)))
 			die(2, "%s", grmtrace_error(t));
 		grmtrace_close(t);
 	}
