@@ -13,9 +13,10 @@
  * "#STATS count", "#STATS range"...): the lines the query looks at.  A
  * COND is KEY=V, KEY!=V, KEY<V, KEY<=V, KEY>V or KEY>=V; a line passes if
  * every COND holds.  Keys: ts node pid tid eid, f0 .. f15 (a record's
- * fields), nf (its number of fields), and a meta line's field names as
+ * fields), nf (its number of fields), a meta line's field names as
  * grmtrace_field_name gives them ("count", "how", "lm_pid",
- * "hostname"...).  Values are integers, or strings compared with string
+ * "hostname"...), and for every line, line: its line (text) or frame
+ * (binary) number in its file.  Values are integers, or strings compared with string
  * fields.  QUERY is one of:
  *
  *	count		the number of lines that pass
@@ -116,6 +117,10 @@ get(const struct grmtrace_ev *ev, const char *key, struct val *v)
 	char *end;
 
 	memset(v, 0, sizeof *v);
+	if (strcmp(key, "line") == 0) {
+		v->i = (int64_t)ev->where;
+		return 0;
+	}
 	if (ev->kind == GRMTRACE_RECORD) {
 		if (strcmp(key, "ts") == 0)
 			v->i = (int64_t)ev->ts;
@@ -335,6 +340,8 @@ known_key(int kind, const char *key)
 	const char *name;
 	unsigned i;
 
+	if (strcmp(key, "line") == 0)
+		return 1;
 	if (kind == GRMTRACE_RECORD) {
 		for (i = 0; i < sizeof rec / sizeof rec[0]; i++)
 			if (strcmp(key, rec[i]) == 0)
