@@ -13,7 +13,10 @@
  * "#STATS count", "#STATS range"...): the lines the query looks at.  A
  * COND is KEY=V, KEY!=V, KEY<V, KEY<=V, KEY>V or KEY>=V; a line passes if
  * every COND holds.  Keys: ts node pid tid eid, f0 .. f15 (a record's
- * fields), nf (its number of fields), a meta line's field names as
+ * fields), nf (its number of fields), fields (all of them as a record
+ * line of the text format has them: '4 10 5 "v4"'), description, format,
+ * class and attr (of the definition it is read with), a meta line's
+ * field names as
  * grmtrace_field_name gives them ("count", "how", "lm_pid",
  * "hostname"...), and for every line, line: its line (text) or frame
  * (binary) number in its file.  Values are integers, or strings compared with string
@@ -108,6 +111,31 @@ of_field(const struct grmtrace_field *f)
 	return v;
 }
 
+/* ev's fields as a record line of the text format has them, in a
+ * buffer valid until the next call; NULL if out of memory. */
+static const char *
+all_fields(const struct grmtrace_ev *ev, size_t *len)
+{
+	static char *buf;
+	static size_t size;
+	FILE *f;
+	unsigned i;
+	int bad = 0;
+
+	free(buf);
+	buf = NULL;
+	if ((f = open_memstream(&buf, &size)) == NULL)
+		return NULL;
+	for (i = 0; i < ev->n; i++)
+		if ((i > 0 && fputc(' ', f) == EOF) ||
+		    grmtrace_fput_field(f, &ev->f[i]) != 0)
+			bad = 1;
+	if (fclose(f) != 0 || bad)
+		return NULL;
+	*len = size;
+	return buf;
+}
+
 /* The value of key in ev; 0, or -1 if ev has no such key. */
 static int
 get(const struct grmtrace_ev *ev, const char *key, struct val *v)
@@ -134,6 +162,24 @@ get(const struct grmtrace_ev *ev, const char *key, struct val *v)
 			v->i = ev->eid;
 		else if (strcmp(key, "nf") == 0)
 			v->i = ev->n;
+		else if (strcmp(key, "fields") == 0) {
+			v->is_str = 1;
+			if ((v->s = all_fields(ev, &v->len)) == NULL)
+				die(2, "out of memory");
+		} else if (ev->def == NULL && (strcmp(key, "description") == 0 ||
+		    strcmp(key, "format") == 0 || strcmp(key, "class") == 0 ||
+		    strcmp(key, "attr") == 0))
+			return -1;
+		else if (strcmp(key, "description") == 0 ||
+		    strcmp(key, "format") == 0) {
+			v->is_str = 1;
+			v->s = key[0] == 'd' ? ev->def->description :
+			    ev->def->format;
+			v->len = strlen(v->s);
+		} else if (strcmp(key, "class") == 0)
+			v->i = ev->def->cls;
+		else if (strcmp(key, "attr") == 0)
+			v->i = ev->def->attr;
 		else if (key[0] == 'f' && key[1] >= '0' && key[1] <= '9') {
 			i = (unsigned)strtoul(key + 1, &end, 10);
 			if (*end != '\0' || i >= ev->n)
@@ -336,7 +382,7 @@ static int
 known_key(int kind, const char *key)
 {
 	static const char *const rec[] = { "ts", "node", "pid", "tid", "eid",
-		"nf" };
+		"nf", "fields", "description", "format", "class", "attr" };
 	const char *name;
 	unsigned i;
 
