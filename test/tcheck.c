@@ -66,7 +66,7 @@ struct val {
 };
 
 struct cond {
-	const char	*key;
+	char		*key;		/* owned */
 	char		op[3];
 	const char	*want;
 };
@@ -622,7 +622,7 @@ main(int argc, char **argv)
 		if (is(&st, "order")) {
 			check_order(t);
 			grmtrace_close(t);
-			return 0;
+			break;
 		}
 		last = 0;
 		while ((rc = grmtrace_next(t, &ev)) == 1) {
@@ -634,7 +634,10 @@ main(int argc, char **argv)
 			die(2, "%s", grmtrace_error(t));
 		grmtrace_close(t);
 	}
-	answer(&st);
+	if (!is(&st, "order"))
+		answer(&st);
 	hmap_free(&st.set);
+	for (j = 0; j < nc; j++)
+		free(c[j].key);
 	return fflush(stdout) == 0 ? 0 : 2;
 }
