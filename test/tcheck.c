@@ -4,23 +4,29 @@
  *
  *	tcheck [-c] FILE [+ [-c] FILE...] [KIND] [COND...] QUERY
  *
- * -c: the text file after it may end in the middle of a line, as a
- * writer killed while writing leaves it; its lines before that one count
- * (any other line that cannot be read is still an error).
+ * KIND is "record" (the default) or a meta line's keyword ("#PROC",
+ * "#LOSS", "#HOST", "#STATS count", "#STATS range"...): the lines the
+ * query looks at.  A COND is KEY=V, KEY!=V, KEY<V, KEY<=V, KEY>V or
+ * KEY>=V; a line passes if every COND holds.  Values are integers, or
+ * strings compared with string fields.  Keys:
+ *
+ *	ts node pid tid eid	a record's header
+ *	f0 .. f15		its fields
+ *	nf			its number of fields
+ *	fields			all of them as a text trace has them:
+ *				'4 10 5 "v4"'
+ *	description format class attr
+ *				of the definition it is read with
+ *	count how lm_pid ...	a meta line's field names, as
+ *				grmtrace_field_name gives them
+ *	line			any line's line (text) or frame (binary)
+ *				number in its file
+ *
  * FILE + FILE2 reads FILE2 after FILE, as one trace (a trace continued in
- * the next file); "order" reads the first only.  KIND is "record" (the
- * default) or a meta line's keyword ("#PROC", "#LOSS", "#HOST",
- * "#STATS count", "#STATS range"...): the lines the query looks at.  A
- * COND is KEY=V, KEY!=V, KEY<V, KEY<=V, KEY>V or KEY>=V; a line passes if
- * every COND holds.  Keys: ts node pid tid eid, f0 .. f15 (a record's
- * fields), nf (its number of fields), fields (all of them as a record
- * line of the text format has them: '4 10 5 "v4"'), description, format,
- * class and attr (of the definition it is read with), a meta line's
- * field names as
- * grmtrace_field_name gives them ("count", "how", "lm_pid",
- * "hostname"...), and for every line, line: its line (text) or frame
- * (binary) number in its file.  Values are integers, or strings compared with string
- * fields.  QUERY is one of:
+ * the next file); "order" reads the first only.  -c: the text file after
+ * it may end in the middle of a line, as a writer killed while writing
+ * leaves it; its lines before that one count (any other line that cannot
+ * be read is still an error).  QUERY is one of:
  *
  *	count		the number of lines that pass
  *	distinct KEY	the number of distinct values of KEY among them
