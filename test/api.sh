@@ -64,20 +64,21 @@ t_wait grep -q '^flush' "$T_DIR/flush.out" || t_fail "GMI_Flush did not return"
 grep -qx 'flush 0' "$T_DIR/flush.out" ||
 	t_fail "GMI_Flush: $(cat "$T_DIR/flush.out")"
 t_alive "$app" || t_fail "the flushing process ended too soon for the test"
-n=$(awk '$5 == 1 && NF == 7' "$trace" | wc -l)
+n=$(t_count -c "$trace" eid=1 nf=2)
 [ "$n" -eq 1000 ] || t_fail "after GMI_Flush the file holds $n of 1000 records"
 wait "$app"
 
 t_stop_mm
 
 # The misuse left exactly two records: the 1024-byte string, and 77.
-errpid=$(awk '$1 == "#PROC" && $5 == "start" { print $3; exit }' "$trace")
-awk -v p="$errpid" '$3 == p && $1 !~ /^#/' "$trace" > "$T_DIR/err.rec"
-[ "$(wc -l < "$T_DIR/err.rec")" -eq 2 ] ||
-	t_fail "misuse produced $(wc -l < "$T_DIR/err.rec") records, not 2"
-awk '$5 == 4 { exit !(length($6) == 1026) }' "$T_DIR/err.rec" ||
+errpid=$(t_tcheck "$trace" '#PROC' how=start values pid | head -n 1)
+n=$(t_count "$trace" pid="$errpid")
+[ "$n" -eq 2 ] || t_fail "misuse produced $n records, not 2"
+[ "$(t_tcheck "$trace" pid="$errpid" eid=4 values f0)" = \
+    "$(printf '%1024s' '' | tr ' ' x)" ] ||
 	t_fail "the longest string was not kept whole"
-grep -q ' 1 77$' "$T_DIR/err.rec" || t_fail "the event after the errors is missing"
+[ "$(t_count "$trace" pid="$errpid" eid=1 f0=77)" -eq 1 ] ||
+	t_fail "the event after the errors is missing"
 
 t_api_records "$trace" "$ptr"
 grep -q '^#DEF 13 8 2 "ptr %p then %s and %s" "pointer strings"$' "$trace" ||

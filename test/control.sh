@@ -69,11 +69,7 @@ t_stop_mm
 # between EID FROM TO PID: records of EID by PID with FROM < ts <= TO.
 # Times are mainmon's; M allows for the estimate of this host's clock
 # offset (loopback: tens of microseconds).
-between() {
-	awk -v e="$1" -v a="$2" -v b="$3" -v p="$4" \
-	    '$1 !~ /^#/ && $5 == e && $3 == p && $1 > a && $1 <= b' "$trace" |
-	    wc -l
-}
+between() { t_count "$trace" eid="$1" "ts>$2" "ts<=$3" pid="$4"; }
 M=1000000	# 1 ms: clock offset estimate on loopback, with room
 for p in $P; do
 	[ "$(between 1 $((T1 + M)) $R2 "$p")" -le 1 ] || t_fail "$p: event 1 after disable 1"
@@ -84,15 +80,17 @@ for p in $P; do
 	[ "$(between 1 $((T4 + M)) $R5 "$p")" -gt 0 ] || t_fail "$p: alpha not back after the filter"
 	[ "$(between 1 $((T5 + M)) $R6 "$p")" -le 1 ] || t_fail "$p: event 1 with class user off"
 	[ "$(between 2 $((T5 + M)) $R6 "$p")" -le 1 ] || t_fail "$p: event 2 with class user off"
-	[ "$(between 2 $((T6 + M)) 99999999999999999999 "$p")" -gt 0 ] ||
+	[ "$(between 2 $((T6 + M)) 9223372036854775807 "$p")" -gt 0 ] ||
 		t_fail "$p: event 2 not back after enable all"
 done
 # Each command is in the file, at the moment grmctl gave.
 for t in $T1 $T2 $T3 $T4 $T5 $T6; do
-	grep -q "^#CONTROL $t " "$trace" || t_fail "no #CONTROL line at $t"
+	[ "$(t_count "$trace" '#CONTROL' ts=$t)" -eq 1 ] ||
+		t_fail "no #CONTROL line at $t"
 done
-grep -q '^#CONTROL [0-9]* "filter beta"$' "$trace" || t_fail "#CONTROL text"
-[ "$(grep -c '^#CONTROL' "$trace")" -eq 6 ] || t_fail "not 6 #CONTROL lines"
+[ "$(t_count "$trace" '#CONTROL' command='filter beta')" -eq 1 ] ||
+	t_fail "#CONTROL text"
+[ "$(t_count "$trace" '#CONTROL')" -eq 6 ] || t_fail "not 6 #CONTROL lines"
 t_check_clean
 t_log "ok: 6 commands, each in effect in 3 processes (command, when, ms after the request):"
 cat "$T_DIR/log" >&2

@@ -23,11 +23,11 @@ t_reap writer $wpids
 t_note_lms
 t_stop_mm
 
-lms=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)
+lms=$(t_tcheck "$trace" '#HOST' distinct lm_pid)
 [ "$lms" -eq 1 ] || t_fail "$lms local monitors served the job, want 1"
-procs=$("$B/prove/prove" dump "$trace" | awk '$5 == 1 { print $3 }' | sort -u | wc -l)
+procs=$(t_tcheck "$trace" eid=1 distinct pid)
 [ "$procs" -eq $P ] || t_fail "events of $procs processes, want $P"
-events=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
+events=$(t_count "$trace" eid=1)
 [ "$events" -eq $((P * 1000)) ] || t_fail "$events events, want $((P * 1000))"
 t_check_clean
 t_log "ok: one LM for $P processes started at once"

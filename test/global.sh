@@ -40,13 +40,26 @@ writers() {
 halfway() { for _h; do [ -e "$T_DIR/$_h" ] || return 1; done; }
 lm_of() { read -r _p _ < "$GRM_RUNDIR/$(t_lm_name).pid" && echo "$_p"; }
 # phases TRACE: "begins ends stopped why..." per round (in round order),
-# from the collection begin (-7) and end (-8) records.
+# from the collection begin (-7: round, processes stopped) and end (-8:
+# round, LM, why) records.
 phases() {
-	"$B/prove/prove" dump "$1" | awk '
-	    $5 == -7 { b[$6]++; s[$6] += $7 }
-	    $5 == -8 { e[$6]++; w[$6] = w[$6] " " $8 }
-	    END { for (r in b) print r, b[r], e[r] + 0, s[r], w[r] }' |
-	    sort -n | cut -d' ' -f2-
+	t_tcheck "$1" eid=-7 values f0 f1 > "$T_DIR/begins" || return 1
+	t_tcheck "$1" eid=-8 values f0 f2 > "$T_DIR/ends" || return 1
+	for _r in $(while read -r _round _; do echo "$_round"; done \
+	    < "$T_DIR/begins" | sort -un); do
+		_b=0 _s=0 _e=0 _w=""
+		while read -r _round _stopped; do
+			if [ "$_round" = "$_r" ]; then
+				_b=$((_b + 1)) _s=$((_s + _stopped))
+			fi
+		done < "$T_DIR/begins"
+		while read -r _round _why; do
+			if [ "$_round" = "$_r" ]; then
+				_e=$((_e + 1)) _w="$_w $_why"
+			fi
+		done < "$T_DIR/ends"
+		echo "$_b $_e $_s$_w"
+	done
 }
 
 # ---- 1. a snapshot, two LMs ----
@@ -77,16 +90,15 @@ t_check_seqs "$trace" $N 6 || t_fail "trace content"
 t_check_order "$trace" || t_fail "trace not in time order"
 # Round 1: a begin and an end of each LM (3 processes stopped in all,
 # ended as asked).
-[ "$(phases "$trace")" = "2 2 3  0 0" ] ||
+[ "$(phases "$trace")" = "2 2 3 0 0" ] ||
 	t_fail "collection marks: $(phases "$trace")"
 # Nothing recorded between the last begin and the first end of the round.
-"$B/prove/prove" dump "$trace" | awk '
-    $5 == -7 { if ($1 > b) b = $1; nb++ }
-    $5 == -8 && !e { e = $1 }
-    $3 != 0 { ts[n++] = $1 }
-    END { if (nb != 2 || !e || e < b) { print "marks " nb " " b " " e; exit 1 }
-	  for (i = 0; i < n; i++) if (ts[i] > b && ts[i] < e) { print "record at " ts[i]; exit 1 } }' >&2 ||
-	t_fail "records inside the collection phase"
+nb=$(t_count "$trace" eid=-7)
+b=$(t_tcheck "$trace" eid=-7 max ts) && e=$(t_tcheck "$trace" eid=-8 min ts) &&
+    [ "$nb" -eq 2 ] && [ "$e" -ge "$b" ] ||
+	t_fail "collection marks: $nb begins, the last at ${b:-none}, the first end at ${e:-none}"
+inside=$(t_count "$trace" 'pid!=0' "ts>$b" "ts<$e")
+[ "$inside" -eq 0 ] || t_fail "$inside records inside the collection phase"
 "$B/prove/prove" stats "$trace" > "$T_DIR/stats.out" || t_fail "prove stats failed"
 grep -A2 "^collection phases" "$T_DIR/stats.out" | grep -Eq "^ +1 +1 .* 0$" ||
 	t_fail "prove stats: $(grep -A3 "^collection phases" "$T_DIR/stats.out")"
@@ -124,12 +136,11 @@ t_note_lms
 t_stop_mm
 # Every event of the 4 writer threads once, in order (the first process
 # has 2 of its own).
-"$B/prove/prove" dump "$trace" | awk -v n=$N '$5 == 1 && $3 != '"$dpid"' {
-	k = $3 " " $4; if ($7 != s[k] + 0) { print k ": seq " $7; exit 1 } s[k]++ }
-    END { for (k in s) { t++; if (s[k] != n) { print k ": " s[k]; exit 1 } }
-	  if (t != 4) { print t " threads"; exit 1 } }' >&2 || t_fail "trace content"
+t_check_seqs "$trace" $N 4 pid!=$dpid || t_fail "trace content"
 t_check_order "$trace" || t_fail "trace not in time order"
-rounds=$(phases "$trace" | awk '$1 == 1 && $2 == 1 && $4 == 0 { n++ } END { print n + 0 }')
+# Rounds the threshold started: one LM stopped its processes, and ended
+# as asked (why 0).
+rounds=$(phases "$trace" | grep -c '^1 1 [0-9]* 0$' || :)
 [ "$rounds" -ge 2 ] || t_fail "$rounds global rounds from the threshold: $(phases "$trace")"
 t_check_clean
 t_log "2: the threshold started $rounds global rounds; $((4 * N)) events each once"
@@ -178,9 +189,9 @@ connected() { "$B/mainmon/grmctl" "$MM_ID" status 2>/dev/null | grep -q "lm pid 
 t_wait_s 30 connected || t_fail "3a: the LM did not reach the new mainmon"
 finish3
 t_stop_mm "3a"
-"$B/prove/prove" dump "$trace.2" | awk -v n=$N '$5 == 1 && $7 >= n / 2 { c++ }
-    END { if (c != 2 * n) { print c " events of the second halves, want " 2 * n; exit 1 } }' >&2 ||
-	t_fail "3a: the second halves did not reach the new mainmon"
+c=$(t_count "$trace.2" eid=1 f1'>='$((N / 2)))
+[ "$c" -eq $((2 * N)) ] ||
+	t_fail "3a: $c events of the second halves reached the new mainmon, want $((2 * N))"
 t_check_clean
 t_log "3a: mainmon killed mid-round: processes let go; the next one has the rest"
 
@@ -198,7 +209,7 @@ t_note_lms
 t_stop_mm "3b"
 # The phase ends when the LM's connection did (why 2), and no event is lost:
 # the next LM adopted the segment.
-[ "$(phases "$trace" | head -n 1)" = "1 1 2  2" ] || t_fail "3b: marks: $(phases "$trace")"
+[ "$(phases "$trace" | head -n 1)" = "1 1 2 2" ] || t_fail "3b: marks: $(phases "$trace")"
 t_check_seqs "$trace" $N 4 || t_fail "3b: trace content"
 t_check_clean
 t_log "3b: LM killed mid-round: its guard let the processes go; nothing lost"
@@ -213,7 +224,7 @@ kill -CONT "$MM_PID"
 wait "$SNAP" || t_fail "3c: snapshot failed: $(cat "$T_DIR/snap.out")"
 finish3
 t_stop_mm "3c"
-[ "$(phases "$trace" | head -n 1)" = "1 1 2  1" ] || t_fail "3c: marks: $(phases "$trace")"
+[ "$(phases "$trace" | head -n 1)" = "1 1 2 1" ] || t_fail "3c: marks: $(phases "$trace")"
 grep -q "processes let go at the LM's time limit" "$T_DIR/mm.err" ||
 	t_fail "3c: mainmon did not say the LM's time limit passed"
 t_check_seqs "$trace" $N 4 || t_fail "3c: trace content"
@@ -239,7 +250,7 @@ T_PIDS="$T_PIDS $app"
 t_wait grep -q '^flush' "$T_DIR/flush.out" || t_fail "4: GMI_Flush did not return"
 grep -qx 'flush 0' "$T_DIR/flush.out" || t_fail "4: GMI_Flush: $(cat "$T_DIR/flush.out")"
 t_alive "$app" || t_fail "4: the flushing process ended too soon for the test"
-n=$(awk '$5 == 1 && NF == 7' "$trace" | wc -l)
+n=$(t_count -c "$trace" eid=1 nf=2)
 [ "$n" -eq 1000 ] || t_fail "4: after GMI_Flush the file holds $n of 1000 records"
 wait "$app" || t_fail "4: gmi_app failed"
 t_note_lms

@@ -123,7 +123,7 @@ wait "$wpid" || t_fail "the traced process failed"
 [ -s "$T_DIR/w.out" ] && t_fail "the traced process lost events: $(cat "$T_DIR/w.out")"
 t_wait t_dead "$lm_pid" || t_fail "the LM did not exit after the job"
 t_stop_mm
-got=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
+got=$(t_count "$trace" eid=1)
 [ "$got" -eq $((2 * N)) ] || t_fail "$got events in the trace, want $((2 * N))"
 
 # Nothing left: the segment, any segment our processes made, semaphores,

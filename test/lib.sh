@@ -110,11 +110,20 @@ t_waiting() {
 	done
 }
 
-# t_has_records TRACE [PID]: the trace file (text format) holds a record
-# (of process PID, if given): mainmon has written data of it.
+# t_tcheck TRACE [+ TRACE...] [KIND] [COND...] QUERY: asks test/tcheck
+# about the trace by name (its header comment says how); on a failed
+# check, it says what is wrong and returns non-zero.
+t_tcheck() { "$B/test/tcheck" "$@"; }
+
+# t_count TRACE [KIND] [COND...]: the number of lines (records, default)
+# of TRACE where every COND holds, e.g. t_count "$trace" eid=1 pid=$p.
+t_count() { "$B/test/tcheck" "$@" count; }
+
+# t_has_records TRACE [PID]: the trace file holds a record (of process
+# PID, if given): mainmon has written data of it.
 t_has_records() {
-	awk -v p="${2:-}" '$1 !~ /^#/ && (p == "" || $3 == p) { f = 1; exit }
-	    END { exit !f }' "$1" 2>/dev/null
+	_n=$("$B/test/tcheck" "$1" ${2:+pid=$2} count 2>/dev/null) &&
+	    [ "$_n" -gt 0 ]
 }
 
 # t_start_mm FILE [ARGS]: starts mainmon writing FILE (in format T_FORMAT,
@@ -198,38 +207,17 @@ t_check_clean() {
 	return 0
 }
 
-# t_check_seqs TRACE N THREADS: every one of THREADS (pid, tid) pairs holds
-# e2e_writer's sequence 0..N-1 once each, in order.
 # t_check_order TRACE: records in global time order, the #ORDER line says
 # none was written late, and every host has a clock model (#SYNC).
-t_check_order() {
-	"$B/prove/prove" dump "$1" | awk '
-		$1 + 0 < prev { printf "line %d: %s after %.0f\n", NR, $0, prev; exit 1 }
-		{ prev = $1 + 0 }' >&2 || return 1
-	grep -q '^#ORDER 0 ' "$1" || { grep '^#ORDER' "$1" >&2; return 1; }
-	for h in $(awk '$1 == "#HOST" { print $2 }' "$1"); do
-		grep -q "^#SYNC $h " "$1" || { echo "no #SYNC for node $h" >&2; return 1; }
-	done
-}
+t_check_order() { "$B/test/tcheck" "$1" order; }
 
+# t_check_seqs TRACE N THREADS [COND...]: every one of THREADS threads
+# holds e2e_writer's sequence (event 1, seq its second field) 0..N-1 once
+# each, in order (of the records where every COND holds).
 t_check_seqs() {
-	"$B/prove/prove" dump "$1" | awk -v n="$2" -v want="$3" '
-	$5 == 1 {
-		k = $3 " " $4
-		if (!(k in next_seq)) { next_seq[k] = 0; threads++ }
-		if ($7 != next_seq[k]) {
-			printf "thread %s: seq %s, expected %s\n", k, $7, next_seq[k]
-			bad = 1; exit 1
-		}
-		next_seq[k]++
-	}
-	END {
-		if (bad) exit 1
-		if (threads != want) { printf "%d threads, want %d\n", threads, want; exit 1 }
-		for (k in next_seq) if (next_seq[k] != n) {
-			printf "thread %s: %d events, want %d\n", k, next_seq[k], n; exit 1
-		}
-	}' >&2
+	_cs_t=$1 _cs_n=$2 _cs_w=$3
+	shift 3
+	"$B/test/tcheck" "$_cs_t" eid=1 "$@" seqs f1 "$_cs_n" "$_cs_w"
 }
 
 # t_writers P T N: starts P test/e2e_writer processes traced into MM_ID,
@@ -255,7 +243,7 @@ t_writers() {
 t_snapshot_holds() {
 	"$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/snap.out" ||
 		t_fail "snapshot failed"
-	_n=$("$B/prove/prove" dump "$1" | awk '$5 == 1' | wc -l)
+	_n=$(t_count "$1" eid=1)
 	[ "$_n" -eq "$2" ] || t_fail "snapshot: $_n events in the file, want $2"
 }
 

@@ -55,7 +55,7 @@ done
 t_stop_mm
 
 t_check_seqs "$trace" $N $((P * T)) || t_fail "trace content"
-lms=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)
+lms=$(t_tcheck "$trace" '#HOST' distinct lm_pid)
 [ "$lms" -ge 3 ] || t_fail "$lms LMs in the trace, want 3 (two adoptions)"
 grep -q "adopted segment" "$GRM_RUNDIR"/*.log || t_fail "no LM adopted the segment"
 t_check_clean

@@ -25,8 +25,8 @@ t_restart_mm "$trace"
 t_lms_gone 30 || t_fail "the LM did not deliver and exit"
 t_stop_mm
 
-kept=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
-counted=$(awk '$1 == "#LOSS" { n += $5 } END { print n + 0 }' "$trace")
+kept=$(t_count "$trace" eid=1)
+counted=$(t_tcheck "$trace" '#LOSS' sum count)
 [ "$kept" -gt 0 ] || t_fail "nothing kept"
 [ "$counted" -eq "$lost" ] ||
 	t_fail "the trace counts $counted lost events, the writer was told $lost"

@@ -40,25 +40,17 @@ done
 grep -q "stopped" "$T_DIR/snap.out" && t_fail "local scheme: $(cat "$T_DIR/snap.out")"
 grep -q "^collection: local" "$T_DIR/status.out" ||
 	t_fail "status does not say the scheme is local"
-half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
+half=$(t_count "$trace" eid=1)
 [ "$half" -eq $((4 * 2 * N / 2)) ] || t_fail "snapshot: $half events, want $((4 * N))"
 
 touch "$T_DIR/go"
 t_reap writer $wpids
 t_stop_mm
 
-served=$(awk '$1 == "#HOST" { print $4 }' "$trace" | sort -u | wc -l)
+served=$(t_tcheck "$trace" '#HOST' distinct lm_pid)
 [ "$served" -eq 2 ] || t_fail "$served LMs in the trace, want 2"
-"$B/prove/prove" dump "$trace" | awk -v n=$N '
-	$5 == 1 {
-		k = $2 " " $3 " " $4
-		if ($7 != s[k] + 0) { print "thread " k ": seq " $7 " want " s[k] + 0; exit 1 }
-		s[k]++
-	}
-	END { for (k in s) { t++; if (s[k] != n) { print k ": " s[k]; exit 1 } }
-	      if (t != 8) { print t " threads, want 8"; exit 1 } }' >&2 ||
-	t_fail "trace content"
-"$B/prove/prove" dump "$trace" | awk '$5 == -7 || $5 == -8' | grep -q . &&
+t_check_seqs "$trace" $N 8 || t_fail "trace content"
+[ "$(t_count "$trace" eid=-7)" -eq 0 ] && [ "$(t_count "$trace" eid=-8)" -eq 0 ] ||
 	t_fail "local scheme: collection phases in the trace"
 t_check_order "$trace" || { grep "^#" "$trace" | grep -v "^#DEF" >&2; t_fail "trace not in time order"; }
 for p in $lms; do t_wait t_dead "$p" || t_fail "LM $p still running after stop"; done

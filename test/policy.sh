@@ -38,10 +38,10 @@ run() {
 	t_stop_mm "$1"
 }
 
-kept() { awk '$1 !~ /^#/ && $5 == 1' "$TRACE" | wc -l; }
-counted() { awk '$1 == "#LOSS" { n += $5 } END { print n + 0 }' "$TRACE"; }
+kept() { t_count "$TRACE" eid=1; }
+counted() { t_tcheck "$TRACE" '#LOSS' sum count; }
 # Kept sequence numbers: distinct, and contiguous from the first kept one?
-distinct() { awk '$1 !~ /^#/ && $5 == 1 { print $7 }' "$TRACE" | sort -u | wc -l; }
+distinct() { t_tcheck "$TRACE" eid=1 distinct f1; }
 
 run block 1
 [ "$LOST" -eq 0 ] || t_fail "block: the writer lost $LOST events"
@@ -67,9 +67,8 @@ k=$(kept)
 	t_fail "overwrite: $k kept + $(counted) counted != $N"
 [ "$(distinct)" -eq "$k" ] || t_fail "overwrite: duplicated events"
 # The newest are kept: the last event, and a contiguous run up to it.
-range=$(awk '$1 !~ /^#/ && $5 == 1 { if (min == "" || $7 < min) min = $7;
-    if ($7 > max) max = $7 } END { print min, max }' "$TRACE")
-set -- $range
+set -- $(t_tcheck "$TRACE" eid=1 min f1) $(t_tcheck "$TRACE" eid=1 max f1)
+[ $# -eq 2 ] || t_fail "overwrite: no event kept"
 [ "$2" -eq $((N - 1)) ] || t_fail "overwrite: the last event is missing"
 [ $(( $2 - $1 + 1 )) -eq "$k" ] ||
 	t_fail "overwrite: kept events $1..$2 are not the newest $k"

@@ -25,54 +25,46 @@ for how in exit _exit return abort; do
 done
 t_stop_mm
 
-# count PID TAG NF: records of event 1 from PID with first field TAG and
-# NF fields on the line; checks that their second fields are 0..N-1 in
-# order, per thread.
-count() {
-	awk -v p="$1" -v tag="$2" -v nf="$3" -v n=$N '
-	    $1 !~ /^#/ && $3 == p && $5 == 1 && $6 == tag && NF == nf {
-		if ($7 != next_[$4] + 0) { bad = 1 }
-		next_[$4] = $7 + 1; c++ }
-	    END { if (bad) print "disorder"; else print c + 0 }' "$trace"
-}
+# seqs_of PID TAG NF: PID's records of event 1 with first field TAG and NF
+# fields are one thread's, their second fields 0..N-1 once each, in order.
+seqs_of() { t_tcheck "$trace" pid="$1" eid=1 f0="$2" nf="$3" seqs f1 $N 1; }
+# nstarts PID: how many #PROC start lines PID has.
+nstarts() { t_count "$trace" '#PROC' pid="$1" how=start; }
 
-parent=$(awk -v c="$child" '$1 == "#PROC" && $3 == c && $5 == "start" { print $4 }' "$trace")
-[ -n "$child" ] && [ -n "$parent" ] || t_fail "no #PROC start for the forked child"
-[ "$(count "$parent" 0 7)" = $N ] || t_fail "fork: parent's events before fork"
-[ "$(count "$parent" 2 7)" = $N ] || t_fail "fork: parent's events after fork"
-[ "$(count "$child" 1 7)" = $N ] || t_fail "fork: child's events: $(count "$child" 1 7)"
-[ "$(count "$child" 0 7)" = 0 ] || t_fail "fork: the child has its parent's records"
-awk -v c="$child" '$1 == "#PROC" && $3 == c && $5 == "start"' "$trace" |
-    grep -q . || t_fail "fork: child not started in the trace"
+[ -n "$child" ] || t_fail "gmi_app fork named no child"
+[ "$(nstarts "$child")" -eq 1 ] || t_fail "fork: child not started in the trace"
+parent=$(t_tcheck "$trace" '#PROC' pid="$child" how=start values ppid)
+[ -n "$parent" ] || t_fail "no #PROC start for the forked child"
+seqs_of "$parent" 0 2 || t_fail "fork: parent's events before fork"
+seqs_of "$parent" 2 2 || t_fail "fork: parent's events after fork"
+seqs_of "$child" 1 2 || t_fail "fork: child's events"
+[ "$(t_count "$trace" pid="$child" eid=1 f0=0)" -eq 0 ] ||
+	t_fail "fork: the child has its parent's records"
 
 # exec: one pid, two images, two formats for event 1.
-[ "$(count $epid 1 7)" = $N ] || t_fail "exec: records before exec: $(count $epid 1 7)"
-[ "$(count $epid 2 8)" = $N ] || t_fail "exec: records after exec: $(count $epid 2 8)"
-starts=$(awk -v p=$epid '$1 == "#PROC" && $3 == p && $5 == "start"' "$trace" | wc -l)
+seqs_of $epid 1 2 || t_fail "exec: records before exec"
+seqs_of $epid 2 3 || t_fail "exec: records after exec"
+starts=$(nstarts $epid)
 [ "$starts" -eq 2 ] || t_fail "exec: $starts #PROC starts, not 2"
-grep -q "^#DEF 1 8 2 \"%d %ld %s\" \"seq after exec\" 1 $epid\$" "$trace" ||
+[ "$(t_count "$trace" '#DEF' eid=1 class=8 attr=2 format='%d %ld %s' \
+    description='seq after exec' node=1 pid=$epid)" -eq 1 ] ||
 	t_fail "exec: the new image's type is not scoped to its process"
 "$B/prove/prove" dump "$trace" > "$T_DIR/dump" || t_fail "prove dump failed"
 
 # threads: 8 tids, N each, in order.
-tp=$(awk '$1 == "#PROC" && $5 == "start"' "$trace" |
-    awk '{ print $3 }' | sort -u)
+tp=$(t_tcheck "$trace" '#PROC' how=start values pid | sort -u)
 ok=0
 for p in $tp; do
-	t=$(awk -v p="$p" '$1 !~ /^#/ && $3 == p && $5 == 1 { print $4 }' "$trace" |
-	    sort -u | wc -l)
-	[ "$t" -eq 8 ] || continue
+	[ "$(t_tcheck "$trace" pid="$p" eid=1 threads)" -eq 8 ] || continue
 	ok=1
 	for k in 0 1 2 3 4 5 6 7; do
-		[ "$(count "$p" $k 7)" = $N ] ||
-			t_fail "threads: thread $k has $(count "$p" $k 7) of $N"
+		seqs_of "$p" $k 2 || t_fail "threads: thread $k"
 	done
 done
 [ $ok -eq 1 ] || t_fail "threads: no process with 8 threads"
 
 while read -r how p; do
-	[ "$(count "$p" 0 7)" = $N ] ||
-		t_fail "$how: $(count "$p" 0 7) of $N records kept"
+	seqs_of "$p" 0 2 || t_fail "$how: not all of $N records kept"
 done < "$T_DIR/exits"
 t_check_clean
 t_log "ok: fork, exec, 8 threads and 4 ways to end, $N events each, all kept"

@@ -69,27 +69,19 @@ for fmt in tape bin; do
 			t_fail "$fmt: prove dump cannot read $f alone: $(head -n 3 "$f.err")"
 		[ -s "$f.err" ] && t_fail "$fmt: prove complains about $f: $(head -n 3 "$f.err")"
 	done
-	n1=$(awk '$5 == 1' "$t1.dump" | wc -l)
-	n2=$(awk '$5 == 1' "$t2.dump" | wc -l)
+	n1=$(t_count "$t1" eid=1)
+	n2=$(t_count "$t2" eid=1)
 	[ "$n1" -gt 0 ] && [ "$n2" -gt 0 ] ||
 		t_fail "$fmt: events not split across the files ($n1, $n2)"
 	# The new file decodes its records with definitions of its own, and
 	# says which host and process they come from.
-	if [ $fmt = tape ]; then
-		grep -q '^#END' "$t1" || t_fail "$fmt: $t1 has no #END"
-		for l in '^#HOST 1 ' '^#DEF 1 ' '^#PROC 1 [0-9]* [0-9]* start'; do
-			grep -q "$l" "$t2" || t_fail "$fmt: $t2 has no line like '$l'"
-		done
-	fi
+	[ "$(t_count "$t1" '#END')" -eq 1 ] || t_fail "$fmt: $t1 has no #END"
+	for l in '#HOST node=1' '#DEF eid=1' '#PROC node=1 how=start'; do
+		[ "$(t_count "$t2" $l)" -gt 0 ] ||
+			t_fail "$fmt: $t2 has no line $l"
+	done
 	# Every event once, in order, across the two files.
-	cat "$t1.dump" "$t2.dump" | awk -v n=$N '
-	$5 == 1 {
-		k = $3 " " $4
-		if ($7 != s[k] + 0) { print "thread " k ": seq " $7 " want " s[k] + 0; exit 1 }
-		s[k]++
-	}
-	END { for (k in s) { t++; if (s[k] != n) { print k ": " s[k]; exit 1 } }
-	      if (t != 2) { print t " threads"; exit 1 } }' >&2 ||
+	t_tcheck "$t1" + "$t2" eid=1 seqs f1 $N 2 ||
 		t_fail "$fmt: events missing or twice"
 	t_log "$fmt: $n1 events in the first file, $n2 in the second, $((2 * N)) in all"
 done

@@ -69,7 +69,7 @@ grep -q truncated "$T_DIR/status.out" && t_fail "status text cut"
 
 "$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/snap.out" ||
 	t_fail "snapshot failed: $(cat "$T_DIR/snap.out")"
-half=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
+half=$(t_count "$trace" eid=1)
 [ "$half" -eq $((H * P * N / 2)) ] ||
 	t_fail "snapshot: $half events in the file, want $((H * P * N / 2))"
 
@@ -82,15 +82,15 @@ t_stop_mm
 
 t_check_seqs "$trace" $N $((H * P)) || t_fail "trace content"
 # Every host once in the file, each with its 4 processes' records.
-hosts=$(awk '$1 == "#HOST" { print $5 }' "$trace" | sort -u | tr '\n' ' ')
+hosts=$(t_tcheck "$trace" '#HOST' values hostname | sort -u | tr '\n' ' ')
 [ "$hosts" = "$(seq -f 'host%02g' 1 $H | tr '\n' ' ')" ] ||
 	t_fail "hosts in the file: $hosts"
-"$B/prove/prove" dump "$trace" | awk -v h=$H -v p=$P '
-	$5 == 1 && !(($2, $3) in seen) { seen[$2, $3] = 1; n[$2]++ }
-	END {
-		for (k in n) { nodes++; if (n[k] != p) { print "node " k ": " n[k] " processes"; exit 1 } }
-		if (nodes != h) { print nodes " nodes, want " h; exit 1 }
-	}' >&2 || t_fail "processes per host"
+nodes=$(t_tcheck "$trace" eid=1 distinct node)
+[ "$nodes" -eq $H ] || t_fail "records of $nodes nodes, want $H"
+for node in $(t_tcheck "$trace" eid=1 values node | sort -u); do
+	n=$(t_tcheck "$trace" eid=1 node=$node distinct pid)
+	[ "$n" -eq $P ] || t_fail "node $node: $n processes, want $P"
+done
 "$B/prove/prove" stats "$trace" | awk '$1 == "losses" && $2 != 0 { exit 1 }' ||
 	t_fail "losses in the trace"
 t_check_clean

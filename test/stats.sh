@@ -70,16 +70,18 @@ awk -v t="$total" -v m="$mean" -v n=$((2 * N)) \
 
 t_stop_mm
 # No event records: counters only; names and definitions still come.
-n=$(awk '$1 !~ /^#/ && ($5 == 5 || $5 == -1 || $5 == -2)' "$trace" | wc -l)
+n=$(( $(t_count "$trace" eid=5) + $(t_count "$trace" eid=-1) +
+    $(t_count "$trace" eid=-2) ))
 [ "$n" -eq 0 ] || t_fail "statistics mode wrote $n event records"
-grep -q ' -3 2 "inner"$' "$trace" || t_fail "block names missing"
+[ "$(t_count "$trace" eid=-3 f0=2 f1=inner)" -gt 0 ] || t_fail "block names missing"
 # The statistics are in the file too, as grmctl showed them.
-grep -q "^#STATS 1 $app count 5 $N\$" "$trace" || t_fail "no #STATS line for event 5"
+[ "$(t_count "$trace" '#STATS count' node=1 pid=$app eid=5 n=$N)" -eq 1 ] ||
+	t_fail "no #STATS line for event 5"
 for b in 1 2 3; do
 	want=$(awk -v b=$b '$1 == "range" && $2 == -1 && $3 == b":" {
 	    print $5, $7, $9, $11 }' "$T_DIR/final")
-	got=$(awk -v p=$app -v b=$b '$1 == "#STATS" && $3 == p &&
-	    $4 == "range" && $5 == -1 && $6 == b { print $7, $8, $9, $10 }' "$trace")
+	got=$(t_tcheck "$trace" '#STATS range' pid=$app eid=-1 key=$b \
+	    values n total_ns min_ns max_ns)
 	[ -n "$got" ] && [ "$got" = "$want" ] ||
 		t_fail "block $b: #STATS says '$got', grmctl stats '$want'"
 done

@@ -32,7 +32,7 @@ lm=${lm# }
 
 # 2 x 200,000 events (about 13 MB) went through a 1 MB segment: only
 # pushes can have made room.  They are in the file already.
-in_file=$("$B/prove/prove" dump "$trace" 2>/dev/null | awk '$5 == 1' | wc -l)
+in_file=$(t_count -c "$trace" eid=1)
 [ "$in_file" -gt 300000 ] ||
 	t_fail "$in_file events in the file before any snapshot: no pushes?"
 "$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" || t_fail "status failed"
@@ -54,7 +54,7 @@ pushes=$(field '; \([0-9]*\) pushes')
 touch "$T_DIR/go"
 t_reap writer $wpids
 t_stop_mm
-n=$("$B/prove/prove" dump "$trace" | awk '$5 == 1' | wc -l)
+n=$(t_count "$trace" eid=1)
 [ "$n" -eq 801000 ] || t_fail "$n events in the trace, want 801000"
 t_check_clean
 t_log "ok: $in_file events pushed before any snapshot ($pushes pushes at 25% free); status right"

@@ -71,17 +71,19 @@ finish_writers() {
 
 # events_in_trace: events of eid 1 of the processes in $WPIDS written after
 # line $FROM of the trace (pids are reused over a long run).
+# The trace is being written: its last line may be cut short (-c).
 events_in_trace() {
-	awk -v from="$FROM" -v pids="$WPIDS" '
-		BEGIN { n = split(pids, a, " "); for (i = 1; i <= n; i++) w[a[i]] = 1 }
-		NR > from && $1 !~ /^#/ && $5 == 1 && ($3 in w) { c++ }
-		END { print c + 0 }' "$trace"
+	_n=0
+	for _p in $WPIDS; do
+		_c=$(t_count -c "$trace" line'>'"$FROM" eid=1 pid="$_p") || return 1
+		_n=$((_n + _c))
+	done
+	echo "$_n"
 }
-trace_has() { [ "$(events_in_trace)" -eq "$1" ]; }
+trace_has() { _e=$(events_in_trace 2>/dev/null) && [ "$_e" -eq "$1" ]; }
 # hosts_in_trace: the LM pids of the #HOST lines after line $FROM.
 hosts_in_trace() {
-	awk -v from="$FROM" 'NR > from && $1 == "#HOST" { print $4 }' "$trace" |
-	    tr '\n' ' '
+	t_tcheck -c "$trace" '#HOST' line'>'"$FROM" values lm_pid | tr '\n' ' '
 }
 
 # lm_gone PID SHMID: the LM exited and took its files and segment along.

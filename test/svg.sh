@@ -35,7 +35,7 @@ t_stop_mm
 
 "$PV" svg "$trace" -o "$svg" || t_fail "prove svg failed"
 check_svg "$svg"
-threads=$("$PV" dump "$trace" | awk '{ print $2, $3, $4 }' | sort -u | wc -l)
+threads=$(t_tcheck "$trace" threads)
 labels=$(grep -o 'class="thread"' "$svg" | wc -l)
 [ "$threads" -ge 3 ] || t_fail "only $threads threads in the trace"
 [ "$labels" -eq "$threads" ] ||

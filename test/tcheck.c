@@ -3,23 +3,41 @@
  * public reader (<grm/trace.h>), instead of awk programs that read prove
  * dump's columns by number.
  *
- *	tcheck FILE [KIND] [COND...] QUERY
+ *	tcheck [-c] FILE [+ [-c] FILE...] [KIND] [COND...] QUERY
  *
  * KIND is "record" (the default) or a meta line's keyword ("#PROC",
- * "#LOSS", "#HOST", ...): the lines the query looks at.  A COND is
- * KEY=V, KEY!=V, KEY<V, KEY<=V, KEY>V or KEY>=V; a line passes if every
- * COND holds.  Keys: ts node pid tid eid, f0 .. f15 (a record's fields),
- * and a meta line's field names as grmtrace_field_name gives them
- * ("count", "how", "lm_pid", "hostname"...).  Values are integers, or
- * strings compared with string fields.  QUERY is one of:
+ * "#LOSS", "#HOST", "#STATS count", "#STATS range"...): the lines the
+ * query looks at.  A COND is KEY=V, KEY!=V, KEY<V, KEY<=V, KEY>V or
+ * KEY>=V; a line passes if every COND holds.  Values are integers, or
+ * strings compared with string fields.  Keys:
+ *
+ *	ts node pid tid eid	a record's header
+ *	f0 .. f15		its fields
+ *	nf			its number of fields
+ *	fields			all of them as a text trace has them:
+ *				'4 10 5 "v4"'
+ *	description format class attr
+ *				of the definition it is read with
+ *	count how lm_pid ...	a meta line's field names, as
+ *				grmtrace_field_name gives them
+ *	line			any line's line (text) or frame (binary)
+ *				number in its file
+ *
+ * FILE + FILE2 reads FILE2 after FILE, as one trace (a trace continued in
+ * the next file); "order" reads the first only.  -c: the text file after
+ * it may end in the middle of a line, as a writer killed while writing
+ * leaves it; its lines before that one count (any other line that cannot
+ * be read is still an error).  QUERY is one of:
  *
  *	count		the number of lines that pass
  *	distinct KEY	the number of distinct values of KEY among them
+ *	threads		the number of distinct threads (node, pid, tid)
  *	sum KEY, min KEY, max KEY
- *	values KEY	each value, one a line, in file order
+ *	values KEY...	each line's values, one line each, in file order
  *	seqs KEY N THREADS
  *			each thread's values of KEY are 0 .. N-1, once each
  *			and in order, and THREADS threads have lines
+ *	rising KEY	each thread's values of KEY only go up
  *	dups KEY	the number of lines whose (thread, KEY) came before
  *	order		records in time order, #ORDER counts no late record,
  *			and every host has a clock model (#SYNC)
@@ -40,6 +58,8 @@
 #include "util/hmap.h"
 
 #define CONDS_MAX	16
+#define FILES_MAX	8
+#define KEYS_MAX	8
 
 /* A value of a key: a number (integers as int64 or uint64, doubles) or
  * a string. */
@@ -53,7 +73,7 @@ struct val {
 };
 
 struct cond {
-	const char	*key;
+	char		*key;		/* owned */
 	char		op[3];
 	const char	*want;
 };
@@ -98,6 +118,31 @@ of_field(const struct grmtrace_field *f)
 	return v;
 }
 
+/* ev's fields as a record line of the text format has them, in a
+ * buffer valid until the next call; NULL if out of memory. */
+static const char *
+all_fields(const struct grmtrace_ev *ev, size_t *len)
+{
+	static char *buf;
+	static size_t size;
+	FILE *f;
+	unsigned i;
+	int bad = 0;
+
+	free(buf);
+	buf = NULL;
+	if ((f = open_memstream(&buf, &size)) == NULL)
+		return NULL;
+	for (i = 0; i < ev->n; i++)
+		if ((i > 0 && fputc(' ', f) == EOF) ||
+		    grmtrace_fput_field(f, &ev->f[i]) != 0)
+			bad = 1;
+	if (fclose(f) != 0 || bad)
+		return NULL;
+	*len = size;
+	return buf;
+}
+
 /* The value of key in ev; 0, or -1 if ev has no such key. */
 static int
 get(const struct grmtrace_ev *ev, const char *key, struct val *v)
@@ -107,6 +152,10 @@ get(const struct grmtrace_ev *ev, const char *key, struct val *v)
 	char *end;
 
 	memset(v, 0, sizeof *v);
+	if (strcmp(key, "line") == 0) {
+		v->i = (int64_t)ev->where;
+		return 0;
+	}
 	if (ev->kind == GRMTRACE_RECORD) {
 		if (strcmp(key, "ts") == 0)
 			v->i = (int64_t)ev->ts;
@@ -118,6 +167,26 @@ get(const struct grmtrace_ev *ev, const char *key, struct val *v)
 			v->i = ev->tid;
 		else if (strcmp(key, "eid") == 0)
 			v->i = ev->eid;
+		else if (strcmp(key, "nf") == 0)
+			v->i = ev->n;
+		else if (strcmp(key, "fields") == 0) {
+			v->is_str = 1;
+			if ((v->s = all_fields(ev, &v->len)) == NULL)
+				die(2, "out of memory");
+		} else if (ev->def == NULL && (strcmp(key, "description") == 0 ||
+		    strcmp(key, "format") == 0 || strcmp(key, "class") == 0 ||
+		    strcmp(key, "attr") == 0))
+			return -1;
+		else if (strcmp(key, "description") == 0 ||
+		    strcmp(key, "format") == 0) {
+			v->is_str = 1;
+			v->s = key[0] == 'd' ? ev->def->description :
+			    ev->def->format;
+			v->len = strlen(v->s);
+		} else if (strcmp(key, "class") == 0)
+			v->i = ev->def->cls;
+		else if (strcmp(key, "attr") == 0)
+			v->i = ev->def->attr;
 		else if (key[0] == 'f' && key[1] >= '0' && key[1] <= '9') {
 			i = (unsigned)strtoul(key + 1, &end, 10);
 			if (*end != '\0' || i >= ev->n)
@@ -219,6 +288,26 @@ parse_cond(const char *a, struct cond *c)
 	return -1;
 }
 
+/* Whether the text file path ends in a line cut short (no newline after
+ * it) that follows line last: where a killed writer stopped. */
+static int
+cut_short(const char *file, uint64_t last)
+{
+	uint64_t lines = 0;
+	FILE *f;
+	int ch, prev = '\n';
+
+	if ((f = fopen(file, "r")) == NULL)
+		return 0;
+	while ((ch = getc(f)) != EOF) {
+		if (ch == '\n')
+			lines++;
+		prev = ch;
+	}
+	fclose(f);
+	return prev != '\n' && lines == last;
+}
+
 /* ---- the queries that remember: a set of values, per thread ---- */
 
 struct key {
@@ -253,11 +342,11 @@ static void
 put_val(const struct val *v)
 {
 	if (v->is_str)
-		printf("%.*s\n", (int)v->len, v->s);
+		printf("%.*s", (int)v->len, v->s);
 	else if (v->is_dbl)
-		printf("%.17g\n", v->d);
+		printf("%.17g", v->d);
 	else
-		printf("%" PRId64 "\n", v->i);
+		printf("%" PRId64, v->i);
 }
 
 /* Records in time order, #ORDER late 0, a #SYNC for every host. */
@@ -299,10 +388,13 @@ check_order(struct grmtrace *t)
 static int
 known_key(int kind, const char *key)
 {
-	static const char *const rec[] = { "ts", "node", "pid", "tid", "eid" };
+	static const char *const rec[] = { "ts", "node", "pid", "tid", "eid",
+		"nf", "fields", "description", "format", "class", "attr" };
 	const char *name;
 	unsigned i;
 
+	if (strcmp(key, "line") == 0)
+		return 1;
 	if (kind == GRMTRACE_RECORD) {
 		for (i = 0; i < sizeof rec / sizeof rec[0]; i++)
 			if (strcmp(key, rec[i]) == 0)
@@ -321,35 +413,172 @@ kind_of(const char *s)
 {
 	int k;
 
+	if (strcmp(s, "#STATS count") == 0)
+		return GRMTRACE_STATS_COUNT;
+	if (strcmp(s, "#STATS range") == 0)
+		return GRMTRACE_STATS_RANGE;
 	for (k = 0; k < GRMTRACE_NKINDS; k++)
 		if (strcmp(s, grmtrace_kind_name(k)) == 0)
 			return k;
 	return -1;
 }
 
+/* What a query has seen so far, over every file. */
+struct state {
+	const char	*q;
+	const char	*keys[KEYS_MAX];
+	int		nkeys;
+	int64_t		want_n, want_threads;
+	uint64_t	n, dups, threads;
+	int64_t		acc;
+	int		have;
+	struct hmap	set;
+};
+
+static int
+is(const struct state *st, const char *q)
+{
+	return strcmp(st->q, q) == 0;
+}
+
+/* Adds ev, a line that passes, to what st has seen; dies if a check
+ * fails. */
+static void
+see(struct state *st, const struct grmtrace_ev *ev)
+{
+	struct key k;
+	struct seq *s;
+	struct val v;
+	int added, j;
+
+	st->n++;
+	if (is(st, "values")) {
+		for (j = 0; j < st->nkeys; j++) {
+			if (get(ev, st->keys[j], &v) != 0)
+				die(1, "line %" PRIu64 ": no %s", ev->where,
+				    st->keys[j]);
+			if (j > 0)
+				putchar(' ');
+			put_val(&v);
+		}
+		putchar('\n');
+		return;
+	}
+	if (st->nkeys > 0 && get(ev, st->keys[0], &v) != 0)
+		die(1, "line %" PRIu64 ": no %s", ev->where, st->keys[0]);
+	if (is(st, "count"))
+		return;
+	if (is(st, "sum") || is(st, "min") || is(st, "max")) {
+		if (st->q[0] == 's')
+			st->acc += as_num(&v);
+		else if (!st->have || (st->q[1] == 'i' && as_num(&v) < st->acc) ||
+		    (st->q[1] == 'a' && as_num(&v) > st->acc))
+			st->acc = as_num(&v);
+		st->have = 1;
+		return;
+	}
+	memset(&k, 0, sizeof k);
+	if (!is(st, "distinct")) {
+		k.node = ev->node;
+		k.pid = ev->pid;
+		k.tid = ev->tid;
+	}
+	k.v = is(st, "dups") ? as_num(&v) : 0;
+	if (is(st, "distinct"))
+		k.v = as_num(&v);
+	if ((s = hmap_put(&st->set, &k, &added)) == NULL)
+		die(2, "out of memory");
+	if (is(st, "dups") && !added)
+		st->dups++;
+	if (added)
+		st->threads++;
+	if (is(st, "rising")) {
+		if (!added && as_num(&v) <= s->next)
+			die(1, "thread %" PRIu32 "/%" PRIu32 "/%" PRIu32
+			    ", line %" PRIu64 ": %s %" PRId64 " after %" PRId64,
+			    ev->node, ev->pid, ev->tid, ev->where, st->keys[0],
+			    as_num(&v), s->next);
+		s->next = as_num(&v);
+	}
+	if (is(st, "seqs")) {
+		if (as_num(&v) != s->next)
+			die(1, "thread %" PRIu32 "/%" PRIu32 "/%" PRIu32
+			    ", line %" PRIu64 ": %s %" PRId64
+			    ", expected %" PRId64, ev->node, ev->pid,
+			    ev->tid, ev->where, st->keys[0], as_num(&v),
+			    s->next);
+		s->next++;
+	}
+}
+
+/* Prints st's answer, or dies if a check fails. */
+static void
+answer(struct state *st)
+{
+	const struct key *kk;
+	struct seq *s;
+	uint32_t it;
+
+	if (is(st, "count"))
+		printf("%" PRIu64 "\n", st->n);
+	else if (is(st, "distinct"))
+		printf("%" PRIu32 "\n", hmap_count(&st->set));
+	else if (is(st, "threads"))
+		printf("%" PRIu64 "\n", st->threads);
+	else if (is(st, "dups"))
+		printf("%" PRIu64 "\n", st->dups);
+	else if (is(st, "sum") || is(st, "min") || is(st, "max")) {
+		if (!st->have && st->q[0] != 's')
+			die(1, "no line passes, no %s", st->q);
+		printf("%" PRId64 "\n", st->acc);
+	} else if (is(st, "seqs")) {
+		if ((int64_t)st->threads != st->want_threads)
+			die(1, "%" PRIu64 " threads, want %" PRId64,
+			    st->threads, st->want_threads);
+		it = 0;
+		while ((s = hmap_next(&st->set, &it, NULL)) != NULL) {
+			kk = hmap_key(&st->set, s);
+			if (s->next != st->want_n)
+				die(1, "thread %" PRIu32 "/%" PRIu32 "/%" PRIu32
+				    ": %" PRId64 " lines, want %" PRId64,
+				    kk->node, kk->pid, kk->tid, s->next,
+				    st->want_n);
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	struct cond c[CONDS_MAX];
+	const char *files[FILES_MAX];
+	int cut[FILES_MAX];
 	const struct grmtrace_ev *ev;
 	struct grmtrace *t;
-	struct hmap set;
-	struct key k;
-	struct seq *s;
-	struct val v;
-	const char *q, *key = NULL;
-	uint64_t n = 0, dups = 0, threads = 0;
-	int64_t acc = 0, want_n = 0, want_threads = 0;
-	int i = 2, nc = 0, kind = GRMTRACE_RECORD, rc, added, have = 0;
+	struct state st;
+	int i, j, nc = 0, nf, kind = GRMTRACE_RECORD, rc;
+	uint64_t last;
 	char err[256];
-	uint32_t it;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: tcheck FILE [KIND] [COND...] QUERY\n");
+		fprintf(stderr, "usage: tcheck [-c] FILE [+ [-c] FILE...] [KIND] "
+		    "[COND...] QUERY\n");
 		return 2;
 	}
-	path = argv[1];
-	if (argv[i][0] == '#' || strcmp(argv[i], "record") == 0) {
+	memset(&st, 0, sizeof st);
+	i = 1;
+	for (nf = 0; nf == 0 || (i + 1 < argc && strcmp(argv[i], "+") == 0);
+	    nf++) {
+		if (nf == FILES_MAX)
+			die(2, "more than %d files", FILES_MAX);
+		i += nf > 0;
+		if ((cut[nf] = strcmp(argv[i], "-c") == 0))
+			i++;
+		if (i >= argc)
+			die(2, "no query");
+		path = files[nf] = argv[i++];
+	}
+	if (i < argc && (argv[i][0] == '#' || strcmp(argv[i], "record") == 0)) {
 		if ((kind = kind_of(argv[i])) < 0)
 			die(2, "%s: no such kind of line", argv[i]);
 		i++;
@@ -362,114 +591,60 @@ main(int argc, char **argv)
 	}
 	if (i >= argc)
 		die(2, "no query");
-	q = argv[i++];
-	if (strcmp(q, "seqs") == 0) {
+	st.q = argv[i++];
+	if (is(&st, "seqs")) {
 		if (argc - i != 3)
 			die(2, "usage: seqs KEY N THREADS");
-		key = argv[i];
-		want_n = strtoll(argv[i + 1], NULL, 10);
-		want_threads = strtoll(argv[i + 2], NULL, 10);
-	} else if (strcmp(q, "distinct") == 0 || strcmp(q, "sum") == 0 ||
-	    strcmp(q, "min") == 0 || strcmp(q, "max") == 0 ||
-	    strcmp(q, "values") == 0 || strcmp(q, "dups") == 0) {
+		st.want_n = strtoll(argv[i + 1], NULL, 10);
+		st.want_threads = strtoll(argv[i + 2], NULL, 10);
+		argc = i + 1;
+	} else if (is(&st, "values")) {
+		if (argc - i < 1 || argc - i > KEYS_MAX)
+			die(2, "usage: values KEY...");
+	} else if (is(&st, "distinct") || is(&st, "sum") || is(&st, "min") ||
+	    is(&st, "max") || is(&st, "dups") || is(&st, "rising")) {
 		if (argc - i != 1)
-			die(2, "usage: %s KEY", q);
-		key = argv[i];
-	} else if (strcmp(q, "count") != 0 && strcmp(q, "order") != 0)
-		die(2, "%s: no such query", q);
+			die(2, "usage: %s KEY", st.q);
+	} else if (!is(&st, "count") && !is(&st, "threads") &&
+	    !is(&st, "order"))
+		die(2, "%s: no such query", st.q);
 	else if (argc != i)
-		die(2, "%s takes no argument", q);
+		die(2, "%s takes no argument", st.q);
+	for (; i < argc; i++)
+		st.keys[st.nkeys++] = argv[i];
 
-	for (i = 0; i < nc; i++)
-		if (!known_key(kind, c[i].key))
-			die(2, "%s: lines of kind %s have no such key", c[i].key,
+	for (j = 0; j < nc; j++)
+		if (!known_key(kind, c[j].key))
+			die(2, "%s: lines of kind %s have no such key", c[j].key,
 			    grmtrace_kind_name(kind));
-	if (key != NULL && !known_key(kind, key))
-		die(2, "%s: lines of kind %s have no such key", key,
-		    grmtrace_kind_name(kind));
-	if ((t = grmtrace_open(path, err, sizeof err)) == NULL)
-		die(2, "%s", err);
-	if (strcmp(q, "order") == 0) {
-		check_order(t);
+	for (j = 0; j < st.nkeys; j++)
+		if (!known_key(kind, st.keys[j]))
+			die(2, "%s: lines of kind %s have no such key",
+			    st.keys[j], grmtrace_kind_name(kind));
+	hmap_init(&st.set, &key_type);
+	for (j = 0; j < nf; j++) {
+		path = files[j];
+		if ((t = grmtrace_open(path, err, sizeof err)) == NULL)
+			die(2, "%s", err);
+		if (is(&st, "order")) {
+			check_order(t);
+			grmtrace_close(t);
+			break;
+		}
+		last = 0;
+		while ((rc = grmtrace_next(t, &ev)) == 1) {
+			last = ev->where;
+			if (ev->kind == kind && passes(ev, c, nc))
+				see(&st, ev);
+		}
+		if (rc < 0 && !(cut[j] && cut_short(path, last)))
+			die(2, "%s", grmtrace_error(t));
 		grmtrace_close(t);
-		return 0;
 	}
-	grmtrace_select(t, GRMTRACE_WANT(kind));
-	hmap_init(&set, &key_type);
-	while ((rc = grmtrace_next(t, &ev)) == 1) {
-		if (ev->kind != kind || !passes(ev, c, nc))
-			continue;
-		n++;
-		if (key == NULL)
-			continue;
-		if (get(ev, key, &v) != 0)
-			die(1, "line %" PRIu64 ": no %s", ev->where, key);
-		if (strcmp(q, "values") == 0) {
-			put_val(&v);
-			continue;
-		}
-		if (strcmp(q, "sum") == 0 || strcmp(q, "min") == 0 ||
-		    strcmp(q, "max") == 0) {
-			if (q[0] == 's')
-				acc += as_num(&v);
-			else if (!have || (q[1] == 'i' && as_num(&v) < acc) ||
-			    (q[1] == 'a' && as_num(&v) > acc))
-				acc = as_num(&v);
-			have = 1;
-			continue;
-		}
-		memset(&k, 0, sizeof k);
-		if (strcmp(q, "distinct") != 0) {
-			k.node = ev->node;
-			k.pid = ev->pid;
-			k.tid = ev->tid;
-		}
-		k.v = strcmp(q, "seqs") == 0 ? 0 : as_num(&v);
-		if ((s = hmap_put(&set, &k, &added)) == NULL)
-			die(2, "out of memory");
-		if (strcmp(q, "dups") == 0 && !added)
-			dups++;
-		if (strcmp(q, "seqs") == 0) {
-			if (added)
-				threads++;
-			if (as_num(&v) != s->next)
-				die(1, "thread %" PRIu32 "/%" PRIu32 "/%" PRIu32
-				    ", line %" PRIu64 ": %s %" PRId64
-				    ", expected %" PRId64, ev->node, ev->pid,
-				    ev->tid, ev->where, key, as_num(&v),
-				    s->next);
-			s->next++;
-		}
-	}
-	if (rc < 0)
-		die(2, "%s", grmtrace_error(t));
-	if (strcmp(q, "count") == 0)
-		printf("%" PRIu64 "\n", n);
-	else if (strcmp(q, "distinct") == 0)
-		printf("%" PRIu32 "\n", hmap_count(&set));
-	else if (strcmp(q, "dups") == 0)
-		printf("%" PRIu64 "\n", dups);
-	else if (strcmp(q, "sum") == 0 || strcmp(q, "min") == 0 ||
-	    strcmp(q, "max") == 0) {
-		if (!have && q[0] != 's')
-			die(1, "no line passes, no %s", q);
-		printf("%" PRId64 "\n", acc);
-	} else if (strcmp(q, "seqs") == 0) {
-		if ((int64_t)threads != want_threads)
-			die(1, "%" PRIu64 " threads, want %" PRId64, threads,
-			    want_threads);
-		it = 0;
-		while ((s = hmap_next(&set, &it, NULL)) != NULL) {
-			const struct key *kk = hmap_key(&set, s);
-
-			if (s->next != want_n)
-				die(1, "thread %" PRIu32 "/%" PRIu32 "/%" PRIu32
-				    ": %" PRId64 " lines, want %" PRId64,
-				    kk->node, kk->pid, kk->tid, s->next,
-				    want_n);
-		}
-	}
-	hmap_free(&set);
-	grmtrace_close(t);
+	if (!is(&st, "order"))
+		answer(&st);
+	hmap_free(&st.set);
+	for (j = 0; j < nc; j++)
+		free(c[j].key);
 	return fflush(stdout) == 0 ? 0 : 2;
 }
