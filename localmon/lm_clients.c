@@ -325,7 +325,7 @@ lm_clients_drain(struct lm *lm)
 	struct lm_client *c, *next;
 	struct evbuffer *in;
 	evutil_socket_t fd;
-	int n;
+	int n, gone;
 
 	for (c = lm->clients; c != NULL; c = next) {
 		next = c->next;
@@ -335,11 +335,14 @@ lm_clients_drain(struct lm *lm)
 		in = bufferevent_get_input(c->bev);
 		while ((n = evbuffer_read(in, fd, 4096)) > 0)
 			;
+		/* Only the end of the stream says the process is gone (an
+		 * error is left to the loop, as before): taking a live
+		 * process for dead would reclaim the chunk it writes in. */
+		gone = n == 0;
 		if (evbuffer_get_length(in) > 0)
 			client_read(c->bev, c);
-		if (n == 0 || (n < 0 && errno != EAGAIN &&
-		    errno != EWOULDBLOCK && errno != EINTR))
-			client_free(c);	/* gone: its end is queued now */
+		if (gone)
+			client_free(c);	/* its end is queued now */
 	}
 }
 
