@@ -207,7 +207,9 @@ lm_mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 		lm_mm_lost(lm, line);
 		return;
 	case AUTH_BAD:
-		lm_mm_lost(lm, "unexpected message during authentication");
+		snprintf(line, sizeof line, "%s (%u) out of place or malformed "
+		    "during authentication", wire_type_name(type), type);
+		lm_mm_lost(lm, line);
 		return;
 	}
 }
@@ -1042,8 +1044,11 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			lm_resume(lm, REC_COLL_END_ASKED);
 		break;
 	}
-	if (!wire_rd_ok(msg))
-		lm_mm_lost(lm, "malformed message");
+	if (!wire_rd_ok(msg)) {
+		snprintf(bad, sizeof bad, "%s (%u): malformed",
+		    wire_type_name(type), type);
+		lm_mm_lost(lm, bad);
+	}
 }
 
 void

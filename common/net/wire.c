@@ -213,7 +213,7 @@ wire_parse_header(const void *buf, uint16_t *type, uint32_t *len,
 /* Indexed by type; doc/protocol.md 1.4 gives the same in prose.  (HELLO's
  * two u64 are counted as four u32, to fit the line.) */
 static const struct wire_rule rules[] = {
-	R(HELLO,	PEER, MM,   HS,    LEAST, 8 * U32 + S + WIRE_NONCE),
+	R(HELLO,	PEER, MM,   HS,    LEAST, 6 * U32 + S + WIRE_NONCE),
 	R(WELCOME,	MM,   PEER, HS,    EXACT, U32 + WIRE_PROOF),
 	R(PING,		MM,   LM,   AUTHD, EXACT, U64),
 	R(PONG,		LM,   MM,   AUTHD, EXACT, 2 * U64),
@@ -291,11 +291,12 @@ wire_check(uint16_t type, unsigned by, unsigned to, unsigned state,
 		    r->states == WIRE_ST_AUTH ? "after the handshake" :
 		    state == WIRE_ST_SYNC ? "before READY" : "after READY");
 	else if (r->exact && len != r->len)
-		snprintf(why, whysz, "%s (%u) of %zu bytes: %u expected",
-		    r->name, type, len, (unsigned)r->len);
+		snprintf(why, whysz, "%s (%u) of %zu byte%s: %u expected",
+		    r->name, type, len, len == 1 ? "" : "s", (unsigned)r->len);
 	else if (!r->exact && len < r->len)
-		snprintf(why, whysz, "%s (%u) of %zu bytes: at least %u "
-		    "expected", r->name, type, len, (unsigned)r->len);
+		snprintf(why, whysz, "%s (%u) of %zu byte%s: at least %u "
+		    "expected", r->name, type, len, len == 1 ? "" : "s",
+		    (unsigned)r->len);
 	else
 		return 0;
 	return -1;
