@@ -17,7 +17,9 @@
  * auth_hello_parse (a HELLO that parses must build back to the same
  * bytes), and, cut into messages, to the connecting side's handshake
  * (auth_client_msg), which must never take a WELCOME whose proof it did
- * not compute itself.
+ * not compute itself.  A header that parses is also checked against its
+ * rule (wire_check), from a sender, to a receiver and in a state picked by
+ * the byte after it, and the answer compared with the table it reads.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +34,24 @@
 #define MAXOPS	64
 #define SMALL	64
 #define BIG	(WIRE_STR_MAX + 1)
+
+/* wire_check says what the rule of type says, and why when it refuses. */
+static void
+rule(uint16_t type, uint32_t len, unsigned pick)
+{
+	const struct wire_rule *r = wire_rule(type);
+	unsigned by = 1u << (pick % 3), to = 1u << (pick / 3 % 3);
+	unsigned st = 1u << (pick / 9 % 3);
+	char why[160] = "";
+	int rc, ok;
+
+	rc = wire_check(type, by, to, st, len, why, sizeof why);
+	ok = r != NULL && (r->by & by) && (r->to & to) && (r->states & st) &&
+	    (r->exact ? len == r->len : len >= r->len);
+	CHECK(rc == (ok ? 0 : -1));
+	CHECK(rc == 0 || why[0] != '\0');
+	CHECK(r == NULL || strcmp(wire_type_name(type), r->name) == 0);
+}
 
 static void
 header(const uint8_t *data, size_t size)
@@ -51,6 +71,7 @@ header(const uint8_t *data, size_t size)
 		CHECK(why != NULL && *why != '\0');
 		return;
 	}
+	rule(type, len, size > WIRE_HDR ? data[WIRE_HDR] : 0);
 	/* wire_header writes back the same twelve bytes. */
 	wire_header(h2, type, len);
 	CHECK(memcmp(h, h2, WIRE_HDR) == 0);

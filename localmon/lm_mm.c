@@ -208,7 +208,9 @@ lm_mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 		lm_mm_lost(lm, line);
 		return;
 	case AUTH_BAD:
-		lm_mm_lost(lm, "unexpected message during authentication");
+		snprintf(line, sizeof line, "%s (%u) out of place or malformed "
+		    "during authentication", wire_type_name(type), type);
+		lm_mm_lost(lm, line);
 		return;
 	}
 }
@@ -868,7 +870,7 @@ written(struct lm *lm, struct wire_rd *msg)
 	uint64_t seq;
 
 	n = wire_get_u32(msg);
-	if (!wire_rd_ok(msg) || n > WIRE_WRITTEN_MAX ||
+	if (n > WIRE_WRITTEN_MAX ||
 	    wire_rd_left(msg) != (size_t)n * WIRE_WRITTEN_ITEM) {
 		msg->err = 1;
 		return;
@@ -964,6 +966,7 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 {
 	struct lm *lm = arg;
 	unsigned char buf[32];
+	char bad[160];
 	struct wire_wr w;
 	uint64_t t_mm;
 	uint32_t round, flags;
@@ -971,6 +974,14 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	(void)p;
 	if (msg == NULL) {
 		lm_mm_lost(lm, why);
+		return;
+	}
+	/* Every message against its rule (wire.h) before its handler. */
+	if (wire_check(type, WIRE_BY_MM, WIRE_BY_LM,
+	    lm->mm_state == LM_LINK_CONNECTING ? WIRE_ST_AUTH :
+	    lm->mm_state == LM_LINK_SYNCING ? WIRE_ST_SYNC : WIRE_ST_READY,
+	    wire_rd_left(msg), bad, sizeof bad) != 0) {
+		lm_mm_lost(lm, bad);
 		return;
 	}
 	if (lm->mm_state == LM_LINK_CONNECTING) {
@@ -987,10 +998,6 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		break;
 	case WIRE_READY:
 		flags = wire_get_u32(msg);
-		if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0) {
-			msg->err = 1;
-			break;
-		}
 		if (flags & WIRE_READY_GLOBAL)
 			lm_pause_global(lm);
 		else
@@ -1008,8 +1015,6 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	case WIRE_COLLECT:
 		round = wire_get_u32(msg);
 		flags = wire_get_u32(msg);
-		if (!wire_rd_ok(msg))
-			break;
 		/* Processes that ended before this was asked for: their
 		 * ends go with it. */
 		lm_clients_drain(lm);
@@ -1021,43 +1026,33 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		lm_collect(lm, round, (flags & WIRE_COLLECT_PROBE) != 0);
 		break;
 	case WIRE_CONTROL:
-		if (apply_control(lm, msg) != 0)
-			break;
+		apply_control(lm, msg);
 		break;
 	case WIRE_ACK:
-		(void)wire_get_u32(msg);
 		acked(lm);
 		break;
 	case WIRE_WRITTEN:
 		written(lm, msg);
 		break;
 	case WIRE_STATUS:
-		round = wire_get_u32(msg);
-		if (wire_rd_ok(msg))
-			send_status(lm, round);
+		send_status(lm, wire_get_u32(msg));
 		break;
 	case WIRE_PAUSE:
 		round = wire_get_u32(msg);
 		flags = wire_get_u32(msg);	/* the time limit, ms */
-		if (wire_rd_ok(msg) && wire_rd_left(msg) == 0)
-			lm_pause(lm, round, flags);
-		else
-			msg->err = 1;
+		lm_pause(lm, round, flags);
 		break;
 	case WIRE_RESUME:
 		round = wire_get_u32(msg);
-		if (wire_rd_ok(msg) && wire_rd_left(msg) == 0) {
-			if (lm->pause.on && lm->pause.round == round)
-				lm_resume(lm, REC_COLL_END_ASKED);
-		} else
-			msg->err = 1;
+		if (lm->pause.on && lm->pause.round == round)
+			lm_resume(lm, REC_COLL_END_ASKED);
 		break;
-	default:
-		lm_mm_lost(lm, "unexpected message");
-		return;
 	}
-	if (!wire_rd_ok(msg))
-		lm_mm_lost(lm, "malformed message");
+	if (!wire_rd_ok(msg)) {
+		snprintf(bad, sizeof bad, "%s (%u): malformed",
+		    wire_type_name(type), type);
+		lm_mm_lost(lm, bad);
+	}
 }
 
 void

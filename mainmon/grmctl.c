@@ -48,7 +48,7 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
 {
 	struct ctl *c = arg;
 	unsigned char buf[WIRE_STR_MAX + 64];
-	char text[WIRE_TEXT_MAX + 1];
+	char text[WIRE_TEXT_MAX + 1], bad[160];
 	struct wire_wr w;
 	uint32_t st;
 
@@ -56,6 +56,14 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
 
 	if (msg == NULL) {
 		fprintf(stderr, "grmctl: %s: %s\n", c->id, why);
+		finish(c, 1);
+		return;
+	}
+	/* Every message against its rule (wire.h) before its handler. */
+	if (wire_check(type, WIRE_BY_MM, WIRE_BY_CTL, c->authed ?
+	    WIRE_ST_READY : WIRE_ST_AUTH, wire_rd_left(msg), bad,
+	    sizeof bad) != 0) {
+		fprintf(stderr, "grmctl: %s: %s\n", c->id, bad);
 		finish(c, 1);
 		return;
 	}
@@ -98,7 +106,7 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
 	case WIRE_CTL_REPLY:
 		st = wire_get_u32(msg);
 		wire_get_str(msg, text, sizeof text);
-		if (!wire_rd_ok(msg)) {
+		if (!wire_rd_end(msg)) {
 			fprintf(stderr, "grmctl: %s: malformed reply\n", c->id);
 			finish(c, 1);
 			return;
@@ -111,10 +119,6 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
 			fprintf(stderr, "grmctl: %s: %s\n", c->id, text);
 		finish(c, st == 0 ? 0 : 1);
 		break;
-	default:
-		fprintf(stderr, "grmctl: %s: unexpected message %u\n", c->id,
-		    type);
-		finish(c, 1);
 	}
 }
 

@@ -382,7 +382,12 @@ int mm_global_busy(const struct mm *mm);
 int mm_auth_admit(struct mm *mm, const char *addr);
 /* Starts c's handshake and its time limit.  0 or -1. */
 int mm_auth_start(struct mm_conn *c);
-/* Takes a message of a MM_CONN_NEW connection; may free c. */
+/* Who a MM_CONN_NEW connection says it is: WIRE_BY_LM or WIRE_BY_CTL once
+ * its HELLO came, both before; 0 once it was refused (what it sends then
+ * is not read). */
+unsigned mm_auth_peer(const struct mm_conn *c);
+/* Takes a HELLO or AUTH of a MM_CONN_NEW connection, its length checked
+ * (wire_check); may free c. */
 void mm_auth_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
 		 struct wire_rd *msg);
 /* Logs why a MM_CONN_NEW connection ended (before mm_conn_free). */

@@ -157,8 +157,8 @@ got_proof(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	struct wire_hello h;
 
 	wire_get_bytes(msg, proof, sizeof proof);
-	if (!a->challenged || !wire_rd_ok(msg) || wire_rd_left(msg) != 0) {
-		log_warn("%s: malformed or early proof: closed", c->addr);
+	if (!a->challenged) {
+		log_warn("%s: early proof: closed", c->addr);
 		return -1;
 	}
 	auth_proof(mm->mmid.token, AUTH_PEER, a->hello, a->hello_len,
@@ -177,23 +177,25 @@ got_proof(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	return mm_welcome(mm, c, &h, want);
 }
 
+unsigned
+mm_auth_peer(const struct mm_conn *c)
+{
+	const struct mm_auth *a = c->auth;
+
+	if (a->closing)
+		return 0;
+	if (!a->challenged)
+		return WIRE_BY_LM | WIRE_BY_CTL;
+	return a->h.role == WIRE_ROLE_LM ? WIRE_BY_LM : WIRE_BY_CTL;
+}
+
 void
 mm_auth_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
 	    struct wire_rd *msg)
 {
 	int r;
 
-	if (c->auth->closing)
-		return;		/* refused: what follows is not read */
-	if (type == WIRE_HELLO)
-		r = got_hello(c, msg);
-	else if (type == WIRE_AUTH)
-		r = got_proof(mm, c, msg);
-	else {
-		log_warn("%s: unexpected message (type %u) before "
-		    "authentication: closed", c->addr, type);
-		r = -1;
-	}
+	r = type == WIRE_HELLO ? got_hello(c, msg) : got_proof(mm, c, msg);
 	if (r != 0)
 		mm_conn_free(c);
 }

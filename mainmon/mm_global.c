@@ -120,7 +120,7 @@ mm_on_full(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 
 	nfree = wire_get_u32(msg);
 	chunks = wire_get_u32(msg);
-	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || nfree > chunks)
+	if (nfree > chunks)
 		return -1;
 	if (!mm->global || mm->stopping)
 		return 0;
@@ -145,7 +145,7 @@ mm_on_paused(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	v[2] = wire_get_u32(msg);	/* not stopped */
 	t = wire_get_u64(msg);
 	v[3] = wire_get_u64(msg);	/* ns taken */
-	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || t == 0)
+	if (t == 0)
 		return -1;
 	if (c->paused_round == 0)
 		mark(mm, c, REC_EID_COLL_BEGIN, t, v, 4);
@@ -181,8 +181,7 @@ mm_on_resumed(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	v[1] = wire_get_u32(msg);	/* let go */
 	v[2] = wire_get_u32(msg);	/* why */
 	t = wire_get_u64(msg);
-	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || t == 0 ||
-	    v[2] > REC_COLL_END_EXIT)
+	if (t == 0 || v[2] > REC_COLL_END_EXIT)
 		return -1;
 	if (c->paused_round == 0)
 		return 0;	/* no begin was written: no end either */

@@ -568,7 +568,7 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	ts = wire_get_u64(msg);
 	wire_get_str(msg, name, sizeof name);
 	session = wire_get_u32(msg);
-	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || session == 0 ||
+	if (!wire_rd_end(msg) || session == 0 ||
 	    what < WIRE_PROC_START || what > WIRE_PROC_RESUME)
 		return -1;
 	p = proc_get(c->node, pid, what == WIRE_PROC_START ||

@@ -592,7 +592,7 @@ mm_on_ctl(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	char cmd[WIRE_STR_MAX + 1];
 
 	wire_get_str(msg, cmd, sizeof cmd);
-	if (!wire_rd_ok(msg))
+	if (!wire_rd_end(msg))
 		return -1;
 	mm_command(mm, c, cmd);
 	return 0;
@@ -639,7 +639,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 
 	t1 = wire_get_u64(msg);
 	tl = wire_get_u64(msg);
-	if (!wire_rd_ok(msg) || c->burst == 0 ||
+	if (c->burst == 0 ||
 	    mm_sync_sample_of(t1, tl, t4, &smp) != 0)
 		return -1;
 	/* Of a burst, the exchange with the smallest round trip: its
@@ -685,7 +685,7 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	session = wire_get_u32(msg);
 	off = wire_get_u32(msg);
 	len = wire_rd_left(msg);
-	if (!wire_rd_ok(msg) || !c->synced || len == 0 ||
+	if (len == 0 ||
 	    rec_valid_prefix(msg->p + msg->off, len) != len ||
 	    c->batch_bytes + len > MM_BATCH_MAX || off > WIRE_CHUNK_MAX ||
 	    len > WIRE_CHUNK_MAX - off)
@@ -732,8 +732,6 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	round = wire_get_u32(msg);
 	(void)wire_get_u64(msg);
 	below = wire_get_u64(msg);
-	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || !c->synced)
-		return -1;
 	if (below > WIRE_BELOW_REPLAY)
 		c->pulling = 0;
 	c->last_done = clk_mono_ns();
@@ -773,8 +771,6 @@ mm_on_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 
 	round = wire_get_u32(msg);
 	t = wire_get_u64(msg);
-	if (!wire_rd_ok(msg) || !c->synced)
-		return -1;
 	/* When the LM applied it, in MM time: the acknowledgement may have
 	 * waited behind a collection's data. */
 	t = mm_sync_to_mm(&c->clk.model, t);
@@ -800,8 +796,6 @@ mm_on_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	round = wire_get_u32(msg);
 	for (i = 0; i < WIRE_STATUS_FIELDS; i++)
 		v[i] = wire_get_u64(msg);
-	if (!wire_rd_ok(msg) || wire_rd_left(msg) != 0 || !c->synced)
-		return -1;
 	c->st = st;
 	c->has_st = 1;
 	for (co = mm->colls; co != NULL; co = co->next)
@@ -812,12 +806,28 @@ mm_on_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	return 0;
 }
 
+/* Logs why c is closed: its address, who it is, the reason. */
+static void
+conn_refuse(struct mm_conn *c, const char *why)
+{
+	if (c->role == MM_CONN_LM)
+		log_warn("%s (LM %u on %s): closing connection: bad or "
+		    "unexpected message: %s", c->addr, c->lm_pid,
+		    c->node->host, why);
+	else
+		log_warn("%s%s: closing connection: bad or unexpected "
+		    "message: %s", c->addr, c->role == MM_CONN_CTL ?
+		    " (control client)" : "", why);
+}
+
 static void
 conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	      const char *why, void *arg)
 {
 	struct mm_conn *c = arg;
 	struct mm *mm = c->mm;
+	char bad[160];
+	unsigned by, state;
 	int r = -1;
 
 	if (msg == NULL) {
@@ -836,55 +846,70 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		mm_conn_free(c);
 		return;
 	}
+	/* Every message against its rule (wire.h) before its handler. */
 	if (c->role == MM_CONN_NEW) {
-		mm_auth_msg(mm, c, type, msg);
+		by = mm_auth_peer(c);
+		if (by == 0)
+			return;		/* refused: what follows is not read */
+		state = WIRE_ST_AUTH;
+	} else if (c->role == MM_CONN_CTL) {
+		by = WIRE_BY_CTL;
+		state = WIRE_ST_READY;
+	} else {
+		by = WIRE_BY_LM;
+		state = c->synced ? WIRE_ST_READY : WIRE_ST_SYNC;
+	}
+	if (wire_check(type, by, WIRE_BY_MM, state, wire_rd_left(msg), bad,
+	    sizeof bad) != 0) {
+		conn_refuse(c, bad);
+		mm_conn_free(c);
 		return;
 	}
 	switch (type) {
+	case WIRE_HELLO:
+	case WIRE_AUTH:
+		mm_auth_msg(mm, c, type, msg);
+		return;
 	case WIRE_PONG:
-		r = c->role == MM_CONN_LM ? mm_on_pong(mm, c, msg) : -1;
+		r = mm_on_pong(mm, c, msg);
 		break;
 	case WIRE_DATA:
-		r = c->role == MM_CONN_LM ? mm_on_data(c, msg) : -1;
+		r = mm_on_data(c, msg);
 		break;
 	case WIRE_PROC:
-		r = c->role == MM_CONN_LM && c->synced && mm->out != NULL ?
-		    mm_out_proc(mm, c, msg) : -1;
+		r = mm->out != NULL ? mm_out_proc(mm, c, msg) : -1;
 		break;
 	case WIRE_DONE:
-		r = c->role == MM_CONN_LM ? mm_on_done(mm, c, msg) : -1;
+		r = mm_on_done(mm, c, msg);
 		break;
 	case WIRE_BYE:
-		r = c->role == MM_CONN_LM && wire_rd_left(msg) == 0 ? 0 : -1;
-		if (r == 0)
-			mm_dedup_forget(mm, c->seg_id);
+		mm_dedup_forget(mm, c->seg_id);
+		r = 0;
 		break;
 	case WIRE_SEGMENT:
-		if (c->role == MM_CONN_LM) {
-			c->seg_id = wire_get_u64(msg);
-			r = wire_rd_ok(msg) && wire_rd_left(msg) == 0 ? 0 : -1;
-		}
+		c->seg_id = wire_get_u64(msg);
+		r = 0;
 		break;
 	case WIRE_STATUS_REPLY:
-		r = c->role == MM_CONN_LM ? mm_on_status_reply(mm, c, msg) : -1;
+		r = mm_on_status_reply(mm, c, msg);
 		break;
 	case WIRE_CONTROL_ACK:
-		r = c->role == MM_CONN_LM ? mm_on_control_ack(mm, c, msg) : -1;
+		r = mm_on_control_ack(mm, c, msg);
 		break;
 	case WIRE_CTL:
-		r = c->role == MM_CONN_CTL ? mm_on_ctl(mm, c, msg) : -1;
+		r = mm_on_ctl(mm, c, msg);
 		break;
 	case WIRE_FULL:
 	case WIRE_PAUSED:
 	case WIRE_RESUMED:
-		r = c->role == MM_CONN_LM && c->synced ?
-		    mm_global_msg(mm, c, type, msg) : -1;
+		r = mm_global_msg(mm, c, type, msg);
 		break;
 	}
 	if (r == 0)
 		return;
-	log_warn("%s: closing connection: bad or unexpected message "
-	    "(type %u)", c->addr, type);
+	snprintf(bad, sizeof bad, "%s (%u): a field out of range, or out of "
+	    "place", wire_type_name(type), type);
+	conn_refuse(c, bad);
 	mm_conn_free(c);
 }
 

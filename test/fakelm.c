@@ -8,6 +8,7 @@
  *
  *	fakelm HOST:PORT:TOKEN
  *	fakelm HOST:PORT:TOKEN bad KIND
+ *	fakelm HOST:PORT:TOKEN len TYPE short|long
  *
  * Piece 1 (chunk seq 1): a definition of event 1 ("%d") and records 1 to
  * 3, stamped 2 s ago; piece 2 (seq 2): records 4 and 5, stamped 1 s ago;
@@ -21,6 +22,16 @@
  * full (more chunks free than the segment has), paused (time 0), resumed
  * (an unknown reason), short (PAUSED without its last field), extra
  * (RESUMED with a byte after its fields).
+ *
+ * With "len TYPE short|long", it sends one message of TYPE (PONG, DATA,
+ * DONE, PROC, BYE, SEGMENT, CONTROL_ACK, STATUS_REPLY, FULL, PAUSED,
+ * RESUMED) one byte shorter than its rule allows (wire.h), or a right
+ * one with a byte after its last field.  A PONG goes
+ * as the answer to the first PING (mainmon must then send nothing: no
+ * next PING, no READY); the others after READY (mainmon must then send
+ * nothing but PING, CONTROL or COLLECT: no ACK of a short DONE, ...).
+ * Exit 0 if mainmon closes the connection within 10 s acting on nothing,
+ * 1 if not.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,9 +200,13 @@ bad(const char *kind)
 	return msg(type, buf, w.len);
 }
 
-/* Whether mainmon closes the connection within WAIT_MS (pings answered). */
+/*
+ * Whether mainmon closes the connection within WAIT_MS (pings answered).
+ * With quiet, any message before the close makes it 0; with strict, any
+ * but PING, CONTROL and COLLECT (which mainmon sends unasked).
+ */
 static int
-closed(void)
+closed_after(int quiet, int strict)
 {
 	static unsigned char buf[WIRE_MAX];
 	uint64_t t0 = clk_mono_ns();
@@ -202,9 +217,132 @@ closed(void)
 		/* An error before the time limit: the end of the connection. */
 		if (get_msg(&type, buf, sizeof buf, &len) != 0)
 			return clk_mono_ns() - t0 < (WAIT_MS - 500) * 1000000ull;
+		if (quiet || (strict && type != WIRE_PING &&
+		    type != WIRE_CONTROL && type != WIRE_COLLECT)) {
+			printf("mainmon answered with %s (%u)\n",
+			    wire_type_name(type), type);
+			return 0;
+		}
 		if (type == WIRE_PING && pong(buf, len) != 0)
 			return 1;
 	}
+}
+
+static int
+closed(void)
+{
+	return closed_after(0, 0);
+}
+
+/*
+ * A right payload of type into w (PONG: the answer to the PING in
+ * ping[8]); -1 if type is not one an LM sends after the handshake.
+ */
+static int
+right(uint16_t type, struct wire_wr *w, const unsigned char *ping)
+{
+	unsigned char rec[24];
+	size_t i;
+
+	switch (type) {
+	case WIRE_PONG:
+		wire_put_bytes(w, ping, 8);
+		wire_put_u64(w, clk_mono_ns());
+		return 0;
+	case WIRE_DATA:
+		wire_put_u32(w, PID);
+		wire_put_u32(w, TID);
+		wire_put_u64(w, 1);
+		wire_put_u32(w, 1);
+		wire_put_u32(w, 0);
+		wire_put_bytes(w, rec, event(rec, clk_mono_ns(), 1));
+		return 0;
+	case WIRE_DONE:
+		wire_put_u32(w, WIRE_ROUND_PUSH);
+		wire_put_u64(w, 0);
+		wire_put_u64(w, WIRE_BELOW_NONE);
+		return 0;
+	case WIRE_PROC:
+		wire_put_u32(w, PID);
+		wire_put_u32(w, 1);
+		wire_put_u32(w, WIRE_PROC_START);
+		wire_put_u32(w, 0);
+		wire_put_u64(w, clk_mono_ns());
+		wire_put_str(w, "fake");
+		wire_put_u32(w, 1);
+		return 0;
+	case WIRE_BYE:
+		return 0;
+	case WIRE_SEGMENT:
+		wire_put_u64(w, 0x5eed);
+		return 0;
+	case WIRE_CONTROL_ACK:
+		wire_put_u32(w, 1);
+		wire_put_u64(w, clk_mono_ns());
+		return 0;
+	case WIRE_STATUS_REPLY:
+		wire_put_u32(w, 1);
+		for (i = 0; i < WIRE_STATUS_FIELDS; i++)
+			wire_put_u64(w, 0);
+		return 0;
+	case WIRE_FULL:
+		wire_put_u32(w, 1);
+		wire_put_u32(w, 8);
+		return 0;
+	case WIRE_PAUSED:
+		wire_put_u32(w, 1);
+		wire_put_u32(w, 1);
+		wire_put_u32(w, 0);
+		wire_put_u64(w, clk_mono_ns());
+		wire_put_u64(w, 1000);
+		return 0;
+	case WIRE_RESUMED:
+		wire_put_u32(w, 1);
+		wire_put_u32(w, 1);
+		wire_put_u32(w, REC_COLL_END_ASKED);
+		wire_put_u64(w, clk_mono_ns());
+		return 0;
+	}
+	return -1;
+}
+
+/* The type called name (wire.h), or 0. */
+static uint16_t
+type_of(const char *name)
+{
+	uint16_t t;
+
+	for (t = 1; wire_rule(t) != NULL; t++)
+		if (strcmp(wire_type_name(t), name) == 0)
+			return t;
+	return 0;
+}
+
+/*
+ * Sends a message of type one byte shorter than its rule allows, or (lng)
+ * a right one and a byte, and says whether mainmon closed the connection
+ * acting on nothing.
+ */
+static int
+wrong_length(uint16_t type, int lng, const unsigned char *ping)
+{
+	unsigned char buf[256];
+	struct wire_wr w;
+	size_t len;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	if (right(type, &w, ping) != 0 || w.err)
+		return -1;
+	len = w.len;
+	if (lng)
+		buf[len++] = 0;
+	else if ((len = wire_rule(type)->len) == 0)
+		return -1;
+	else
+		len--;
+	if (msg(type, buf, len) != 0)
+		return -1;
+	return closed_after(type == WIRE_PONG, 1);
 }
 
 int
@@ -219,9 +357,12 @@ main(int argc, char **argv)
 	uint16_t type;
 	size_t hl, len, l1 = 0, l2 = 0;
 
-	if ((argc != 2 && (argc != 4 || strcmp(argv[2], "bad") != 0)) ||
-	    mmid_parse(argv[1], &id, &why) != 0) {
-		fprintf(stderr, "usage: fakelm HOST:PORT:TOKEN [bad KIND]\n");
+	if ((argc != 2 && (argc != 4 || strcmp(argv[2], "bad") != 0) &&
+	    (argc != 5 || strcmp(argv[2], "len") != 0 ||
+	    right(type_of(argv[3]), &(struct wire_wr){ .err = 1 }, NULL) !=
+	    0)) || mmid_parse(argv[1], &id, &why) != 0) {
+		fprintf(stderr, "usage: fakelm HOST:PORT:TOKEN [bad KIND | "
+		    "len TYPE short|long]\n");
 		return 2;
 	}
 	if ((fd = wio_dial(id.host, id.port)) == -1) {
@@ -242,8 +383,20 @@ main(int argc, char **argv)
 	auth_proof(id.token, AUTH_PEER, hb, hl, buf, proof);
 	if (msg(WIRE_AUTH, proof, sizeof proof) != 0 ||
 	    get_msg(&type, buf, sizeof buf, &len) != 0 ||
-	    type != WIRE_WELCOME || wait_for(WIRE_READY) != 0)
+	    type != WIRE_WELCOME)
 		goto fail;
+	if (argc == 5 && type_of(argv[3]) == WIRE_PONG) {
+		if (get_msg(&type, buf, sizeof buf, &len) != 0 ||
+		    type != WIRE_PING || len != 8)
+			goto fail;
+		return wrong_length(WIRE_PONG, argv[4][0] == 'l', buf) == 1 ?
+		    0 : 1;
+	}
+	if (wait_for(WIRE_READY) != 0)
+		goto fail;
+	if (argc == 5)
+		return wrong_length(type_of(argv[3]), argv[4][0] == 'l',
+		    NULL) == 1 ? 0 : 1;
 	if (argc == 4) {
 		if (bad(argv[3]) != 0)
 			goto fail;

@@ -361,3 +361,148 @@ Test(header, refusals)
 	cr_assert_eq(wire_parse_header(buf, &type, &len, &why), -1);
 	cr_assert_not_null(why);
 }
+
+/* The rules checked before dispatch (wire_check). */
+Test(rules, every_type_known_and_named)
+{
+	uint16_t t;
+
+	cr_assert_null(wire_rule(0));
+	cr_assert_null(wire_rule(WIRE_RESUMED + 1));
+	cr_assert_null(wire_rule(UINT16_MAX));
+	cr_assert_str_eq(wire_type_name(0), "unknown");
+	for (t = WIRE_HELLO; t <= WIRE_RESUMED; t++) {
+		cr_assert_not_null(wire_rule(t), "type %u", t);
+		cr_assert_not_null(wire_rule(t)->name);
+		cr_assert_neq(wire_rule(t)->by, 0u);
+		cr_assert_neq(wire_rule(t)->to, 0u);
+		cr_assert_neq(wire_rule(t)->states, 0u);
+	}
+	cr_assert_str_eq(wire_type_name(WIRE_STATUS_REPLY), "STATUS_REPLY");
+}
+
+/* A sender and a receiver of type, and a state it is taken in. */
+static void
+party(uint16_t t, unsigned *by, unsigned *to, unsigned *st)
+{
+	const struct wire_rule *r = wire_rule(t);
+
+	*by = r->by & WIRE_BY_LM ? WIRE_BY_LM : r->by;
+	*to = r->to & WIRE_BY_LM ? WIRE_BY_LM : r->to;
+	*st = r->states & WIRE_ST_READY ? WIRE_ST_READY : r->states;
+}
+
+Test(rules, lengths_exact_or_least)
+{
+	const struct wire_rule *r;
+	unsigned by, to, st;
+	char why[160];
+	uint16_t t;
+
+	for (t = WIRE_HELLO; t <= WIRE_RESUMED; t++) {
+		r = wire_rule(t);
+		party(t, &by, &to, &st);
+		cr_assert_eq(wire_check(t, by, to, st, r->len, why,
+		    sizeof why), 0, "%s: %s", r->name, why);
+		cr_assert_eq(wire_check(t, by, to, st, r->len + 1, why,
+		    sizeof why), r->exact ? -1 : 0, "%s", r->name);
+		if (r->exact)
+			cr_assert(strstr(why, "expected") != NULL, "%s", why);
+		if (r->len > 0)
+			cr_assert_eq(wire_check(t, by, to, st, r->len - 1, why,
+			    sizeof why), -1, "%s", r->name);
+	}
+}
+
+Test(rules, the_lengths_of_the_protocol)
+{
+	static const struct { uint16_t t; int exact; uint32_t len; } want[] = {
+		{ WIRE_HELLO, 0, 42 }, { WIRE_WELCOME, 1, 36 },
+		{ WIRE_PING, 1, 8 }, { WIRE_PONG, 1, 16 },
+		{ WIRE_READY, 1, 4 }, { WIRE_COLLECT, 1, 8 },
+		{ WIRE_DATA, 0, 24 }, { WIRE_DONE, 1, 20 },
+		{ WIRE_ACK, 1, 4 }, { WIRE_PROC, 0, 30 },
+		{ WIRE_BYE, 1, 0 }, { WIRE_CTL, 0, 2 },
+		{ WIRE_CTL_REPLY, 0, 6 }, { WIRE_CONTROL, 0, 42 },
+		{ WIRE_CONTROL_ACK, 1, 12 }, { WIRE_STATUS, 1, 4 },
+		{ WIRE_STATUS_REPLY, 1, 116 }, { WIRE_SEGMENT, 1, 8 },
+		{ WIRE_CHALLENGE, 1, 16 }, { WIRE_AUTH, 1, 32 },
+		{ WIRE_DENIED, 0, 6 }, { WIRE_WRITTEN, 0, 4 },
+		{ WIRE_FULL, 1, 8 }, { WIRE_PAUSE, 1, 8 },
+		{ WIRE_PAUSED, 1, 28 }, { WIRE_RESUME, 1, 4 },
+		{ WIRE_RESUMED, 1, 20 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof want / sizeof want[0]; i++) {
+		cr_assert_eq(wire_rule(want[i].t)->exact, want[i].exact,
+		    "type %u", want[i].t);
+		cr_assert_eq(wire_rule(want[i].t)->len, want[i].len,
+		    "type %u", want[i].t);
+	}
+}
+
+Test(rules, sender_receiver_state)
+{
+	char why[160];
+
+	/* Unknown. */
+	cr_assert_eq(wire_check(0, WIRE_BY_MM, WIRE_BY_LM, WIRE_ST_READY, 0,
+	    why, sizeof why), -1);
+	cr_assert(strstr(why, "unknown") != NULL, "%s", why);
+	/* A PONG from the MM; a CTL from an LM. */
+	cr_assert_eq(wire_check(WIRE_PONG, WIRE_BY_MM, WIRE_BY_LM,
+	    WIRE_ST_READY, 16, why, sizeof why), -1);
+	cr_assert_eq(wire_check(WIRE_CTL, WIRE_BY_LM, WIRE_BY_MM,
+	    WIRE_ST_READY, 8, why, sizeof why), -1);
+	/* A CTL_REPLY to an LM; a PING to a ctl. */
+	cr_assert_eq(wire_check(WIRE_CTL_REPLY, WIRE_BY_MM, WIRE_BY_LM,
+	    WIRE_ST_READY, 8, why, sizeof why), -1);
+	cr_assert(strstr(why, "never sent to") != NULL, "%s", why);
+	cr_assert_eq(wire_check(WIRE_PING, WIRE_BY_MM, WIRE_BY_CTL,
+	    WIRE_ST_READY, 8, why, sizeof why), -1);
+	/* Before HELLO, either may send it; a data message is early. */
+	cr_assert_eq(wire_check(WIRE_HELLO, WIRE_BY_LM | WIRE_BY_CTL,
+	    WIRE_BY_MM, WIRE_ST_AUTH, 43, why, sizeof why), 0);
+	cr_assert_eq(wire_check(WIRE_DATA, WIRE_BY_LM | WIRE_BY_CTL,
+	    WIRE_BY_MM, WIRE_ST_AUTH, 48, why, sizeof why), -1);
+	cr_assert(strstr(why, "before the handshake") != NULL, "%s", why);
+	/* READY once, before it; the handshake's messages not after it. */
+	cr_assert_eq(wire_check(WIRE_READY, WIRE_BY_MM, WIRE_BY_LM,
+	    WIRE_ST_SYNC, 4, why, sizeof why), 0);
+	cr_assert_eq(wire_check(WIRE_READY, WIRE_BY_MM, WIRE_BY_LM,
+	    WIRE_ST_READY, 4, why, sizeof why), -1);
+	cr_assert(strstr(why, "after READY") != NULL, "%s", why);
+	cr_assert_eq(wire_check(WIRE_COLLECT, WIRE_BY_MM, WIRE_BY_LM,
+	    WIRE_ST_SYNC, 8, why, sizeof why), -1);
+	cr_assert(strstr(why, "before READY") != NULL, "%s", why);
+	cr_assert_eq(wire_check(WIRE_CHALLENGE, WIRE_BY_MM, WIRE_BY_LM,
+	    WIRE_ST_SYNC, 16, why, sizeof why), -1);
+	cr_assert(strstr(why, "after the handshake") != NULL, "%s", why);
+	/* PING and SEGMENT while synchronising too. */
+	cr_assert_eq(wire_check(WIRE_PING, WIRE_BY_MM, WIRE_BY_LM,
+	    WIRE_ST_SYNC, 8, why, sizeof why), 0);
+	cr_assert_eq(wire_check(WIRE_SEGMENT, WIRE_BY_LM, WIRE_BY_MM,
+	    WIRE_ST_SYNC, 8, why, sizeof why), 0);
+	/* The reason names the message and both lengths. */
+	cr_assert_eq(wire_check(WIRE_PING, WIRE_BY_MM, WIRE_BY_LM,
+	    WIRE_ST_READY, 7, why, sizeof why), -1);
+	cr_assert_str_eq(why, "PING (3) of 7 bytes: 8 expected");
+	cr_assert_eq(wire_check(WIRE_CONTROL, WIRE_BY_MM, WIRE_BY_LM,
+	    WIRE_ST_READY, 1, why, sizeof why), -1);
+	cr_assert_str_eq(why, "CONTROL (14) of 1 byte: at least 42 expected");
+}
+
+Test(rules, reader_end)
+{
+	unsigned char b[8] = { 1, 0, 0, 0, 9 };
+	struct wire_rd r;
+
+	wire_rd_init(&r, b, 5);
+	(void)wire_get_u32(&r);
+	cr_assert(!wire_rd_end(&r));
+	(void)wire_get_bytes(&r, b + 6, 1);
+	cr_assert(wire_rd_end(&r));
+	(void)wire_get_u32(&r);
+	cr_assert(!wire_rd_end(&r));
+}

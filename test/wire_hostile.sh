@@ -5,9 +5,12 @@
 # a message cut short, a malformed HELLO, a wrong-token proof, random bytes
 # after a good handshake, connections that say nothing or stop in the
 # middle of the handshake, and more of those than mainmon lets wait
-# (test/wirefuzz.c does each): every one must be closed, with a line in
-# mainmon's log saying why; mainmon must keep serving the workload, whose
-# events must all reach the file, once each and in order.
+# (test/wirefuzz.c does each), and every message type one byte too short or
+# too long (test/fakelm.c, wirefuzz.c): every one must be closed, with a
+# line in mainmon's log saying why, and nothing of it acted upon; mainmon
+# must keep serving the workload, whose events must all reach the file,
+# once each and in order.  The same for localmon, facing a main monitor
+# that knows the token and sends every type too short or too long.
 . "$(dirname "$0")/lib.sh"
 
 N=150000 T=2
@@ -23,18 +26,24 @@ w=$!
 T_PIDS="$T_PIDS $w"
 t_wait test -f "$T_DIR/half" || t_fail "the workload did not start"
 
-# hit NAME LOGPATTERN WIREFUZZ-ARGS...: the connection must be closed and
-# mainmon's log must gain a line matching LOGPATTERN.
-hit() {
+# hitc NAME LOGPATTERN COMMAND...: the connection must be closed (COMMAND
+# says so) and mainmon's log must gain a line matching LOGPATTERN.
+hitc() {
 	_name=$1 _pat=$2
 	shift 2
 	_before=$(grep -c -e "$_pat" "$T_DIR/mm.err" || true)
-	"$F" "$@" > "$T_DIR/f.out" 2>&1 ||
+	"$@" > "$T_DIR/f.out" 2>&1 ||
 		t_fail "$_name: $(cat "$T_DIR/f.out")"
 	_more() { [ "$(grep -c -e "$_pat" "$T_DIR/mm.err" || true)" -gt "$_before" ]; }
 	t_wait _more || t_fail "$_name: no log line like '$_pat' in: $(tail -n 3 "$T_DIR/mm.err")"
 	t_alive "$MM_PID" || t_fail "$_name: mainmon died"
 	t_log "$_name: $(cat "$T_DIR/f.out"); logged: $(grep -e "$_pat" "$T_DIR/mm.err" | tail -n 1)"
+}
+# hit NAME LOGPATTERN WIREFUZZ-ARGS...
+hit() {
+	_n=$1 _p=$2
+	shift 2
+	hitc "$_n" "$_p" "$F" "$@"
 }
 
 hit garbage "before hello: bad magic" "$MM_HOSTPORT" garbage 1
@@ -53,6 +62,26 @@ hit silent "no authentication within 2 s" "$MM_HOSTPORT" silent 3
 # the others closed at the time limit.
 hit flood "connections already waiting to authenticate" "$MM_HOSTPORT" silent 70
 
+# Every message mainmon takes, one byte shorter than its rule allows or
+# with a byte after its last field: closed, logged, nothing answered (no
+# CHALLENGE to a short HELLO, no ACK to a short DONE, no CTL_REPLY to a
+# short CTL, no READY after a short PONG; test/fakelm.c, wirefuzz.c).
+for t in PONG DATA DONE PROC BYE SEGMENT CONTROL_ACK STATUS_REPLY FULL \
+    PAUSED RESUMED; do
+	for k in short long; do
+		[ $t$k = BYEshort ] && continue	# BYE has no bytes to lose
+		hitc "$t $k" "(LM [0-9]* on fakelm): closing connection: bad or unexpected message: $t (" \
+		    "$B/test/fakelm" "$MM_ID" len $t $k
+	done
+done
+for k in short long; do
+	pat="bad or unexpected message: HELLO ("
+	[ $k = long ] && pat="malformed or repeated hello"
+	hit "HELLO $k" "$pat" "$MM_HOSTPORT" hello $k
+	hit "AUTH $k" "bad or unexpected message: AUTH (" "$MM_HOSTPORT" auth $k
+	hit "CTL $k" "(control client): closing connection: bad or unexpected message: CTL (" "$MM_ID" ctl $k
+done
+
 # A snapshot still works, and the workload's LM is still the one it had.
 "$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
 wait "$w" || t_fail "the workload failed"
@@ -62,7 +91,49 @@ t_stop_mm
 grep -e "Sanitizer" -e "runtime error" "$T_DIR/mm.err" >&2 &&
 	t_fail "sanitizer report from mainmon"
 t_check_seqs "$trace" $N $T || t_fail "trace content"
-hosts=$(grep -c '^#HOST' "$trace")
+# (The scripted LMs, host "fakelm", have theirs.)
+hosts=$(grep '^#HOST' "$trace" | grep -vc ' fakelm$' || true)
 [ "$hosts" -eq 1 ] || t_fail "$hosts #HOST lines: the LM reconnected"
+
+# localmon, from a main monitor that knows the token (wirefuzz badmm):
+# every message it takes, one byte shorter than its rule allows or with a
+# byte after its last field, closes the connection with a line in its log,
+# and nothing of it is acted upon (no PONG to a short PING, no
+# STATUS_REPLY, no CONTROL_ACK, no DONE of a COLLECT, nothing after a
+# short ACK); it then connects again and serves the next session.  The
+# handshake's failures and the others alternate, so that its delay before
+# connecting again stays at 1 s.
+cases="CHALLENGE:short PING:short CHALLENGE:long PING:long DENIED:short
+    READY:short DENIED:long READY:long WELCOME:short COLLECT:short
+    WELCOME:long COLLECT:long ACK:short ACK:long CONTROL:short CONTROL:long
+    STATUS:short STATUS:long WRITTEN:short WRITTEN:long PAUSE:short
+    PAUSE:long RESUME:short RESUME:long"
+TOKEN=${MM_ID##*:}
+rm -f "$T_DIR/bad.port"
+# shellcheck disable=SC2086
+"$F" "127.0.0.1:1:$TOKEN" badmm "$T_DIR/bad.port" $cases > "$T_DIR/bad.out" 2>&1 &
+bad=$!
+T_PIDS="$T_PIDS $bad"
+t_wait test -s "$T_DIR/bad.port" || t_fail "lm: the fake main monitor did not start"
+BAD_HP="127.0.0.1:$(cat "$T_DIR/bad.port")"
+BAD_ID="$BAD_HP:$TOKEN"
+GRM_LM_MM_TIMEOUT=5 "$GRM_LOCALMON" --mm "$BAD_ID" 2> "$T_DIR/lm.err" &
+lm=$!
+T_PIDS="$T_PIDS $lm"
+rc=0
+wait "$bad" || rc=$?
+[ $rc -eq 0 ] || t_fail "lm: $(cat "$T_DIR/bad.out")"
+for c in $cases; do
+	grep -q "^localmon: main monitor $BAD_HP: ${c%:*} (" "$T_DIR/lm.err" ||
+		t_fail "lm: $c: no log line: $(cat "$T_DIR/lm.err")"
+done
+n=$(grep -c "^localmon: main monitor $BAD_HP: [A-Z_]* (" "$T_DIR/lm.err")
+[ "$n" -eq 24 ] || t_fail "lm: $n lines for 24 cases: $(cat "$T_DIR/lm.err")"
+kill "$lm"
+wait "$lm" || t_fail "lm: localmon exited non-zero: $(tail -n 3 "$T_DIR/lm.err")"
+grep -e "Sanitizer" -e "runtime error" "$T_DIR/lm.err" >&2 &&
+	t_fail "sanitizer report from localmon"
+t_log "lm: $(tr '\n' ';' < "$T_DIR/bad.out")"
+
 t_check_clean
 t_log "ok: every hostile connection closed and logged; $((N * T)) events intact"

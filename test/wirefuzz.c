@@ -20,6 +20,13 @@
  *	silent N	N connections that say nothing; prints how many were
  *			closed by mainmon and after how long
  *	hellonly	a HELLO, then nothing (stopped mid-handshake)
+ *	hello short|long  a HELLO one byte shorter than its rule allows
+ *			(wire.h), or a right one and a byte; mainmon must
+ *			close the connection sending nothing (no CHALLENGE)
+ *	auth short|long	 the same with the proof, after a right HELLO: no
+ *			WELCOME, no DENIED
+ *	ctl short|long	 the same with a CTL ("status"), after the whole
+ *			handshake as a control client (TOKEN): no CTL_REPLY
  *	impostor PORTFILE  listens on HOST (port 0; the port is written to
  *			PORTFILE), takes one connection, answers its HELLO
  *			with a CHALLENGE and its proof with a WELCOME whose
@@ -32,10 +39,21 @@
  *			byte going either way to CAPTURE, so that a test can
  *			look for the token in what crossed the network; it
  *			runs SECONDS, then exits 0
+ *	badmm PORTFILE CASE...  a main monitor that knows TOKEN, on HOST
+ *			(port 0, written to PORTFILE), for a real localmon:
+ *			for each CASE, TYPE:short or TYPE:long, it takes a
+ *			connection, goes as far as TYPE is expected (the
+ *			handshake, READY, a PING answered) and sends TYPE one
+ *			byte shorter than its rule allows, or a right one and
+ *			a byte; the LM must close the connection sending
+ *			nothing more (no PONG to a PING, no STATUS_REPLY to a
+ *			STATUS, ...).  Then it takes one more connection and
+ *			checks that the LM still answers a PING.  Prints a
+ *			line per case.
  *
  * Exit 0 if mainmon closed the connection(s) within 30 s (impostor: if
- * nothing but the end of the connection followed the WELCOME), 1 if not,
- * 2 on a usage or system error.
+ * nothing but the end of the connection followed the WELCOME; badmm: if
+ * the LM passed every case), 1 if not, 2 on a usage or system error.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -52,6 +70,8 @@
 #include "net/auth.h"
 #include "net/mmid.h"
 #include "net/wire.h"
+#include "rec/rec.h"
+#include "util/clock.h"
 #include "wireio.h"
 
 #define WAIT_MS	30000
@@ -94,10 +114,11 @@ get_msg(int fd, uint16_t *type, unsigned char *buf, size_t cap, size_t *len)
 	return wio_get(fd, type, buf, cap, len, WAIT_MS);
 }
 
-/* Waits for mainmon to close fd (what it sends meanwhile is read and
- * dropped).  Returns the milliseconds it took, or -1. */
+/* Waits for the peer to close fd (what it sends meanwhile is read and
+ * dropped; with quiet, a byte of it makes the result -2).  Returns the
+ * milliseconds it took, or -1. */
 static long
-wait_close(int fd, uint64_t t0)
+wait_close_q(int fd, uint64_t t0, int quiet)
 {
 	struct pollfd pf = { fd, POLLIN, 0 };
 	char buf[4096];
@@ -113,7 +134,15 @@ wait_close(int fd, uint64_t t0)
 			return (long)(now_ms() - t0);
 		if (r < 0 && errno != EINTR)
 			return -1;
+		if (r > 0 && quiet)
+			return -2;
 	}
+}
+
+static long
+wait_close(int fd, uint64_t t0)
+{
+	return wait_close_q(fd, t0, 0);
 }
 
 static void
@@ -146,12 +175,35 @@ hello(unsigned char *buf, size_t cap, uint32_t role,
 static int
 report(long ms)
 {
+	if (ms == -2) {
+		printf("answered the message instead of closing\n");
+		return 1;
+	}
 	if (ms < 0) {
 		printf("not closed within %d ms\n", WAIT_MS);
 		return 1;
 	}
 	printf("closed after %ld ms\n", ms);
 	return 0;
+}
+
+/*
+ * Sends type with a right payload p[n] made one byte shorter than its
+ * rule allows (wire.h), or (lng) one byte longer (p has room for it).
+ * 0, or -1.
+ */
+static int
+wrong_length(int fd, uint16_t type, unsigned char *p, size_t n, int lng)
+{
+	const struct wire_rule *r = wire_rule(type);
+
+	if (lng) {
+		p[n] = 0;
+		return msg(fd, type, p, n + 1);
+	}
+	if (r == NULL || r->len == 0)
+		return -1;
+	return msg(fd, type, p, r->len - 1);
 }
 
 /* HELLO, CHALLENGE, AUTH with token; the reply's type into *type. */
@@ -327,6 +379,153 @@ impostor(const char *portfile)
 	return 0;
 }
 
+/* Reads messages until a PONG to t_mm (answers nothing); 0, or -1. */
+static int
+pong_to(int fd, uint64_t t_mm)
+{
+	static unsigned char buf[WIRE_MAX];
+	struct wire_rd r;
+	uint16_t type;
+	size_t len;
+
+	for (;;) {
+		if (get_msg(fd, &type, buf, sizeof buf, &len) != 0)
+			return -1;
+		wire_rd_init(&r, buf, len);
+		if (type == WIRE_PONG && wire_get_u64(&r) == t_mm)
+			return 0;
+	}
+}
+
+/* A right payload of type, one the MM sends once READY, into w. */
+static int
+ready_msg(uint16_t type, struct wire_wr *w)
+{
+	uint32_t i;
+
+	switch (type) {
+	case WIRE_COLLECT:
+	case WIRE_PAUSE:
+		wire_put_u32(w, 1);
+		wire_put_u32(w, type == WIRE_PAUSE ? 1000 : 0);
+		return 0;
+	case WIRE_ACK:
+	case WIRE_STATUS:
+	case WIRE_RESUME:
+		wire_put_u32(w, 1);
+		return 0;
+	case WIRE_WRITTEN:
+		wire_put_u32(w, 0);
+		return 0;
+	case WIRE_CONTROL:
+		wire_put_u32(w, 1);
+		for (i = 0; i < 8; i++)
+			wire_put_u32(w, 0);
+		wire_put_str(w, "");
+		wire_put_u32(w, REC_EID_BITS / 32);
+		for (i = 0; i < REC_EID_BITS / 32; i++)
+			wire_put_u32(w, 0);
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * One case of badmm on the LM's connection fd: type sent short or (lng)
+ * long where it is expected (type 0: a right session, the LM must answer
+ * a PING).  Returns 0 if the LM did as it should, else 1.
+ */
+static int
+badmm_case(int fd, const unsigned char token[MMID_TOKEN_LEN],
+	   uint16_t type, int lng)
+{
+	static unsigned char big[WIRE_MAX];
+	unsigned char hb[WIRE_PREAUTH_MAX], nonce[WIRE_NONCE], b[64];
+	struct wire_wr w;
+	uint16_t t;
+	size_t hl, len;
+	uint64_t t_mm;
+
+	if (get_msg(fd, &t, hb, sizeof hb, &hl) != 0 || t != WIRE_HELLO)
+		return 1;
+	wire_wr_init(&w, b, sizeof b);
+	if (type == WIRE_CHALLENGE || type == WIRE_DENIED) {
+		wire_put_u32(&w, WIRE_DENIED_OTHER);
+		wire_put_str(&w, "x");
+		return wrong_length(fd, type, b, type == WIRE_DENIED ? w.len :
+		    WIRE_NONCE, lng) != 0 || wait_close_q(fd, now_ms(), 1) < 0;
+	}
+	auth_nonce(nonce);
+	if (msg(fd, WIRE_CHALLENGE, nonce, sizeof nonce) != 0 ||
+	    get_msg(fd, &t, b, sizeof b, &len) != 0 || t != WIRE_AUTH)
+		return 1;
+	wire_put_u32(&w, 1);
+	auth_proof(token, AUTH_MM, hb, hl, nonce, b + 4);
+	if (type == WIRE_WELCOME)
+		return wrong_length(fd, type, b, 4 + WIRE_PROOF, lng) != 0 ||
+		    wait_close_q(fd, now_ms(), 1) < 0;
+	if (msg(fd, WIRE_WELCOME, b, 4 + WIRE_PROOF) != 0)
+		return 1;
+	wire_wr_init(&w, b, sizeof b);
+	wire_put_u64(&w, t_mm = clk_mono_ns());
+	if (type == WIRE_PING || type == WIRE_READY)
+		return wrong_length(fd, type, b, type == WIRE_PING ? 8 : 4,
+		    lng) != 0 || wait_close_q(fd, now_ms(), 1) < 0;
+	/* Ready, and whatever that makes the LM send is in. */
+	wire_put_u32(&w, 0);
+	if (msg(fd, WIRE_READY, b + 8, 4) != 0 ||
+	    msg(fd, WIRE_PING, b, 8) != 0 || pong_to(fd, t_mm) != 0)
+		return 1;
+	if (type == 0)
+		return 0;
+	wire_wr_init(&w, big, sizeof big - 1);
+	return ready_msg(type, &w) != 0 ||
+	    wrong_length(fd, type, big, w.len, lng) != 0 ||
+	    wait_close_q(fd, now_ms(), 1) < 0;
+}
+
+/* badmm PORTFILE CASE...: see the top of the file. */
+static int
+badmm(const unsigned char token[MMID_TOKEN_LEN], const char *portfile,
+      char **cases, int ncases)
+{
+	char name[32], *kind;
+	uint16_t type;
+	int l, fd, i, bad = 0, r;
+
+	if ((l = listener(host, portfile)) == -1)
+		return 2;
+	for (i = 0; i <= ncases; i++) {
+		type = 0;
+		kind = NULL;
+		if (i < ncases) {
+			snprintf(name, sizeof name, "%s", cases[i]);
+			if ((kind = strchr(name, ':')) == NULL)
+				return 2;
+			*kind++ = '\0';
+			for (type = 1; wire_rule(type) != NULL &&
+			    strcmp(wire_type_name(type), name) != 0; type++)
+				;
+			if (wire_rule(type) == NULL)
+				return 2;
+		}
+		fd = accept(l, NULL, NULL);
+		if (fd == -1)
+			return 2;
+		r = badmm_case(fd, token, type, kind != NULL && kind[0] == 'l');
+		close(fd);
+		if (i < ncases)
+			printf("%s %s: %s\n", name, kind, r == 0 ?
+			    "closed, nothing answered" : "NOT closed, or answered");
+		else
+			printf("then a right session: %s\n", r == 0 ?
+			    "the LM answers a PING" : "the LM DOES NOT serve");
+		bad += r;
+	}
+	close(l);
+	return bad == 0 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -360,6 +559,8 @@ main(int argc, char **argv)
 		return mute(argv[3], atoi(argv[4]));
 	if (strcmp(mode, "relay") == 0 && argc == 6)
 		return relay(argv[3], argv[4], atoi(argv[5]));
+	if (strcmp(mode, "badmm") == 0 && argc >= 4 && id.hex[0] != '\0')
+		return badmm(id.token, argv[3], argv + 4, argc - 4);
 	if (strcmp(mode, "silent") == 0 && argc == 4) {
 		n = atoi(argv[3]);
 		fds = calloc((size_t)n, sizeof *fds);
@@ -410,6 +611,35 @@ main(int argc, char **argv)
 	} else if (strcmp(mode, "badhello") == 0) {
 		len = hello(buf, sizeof buf, 3, NULL);
 		msg(fd, WIRE_HELLO, buf, len);
+	} else if (strcmp(mode, "hello") == 0 && argc == 4) {
+		len = hello(buf, sizeof buf - 1, WIRE_ROLE_LM, NULL);
+		if (wrong_length(fd, WIRE_HELLO, buf, len, argv[3][0] == 'l'))
+			return 2;
+		return report(wait_close_q(fd, t0, 1));
+	} else if (strcmp(mode, "auth") == 0 && argc == 4) {
+		unsigned char proof[WIRE_PROOF + 1] = { 0 };
+
+		len = hello(buf, sizeof buf, WIRE_ROLE_LM, NULL);
+		if (msg(fd, WIRE_HELLO, buf, len) != 0 ||
+		    get_msg(fd, &type, buf, sizeof buf, &len) != 0 ||
+		    type != WIRE_CHALLENGE ||
+		    wrong_length(fd, WIRE_AUTH, proof, WIRE_PROOF,
+		    argv[3][0] == 'l') != 0)
+			return 2;
+		return report(wait_close_q(fd, t0, 1));
+	} else if (strcmp(mode, "ctl") == 0 && argc == 4) {
+		struct wire_wr w;
+
+		if (id.hex[0] == '\0' || handshake(fd, id.token, &type, buf,
+		    sizeof buf, &len) != 0 || type != WIRE_WELCOME) {
+			printf("handshake failed\n");
+			return 1;
+		}
+		wire_wr_init(&w, buf, sizeof buf - 1);
+		wire_put_str(&w, "status");
+		if (wrong_length(fd, WIRE_CTL, buf, w.len, argv[3][0] == 'l'))
+			return 2;
+		return report(wait_close_q(fd, t0, 1));
 	} else if (strcmp(mode, "hellonly") == 0) {
 		len = hello(buf, sizeof buf, WIRE_ROLE_LM, NULL);
 		msg(fd, WIRE_HELLO, buf, len);
@@ -445,7 +675,9 @@ main(int argc, char **argv)
 usage:
 	fprintf(stderr, "usage: wirefuzz HOST:PORT[:TOKEN] garbage SEED | huge "
 	    "| big | truncated | badhello | wrongtoken | proved SEED | "
-	    "silent N | hellonly | impostor PORTFILE | mute PORTFILE SECONDS | "
-	    "relay PORTFILE CAPTURE SECONDS\n");
+	    "silent N | hellonly | hello|auth|ctl short|long | "
+	    "impostor PORTFILE | mute PORTFILE SECONDS | "
+	    "relay PORTFILE CAPTURE SECONDS | badmm PORTFILE TYPE:short|long..."
+	    "\n");
 	return 2;
 }

@@ -142,7 +142,7 @@ auth_client_msg(struct auth_client *a, uint16_t type, struct wire_rd *msg,
 	case WIRE_DENIED:
 		code = wire_get_u32(msg);
 		wire_get_str(msg, buf, sizeof buf);
-		if (!wire_rd_ok(msg))
+		if (!wire_rd_end(msg))
 			return AUTH_BAD;
 		printable(buf, text, textsz);
 		return code == WIRE_DENIED_TOKEN ? AUTH_REFUSED : AUTH_DENIED;

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* wire.c: encoding and bounds-checked decoding of protocol messages. */
+/* wire.c: encoding and bounds-checked decoding of protocol messages, and
+ * the table of their rules checked before dispatch. */
+#include <stdio.h>
 #include <string.h>
 
 #include "net/wire.h"
@@ -188,4 +190,115 @@ wire_parse_header(const void *buf, uint16_t *type, uint32_t *len,
 		return -1;
 	}
 	return 0;
+}
+
+/* Bytes of a str field with no bytes, of a u32, of a u64. */
+#define S	2u
+#define U32	4u
+#define U64	8u
+
+/* Who (WIRE_BY_*), and in which states (WIRE_ST_*). */
+#define MM	WIRE_BY_MM
+#define LM	WIRE_BY_LM
+#define CTL	WIRE_BY_CTL
+#define PEER	(WIRE_BY_LM | WIRE_BY_CTL)
+#define HS	WIRE_ST_AUTH
+#define SYNC	WIRE_ST_SYNC
+#define READY	WIRE_ST_READY
+#define AUTHD	(WIRE_ST_SYNC | WIRE_ST_READY)
+#define EXACT	1
+#define LEAST	0
+#define R(type, by, to, states, exact, len) \
+	[WIRE_##type] = { #type, by, to, states, exact, len }
+
+/* Indexed by type; doc/protocol.md 1.4 gives the same in prose.  (HELLO's
+ * two u64 are counted as four u32, to fit the line.) */
+static const struct wire_rule rules[] = {
+	R(HELLO,	PEER, MM,   HS,    LEAST, 6 * U32 + S + WIRE_NONCE),
+	R(WELCOME,	MM,   PEER, HS,    EXACT, U32 + WIRE_PROOF),
+	R(PING,		MM,   LM,   AUTHD, EXACT, U64),
+	R(PONG,		LM,   MM,   AUTHD, EXACT, 2 * U64),
+	R(READY,	MM,   LM,   SYNC,  EXACT, U32),
+	R(COLLECT,	MM,   LM,   READY, EXACT, 2 * U32),
+	R(DATA,		LM,   MM,   READY, LEAST, 4 * U32 + U64),
+	R(DONE,		LM,   MM,   READY, EXACT, U32 + 2 * U64),
+	R(ACK,		MM,   LM,   READY, EXACT, U32),
+	R(PROC,		LM,   MM,   READY, LEAST, 5 * U32 + U64 + S),
+	R(BYE,		LM,   MM,   AUTHD, EXACT, 0),
+	R(CTL,		CTL,  MM,   READY, LEAST, S),
+	R(CTL_REPLY,	MM,   CTL,  READY, LEAST, U32 + S),
+	R(CONTROL,	MM,   LM,   READY, LEAST, 10 * U32 + S),
+	R(CONTROL_ACK,	LM,   MM,   READY, EXACT, U32 + U64),
+	R(STATUS,	MM,   LM,   READY, EXACT, U32),
+	R(STATUS_REPLY,	LM,   MM,   READY, EXACT, U32 + 14 * U64),
+	R(SEGMENT,	LM,   MM,   AUTHD, EXACT, U64),
+	R(CHALLENGE,	MM,   PEER, HS,    EXACT, WIRE_NONCE),
+	R(AUTH,		PEER, MM,   HS,    EXACT, WIRE_PROOF),
+	R(DENIED,	MM,   PEER, HS,    LEAST, U32 + S),
+	R(WRITTEN,	MM,   LM,   READY, LEAST, U32),
+	R(FULL,		LM,   MM,   READY, EXACT, 2 * U32),
+	R(PAUSE,	MM,   LM,   READY, EXACT, 2 * U32),
+	R(PAUSED,	LM,   MM,   READY, EXACT, 3 * U32 + 2 * U64),
+	R(RESUME,	MM,   LM,   READY, EXACT, U32),
+	R(RESUMED,	LM,   MM,   READY, EXACT, 3 * U32 + U64),
+};
+_Static_assert(WIRE_STATUS_FIELDS == 14, "STATUS_REPLY's length above");
+
+const struct wire_rule *
+wire_rule(uint16_t type)
+{
+	if (type >= sizeof rules / sizeof rules[0] || rules[type].name == NULL)
+		return NULL;
+	return &rules[type];
+}
+
+const char *
+wire_type_name(uint16_t type)
+{
+	const struct wire_rule *r = wire_rule(type);
+
+	return r != NULL ? r->name : "unknown";
+}
+
+static const char *
+party_name(unsigned by)
+{
+	if (by == WIRE_BY_MM)
+		return "the main monitor";
+	if (by == WIRE_BY_LM)
+		return "a local monitor";
+	if (by == WIRE_BY_CTL)
+		return "a control client";
+	return "this peer";
+}
+
+int
+wire_check(uint16_t type, unsigned by, unsigned to, unsigned state,
+	   size_t len, char *why, size_t whysz)
+{
+	const struct wire_rule *r = wire_rule(type);
+
+	if (r == NULL)
+		snprintf(why, whysz, "message of unknown type %u", type);
+	else if ((r->by & by) == 0)
+		snprintf(why, whysz, "%s (%u) from %s: never sent by it",
+		    r->name, type, party_name(by));
+	else if ((r->to & to) == 0)
+		snprintf(why, whysz, "%s (%u) to %s: never sent to it",
+		    r->name, type, party_name(to));
+	else if ((r->states & state) == 0)
+		snprintf(why, whysz, "%s (%u) %s", r->name, type,
+		    state == WIRE_ST_AUTH ? "before the handshake is complete" :
+		    r->states == WIRE_ST_AUTH ? "after the handshake" :
+		    state == WIRE_ST_SYNC ? "before READY" : "after READY");
+	else if (r->exact && len != r->len)
+		snprintf(why, whysz, "%s (%u) of %zu byte%s: %u expected",
+		    r->name, type, len, len == 1 ? "" : "s", (unsigned)r->len);
+	else if (!r->exact && len < r->len)
+		snprintf(why, whysz, "%s (%u) of %zu byte%s: at least %u "
+		    "expected", r->name, type, len, len == 1 ? "" : "s",
+		    (unsigned)r->len);
+	else
+		return 0;
+	return -1;
 }

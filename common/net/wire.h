@@ -16,7 +16,8 @@
  *	8 u32 len	payload bytes, at most WIRE_MAX
  *
  * A receiver closes the connection on a wrong magic or version, an unknown
- * type, a length over WIRE_MAX, or a payload that does not parse.
+ * type, a length over WIRE_MAX, a message that breaks its rule
+ * (wire_check, below), or a payload that does not parse.
  * Bump WIRE_VERSION whenever a message changes; doc/protocol.md says what
  * each carries.
  */
@@ -161,6 +162,51 @@ struct wire_status {
 #define WIRE_TEXT_MAX	65535
 
 /*
+ * The rule of every message type, checked by every receiver before the
+ * message's handler runs (doc/protocol.md 1.4): who sends it, who
+ * receives it, in which
+ * states of the connection its receiver takes it, and its payload's
+ * length, exact or (a message with strings, arrays or records) at least.
+ * A message that breaks its rule closes the connection, and nothing of it
+ * is acted upon; handlers check only what a length cannot say (a string's
+ * own length, a count against its array, values), and that nothing
+ * follows the last field.
+ */
+enum {				/* who sends or receives (a mask) */
+	WIRE_BY_MM = 1,
+	WIRE_BY_LM = 2,
+	WIRE_BY_CTL = 4
+};
+enum {				/* the receiver's connection state (a mask) */
+	WIRE_ST_AUTH = 1,	/* the handshake is not complete */
+	WIRE_ST_SYNC = 2,	/* an LM's: authenticated, before READY */
+	WIRE_ST_READY = 4	/* an LM's after READY; a ctl's once
+				   authenticated */
+};
+struct wire_rule {
+	const char	*name;		/* "HELLO", ... */
+	unsigned	by;		/* WIRE_BY_*: who sends it */
+	unsigned	to;		/* WIRE_BY_*: who receives it */
+	unsigned	states;		/* WIRE_ST_* */
+	int		exact;		/* 1: len is the length; 0: the least */
+	uint32_t	len;
+};
+
+/* The rule of type, or NULL if the type is unknown. */
+const struct wire_rule *wire_rule(uint16_t type);
+/* The name of type ("HELLO"), or "unknown". */
+const char *wire_type_name(uint16_t type);
+/*
+ * Checks a message of type with a payload of len bytes, from a peer that
+ * is one of by (WIRE_BY_*) to the receiver to (one WIRE_BY_*), arriving
+ * in state (one WIRE_ST_*), against its rule.  Returns 0, or -1 with the
+ * message and the reason in why[whysz] (for example "PONG (4) of 15
+ * bytes: 16 expected").
+ */
+int wire_check(uint16_t type, unsigned by, unsigned to, unsigned state,
+	       size_t len, char *why, size_t whysz);
+
+/*
  * A little-endian writer and a bounds-checked reader over a byte buffer.
  * The reader never reads past its end; once a read fails, every later read
  * fails too and wire_rd_ok() says so.
@@ -204,6 +250,13 @@ static inline int
 wire_rd_ok(const struct wire_rd *r)
 {
 	return !r->err;
+}
+/* Whether every read succeeded and nothing is left: the payload held
+ * exactly its fields. */
+static inline int
+wire_rd_end(const struct wire_rd *r)
+{
+	return !r->err && r->off == r->len;
 }
 static inline size_t
 wire_rd_left(const struct wire_rd *r)
