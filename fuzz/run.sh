@@ -75,7 +75,8 @@ rm -f "$out/probe" "$out/probe.c" "$out/probe.log"
 mkdir -p "$out/logs" || exit 1
 for t in $targets; do
 	case $t in
-	tape)	src="$(cd "$top" && echo trace/*.c) common/rec/rec.c"; libs=-lm ;;
+	tape)	src="$(cd "$top" && echo trace/*.c) common/rec/rec.c \
+		    common/util/hmap.c"; libs=-lm ;;
 	rec)	src="common/rec/rec.c"; libs= ;;
 	seg|seghdr)
 		t=seg
