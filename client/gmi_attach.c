@@ -530,12 +530,13 @@ gmi_init(void)
 		gmi_stats_mode = ix == 1;	/* "trace stats" */
 		/* Unset: the job's policy, which the LM wrote into the
 		 * segment; its choices are SEG_POLICY_* (localmon). */
-		if (env_get(ENV_POLICY) != NULL &&
-		    env_choice(ENV_POLICY, &ix) == 0)
-			gmi_policy = ix;
-		else if (env_get(ENV_POLICY) != NULL)
-			gmi_error(0, "%s: the job's policy",
-			    env_msg(ENV_POLICY, msg, sizeof msg));
+		if (env_get(ENV_POLICY) != NULL) {
+			if (env_choice(ENV_POLICY, &ix) == 0)
+				gmi_policy = ix;
+			else
+				gmi_error(0, "%s: the job's policy",
+				    env_msg(ENV_POLICY, msg, sizeof msg));
+		}
 		gmi_define_predefined();
 		pthread_key_create(&gmi_key, thread_exit);
 		pthread_atfork(before_fork, after_fork_parent,

@@ -401,9 +401,9 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 				return -1;
 			continue;
 		}
-		/* Valid until the next resolve (which may move it).  The
-		 * record before's if of the same type: nothing since
-		 * changed what resolve answers for this piece. */
+		/* Valid until the next resolve (which may move it).  A
+		 * record of the type of the one before takes its definition:
+		 * nothing in between changes what resolve would answer. */
 		if (def == NULL || h.eid != def->eid)
 			def = resolve(mm, n, pc->pid, pc->session, h.eid);
 		fixed = 0;

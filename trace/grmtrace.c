@@ -49,6 +49,38 @@ fail(struct grmtrace *t, int e, const char *fmt, ...)
 	return -1;
 }
 
+/* convert() and the tables copy these values as they are: the public
+ * names must keep the internal values. */
+#define SAME(a, b)	((int)(a) == (int)(b))
+_Static_assert(SAME(GRMTRACE_INT, REC_K_INT) &&
+    SAME(GRMTRACE_UINT, REC_K_UINT) && SAME(GRMTRACE_DOUBLE, REC_K_DOUBLE) &&
+    SAME(GRMTRACE_STRING, REC_K_STR), "field types");
+_Static_assert(SAME(GRMTRACE_PROC_START, TAPE_PROC_START) &&
+    SAME(GRMTRACE_PROC_EXIT, TAPE_PROC_EXIT) &&
+    SAME(GRMTRACE_PROC_KILLED, TAPE_PROC_KILLED) &&
+    SAME(GRMTRACE_PROC_EXEC, TAPE_PROC_EXEC) &&
+    SAME(GRMTRACE_PROC_GONE, TAPE_PROC_GONE), "how a process changed");
+_Static_assert(SAME(GRMTRACE_CLASS_PROCEDURE, REC_CLASS_PROCEDURE) &&
+    SAME(GRMTRACE_CLASS_EVENT, REC_CLASS_EVENT) &&
+    SAME(GRMTRACE_CLASS_STRING, REC_CLASS_STRING) &&
+    SAME(GRMTRACE_CLASS_MESSAGE, REC_CLASS_MESSAGE) &&
+    SAME(GRMTRACE_CLASS_USER, REC_CLASS_USER), "event classes");
+_Static_assert(SAME(GRMTRACE_ATTR_ACT, REC_ATTR_ACT) &&
+    SAME(GRMTRACE_ATTR_TERM, REC_ATTR_TERM) &&
+    SAME(GRMTRACE_ATTR_POINT, REC_ATTR_POINT) &&
+    SAME(GRMTRACE_ATTR_AGGREGATE, REC_ATTR_AGGREGATE) &&
+    SAME(GRMTRACE_ATTR_NAME, REC_ATTR_NAME) &&
+    SAME(GRMTRACE_ATTR_PROBE, REC_ATTR_PROBE), "attributes");
+_Static_assert(SAME(GRMTRACE_EID_BLOCK_BEGIN, REC_EID_BLOCK_BEGIN) &&
+    SAME(GRMTRACE_EID_BLOCK_END, REC_EID_BLOCK_END) &&
+    SAME(GRMTRACE_EID_BLOCK_NAME, REC_EID_BLOCK_NAME) &&
+    SAME(GRMTRACE_EID_MSG_SEND, REC_EID_MSG_SEND) &&
+    SAME(GRMTRACE_EID_MSG_RECV, REC_EID_MSG_RECV) &&
+    SAME(GRMTRACE_EID_PROC_NAME, REC_EID_PROC_NAME) &&
+    SAME(GRMTRACE_EID_COLL_BEGIN, REC_EID_COLL_BEGIN) &&
+    SAME(GRMTRACE_EID_COLL_END, REC_EID_COLL_END), "predefined types");
+_Static_assert(SAME(GRMTRACE_FIELDS_MAX, REC_ARGS_MAX), "fields of a record");
+
 /* The API's event for e. */
 static const struct grmtrace_ev *
 convert(struct grmtrace *t, const struct tape_ev *e)
@@ -383,8 +415,8 @@ const struct grmtrace_thread *
 grmtrace_thread(const struct grmtrace *t, uint32_t node, uint32_t pid,
 		uint32_t tid)
 {
-	return t != NULL ? tr_table_find(&t->tab.thrs, (uint64_t)node << 32 | pid, tid) :
-	    NULL;
+	return t != NULL ? tr_table_find(&t->tab.thrs,
+	    (uint64_t)node << 32 | pid, tid) : NULL;
 }
 
 uint64_t
