@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* test_wire.c: unit tests of the wire encoding (wire.c). */
+/* test_wire.c: unit tests of the wire encoding (wire.c) and of a peer's
+ * liveness (peer.c). */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
+#include <event2/event.h>
+
+#include "net/peer.h"
 #include "net/wire.h"
+#include "util/clock.h"
 
 /* ---- writer and reader ---- */
 
@@ -505,4 +512,88 @@ Test(rules, reader_end)
 	cr_assert(wire_rd_end(&r));
 	(void)wire_get_u32(&r);
 	cr_assert(!wire_rd_end(&r));
+}
+
+/* ---- liveness (peer.c) ---- */
+
+struct live {
+	struct event_base	*base;
+	int			died;
+	int			msgs;
+	char			why[80];
+	uint64_t		t_died;
+};
+
+static void
+live_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
+	      const char *why, void *arg)
+{
+	struct live *l = arg;
+
+	(void)type;
+	if (msg != NULL) {
+		l->msgs++;
+		return;
+	}
+	l->died++;
+	l->t_died = clk_mono_ns();
+	snprintf(l->why, sizeof l->why, "%s", why);
+	peer_free(p);
+	event_base_loopbreak(l->base);
+}
+
+static void
+live_send_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct peer *p = arg;
+
+	(void)fd;
+	(void)what;
+	peer_send(p, WIRE_PING, "01234567", 8, NULL, 0);
+}
+
+static void
+live_stop_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+/* A peer that hears nothing for its bound dies once, as silent, about
+ * then; one that keeps hearing from its other end lives on. */
+Test(liveness, silent_peer_dies_talking_peer_lives)
+{
+	struct live a = { 0 }, b = { 0 };
+	struct event *tick, *stop;
+	struct timeval every = { 0, 200000 }, limit = { 3, 0 };
+	struct peer *pa, *pb;
+	uint64_t t0;
+	int sv[2];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	a.base = b.base = event_base_new();
+	cr_assert_not_null(a.base);
+	pa = peer_new(a.base, sv[0], live_dispatch, &a, "a");
+	pb = peer_new(b.base, sv[1], live_dispatch, &b, "b");
+	cr_assert(pa != NULL && pb != NULL);
+	/* b talks to a every 200 ms; a says nothing to b. */
+	cr_assert_eq(peer_set_liveness(pa, 1), 0);
+	cr_assert_eq(peer_set_liveness(pb, 1), 0);
+	tick = event_new(a.base, -1, EV_PERSIST, live_send_cb, pb);
+	event_add(tick, &every);
+	stop = evtimer_new(a.base, live_stop_cb, a.base);
+	evtimer_add(stop, &limit);
+	t0 = clk_mono_ns();
+	event_base_dispatch(a.base);
+	cr_assert_eq(b.died, 1, "the silent end's peer died");
+	cr_assert_str_eq(b.why, "silent for 1 s");
+	cr_assert_geq(b.t_died - t0, 1000000000u, "not before the bound");
+	cr_assert_lt(b.t_died - t0, 1600000000u, "within a quarter of it");
+	cr_assert_eq(a.died, 0, "the peer that hears from its end lives");
+	cr_assert_geq(a.msgs, 4);
+	event_free(tick);
+	event_free(stop);
+	peer_free(pa);
+	event_base_free(a.base);
 }

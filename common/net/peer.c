@@ -18,6 +18,7 @@
 #include "net/auth.h"
 #include "net/mmid.h"
 #include "net/peer.h"
+#include "util/clock.h"
 #include "util/env.h"
 
 /* The most one read or write system call moves. */
@@ -31,9 +32,15 @@ struct peer {
 	uint32_t		max;		/* longest message taken */
 	int			dead;
 	int			broken;		/* died of bad framing */
+	int			silent;		/* died of silence */
 	int			in_dispatch;
 	int			freed;
 	char			name[128];
+	/* Liveness (peer_set_liveness): 0 seconds, none. */
+	unsigned		live_secs;
+	struct event		*live_ev;
+	uint64_t		last_rx;	/* ns: bytes last arrived */
+	uint64_t		last_tick;	/* ns: the watchdog last ran */
 };
 
 void
@@ -59,6 +66,15 @@ peer_die(struct peer *p, const char *why)
 }
 
 static void
+peer_destroy(struct peer *p)
+{
+	if (p->live_ev != NULL)
+		event_free(p->live_ev);
+	bufferevent_free(p->bev);
+	free(p);
+}
+
+static void
 peer_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct peer *p = arg;
@@ -69,6 +85,7 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 	uint16_t type;
 	uint32_t len;
 
+	p->last_rx = clk_mono_ns();
 	p->in_dispatch = 1;
 	while (!p->dead && !p->freed &&
 	    evbuffer_get_length(in) >= WIRE_HDR) {
@@ -93,10 +110,8 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 			evbuffer_drain(in, len);
 	}
 	p->in_dispatch = 0;
-	if (p->freed) {
-		bufferevent_free(p->bev);
-		free(p);
-	}
+	if (p->freed)
+		peer_destroy(p);
 }
 
 static void
@@ -112,6 +127,49 @@ peer_write_cb(struct bufferevent *bev, void *arg)
 	}
 }
 
+/* The kernel's part: keepalive probes every second after one idle
+ * second, and unacknowledged data given up after secs. */
+static void
+peer_sock_liveness(int fd, unsigned secs)
+{
+	int one = 1, idle = 1, intvl = 1, cnt = (int)secs;
+	unsigned ms = secs * 1000u;
+
+	if (fd < 0)
+		return;
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl);
+	setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
+}
+
+/*
+ * The application's part, every quarter of the bound: nothing received
+ * for the bound kills the peer.  A watchdog that itself ran late (this
+ * process was stopped or starved) first gives the peer a whole bound
+ * again: the silence was ours.
+ */
+static void
+peer_live_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct peer *p = arg;
+	uint64_t now = clk_mono_ns(), bound;
+	char why[80];
+
+	(void)fd;
+	(void)what;
+	bound = (uint64_t)p->live_secs * 1000000000u;
+	if (now - p->last_tick > bound / 2)
+		p->last_rx = now;
+	p->last_tick = now;
+	if (p->dead || now - p->last_rx < bound)
+		return;
+	snprintf(why, sizeof why, "silent for %u s", p->live_secs);
+	p->silent = 1;
+	peer_die(p, why);
+}
+
 static void
 peer_event_cb(struct bufferevent *bev, short what, void *arg)
 {
@@ -123,6 +181,8 @@ peer_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (what & BEV_EVENT_CONNECTED) {
 		fd = bufferevent_getfd(bev);
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		if (p->live_secs > 0)
+			peer_sock_liveness(fd, p->live_secs);
 		return;
 	}
 	left = evbuffer_get_length(bufferevent_get_input(bev));
@@ -221,6 +281,37 @@ peer_connect(struct event_base *base, const char *hostport,
 	return p;
 }
 
+int
+peer_set_liveness(struct peer *p, unsigned secs)
+{
+	struct timeval tv;
+	uint64_t q;
+
+	if (p->live_ev != NULL) {
+		event_free(p->live_ev);
+		p->live_ev = NULL;
+	}
+	p->live_secs = secs;
+	if (secs == 0)
+		return 0;
+	peer_sock_liveness(bufferevent_getfd(p->bev), secs);
+	p->last_rx = p->last_tick = clk_mono_ns();
+	p->live_ev = event_new(bufferevent_get_base(p->bev), -1, EV_PERSIST,
+	    peer_live_cb, p);
+	if (p->live_ev == NULL)
+		return -1;
+	q = (uint64_t)secs * 250000u;	/* µs: a quarter */
+	tv.tv_sec = (time_t)(q / 1000000u);
+	tv.tv_usec = (suseconds_t)(q % 1000000u);
+	return event_add(p->live_ev, &tv);
+}
+
+int
+peer_silent(const struct peer *p)
+{
+	return p->silent;
+}
+
 void
 peer_free(struct peer *p)
 {
@@ -229,10 +320,11 @@ peer_free(struct peer *p)
 	if (p->in_dispatch) {
 		p->freed = 1;
 		bufferevent_disable(p->bev, EV_READ | EV_WRITE);
+		if (p->live_ev != NULL)
+			event_del(p->live_ev);
 		return;
 	}
-	bufferevent_free(p->bev);
-	free(p);
+	peer_destroy(p);
 }
 
 int

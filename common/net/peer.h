@@ -77,6 +77,19 @@ struct evbuffer;
 int peer_send_raw(struct peer *p, struct evbuffer *buf);
 /* Queues buf[len], already framed messages. */
 int peer_send_bytes(struct peer *p, const void *buf, size_t len);
+/*
+ * Liveness: a peer from which nothing arrives for secs seconds dies as
+ * "silent for N s" (its dispatch gets msg == NULL, and peer_silent says
+ * so); the socket gets TCP keepalive (probes every second after one idle
+ * second, secs of them) and TCP_USER_TIMEOUT of secs, so a link that
+ * goes silent with data unacknowledged is given up by the kernel too.
+ * The other end must send something more often than secs (mainmon pings
+ * its LMs every second).  A process that was itself stopped does not take
+ * its own silence for its peer's.  secs 0 turns it off.  0 or -1.
+ */
+int peer_set_liveness(struct peer *p, unsigned secs);
+/* Whether p died of silence (peer_set_liveness). */
+int peer_silent(const struct peer *p);
 /* Bytes queued and not yet written to the socket. */
 size_t peer_pending(struct peer *p);
 /* Calls fn(p, arg) once, when everything queued has been written. */
