@@ -54,6 +54,10 @@ static int gmi_debug;
 static long gmi_block_ns = 2000000000L;	/* longest wait for a free chunk */
 static _Atomic uint64_t gmi_chunk_seq = 1;	/* 0 names no chunk */
 
+/* The variables a traced process reads itself, checked once. */
+static const enum env_id gmi_env_ids[] = { ENV_BLOCK_MS, ENV_MODE,
+    ENV_POLICY };
+
 #define GRM_ATTACH_NS	10000000000ull	/* longest search for an LM */
 
 int
@@ -217,11 +221,11 @@ gmi_lm_env(const struct mmid *id)
 /*
  * Starts a Local Monitor for id, passing it the election lock (as fd 3)
  * and sending its stderr to the run folder's log.  posix_spawn runs no
- * fork handlers and copies nothing of this process's threads; localmon
- * detaches itself, so the child we wait for exits at once and the LM is
- * never a child of the application.
+ * fork handlers and copies nothing of this process's threads.  localmon
+ * detaches itself: the child started here exits once the LM serves (0)
+ * or gave up (1), and is reaped by gmi_lm_wait.  Returns its pid, or -1.
  */
-static int
+static pid_t
 gmi_lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
 {
 	posix_spawn_file_actions_t fa;
@@ -230,7 +234,7 @@ gmi_lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
 	const char *prog;
 	char *argv[4], **env;
 	pid_t pid;
-	int r, st;
+	int r;
 
 	if ((prog = env_get(ENV_LOCALMON)) == NULL)
 		prog = GRM_LOCALMON_PATH;
@@ -266,9 +270,72 @@ gmi_lm_spawn(const struct mmid *id, int lockfd, const char *logpath)
 		    strerror(r));
 		return -1;
 	}
-	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
-		;
-	return 0;
+	return pid;
+}
+
+/* The last line of the LM's log (its reason for giving up), in buf. */
+static const char *
+gmi_log_tail(const char *path, char *buf, size_t cap)
+{
+	ssize_t n = -1;
+	off_t end;
+	char *p;
+	int fd;
+
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd == -1)
+		return buf;
+	end = lseek(fd, 0, SEEK_END);
+	if (end > 0)
+		n = pread(fd, buf, cap - 1, end > (off_t)(cap - 1) ?
+		    end - (off_t)(cap - 1) : 0);
+	close(fd);
+	if (n <= 0)
+		return buf;
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	p = strrchr(buf, '\n');
+	return p != NULL ? p + 1 : buf;
+}
+
+/*
+ * Waits until the deadline for the LM that child pid (gmi_lm_spawn)
+ * starts to answer on sock; returns the connected fd, -1 if it did not,
+ * or -2 if it gave up (the child exited with a failure status): then at
+ * once, not at the deadline.  Only pid is reaped.  If the program reaped
+ * it first (a SIGCHLD handler, or SIGCHLD ignored), its status is not
+ * known and the socket is waited for.  A child still there at the
+ * deadline is killed and reaped: never left a zombie of the program's.
+ */
+static int
+gmi_lm_wait(const char *sock, pid_t pid, uint64_t deadline)
+{
+	pid_t r;
+	int fd, st;
+
+	for (;;) {
+		if (pid > 0) {
+			r = waitpid(pid, &st, WNOHANG);
+			if (r == pid) {
+				pid = 0;
+				if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+					return -2;
+			} else if (r == -1 && errno != EINTR)
+				pid = 0;	/* reaped by the program */
+		}
+		fd = gmi_lm_connect(sock);
+		if (fd != -1 || clk_mono_ns() >= deadline)
+			break;
+		sleep_ns(2000000L);
+	}
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+			;
+	}
+	return fd;
 }
 
 /*
@@ -281,9 +348,10 @@ static int
 gmi_lm_find(const struct mmid *id, int resume)
 {
 	char dir[96], sock[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char lock[256], logp[256], name[200];
+	char lock[256], logp[256], name[200], tail[512];
 	uint64_t deadline;
 	int fd, lockfd, attempt;
+	pid_t pid;
 
 	if (rundir_get(dir, sizeof dir) != 0) {
 		gmi_error(0, "run folder: %s", strerror(errno));
@@ -317,15 +385,15 @@ gmi_lm_find(const struct mmid *id, int resume)
 		while (flock(lockfd, LOCK_EX) == -1 && errno == EINTR)
 			;
 		fd = gmi_lm_connect(sock);
-		if (fd == -1 && gmi_lm_spawn(id, lockfd, logp) == 0) {
-			while (clk_mono_ns() < deadline) {
-				fd = gmi_lm_connect(sock);
-				if (fd != -1)
-					break;
-				sleep_ns(2000000L);
-			}
-		}
+		if (fd == -1 && (pid = gmi_lm_spawn(id, lockfd, logp)) > 0)
+			fd = gmi_lm_wait(sock, pid, deadline);
 		close(lockfd);
+		if (fd == -2) {
+			gmi_error(0, "local monitor for %s refused to start: "
+			    "%s (%s)", id->hostport, gmi_log_tail(logp, tail,
+			    sizeof tail), logp);
+			return -1;
+		}
 		if (fd != -1 && gmi_lm_attach(fd, resume) == 0)
 			return 0;
 	}
@@ -505,9 +573,9 @@ gmi_lm_check(void)
 int
 gmi_init(void)
 {
-	static int once;
+	static int once, bad;
+	static char msg[NUM_MSG_MAX];
 	const char *mm, *v, *why;
-	char msg[NUM_MSG_MAX];
 	int st, ix, saved = errno;
 	uint64_t u;
 
@@ -520,23 +588,19 @@ gmi_init(void)
 		gmi_debug = env_flag(ENV_DEBUG);
 		v = env_get(ENV_SIGNALS);
 		gmi_signals = v == NULL || strcmp(v, "0") != 0;
-		if (env_u64(ENV_BLOCK_MS, &u) != 0)
-			gmi_error(0, "%s: %s ms", env_msg(ENV_BLOCK_MS, msg,
-			    sizeof msg), env_vars[ENV_BLOCK_MS].def);
+		/* A bad value of ours: untraced, as the LM would refuse one
+		 * of its own (see grm(3)). */
+		bad = env_check(gmi_env_ids, sizeof gmi_env_ids /
+		    sizeof gmi_env_ids[0], msg, sizeof msg);
+		(void)env_u64(ENV_BLOCK_MS, &u);
 		gmi_block_ns = (long)u * 1000000L;
-		if (env_choice(ENV_MODE, &ix) != 0)
-			gmi_error(0, "%s: tracing", env_msg(ENV_MODE, msg,
-			    sizeof msg));
+		(void)env_choice(ENV_MODE, &ix);
 		gmi_stats_mode = ix == 1;	/* "trace stats" */
 		/* Unset: the job's policy, which the LM wrote into the
 		 * segment; its choices are SEG_POLICY_* (localmon). */
-		if (env_get(ENV_POLICY) != NULL) {
-			if (env_choice(ENV_POLICY, &ix) == 0)
-				gmi_policy = ix;
-			else
-				gmi_error(0, "%s: the job's policy",
-				    env_msg(ENV_POLICY, msg, sizeof msg));
-		}
+		if (env_get(ENV_POLICY) != NULL &&
+		    env_choice(ENV_POLICY, &ix) == 0)
+			gmi_policy = ix;
 		gmi_define_predefined();
 		pthread_key_create(&gmi_key, thread_exit);
 		pthread_atfork(before_fork, after_fork_parent,
@@ -544,7 +608,9 @@ gmi_init(void)
 	}
 	st = GMI_OFF;
 	mm = env_get(ENV_MM);
-	if (mm != NULL && mmid_parse(mm, &gmi_mmid, &why) != 0)
+	if (mm != NULL && bad)
+		gmi_error(0, "%s: running untraced", msg);
+	else if (mm != NULL && mmid_parse(mm, &gmi_mmid, &why) != 0)
 		gmi_error(0, "GRM_MM: %s: running untraced", why);
 	else if (mm != NULL) {
 		gmi_pid = (uint32_t)getpid();

@@ -177,6 +177,25 @@ struct lm {
 	uint64_t		full_sent;	/* ns of the last FULL, 0: none
 						   since the last collection */
 	struct lm_pause		pause;
+
+	/* The LM's life (lm_main.c): how far it was made (enum lm_made),
+	 * and its signals. */
+	int			made;
+	struct event		*sigterm, *sigint;
+};
+
+/* The steps of an LM's life, in the order they are made; each is
+ * finished, in reverse order, by lm_unmake. */
+enum lm_made {
+	LM_MADE_NOTHING,
+	LM_MADE_LOOP,		/* event base, timers, signals */
+	LM_MADE_LOCK,		/* the election lock held */
+	LM_MADE_SEGMENT,	/* created or adopted; the .pid file names it */
+	LM_MADE_SPILL,		/* the spill file, if no other LM holds it */
+	LM_MADE_LISTEN,		/* the socket: processes may attach */
+	LM_MADE_MM,		/* the link to the MM */
+	LM_MADE_PAUSE,		/* the global scheme's stops and guard */
+	LM_MADE_SERVE		/* the timer and the signals on */
 };
 
 /* lm_clients.c */
@@ -261,7 +280,11 @@ void lm_defs_free(struct lm *lm);
 
 /* lm_main.c */
 void lm_begin_exit(struct lm *lm, const char *why);
+/* Finishes every step made and exits the loop (once). */
 void lm_finish(struct lm *lm);
+/* Finishes the steps made, down to step `to` (enum lm_made), in reverse
+ * order: nothing of them is left (segment, socket, spill or .pid file). */
+void lm_unmake(struct lm *lm, int to);
 void lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid,
 		   uint32_t session, uint32_t what, int32_t status,
 		   const char *name);

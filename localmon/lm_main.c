@@ -41,31 +41,149 @@ usage(FILE *f)
 	    "(without --mm, the identifier is taken from GRM_MM)\n");
 }
 
-/* A number variable's value (its default if unset); exits if it is
- * not one. */
-static uint64_t
-lm_env_number(enum env_id id)
-{
-	char msg[NUM_MSG_MAX];
-	uint64_t v;
+/* What localmon was asked to do: its options and environment, every value
+ * checked by lm_conf_read before anything is made. */
+struct lm_conf {
+	struct mmid	mmid;		/* --mm, else GRM_MM, with the token */
+	int		lockfd;		/* --lock-fd (the election lock), or -1 */
+	int		spawned;	/* started by a traced process */
+	int		debug;
+	double		linger;		/* --linger, else GRM_LM_LINGER: s */
+	double		mm_timeout;	/* GRM_LM_MM_TIMEOUT: s */
+	uint64_t	segsize;	/* GRM_SEGSIZE */
+	uint64_t	chunksize;	/* GRM_CHUNKSIZE */
+	uint64_t	threshold;	/* GRM_THRESHOLD: % */
+	uint64_t	spill_max;	/* GRM_SPILL_MAX */
+	int		policy;		/* GRM_POLICY: SEG_POLICY_* */
+};
 
-	if (env_u64(id, &v) != 0)
-		fatal("%s", env_msg(id, msg, sizeof msg));
-	return v;
+/* Logs msg, a bad value's message; returns 1, localmon's exit status. */
+static int
+lm_conf_bad(const char *msg)
+{
+	log_msg(GRM_LOG_FATAL, "%s", msg);
+	return 1;
 }
 
-/* A number of seconds (0 to a day) of option or variable `what`; exits
- * if s is not one. */
-static double
-parse_secs(const char *what, const char *s)
+/* The checks the table cannot make: a chunk a multiple of 8, a segment
+ * that holds two chunks and that this host's memory holds.  0 or 1. */
+static int
+lm_conf_sizes(const struct lm_conf *c)
 {
-	char msg[NUM_MSG_MAX];
-	double v;
+	char msg[NUM_MSG_MAX], what[96];
+	const char *s;
+	uint64_t mem;
+	long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
 
-	if (num_parse_double(s, 0, 86400, &v) != 0)
-		fatal("%s", num_msg(msg, sizeof msg, what, s,
-		    "a number of seconds (0 to 86400)"));
-	return v;
+	if (c->chunksize % REC_ALIGN != 0)
+		return lm_conf_bad(env_msg(ENV_CHUNKSIZE, msg, sizeof msg));
+	s = env_get(ENV_SEGSIZE) != NULL ? env_get(ENV_SEGSIZE) :
+	    env_vars[ENV_SEGSIZE].def;
+	if (c->segsize < seg_size_for(2, (uint32_t)c->chunksize)) {
+		snprintf(what, sizeof what, "a size that holds two chunks "
+		    "(%zu bytes or more)", seg_size_for(2,
+		    (uint32_t)c->chunksize));
+		return lm_conf_bad(num_msg(msg, sizeof msg, "GRM_SEGSIZE", s,
+		    what));
+	}
+	mem = pages > 0 && pg > 0 ? (uint64_t)pages * (uint64_t)pg : 0;
+	if (mem > 0 && c->segsize > mem) {
+		snprintf(what, sizeof what, "a size this host's memory holds "
+		    "(%lluM or less)", (unsigned long long)(mem >> 20));
+		return lm_conf_bad(num_msg(msg, sizeof msg, "GRM_SEGSIZE", s,
+		    what));
+	}
+	return 0;
+}
+
+/*
+ * Reads localmon's options and environment into c, checking every value,
+ * before anything is made.  Returns -1 to go on, or the status to exit
+ * with: 0 after --help, 2 for a usage error, 1 for a bad value (said on
+ * stderr in one line, "GRM_THRESHOLD=abc: not a percentage ...").
+ */
+static int
+lm_conf_read(struct lm_conf *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "mm", required_argument, NULL, 'm' },
+		{ "lock-fd", required_argument, NULL, 'L' },
+		{ "spawned", no_argument, NULL, 'S' },
+		{ "linger", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *why, *idarg = NULL, *linger = NULL;
+	char idline[MMID_MAX], msg[NUM_MSG_MAX];
+	uint64_t u;
+	int o;
+
+	memset(c, 0, sizeof *c);
+	c->lockfd = -1;
+	while ((o = getopt_long(argc, argv, "dm:l:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'd':
+			c->debug = 1;
+			break;
+		case 'm':
+			idarg = optarg;
+			break;
+		case 'L':
+			if (num_parse_u64(optarg, 0, INT_MAX, &u) != 0)
+				return lm_conf_bad(num_msg(msg, sizeof msg,
+				    "--lock-fd", optarg, "a descriptor"));
+			c->lockfd = (int)u;
+			break;
+		case 'S':
+			c->spawned = 1;
+			break;
+		case 'l':
+			linger = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (idarg == NULL)
+		idarg = env_get(ENV_MM);
+	if (idarg == NULL || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (linger != NULL && num_parse_double(linger, 0, 86400,
+	    &c->linger) != 0)
+		return lm_conf_bad(num_msg(msg, sizeof msg, "--linger",
+		    linger, "a number of seconds (0 to 86400)"));
+	/* Every variable of the table, not only ours: a bad setting of the
+	 * job is refused here as in the traced processes. */
+	if (env_check(NULL, 0, msg, sizeof msg) != 0)
+		return lm_conf_bad(msg);
+	if (linger == NULL)
+		(void)env_seconds(ENV_LM_LINGER, &c->linger);
+	(void)env_seconds(ENV_LM_MM_TIMEOUT, &c->mm_timeout);
+	(void)env_u64(ENV_SEGSIZE, &c->segsize);
+	(void)env_u64(ENV_CHUNKSIZE, &c->chunksize);
+	(void)env_u64(ENV_THRESHOLD, &c->threshold);
+	(void)env_u64(ENV_SPILL_MAX, &c->spill_max);
+	(void)env_choice(ENV_POLICY, &c->policy);
+	if (lm_conf_sizes(c) != 0)
+		return 1;
+	/* The token is never written anywhere: messages show HOST:PORT. */
+	if (mmid_read(idarg, idline, sizeof idline, &why) != 0) {
+		log_msg(GRM_LOG_FATAL, "%s: %s", idarg, why);
+		return 1;
+	}
+	o = mmid_parse(idline, &c->mmid, &why);
+	hmac_wipe(idline, sizeof idline);
+	if (o != 0) {
+		log_msg(GRM_LOG_FATAL, "main monitor identifier: %s", why);
+		return 1;
+	}
+	return -1;
 }
 
 void
@@ -92,11 +210,11 @@ lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid, uint32_t session,
 /* The share of free chunks below which the LM pushes (GRM_THRESHOLD, a
  * percentage, default 50). */
 static uint32_t
-threshold_for(uint32_t nchunks)
+threshold_for(uint32_t nchunks, uint64_t percent)
 {
 	uint64_t t;
 
-	t = (uint64_t)nchunks * lm_env_number(ENV_THRESHOLD) / 100;
+	t = (uint64_t)nchunks * percent / 100;
 	return t < 1 ? 1 : (uint32_t)t;
 }
 
@@ -113,13 +231,13 @@ lm_seg_own(struct lm *lm, void *mem, size_t size)
 	return 0;
 }
 
+/* A new segment, of c's sizes, threshold and policy; 0, or -1 (logged,
+ * nothing left). */
 static int
-lm_seg_create(struct lm *lm)
+lm_seg_create(struct lm *lm, const struct lm_conf *c)
 {
-	size_t size = (size_t)lm_env_number(ENV_SEGSIZE);
-	size_t chunk = (size_t)lm_env_number(ENV_CHUNKSIZE);
-	char msg[NUM_MSG_MAX];
-	int policy;
+	size_t size = (size_t)c->segsize;
+	size_t chunk = (size_t)c->chunksize;
 	void *mem;
 	uint64_t id;
 
@@ -140,7 +258,7 @@ lm_seg_create(struct lm *lm)
 		lm->seg = NULL;
 		return -1;
 	}
-	lm->seg->threshold = threshold_for(lm->seg->nchunks);
+	lm->seg->threshold = threshold_for(lm->seg->nchunks, c->threshold);
 	lm->view.threshold = lm->seg->threshold;
 	if (getrandom(&id, sizeof id, 0) != (ssize_t)sizeof id)
 		id = clk_mono_ns() ^ ((uint64_t)getpid() << 32);
@@ -153,9 +271,7 @@ lm_seg_create(struct lm *lm)
 	lm->seg->lm_pid = (uint32_t)getpid();
 	/* The job's buffer-full policy: processes without GRM_POLICY of
 	 * their own follow it. */
-	if (env_choice(ENV_POLICY, &policy) != 0)
-		log_warn("%s: block", env_msg(ENV_POLICY, msg, sizeof msg));
-	atomic_store(&lm->seg->policy, (uint32_t)policy);
+	atomic_store(&lm->seg->policy, (uint32_t)c->policy);
 	return 0;
 }
 
@@ -309,28 +425,7 @@ lm_finish(struct lm *lm)
 	if (lm->finished)
 		return;
 	lm->finished = 1;
-	lm_pause_end(lm);
-	event_del(lm->tick);
-	event_del(lm->retry);
-	event_del(lm->hs_timer);
-	lm_unlisten(lm);
-	if (lm->seg != NULL)	/* writers still attached record nothing more */
-		atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);
-	lm_clients_free(lm);
-	if (lm->mm != NULL) {
-		peer_free(lm->mm);
-		lm->mm = NULL;
-	}
-	if (lm->seg != NULL) {
-		shmdt(lm->seg);
-		lm->seg = NULL;
-		shmctl(lm->shmid, IPC_RMID, NULL);
-	}
-	free(lm->view.sent);
-	lm->view.sent = NULL;
-	lm_defs_free(lm);
-	remove_info(lm);
-	lm_spill_close(lm);
+	lm_unmake(lm, LM_MADE_LOOP);	/* the loop's objects: after it */
 	event_base_loopexit(lm->base, NULL);
 }
 
@@ -405,22 +500,6 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	lm_begin_exit(arg, sig == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
-static void
-take_lock(struct lm *lm, int inherited)
-{
-	if (inherited >= 0) {
-		lm->lock_fd = inherited;
-		fcntl(lm->lock_fd, F_SETFD, FD_CLOEXEC);
-		return;
-	}
-	lm->lock_fd = open(lm->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lm->lock_fd == -1)
-		fatal("%s: %s", lm->lock_path, strerror(errno));
-	while (flock(lm->lock_fd, LOCK_EX) == -1)
-		if (errno != EINTR)
-			fatal("%s: %s", lm->lock_path, strerror(errno));
-}
-
 /* Whether a live LM answers on our socket path. */
 static int
 lm_alive(const char *path)
@@ -439,154 +518,336 @@ lm_alive(const char *path)
 	return ok;
 }
 
+/* ---- the life of an LM: each step made, and finished in reverse ---- */
+
+/* The event loop, its timer and its signals (added when serving). */
+static int
+loop_make(struct lm *lm)
+{
+	lm->base = event_base_new();
+	if (lm->base == NULL || (lm->procs = evbuffer_new()) == NULL ||
+	    (lm->tick = event_new(lm->base, -1, EV_PERSIST, tick_cb,
+	    lm)) == NULL ||
+	    (lm->sigterm = evsignal_new(lm->base, SIGTERM, signal_cb,
+	    lm)) == NULL ||
+	    (lm->sigint = evsignal_new(lm->base, SIGINT, signal_cb,
+	    lm)) == NULL) {
+		log_warn("cannot create the event loop");
+		return -1;
+	}
+	return 0;
+}
+
+/* Frees the loop's objects, and the MM link's timers (lm_mm_init), which
+ * may be the running callback's when lm_finish is called. */
+static void
+loop_unmake(struct lm *lm)
+{
+	struct event **evs[] = { &lm->sigterm, &lm->sigint, &lm->tick,
+	    &lm->retry, &lm->hs_timer };
+	size_t i;
+
+	for (i = 0; i < sizeof evs / sizeof evs[0]; i++)
+		if (*evs[i] != NULL) {
+			event_free(*evs[i]);
+			*evs[i] = NULL;
+		}
+	if (lm->procs != NULL)
+		evbuffer_free(lm->procs);
+	lm->procs = NULL;
+	if (lm->base != NULL)
+		event_base_free(lm->base);
+	lm->base = NULL;
+}
+
+/*
+ * Takes the election lock (inherited from the process that started us, or
+ * taken here).  Returns 0, 1 if another LM answers on our socket (it won
+ * the election), or -1.
+ */
+static int
+lock_make(struct lm *lm, int inherited)
+{
+	if (inherited >= 0) {
+		lm->lock_fd = inherited;
+		fcntl(lm->lock_fd, F_SETFD, FD_CLOEXEC);
+	} else {
+		lm->lock_fd = open(lm->lock_path, O_RDWR | O_CREAT | O_CLOEXEC,
+		    0600);
+		if (lm->lock_fd == -1) {
+			log_warn("%s: %s", lm->lock_path, strerror(errno));
+			return -1;
+		}
+		while (flock(lm->lock_fd, LOCK_EX) == -1)
+			if (errno != EINTR) {
+				log_warn("%s: %s", lm->lock_path,
+				    strerror(errno));
+				return -1;
+			}
+	}
+	if (lm_alive(lm->sock_path)) {
+		log_warn("a local monitor for %s is already running",
+		    lm->mm_id);
+		return 1;
+	}
+	return 0;
+}
+
+static void
+lock_unmake(struct lm *lm)
+{
+	if (lm->lock_fd != -1)
+		close(lm->lock_fd);
+	lm->lock_fd = -1;
+}
+
+/* The segment of a dead LM, adopted, or a new one; the .pid file names it
+ * for operators, tests and successors. */
+static int
+segment_make(struct lm *lm, const struct lm_conf *c)
+{
+	if (lm_seg_adopt_dead(lm) != 0 && lm_seg_create(lm, c) != 0)
+		return -1;
+	write_info(lm);
+	return 0;
+}
+
+/* The .pid file goes after the segment: an LM killed in between leaves
+ * the segment to the next one, never a segment no file names. */
+static void
+segment_unmake(struct lm *lm)
+{
+	if (lm->seg != NULL) {
+		shmdt(lm->seg);
+		lm->seg = NULL;
+		shmctl(lm->shmid, IPC_RMID, NULL);
+	}
+	free(lm->view.sent);
+	lm->view.sent = NULL;
+	lm_defs_free(lm);
+	remove_info(lm);
+}
+
+/* Stops taking processes; those attached record nothing more. */
+static void
+listen_unmake(struct lm *lm)
+{
+	lm_unlisten(lm);
+	if (lm->seg != NULL)
+		atomic_fetch_and(&lm->seg->ctl, ~SEG_CTL_ON);
+	lm_clients_free(lm);
+}
+
+static void
+mm_unmake(struct lm *lm)
+{
+	if (lm->retry != NULL)
+		event_del(lm->retry);
+	if (lm->hs_timer != NULL)
+		event_del(lm->hs_timer);
+	if (lm->mm != NULL) {
+		peer_free(lm->mm);
+		lm->mm = NULL;
+	}
+}
+
+/* Serving: the timer and the signals on, the MM called. */
+static void
+serve_make(struct lm *lm)
+{
+	event_add(lm->tick,
+	    &(struct timeval){ .tv_sec = 0, .tv_usec = 100000 });
+	event_add(lm->sigterm, NULL);
+	event_add(lm->sigint, NULL);
+	lm->idle_since = clk_mono_ns();
+	lm->mm_down_since = lm->idle_since;
+	lm_mm_connect(lm);
+}
+
+/*
+ * Makes the LM's steps in order (enum lm_made), under the election lock,
+ * which it lets go at the end.  Returns 0; 1 if another LM serves the
+ * same MM; -1 if a step failed (logged).  Either way lm->made says how
+ * far it went, for lm_unmake.
+ */
+static int
+lm_make(struct lm *lm, const struct lm_conf *c)
+{
+	int r;
+
+	if (loop_make(lm) != 0)
+		return -1;
+	lm->made = LM_MADE_LOOP;
+	if ((r = lock_make(lm, c->lockfd)) != 0) {
+		lm->made = r < 0 ? LM_MADE_LOOP : LM_MADE_LOCK;
+		return r;
+	}
+	lm->made = LM_MADE_LOCK;
+	if (segment_make(lm, c) != 0)
+		return -1;
+	lm->made = LM_MADE_SEGMENT;
+	(void)lm_spill_take(lm);	/* else taken later, when free */
+	lm->made = LM_MADE_SPILL;
+	if (lm_listen(lm) != 0)
+		return -1;
+	lm->made = LM_MADE_LISTEN;
+	lm_mm_init(lm);
+	lm->made = LM_MADE_MM;
+	lm_pause_init(lm);
+	lm->made = LM_MADE_PAUSE;
+	lock_unmake(lm);
+	log_debug("serving %s on %s, segment %d (%zu bytes)", lm->mm_id,
+	    lm->sock_path, lm->shmid, lm->seg_size);
+	serve_make(lm);
+	lm->made = LM_MADE_SERVE;
+	return 0;
+}
+
+void
+lm_unmake(struct lm *lm, int to)
+{
+	for (; lm->made > to; lm->made--)
+		switch (lm->made) {
+		case LM_MADE_SERVE:
+			event_del(lm->tick);
+			break;
+		case LM_MADE_PAUSE:
+			lm_pause_end(lm);
+			break;
+		case LM_MADE_MM:
+			mm_unmake(lm);
+			break;
+		case LM_MADE_LISTEN:
+			listen_unmake(lm);
+			break;
+		case LM_MADE_SPILL:
+			lm_spill_close(lm);
+			break;
+		case LM_MADE_SEGMENT:
+			segment_unmake(lm);
+			break;
+		case LM_MADE_LOCK:
+			lock_unmake(lm);
+			break;
+		case LM_MADE_LOOP:
+			loop_unmake(lm);
+			break;
+		}
+}
+
+/* The run folder and the paths in it of this MM's LM. */
+static int
+lm_paths(struct lm *lm)
+{
+	char name[200];
+
+	if (rundir_get(lm->dir, sizeof lm->dir) != 0) {
+		log_warn("run folder: %s", strerror(errno));
+		return -1;
+	}
+	if (mmid_lm_name(&lm->mmid, lm->dir, name, sizeof name) != 0 ||
+	    rundir_path(lm->sock_path, sizeof lm->sock_path, lm->dir, name,
+	    ".sock") != 0 ||
+	    rundir_path(lm->lock_path, sizeof lm->lock_path, lm->dir, name,
+	    ".lock") != 0 ||
+	    rundir_path(lm->info_path, sizeof lm->info_path, lm->dir, name,
+	    ".pid") != 0 ||
+	    rundir_path(lm->spill_path, sizeof lm->spill_path, lm->dir, name,
+	    ".spill") != 0) {
+		log_warn("run folder path too long for %s", lm->mm_id);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Started by a traced process: leave its session and its children.  The
+ * first child stays until the LM is serving (a byte on a pipe) or gave up
+ * (the pipe closed without one), and exits 0 or 1 accordingly: the process
+ * that started localmon learns of a refusal from that status, at once
+ * (gmi_attach.c).  Returns the pipe's write end, in the LM; -1 on error.
+ */
+static int
+lm_detach(void)
+{
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+	char b;
+
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		log_warn("pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid == -1) {
+		log_warn("fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid > 0) {
+		close(p[1]);
+		while ((n = read(p[0], &b, 1)) == -1 && errno == EINTR)
+			;
+		_exit(n == 1 ? 0 : 1);
+	}
+	close(p[0]);
+	return p[1];
+}
+
+/* Tells the first child (lm_detach) whether the LM serves. */
+static void
+lm_tell(int fd, int serving)
+{
+	if (fd == -1)
+		return;
+	if (serving)
+		(void)write(fd, "", 1);
+	close(fd);
+}
+
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "mm", required_argument, NULL, 'm' },
-		{ "lock-fd", required_argument, NULL, 'L' },
-		{ "spawned", no_argument, NULL, 'S' },
-		{ "linger", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct lm_conf conf;
 	struct lm lm;
-	struct event *sigterm, *sigint;
-	const char *why, *idarg = NULL;
-	char idline[MMID_MAX], name[200];
-	int c, lockfd = -1, spawned = 0, debug = 0;
-	double linger = -1, secs;
-	uint64_t u;
-	char msg[NUM_MSG_MAX];
+	int rc, told = -1;
 
-	memset(&lm, 0, sizeof lm);
-	lm.standalone = 1;
-	while ((c = getopt_long(argc, argv, "dm:l:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			debug = 1;
-			break;
-		case 'm':
-			idarg = optarg;
-			break;
-		case 'L':
-			if (num_parse_u64(optarg, 0, INT_MAX, &u) != 0)
-				fatal("%s", num_msg(msg, sizeof msg,
-				    "--lock-fd", optarg, "a descriptor"));
-			lockfd = (int)u;
-			break;
-		case 'S':
-			spawned = 1;
-			lm.standalone = 0;
-			break;
-		case 'l':
-			linger = parse_secs("--linger", optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (idarg == NULL)
-		idarg = env_get(ENV_MM);
-	if (idarg == NULL || optind != argc) {
-		usage(stderr);
-		return 2;
-	}
-	log_init("localmon", debug ? GRM_LOG_DEBUG : GRM_LOG_WARN);
+	log_init("localmon", GRM_LOG_WARN);
+	if ((rc = lm_conf_read(&conf, argc, argv)) >= 0)
+		return rc;
+	if (conf.debug)
+		log_level = GRM_LOG_DEBUG;
 	peer_keep_memory();
-	/* The token is never written anywhere: messages show HOST:PORT. */
-	if (mmid_read(idarg, idline, sizeof idline, &why) != 0)
-		fatal("%s: %s", idarg, why);
-	if (mmid_parse(idline, &lm.mmid, &why) != 0)
-		fatal("main monitor identifier: %s", why);
-	hmac_wipe(idline, sizeof idline);
-	snprintf(lm.mm_id, sizeof lm.mm_id, "%s", lm.mmid.hostport);
-	if (linger < 0 && env_seconds(ENV_LM_LINGER, &linger) != 0)
-		fatal("%s", env_msg(ENV_LM_LINGER, msg, sizeof msg));
-	lm.linger_ns = (uint64_t)(linger * 1e9);
-	lm.spill_fd = -1;
-	lm.spill_max = lm_env_number(ENV_SPILL_MAX);
-	if (env_seconds(ENV_LM_MM_TIMEOUT, &secs) != 0)
-		fatal("%s", env_msg(ENV_LM_MM_TIMEOUT, msg, sizeof msg));
-	lm.mm_timeout_ns = (uint64_t)(secs * 1e9);
-
-	/* Started by a traced process: leave its session and its children. */
-	if (spawned) {
-		pid_t pid = fork();
-
-		if (pid == -1)
-			fatal("fork: %s", strerror(errno));
-		if (pid > 0)
-			_exit(0);
-	}
-	if (rundir_get(lm.dir, sizeof lm.dir) != 0)
-		fatal("run folder: %s", strerror(errno));
-	if (mmid_lm_name(&lm.mmid, lm.dir, name, sizeof name) != 0 ||
-	    rundir_path(lm.sock_path, sizeof lm.sock_path, lm.dir, name,
-	    ".sock") != 0 ||
-	    rundir_path(lm.lock_path, sizeof lm.lock_path, lm.dir, name,
-	    ".lock") != 0 ||
-	    rundir_path(lm.info_path, sizeof lm.info_path, lm.dir, name,
-	    ".pid") != 0 ||
-	    rundir_path(lm.spill_path, sizeof lm.spill_path, lm.dir, name,
-	    ".spill") != 0)
-		fatal("run folder path too long for %s", lm.mm_id);
 	signal(SIGPIPE, SIG_IGN);
-	lm.base = event_base_new();
-	if (lm.base == NULL)
-		fatal("cannot create event base");
-	lm.procs = evbuffer_new();
-
-	take_lock(&lm, lockfd);
-	if (lm_alive(lm.sock_path)) {
-		/* Another LM won the election: free what we made, go away. */
-		close(lm.lock_fd);
-		log_warn("a local monitor for %s is already running", lm.mm_id);
-		evbuffer_free(lm.procs);
-		event_base_free(lm.base);
-		return lm.standalone ? 1 : 0;
-	}
-	if (lm_listen(&lm) != 0) {
-		close(lm.lock_fd);
-		return 1;
-	}
-	if (lm_seg_adopt_dead(&lm) != 0 && lm_seg_create(&lm) != 0) {
-		lm_unlisten(&lm);
-		close(lm.lock_fd);
-		return 1;
-	}
-	(void)lm_spill_take(&lm);
-	write_info(&lm);
-	close(lm.lock_fd);
+	memset(&lm, 0, sizeof lm);
+	lm.mmid = conf.mmid;
+	hmac_wipe(&conf.mmid, sizeof conf.mmid);
+	snprintf(lm.mm_id, sizeof lm.mm_id, "%s", lm.mmid.hostport);
+	lm.standalone = !conf.spawned;
+	lm.linger_ns = (uint64_t)(conf.linger * 1e9);
+	lm.mm_timeout_ns = (uint64_t)(conf.mm_timeout * 1e9);
+	lm.spill_max = conf.spill_max;
+	lm.spill_fd = -1;
 	lm.lock_fd = -1;
-	log_debug("serving %s on %s, segment %d (%zu bytes)", lm.mm_id,
-	    lm.sock_path, lm.shmid, lm.seg_size);
+	lm.shmid = -1;
+	if (lm_paths(&lm) != 0)
+		return 1;
+	if (conf.spawned && (told = lm_detach()) == -1)
+		return 1;
 
-	lm_mm_init(&lm);
-	lm_pause_init(&lm);
-	lm.tick = event_new(lm.base, -1, EV_PERSIST, tick_cb, &lm);
-	event_add(lm.tick,
-	    &(struct timeval){ .tv_sec = 0, .tv_usec = 100000 });
-	sigterm = evsignal_new(lm.base, SIGTERM, signal_cb, &lm);
-	sigint = evsignal_new(lm.base, SIGINT, signal_cb, &lm);
-	event_add(sigterm, NULL);
-	event_add(sigint, NULL);
-	lm.idle_since = clk_mono_ns();
-	lm.mm_down_since = lm.idle_since;
-	lm_mm_connect(&lm);
-
+	rc = lm_make(&lm, &conf);
+	if (rc != 0) {
+		/* Nothing of ours is left: no segment, socket, spill or .pid
+		 * file.  Losing the election is no failure for a spawned LM
+		 * (its process attaches to the winner). */
+		lm_unmake(&lm, LM_MADE_NOTHING);
+		lm_tell(told, rc > 0);
+		return rc > 0 && conf.spawned ? 0 : 1;
+	}
+	lm_tell(told, 1);
 	event_base_dispatch(lm.base);
-
-	event_free(sigterm);
-	event_free(sigint);
-	event_free(lm.tick);
-	event_free(lm.retry);
-	event_free(lm.hs_timer);
-	evbuffer_free(lm.procs);
-	event_base_free(lm.base);
+	lm_unmake(&lm, LM_MADE_NOTHING);
 	return 0;
 }

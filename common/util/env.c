@@ -55,8 +55,8 @@ const struct env_var env_vars[ENV_COUNT] = {
 	    ".BR K ,\n.B M\nor\n.B G\n(powers of 1024, either case).\n"
 	    "The system's limit on one segment\n.RB ( shmmax )\napplies, and "
 	    "the segment must hold at least two chunks." },
-	[ENV_CHUNKSIZE] = { "GRM_CHUNKSIZE", ENV_T_SIZE, "64K", NULL, 1,
-	    (double)UINT32_MAX, "a size (a number, K, M or G after)",
+	[ENV_CHUNKSIZE] = { "GRM_CHUNKSIZE", ENV_T_SIZE, "64K", NULL, 16384,
+	    1048576, "a size from 16K to 1M, a multiple of 8",
 	    "Size of one chunk, the unit a thread writes into and the Local "
 	    "Monitor hands\nover, with the suffixes of\n.BR GRM_SEGSIZE .\n"
 	    "From 16K to 1M, a multiple of 8." },
@@ -200,4 +200,42 @@ env_msg(enum env_id id, char *buf, size_t cap)
 
 	return num_msg(buf, cap, env_vars[id].name, v != NULL ? v : "",
 	    env_vars[id].expected);
+}
+
+/* Whether variable id's value, if it is set, is one of its type and
+ * range.  Text and flags take anything. */
+static int
+env_ok(enum env_id id)
+{
+	uint64_t u;
+	double d;
+	int ix;
+
+	switch (env_vars[id].type) {
+	case ENV_T_TEXT:
+	case ENV_T_FLAG:
+		return 1;
+	case ENV_T_CHOICE:
+		return env_choice(id, &ix) == 0;
+	case ENV_T_SECONDS:
+		return env_seconds(id, &d) == 0;
+	default:
+		return env_u64(id, &u) == 0;
+	}
+}
+
+int
+env_check(const enum env_id *ids, size_t n, char *msg, size_t cap)
+{
+	size_t i;
+	enum env_id id;
+
+	for (i = 0; i < (ids != NULL ? n : (size_t)ENV_COUNT); i++) {
+		id = ids != NULL ? ids[i] : (enum env_id)i;
+		if (!env_ok(id)) {
+			env_msg(id, msg, cap);
+			return -1;
+		}
+	}
+	return 0;
 }

@@ -74,4 +74,14 @@ int env_choice(enum env_id id, int *ix);
  * parse; returns buf. */
 const char *env_msg(enum env_id id, char *buf, size_t cap);
 
+/*
+ * Checks variables ids[0..n), or every variable of the table if ids is
+ * NULL, before anything is made: 0 if each is unset, empty, or a value of
+ * its type and range; else -1, with the first bad one's message (env_msg's
+ * "NAME=VALUE: not EXPECTED") in msg.  A bad value is refused, never
+ * replaced by the default: localmon exits, a traced process runs untraced.
+ * Text and flag variables take any value.  Never prints.
+ */
+int env_check(const enum env_id *ids, size_t n, char *msg, size_t cap);
+
 #endif /* GRM_ENV_H */
