@@ -303,17 +303,21 @@ gmi_log_tail(const char *path, char *buf, size_t cap)
 /*
  * Waits until the deadline for the LM that child pid (gmi_lm_spawn)
  * starts to answer on sock; returns the connected fd, -1 if it did not,
- * or -2 if it gave up (the child exited with a failure status): then at
- * once, not at the deadline.  Only pid is reaped.  If the program reaped
- * it first (a SIGCHLD handler, or SIGCHLD ignored), its status is not
- * known and the socket is waited for.  A child still there at the
- * deadline is killed and reaped: never left a zombie of the program's.
+ * or -2 if it gave up: then at once, not at the deadline.  The child
+ * exits only once the LM serves or gave up, so it gave up if the child
+ * exited with a failure status, or exited unseen and no socket answers
+ * (exited with 0 and none answers: the LM died since, -1 at once).  Only
+ * pid is reaped.  If the program reaped it first (a SIGCHLD handler, or
+ * SIGCHLD ignored), its status is unknown: a pid that no longer exists
+ * means it exited (one that was reused meanwhile, that the socket is
+ * waited for until the deadline).  A child still there at the deadline is
+ * killed and reaped: never left a zombie of the program's.
  */
 static int
 gmi_lm_wait(const char *sock, pid_t pid, uint64_t deadline)
 {
 	pid_t r;
-	int fd, st;
+	int fd, st, ended = 0;
 
 	for (;;) {
 		if (pid > 0) {
@@ -322,12 +326,18 @@ gmi_lm_wait(const char *sock, pid_t pid, uint64_t deadline)
 				pid = 0;
 				if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
 					return -2;
-			} else if (r == -1 && errno != EINTR)
-				pid = 0;	/* reaped by the program */
+				ended = -1;	/* served: try again if gone */
+			} else if (r == -1 && errno == ECHILD) {
+				/* reaped by the program */
+				ended = kill(pid, 0) == -1 && errno == ESRCH;
+				pid = 0;
+			}
 		}
 		fd = gmi_lm_connect(sock);
 		if (fd != -1 || clk_mono_ns() >= deadline)
 			break;
+		if (ended != 0)
+			return ended > 0 ? -2 : -1;
 		sleep_ns(2000000L);
 	}
 	if (pid > 0) {

@@ -396,15 +396,17 @@ write_info(struct lm *lm)
 		rename(tmp, lm->info_path);
 }
 
-/* Removes the .pid file, under the election lock, if it still names us
- * (a successor may have written its own). */
+/* Removes the .pid file, under the election lock (taken here unless it
+ * is held already: a start that failed), if it still names us (a
+ * successor may have written its own). */
 static void
 remove_info(struct lm *lm)
 {
 	FILE *f;
-	int fd, pid = 0;
+	int fd = -1, pid = 0;
 
-	fd = open(lm->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lm->lock_fd == -1)
+		fd = open(lm->lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd != -1)
 		while (flock(fd, LOCK_EX) == -1 && errno == EINTR)
 			;

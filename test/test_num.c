@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* test_num.c: the number parsers (common/util/num.c), their message, and
- * the table of environment variables (common/util/env.c): defaults,
- * ranges, choices, and the defaults the code relies on. */
+/* test_num.c: the number parsers (common/util/num.c) and their edges
+ * (overflow, sign, trailing garbage), their message, and the table of
+ * environment variables (common/util/env.c): defaults, ranges, choices,
+ * the defaults the code relies on, and the check of every value. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -181,4 +182,104 @@ Test(env, values_are_parsed_by_type)
 	cr_expect_not(env_flag(ENV_DEBUG));
 	setenv("GRM_DEBUG", "yes", 1);
 	cr_expect(env_flag(ENV_DEBUG));
+}
+
+Test(num, edges_of_the_parsers)
+{
+	uint64_t v = 7;
+	double d = 7;
+
+	/* Overflow, at each unit's boundary. */
+	cr_expect_eq(num_parse_size("17179869183G", 0, UINT64_MAX, &v), 0);
+	cr_expect_eq(v, 17179869183ull << 30);
+	cr_expect_eq(num_parse_size("17179869184G", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_size("17592186044415M", 0, UINT64_MAX, &v), 0);
+	cr_expect_eq(num_parse_size("17592186044416M", 0, UINT64_MAX, &v),
+	    -1);
+	cr_expect_eq(num_parse_size("18014398509481984K", 0, UINT64_MAX, &v),
+	    -1);
+	cr_expect_eq(num_parse_size("99999999999G", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_size("18446744073709551616", 0, UINT64_MAX,
+	    &v), -1);
+	cr_expect_eq(num_parse_percent("18446744073709551616", 0, UINT64_MAX,
+	    &v), -1);
+	cr_expect_eq(num_parse_u64("99999999999999999999999", 0, UINT64_MAX,
+	    &v), -1);
+	/* Negative, in every form strtoull would take. */
+	v = 7;
+	cr_expect_eq(num_parse_size("-1", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_size("-16K", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_percent("-5", 0, 99, &v), -1);
+	cr_expect_eq(num_parse_u64(" -1", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_u64("\t1", 0, UINT64_MAX, &v), -1);
+	/* Trailing garbage, space included. */
+	cr_expect_eq(num_parse_size("12Mx", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_size("64Kb", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_size("1.5M", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_size("1M ", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_percent("50%x", 0, 99, &v), -1);
+	cr_expect_eq(num_parse_percent("50 %", 0, 99, &v), -1);
+	cr_expect_eq(num_parse_u64("10ms", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(num_parse_u64("0x10", 0, UINT64_MAX, &v), -1);
+	cr_expect_eq(v, 7, "left alone on every error");
+	/* Leading zeros are decimal, not octal. */
+	cr_expect_eq(num_parse_u64("010", 0, 100, &v), 0);
+	cr_expect_eq(v, 10);
+	/* Decimals: overflow, underflow, garbage. */
+	cr_expect_eq(num_parse_double("1e999", 0, 1e308, &d), -1);
+	cr_expect_eq(num_parse_double("1e-999", 0, 1, &d), -1,
+	    "underflow (ERANGE)");
+	cr_expect_eq(num_parse_double("0x10", 0, 100, &d), -1,
+	    "decimal only (strtod would read hexadecimal)");
+	cr_expect_eq(num_parse_double("1.5.", 0, 10, &d), -1);
+	cr_expect_eq(num_parse_double(".", 0, 10, &d), -1);
+	cr_expect_eq(num_parse_double("1 ", 0, 10, &d), -1);
+	cr_expect_eq(num_parse_double("86400.0000001", 0, 86400, &d), -1);
+}
+
+Test(env, check_finds_the_first_bad_value)
+{
+	static const enum env_id some[] = { ENV_BLOCK_MS, ENV_MODE };
+	char msg[NUM_MSG_MAX];
+	unsigned i;
+
+	for (i = 0; i < ENV_COUNT; i++)
+		unsetenv(env_vars[i].name);
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), 0, "all unset");
+	setenv("GRM_THRESHOLD", "", 1);
+	setenv("GRM_HOSTNAME", "any text", 1);
+	setenv("GRM_DEBUG", "whatever", 1);
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), 0,
+	    "empty is unset; text and flags take anything");
+	setenv("GRM_THRESHOLD", "abc", 1);
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), -1);
+	cr_expect_str_eq(msg,
+	    "GRM_THRESHOLD=abc: not a percentage of free space (1 to 99)");
+	cr_expect_eq(env_check(some, 2, msg, sizeof msg), 0,
+	    "only the variables asked for");
+	setenv("GRM_MODE", "tracing", 1);
+	cr_expect_eq(env_check(some, 2, msg, sizeof msg), -1);
+	cr_expect_str_eq(msg, "GRM_MODE=tracing: not trace or stats");
+	setenv("GRM_CHUNKSIZE", "8K", 1);
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), -1);
+	cr_expect_str_eq(msg, "GRM_MODE=tracing: not trace or stats",
+	    "the first bad one in the table's order");
+	unsetenv("GRM_MODE");
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), -1);
+	cr_expect_str_eq(msg, "GRM_CHUNKSIZE=8K: not a size from 16K to 1M, "
+	    "a multiple of 8");
+	setenv("GRM_CHUNKSIZE", "1M", 1);
+	setenv("GRM_LM_LINGER", "1e999", 1);
+	unsetenv("GRM_THRESHOLD");
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), -1);
+	cr_expect_str_eq(msg, "GRM_LM_LINGER=1e999: not a number of seconds "
+	    "(0 to 86400)");
+	unsetenv("GRM_LM_LINGER");
+	setenv("GRM_SEGSIZE", "99999999999G", 1);
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), -1);
+	unsetenv("GRM_SEGSIZE");
+	setenv("GRM_POLICY", "Block", 1);
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), -1);
+	unsetenv("GRM_POLICY");
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), 0);
 }

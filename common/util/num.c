@@ -90,6 +90,8 @@ num_parse_double(const char *s, double min, double max, double *v)
 
 	if ((*s < '0' || *s > '9') && *s != '.')
 		return -1;	/* no sign, space, "inf" or "nan" */
+	if (strpbrk(s, "xX") != NULL)
+		return -1;	/* decimal only: strtod would read 0x10 */
 	errno = 0;
 	x = strtod(s, &end);
 	if (errno != 0 || *end != '\0' || !isfinite(x) || x < min || x > max)
