@@ -30,7 +30,7 @@ static const struct page pages[] = {
 		"recording off and says so\nin its log (see\n.BR localmon (1)).\n"
 		"Every process of a job must have exactly the same string." },
 	    { ENV_DEBUG, NULL },
-	    { ENV_BLOCK_MS, "Another value is not used (the default is)." },
+	    { ENV_BLOCK_MS, NULL },
 	    { ENV_POLICY, "Unset: the policy the Local Monitor was started "
 		"with (its own\n.BR GRM_POLICY ,\ninherited from the process "
 		"that started it), else\n.BR block ." },
@@ -46,20 +46,39 @@ static const struct page pages[] = {
 	  "name the trace shows for this host (its node).\n.PP\n.BR GRM_MM ,"
 	  "\n.BR GRM_DEBUG ,\n.BR GRM_BLOCK_MS ,\n.BR GRM_POLICY ,\n"
 	  ".B GRM_MODE\nand\n.B GRM_SIGNALS\nare read at the process's first "
-	  "GMI call.\n" },
+	  "GMI call.\n"
+	  ".PP\nA bad setting is never replaced by the default: a value of\n"
+	  ".BR GRM_BLOCK_MS ,\n.B GRM_POLICY\nor\n.B GRM_MODE\n"
+	  "that is not one of its type and range (not a number, negative, too "
+	  "large,\nor with anything after it) leaves the process untraced "
+	  "(the program runs as\nwithout\n.BR GRM_MM ),\nand with\n"
+	  ".B GRM_DEBUG\nit says why in one line:\n.RS\n.PP\n"
+	  "grm[\\fIpid\\fP]: GRM_BLOCK_MS=10ms: not a number of milliseconds "
+	  "(1 to 86400000): running untraced\n.RE\n.PP\n"
+	  "A Local Monitor refuses a bad value of its own variables in the same "
+	  "way,\nbefore it makes anything: the process learns it at once, not "
+	  "after the\nattach deadline, runs untraced, and with\n"
+	  ".B GRM_DEBUG\nsays\n.RS\n.PP\n"
+	  "grm[\\fIpid\\fP]: local monitor for \\fIhost\\fP:\\fIport\\fP "
+	  "refused to start: localmon: GRM_THRESHOLD=abc: not a percentage of "
+	  "free space (1 to 99) (\\fIlog\\fP)\n.RE\n.PP\n"
+	  "the line the Local Monitor wrote in its log in the run folder.\n" },
 	{ "localmon.1", NULL, {
 	    { ENV_MM, "Read if\n.B \\-\\-mm\nis not given.\nA Local Monitor "
 		"started by a traced process gets it this way, never on its\n"
 		"command line." },
 	    { ENV_SEGSIZE, NULL },
 	    { ENV_CHUNKSIZE, "A value of either variable that is not a "
-		"number with an optional suffix\nstops\n.B localmon\nwith "
-		"status 1.\nA value out of range, or a segment size the "
-		"system refuses, makes the\nsegment impossible to set up: "
-		"this is reported on standard error (see\n.BR BUGS ).\n"
+		"size in its range, a chunk size\nthat is not a multiple of "
+		"8, or a segment size that does not hold two chunks\nor is "
+		"more than this host's memory stops\n.B localmon\nwith "
+		"status 1 before it makes anything.\nA segment size the "
+		"system refuses\n.RB ( shmmax )\nstops it too, with "
+		"what it made removed.\n"
 		"Neither variable applies to a Local Monitor that adopts a "
 		"segment (see\n.BR Adoption )." },
-	    { ENV_POLICY, "Written into the segment when it is created." },
+	    { ENV_POLICY, "Written into the segment when it is created; "
+		"any other value stops\n.B localmon\nwith status 1." },
 	    { ENV_THRESHOLD, "Written into the segment when it is created "
 		"(at least one chunk); any\nother value stops\n.B localmon\n"
 		"with status 1." },
@@ -73,7 +92,17 @@ static const struct page pages[] = {
 	    { ENV_DEBUG, NULL } }, 12,
 	  ".PP\nA Local Monitor started by a traced process gets that "
 	  "process's environment,\nso these variables are best set for the "
-	  "whole job.\n" },
+	  "whole job.\n"
+	  ".PP\nEvery variable above, and every one that\n.BR grm (3)\n"
+	  "lists, is checked before\n.B localmon\nmakes anything: a value "
+	  "that is not one of its type and range (not a number,\nnegative, "
+	  "too large, or with anything after it) is never replaced by the\n"
+	  "default; it stops\n.B localmon\nwith status 1 and one line on "
+	  "standard error,\n.RS\n.PP\nlocalmon: GRM_THRESHOLD=abc: not a "
+	  "percentage of free space (1 to 99)\n.RE\n.PP\n"
+	  "leaving no segment, socket, spill or\n.B .pid\nfile.\n"
+	  "Started by a traced process, it writes that line in its log, and "
+	  "the process\nruns untraced at once.\n" },
 	{ "mainmon.1", NULL, {
 	    { ENV_DEBUG, NULL } }, 1,
 	  ".PP\n.B mainmon\ndoes not read\n.BR GRM_MM ;\nthat variable is "
