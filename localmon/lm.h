@@ -278,6 +278,38 @@ void lm_defs_acked(struct lm *lm);
 int lm_defs_send(struct lm *lm);
 void lm_defs_free(struct lm *lm);
 
+/* lm_conf.c: what localmon was asked to do, its options and environment,
+ * every value checked before anything is made. */
+struct lm_conf {
+	struct mmid	mmid;		/* --mm, else GRM_MM, with the token */
+	int		lockfd;		/* --lock-fd (the election lock), or -1 */
+	int		spawned;	/* started by a traced process */
+	int		debug;
+	double		linger;		/* --linger, else GRM_LM_LINGER: s */
+	double		mm_timeout;	/* GRM_LM_MM_TIMEOUT: s */
+	uint64_t	segsize;	/* GRM_SEGSIZE */
+	uint64_t	chunksize;	/* GRM_CHUNKSIZE */
+	uint64_t	threshold;	/* GRM_THRESHOLD: % */
+	uint64_t	spill_max;	/* GRM_SPILL_MAX */
+	int		policy;		/* GRM_POLICY: SEG_POLICY_* */
+};
+
+/*
+ * Reads localmon's options and environment into c, checking every value.
+ * Returns -1 to go on, or the status to exit with: 0 after --help, 2 for a
+ * usage error, 1 for a bad value (said on stderr in one line,
+ * "GRM_THRESHOLD=abc: not a percentage of free space (1 to 99)").
+ */
+int lm_conf_read(struct lm_conf *c, int argc, char **argv);
+
+/* lm_seg.c */
+/* Adopts the segment of a dead LM (its .pid file names it) or creates one
+ * of c's sizes, threshold and policy, and names it in the .pid file; the
+ * election lock is held.  0, or -1 (logged, nothing left). */
+int lm_segment_make(struct lm *lm, const struct lm_conf *c);
+/* Removes the segment, then the .pid file if it still names this LM. */
+void lm_segment_unmake(struct lm *lm);
+
 /* lm_main.c */
 void lm_begin_exit(struct lm *lm, const char *why);
 /* Finishes every step made and exits the loop (once). */
