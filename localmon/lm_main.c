@@ -277,11 +277,10 @@ lm_make(struct lm *lm, const struct lm_conf *c)
 	if (loop_make(lm) != 0)
 		return -1;
 	lm->made = LM_MADE_LOOP;
-	if ((r = lock_make(lm, c->lockfd)) != 0) {
-		lm->made = r < 0 ? LM_MADE_LOOP : LM_MADE_LOCK;
+	r = lock_make(lm, c->lockfd);
+	lm->made = LM_MADE_LOCK;	/* lock_unmake closes what is open */
+	if (r != 0)
 		return r;
-	}
-	lm->made = LM_MADE_LOCK;
 	if (lm_segment_make(lm, c) != 0)
 		return -1;
 	lm->made = LM_MADE_SEGMENT;
