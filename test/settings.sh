@@ -4,10 +4,11 @@
 # the Local Monitor or a traced process reads, each kind of bad value (not
 # a number, negative, overflowing, out of range, trailing garbage): a
 # traced program prints and exits as it does untraced, in well under the
-# 10 s attach deadline, and leaves no segment (ipcs -m) and no socket,
-# .pid or spill file; the LM's log holds exactly its one-line reason
-# ("localmon: NAME=VALUE: not EXPECTED"), or, for a variable the process
-# reads itself, no LM is started and GRM_DEBUG gives that line.  The same
+# 10 s attach deadline, and leaves no segment (ipcs -m), no socket, .pid
+# or spill file, and no LM process; the LM's log holds exactly its
+# one-line reason ("localmon: NAME=VALUE: not EXPECTED"), or, for a
+# variable the process reads itself, no LM is started and GRM_DEBUG gives
+# that line.  The same
 # when a step of the LM's start fails (the socket cannot be bound, the
 # system refuses the segment), and for localmon run by hand with bad
 # options.  Run in an IPC namespace of its own, where `ipcs -m` shows this
@@ -34,8 +35,16 @@ GRM_MM= "$B/test/e2e_writer" 1 100 "$T_DIR/half" "$T_DIR/go" \
 segments() { ipcs -m | awk '$1 ~ /^0x/' | wc -l; }
 [ "$(segments)" -eq 0 ] || t_fail "segments before the test: $(ipcs -m)"
 
-# nothing_left WHAT: no segment, no LM file but the lock and the log.
+# Whether no process holds a file of the run folder open (no LM is left).
+nobody_in_rundir() {
+	! ls -l /proc/[0-9]*/fd 2> /dev/null | grep -qF -- "$GRM_RUNDIR/"
+}
+
+# nothing_left WHAT: no LM process, no segment, no LM file but the lock
+# and the log.
 nothing_left() {
+	t_wait_s 5 nobody_in_rundir ||
+		t_fail "$1: a process still holds a file of the run folder"
 	[ "$(segments)" -eq 0 ] || t_fail "$1: segment left: $(ipcs -m)"
 	for f in "$GRM_RUNDIR"/*; do
 		[ -d "$f" ] && continue		# made by this test
