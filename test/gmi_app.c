@@ -13,9 +13,12 @@
  *	gmi_app blocks N	nested blocks with known sleeps (statistics)
  *	gmi_app ticker FILE	events 1 and 2 every 200 us until FILE exists
  *	gmi_app pingpong N	two processes exchange N messages over pipes
+ *	gmi_app children N	a child of its own, then N events; "child S"
+ *				(its status, reaped by the program itself)
  */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,6 +320,51 @@ mode_pingpong(long n)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 }
 
+/* Counts the SIGCHLDs it gets; reaps nothing (the program's own wait
+ * does). */
+static volatile sig_atomic_t sigchlds;
+
+static void
+on_sigchld(int sig)
+{
+	(void)sig;
+	sigchlds++;
+}
+
+/*
+ * A program with a child of its own, started before its first GMI call,
+ * and a SIGCHLD handler: starting (or failing to start) a Local Monitor
+ * must not reap its child nor disturb the handler.
+ */
+static int
+mode_children(long n)
+{
+	struct sigaction sa;
+	pid_t pid;
+	long i;
+	int st;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigchld;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(SIGCHLD, &sa, NULL) != 0)
+		die("sigaction", errno);
+	pid = fork();
+	if (pid == -1)
+		die("fork", errno);
+	if (pid == 0)
+		_exit(7);
+	OK(GMI_DefineEvent(1, "%d %ld", "seq"));
+	for (i = 0; i < n; i++)
+		OK(GMI_Event(1, 0, i));
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			die("waitpid", errno);
+	printf("child %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return sigchlds > 0 ? 0 : 1;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -347,7 +395,10 @@ main(int argc, char **argv)
 		return mode_ticker(argv[2]);
 	if (strcmp(m, "pingpong") == 0)
 		return mode_pingpong(n);
+	if (strcmp(m, "children") == 0)
+		return mode_children(n);
 	fprintf(stderr, "usage: gmi_app errors|api|fork N|exec N|threads T N|"
-	    "exit MODE N|flood N|flush N|blocks N|ticker FILE|pingpong N\n");
+	    "exit MODE N|flood N|flush N|blocks N|ticker FILE|pingpong N|"
+	    "children N\n");
 	return 2;
 }

@@ -10,8 +10,9 @@
 # variable the process reads itself, no LM is started and GRM_DEBUG gives
 # that line.  The same
 # when a step of the LM's start fails (the socket cannot be bound, the
-# system refuses the segment), and for localmon run by hand with bad
-# options.  Run in an IPC namespace of its own, where `ipcs -m` shows this
+# system refuses the segment), for a program that ignores SIGCHLD, and
+# for localmon run by hand with bad options.  A program with a child of
+# its own and a SIGCHLD handler still reaps its child itself.  Run in an IPC namespace of its own, where `ipcs -m` shows this
 # test's segments only.
 if [ -z "${T_SETTINGS_NS:-}" ]; then
 	unshare --ipc true 2> /dev/null || {
@@ -149,6 +150,23 @@ _t=$(($(t_now_cs) - _t0))
 [ "$_t" -lt $LIMIT_CS ] || t_fail "SIGCHLD ignored: took ${_t}0 ms"
 nothing_left "SIGCHLD ignored"
 
+# A program with a child of its own and a SIGCHLD handler: the refusal
+# reaps only the LM's child (the program reaps its own, status 7), and
+# the program traced with good settings gets the same (its N events are
+# checked with the last run's, below).
+N=2000
+for set in GRM_THRESHOLD=abc GRM_LM_LINGER=0.1; do
+	_t0=$(t_now_cs)
+	env GRM_MM="$MM_ID" "$set" "$B/test/gmi_app" children $N \
+	    > "$T_DIR/run.out" 2>&1 || t_fail "$set: gmi_app children failed"
+	_t=$(($(t_now_cs) - _t0))
+	[ "$_t" -lt $LIMIT_CS ] || t_fail "$set: gmi_app children took ${_t}0 ms"
+	[ "$(cat "$T_DIR/run.out")" = "child 7" ] ||
+		t_fail "$set: gmi_app children said $(cat "$T_DIR/run.out")"
+	t_lms_gone 30 || t_fail "$set: the LM did not exit"
+	nothing_left "$set: gmi_app children"
+done
+
 # A step of the LM's start fails: what the steps before made is removed.
 # The socket cannot be bound (a folder has its name).
 mkdir "$GRM_RUNDIR/$name.sock"
@@ -203,15 +221,15 @@ GRM_POLICY=nope lm_hand 1 \
     "localmon: GRM_POLICY=nope: not block, discard or overwrite" --mm "$MM_ID"
 
 # Good settings still trace, and the LM leaves nothing behind either.
-N=2000
 GRM_MM=$MM_ID GRM_SEGSIZE=1M GRM_CHUNKSIZE=16K GRM_THRESHOLD=25% \
     GRM_LM_LINGER=0.1 GRM_BLOCK_MS=5000 GRM_POLICY=block \
     "$B/test/e2e_writer" 2 $N "$T_DIR/half" "$T_DIR/go" > "$T_DIR/run.out" \
     2>&1 || t_fail "good settings: the program failed"
 t_lms_gone 30 || t_fail "good settings: the LM did not exit"
 t_stop_mm
-t_check_seqs "$T_DIR/trace" $N 2 || t_fail "good settings: trace content"
+t_check_seqs "$T_DIR/trace" $N 3 || t_fail "good settings: trace content"
 t_check_clean
 nothing_left "good settings"
 t_log "ok: $n bad values refused at once (slowest ${T_MAX_CS}0 ms)," \
-    "2 failed starts, 11 bad command lines: nothing left behind"
+    "2 failed starts, 11 bad command lines, a program's own child:" \
+    "nothing left behind"
