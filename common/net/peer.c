@@ -444,3 +444,22 @@ peer_arg(const struct peer *p)
 {
 	return p->arg;
 }
+
+int
+peer_heard(struct peer *p)
+{
+	char b;
+	ssize_t n;
+
+	if (p->dead)
+		return -1;
+	if (evbuffer_get_length(bufferevent_get_input(p->bev)) > 0)
+		return 1;
+	n = recv(bufferevent_getfd(p->bev), &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n > 0)
+		return 1;
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == EINTR))
+		return 0;
+	return -1;
+}
