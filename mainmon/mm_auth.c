@@ -251,8 +251,16 @@ mm_auth_init(struct mm *mm)
 void
 mm_auth_finish(struct mm *mm)
 {
+	const struct mm_src_key *k;
+	struct mm_src *s;
+	uint32_t it = 0;
+
 	if (mm->admit == NULL)
 		return;
+	/* What was counted and not yet said is said now. */
+	while ((s = hmap_next(&mm->admit->srcs, &it, (const void **)&k)) !=
+	    NULL)
+		src_roll(k, s, clk_mono_ns());
 	event_free(mm->admit->tick);
 	hmap_free(&mm->admit->srcs);
 	free(mm->admit);
@@ -390,8 +398,8 @@ turn_away(struct mm *mm, struct mm_conn *c, int dropped, uint32_t nwait)
 	const char *lm = who(c, id, sizeof id);
 
 	snprintf(text, sizeof text, "%s: %u connections from %s waiting to "
-	    "authenticate; try again", dropped ? "dropped, the oldest" :
-	    "refused", nwait, c->auth->src.host);
+	    "authenticate; try again", dropped ? "dropped for a newer one" :
+	    "too many", nwait, c->auth->src.host);
 	if (lm != NULL && c->auth->h.role == WIRE_ROLE_LM)
 		note(mm, &c->auth->src, AD_LM, lm, "%s: %s turned away before "
 		    "it proved the token: %s", c->addr, lm, text);

@@ -389,8 +389,8 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 /*
  * Binds the listening socket to the address resolved by opts_check, and
  * puts in mm->id the address LMs must reach: the bound one, in brackets if
- * IPv6, or this host's name when bound to every interface.  0, or 1
- * (said).
+ * IPv6, or this host's name when bound to every interface.  0, 2 if the
+ * address is not this host's, or 1 (said).
  */
 static int
 listen_on(struct mm *mm, const struct mm_opts *o)
@@ -404,6 +404,9 @@ listen_on(struct mm *mm, const struct mm_opts *o)
 	mm->listener = evconnlistener_new_bind(mm->base, accept_cb, mm,
 	    LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
 	    128, made.ai->ai_addr, (int)made.ai->ai_addrlen);
+	if (mm->listener == NULL && errno == EADDRNOTAVAIL)
+		return refuse("-b %s: not an address of this host (%s)",
+		    o->bind, strerror(errno));
 	if (mm->listener == NULL) {
 		log_warn("cannot listen on %s port %u: %s", o->bind,
 		    (unsigned)o->port, strerror(errno));
