@@ -153,7 +153,8 @@ src_roll(const struct mm_src_key *k, struct mm_src *s, uint64_t now)
 	if (any)
 		log_warn("%s: in the last %llu s, not logged one by one: %s; "
 		    "%u waiting now", k->host, (unsigned long long)
-		    ((now - s->window) / 1000000000u), line, s->waiting);
+		    ((now - s->window + 999999999u) / 1000000000u), line,
+		    s->waiting);
 	memset(s->lines, 0, sizeof s->lines);
 	memset(s->quiet, 0, sizeof s->quiet);
 	s->window = now;

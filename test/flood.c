@@ -2,13 +2,13 @@
 /* flood.c: a crowd of unauthenticated connections to mainmon, for
  * test/admission.sh.
  *
- *	flood HOST:PORT HOLD RING STOPFILE [hello]
+ *	flood HOST:PORT STOPFILE HOLD RING [hello]
  *
  * Opens HOLD connections that say nothing (with "hello": that send a
  * HELLO as a local monitor, then nothing) and keeps them; prints "held N"
- * once they are open.  Then, until STOPFILE exists, opens silent
- * connections one after another as fast as it can, keeping the last RING
- * of them (closing its oldest when it opens one more; RING 0: none
+ * once they are open.  Then, until STOPFILE exists, opens connections
+ * of the same kind one after another as fast as it can, keeping the last
+ * RING of them (closing its oldest when it opens one more; RING 0: none
  * opened).  At the end prints how many it opened and how many of the held
  * ones mainmon had closed.  Exit 0, or 2 on a usage or system error.
  */
@@ -72,16 +72,16 @@ main(int argc, char **argv)
 	uint64_t t0;
 	int hello;
 
-	hello = argc == 7;
-	if (argc < 6 || argc > 7 || (hello && strcmp(argv[6], "hello") != 0)) {
-		fprintf(stderr, "usage: flood HOST:PORT HOLD RING STOPFILE "
+	hello = argc == 6;
+	if (argc < 5 || argc > 6 || (hello && strcmp(argv[5], "hello") != 0)) {
+		fprintf(stderr, "usage: flood HOST:PORT STOPFILE HOLD RING "
 		    "[hello]\n");
 		return 2;
 	}
 	snprintf(host, sizeof host, "%s", argv[1]);
 	colon = strrchr(host, ':');
-	nhold = atol(argv[2]);
-	nring = atol(argv[3]);
+	nhold = atol(argv[3]);
+	nring = atol(argv[4]);
 	if (colon == NULL || nhold < 0 || nhold > HOLD_MAX || nring < 0 ||
 	    nring > RING_MAX) {
 		fprintf(stderr, "flood: bad arguments\n");
@@ -105,7 +105,7 @@ main(int argc, char **argv)
 	for (i = 0; i < (unsigned long)nring; i++)
 		ring[i] = -1;
 	t0 = clk_mono_ns();
-	while (stat(argv[5], &st) != 0) {
+	while (stat(argv[2], &st) != 0) {
 		if (nring == 0) {
 			poll(NULL, 0, 20);
 			continue;
@@ -115,6 +115,10 @@ main(int argc, char **argv)
 		ring[head] = wio_dial(host, port);
 		if (ring[head] != -1)
 			opened++;
+		if (ring[head] != -1 && hello && send_hello(ring[head]) != 0) {
+			close(ring[head]);
+			ring[head] = -1;
+		}
 		head = (head + 1) % (unsigned long)nring;
 	}
 	for (i = 0; i < (unsigned long)nhold; i++) {
