@@ -300,7 +300,8 @@ struct mm {
 						   messages show */
 	struct mmid		mmid;		/* with the token */
 	unsigned		auth_secs;	/* handshake time limit */
-	int			npreauth;	/* connections in it */
+	int			npreauth;	/* connections in it,
+						   refused ones included */
 	struct mm_admit		*admit;		/* who may wait in it
 						   (mm_auth.c) */
 	struct tape_w		*out;
@@ -399,6 +400,9 @@ unsigned mm_auth_peer(const struct mm_conn *c);
  * (wire_check); may free c. */
 void mm_auth_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
 		 struct wire_rd *msg);
+/* Logs that a MM_CONN_NEW connection sent a message its rule refuses
+ * (why: wire_check's reason), before it is freed. */
+void mm_auth_bad(struct mm_conn *c, const char *why);
 /* Logs why a MM_CONN_NEW connection ended (before mm_conn_free). */
 void mm_auth_closed(struct mm_conn *c, const char *why);
 void mm_auth_free(struct mm_conn *c);

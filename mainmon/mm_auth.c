@@ -84,7 +84,6 @@ struct mm_admit {
 	struct hmap	srcs;		/* struct mm_src_key: struct mm_src */
 	struct event	*tick;		/* the count lines */
 	uint32_t	waiting;	/* all addresses */
-	uint32_t	conns;		/* in the handshake, refused included */
 };
 
 static const struct hmap_type src_type = {
@@ -302,7 +301,7 @@ mm_auth_admit(struct mm *mm, const char *addr)
 {
 	struct mm_src_key k;
 
-	if (mm->admit->conns < MM_AUTH_CONNS_MAX)
+	if (mm->npreauth < MM_AUTH_CONNS_MAX)
 		return 0;
 	src_of(addr, &k);
 	note(mm, &k, AD_REFUSED, NULL, "%s: refused: %d connections in the "
@@ -445,7 +444,6 @@ mm_auth_start(struct mm_conn *c)
 	c->auth->waiting = 1;
 	s->waiting++;
 	ad->waiting++;
-	ad->conns++;
 	mm->npreauth++;
 	/* Over a bound: the oldest of its address goes, or of the address
 	 * that holds the most. */
@@ -484,7 +482,6 @@ mm_auth_free(struct mm_conn *c)
 	free(c->auth);
 	c->auth = NULL;
 	c->mm->npreauth--;
-	c->mm->admit->conns--;
 }
 
 void
@@ -495,6 +492,13 @@ mm_auth_closed(struct mm_conn *c, const char *why)
 	note(c->mm, &c->auth->src, AD_EARLY, NULL, "%s: connection closed "
 	    "%s: %s", c->addr, c->auth->challenged ? "during authentication" :
 	    "before hello", why);
+}
+
+void
+mm_auth_bad(struct mm_conn *c, const char *why)
+{
+	note(c->mm, &c->auth->src, AD_BAD, NULL, "%s: closing connection: "
+	    "bad or unexpected message: %s", c->addr, why);
 }
 
 static int
