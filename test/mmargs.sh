@@ -19,24 +19,30 @@ mknod node c 1 3 || t_fail "mknod"
 printf 'the victim\n' > victim
 chmod 666 victim
 
-# refused MESSAGE ARGS...: mainmon ARGS exits 2 at once with MESSAGE on
-# stderr, printing nothing on stdout, making no new.trace and leaving
-# old.trace, victim and node as they were.
-refused() {
-	_msg=$1
-	shift
+# exits2 PROG MESSAGE ARGS...: PROG (mainmon or grmctl) with ARGS exits 2
+# at once with "PROG: MESSAGE" on stderr and nothing on stdout.
+exits2() {
+	_p=$1 _msg=$2
+	shift 2
 	_rc=0
-	timeout 30 "$M" "$@" > m.out 2> m.err || _rc=$?
-	[ $_rc -eq 2 ] || t_fail "mainmon $*: exit status $_rc, not 2: $(cat m.err)"
-	grep -q -F -e "mainmon: $_msg" m.err ||
-		t_fail "mainmon $*: no 'mainmon: $_msg' in: $(cat m.err)"
-	[ ! -s m.out ] || t_fail "mainmon $*: printed $(cat m.out)"
+	timeout 30 "$B/mainmon/$_p" "$@" > p.out 2> p.err || _rc=$?
+	[ $_rc -eq 2 ] || t_fail "$_p $*: exit status $_rc, not 2: $(cat p.err)"
+	grep -q -F -e "$_p: $_msg" p.err ||
+		t_fail "$_p $*: no '$_p: $_msg' in: $(cat p.err)"
+	[ ! -s p.out ] || t_fail "$_p $*: printed $(cat p.out)"
+	_n=$((_n + 1))
+}
+
+# refused MESSAGE ARGS...: exits2 mainmon, making no new.trace and
+# leaving old.trace, victim and node as they were, nothing beside them.
+refused() {
+	exits2 mainmon "$@"
+	shift
 	[ ! -e new.trace ] && [ ! -L new.trace ] || t_fail "mainmon $*: made new.trace"
 	[ "$(cksum < old.trace)" = "$old_sum" ] || t_fail "mainmon $*: old.trace changed"
 	[ "$(cat victim)" = "the victim" ] || t_fail "mainmon $*: victim changed"
 	[ -c node ] || t_fail "mainmon $*: the device node was replaced"
 	[ -z "$(ls -A | grep '^\.')" ] || t_fail "mainmon $*: left $(ls -A | grep '^\.')"
-	_n=$((_n + 1))
 }
 _n=0
 
@@ -82,15 +88,22 @@ refused "-i $T_DIR: a folder" -o new.trace -i "$T_DIR"
 refused "-i old2.trace: the trace file's name too" -o old2.trace -i old2.trace
 
 # --force: the link and the 0666 file replaced by new files of ours; the
-# victim untouched; nothing left beside them.
+# victim untouched; nothing left beside them.  grmctl file to a link to
+# the victim: refused.
 for f in link.trace pre.trace; do
 	rm -f m.id
 	"$M" -o "$f" --force -i m.id > m.out 2> m.err &
 	pid=$!
 	T_PIDS="$T_PIDS $pid"
-	t_wait_for 30 "$f: mainmon did not start: $(cat m.err)" test -s m.out
+	t_wait_s 30 test -s m.out || t_fail "$f: mainmon did not start: $(cat m.err)"
 	[ "$(cat m.id)" = "$(cat m.out)" ] || t_fail "$f: m.id differs from what was printed"
 	[ "$(stat -c %a m.id)" = 600 ] || t_fail "m.id: mode $(stat -c %a m.id)"
+	# grmctl file: a link is not a new name either.
+	ln -sf victim link2.trace
+	"$C" "$(cat m.out)" file link2.trace > c.out 2>&1 &&
+		t_fail "$f: grmctl file link2.trace: $(cat c.out)"
+	grep -q "file link2.trace: cannot create it: File exists" c.out ||
+		t_fail "$f: grmctl file link2.trace: $(cat c.out)"
 	"$C" "$(cat m.out)" stop > c.out 2>&1 || t_fail "$f: stop: $(cat c.out)"
 	wait $pid || t_fail "$f: mainmon exited non-zero: $(cat m.err)"
 	[ -f "$f" ] && [ ! -L "$f" ] || t_fail "$f: not replaced by a regular file"
@@ -103,15 +116,7 @@ done
 [ "$(cksum < old.trace)" = "$old_sum" ] || t_fail "old.trace changed"
 
 # grmctl: the command checked before any connection (no mainmon runs).
-g_refused() {
-	_msg=$1
-	shift
-	_rc=0
-	timeout 30 "$C" "$@" > c.out 2> c.err || _rc=$?
-	[ $_rc -eq 2 ] || t_fail "grmctl $*: exit status $_rc, not 2: $(cat c.err)"
-	grep -q -F -e "grmctl: $_msg" c.err || t_fail "grmctl $*: no 'grmctl: $_msg' in: $(cat c.err)"
-	_n=$((_n + 1))
-}
+g_refused() { exits2 grmctl "$@"; }
 ID=127.0.0.1:9:0123456789abcdef0123456789abcdef
 g_refused "a main monitor identifier and a command are needed"
 g_refused "a command is needed" "$ID"
