@@ -33,10 +33,18 @@ flood_stop() {
 	t_log "$1: $(tail -n 1 "$T_DIR/$1.out")"
 }
 
+# half_in TRACE: a snapshot brings the first half of the writers' events
+# into TRACE: their LM is admitted.
+half_in() {
+	"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null 2>&1 &&
+	    [ "$(t_count "$1" eid=1)" -eq $((P * T * N / 2)) ]
+}
+
 # (1) Silent connections.
 flood_start silent 200 64
 P=2 T=2 N=20000
 t_writers $P $T $N
+t_wait_for 30 "the LM was not admitted during the flood" half_in "$trace"
 t_writers_done
 # The LM has delivered everything and grmctl gets in, while the flood
 # goes on.
@@ -69,13 +77,8 @@ t_writers $P $T $N
 refused() { grep -q "refused: [a-z ]*: [0-9]* connections from 127.0.0.1 waiting to authenticate; try again" "$GRM_RUNDIR"/*.log 2>/dev/null; }
 t_wait_for 30 "the LM logged no refusal: $(cat "$GRM_RUNDIR"/*.log 2>/dev/null | tail -n 5)" refused
 flood_stop hello
-# It tries again (1 s later, then 2, 4...) and is admitted: what it holds
-# comes with a snapshot.
-half_in() {
-	"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null 2>&1 &&
-	    [ "$(t_count "$trace2" eid=1)" -eq $((P * T * N / 2)) ]
-}
-t_wait_for 30 "the LM was not admitted after the flood" half_in
+# It tries again (1 s later, then 2, 4...) and is admitted.
+t_wait_for 30 "the LM was not admitted after the flood" half_in "$trace2"
 t_writers_done
 t_stop_mm "after the hello flood"
 t_check_seqs "$trace2" $N $((P * T)) || t_fail "trace content (2)"

@@ -6,7 +6,7 @@
  *
  * Opens HOLD connections that say nothing (with "hello": that send a
  * HELLO as a local monitor, then nothing) and keeps them; prints "held N"
- * once they are open.  Then, until STOPFILE exists, opens connections
+ * once they are open (with "hello": once each has had its CHALLENGE).  Then, until STOPFILE exists, opens connections
  * of the same kind one after another as fast as it can, keeping the last
  * RING of them (closing its oldest when it opens one more; RING 0: none
  * opened).  At the end prints how many it opened and how many of the held
@@ -97,6 +97,20 @@ main(int argc, char **argv)
 		}
 		if (hello && send_hello(held[i]) != 0) {
 			fprintf(stderr, "flood: hello %lu failed\n", i);
+			return 2;
+		}
+	}
+	/* Held with a HELLO: each answered with a CHALLENGE (mainmon has
+	 * taken them all in) before they are said held. */
+	for (i = 0; hello && i < (unsigned long)nhold; i++) {
+		unsigned char buf[WIRE_PREAUTH_MAX];
+		uint16_t type;
+		size_t len;
+
+		if (wio_get(held[i], &type, buf, sizeof buf, &len, 30000) != 0 ||
+		    type != WIRE_CHALLENGE) {
+			fprintf(stderr, "flood: no CHALLENGE for hello %lu\n",
+			    i);
 			return 2;
 		}
 	}
