@@ -379,14 +379,32 @@ victim(struct mm *mm, const struct mm_src_key *k, struct mm_conn *nc,
 	return best;
 }
 
-/* Who c is, for the log: "local monitor 12 on host" once its HELLO came. */
+/*
+ * Who c says it is, for the log: "local monitor 12 on host" (its role in
+ * *role) once its HELLO came (read, or waiting whole in its input, looked
+ * at and left there); NULL before.
+ */
 static const char *
-who(const struct mm_conn *c, char *buf, size_t cap)
+who(const struct mm_conn *c, char *buf, size_t cap, uint32_t *role)
 {
-	if (!c->auth->challenged)
-		return NULL;
-	snprintf(buf, cap, "%s %u on %.64s", role_name(c->auth->h.role),
-	    c->auth->h.pid, c->auth->h.host);
+	unsigned char in[WIRE_HDR + WIRE_PREAUTH_MAX];
+	struct wire_hello h = c->auth->h;
+	const char *why;
+	uint16_t type;
+	uint32_t len;
+	size_t n;
+
+	if (!c->auth->challenged) {
+		n = peer_peek(c->p, in, sizeof in);
+		if (n < WIRE_HDR ||
+		    wire_parse_header(in, &type, &len, &why) != 0 ||
+		    type != WIRE_HELLO || len > n - WIRE_HDR ||
+		    auth_hello_parse(in + WIRE_HDR, len, &h) != 0)
+			return NULL;
+	}
+	snprintf(buf, cap, "%s %u on %.64s", role_name(h.role), h.pid,
+	    h.host);
+	*role = h.role;
 	return buf;
 }
 
@@ -395,12 +413,13 @@ static void
 turn_away(struct mm *mm, struct mm_conn *c, int dropped, uint32_t nwait)
 {
 	char text[200], id[128];
-	const char *lm = who(c, id, sizeof id);
+	uint32_t role = 0;
+	const char *lm = who(c, id, sizeof id, &role);
 
 	snprintf(text, sizeof text, "%s: %u connections from %s waiting to "
 	    "authenticate; try again", dropped ? "dropped for a newer one" :
 	    "too many", nwait, c->auth->src.host);
-	if (lm != NULL && c->auth->h.role == WIRE_ROLE_LM)
+	if (lm != NULL && role == WIRE_ROLE_LM)
 		note(mm, &c->auth->src, AD_LM, lm, "%s: %s turned away before "
 		    "it proved the token: %s", c->addr, lm, text);
 	else

@@ -7,8 +7,8 @@
 # too, every event reaches the trace once, and mainmon's log stays short
 # (the refusals counted in one line per interval).  (2) Handshakes that
 # send a HELLO and never prove the token, opened in a loop: the LM that
-# comes meanwhile is told why it was refused and logs it, and is admitted
-# once they stop; nothing is lost.
+# comes meanwhile is told why it was refused and logs it, mainmon names
+# it, and it is admitted once they stop; nothing is lost.
 . "$(dirname "$0")/lib.sh"
 
 F="$B/test/flood"
@@ -24,7 +24,7 @@ flood_start() {
 	    2> "$T_DIR/$_n.err" &
 	eval "FLOOD_$_n=\$!"
 	T_PIDS="$T_PIDS $!"
-	t_wait_s 30 grep -q '^held' "$T_DIR/$_n.out" ||
+	t_wait_s 30 grep -qs '^held' "$T_DIR/$_n.out" ||
 	    t_fail "$_n: the flood did not start: $(cat "$T_DIR/$_n.err")"
 }
 flood_stop() {
@@ -65,7 +65,9 @@ grep -q "127.0.0.1: in the last [0-9]* s, not logged one by one: [0-9]* waiting 
 	t_fail "no count line in mainmon's log: $(cat "$T_DIR/mm.err")"
 t_log "silent flood: $((P * T * N)) events intact; $lines log lines: $(grep 'not logged one by one' "$T_DIR/mm.err" | tail -n 1)"
 
-# (2) Handshakes that never prove the token, renewed as fast as they go.
+# (2) Handshakes that never prove the token, renewed as fast as they go
+# (as control clients, so that the one local monitor mainmon names is the
+# real one).
 trace2="$T_DIR/trace2"
 rm -f "$T_DIR/mm.id"
 t_start_mm "$trace2"
@@ -79,8 +81,16 @@ t_wait_for 30 "the LM logged no refusal: $(cat "$GRM_RUNDIR"/*.log 2>/dev/null |
 flood_stop hello
 # It tries again (1 s later, then 2, 4...) and is admitted.
 t_wait_for 30 "the LM was not admitted after the flood" half_in "$trace2"
+# mainmon named it (the flood's HELLOs say "control client").
+t_note_lms
+named=$(sed -n 's/.*: local monitor \([0-9]*\) on .* turned away before it proved the token: .*/\1/p' "$T_DIR/mm.err" | head -n 1)
+case " $T_LMS " in
+*" ${named:-none}:"*) ;;
+*) t_fail "mainmon did not name the LM ($T_LMS) it turned away: $(grep -v 'closed during' "$T_DIR/mm.err")" ;;
+esac
 t_writers_done
 t_stop_mm "after the hello flood"
 t_check_seqs "$trace2" $N $((P * T)) || t_fail "trace content (2)"
 t_check_clean
+t_log "hello flood: mainmon logged: $(grep -m 1 ": local monitor $named on" "$T_DIR/mm.err")"
 t_log "ok: hello flood: the LM logged $(grep -h -m 1 'waiting to authenticate' "$GRM_RUNDIR"/*.log | sed 's/^[^ ]* //'), then delivered $((P * T * N)) events"

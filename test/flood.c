@@ -5,7 +5,7 @@
  *	flood HOST:PORT STOPFILE HOLD RING [hello]
  *
  * Opens HOLD connections that say nothing (with "hello": that send a
- * HELLO as a local monitor, then nothing) and keeps them; prints "held N"
+ * HELLO as a control client, then nothing) and keeps them; prints "held N"
  * once they are open (with "hello": once each has had its CHALLENGE).  Then, until STOPFILE exists, opens connections
  * of the same kind one after another as fast as it can, keeping the last
  * RING of them (closing its oldest when it opens one more; RING 0: none
@@ -51,7 +51,7 @@ send_hello(int fd)
 	size_t len;
 
 	memset(&h, 0, sizeof h);
-	h.role = WIRE_ROLE_LM;
+	h.role = WIRE_ROLE_CTL;
 	h.pid = (uint32_t)getpid();
 	snprintf(h.host, sizeof h.host, "flood");
 	if (auth_nonce(h.nonce) != 0 ||

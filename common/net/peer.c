@@ -445,6 +445,22 @@ peer_arg(const struct peer *p)
 	return p->arg;
 }
 
+size_t
+peer_peek(struct peer *p, void *buf, size_t cap)
+{
+	struct evbuffer *in = bufferevent_get_input(p->bev);
+	ssize_t n;
+
+	if (p->dead)
+		return 0;
+	if (evbuffer_get_length(in) > 0) {
+		n = evbuffer_copyout(in, buf, cap);
+		return n > 0 ? (size_t)n : 0;
+	}
+	n = recv(bufferevent_getfd(p->bev), buf, cap, MSG_PEEK | MSG_DONTWAIT);
+	return n > 0 ? (size_t)n : 0;
+}
+
 int
 peer_heard(struct peer *p)
 {
