@@ -91,7 +91,7 @@ refused "-i old2.trace: the trace file's name too" -o old2.trace -i old2.trace
 # victim untouched; nothing left beside them.  grmctl file to a link to
 # the victim: refused.
 for f in link.trace pre.trace; do
-	rm -f m.id
+	rm -f m.id m.out
 	"$M" -o "$f" --force -i m.id > m.out 2> m.err &
 	pid=$!
 	T_PIDS="$T_PIDS $pid"
