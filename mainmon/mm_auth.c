@@ -134,7 +134,7 @@ src_of(const char *addr, struct mm_src_key *k)
 static void
 src_roll(const struct mm_src_key *k, struct mm_src *s, uint64_t now)
 {
-	char line[600];
+	char line[1024];
 	size_t len = 0;
 	int i, any = 0;
 
