@@ -35,6 +35,49 @@ usage(FILE *f)
 	    "classes:  procedure, event, string, message, user, class:N\n");
 }
 
+/* The commands, and how many words each takes after it (mainmon checks
+ * their values). */
+static const struct {
+	const char	*verb;
+	int		min, max;
+} commands[] = {
+	{ "snapshot", 0, 0 }, { "stop", 0, 0 }, { "status", 0, 0 },
+	{ "stats", 0, 0 }, { "probe", 0, 0 }, { "enable", 1, 1 },
+	{ "disable", 1, 1 }, { "filter", 0, 1000 }, { "file", 1, 1 },
+};
+
+/*
+ * Checks the command words (argv[0] the verb, n words in all) before
+ * anything is made.  0, or 2 (said on stderr).
+ */
+static int
+check_command(char **argv, int n)
+{
+	size_t i;
+	int args = n - 1;
+
+	for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(argv[0], commands[i].verb) == 0)
+			break;
+	if (i == sizeof commands / sizeof commands[0]) {
+		fprintf(stderr, "grmctl: %s: not a command\n", argv[0]);
+		usage(stderr);
+		return 2;
+	}
+	if (args < commands[i].min || args > commands[i].max) {
+		fprintf(stderr, "grmctl: %s: %s\n", argv[0],
+		    commands[i].max == 0 ? "takes no argument" :
+		    "takes one argument");
+		usage(stderr);
+		return 2;
+	}
+	if (args == 1 && argv[1][0] == '\0') {
+		fprintf(stderr, "grmctl: %s: an empty argument\n", argv[0]);
+		return 2;
+	}
+	return 0;
+}
+
 static void
 finish(struct ctl *c, int status)
 {
@@ -149,9 +192,14 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 3) {
+		fprintf(stderr, "grmctl: %s\n", argc < 2 ? "a main monitor "
+		    "identifier and a command are needed" : "a command is "
+		    "needed");
 		usage(stderr);
 		return 2;
 	}
+	if ((i = check_command(argv + 2, argc - 2)) != 0)
+		return i;
 	memset(&c, 0, sizeof c);
 	/* The command line: the words after the identifier, one space
 	 * apart. */

@@ -19,6 +19,7 @@ struct peer;
 struct wire_rd;
 struct wire_hello;
 struct mm_auth;
+struct mm_admit;
 
 /* Event types known, by eid (int32_t): struct tape_def values, each with
  * its format and description allocated (mm_out.c). */
@@ -299,7 +300,10 @@ struct mm {
 						   messages show */
 	struct mmid		mmid;		/* with the token */
 	unsigned		auth_secs;	/* handshake time limit */
-	int			npreauth;	/* connections in it */
+	int			npreauth;	/* connections in it,
+						   refused ones included */
+	struct mm_admit		*admit;		/* who may wait in it
+						   (mm_auth.c) */
 	struct tape_w		*out;
 	int			fmt;		/* TAPE_FMT_* */
 	char			*out_path;
@@ -378,9 +382,15 @@ void mm_global_status(struct mm *mm, char *buf, size_t cap);
 int mm_global_busy(const struct mm *mm);
 
 /* mm_auth.c */
-/* Whether one more connection may start a handshake (-1: logged). */
+/* Admission's state (mm->admit), on mm->base.  0 or -1 (out of memory). */
+int mm_auth_init(struct mm *mm);
+void mm_auth_finish(struct mm *mm);
+/* Whether one more connection may be taken into the handshake at all
+ * (-1: refused, counted in the log; closed at once, not told why). */
 int mm_auth_admit(struct mm *mm, const char *addr);
-/* Starts c's handshake and its time limit.  0 or -1. */
+/* Starts c's handshake and its time limit, counted against its source
+ * address: over a bound, an older waiting one, or c itself, is turned
+ * away with DENIED.  0, or -1 (out of memory) to free c. */
 int mm_auth_start(struct mm_conn *c);
 /* Who a MM_CONN_NEW connection says it is: WIRE_BY_LM or WIRE_BY_CTL once
  * its HELLO came, both before; 0 once it was refused (what it sends then
@@ -390,6 +400,9 @@ unsigned mm_auth_peer(const struct mm_conn *c);
  * (wire_check); may free c. */
 void mm_auth_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
 		 struct wire_rd *msg);
+/* Logs that a MM_CONN_NEW connection sent a message its rule refuses
+ * (why: wire_check's reason), before it is freed. */
+void mm_auth_bad(struct mm_conn *c, const char *why);
 /* Logs why a MM_CONN_NEW connection ended (before mm_conn_free). */
 void mm_auth_closed(struct mm_conn *c, const char *why);
 void mm_auth_free(struct mm_conn *c);
@@ -460,6 +473,8 @@ void mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid,
 void mm_causal_free(struct mm *mm);
 
 /* mm_out.c */
+/* Creates the trace file path, which must not exist (O_EXCL: a link is
+ * not followed), and writes its header.  0, or -1 with errno. */
 int mm_out_open(struct mm *mm, const char *path);
 /* Takes the conn's pending batch (DONE of round; below: the LM's "sent
  * below" time, 0 if none) into the streams, and writes what may be. */

@@ -814,6 +814,8 @@ conn_refuse(struct mm_conn *c, const char *why)
 		log_warn("%s (LM %u on %s): closing connection: bad or "
 		    "unexpected message: %s", c->addr, c->lm_pid,
 		    c->node->host, why);
+	else if (c->role == MM_CONN_NEW)
+		mm_auth_bad(c, why);	/* limited per address */
 	else
 		log_warn("%s%s: closing connection: bad or unexpected "
 		    "message: %s", c->addr, c->role == MM_CONN_CTL ?

@@ -96,7 +96,8 @@ mm_rotate(struct mm *mm, struct mm_conn *ctl, const char *name)
 		return;
 	}
 	/* A new file only: an existing one may be a trace (this one, or
-	 * an earlier one of this rotation). */
+	 * an earlier one of this rotation).  Created with O_EXCL, as -o is
+	 * (mm_out_open): never through a link, never over a file. */
 	if ((path = strdup(name)) == NULL) {
 		mm_ctl_reply(ctl, 1, "out of memory");
 		return;

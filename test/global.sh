@@ -153,7 +153,7 @@ export GRM_SEGSIZE=256M
 # start3 PAUSE_MAX: mainmon and two writers halfway; a snapshot under way
 # caught with the writers stopped, mainmon frozen (SIGSTOP).
 start3() {
-	rm -f "$T_DIR/go" "$T_DIR"/h*
+	rm -f "$T_DIR/go" "$T_DIR"/h* "$T_DIR/trace3"
 	trace="$T_DIR/trace3"
 	t_start_mm "$trace" --collect=global --pause-max="$1"
 	WPIDS=""

@@ -444,3 +444,38 @@ peer_arg(const struct peer *p)
 {
 	return p->arg;
 }
+
+size_t
+peer_peek(struct peer *p, void *buf, size_t cap)
+{
+	struct evbuffer *in = bufferevent_get_input(p->bev);
+	ssize_t n;
+
+	if (p->dead)
+		return 0;
+	if (evbuffer_get_length(in) > 0) {
+		n = evbuffer_copyout(in, buf, cap);
+		return n > 0 ? (size_t)n : 0;
+	}
+	n = recv(bufferevent_getfd(p->bev), buf, cap, MSG_PEEK | MSG_DONTWAIT);
+	return n > 0 ? (size_t)n : 0;
+}
+
+int
+peer_heard(struct peer *p)
+{
+	char b;
+	ssize_t n;
+
+	if (p->dead)
+		return -1;
+	if (evbuffer_get_length(bufferevent_get_input(p->bev)) > 0)
+		return 1;
+	n = recv(bufferevent_getfd(p->bev), &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n > 0)
+		return 1;
+	if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == EINTR))
+		return 0;
+	return -1;
+}

@@ -94,6 +94,14 @@ int peer_silent(const struct peer *p);
 size_t peer_pending(struct peer *p);
 /* Calls fn(p, arg) once, when everything queued has been written. */
 void peer_on_flushed(struct peer *p, void (*fn)(struct peer *, void *));
+/* Whether the other end has sent anything not yet taken as a message:
+ * 1 if bytes wait (read, or still in the socket), 0 if none, -1 if it
+ * closed the connection or the socket failed.  Does not read. */
+int peer_heard(struct peer *p);
+/* Copies up to cap bytes of what the other end has sent and p has not
+ * yet taken as messages (read, else still in the socket), leaving them
+ * to be read; returns how many (0: none, or the peer is dead). */
+size_t peer_peek(struct peer *p, void *buf, size_t cap);
 const char *peer_name(const struct peer *p);
 void *peer_arg(const struct peer *p);
 
