@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: MIT */
+/* pl_thread.c: the preload library's thread wrappers: pthread_create runs
+ * the start routine between a begin and an end record (a cleanup handler
+ * records the end of a thread that calls pthread_exit or is cancelled),
+ * and pthread_setname_np names the thread in the trace. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pl.h"
+
+#define PL_API __attribute__((visibility("default")))
+
+struct pl_start {
+	void		*(*fn)(void *);
+	void		*arg;
+	uint32_t	ptid;	/* the creating thread's */
+};
+
+static __thread int pl_exiting;	/* this thread called pthread_exit */
+
+/* pthread_t to kernel id, for naming another thread: the threads started
+ * through pthread_create (a small table; a thread not in it is named by
+ * its pthread_t's value). */
+#define PL_TIDS	1024
+static struct {
+	pthread_t	th;
+	uint32_t	tid;
+} pl_tids[PL_TIDS];
+static pthread_mutex_t pl_tids_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void
+tid_put(pthread_t th, uint32_t tid)
+{
+	size_t i;
+
+	pthread_mutex_lock(&pl_tids_lock);
+	for (i = 0; i < PL_TIDS; i++)
+		if (pl_tids[i].tid == 0 || pl_tids[i].tid == tid) {
+			pl_tids[i].th = th;
+			pl_tids[i].tid = tid;
+			break;
+		}
+	pthread_mutex_unlock(&pl_tids_lock);
+}
+
+static void
+tid_drop(uint32_t tid)
+{
+	size_t i;
+
+	pthread_mutex_lock(&pl_tids_lock);
+	for (i = 0; i < PL_TIDS; i++)
+		if (pl_tids[i].tid == tid)
+			pl_tids[i].tid = 0;
+	pthread_mutex_unlock(&pl_tids_lock);
+}
+
+static uint32_t
+tid_of(pthread_t th)
+{
+	uint32_t tid = 0;
+	size_t i;
+
+	if (pthread_equal(th, pthread_self()))
+		return pl_tid();
+	pthread_mutex_lock(&pl_tids_lock);
+	for (i = 0; i < PL_TIDS; i++)
+		if (pl_tids[i].tid != 0 && pthread_equal(pl_tids[i].th, th)) {
+			tid = pl_tids[i].tid;
+			break;
+		}
+	pthread_mutex_unlock(&pl_tids_lock);
+	return tid;
+}
+
+static void
+thread_end(uint32_t tid, int how)
+{
+	(void)GMI_PreloadEvent(REC_EID_PL_THR_END, tid, how);
+	tid_drop(tid);
+}
+
+/* Runs when the thread calls pthread_exit or is cancelled. */
+static void
+unwound(void *arg)
+{
+	uint32_t *tid = arg;
+
+	thread_end(*tid, pl_exiting ? REC_PL_THR_EXIT : REC_PL_THR_CANCEL);
+}
+
+static void *
+trampoline(void *p)
+{
+	struct pl_start s = *(struct pl_start *)p;
+	uint32_t tid = pl_tid();
+	void *r;
+
+	free(p);
+	tid_put(pthread_self(), tid);
+	(void)GMI_PreloadEvent(REC_EID_PL_THR_BEGIN, tid, s.ptid);
+	pthread_cleanup_push(unwound, &tid);
+	r = s.fn(s.arg);
+	pthread_cleanup_pop(0);
+	thread_end(tid, REC_PL_THR_RETURN);
+	return r;
+}
+
+PL_API int
+pthread_create(pthread_t *th, const pthread_attr_t *attr,
+	       void *(*fn)(void *), void *arg)
+{
+	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+	    void *) = pl_next("pthread_create");
+	struct pl_start *s;
+	int r;
+
+	pl_init();
+	if (!pl_active || !pl_threads)
+		return real(th, attr, fn, arg);
+	s = malloc(sizeof *s);
+	if (s == NULL)
+		return real(th, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	s->ptid = pl_tid();
+	r = real(th, attr, trampoline, s);
+	if (r != 0)
+		free(s);
+	return r;
+}
+
+PL_API void
+pthread_exit(void *ret)
+{
+	void (*real)(void *) = pl_next("pthread_exit");
+
+	pl_exiting = 1;
+	real(ret);
+	__builtin_unreachable();
+}
+
+PL_API int
+pthread_setname_np(pthread_t th, const char *name)
+{
+	int (*real)(pthread_t, const char *) = pl_next("pthread_setname_np");
+	int r = real(th, name);
+	int saved = errno;
+
+	pl_init();
+	if (r == 0 && pl_active && pl_threads)
+		(void)GMI_PreloadEvent(REC_EID_PL_THR_NAME, tid_of(th), name);
+	errno = saved;
+	return r;
+}
