@@ -5,6 +5,7 @@
  * and pthread_setname_np names the thread in the trace. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,58 +21,82 @@ struct pl_start {
 
 static __thread int pl_exiting;	/* this thread called pthread_exit */
 
-/* pthread_t to kernel id, for naming another thread: the threads started
- * through pthread_create (a small table; a thread not in it is named by
- * its pthread_t's value). */
+/*
+ * pthread_t to kernel id, for naming another thread: the threads started
+ * through pthread_create.  The creator enters a new thread as soon as
+ * pthread_create returns (tid 0 until the thread fills it in), so that
+ * naming it at once waits (briefly) for its id rather than missing it.
+ */
 #define PL_TIDS	1024
 static struct {
 	pthread_t	th;
 	uint32_t	tid;
+	int		used;
 } pl_tids[PL_TIDS];
 static pthread_mutex_t pl_tids_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Enters th (tid 0: by its creator) or fills in its tid. */
 static void
 tid_put(pthread_t th, uint32_t tid)
 {
-	size_t i;
+	size_t i, fr = PL_TIDS;
 
 	pthread_mutex_lock(&pl_tids_lock);
-	for (i = 0; i < PL_TIDS; i++)
-		if (pl_tids[i].tid == 0 || pl_tids[i].tid == tid) {
-			pl_tids[i].th = th;
-			pl_tids[i].tid = tid;
-			break;
+	for (i = 0; i < PL_TIDS; i++) {
+		if (pl_tids[i].used && pthread_equal(pl_tids[i].th, th)) {
+			if (tid != 0)
+				pl_tids[i].tid = tid;
+			goto out;
 		}
+		if (!pl_tids[i].used && fr == PL_TIDS)
+			fr = i;
+	}
+	if (fr < PL_TIDS) {
+		pl_tids[fr].th = th;
+		pl_tids[fr].tid = tid;
+		pl_tids[fr].used = 1;
+	}
+out:
 	pthread_mutex_unlock(&pl_tids_lock);
 }
 
 static void
-tid_drop(uint32_t tid)
+tid_drop(pthread_t th)
 {
 	size_t i;
 
 	pthread_mutex_lock(&pl_tids_lock);
 	for (i = 0; i < PL_TIDS; i++)
-		if (pl_tids[i].tid == tid)
-			pl_tids[i].tid = 0;
+		if (pl_tids[i].used && pthread_equal(pl_tids[i].th, th))
+			pl_tids[i].used = 0;
 	pthread_mutex_unlock(&pl_tids_lock);
 }
 
+/* th's kernel id; 0 if it is not a thread started here. */
 static uint32_t
 tid_of(pthread_t th)
 {
 	uint32_t tid = 0;
 	size_t i;
+	int tries, found;
 
 	if (pthread_equal(th, pthread_self()))
 		return pl_tid();
-	pthread_mutex_lock(&pl_tids_lock);
-	for (i = 0; i < PL_TIDS; i++)
-		if (pl_tids[i].tid != 0 && pthread_equal(pl_tids[i].th, th)) {
-			tid = pl_tids[i].tid;
+	for (tries = 0; tries < 10000; tries++) {
+		found = 0;
+		pthread_mutex_lock(&pl_tids_lock);
+		for (i = 0; i < PL_TIDS; i++)
+			if (pl_tids[i].used &&
+			    pthread_equal(pl_tids[i].th, th)) {
+				found = 1;
+				tid = pl_tids[i].tid;
+				break;
+			}
+		pthread_mutex_unlock(&pl_tids_lock);
+		if (!found || tid != 0)
 			break;
-		}
-	pthread_mutex_unlock(&pl_tids_lock);
+		sched_yield();	/* it has not run yet */
+	}
 	return tid;
 }
 
@@ -79,7 +104,7 @@ static void
 thread_end(uint32_t tid, int how)
 {
 	(void)GMI_PreloadEvent(REC_EID_PL_THR_END, tid, how);
-	tid_drop(tid);
+	tid_drop(pthread_self());
 }
 
 /* Runs when the thread calls pthread_exit or is cancelled. */
@@ -129,6 +154,8 @@ pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	r = real(th, attr, trampoline, s);
 	if (r != 0)
 		free(s);
+	else
+		tid_put(*th, 0);
 	return r;
 }
 
