@@ -93,7 +93,7 @@ enum {
  * The preload library's types (libgrm-preload, preload/): in the reserved
  * negative space but not predefined: the library defines them in each
  * process with a definition record (GMI_PreloadDefine), so mainmon and
- * readers need nothing new.  doc/formats.md section 1.10 lists them.
+ * readers need nothing new.  doc/formats.md section 1.11 lists them.
  */
 #define REC_EID_PL_CMDLINE	(-16)	/* "%s %s": executable, command line */
 #define REC_EID_PL_END		(-17)	/* "%d %d": how (REC_PL_END_*), status */
