@@ -245,6 +245,7 @@ main(int argc, char **argv)
 	pid_t mm_pid = -1, pid;
 	int c, threads = 1, st, rc;
 
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+m:o:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'm': mm = optarg; break;
@@ -254,7 +255,11 @@ main(int argc, char **argv)
 		case 'P': policy = optarg; break;
 		case 'd': debug = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default:
+			say("%s: an unknown option, or one without its value",
+			    argv[optind - 1]);
+			usage(stderr);
+			return 2;
 		}
 	}
 	if (optind >= argc) {

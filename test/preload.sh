@@ -6,7 +6,8 @@
 # make -j2 of a small project traced whole (every process with its parent
 # and how it ended), fork without exec, an exec chain with a failed exec,
 # a fatal signal, dlopen and dlclose, every way out of a process; each
-# program's output and exit status as untraced.  Then grm-run -o alone: a
+# program's output and exit status as untraced; --no-threads; a program
+# linked with libgrm itself.  Then grm-run -o alone: a
 # complete trace and nothing left behind.
 . "$(dirname "$0")/lib.sh"
 t_preload_setup
@@ -46,6 +47,12 @@ t_same exec "$APP" exec 3
 t_same segv "$APP" segv
 [ "$T_RC" -eq 139 ] || t_fail "segv: grm-run exited $T_RC, not 139"
 t_same dlopen "$APP" dlopen "$PLUGIN"
+t_same nothreads "$APP" threads 3
+"$T_RUN" -m "$MM_ID" --no-threads -- "$APP" threads 6 > /dev/null ||
+	t_fail "--no-threads: the program failed"
+# A program linked with libgrm: one copy of the library, one session.
+"$T_RUN" -m "$MM_ID" -- "$B/test/gmi_app" threads 2 500 ||
+	t_fail "gmi_app under grm-run failed"
 for how in exit _exit return abort assert; do
 	t_same "exit_$how" "$APP" exit $how
 	echo "$how $T_RC" >> "$T_DIR/exits"
@@ -70,6 +77,26 @@ done
 [ "$(t_tcheck "$trace" pid="$tp" eid=-22 threads)" -eq $N ] ||
 	t_fail "threads: begins not written by $N threads"
 [ "$(how_ended "$tp")" = 'exit 0' ] || t_fail "threads: end $(how_ended "$tp")"
+
+# --no-threads: no thread records, the rest as usual.
+np=$(pid_of "$APP threads 6")
+[ -n "$np" ] || t_fail "--no-threads: no command line record"
+[ "$(t_count "$trace" pid="$np" eid=-22)" -eq 0 ] ||
+	t_fail "--no-threads: thread begins recorded"
+[ "$(t_count "$trace" pid="$np" eid=-17)" -eq 1 ] ||
+	t_fail "--no-threads: no end record"
+# libgrm in the program and in the preload library: its events and the
+# preload's in one session of one image.
+gp=$(t_tcheck "$trace" eid=1 values pid | sort -u)
+[ "$(echo "$gp" | wc -w)" -eq 1 ] || t_fail "gmi_app: events of $gp"
+[ "$(t_count "$trace" pid="$gp" eid=1)" -eq 1000 ] ||
+	t_fail "gmi_app: not 1000 events"
+[ "$(t_count "$trace" pid="$gp" eid=-22)" -eq 2 ] ||
+	t_fail "gmi_app: not 2 thread begins"
+# (The build tree's gmi_app may be libtool's wrapper script: an exec.)
+[ "$(t_count "$trace" '#PROC' pid="$gp" how=start)" -eq \
+    $(( $(t_count "$trace" '#PROC' pid="$gp" how=exec) + 1 )) ] ||
+	t_fail "gmi_app: an image attached more than once"
 
 # Every process of a job: its parent traced (but the first), an end line.
 # job PID: PID and its descendants in the trace.
@@ -178,6 +205,25 @@ while read -r how rc; do
 	[ "$(how_ended "$p")" = "$w" ] || t_fail "$how: ended $(how_ended "$p")"
 done < "$T_DIR/exits"
 t_check_clean
+
+# Bad uses: status 2 and a message before anything runs; a program that
+# is not there: 127, as in a shell.
+bad() {
+	_want=$1
+	shift
+	_rc=0
+	"$T_RUN" "$@" > /dev/null 2> "$T_DIR/bad.err" || _rc=$?
+	[ $_rc -eq "$_want" ] || t_fail "grm-run $*: status $_rc, not $_want"
+	grep -q '^grm-run: ' "$T_DIR/bad.err" || t_fail "grm-run $*: no message"
+}
+bad 2 -m "$MM_ID"
+bad 2 --policy=bogus -m "$MM_ID" -- true
+bad 2 -m "$MM_ID" -o "$T_DIR/x" -- true
+bad 2 -m nonsense -- true
+bad 2 -f xml -o "$T_DIR/x" -- true
+bad 2 --frobnicate -- true
+bad 127 -m "$MM_ID" -- "$T_DIR/no such program"
+GRM_PRELOAD="$T_DIR/none.so" bad 2 -m "$MM_ID" -- true
 
 # grm-run -o: its own mainmon, the job's trace complete, nothing left.
 unset GRM_MM
