@@ -24,6 +24,16 @@ GMI_PreloadDefine(int eid, int cls, int attr, const char *format,
 	    0, format, name);
 }
 
+GRM_API void
+GMI_PreloadExit(int status)
+{
+	int saved = errno;
+
+	if (atomic_load(&gmi_state) == GMI_ON)
+		gmi_exit_note(status);
+	errno = saved;
+}
+
 GRM_API int
 GMI_PreloadEvent(int eid, ...)
 {

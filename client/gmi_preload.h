@@ -18,4 +18,10 @@ int GMI_PreloadDefine(int eid, int cls, int attr, const char *format,
  * GMI_Event.  Never changes errno. */
 int GMI_PreloadEvent(int eid, ...);
 
+/* The process is about to end by _exit or _Exit with status: tells its
+ * Local Monitor, as libgrm's on_exit handler does at exit (none runs at
+ * _exit), so that the #PROC end line says exit and the status even if
+ * the parent reaps the process before the LM can look. */
+void GMI_PreloadExit(int status);
+
 #endif /* GRM_GMI_PRELOAD_H */

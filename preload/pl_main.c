@@ -278,24 +278,29 @@ end_now(int how, int status)
 		(void)GMI_PreloadEvent(REC_EID_PL_END, how, status);
 }
 
-__attribute__((visibility("default"))) void
-_exit(int status)
+/* _exit and _Exit: the record, then the C library's own. */
+__attribute__((noreturn)) static void
+pl__exit(const char *name, int status)
 {
-	void (*real)(int) = pl_next("_exit");
+	void (*real)(int) = pl_next(name);
 
 	end_now(REC_PL_END__EXIT, status);
+	if (pl_active)
+		GMI_PreloadExit(status);
 	real(status);
 	__builtin_unreachable();
 }
 
 __attribute__((visibility("default"))) void
+_exit(int status)
+{
+	pl__exit("_exit", status);
+}
+
+__attribute__((visibility("default"))) void
 _Exit(int status)
 {
-	void (*real)(int) = pl_next("_Exit");
-
-	end_now(REC_PL_END__EXIT, status);
-	real(status);
-	__builtin_unreachable();
+	pl__exit("_Exit", status);
 }
 
 __attribute__((visibility("default"))) void

@@ -219,55 +219,58 @@ gather(const char *arg0, va_list ap, char **argv, char ***envp)
 	return 0;
 }
 
+/* The execl family, one body: kind 0 execl (execv), 1 execlp (execvp),
+ * 2 execle (execve with the environment after the NULL). */
+static int
+execl_any(int kind, const char *path, const char *arg, va_list ap)
+{
+	char *argv[PL_ARGS_MAX], **envp = NULL;
+
+	if (gather(arg, ap, argv, kind == 2 ? &envp : NULL) != 0) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (kind == 0)
+		return execv(path, argv);
+	if (kind == 1)
+		return execvp(path, argv);
+	return execve(path, argv, envp);
+}
+
 PL_API int
 execl(const char *path, const char *arg, ...)
 {
-	char *argv[PL_ARGS_MAX];
 	va_list ap;
 	int r;
 
 	va_start(ap, arg);
-	r = gather(arg, ap, argv, NULL);
+	r = execl_any(0, path, arg, ap);
 	va_end(ap);
-	if (r != 0) {
-		errno = E2BIG;
-		return -1;
-	}
-	return execv(path, argv);
+	return r;
 }
 
 PL_API int
 execlp(const char *file, const char *arg, ...)
 {
-	char *argv[PL_ARGS_MAX];
 	va_list ap;
 	int r;
 
 	va_start(ap, arg);
-	r = gather(arg, ap, argv, NULL);
+	r = execl_any(1, file, arg, ap);
 	va_end(ap);
-	if (r != 0) {
-		errno = E2BIG;
-		return -1;
-	}
-	return execvp(file, argv);
+	return r;
 }
 
 PL_API int
 execle(const char *path, const char *arg, ...)
 {
-	char *argv[PL_ARGS_MAX], **envp;
 	va_list ap;
 	int r;
 
 	va_start(ap, arg);
-	r = gather(arg, ap, argv, &envp);
+	r = execl_any(2, path, arg, ap);
 	va_end(ap);
-	if (r != 0) {
-		errno = E2BIG;
-		return -1;
-	}
-	return execve(path, argv, envp);
+	return r;
 }
 
 /* ---- posix_spawn (also what system and popen use) ---- */
