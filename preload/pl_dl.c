@@ -108,8 +108,9 @@ walk_one(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	o = &pl_objs[pl_nobj++];
 	o->base = info->dlpi_addr;
-	strncpy(o->path, path, sizeof o->path - 1);
-	o->path[sizeof o->path - 1] = '\0';
+	n = (ssize_t)strnlen(path, sizeof o->path - 1);
+	memcpy(o->path, path, (size_t)n);
+	o->path[n] = '\0';
 	o->seen = 1;
 	build_id(info, id, sizeof id);
 	(void)GMI_PreloadEvent(REC_EID_PL_OBJECT, why,
