@@ -5,6 +5,7 @@
  * and pthread_setname_np names the thread in the trace. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ struct pl_start {
 	void		*(*fn)(void *);
 	void		*arg;
 	uint32_t	ptid;	/* the creating thread's */
+	_Atomic int	ready;	/* the creator entered the thread */
 };
 
 static __thread int pl_exiting;	/* this thread called pthread_exit */
@@ -25,7 +27,9 @@ static __thread int pl_exiting;	/* this thread called pthread_exit */
  * pthread_t to kernel id, for naming another thread: the threads started
  * through pthread_create.  The creator enters a new thread as soon as
  * pthread_create returns (tid 0 until the thread fills it in), so that
- * naming it at once waits (briefly) for its id rather than missing it.
+ * naming it at once waits (briefly) for its id rather than missing it;
+ * the thread waits for that before it runs, so that its end always
+ * removes the entry.
  */
 #define PL_TIDS	1024
 static struct {
@@ -119,11 +123,14 @@ unwound(void *arg)
 static void *
 trampoline(void *p)
 {
-	struct pl_start s = *(struct pl_start *)p;
+	struct pl_start *sp = p, s;
 	uint32_t tid = pl_tid();
 	void *r;
 
-	free(p);
+	while (!atomic_load_explicit(&sp->ready, memory_order_acquire))
+		sched_yield();
+	s = *sp;
+	free(sp);
 	tid_put(pthread_self(), tid);
 	(void)GMI_PreloadEvent(REC_EID_PL_THR_BEGIN, tid, s.ptid);
 	pthread_cleanup_push(unwound, &tid);
@@ -151,12 +158,15 @@ pthread_create(pthread_t *th, const pthread_attr_t *attr,
 	s->fn = fn;
 	s->arg = arg;
 	s->ptid = pl_tid();
+	atomic_init(&s->ready, 0);
 	r = real(th, attr, trampoline, s);
-	if (r != 0)
+	if (r != 0) {
 		free(s);
-	else
-		tid_put(*th, 0);
-	return r;
+		return r;
+	}
+	tid_put(*th, 0);
+	atomic_store_explicit(&s->ready, 1, memory_order_release);
+	return 0;
 }
 
 PL_API void
