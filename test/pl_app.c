@@ -16,6 +16,25 @@
 #include <sys/wait.h>
 
 static pthread_barrier_t started;
+static pthread_t early;
+static int early_on;
+
+static void *
+early_thread(void *arg)
+{
+	(void)arg;
+	pthread_setname_np(pthread_self(), "early");
+	return NULL;
+}
+
+/* "pl_app early": a thread started before main, as a C++ static
+ * constructor would. */
+__attribute__((constructor)) static void
+before_main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "early") == 0)
+		early_on = pthread_create(&early, NULL, early_thread, NULL) == 0;
+}
 
 static void *
 worker(void *arg)
@@ -131,6 +150,12 @@ main(int argc, char **argv)
 		return threads(atoi(argv[2]));
 	if (strcmp(m, "fork") == 0)
 		return forked();
+	if (strcmp(m, "early") == 0) {
+		if (early_on)
+			pthread_join(early, NULL);
+		printf("early thread %s\n", early_on ? "joined" : "missing");
+		return !early_on;
+	}
 	if (strcmp(m, "exec") == 0 && argc > 2)
 		return chain(argv[0], atoi(argv[2]));
 	if (strcmp(m, "dlopen") == 0 && argc > 2)
@@ -154,7 +179,7 @@ main(int argc, char **argv)
 			assert(argc == 0);
 		return 7;
 	}
-	fprintf(stderr, "usage: pl_app threads N | fork | exec K | dlopen LIB "
+	fprintf(stderr, "usage: pl_app threads N | early | fork | exec K | dlopen LIB "
 	    "| segv | exit exit|_exit|abort|assert|return\n");
 	return 2;
 }

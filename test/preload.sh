@@ -47,6 +47,7 @@ t_same exec "$APP" exec 3
 t_same segv "$APP" segv
 [ "$T_RC" -eq 139 ] || t_fail "segv: grm-run exited $T_RC, not 139"
 t_same dlopen "$APP" dlopen "$PLUGIN"
+t_same early "$APP" early
 t_same nothreads "$APP" threads 3
 "$T_RUN" -m "$MM_ID" --no-threads -- "$APP" threads 6 > /dev/null ||
 	t_fail "--no-threads: the program failed"
@@ -77,6 +78,13 @@ done
 [ "$(t_tcheck "$trace" pid="$tp" eid=-22 threads)" -eq $N ] ||
 	t_fail "threads: begins not written by $N threads"
 [ "$(how_ended "$tp")" = 'exit 0' ] || t_fail "threads: end $(how_ended "$tp")"
+
+# A thread started before main (a constructor of the program's).
+ep=$(pid_of "$APP early")
+[ "$(t_count "$trace" pid="$ep" eid=-22)" -eq 1 ] &&
+[ "$(t_count "$trace" pid="$ep" eid=-23 f1=0)" -eq 1 ] &&
+[ "$(t_count "$trace" pid="$ep" eid=-24 f1=early)" -eq 1 ] ||
+	t_fail "a thread started before main: not recorded"
 
 # --no-threads: no thread records, the rest as usual.
 np=$(pid_of "$APP threads 6")
