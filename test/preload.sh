@@ -214,6 +214,17 @@ while read -r how rc; do
 done < "$T_DIR/exits"
 t_check_clean
 
+# A static program: grm-run --debug says it cannot be traced; it runs.
+if printf 'int main(void) { return 3; }\n' |
+    "$CC" -static -x c - -o "$T_DIR/static" 2> /dev/null; then
+	rc=0
+	"$T_RUN" --debug -m "$MM_ID" -- "$T_DIR/static" 2> "$T_DIR/static.err" ||
+		rc=$?
+	[ $rc -eq 3 ] || t_fail "static: status $rc, not 3"
+	grep -q 'statically linked' "$T_DIR/static.err" ||
+		t_fail "static: grm-run --debug did not say so"
+fi
+
 # Bad uses: status 2 and a message before anything runs; a program that
 # is not there: 127, as in a shell.
 bad() {
