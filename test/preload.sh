@@ -257,4 +257,10 @@ rc=0
 	t_fail "grm-run -o: the shell's exit 5 not recorded"
 t_check_clean
 ps -eo pid=,args= | grep -F "$out" | grep -v grep && t_fail "grm-run -o left a process"
+# -f bin and --policy: the binary format, read back.
+"$T_RUN" -o "$out.bin" -f bin --policy=discard -- "$APP" exit return > /dev/null ||
+	[ $? -eq 7 ] || t_fail "grm-run -f bin failed"
+[ "$(t_count "$out.bin" eid=-17 f0=0 f1=7)" -eq 1 ] ||
+	t_fail "grm-run -f bin: the end record is not in the binary file"
+t_check_clean
 t_log "ok: threads, pipeline, make -j2 ($nm processes), fork, exec, signal, dlopen, 5 ends, -o"
