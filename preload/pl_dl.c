@@ -152,17 +152,117 @@ pl_dl_map(int why)
 	errno = saved;
 }
 
+/* Whether dir/file exists, into out. */
+static int
+in_dir(const char *dir, size_t dlen, const char *origin, const char *file,
+       char *out, size_t cap)
+{
+	int n;
+
+	if (dlen >= 7 && strncmp(dir, "$ORIGIN", 7) == 0)
+		n = snprintf(out, cap, "%s%.*s/%s", origin, (int)(dlen - 7),
+		    dir + 7, file);
+	else if (dlen >= 9 && strncmp(dir, "${ORIGIN}", 9) == 0)
+		n = snprintf(out, cap, "%s%.*s/%s", origin, (int)(dlen - 9),
+		    dir + 9, file);
+	else
+		n = snprintf(out, cap, "%.*s/%s", (int)dlen, dir, file);
+	return n > 0 && (size_t)n < cap && access(out, F_OK) == 0;
+}
+
+/* The first dir/file of a colon-separated list that exists, into out. */
+static int
+in_list(const char *list, const char *origin, const char *file, char *out,
+	size_t cap)
+{
+	const char *p, *e;
+
+	for (p = list; p != NULL && *p != '\0'; p = e != NULL ? e + 1 : NULL) {
+		e = strchr(p, ':');
+		if (in_dir(p, e != NULL ? (size_t)(e - p) : strlen(p), origin,
+		    file, out, cap))
+			return 1;
+	}
+	return 0;
+}
+
 /*
- * dlopen through this wrapper searches as if called from this library:
- * a name without a slash is not looked up in the calling object's own
- * RUNPATH (doc/ARCHITECTURE.md, "Interposition").
+ * glibc searches a name without a slash in the calling object's RUNPATH
+ * (or RPATH), and takes the caller from dlopen's return address: through
+ * this wrapper, the caller would be the preload library.  So the wrapper
+ * searches the real caller's paths itself, in the loader's order: its
+ * RPATH (if it has no RUNPATH), LD_LIBRARY_PATH, its RUNPATH; a file
+ * found there is opened by its path (the loader's cache and default
+ * folders need no caller).  $ORIGIN is expanded; $LIB and $PLATFORM are
+ * not, nor is the executable's RPATH searched for a caller without
+ * one.  Returns file itself, or out.
  */
+static const char *
+caller_path(const char *file, const void *ret, char *out, size_t cap)
+{
+	struct link_map *lm = NULL;
+	const ElfW(Dyn) *d;
+	const char *strtab = NULL, *runpath = NULL, *rpath = NULL, *s;
+	char origin[512];
+	uintptr_t rp = 0, rn = 0;
+	Dl_info info;
+
+	if (file == NULL || strchr(file, '/') != NULL ||
+	    dladdr1(ret, &info, (void **)&lm, RTLD_DL_LINKMAP) == 0 ||
+	    lm == NULL || lm->l_ld == NULL)
+		return file;
+	for (d = lm->l_ld; d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_STRTAB)
+			strtab = (const char *)(d->d_un.d_ptr < lm->l_addr ?
+			    d->d_un.d_ptr + lm->l_addr : d->d_un.d_ptr);
+		else if (d->d_tag == DT_RUNPATH)
+			rn = d->d_un.d_val + 1;
+		else if (d->d_tag == DT_RPATH)
+			rp = d->d_un.d_val + 1;
+	}
+	if (strtab == NULL || (rn == 0 && rp == 0))
+		return file;
+	if (rn != 0)
+		runpath = strtab + rn - 1;
+	else
+		rpath = strtab + rp - 1;
+	/* $ORIGIN: the caller's folder (the executable's has no name). */
+	s = lm->l_name != NULL && lm->l_name[0] != '\0' ? lm->l_name : NULL;
+	if (s == NULL) {
+		ssize_t n = readlink("/proc/self/exe", origin,
+		    sizeof origin - 1);
+
+		origin[n > 0 ? n : 0] = '\0';
+	} else
+		snprintf(origin, sizeof origin, "%s", s);
+	if (strrchr(origin, '/') != NULL)
+		*strrchr(origin, '/') = '\0';
+	if (rpath != NULL && in_list(rpath, origin, file, out, cap))
+		return out;
+	if (in_list(getenv("LD_LIBRARY_PATH"), origin, file, out, cap))
+		return file;	/* the loader finds it there itself */
+	if (runpath != NULL && in_list(runpath, origin, file, out, cap))
+		return out;
+	return file;
+}
+
 PL_API void *
 dlopen(const char *file, int flags)
 {
 	void *(*real)(const char *, int) = pl_next("dlopen");
-	void *h = real(file, flags);
-	int saved = errno;
+	char path[4096];
+	void *h;
+	int saved;
+
+	const char *f = caller_path(file, __builtin_return_address(0), path,
+	    sizeof path);
+
+	/* Loaded already (by its soname): the loader would take that one
+	 * before any search. */
+	h = f != file ? real(file, flags | RTLD_NOLOAD) : NULL;
+	if (h == NULL)
+		h = real(f, flags);
+	saved = errno;
 
 	pl_init();
 	if (h != NULL && pl_active)

@@ -137,6 +137,8 @@ plugin(const char *path)
 		return 1;
 	}
 	f = (int (*)(void))dlsym(h, "pl_plugin_value");
+	printf("dlerror after dlopen: %s\n", dlerror() != NULL ? "set" :
+	    "none");
 	printf("plugin says %d\n", f != NULL ? f() : -1);
 	return dlclose(h) != 0;
 }

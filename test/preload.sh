@@ -54,6 +54,17 @@ t_same nothreads "$APP" threads 3
 # A program linked with libgrm: one copy of the library, one session.
 "$T_RUN" -m "$MM_ID" -- "$B/test/gmi_app" threads 2 500 ||
 	t_fail "gmi_app under grm-run failed"
+# dlopen of a name without a slash, from a library whose RUNPATH
+# ($ORIGIN/sub) has it: found as without the preload library.
+if [ -n "${CC:-}" ] && mkdir "$T_DIR/sub" &&
+    printf 'int sib(void) { return 43; }\n' |
+    "$CC" -shared -fPIC -x c - -o "$T_DIR/sub/libplsib.so" 2> /dev/null &&
+    printf '#include <dlfcn.h>\nint pl_plugin_value(void) { void *h = dlopen("libplsib.so", RTLD_NOW); int (*f)(void) = h ? (int (*)(void))dlsym(h, "sib") : 0; return f ? f() : -1; }\n' |
+    "$CC" -shared -fPIC -x c - -o "$T_DIR/loader.so" \
+    -Wl,--enable-new-dtags,-rpath,'$ORIGIN/sub' 2> /dev/null; then
+	t_same runpath "$APP" dlopen "$T_DIR/loader.so"
+	grep -q 'plugin says 43' "$T_OUT" || t_fail "runpath: $(cat "$T_OUT")"
+fi
 for how in exit _exit return abort assert; do
 	t_same "exit_$how" "$APP" exit $how
 	echo "$how $T_RC" >> "$T_DIR/exits"
