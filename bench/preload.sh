@@ -22,14 +22,7 @@ mm_pid=
 keeper=
 cleanup() {
 	[ -n "$keeper" ] && kill "$keeper" 2>/dev/null || true
-	[ -n "$mm_pid" ] && kill "$mm_pid" 2>/dev/null || true
-	for f in "$GRM_RUNDIR"/lm-*.pid; do
-		[ -f "$f" ] || continue
-		read -r p s < "$f" || true
-		kill -9 "$p" 2>/dev/null || true
-		ipcrm -m "$s" 2>/dev/null || true
-	done
-	rm -rf "$dir"
+	bench_cleanup
 }
 trap cleanup EXIT INT TERM
 . "$(dirname "$0")/lib.sh"
