@@ -15,16 +15,7 @@ export GRM_RUNDIR="$dir/run"
 mkdir -m 700 "$GRM_RUNDIR"
 export GRM_LOCALMON="$b/localmon/localmon"
 mm_pid=
-cleanup() {
-	[ -n "$mm_pid" ] && kill "$mm_pid" 2>/dev/null || true
-	for f in "$GRM_RUNDIR"/lm-*.pid; do
-		[ -f "$f" ] || continue
-		read -r p s < "$f" || true
-		kill -9 "$p" 2>/dev/null || true
-		ipcrm -m "$s" 2>/dev/null || true
-	done
-	rm -rf "$dir"
-}
+cleanup() { bench_cleanup; }
 trap cleanup EXIT INT TERM
 
 . "$(dirname "$0")/lib.sh"

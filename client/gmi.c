@@ -590,7 +590,8 @@ gmi_define_type(int eid, uint8_t cls, uint8_t attr, uint8_t range,
 
 	if (!traced())
 		return GRM_OK;
-	if (eid < 0 || b >= GMI_NTYPES)
+	if ((eid < 0 && (eid < REC_EID_PL_MIN || eid > REC_EID_PL_MAX)) ||
+	    b >= GMI_NTYPES)
 		return gmi_error(GRM_EINVAL, "event id %d out of range 0..%d",
 		    eid, GRM_EID_MAX - 1);
 	if (format == NULL)

@@ -502,6 +502,14 @@ on_exit_note(int status, void *arg)
 	death_note(LMP_NOTE_EXIT, status);
 }
 
+/* The preload library's _exit and _Exit: no on_exit handler runs there,
+ * so it tells the status itself (gmi_preload.c). */
+void
+gmi_exit_note(int status)
+{
+	death_note(LMP_NOTE_EXIT, status);
+}
+
 /* A fatal signal with its default action: say which, then die of it. */
 static void
 on_fatal_signal(int sig)

@@ -96,6 +96,8 @@ void gmi_def_lock_fork(int phase);
 void gmi_define_predefined(void);
 /* Tells the LM that free chunks fell below its threshold. */
 void gmi_notify_lm(void);
+/* Tells the LM the process is exiting with status (as at exit). */
+void gmi_exit_note(int status);
 /* Asks the LM to deliver everything to mainmon; waits up to ms. */
 int gmi_flush_lm(long ms);
 /* Error reporting: returns code, with one line on stderr if GRM_DEBUG. */

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # test/demo.sh: the demo: mainmon started, the ring example traced (several
 # processes, two threads each), a snapshot taken mid-run, then stop, and
-# PROVE's statistics and space-time diagram (SVG).  Keeps its outputs in
-# DEMO_OUT if set.
+# PROVE's statistics and space-time diagram (SVG); then an unmodified
+# pipeline traced by grm-run -o.  Keeps its outputs in DEMO_OUT if set.
 . "$(dirname "$0")/lib.sh"
 
 out=${DEMO_OUT:-$T_DIR}
@@ -31,3 +31,20 @@ grep -q '<svg' "$out/ring.svg" || t_fail "no SVG written"
 echo
 echo "space-time diagram: $out/ring.svg"
 t_check_clean
+
+# An unmodified program, traced with grm-run (no shared preload library in
+# a --disable-shared build: then this part is left out).
+if [ -f "$B/.libs/libgrm-preload.so" ] &&
+    ! nm -D "$B/.libs/libgrm-preload.so" 2>/dev/null | grep -q __asan_init; then
+	echo
+	echo "grm-run -o $out/job.trace -- sh -c 'seq 1000 | sort -n | tail -n 1'"
+	GRM_PRELOAD="$B/.libs/libgrm-preload.so" GRM_MAINMON="$B/mainmon/mainmon" \
+	    "$B/run/grm-run" -o "$out/job.trace" -- \
+	    sh -c 'seq 1000 | sort -n | tail -n 1' || t_fail "grm-run failed"
+	"$B/prove/prove" dump "$out/job.trace" > "$out/job.dump" ||
+		t_fail "prove dump of the grm-run trace failed"
+	grep '^#PROC' "$out/job.trace"
+	n=$(t_tcheck "$out/job.trace" '#PROC' how=start distinct pid)
+	[ "$n" -eq 4 ] || t_fail "grm-run: $n processes in the trace, not 4"
+	t_check_clean
+fi

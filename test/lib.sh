@@ -274,3 +274,45 @@ t_lms_dead() {
 
 # t_lms_gone SECONDS: waits until every LM seen has exited.
 t_lms_gone() { t_wait_s "$1" t_lms_dead; }
+
+# ---- interposition (grm-run, libgrm-preload.so) ----
+# t_preload_setup: grm-run and the preload library of the build tree
+# (GRM_PRELOAD, GRM_MAINMON); exits 77 (skip) where no shared preload
+# library was built (--disable-shared) or the build has sanitizers (a
+# sanitized library cannot be preloaded into programs that are not).
+t_preload_setup() {
+	T_RUN="$B/run/grm-run"
+	export GRM_PRELOAD="$B/.libs/libgrm-preload.so"
+	export GRM_MAINMON="$B/mainmon/mainmon"
+	[ -f "$GRM_PRELOAD" ] || { t_log "no $GRM_PRELOAD: skipped"; exit 77; }
+	if nm -D "$GRM_PRELOAD" 2>/dev/null | grep -q __asan_init; then
+		t_log "sanitized build: preloading skipped"
+		exit 77
+	fi
+}
+
+# t_same NAME CMD...: runs CMD untraced, then under grm-run -m MM_ID,
+# and fails unless both wrote the same stdout and stderr and exited with
+# the same status; sets T_RC to it and T_OUT to the traced run's output.
+t_same() {
+	_sn=$1
+	shift
+	_src=0
+	"$@" > "$T_DIR/$_sn.plain" 2> "$T_DIR/$_sn.plainerr" || _src=$?
+	T_RC=0
+	"$T_RUN" -m "$MM_ID" -- "$@" > "$T_DIR/$_sn.out" \
+	    2> "$T_DIR/$_sn.err" || T_RC=$?
+	T_OUT="$T_DIR/$_sn.out"
+	cmp -s "$T_DIR/$_sn.plain" "$T_OUT" ||
+		t_fail "$_sn: output differs traced: $(diff "$T_DIR/$_sn.plain" "$T_OUT" | head -5)"
+	# (A shell that waits for a program a signal killed says so on its
+	# own standard error: "Segmentation fault"; that line is not the
+	# program's.)
+	grep -v -E '(Segmentation fault|Aborted)( \(core dumped\))?$' \
+	    "$T_DIR/$_sn.plainerr" > "$T_DIR/$_sn.plainerr2" || true
+	mv "$T_DIR/$_sn.plainerr2" "$T_DIR/$_sn.plainerr"
+	cmp -s "$T_DIR/$_sn.plainerr" "$T_DIR/$_sn.err" ||
+		t_fail "$_sn: standard error differs traced: $(diff "$T_DIR/$_sn.plainerr" "$T_DIR/$_sn.err" | head -5)"
+	[ "$_src" -eq "$T_RC" ] ||
+		t_fail "$_sn: exit status $T_RC traced, $_src untraced"
+}

@@ -12,7 +12,7 @@ update=
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 rc=0
-for page in grm.3 localmon.1 mainmon.1 grmctl.1; do
+for page in grm.3 localmon.1 mainmon.1 grmctl.1 grm-run.1; do
 	f="$s/doc/man/$page"
 	"$b/common/util/env_man" "$page" > "$tmp/want"
 	awk '/^\.SH / { p = $0 == ".SH ENVIRONMENT" } p' "$f" > "$tmp/have"

@@ -90,6 +90,46 @@ enum {
 #define REC_NPREDEF		8
 
 /*
+ * The preload library's types (libgrm-preload, preload/): in the reserved
+ * negative space but not predefined: the library defines them in each
+ * process with a definition record (GMI_PreloadDefine), so mainmon and
+ * readers need nothing new.  doc/formats.md section 1.11 lists them.
+ */
+#define REC_EID_PL_CMDLINE	(-16)	/* "%s %s": executable, command line */
+#define REC_EID_PL_END		(-17)	/* "%d %d": how (REC_PL_END_*), status */
+#define REC_EID_PL_FORK		(-18)	/* "%d %d": child pid, how (0 fork,
+					   1 vfork run as fork) */
+#define REC_EID_PL_SPAWN	(-19)	/* "%d %s": child pid, what it runs */
+#define REC_EID_PL_EXEC		(-20)	/* "%s": the program exec is tried on */
+#define REC_EID_PL_EXEC_FAIL	(-21)	/* "%d %s": errno, that program */
+#define REC_EID_PL_THR_BEGIN	(-22)	/* "%u %u": tid, creating thread's tid */
+#define REC_EID_PL_THR_END	(-23)	/* "%u %d": tid, how (REC_PL_THR_*) */
+#define REC_EID_PL_THR_NAME	(-24)	/* "%u %s": tid, name */
+#define REC_EID_PL_OBJECT	(-25)	/* "%d %lx %s %s": why (0 load map at
+					   start, 1 dlopen), base, path,
+					   build id (hex) */
+#define REC_EID_PL_UNLOAD	(-26)	/* "%lx %s": base, path (dlclose
+					   unmapped it) */
+#define REC_EID_PL_MIN		(-26)
+#define REC_EID_PL_MAX		(-16)
+
+/* How a process ended, as the preload library saw it (REC_EID_PL_END). */
+enum {
+	REC_PL_END_RETURN = 0,	/* main returned its status */
+	REC_PL_END_EXIT = 1,	/* exit(status) */
+	REC_PL_END__EXIT = 2,	/* _exit or _Exit(status) */
+	REC_PL_END_ABORT = 3,	/* abort() */
+	REC_PL_END_ASSERT = 4	/* a failed assert (then abort) */
+};
+
+/* How a thread ended (REC_EID_PL_THR_END). */
+enum {
+	REC_PL_THR_RETURN = 0,	/* its start routine returned */
+	REC_PL_THR_EXIT = 1,	/* pthread_exit */
+	REC_PL_THR_CANCEL = 2	/* cancelled */
+};
+
+/*
  * The event-id space: user ids 0 .. 65535 + 4096 (BEE classes' ids above
  * GRM_EID_MAX), predefined ids -REC_EID_BIAS .. -1.  REC_EID_BIT(eid) is an
  * id's index in bit maps over the whole space (the segment's control words,

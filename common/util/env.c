@@ -100,6 +100,20 @@ const struct env_var env_vars[ENV_COUNT] = {
 	[ENV_TMPDIR] = { "TMPDIR", ENV_T_TEXT, "/tmp", NULL, 0, 0,
 	    "a folder",
 	    "Where the default run folder is made." },
+	/* the preload library and grm-run */
+	[ENV_THREADS] = { "GRM_THREADS", ENV_T_TEXT, "1", NULL, 0, 0,
+	    "0 or 1",
+	    ".B 0\nfor the preload library to record no thread starts, ends "
+	    "and names (as\n.BR \"grm\\-run \\-\\-no\\-threads\" );\n"
+	    "anything else: it records them." },
+	[ENV_PRELOAD] = { "GRM_PRELOAD", ENV_T_TEXT, NULL, NULL, 0, 0,
+	    "a file",
+	    "The preload library\n.B grm\\-run\nputs in\n.BR LD_PRELOAD ;\n"
+	    "default, the\n.B libgrm\\-preload.so\ninstalled beside libgrm." },
+	[ENV_MAINMON] = { "GRM_MAINMON", ENV_T_TEXT, NULL, NULL, 0, 0,
+	    "a program",
+	    "The program\n.B grm\\-run \\-o\nstarts as its private Main "
+	    "Monitor; default, the\n.B mainmon\ninstalled with it." },
 };
 
 const char *

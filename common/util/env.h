@@ -25,6 +25,10 @@ enum env_id {
 	ENV_HOSTNAME,
 	ENV_RUNDIR,
 	ENV_TMPDIR,
+	/* the preload library and grm-run */
+	ENV_THREADS,
+	ENV_PRELOAD,
+	ENV_MAINMON,
 	ENV_COUNT
 };
 

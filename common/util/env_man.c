@@ -38,7 +38,9 @@ static const struct page pages[] = {
 	    { ENV_SIGNALS, NULL },
 	    { ENV_LOCALMON, NULL },
 	    { ENV_RUNDIR, NULL },
-	    { ENV_TMPDIR, NULL } }, 9,
+	    { ENV_TMPDIR, NULL },
+	    { ENV_THREADS, "Read by the preload library (see\n"
+		".BR \"The preload library\" ),\nnot by libgrm." } }, 10,
 	  ".TP\n.BR GRM_SEGSIZE \", \" GRM_CHUNKSIZE \", \" GRM_THRESHOLD "
 	  "\", \" GRM_SPILL_MAX \", \" GRM_LM_LINGER \", \" GRM_LM_MM_TIMEOUT "
 	  "\", \" GRM_HOSTNAME\nPassed on to a Local Monitor the process "
@@ -107,6 +109,20 @@ static const struct page pages[] = {
 	    { ENV_DEBUG, NULL } }, 1,
 	  ".PP\n.B mainmon\ndoes not read\n.BR GRM_MM ;\nthat variable is "
 	  "for the traced programs.\n" },
+	{ "grm-run.1", NULL, {
+	    { ENV_MM, "Read if neither\n.B \\-m\nnor\n.B \\-o\nis given; "
+		"with\n.BR \\-o ,\nthe private Main Monitor's identifier "
+		"replaces it for the program." },
+	    { ENV_PRELOAD, NULL },
+	    { ENV_MAINMON, NULL },
+	    { ENV_THREADS, "Set to\n.B 0\nby\n.BR \\-\\-no\\-threads ." },
+	    { ENV_DEBUG, "Also makes\n.B grm\\-run\nsay why a program "
+		"will not be traced (static, setuid)." } }, 5,
+	  ".PP\nThe program gets\n.BR GRM_MM ,\n.B LD_PRELOAD\n(the preload "
+	  "library first), and, with the options that set them,\n"
+	  ".BR GRM_THREADS ,\n.B GRM_POLICY\nand\n.BR GRM_DEBUG ;\n"
+	  "every other variable of\n.BR grm (3)\napplies to it as to any "
+	  "traced program.\n" },
 	{ "grmctl.1", ".B grmctl\nuses no environment variable of its own "
 	  "but this one, which the Main\nMonitor does nothing with:\n", {
 	    { ENV_HOSTNAME, NULL } }, 1,

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: MIT */
+/* grm-run.c: runs a program traced with no change to it: the preload
+ * library in LD_PRELOAD (inherited by everything it starts), the Main
+ * Monitor given (-m, GRM_MM) or a private one writing -o FILE, stopped
+ * once the program is over; exits with the program's status (grm-run(1)). */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "net/mmid.h"
+#include "util/env.h"
+
+#ifndef GRM_PRELOAD_PATH
+#define GRM_PRELOAD_PATH "/usr/local/lib/libgrm-preload.so"
+#endif
+#ifndef GRM_MAINMON_PATH
+#define GRM_MAINMON_PATH "/usr/local/bin/mainmon"
+#endif
+
+#define MM_START_MS	10000	/* longest wait for mainmon's identifier */
+
+static int debug;
+static volatile sig_atomic_t child_pid;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: grm-run [-m ID|@FILE | -o FILE [-f tape|bin|bee]] "
+	    "[--no-threads]\n"
+	    "               [--policy=block|discard|overwrite] [--debug] "
+	    "-- PROGRAM [ARG...]\n");
+}
+
+static void
+say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("grm-run: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int
+one_of(const char *v, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strcmp(v, *list) == 0)
+			return 1;
+	return 0;
+}
+
+/* PROGRAM as execvp would find it, into out; -1 if it is not found. */
+static int
+find_program(const char *prog, char *out, size_t cap)
+{
+	const char *path = getenv("PATH"), *p, *e;
+	size_t n;
+
+	if (strchr(prog, '/') != NULL) {
+		snprintf(out, cap, "%s", prog);
+		return access(out, X_OK);
+	}
+	for (p = path != NULL ? path : "/usr/local/bin:/usr/bin:/bin";
+	    ; p = e + 1) {
+		e = strchr(p, ':');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (snprintf(out, cap, "%.*s/%s", (int)n, n > 0 ? p : ".",
+		    prog) < (int)cap && access(out, X_OK) == 0)
+			return 0;
+		if (e == NULL)
+			return -1;
+	}
+}
+
+/* With --debug: says so when PROGRAM is a program the preload library
+ * cannot see into (static, setuid or setgid). */
+static void
+check_program(const char *prog)
+{
+	char path[4096];
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	struct stat st;
+	int fd, i, interp = 0;
+
+	if (!debug || find_program(prog, path, sizeof path) != 0)
+		return;
+	if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)))
+		say("%s is setuid or setgid: the loader ignores LD_PRELOAD for "
+		    "it, so it is not traced (what it starts may be)", path);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64) {
+		for (i = 0; i < eh.e_phnum; i++)
+			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff +
+			    (uint64_t)i * eh.e_phentsize)) ==
+			    (ssize_t)sizeof ph && ph.p_type == PT_INTERP)
+				interp = 1;
+		if (!interp)
+			say("%s is statically linked: the preload library "
+			    "cannot be loaded into it, so it is not traced "
+			    "(what it starts may be)", path);
+	}
+	close(fd);
+}
+
+/* Starts mainmon -o file -f fmt in its own process group (a ^C is the
+ * job's, not the trace's); its identifier into id.  Returns its pid or
+ * -1. */
+static pid_t
+start_mainmon(const char *file, const char *fmt, char *id, size_t cap)
+{
+	const char *prog = env_get(ENV_MAINMON);
+	char *argv[] = { (char *)"mainmon", (char *)"-o", (char *)file,
+	    (char *)"-f", (char *)fmt, NULL };
+	struct pollfd pfd;
+	size_t n = 0;
+	ssize_t r;
+	pid_t pid;
+	int p[2], st, devnull;
+
+	if (prog == NULL)
+		prog = GRM_MAINMON_PATH;
+	if (pipe2(p, O_CLOEXEC) == -1)
+		return -1;
+	pid = fork();
+	if (pid == -1) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		dup2(p[1], 1);
+		if (!debug && (devnull = open("/dev/null", O_WRONLY)) != -1)
+			dup2(devnull, 2);
+		execv(prog, argv);
+		fprintf(stderr, "grm-run: %s: %s\n", prog, strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	pfd.fd = p[0];
+	pfd.events = POLLIN;
+	while (n + 1 < cap && memchr(id, '\n', n) == NULL) {
+		if (poll(&pfd, 1, MM_START_MS) <= 0)
+			break;
+		r = read(p[0], id + n, cap - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(p[0]);
+	id[n] = '\0';
+	if (memchr(id, '\n', n) == NULL) {
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+			;
+		say("%s did not start%s", prog, debug ? "" :
+		    " (--debug shows its messages)");
+		return -1;
+	}
+	*strchr(id, '\n') = '\0';
+	return pid;
+}
+
+/* Stops the private mainmon (SIGTERM: a final collection, the file
+ * completed) and waits for it; 0 if it exited 0. */
+static int
+stop_mainmon(pid_t pid)
+{
+	int st;
+
+	kill(pid, SIGTERM);
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* LD_PRELOAD with lib first (kept as it is if lib is in it already). */
+static int
+set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char *v;
+	int r;
+
+	if (old == NULL || *old == '\0')
+		return setenv("LD_PRELOAD", lib, 1);
+	if (strstr(old, lib) != NULL)
+		return 0;
+	if (asprintf(&v, "%s:%s", lib, old) < 0)
+		return -1;
+	r = setenv("LD_PRELOAD", v, 1);
+	free(v);
+	return r;
+}
+
+static void
+forward(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char *const formats[] = { "tape", "bin", "bee", NULL };
+	static const char *const policies[] = { "block", "discard",
+	    "overwrite", NULL };
+	static const struct option opts[] = {
+		{ "mm", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "no-threads", no_argument, NULL, 'T' },
+		{ "policy", required_argument, NULL, 'P' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *mm = NULL, *out = NULL, *fmt = NULL, *policy = NULL;
+	const char *lib, *why;
+	char id[MMID_MAX + 16];
+	struct mmid parsed;
+	struct sigaction sa;
+	pid_t mm_pid = -1, pid;
+	int c, threads = 1, st, rc;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+m:o:f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': mm = optarg; break;
+		case 'o': out = optarg; break;
+		case 'f': fmt = optarg; break;
+		case 'T': threads = 0; break;
+		case 'P': policy = optarg; break;
+		case 'd': debug = 1; break;
+		case 'h': usage(stdout); return 0;
+		default:
+			say("%s: an unknown option, or one without its value",
+			    argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		say("no program to run");
+		usage(stderr);
+		return 2;
+	}
+	if (mm != NULL && out != NULL) {
+		say("-m and -o: -o starts a main monitor of its own");
+		return 2;
+	}
+	if (fmt != NULL && out == NULL) {
+		say("-f is the format of the file -o writes");
+		return 2;
+	}
+	if (fmt != NULL && !one_of(fmt, formats)) {
+		say("-f %s: not tape, bin or bee", fmt);
+		return 2;
+	}
+	if (policy != NULL && !one_of(policy, policies)) {
+		say("--policy=%s: not block, discard or overwrite", policy);
+		return 2;
+	}
+	debug = debug || env_flag(ENV_DEBUG);
+	if (out == NULL && mm == NULL && (mm = env_get(ENV_MM)) == NULL) {
+		say("no main monitor: give -m ID|@FILE, set GRM_MM, or -o FILE "
+		    "for one of its own");
+		return 2;
+	}
+	if (mm != NULL) {
+		if (mmid_read(mm, id, sizeof id, &why) != 0 ||
+		    mmid_parse(id, &parsed, &why) != 0) {
+			say("%s: %s", mm, why);
+			return 2;
+		}
+	}
+	if ((lib = env_get(ENV_PRELOAD)) == NULL)
+		lib = GRM_PRELOAD_PATH;
+	if (access(lib, R_OK) != 0) {
+		say("%s: %s (GRM_PRELOAD names the preload library)", lib,
+		    strerror(errno));
+		return 2;
+	}
+	check_program(argv[optind]);
+	if (out != NULL) {
+		mm_pid = start_mainmon(out, fmt != NULL ? fmt : "tape", id,
+		    sizeof id);
+		if (mm_pid == -1)
+			return 2;
+		if (debug)
+			say("main monitor %d writes %s", (int)mm_pid, out);
+	}
+	if (setenv("GRM_MM", id, 1) != 0 || set_preload(lib) != 0 ||
+	    (!threads && setenv("GRM_THREADS", "0", 1) != 0) ||
+	    (policy != NULL && setenv("GRM_POLICY", policy, 1) != 0) ||
+	    (debug && setenv("GRM_DEBUG", "1", 1) != 0)) {
+		say("environment: %s", strerror(errno));
+		rc = 2;
+		goto stop;
+	}
+	/* As a shell runs a command: ^C and ^\ are the program's; a
+	 * termination asked of grm-run is passed on to it. */
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
+	sa.sa_handler = forward;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execvp(argv[optind], argv + optind);
+		rc = errno == ENOENT ? 127 : 126;
+		fprintf(stderr, "grm-run: %s: %s\n", argv[optind],
+		    strerror(errno));
+		_exit(rc);
+	}
+	if (pid == -1) {
+		say("fork: %s", strerror(errno));
+		rc = 2;
+		goto stop;
+	}
+	child_pid = pid;
+	while (waitpid(pid, &st, 0) == -1)
+		if (errno != EINTR) {
+			st = 0;
+			break;
+		}
+	rc = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+stop:
+	if (mm_pid != -1 && stop_mainmon(mm_pid) != 0)
+		say("the main monitor writing %s did not end well: the trace "
+		    "may be incomplete", out);
+	return rc;
+}
