@@ -35,7 +35,8 @@ static volatile sig_atomic_t child_pid;
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: grm-run [-m ID|@FILE | -o FILE [-f tape|bin|bee]] "
+	fprintf(f, "usage: grm-run [-m ID|@FILE | -o FILE [-f tape|bin|bee] "
+	    "[--force]] "
 	    "[--no-threads]\n"
 	    "               [--policy=block|discard|overwrite] [--debug] "
 	    "-- PROGRAM [ARG...]\n");
@@ -126,11 +127,13 @@ check_program(const char *prog)
  * job's, not the trace's); its identifier into id.  Returns its pid or
  * -1. */
 static pid_t
-start_mainmon(const char *file, const char *fmt, char *id, size_t cap)
+start_mainmon(const char *file, const char *fmt, int force, char *id,
+	      size_t cap)
 {
 	const char *prog = env_get(ENV_MAINMON);
 	char *argv[] = { (char *)"mainmon", (char *)"-o", (char *)file,
-	    (char *)"-f", (char *)fmt, NULL };
+	    (char *)"-f", (char *)fmt, force ? (char *)"--force" : NULL,
+	    NULL };
 	struct pollfd pfd;
 	size_t n = 0;
 	ssize_t r;
@@ -234,6 +237,7 @@ main(int argc, char **argv)
 		{ "no-threads", no_argument, NULL, 'T' },
 		{ "policy", required_argument, NULL, 'P' },
 		{ "debug", no_argument, NULL, 'd' },
+		{ "force", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -243,7 +247,8 @@ main(int argc, char **argv)
 	struct mmid parsed;
 	struct sigaction sa;
 	pid_t mm_pid = -1, pid;
-	int c, threads = 1, st, rc;
+	struct stat sb;
+	int c, threads = 1, force = 0, st, rc;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+m:o:f:h", opts, NULL)) != -1) {
@@ -254,6 +259,7 @@ main(int argc, char **argv)
 		case 'T': threads = 0; break;
 		case 'P': policy = optarg; break;
 		case 'd': debug = 1; break;
+		case 'F': force = 1; break;
 		case 'h': usage(stdout); return 0;
 		default:
 			say("%s: an unknown option, or one without its value",
@@ -269,6 +275,14 @@ main(int argc, char **argv)
 	}
 	if (mm != NULL && out != NULL) {
 		say("-m and -o: -o starts a main monitor of its own");
+		return 2;
+	}
+	if (force && out == NULL) {
+		say("--force replaces the file -o writes");
+		return 2;
+	}
+	if (out != NULL && !force && lstat(out, &sb) == 0) {
+		say("%s: exists (--force replaces it)", out);
 		return 2;
 	}
 	if (fmt != NULL && out == NULL) {
@@ -305,7 +319,7 @@ main(int argc, char **argv)
 	}
 	check_program(argv[optind]);
 	if (out != NULL) {
-		mm_pid = start_mainmon(out, fmt != NULL ? fmt : "tape", id,
+		mm_pid = start_mainmon(out, fmt != NULL ? fmt : "tape", force, id,
 		    sizeof id);
 		if (mm_pid == -1)
 			return 2;

@@ -9,6 +9,9 @@
 out=${DEMO_OUT:-$T_DIR}
 mkdir -p "$out"
 trace="$out/ring.trace"
+# A demo run again replaces its own outputs (mainmon never overwrites a
+# file by itself).
+rm -f "$trace" "$out/job.trace"
 t_start_mm "$trace"
 echo "mainmon: $MM_HOSTPORT, writing $trace"
 

@@ -274,4 +274,17 @@ ps -eo pid=,args= | grep -F "$out" | grep -v grep && t_fail "grm-run -o left a p
 [ "$(t_count "$out.bin" eid=-17 f0=0 f1=7)" -eq 1 ] ||
 	t_fail "grm-run -f bin: the end record is not in the binary file"
 t_check_clean
+# An existing -o file: refused before anything runs; --force replaces it
+# (a link too, never written through).
+before=$(cksum < "$out.bin")
+bad 2 -o "$out.bin" -- true
+[ "$(cksum < "$out.bin")" = "$before" ] || t_fail "grm-run -o: an existing file changed"
+bad 2 --force -m "$MM_ID" -- true
+echo victim > "$T_DIR/victim"
+ln -s "$T_DIR/victim" "$T_DIR/link.trace"
+"$T_RUN" --force -o "$T_DIR/link.trace" -- true || t_fail "grm-run --force failed"
+[ "$(cat "$T_DIR/victim")" = victim ] || t_fail "grm-run --force wrote through a link"
+[ -L "$T_DIR/link.trace" ] && t_fail "grm-run --force: the link not replaced"
+[ "$(t_count "$T_DIR/link.trace" '#END')" -eq 1 ] || t_fail "grm-run --force: trace not complete"
+t_check_clean
 t_log "ok: threads, pipeline, make -j2 ($nm processes), fork, exec, signal, dlopen, 5 ends, -o"
