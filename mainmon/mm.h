@@ -55,9 +55,31 @@ struct mm_proc {
 
 #define MM_PROC_BUCKETS	256
 
+/*
+ * A host's standing in the time order (doc/formats.md, #GIVENUP): live
+ * while an LM of it answers; given up when its LM went silent, closed
+ * without its BYE, or left an order pull unanswered for --order-wait.
+ * From then on its records no longer hold the others back, and those
+ * that come older than what is written are written late, counted.
+ */
+enum mm_node_state {
+	MM_NODE_LIVE = 0,
+	MM_NODE_GIVENUP
+};
+
 struct mm_node {
 	uint32_t	id;		/* 1, 2, ...: the node column */
 	char		host[256];
+	/* Liveness and the order (mm_live.c). */
+	enum mm_node_state state;
+	uint64_t	gone_at;	/* MM ns: given up (0: never) */
+	char		gone_why[48];	/* "silent for 5 s", ... */
+	uint32_t	lm_pid;		/* its latest LM */
+	char		addr[64];	/* that LM's address */
+	uint64_t	late;		/* records written late */
+	struct wire_status st;		/* the latest status of an LM of
+					   it (what it held, if it goes) */
+	int		has_st;
 	struct mm_defs	defs;		/* every definition seen on the node */
 	struct mm_proc	*procs[MM_PROC_BUCKETS];
 	struct mm_node	*next;
@@ -156,13 +178,30 @@ struct mm_causal {
 };
 #define MM_CAUSAL_MAX		(1u << 20)	/* messages held, at most */
 
-/* MM_CONN_NEW: not authenticated yet (mm_auth.c); then an LM or a ctl. */
-enum { MM_CONN_NEW, MM_CONN_LM, MM_CONN_CTL };
+/*
+ * A connection's state: authenticating (mm_auth.c), then a control
+ * client, or an LM whose clock is being measured and then ready (taking
+ * data and rounds).  What each may send in each is the rule table
+ * (common/net/wire.c), checked before dispatch; each role has its own
+ * dispatcher (mm_peer.c).  An LM that goes silent is closed at once
+ * (its host is then given up: enum mm_node_state).
+ */
+enum mm_conn_state {
+	MM_CONN_NEW = 0,
+	MM_CONN_CTL,
+	MM_CONN_SYNC,
+	MM_CONN_READY
+};
+#define MM_IS_LM(c)	((c)->state >= MM_CONN_SYNC)
 
 struct mm_conn {
 	struct mm		*mm;
 	struct peer		*p;
-	int			role;
+	enum mm_conn_state	state;
+	/* Its role's messages, installed when admitted: 0, -1 to close c
+	 * as out of place, 1 when c may be gone (the handshake). */
+	int			(*on_msg)(struct mm *mm, struct mm_conn *c,
+					  uint16_t type, struct wire_rd *msg);
 	struct mm_conn		*next;
 	char			addr[64];	/* the peer's, for the log */
 	struct mm_auth		*auth;		/* until authenticated */
@@ -172,9 +211,16 @@ struct mm_conn {
 	uint64_t		seg_id;		/* the LM's segment */
 	struct wire_status	st;		/* its latest status */
 	int			has_st;
-	int			synced;
 	struct mm_sync		clk;		/* its clock, modelled */
 	int			burst;		/* pings left in this burst */
+	int			beats;		/* lone heartbeat pings out */
+	uint64_t		last_ping;	/* MM ns of the latest ping */
+	uint64_t		last_rx;	/* MM ns: latest message */
+	uint64_t		last_data;	/* MM ns: latest DATA or DONE */
+	uint64_t		last_status;	/* MM ns: STATUS last asked */
+	int			said_bye;	/* ended cleanly */
+	int			order_out;	/* given up for the order: a
+						   pull unanswered */
 	struct mm_sync_sample	burst_best;
 	struct event		*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
@@ -333,6 +379,13 @@ struct mm {
 	uint64_t		stop_ns_max;
 	struct event		*global_ev;	/* starts the next round */
 	struct event		*order_ev;	/* pulls laggards */
+	/* Liveness (mm_live.c): an LM silent this long is given up (0:
+	 * never); one that leaves an order pull unanswered this long no
+	 * longer holds the order. */
+	unsigned		silent_secs;
+	uint64_t		order_wait_ns;
+	struct event		*beat_ev;	/* heartbeat pings */
+	uint64_t		givenup;	/* hosts given up, in all */
 };
 
 /* mm_peer.c */
@@ -358,6 +411,33 @@ void mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c);
  * to stop their processes; from that (every LM answered, or the time
  * limit passed) to collecting. */
 void mm_round_next(struct mm *mm, struct mm_coll *co);
+
+/* Sends c a PING (a burst's, or a lone heartbeat: mm_live.c). */
+void mm_send_ping(struct mm_conn *c);
+
+/* mm_live.c */
+/* Starts the heartbeat: every ready LM is sent something at least every
+ * second (doc/protocol.md), a PING if nothing else.  0 or -1. */
+int mm_live_init(struct mm *mm);
+void mm_live_finish(struct mm *mm);
+/* LM c went without its BYE (why: "silent for 5 s", "closed"): its host
+ * is given up (a #GIVENUP line) and no longer holds the order. */
+void mm_live_gone(struct mm *mm, struct mm_conn *c, const char *why);
+/* LM c is ready: its host answers again (logged if it was given up). */
+void mm_live_returned(struct mm *mm, struct mm_conn *c);
+/* On the order's tick: an LM that left a pull unanswered (and sent no
+ * data) for --order-wait no longer holds the order (its host given up)
+ * until it answers. */
+void mm_live_order_check(struct mm *mm, uint64_t now);
+/* Each host's lines of grmctl status: its state and its LM's latest
+ * status; the bytes written to text[cap]. */
+size_t mm_live_status(struct mm *mm, char *text, size_t cap);
+/* At stop: each host given up and not back, with what its LM's last
+ * status held, as text for the answer (empty if none), and a #GIVENUP
+ * line "missing" per host in the trace. */
+void mm_live_missing(struct mm *mm, char *text, size_t cap);
+/* The #LATE lines, at the end. */
+int mm_live_late(struct mm *mm);
 
 /* mm_global.c */
 /* Messages of the global scheme from LM c (WIRE_FULL, WIRE_PAUSED,

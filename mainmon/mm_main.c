@@ -33,7 +33,8 @@ usage(FILE *f)
 {
 	fprintf(f, "usage: mainmon -o FILE [-f tape|bee|bin] [-p PORT] [-b ADDR] "
 	    "[-i IDFILE] [-k KEYFILE] [-t SECONDS] [-s SECONDS] [-m MIB]\n"
-	    "       [--collect=global|local] [--pause-max=SECONDS] [-d]\n");
+	    "       [--collect=global|local] [--pause-max=SECONDS] "
+	    "[--silent=SECONDS]\n       [--order-wait=SECONDS] [-d]\n");
 }
 
 static void
@@ -215,12 +216,15 @@ main(int argc, char **argv)
 	char line[MMID_MAX], expected[64];
 	uint64_t port = 0, secs = 10;
 	int c, debug = 0, fmt = TAPE_FMT_TAPE;
-	double sync_s = 1, order_mib = 256, pause_s = 10;
+	double sync_s = 1, order_mib = 256, pause_s = 10, order_wait_s = 5;
+	uint64_t silent_s = 5;
 	int global = 0;
-	enum { OPT_COLLECT = 256, OPT_PAUSE_MAX };
+	enum { OPT_COLLECT = 256, OPT_PAUSE_MAX, OPT_SILENT, OPT_ORDER_WAIT };
 	static const struct option longopts[] = {
 		{ "collect", required_argument, NULL, OPT_COLLECT },
 		{ "pause-max", required_argument, NULL, OPT_PAUSE_MAX },
+		{ "silent", required_argument, NULL, OPT_SILENT },
+		{ "order-wait", required_argument, NULL, OPT_ORDER_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -246,6 +250,18 @@ main(int argc, char **argv)
 			    1000, &pause_s) != 0)
 				return bad_option("--pause-max", optarg,
 				    expected);
+			break;
+		case OPT_SILENT:
+			if (num_parse_u64(optarg, 0, 3600, &silent_s) != 0)
+				return bad_option("--silent", optarg, "a number "
+				    "of seconds (0 to 3600; 0: never)");
+			break;
+		case OPT_ORDER_WAIT:
+			if (num_parse_double(optarg, 0, 3600,
+			    &order_wait_s) != 0)
+				return bad_option("--order-wait", optarg, "a "
+				    "number of seconds (0 to 3600; 0: "
+				    "forever)");
 			break;
 		case 'o':
 			out = optarg;
@@ -314,6 +330,8 @@ main(int argc, char **argv)
 	mm.sync_ns = (uint64_t)(sync_s * 1e9);
 	mm.global = global;
 	mm.pause_max_ms = (uint32_t)(pause_s * 1000);
+	mm.silent_secs = (unsigned)silent_s;
+	mm.order_wait_ns = (uint64_t)(order_wait_s * 1e9);
 	mm.order.max_bytes = (uint64_t)(order_mib * 1048576);
 	mm.fmt = fmt;
 	mm.out_path = strdup(out);	/* grmctl file changes it */
@@ -346,7 +364,8 @@ main(int argc, char **argv)
 	sigint = evsignal_new(mm.base, SIGINT, signal_cb, &mm);
 	event_add(sigterm, NULL);
 	event_add(sigint, NULL);
-	if ((mm.order_ev = evtimer_new(mm.base, order_tick, &mm)) == NULL)
+	if ((mm.order_ev = evtimer_new(mm.base, order_tick, &mm)) == NULL ||
+	    mm_live_init(&mm) != 0)
 		fatal("out of memory");
 
 	event_base_dispatch(mm.base);
@@ -362,6 +381,7 @@ main(int argc, char **argv)
 		mm.exit_code = 1;
 	mm_order_free(&mm);
 	mm_causal_free(&mm);
+	mm_live_finish(&mm);
 	event_free(mm.order_ev);
 	if (mm.global_ev != NULL)
 		event_free(mm.global_ev);
