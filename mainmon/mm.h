@@ -218,7 +218,9 @@ struct mm_conn {
 	uint64_t		last_rx;	/* MM ns: latest message */
 	uint64_t		last_data;	/* MM ns: latest DATA or DONE */
 	uint64_t		last_status;	/* MM ns: STATUS last asked */
-	int			said_bye;	/* ended cleanly */
+	int			said_bye;	/* sent BYE */
+	uint64_t		last_push;	/* MM ns: latest DONE of its
+						   own (a push, or its last) */
 	int			order_out;	/* given up for the order: a
 						   pull unanswered */
 	struct mm_sync_sample	burst_best;
@@ -420,7 +422,11 @@ void mm_send_ping(struct mm_conn *c);
  * second (doc/protocol.md), a PING if nothing else.  0 or -1. */
 int mm_live_init(struct mm *mm);
 void mm_live_finish(struct mm *mm);
-/* LM c went without its BYE (why: "silent for 5 s", "closed"): its host
+/* Whether LM c's connection ended as an LM ends its life: not silent
+ * nor broken, everything it sent acknowledged, its own last collection
+ * just before (or mainmon stopping); or with a BYE. */
+int mm_live_clean_end(const struct mm *mm, const struct mm_conn *c);
+/* LM c went otherwise (why: "silent for 5 s", "closed"): its host
  * is given up (a #GIVENUP line) and no longer holds the order. */
 void mm_live_gone(struct mm *mm, struct mm_conn *c, const char *why);
 /* LM c is ready: its host answers again (logged if it was given up). */

@@ -82,6 +82,22 @@ mm_live_finish(struct mm *mm)
 	mm->beat_ev = NULL;
 }
 
+/* An LM closes its connection once its last collection (a DONE of its
+ * own) is acknowledged: a close soon after that is its end. */
+#define END_NS		2000000000u
+
+int
+mm_live_clean_end(const struct mm *mm, const struct mm_conn *c)
+{
+	if (c->said_bye)
+		return 1;
+	if (peer_silent(c->p) || peer_broken(c->p) || c->acks != NULL ||
+	    c->batch != NULL)
+		return 0;
+	return mm->stopping || (c->last_push != 0 &&
+	    clk_mono_ns() - c->last_push < END_NS);
+}
+
 /* Whether another LM of c's host is connected (a successor). */
 static int
 other_lm(const struct mm *mm, const struct mm_conn *c)
@@ -118,7 +134,7 @@ mm_live_gone(struct mm *mm, struct mm_conn *c, const char *why)
 	if (other_lm(mm, c))
 		return;
 	if (!peer_silent(c->p))
-		log_info("LM %u on %s (%s): %s without its BYE: the host no "
+		log_info("LM %u on %s (%s): %s before its end: the host no "
 		    "longer holds the order", c->lm_pid, c->node->host,
 		    c->addr, why);
 	give_up(mm, c->node, c->wm_unknown ? 0 : c->wm,

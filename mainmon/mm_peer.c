@@ -781,8 +781,10 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		    mm->out_path, c->node->host);
 		return -1;
 	}
-	if (round == WIRE_ROUND_PUSH)
+	if (round == WIRE_ROUND_PUSH) {
+		c->last_push = c->last_rx;
 		return 0;
+	}
 	for (co = mm->colls; co != NULL; co = co->next)
 		if (co->round == round && co->what != MM_CONTROL) {
 			mm_coll_drop(mm, co, c);
@@ -960,7 +962,7 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 
 	(void)p;
 	if (msg == NULL) {
-		if (MM_IS_LM(c) && !c->said_bye)
+		if (MM_IS_LM(c) && !mm_live_clean_end(c->mm, c))
 			mm_live_gone(c->mm, c, peer_silent(c->p) ? why :
 			    "closed");
 		conn_closed(c, why);
