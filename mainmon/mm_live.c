@@ -260,9 +260,9 @@ mm_live_status(struct mm *mm, char *text, size_t cap)
 		nd = c->node;
 		state_text(nd, c, now, state, sizeof state);
 		n += (size_t)snprintf(text + n, cap - n, "node %u %s: lm pid "
-		    "%u%s, %s; clock offset %lld ns, drift %lld ppb, error "
+		    "%u%s, %s, clock offset %lld ns, drift %lld ppb, error "
 		    "%llu ns (best round trip %llu ns, %u of %u samples), %llu "
-		    "records, %llu of the host's late%s\n", nd->id, nd->host,
+		    "of the host's late, %llu records%s\n", nd->id, nd->host,
 		    c->lm_pid, c->has_st && c->st.adopted ? " (adopted a dead "
 		    "LM's segment)" : "", state,
 		    (long long)mm_sync_offset(&c->clk.model, now),
@@ -270,8 +270,8 @@ mm_live_status(struct mm *mm, char *text, size_t cap)
 		    (unsigned long long)c->clk.model.err,
 		    (unsigned long long)c->clk.model.best_rtt,
 		    c->clk.model.used, c->clk.n,
-		    (unsigned long long)c->records,
 		    (unsigned long long)nd->late,
+		    (unsigned long long)c->records,
 		    c->paused_round ? "; its processes are stopped" : "");
 		if (c->has_st && n < cap)
 			n += st_text(&c->st, "", text + n, cap - n);

@@ -202,8 +202,9 @@ bad(const char *kind)
 
 /*
  * Whether mainmon closes the connection within WAIT_MS (pings answered).
- * With quiet, any message before the close makes it 0; with strict, any
- * but PING, CONTROL and COLLECT (which mainmon sends unasked).
+ * With quiet, any message but STATUS before the close makes it 0; with
+ * strict, any but PING, CONTROL, COLLECT and STATUS (which mainmon sends
+ * unasked).
  */
 static int
 closed_after(int quiet, int strict)
@@ -217,8 +218,9 @@ closed_after(int quiet, int strict)
 		/* An error before the time limit: the end of the connection. */
 		if (get_msg(&type, buf, sizeof buf, &len) != 0)
 			return clk_mono_ns() - t0 < (WAIT_MS - 500) * 1000000ull;
-		if (quiet || (strict && type != WIRE_PING &&
-		    type != WIRE_CONTROL && type != WIRE_COLLECT)) {
+		if ((quiet && type != WIRE_STATUS) || (strict &&
+		    type != WIRE_PING && type != WIRE_CONTROL &&
+		    type != WIRE_COLLECT && type != WIRE_STATUS)) {
 			printf("mainmon answered with %s (%u)\n",
 			    wire_type_name(type), type);
 			return 0;
