@@ -282,7 +282,9 @@ struct mm_coll {
 	uint64_t		stopped;	/* processes, on all of them */
 	uint64_t		t_paused;	/* MM ns: collecting began */
 	char			unpaused[300];	/* LMs that did not answer */
+	char			dropped[300];	/* LMs given up while asked */
 	uint64_t		t0;		/* MM ns, when asked */
+	uint64_t		t_asked;	/* MM ns: this phase began */
 	uint64_t		t_applied;	/* MM ns, latest LM application */
 	char			cmd[160];	/* control command, for the file */
 	struct mm_conn		**pending;
@@ -407,6 +409,9 @@ void mm_status_text(struct mm *mm, char *text, size_t cap);
 /* Sends the control state to one LM (round 0: nobody waits). */
 void mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round);
 
+/* LM c will not answer (given up): every round that waits for it is
+ * told (its answer names c's host) and goes on without it. */
+void mm_coll_give_up(struct mm *mm, struct mm_conn *c);
 /* c answered its part of round co (0: all did: co goes on or ends). */
 void mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c);
 /* Global round co goes to its next phase: from queued to asking the LMs
@@ -435,6 +440,7 @@ void mm_live_returned(struct mm *mm, struct mm_conn *c);
  * data) for --order-wait no longer holds the order (its host given up)
  * until it answers. */
 void mm_live_order_check(struct mm *mm, uint64_t now);
+
 /* Each host's lines of grmctl status: its state and its LM's latest
  * status; the bytes written to text[cap]. */
 size_t mm_live_status(struct mm *mm, char *text, size_t cap);

@@ -35,6 +35,56 @@ secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+static void give_up(struct mm *mm, struct mm_node *n, uint64_t ts,
+		    const char *token, const char *why);
+static int other_lm(const struct mm *mm, const struct mm_conn *c);
+
+/* c, asked at t_asked, answered nothing and sent no data since, for
+ * --order-wait: it no longer holds the order, nor the round; its host is
+ * given up (what: the request, for the log). */
+static int
+unanswered(struct mm *mm, struct mm_conn *c, uint64_t t_asked, uint64_t now,
+	   const char *what)
+{
+	uint64_t since = t_asked > c->last_data ? t_asked : c->last_data;
+	char why[64];
+
+	if (mm->order_wait_ns == 0 || c->state != MM_CONN_READY ||
+	    c->order_out || now - since < mm->order_wait_ns)
+		return 0;
+	c->order_out = 1;
+	snprintf(why, sizeof why, "no answer to %s for %.1f s", what,
+	    secs(now - since));
+	log_warn("LM %u on %s (%s): %s: the host no longer holds the order",
+	    c->lm_pid, c->node->host, c->addr, why);
+	if (!other_lm(mm, c))
+		give_up(mm, c->node, c->wm, "no-answer", why);
+	return 1;
+}
+
+/* Collection rounds do not wait for an LM that does not answer (and is
+ * not sending) past --order-wait: they go on, naming its host. */
+static void
+rounds_check(struct mm *mm, uint64_t now)
+{
+	struct mm_coll *co;
+	int i;
+
+again:
+	for (co = mm->colls; co != NULL; co = co->next) {
+		if (co->phase != MM_PH_COLLECT || co->what == MM_STATUS ||
+		    co->what == MM_CONTROL)
+			continue;
+		for (i = 0; i < co->npending; i++)
+			if (unanswered(mm, co->pending[i], co->t_asked, now,
+			    "a collection")) {
+				/* Rounds may have ended: look again. */
+				mm_coll_give_up(mm, co->pending[i]);
+				goto again;
+			}
+	}
+}
+
 static void
 beat(evutil_socket_t fd, short what, void *arg)
 {
@@ -61,6 +111,8 @@ beat(evutil_socket_t fd, short what, void *arg)
 			peer_send(c->p, WIRE_STATUS, buf, sizeof buf, NULL, 0);
 		}
 	}
+	if (!mm->stopped)
+		rounds_check(mm, now);
 }
 
 int
@@ -165,26 +217,11 @@ void
 mm_live_order_check(struct mm *mm, uint64_t now)
 {
 	struct mm_conn *c;
-	uint64_t since;
-	char why[48];
 
-	if (mm->order_wait_ns == 0)
-		return;
-	for (c = mm->conns; c != NULL; c = c->next) {
-		if (c->state != MM_CONN_READY || !c->pulling || c->order_out)
-			continue;
-		since = c->last_pull > c->last_data ? c->last_pull :
-		    c->last_data;
-		if (now - since < mm->order_wait_ns)
-			continue;
-		c->order_out = 1;
-		snprintf(why, sizeof why, "no answer to an order pull for "
-		    "%.1f s", secs(now - since));
-		log_warn("LM %u on %s (%s): %s: the host no longer holds the "
-		    "order", c->lm_pid, c->node->host, c->addr, why);
-		if (!other_lm(mm, c))
-			give_up(mm, c->node, c->wm, "no-answer", why);
-	}
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (c->pulling)
+			(void)unanswered(mm, c, c->last_pull, now,
+			    "an order pull");
 }
 
 /* The LM of n connected now, if any (the newest). */

@@ -365,9 +365,30 @@ mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c)
 			if (co->phase == MM_PH_PAUSE)
 				mm_round_next(mm, co);
 			else
-				coll_complete(mm, co, NULL);
+				coll_complete(mm, co, co->dropped[0] ?
+				    co->dropped : NULL);
 			return;
 		}
+}
+
+void
+mm_coll_give_up(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_coll *co, *next;
+	size_t k;
+	int i;
+
+	for (co = mm->colls; co != NULL; co = next) {
+		next = co->next;
+		for (i = 0; i < co->npending && co->pending[i] != c; i++)
+			;
+		if (i == co->npending || co->phase == MM_PH_WAIT)
+			continue;
+		k = strlen(co->dropped);
+		snprintf(co->dropped + k, sizeof co->dropped - k, "%s%s",
+		    k ? ", " : "", c->node->host);
+		mm_coll_drop(mm, co, c);
+	}
 }
 
 static void
@@ -380,10 +401,10 @@ coll_timeout(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	failed[0] = '\0';
+	snprintf(failed, sizeof failed, "%s", co->dropped);
 	for (i = 0; i < co->npending; i++)
 		snprintf(failed + strlen(failed), sizeof failed -
-		    strlen(failed), "%s%s", i ? ", " : "",
+		    strlen(failed), "%s%s", failed[0] ? ", " : "",
 		    co->pending[i]->node->host);
 	co->npending = 0;
 	if (co->phase == MM_PH_PAUSE) {
@@ -513,13 +534,19 @@ coll_start(struct mm *mm, struct mm_coll *co)
 {
 	struct mm_conn *c;
 
+	co->t_asked = clk_mono_ns();
 	for (c = mm->conns; c != NULL; c = c->next)
 		if (MM_IS_LM(c)) {
 			/* Collected now: a FULL before is answered. */
 			if (co->phase == MM_PH_COLLECT &&
 			    co->what != MM_STATUS && co->what != MM_CONTROL)
 				c->full = 0;
-			coll_ask(co, c);
+			/* One given up for not answering is asked, not
+			 * waited for (mm_live.c). */
+			if (c->order_out && co->what != MM_STATUS)
+				coll_send(c, co);
+			else
+				coll_ask(co, c);
 		}
 	if (co->npending == 0) {
 		if (co->phase == MM_PH_PAUSE)
@@ -962,9 +989,11 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 
 	(void)p;
 	if (msg == NULL) {
-		if (MM_IS_LM(c) && !mm_live_clean_end(c->mm, c))
+		if (MM_IS_LM(c) && !mm_live_clean_end(c->mm, c)) {
 			mm_live_gone(c->mm, c, peer_silent(c->p) ? why :
 			    "closed");
+			mm_coll_give_up(c->mm, c);
+		}
 		conn_closed(c, why);
 		mm_conn_free(c);
 		return;
