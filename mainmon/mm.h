@@ -218,6 +218,7 @@ struct mm_conn {
 	uint64_t		last_rx;	/* MM ns: latest message */
 	uint64_t		last_data;	/* MM ns: latest DATA or DONE */
 	uint64_t		last_status;	/* MM ns: STATUS last asked */
+	uint64_t		ready_at;	/* MM ns: READY sent */
 	int			said_bye;	/* sent BYE */
 	uint64_t		last_push;	/* MM ns: latest DONE of its
 						   own (a push, or its last) */

@@ -49,6 +49,9 @@ unanswered(struct mm *mm, struct mm_conn *c, uint64_t t_asked, uint64_t now,
 	uint64_t since = t_asked > c->last_data ? t_asked : c->last_data;
 	char why[64];
 
+	/* Asked when it became ready, if the round began before. */
+	if (c->ready_at > since)
+		since = c->ready_at;
 	if (mm->order_wait_ns == 0 || c->state != MM_CONN_READY ||
 	    c->order_out || now - since < mm->order_wait_ns)
 		return 0;

@@ -712,6 +712,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	}
 	c->state = MM_CONN_READY;
+	c->ready_at = clk_mono_ns();
 	if (mm->out == NULL)
 		return -1;	/* stopped: nothing more is written */
 	if (tape_host(mm->out, c->node->id, c->clk.model.off0, c->lm_pid,
