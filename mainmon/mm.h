@@ -194,6 +194,19 @@ enum mm_conn_state {
 };
 #define MM_IS_LM(c)	((c)->state >= MM_CONN_SYNC)
 
+/*
+ * A ready LM's part in the time order (mm_order.c, mm_live.c): followed
+ * (its "sent below" time holds the watermark), pulled (asked for its data
+ * for the watermark's sake, no answer yet), or out (it left a pull or a
+ * round unanswered for --order-wait: not waited for, until its next
+ * DONE).  Its spill replay (wm_unknown) is told by its DONEs (mm_out.c).
+ */
+enum mm_order_state {
+	MM_ORD_FOLLOW = 0,
+	MM_ORD_PULLED,
+	MM_ORD_OUT
+};
+
 struct mm_conn {
 	struct mm		*mm;
 	struct peer		*p;
@@ -222,8 +235,6 @@ struct mm_conn {
 	int			said_bye;	/* sent BYE */
 	uint64_t		last_push;	/* MM ns: latest DONE of its
 						   own (a push, or its last) */
-	int			order_out;	/* given up for the order: a
-						   pull unanswered */
 	struct mm_sync_sample	burst_best;
 	struct event		*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
@@ -236,7 +247,7 @@ struct mm_conn {
 	uint64_t		floor;		/* its records from now on are
 						   not older (the previous
 						   DONE's "sent below") */
-	int			pulling;	/* an order pull is out */
+	enum mm_order_state	order;		/* its part in the order */
 	uint64_t		last_done;	/* MM ns of its latest DONE */
 	uint64_t		last_pull;	/* MM ns of its latest pull */
 	struct mm_ack		*acks, **acks_tail;

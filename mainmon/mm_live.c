@@ -53,9 +53,9 @@ unanswered(struct mm *mm, struct mm_conn *c, uint64_t t_asked, uint64_t now,
 	if (c->ready_at > since)
 		since = c->ready_at;
 	if (mm->order_wait_ns == 0 || c->state != MM_CONN_READY ||
-	    c->order_out || now - since < mm->order_wait_ns)
+	    c->order == MM_ORD_OUT || now - since < mm->order_wait_ns)
 		return 0;
-	c->order_out = 1;
+	c->order = MM_ORD_OUT;
 	snprintf(why, sizeof why, "no answer to %s for %.1f s", what,
 	    secs(now - since));
 	log_warn("LM %u on %s (%s): %s: the host no longer holds the order",
@@ -161,7 +161,7 @@ other_lm(const struct mm *mm, const struct mm_conn *c)
 
 	for (o = mm->conns; o != NULL; o = o->next)
 		if (o != c && MM_IS_LM(o) && o->node == c->node &&
-		    !o->order_out)
+		    o->order != MM_ORD_OUT)
 			return 1;
 	return 0;
 }
@@ -202,8 +202,8 @@ mm_live_returned(struct mm *mm, struct mm_conn *c)
 	struct mm_node *n = c->node;
 
 	(void)mm;
-	if (c->order_out) {
-		c->order_out = 0;
+	if (c->order == MM_ORD_OUT) {
+		c->order = MM_ORD_FOLLOW;
 		log_warn("LM %u on %s (%s): answered the order pull again",
 		    c->lm_pid, n->host, c->addr);
 	}
@@ -222,7 +222,7 @@ mm_live_order_check(struct mm *mm, uint64_t now)
 	struct mm_conn *c;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->pulling)
+		if (c->order == MM_ORD_PULLED)
 			(void)unanswered(mm, c, c->last_pull, now,
 			    "an order pull");
 }
@@ -256,7 +256,7 @@ state_text(const struct mm_node *n, const struct mm_conn *c, uint64_t now,
 	else
 		snprintf(buf, cap, "answering");
 	k = strlen(buf);
-	if (c != NULL && c->order_out && k < cap)
+	if (c != NULL && c->order == MM_ORD_OUT && k < cap)
 		snprintf(buf + k, cap - k, ", given up for the order (%s)",
 		    n->gone_why);
 	k = strlen(buf);

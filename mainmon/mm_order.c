@@ -329,7 +329,7 @@ mm_order_watermark(const struct mm *mm)
 	uint64_t w = UINT64_MAX;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (MM_IS_LM(c) && !c->wm_unknown && !c->order_out &&
+		if (MM_IS_LM(c) && !c->wm_unknown && c->order != MM_ORD_OUT &&
 		    c->wm < w)
 			w = c->wm;
 	return w;
@@ -342,7 +342,7 @@ mm_order_scanned(const struct mm *mm)
 	uint64_t w = UINT64_MAX;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->state == MM_CONN_READY && !c->order_out &&
+		if (c->state == MM_CONN_READY && c->order != MM_ORD_OUT &&
 		    c->scan < w)
 			w = c->scan;
 	return w;
@@ -356,9 +356,9 @@ pull(struct mm *mm, struct mm_conn *c, uint64_t now)
 	unsigned char buf[8];
 	struct wire_wr w;
 
-	if (c->pulling || c->state != MM_CONN_READY)
+	if (c->order != MM_ORD_FOLLOW || c->state != MM_CONN_READY)
 		return;
-	c->pulling = 1;
+	c->order = MM_ORD_PULLED;
 	c->last_pull = now;
 	wire_wr_init(&w, buf, sizeof buf);
 	wire_put_u32(&w, ++mm->next_round);
@@ -417,7 +417,7 @@ mm_order_advance(struct mm *mm, int tick)
 	if (mm->global && !push_waits(mm))
 		return r;
 	for (c = mm->conns; c != NULL; c = c->next) {
-		if (!MM_IS_LM(c) || c->wm_unknown || c->order_out ||
+		if (!MM_IS_LM(c) || c->wm_unknown || c->order == MM_ORD_OUT ||
 		    now - c->last_pull < PULL_IDLE)
 			continue;
 		if (c->wm + PULL_LAG < newest || (tick && top <= now &&

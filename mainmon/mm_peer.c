@@ -543,7 +543,7 @@ coll_start(struct mm *mm, struct mm_coll *co)
 				c->full = 0;
 			/* One given up for not answering is asked, not
 			 * waited for (mm_live.c). */
-			if (c->order_out && co->what != MM_STATUS)
+			if (c->order == MM_ORD_OUT && co->what != MM_STATUS)
 				coll_send(c, co);
 			else
 				coll_ask(co, c);
@@ -788,9 +788,9 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	(void)wire_get_u64(msg);
 	below = wire_get_u64(msg);
 	if (below > WIRE_BELOW_REPLAY) {
-		c->pulling = 0;
-		if (c->order_out)
+		if (c->order == MM_ORD_OUT)
 			mm_live_returned(mm, c);
+		c->order = MM_ORD_FOLLOW;
 	}
 	c->last_done = clk_mono_ns();
 	/* Acknowledged once written to the file (it survives mainmon; a

@@ -546,7 +546,7 @@ Test(order, an_lm_far_behind_the_newest_record_is_asked_for_its_data)
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	cr_assert_eq(count_sent((struct peer *)&peer2, WIRE_COLLECT), 1);
 	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_COLLECT), 0);
-	cr_assert(lm2->pulling);
+	cr_assert_eq(lm2->order, MM_ORD_PULLED);
 	/* Asked once: not again while that is out. */
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	cr_assert_eq(count_sent((struct peer *)&peer2, WIRE_COLLECT), 1);
@@ -614,7 +614,7 @@ Test(order, an_lm_given_up_for_the_order_holds_nothing_back)
 	ADD(collection(lm1, 1), 10, 1, 1, 100, 200);
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	cr_assert_eq(nout, 0);
-	lm2->order_out = 1;
+	lm2->order = MM_ORD_OUT;
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	assert_written(want, 2);
 	cr_assert_eq(mm_order_scanned(mm), lm1->scan);
