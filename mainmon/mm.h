@@ -412,15 +412,24 @@ void mm_accept(struct mm *mm, int fd, const char *addr);
 int mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 	       const unsigned char proof[WIRE_PROOF]);
 void mm_conn_free(struct mm_conn *c);
+void mm_ctl_reply(struct mm_conn *ctl, int status, const char *text);
+/* Sends c a PING (a burst's, or a lone heartbeat: mm_live.c). */
+void mm_send_ping(struct mm_conn *c);
+/* Sends c a message of one or two u32 (n). */
+void mm_send_u32s(struct mm_conn *c, uint16_t type, uint32_t a, uint32_t b,
+		  int n);
+
+/* mm_round.c */
 /* Starts a round for ctl (may be NULL). cmd: the control command. */
 void mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	      const char *cmd);
-void mm_ctl_reply(struct mm_conn *ctl, int status, const char *text);
 void mm_status(struct mm *mm, struct mm_conn *ctl);
 void mm_status_text(struct mm *mm, char *text, size_t cap);
 /* Sends the control state to one LM (round 0: nobody waits). */
 void mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round);
-
+/* LM c just became ready: it is sent every round it is pending in, and
+ * added to the final one if a stop is under way. */
+void mm_round_ready(struct mm *mm, struct mm_conn *c);
 /* LM c will not answer (given up): every round that waits for it is
  * told (its answer names c's host) and goes on without it. */
 void mm_coll_give_up(struct mm *mm, struct mm_conn *c);
@@ -430,9 +439,6 @@ void mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c);
  * to stop their processes; from that (every LM answered, or the time
  * limit passed) to collecting. */
 void mm_round_next(struct mm *mm, struct mm_coll *co);
-
-/* Sends c a PING (a burst's, or a lone heartbeat: mm_live.c). */
-void mm_send_ping(struct mm_conn *c);
 
 /* mm_live.c */
 /* Starts the heartbeat: every ready LM is sent something at least every
