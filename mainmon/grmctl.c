@@ -22,7 +22,12 @@ struct ctl {
 	struct auth_client	auth;
 	int			authed;
 	int			status;		/* exit status */
+	unsigned		wait;		/* seconds for the answer */
 };
+
+/* Seconds grmctl waits for mainmon's answer: a status, anything else. */
+#define CTL_WAIT_STATUS	5
+#define CTL_WAIT	120
 
 static void
 usage(FILE *f)
@@ -172,7 +177,7 @@ timeout_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	fprintf(stderr, "grmctl: %s: no answer in time\n", c->id);
+	fprintf(stderr, "grmctl: %s: no answer in %u s\n", c->id, c->wait);
 	finish(c, 1);
 }
 
@@ -242,9 +247,12 @@ main(int argc, char **argv)
 		return 1;
 	}
 	hmac_wipe(id.token, sizeof id.token);
+	/* mainmon answers a status within a second whatever its LMs do;
+	 * a collection may wait a minute for theirs, then be written. */
+	c.wait = strcmp(argv[2], "status") == 0 ? CTL_WAIT_STATUS : CTL_WAIT;
 	to = evtimer_new(c.base, timeout_cb, &c);
 	event_add(to,
-	    &(struct timeval){ .tv_sec = 120, .tv_usec = 0 });
+	    &(struct timeval){ .tv_sec = c.wait, .tv_usec = 0 });
 	c.status = 1;
 	event_base_dispatch(c.base);
 	event_free(to);

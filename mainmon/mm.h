@@ -56,9 +56,31 @@ struct mm_proc {
 
 #define MM_PROC_BUCKETS	256
 
+/*
+ * A host's standing in the time order (doc/formats.md, #GIVENUP): live
+ * while an LM of it answers; given up when its LM went silent, closed
+ * without its BYE, or left an order pull unanswered for --order-wait.
+ * From then on its records no longer hold the others back, and those
+ * that come older than what is written are written late, counted.
+ */
+enum mm_node_state {
+	MM_NODE_LIVE = 0,
+	MM_NODE_GIVENUP
+};
+
 struct mm_node {
 	uint32_t	id;		/* 1, 2, ...: the node column */
 	char		host[256];
+	/* Liveness and the order (mm_live.c). */
+	enum mm_node_state state;
+	uint64_t	gone_at;	/* MM ns: given up (0: never) */
+	char		gone_why[48];	/* "silent for 5 s", ... */
+	uint32_t	lm_pid;		/* its latest LM */
+	char		addr[64];	/* that LM's address */
+	uint64_t	late;		/* records written late */
+	struct wire_status st;		/* the latest status of an LM of
+					   it (what it held, if it goes) */
+	int		has_st;
 	struct mm_defs	defs;		/* every definition seen on the node */
 	struct mm_proc	*procs[MM_PROC_BUCKETS];
 	struct mm_node	*next;
@@ -157,13 +179,43 @@ struct mm_causal {
 };
 #define MM_CAUSAL_MAX		(1u << 20)	/* messages held, at most */
 
-/* MM_CONN_NEW: not authenticated yet (mm_auth.c); then an LM or a ctl. */
-enum { MM_CONN_NEW, MM_CONN_LM, MM_CONN_CTL };
+/*
+ * A connection's state: authenticating (mm_auth.c), then a control
+ * client, or an LM whose clock is being measured and then ready (taking
+ * data and rounds).  What each may send in each is the rule table
+ * (common/net/wire.c), checked before dispatch; each role has its own
+ * dispatcher (mm_peer.c).  An LM that goes silent is closed at once
+ * (its host is then given up: enum mm_node_state).
+ */
+enum mm_conn_state {
+	MM_CONN_NEW = 0,
+	MM_CONN_CTL,
+	MM_CONN_SYNC,
+	MM_CONN_READY
+};
+#define MM_IS_LM(c)	((c)->state >= MM_CONN_SYNC)
+
+/*
+ * A ready LM's part in the time order (mm_order.c, mm_live.c): followed
+ * (its "sent below" time holds the watermark), pulled (asked for its data
+ * for the watermark's sake, no answer yet), or out (it left a pull or a
+ * round unanswered for --order-wait: not waited for, until its next
+ * DONE).  Its spill replay (wm_unknown) is told by its DONEs (mm_out.c).
+ */
+enum mm_order_state {
+	MM_ORD_FOLLOW = 0,
+	MM_ORD_PULLED,
+	MM_ORD_OUT
+};
 
 struct mm_conn {
 	struct mm		*mm;
 	struct peer		*p;
-	int			role;
+	enum mm_conn_state	state;
+	/* Its role's messages, installed when admitted: 0, -1 to close c
+	 * as out of place, 1 when c may be gone (the handshake). */
+	int			(*on_msg)(struct mm *mm, struct mm_conn *c,
+					  uint16_t type, struct wire_rd *msg);
 	struct mm_conn		*next;
 	char			addr[64];	/* the peer's, for the log */
 	struct mm_auth		*auth;		/* until authenticated */
@@ -173,9 +225,17 @@ struct mm_conn {
 	uint64_t		seg_id;		/* the LM's segment */
 	struct wire_status	st;		/* its latest status */
 	int			has_st;
-	int			synced;
 	struct mm_sync		clk;		/* its clock, modelled */
 	int			burst;		/* pings left in this burst */
+	int			beats;		/* lone heartbeat pings out */
+	uint64_t		last_ping;	/* MM ns of the latest ping */
+	uint64_t		last_rx;	/* MM ns: latest message */
+	uint64_t		last_data;	/* MM ns: latest DATA or DONE */
+	uint64_t		last_status;	/* MM ns: STATUS last asked */
+	uint64_t		ready_at;	/* MM ns: READY sent */
+	int			said_bye;	/* sent BYE */
+	uint64_t		last_push;	/* MM ns: latest DONE of its
+						   own (a push, or its last) */
 	struct mm_sync_sample	burst_best;
 	struct event		*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
@@ -188,7 +248,7 @@ struct mm_conn {
 	uint64_t		floor;		/* its records from now on are
 						   not older (the previous
 						   DONE's "sent below") */
-	int			pulling;	/* an order pull is out */
+	enum mm_order_state	order;		/* its part in the order */
 	uint64_t		last_done;	/* MM ns of its latest DONE */
 	uint64_t		last_pull;	/* MM ns of its latest pull */
 	struct mm_ack		*acks, **acks_tail;
@@ -235,7 +295,9 @@ struct mm_coll {
 	uint64_t		stopped;	/* processes, on all of them */
 	uint64_t		t_paused;	/* MM ns: collecting began */
 	char			unpaused[300];	/* LMs that did not answer */
+	char			dropped[300];	/* LMs given up while asked */
 	uint64_t		t0;		/* MM ns, when asked */
+	uint64_t		t_asked;	/* MM ns: this phase began */
 	uint64_t		t_applied;	/* MM ns, latest LM application */
 	char			cmd[160];	/* control command, for the file */
 	struct mm_conn		**pending;
@@ -337,6 +399,13 @@ struct mm {
 	uint64_t		stop_ns_max;
 	struct event		*global_ev;	/* starts the next round */
 	struct event		*order_ev;	/* pulls laggards */
+	/* Liveness (mm_live.c): an LM silent this long is given up (0:
+	 * never); one that leaves an order pull unanswered this long no
+	 * longer holds the order. */
+	unsigned		silent_secs;
+	uint64_t		order_wait_ns;
+	struct event		*beat_ev;	/* heartbeat pings */
+	uint64_t		givenup;	/* hosts given up, in all */
 };
 
 /* mm_peer.c */
@@ -347,21 +416,62 @@ void mm_accept(struct mm *mm, int fd, const char *addr);
 int mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 	       const unsigned char proof[WIRE_PROOF]);
 void mm_conn_free(struct mm_conn *c);
+void mm_ctl_reply(struct mm_conn *ctl, int status, const char *text);
+/* Sends c a PING (a burst's, or a lone heartbeat: mm_live.c). */
+void mm_send_ping(struct mm_conn *c);
+/* Sends c a message of one or two u32 (n). */
+void mm_send_u32s(struct mm_conn *c, uint16_t type, uint32_t a, uint32_t b,
+		  int n);
+
+/* mm_round.c */
 /* Starts a round for ctl (may be NULL). cmd: the control command. */
 void mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	      const char *cmd);
-void mm_ctl_reply(struct mm_conn *ctl, int status, const char *text);
 void mm_status(struct mm *mm, struct mm_conn *ctl);
 void mm_status_text(struct mm *mm, char *text, size_t cap);
 /* Sends the control state to one LM (round 0: nobody waits). */
 void mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round);
-
+/* LM c just became ready: it is sent every round it is pending in, and
+ * added to the final one if a stop is under way. */
+void mm_round_ready(struct mm *mm, struct mm_conn *c);
+/* LM c will not answer (given up): every round that waits for it is
+ * told (its answer names c's host) and goes on without it. */
+void mm_coll_give_up(struct mm *mm, struct mm_conn *c);
 /* c answered its part of round co (0: all did: co goes on or ends). */
 void mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c);
 /* Global round co goes to its next phase: from queued to asking the LMs
  * to stop their processes; from that (every LM answered, or the time
  * limit passed) to collecting. */
 void mm_round_next(struct mm *mm, struct mm_coll *co);
+
+/* mm_live.c */
+/* Starts the heartbeat: every ready LM is sent something at least every
+ * second (doc/protocol.md), a PING if nothing else.  0 or -1. */
+int mm_live_init(struct mm *mm);
+void mm_live_finish(struct mm *mm);
+/* Whether LM c's connection ended as an LM ends its life: not silent
+ * nor broken, everything it sent acknowledged, its own last collection
+ * just before (or mainmon stopping); or with a BYE. */
+int mm_live_clean_end(const struct mm *mm, const struct mm_conn *c);
+/* LM c went otherwise (why: "silent for 5 s", "closed"): its host
+ * is given up (a #GIVENUP line) and no longer holds the order. */
+void mm_live_gone(struct mm *mm, struct mm_conn *c, const char *why);
+/* LM c is ready: its host answers again (logged if it was given up). */
+void mm_live_returned(struct mm *mm, struct mm_conn *c);
+/* On the order's tick: an LM that left a pull unanswered (and sent no
+ * data) for --order-wait no longer holds the order (its host given up)
+ * until it answers. */
+void mm_live_order_check(struct mm *mm, uint64_t now);
+
+/* Each host's lines of grmctl status: its state and its LM's latest
+ * status; the bytes written to text[cap]. */
+size_t mm_live_status(struct mm *mm, char *text, size_t cap);
+/* At stop: each host given up and not back, with what its LM's last
+ * status held, as text for the answer (empty if none), and a #GIVENUP
+ * line "missing" per host in the trace. */
+void mm_live_missing(struct mm *mm, char *text, size_t cap);
+/* The #LATE lines, at the end. */
+int mm_live_late(struct mm *mm);
 
 /* mm_global.c */
 /* Messages of the global scheme from LM c (WIRE_FULL, WIRE_PAUSED,

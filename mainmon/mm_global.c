@@ -235,7 +235,7 @@ next_cb(evutil_socket_t fd, short what, void *arg)
 	if (mm->stopping)
 		return;
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == MM_CONN_LM && c->full) {
+		if (MM_IS_LM(c) && c->full) {
 			mm_round(mm, NULL, MM_SNAPSHOT, NULL);
 			return;
 		}

@@ -47,6 +47,8 @@ struct mm_opts {
 	double		order_mib;	/* -m */
 	int		global;		/* --collect */
 	double		pause_s;	/* --pause-max */
+	uint64_t	silent_s;	/* --silent: 0 never */
+	double		order_wait_s;	/* --order-wait: 0 forever */
 	int		debug;		/* -d */
 };
 
@@ -69,7 +71,8 @@ usage(FILE *f)
 	    "[-p PORT] [-b ADDR] [-i IDFILE]\n"
 	    "       [-k KEYFILE] [-t SECONDS] [-s SECONDS] [-m MIB] "
 	    "[--collect=global|local]\n"
-	    "       [--pause-max=SECONDS] [-d]\n");
+	    "       [--pause-max=SECONDS] [--silent=SECONDS] "
+	    "[--order-wait=SECONDS] [-d]\n");
 }
 
 /* Says on stderr what is wrong with the command line; returns 2 (the exit
@@ -106,11 +109,14 @@ bad_value(const char *opt, const char *s, const char *expected)
 static int
 opts_parse(int argc, char **argv, struct mm_opts *o)
 {
-	enum { OPT_COLLECT = 256, OPT_PAUSE_MAX, OPT_FORCE };
+	enum { OPT_COLLECT = 256, OPT_PAUSE_MAX, OPT_FORCE, OPT_SILENT,
+	    OPT_ORDER_WAIT };
 	static const struct option longopts[] = {
 		{ "collect", required_argument, NULL, OPT_COLLECT },
 		{ "pause-max", required_argument, NULL, OPT_PAUSE_MAX },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "silent", required_argument, NULL, OPT_SILENT },
+		{ "order-wait", required_argument, NULL, OPT_ORDER_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -124,6 +130,8 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 	o->sync_s = 1;
 	o->order_mib = 256;
 	o->pause_s = 10;
+	o->silent_s = 5;
+	o->order_wait_s = 5;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:f:p:b:i:k:t:s:m:dh", longopts,
 	    NULL)) != -1) {
@@ -147,6 +155,18 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 			break;
 		case OPT_FORCE:
 			o->force = 1;
+			break;
+		case OPT_SILENT:
+			if (num_parse_u64(optarg, 0, 3600, &o->silent_s) != 0)
+				return bad_value("--silent", optarg, "a number "
+				    "of seconds (0 to 3600; 0: never)");
+			break;
+		case OPT_ORDER_WAIT:
+			if (num_parse_double(optarg, 0, 3600,
+			    &o->order_wait_s) != 0)
+				return bad_value("--order-wait", optarg, "a "
+				    "number of seconds (0 to 3600; 0: "
+				    "forever)");
 			break;
 		case 'o':
 			if (*optarg == '\0')
@@ -539,6 +559,8 @@ mm_start(struct mm *mm, const struct mm_opts *o)
 	mm->sync_ns = (uint64_t)(o->sync_s * 1e9);
 	mm->global = o->global;
 	mm->pause_max_ms = (uint32_t)(o->pause_s * 1000);
+	mm->silent_secs = (unsigned)o->silent_s;
+	mm->order_wait_ns = (uint64_t)(o->order_wait_s * 1e9);
 	mm->order.max_bytes = (uint64_t)(o->order_mib * 1048576);
 	mm->fmt = o->fmt;
 	mm->auth_secs = (unsigned)o->auth_secs;
@@ -546,6 +568,7 @@ mm_start(struct mm *mm, const struct mm_opts *o)
 	    (mm->base = event_base_new()) == NULL ||
 	    mm_auth_init(mm) != 0 ||
 	    (mm->order_ev = evtimer_new(mm->base, order_tick, mm)) == NULL ||
+	    mm_live_init(mm) != 0 ||
 	    (made.relisten = evtimer_new(mm->base, relisten_cb, mm)) == NULL ||
 	    (made.sigterm = evsignal_new(mm->base, SIGTERM, signal_cb,
 	    mm)) == NULL ||
@@ -593,6 +616,7 @@ mm_finish(struct mm *mm, const struct mm_opts *o, int failed)
 		evutil_freeaddrinfo(made.ai);
 	mm_order_free(mm);
 	mm_causal_free(mm);
+	mm_live_finish(mm);
 	if (mm->global_ev != NULL)
 		event_free(mm->global_ev);
 	for (n = mm->nodes; n != NULL; n = nn) {

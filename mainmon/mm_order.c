@@ -288,7 +288,8 @@ mm_order_write(struct mm *mm, uint64_t w)
 {
 	struct mm_order *o = &mm->order;
 	struct mm_stream *s;
-	uint64_t lim, next;
+	struct mm_node *node;
+	uint64_t lim, next, late;
 
 	while (o->nheap > 0 && (s = o->heap[0])->head_ts < w) {
 		/* This stream's records go up to the next stream's first
@@ -299,8 +300,13 @@ mm_order_write(struct mm *mm, uint64_t w)
 		if (o->nheap > 2 && o->heap[2]->head_ts < next)
 			next = o->heap[2]->head_ts;
 		lim = next == UINT64_MAX ? w : next + 1 < w ? next + 1 : w;
+		/* Late records counted per host too (#LATE). */
+		node = s->head->node;
+		late = o->late;
 		if (mm_out_piece(mm, s->head, lim) != 0)
 			return -1;
+		if (node != NULL)
+			node->late += o->late - late;
 		if (s->head->pos >= s->head->len)
 			piece_done(mm, s);
 		if (s->head == NULL) {
@@ -323,7 +329,8 @@ mm_order_watermark(const struct mm *mm)
 	uint64_t w = UINT64_MAX;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == MM_CONN_LM && !c->wm_unknown && c->wm < w)
+		if (MM_IS_LM(c) && !c->wm_unknown && c->order != MM_ORD_OUT &&
+		    c->wm < w)
 			w = c->wm;
 	return w;
 }
@@ -335,7 +342,8 @@ mm_order_scanned(const struct mm *mm)
 	uint64_t w = UINT64_MAX;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == MM_CONN_LM && c->synced && c->scan < w)
+		if (c->state == MM_CONN_READY && c->order != MM_ORD_OUT &&
+		    c->scan < w)
 			w = c->scan;
 	return w;
 }
@@ -348,9 +356,9 @@ pull(struct mm *mm, struct mm_conn *c, uint64_t now)
 	unsigned char buf[8];
 	struct wire_wr w;
 
-	if (c->pulling || !c->synced)
+	if (c->order != MM_ORD_FOLLOW || c->state != MM_CONN_READY)
 		return;
-	c->pulling = 1;
+	c->order = MM_ORD_PULLED;
 	c->last_pull = now;
 	wire_wr_init(&w, buf, sizeof buf);
 	wire_put_u32(&w, ++mm->next_round);
@@ -397,6 +405,8 @@ mm_order_advance(struct mm *mm, int tick)
 	/* Records stamped in the future (a scribbled timestamp) cannot be
 	 * released by asking: they wait for the time, or the end. */
 	now = clk_mono_ns();
+	if (tick)
+		mm_live_order_check(mm, now);
 	top = o->heap[0]->head_ts;
 	for (i = 0; i < o->nheap; i++)
 		if (o->heap[i]->head_ts > newest && o->heap[i]->head_ts <= now)
@@ -407,7 +417,7 @@ mm_order_advance(struct mm *mm, int tick)
 	if (mm->global && !push_waits(mm))
 		return r;
 	for (c = mm->conns; c != NULL; c = c->next) {
-		if (c->role != MM_CONN_LM || c->wm_unknown ||
+		if (!MM_IS_LM(c) || c->wm_unknown || c->order == MM_ORD_OUT ||
 		    now - c->last_pull < PULL_IDLE)
 			continue;
 		if (c->wm + PULL_LAG < newest || (tick && top <= now &&
@@ -426,7 +436,7 @@ mm_order_summary(struct mm *mm)
 	const struct mm_causal *g = &mm->causal;
 
 	if (tape_order(mm->out, o->late, o->clamped, o->forced,
-	    o->bytes_max) != 0)
+	    o->bytes_max) != 0 || mm_live_late(mm) != 0)
 		return -1;
 	return tape_causal(mm->out, g->checked, g->violations, g->worst,
 	    g->unchecked + g->waiting);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* mm_peer.c: the Main Monitor's connections: LMs (hello, clock ping-pong,
- * data, collections) and control clients (snapshot, stop, status). */
+/* mm_peer.c: the Main Monitor's connections: one state each, every
+ * message checked against the rule table, then the dispatcher of its
+ * role: LMs (hello, clock ping-pong, data, collections) and control
+ * clients (commands); rounds are mm_round.c's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +22,17 @@
 /* A refitted clock model is written (#SYNC) at most this often, and at
  * the end. */
 #define MM_SYNC_WRITE_NS	10000000000u
-#define MM_COLLECT_TIMEOUT	60
-/* Seconds a global round waits for the LMs to stop their processes. */
-#define MM_PAUSE_TIMEOUT	5
 /* Most data an LM may send before its DONE: more than a segment holds. */
 #define MM_BATCH_MAX		((uint64_t)1 << 30)
 
 static void conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			  const char *why, void *arg);
+static int auth_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
+			 struct wire_rd *msg);
+static int lm_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
+		       struct wire_rd *msg);
+static int ctl_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
+			struct wire_rd *msg);
 
 void
 mm_accept(struct mm *mm, int fd, const char *addr)
@@ -40,6 +45,7 @@ mm_accept(struct mm *mm, int fd, const char *addr)
 		return;
 	}
 	c->mm = mm;
+	c->on_msg = auth_dispatch;
 	c->batch_tail = &c->batch;
 	c->acks_tail = &c->acks;
 	snprintf(c->addr, sizeof c->addr, "%s", addr);
@@ -74,8 +80,8 @@ node_for(struct mm *mm, const char *host)
 	return n;
 }
 
-static void
-send_u32s(struct mm_conn *c, uint16_t type, uint32_t a, uint32_t b, int n)
+void
+mm_send_u32s(struct mm_conn *c, uint16_t type, uint32_t a, uint32_t b, int n)
 {
 	unsigned char buf[8];
 	struct wire_wr w;
@@ -87,14 +93,15 @@ send_u32s(struct mm_conn *c, uint16_t type, uint32_t a, uint32_t b, int n)
 	peer_send(c->p, type, buf, w.len, NULL, 0);
 }
 
-static void
-send_ping(struct mm_conn *c)
+void
+mm_send_ping(struct mm_conn *c)
 {
 	unsigned char buf[8];
 	struct wire_wr w;
 
+	c->last_ping = clk_mono_ns();
 	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u64(&w, clk_mono_ns());
+	wire_put_u64(&w, c->last_ping);
 	peer_send(c->p, WIRE_PING, buf, w.len, NULL, 0);
 }
 
@@ -103,7 +110,7 @@ start_burst(struct mm_conn *c, int n)
 {
 	c->burst = n;
 	c->burst_best.rtt = UINT64_MAX;
-	send_ping(c);
+	mm_send_ping(c);
 }
 
 static void
@@ -126,7 +133,7 @@ mm_write_sync(struct mm *mm, struct mm_conn *c, int force)
 	const struct mm_sync_model *old = &c->model_written;
 	uint64_t now = clk_mono_ns();
 
-	if (mm->out == NULL || !c->synced || !c->clk.valid)
+	if (mm->out == NULL || c->state != MM_CONN_READY || !c->clk.valid)
 		return;
 	if (md->m0 == old->m0 && md->off0 == old->off0 &&
 	    md->drift == old->drift && md->err == old->err)
@@ -155,437 +162,6 @@ mm_ctl_reply(struct mm_conn *ctl, int status, const char *text)
 	peer_send(ctl->p, WIRE_CTL_REPLY, buf, w.len, NULL, 0);
 }
 
-static void coll_start(struct mm *mm, struct mm_coll *co);
-
-static void
-exit_after_flush(struct peer *p, void *arg)
-{
-	struct mm_conn *c = arg;
-
-	(void)p;
-	event_base_loopexit(c->mm->base, NULL);
-}
-
-static void
-coll_unlink(struct mm *mm, struct mm_coll *co)
-{
-	struct mm_coll **pp;
-
-	for (pp = &mm->colls; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == co) {
-			*pp = co->next;
-			break;
-		}
-}
-
-static void
-coll_free(struct mm_coll *co)
-{
-	if (co->timeout != NULL)
-		event_free(co->timeout);
-	free(co->pending);
-	free(co->paused);
-	free(co);
-}
-
-static void
-coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
-{
-	char text[768];
-	uint64_t stopped_ns = 0;
-	int r = 0;
-
-	coll_unlink(mm, co);
-	if (co->what == MM_CONTROL) {
-		/* In effect when the last LM applied it (never before the
-		 * request, whatever the clock estimates say). */
-		uint64_t at = co->t_applied > co->t0 ? co->t_applied : co->t0;
-
-		if (co->t_applied == 0)
-			at = clk_mono_ns();
-		snprintf(text, sizeof text, "%s: in effect%s%s at %llu "
-		    "(%.1f ms after the request)", co->cmd,
-		    failed ? " except on " : "", failed ? failed : "",
-		    (unsigned long long)at, (double)(at - co->t0) / 1e6);
-		r = mm->out != NULL ? mm_out_control(mm, at, co->cmd) : 0;
-		goto answer;
-	}
-	if (co->what == MM_STATUS) {
-		char *big = malloc(WIRE_TEXT_MAX + 1);
-
-		if (big == NULL)
-			mm_ctl_reply(co->ctl, 1, "out of memory");
-		else {
-			mm_status_text(mm, big, WIRE_TEXT_MAX + 1);
-			mm_ctl_reply(co->ctl, 0, big);
-			free(big);
-		}
-		r = 0;
-		goto done;
-	}
-	mm->collections++;
-	/* What the LMs had committed when asked is all here: written (and
-	 * their own records, stamped with the scan's time). */
-	if (mm->out != NULL) {
-		uint64_t w = co->stop ? UINT64_MAX : mm_order_scanned(mm);
-
-		r = mm_order_write(mm, w == UINT64_MAX ? w : w + 1);
-	}
-	/* Written (to the system): the processes go on while the file is
-	 * synced. */
-	if (co->global) {
-		stopped_ns = clk_mono_ns() - co->t_paused;
-		mm_global_done(mm, co);
-	}
-	if (co->stop && mm->out != NULL) {
-		uint64_t n = tape_records(mm->out);
-		struct mm_conn *c;
-
-		for (c = mm->conns; c != NULL; c = c->next)
-			if (c->role == MM_CONN_LM)
-				mm_write_sync(mm, c, 1);
-		if (r == 0)
-			r = mm_order_summary(mm);
-		if (r == 0)
-			r = mm_stats_write(mm);
-		if (tape_close(mm->out) != 0)
-			r = -1;
-		mm->out = NULL;
-		snprintf(text, sizeof text, "stopped: %llu records in %s%s%s",
-		    (unsigned long long)n, mm->out_path,
-		    failed ? "; no answer from " : "", failed ? failed : "");
-	} else if (mm->out == NULL) {
-		r = -1;
-		snprintf(text, sizeof text, "the trace file is closed");
-	} else if (r == 0) {
-		r = tape_collect(mm->out, co->round, clk_mono_ns());
-		if (r == 0)
-			r = tape_flush(mm->out);
-		snprintf(text, sizeof text, "%s %u: %llu records in "
-		    "%s%s%s", co->what == MM_PROBE ? "probe" : "snapshot",
-		    co->round, (unsigned long long)tape_records(mm->out),
-		    mm->out_path, failed ? "; no answer from " : "",
-		    failed ? failed : "");
-	}
-	if (co->global)
-		snprintf(text + strlen(text), sizeof text - strlen(text),
-		    "; %llu processes stopped on %d hosts for %.1f ms%s%s",
-		    (unsigned long long)co->stopped, co->npaused,
-		    (double)stopped_ns / 1e6,
-		    co->unpaused[0] ? "; not stopped on " : "", co->unpaused);
-answer:
-	if (r != 0 && mm->out != NULL) {
-		snprintf(text, sizeof text, "cannot write %s", mm->out_path);
-		mm->exit_code = 1;
-	}
-	if (co->what == MM_STATS && r == 0 && failed == NULL) {
-		char *big = malloc(WIRE_TEXT_MAX + 1);
-
-		if (big != NULL) {
-			mm_stats_text(mm, big, WIRE_TEXT_MAX + 1);
-			mm_ctl_reply(co->ctl, 0, big);
-			free(big);
-		} else
-			mm_ctl_reply(co->ctl, 1, "out of memory");
-	} else
-		mm_ctl_reply(co->ctl, r != 0 || failed != NULL, text);
-	if (co->stop) {
-		/* Exit once the answer is out, or at once if nobody waits
-		 * (mm_conn_free ends the loop if the requester goes). */
-		mm->stopped = 1;
-		mm->stop_ctl = co->ctl;
-		if (co->ctl != NULL)
-			peer_on_flushed(co->ctl->p, exit_after_flush);
-		else
-			event_base_loopexit(mm->base, NULL);
-	}
-done:
-	coll_free(co);
-}
-
-/* Removes c from co's pending list; completes co when it empties. */
-void
-mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c)
-{
-	int i;
-
-	for (i = 0; i < co->npending; i++)
-		if (co->pending[i] == c) {
-			co->pending[i] = co->pending[--co->npending];
-			if (co->npending > 0)
-				return;
-			if (co->phase == MM_PH_PAUSE)
-				mm_round_next(mm, co);
-			else
-				coll_complete(mm, co, NULL);
-			return;
-		}
-}
-
-static void
-coll_timeout(evutil_socket_t fd, short what, void *arg)
-{
-	struct mm_coll *co = arg;
-	struct mm *mm = co->pending[0]->mm;
-	char failed[300];
-	int i;
-
-	(void)fd;
-	(void)what;
-	failed[0] = '\0';
-	for (i = 0; i < co->npending; i++)
-		snprintf(failed + strlen(failed), sizeof failed -
-		    strlen(failed), "%s%s", i ? ", " : "",
-		    co->pending[i]->node->host);
-	co->npending = 0;
-	if (co->phase == MM_PH_PAUSE) {
-		/* Collected all the same; the answer names them. */
-		snprintf(co->unpaused, sizeof co->unpaused, "%s", failed);
-		mm_round_next(mm, co);
-		return;
-	}
-	coll_complete(mm, co, failed);
-}
-
-void
-mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round)
-{
-	unsigned char *buf;
-	struct wire_wr w;
-	size_t cap = 64 + sizeof mm->ctl;
-	unsigned i;
-
-	buf = malloc(cap);
-	if (buf == NULL)
-		return;
-	wire_wr_init(&w, buf, cap);
-	wire_put_u32(&w, round);
-	for (i = 0; i < 8; i++)
-		wire_put_u32(&w, mm->ctl.cls_off[i]);
-	wire_put_str(&w, mm->ctl.filter);
-	wire_put_u32(&w, MM_CTL_WORDS);
-	for (i = 0; i < MM_CTL_WORDS; i++)
-		wire_put_u32(&w, mm->ctl.eid_off[i]);
-	peer_send(c->p, WIRE_CONTROL, buf, w.len, NULL, 0);
-	free(buf);
-}
-
-/* Asks c for its part of round co. */
-static void
-coll_send(struct mm_conn *c, struct mm_coll *co)
-{
-	if (co->what == MM_CONTROL)
-		mm_send_control(c->mm, c, co->round);
-	else if (co->what == MM_STATUS)
-		send_u32s(c, WIRE_STATUS, co->round, 0, 1);
-	else if (co->phase == MM_PH_PAUSE)
-		send_u32s(c, WIRE_PAUSE, co->round, c->mm->pause_max_ms, 2);
-	else
-		send_u32s(c, WIRE_COLLECT, co->round,
-		    (co->stop ? WIRE_COLLECT_STOP : 0) |
-		    (co->what == MM_PROBE ? WIRE_COLLECT_PROBE : 0), 2);
-}
-
-static void
-coll_ask(struct mm_coll *co, struct mm_conn *c)
-{
-	struct mm_conn **np;
-
-	np = realloc(co->pending, sizeof *np * (size_t)(co->npending + 1));
-	if (np == NULL)
-		return;
-	co->pending = np;
-	co->pending[co->npending++] = c;
-	/* An LM still synchronising is asked when it becomes ready. */
-	if (c->synced)
-		coll_send(c, co);
-}
-
-/* Sends c every collection it is pending in (it just became ready), and
- * adds it to the final one if a stop is under way. */
-static void
-coll_ask_ready(struct mm *mm, struct mm_conn *c)
-{
-	struct mm_coll *co;
-	int i, found;
-
-	for (co = mm->colls; co != NULL; co = co->next) {
-		for (found = 0, i = 0; i < co->npending; i++)
-			if (co->pending[i] == c)
-				found = 1;
-		if (found)
-			coll_send(c, co);
-		else if (co->stop)
-			coll_ask(co, c);
-	}
-}
-
-void
-mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
-	 const char *cmd)
-{
-	struct mm_coll *co;
-	int stop = what == MM_STOP;
-
-	if (mm->stopping) {
-		mm_ctl_reply(ctl, 1, "the main monitor is stopping");
-		return;
-	}
-	co = calloc(1, sizeof *co);
-	if (co == NULL) {
-		mm_ctl_reply(ctl, 1, "out of memory");
-		return;
-	}
-	co->round = ++mm->next_round;
-	co->stop = stop;
-	co->what = what;
-	co->t0 = clk_mono_ns();
-	if (cmd != NULL)
-		snprintf(co->cmd, sizeof co->cmd, "%s", cmd);
-	co->ctl = ctl;
-	co->next = mm->colls;
-	mm->colls = co;
-	if (stop)
-		mm->stopping = 1;
-	/* The global scheme: a snapshot stops every process first, one
-	 * such round at a time (the next waits its turn: mm_global_done). */
-	if (what == MM_SNAPSHOT && mm->global) {
-		co->phase = mm_global_busy(mm) ? MM_PH_WAIT : MM_PH_PAUSE;
-		co->global = 1;
-		if (co->phase == MM_PH_WAIT)
-			return;
-	}
-	coll_start(mm, co);
-}
-
-/* Asks every LM for its part of co (the PAUSE first, for a global round
- * in that phase), with a time limit. */
-static void
-coll_start(struct mm *mm, struct mm_coll *co)
-{
-	struct mm_conn *c;
-
-	for (c = mm->conns; c != NULL; c = c->next)
-		if (c->role == MM_CONN_LM) {
-			/* Collected now: a FULL before is answered. */
-			if (co->phase == MM_PH_COLLECT &&
-			    co->what != MM_STATUS && co->what != MM_CONTROL)
-				c->full = 0;
-			coll_ask(co, c);
-		}
-	if (co->npending == 0) {
-		if (co->phase == MM_PH_PAUSE)
-			mm_round_next(mm, co);
-		else
-			coll_complete(mm, co, NULL);
-		return;
-	}
-	if (co->timeout == NULL)
-		co->timeout = evtimer_new(mm->base, coll_timeout, co);
-	event_add(co->timeout, &(struct timeval){ .tv_sec =
-	    co->phase == MM_PH_PAUSE ? MM_PAUSE_TIMEOUT : MM_COLLECT_TIMEOUT,
-	    .tv_usec = 0 });
-}
-
-void
-mm_round_next(struct mm *mm, struct mm_coll *co)
-{
-	if (co->phase == MM_PH_WAIT && mm->stopping) {
-		/* Queued behind a round, and now mainmon stops. */
-		mm_ctl_reply(co->ctl, 1, "the main monitor is stopping");
-		coll_unlink(mm, co);
-		coll_free(co);
-		return;
-	}
-	if (co->phase == MM_PH_PAUSE)
-		co->t_paused = clk_mono_ns();
-	co->phase = co->phase == MM_PH_WAIT ? MM_PH_PAUSE : MM_PH_COLLECT;
-	if (co->timeout != NULL)
-		event_del(co->timeout);
-	coll_start(mm, co);
-}
-
-void
-mm_status(struct mm *mm, struct mm_conn *ctl)
-{
-	mm_round(mm, ctl, MM_STATUS, NULL);
-}
-
-/* What grmctl status prints: the MM, then each host's LM. */
-void
-mm_status_text(struct mm *mm, char *text, size_t cap)
-{
-	const struct wire_status *st;
-	struct mm_conn *c;
-	size_t n;
-
-	n = (size_t)snprintf(text, cap, "main monitor %s\nfile %s: %llu "
-	    "records, %llu collections, %llu events lost, %llu bytes sent "
-	    "twice and dropped\n", mm->id, mm->out_path,
-	    (unsigned long long)(mm->out != NULL ? tape_records(mm->out) : 0),
-	    (unsigned long long)mm->collections,
-	    (unsigned long long)mm->losses, (unsigned long long)mm->dup_bytes);
-	if (n < cap)
-		n += (size_t)snprintf(text + n, cap - n, "order: %llu bytes "
-		    "held (at most %llu), %llu records late, %llu clamped, "
-		    "%llu early writes for room; causality: %llu messages "
-		    "matched, %llu received before sent (worst by %llu ns), "
-		    "%llu unchecked\n",
-		    (unsigned long long)mm->order.bytes,
-		    (unsigned long long)mm->order.bytes_max,
-		    (unsigned long long)mm->order.late,
-		    (unsigned long long)mm->order.clamped,
-		    (unsigned long long)mm->order.forced,
-		    (unsigned long long)mm->causal.checked,
-		    (unsigned long long)mm->causal.violations,
-		    (unsigned long long)mm->causal.worst,
-		    (unsigned long long)mm->causal.unchecked);
-	if (n < cap) {
-		mm_global_status(mm, text + n, cap - n);
-		n += strlen(text + n);
-	}
-	for (c = mm->conns; c != NULL && n < cap; c = c->next) {
-		if (c->role != MM_CONN_LM)
-			continue;
-		n += (size_t)snprintf(text + n, cap - n, "node %u %s: lm pid "
-		    "%u%s, clock offset %lld ns, drift %lld ppb, error %llu "
-		    "ns (best round trip %llu ns, %u of %u samples), %llu "
-		    "records%s\n", c->node->id, c->node->host, c->lm_pid,
-		    c->has_st && c->st.adopted ? " (adopted a dead LM's "
-		    "segment)" : "",
-		    (long long)mm_sync_offset(&c->clk.model, clk_mono_ns()),
-		    (long long)mm_sync_drift_ppb(&c->clk.model),
-		    (unsigned long long)c->clk.model.err,
-		    (unsigned long long)c->clk.model.best_rtt,
-		    c->clk.model.used, c->clk.n,
-		    (unsigned long long)c->records,
-		    c->paused_round ? "; its processes are stopped" : "");
-		if (!c->has_st || n >= cap)
-			continue;
-		st = &c->st;
-		n += (size_t)snprintf(text + n, cap - n, "  processes %llu "
-		    "alive, %llu ended; segment %llu bytes, %llu of %llu "
-		    "chunks used (%.0f%%), push below %llu free; spilled "
-		    "%llu bytes now (at most %llu), %llu in all; %llu pushes; "
-		    "%llu events lost; %llu bad bytes\n",
-		    (unsigned long long)st->alive, (unsigned long long)st->dead,
-		    (unsigned long long)st->seg_size,
-		    (unsigned long long)st->used,
-		    (unsigned long long)st->chunks,
-		    st->chunks ? 100.0 * (double)st->used /
-		    (double)st->chunks : 0.0,
-		    (unsigned long long)st->threshold,
-		    (unsigned long long)st->spilled,
-		    (unsigned long long)st->spill_max,
-		    (unsigned long long)st->spilled_total,
-		    (unsigned long long)st->pushes,
-		    (unsigned long long)st->lost,
-		    (unsigned long long)st->bad_bytes);
-	}
-	if (n >= cap && cap > 16)
-		memcpy(text + cap - 16, "\n(truncated)\n", 14);
-}
-
 static int
 mm_on_ctl(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
@@ -607,22 +183,27 @@ mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 
 	c->lm_pid = h->pid;
 	c->seg_id = h->seg_id;
-	if (h->role == WIRE_ROLE_CTL)
-		c->role = MM_CONN_CTL;
-	else {
-		c->role = MM_CONN_LM;
+	if (h->role == WIRE_ROLE_CTL) {
+		c->state = MM_CONN_CTL;
+		c->on_msg = ctl_dispatch;
+	} else {
+		c->state = MM_CONN_SYNC;
+		c->on_msg = lm_dispatch;
 		c->node = node_for(mm, h->host);
 		if (c->node == NULL)
 			return -1;
+		c->node->lm_pid = c->lm_pid;
+		snprintf(c->node->addr, sizeof c->node->addr, "%s", c->addr);
 	}
 	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, c->role == MM_CONN_LM ? c->node->id : 0);
+	wire_put_u32(&w, MM_IS_LM(c) ? c->node->id : 0);
 	wire_put_bytes(&w, proof, WIRE_PROOF);
 	peer_send(c->p, WIRE_WELCOME, buf, w.len, NULL, 0);
-	if (c->role == MM_CONN_CTL)
+	if (c->state == MM_CONN_CTL)
 		return 0;
 	c->sync_ev = evtimer_new(mm->base, sync_due, c);
-	if (c->sync_ev == NULL)
+	if (c->sync_ev == NULL ||
+	    peer_set_liveness(c->p, mm->silent_secs) != 0)
 		return -1;
 	start_burst(c, MM_PINGS_FIRST);
 	log_debug("LM %u on %s connected from %s as node %u", c->lm_pid,
@@ -639,6 +220,12 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 
 	t1 = wire_get_u64(msg);
 	tl = wire_get_u64(msg);
+	/* The answer to a lone heartbeat (mm_live.c), sent before any ping
+	 * of a burst still out: only its arrival counts. */
+	if (c->beats > 0) {
+		c->beats--;
+		return 0;
+	}
 	if (c->burst == 0 ||
 	    mm_sync_sample_of(t1, tl, t4, &smp) != 0)
 		return -1;
@@ -647,27 +234,29 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	if (smp.rtt < c->burst_best.rtt)
 		c->burst_best = smp;
 	if (--c->burst > 0) {
-		send_ping(c);
+		mm_send_ping(c);
 		return 0;
 	}
 	mm_sync_add(&c->clk, &c->burst_best);
 	tv.tv_sec = (time_t)(mm->sync_ns / 1000000000u);
 	tv.tv_usec = (suseconds_t)(mm->sync_ns % 1000000000u / 1000);
 	evtimer_add(c->sync_ev, &tv);
-	if (c->synced) {
+	if (c->state == MM_CONN_READY) {
 		mm_write_sync(mm, c, 0);
 		return 0;
 	}
-	c->synced = 1;
+	c->state = MM_CONN_READY;
+	c->ready_at = clk_mono_ns();
 	if (mm->out == NULL)
 		return -1;	/* stopped: nothing more is written */
 	if (tape_host(mm->out, c->node->id, c->clk.model.off0, c->lm_pid,
 	    c->node->host) != 0)
 		log_warn("%s: cannot write", mm->out_path);
 	mm_write_sync(mm, c, 1);
-	send_u32s(c, WIRE_READY, mm->global ? WIRE_READY_GLOBAL : 0, 0, 1);
+	mm_send_u32s(c, WIRE_READY, mm->global ? WIRE_READY_GLOBAL : 0, 0, 1);
+	mm_live_returned(mm, c);
 	mm_send_control(mm, c, 0);
-	coll_ask_ready(mm, c);
+	mm_round_ready(mm, c);
 	return 0;
 }
 
@@ -732,8 +321,11 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	round = wire_get_u32(msg);
 	(void)wire_get_u64(msg);
 	below = wire_get_u64(msg);
-	if (below > WIRE_BELOW_REPLAY)
-		c->pulling = 0;
+	if (below > WIRE_BELOW_REPLAY) {
+		if (c->order == MM_ORD_OUT)
+			mm_live_returned(mm, c);
+		c->order = MM_ORD_FOLLOW;
+	}
 	c->last_done = clk_mono_ns();
 	/* Acknowledged once written to the file (it survives mainmon; a
 	 * snapshot, when complete, also flushes it to disk), in time order
@@ -742,7 +334,7 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	 * mainmon's successor. */
 	if (mm->out == NULL) {
 		batch_free(c);
-		send_u32s(c, WIRE_ACK, round, 0, 1);
+		mm_send_u32s(c, WIRE_ACK, round, 0, 1);
 	} else if (mm_out_batch(mm, c, round, below) != 0) {
 		/* Not acknowledged, and nothing later may be: the LM takes
 		 * the connection's end as "send it all again". */
@@ -751,8 +343,10 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		    mm->out_path, c->node->host);
 		return -1;
 	}
-	if (round == WIRE_ROUND_PUSH)
+	if (round == WIRE_ROUND_PUSH) {
+		c->last_push = c->last_rx;
 		return 0;
+	}
 	for (co = mm->colls; co != NULL; co = co->next)
 		if (co->round == round && co->what != MM_CONTROL) {
 			mm_coll_drop(mm, co, c);
@@ -798,6 +392,8 @@ mm_on_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		v[i] = wire_get_u64(msg);
 	c->st = st;
 	c->has_st = 1;
+	c->node->st = st;
+	c->node->has_st = 1;
 	for (co = mm->colls; co != NULL; co = co->next)
 		if (co->round == round && co->what == MM_STATUS) {
 			mm_coll_drop(mm, co, c);
@@ -810,7 +406,7 @@ mm_on_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 static void
 conn_refuse(struct mm_conn *c, const char *why)
 {
-	if (c->role == MM_CONN_LM)
+	if (MM_IS_LM(c))
 		log_warn("%s (LM %u on %s): closing connection: bad or "
 		    "unexpected message: %s", c->addr, c->lm_pid,
 		    c->node->host, why);
@@ -818,8 +414,105 @@ conn_refuse(struct mm_conn *c, const char *why)
 		mm_auth_bad(c, why);	/* limited per address */
 	else
 		log_warn("%s%s: closing connection: bad or unexpected "
-		    "message: %s", c->addr, c->role == MM_CONN_CTL ?
+		    "message: %s", c->addr, c->state == MM_CONN_CTL ?
 		    " (control client)" : "", why);
+}
+
+/* Before authentication: the handshake (mm_auth.c), which may free c. */
+static int
+auth_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
+	      struct wire_rd *msg)
+{
+	mm_auth_msg(mm, c, type, msg);
+	return 1;
+}
+
+/* An LM's messages, each checked against its rule for the state. */
+static int
+lm_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
+	    struct wire_rd *msg)
+{
+	switch (type) {
+	case WIRE_PONG:
+		return mm_on_pong(mm, c, msg);
+	case WIRE_DATA:
+		c->last_data = c->last_rx;
+		return mm_on_data(c, msg);
+	case WIRE_PROC:
+		return mm->out != NULL ? mm_out_proc(mm, c, msg) : -1;
+	case WIRE_DONE:
+		c->last_data = c->last_rx;
+		return mm_on_done(mm, c, msg);
+	case WIRE_BYE:
+		c->said_bye = 1;
+		mm_dedup_forget(mm, c->seg_id);
+		return 0;
+	case WIRE_SEGMENT:
+		c->seg_id = wire_get_u64(msg);
+		return 0;
+	case WIRE_STATUS_REPLY:
+		return mm_on_status_reply(mm, c, msg);
+	case WIRE_CONTROL_ACK:
+		return mm_on_control_ack(mm, c, msg);
+	case WIRE_FULL:
+	case WIRE_PAUSED:
+	case WIRE_RESUMED:
+		return mm_global_msg(mm, c, type, msg);
+	}
+	return -1;
+}
+
+/* A control client's: one command line. */
+static int
+ctl_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
+	     struct wire_rd *msg)
+{
+	return type == WIRE_CTL ? mm_on_ctl(mm, c, msg) : -1;
+}
+
+/* Logs why c ended: an LM's silence in one line (its host is given up,
+ * mm_live.c), broken framing whoever the peer is; a plain close is an
+ * LM's normal end. */
+static void
+conn_closed(struct mm_conn *c, const char *why)
+{
+	if (c->state == MM_CONN_NEW)
+		mm_auth_closed(c, why);
+	else if (MM_IS_LM(c) && peer_silent(c->p))
+		log_warn("LM %u on %s (%s): %s: given up", c->lm_pid,
+		    c->node->host, c->addr, why);
+	else if (MM_IS_LM(c) && peer_broken(c->p))
+		log_warn("%s: LM %u on %s: %s", c->addr, c->lm_pid,
+		    c->node->host, why);
+	else if (MM_IS_LM(c))
+		log_debug("LM %u on %s: %s", c->lm_pid, c->node->host, why);
+	else if (peer_broken(c->p))
+		log_warn("%s: control client: %s", c->addr, why);
+}
+
+/* Who may send, in which state of the rule table (wire.h), for c; by 0
+ * for a connection refused (what it sends then is not read). */
+static void
+conn_rule_state(const struct mm_conn *c, unsigned *by, unsigned *state)
+{
+	switch (c->state) {
+	case MM_CONN_NEW:
+		*by = mm_auth_peer(c);
+		*state = WIRE_ST_AUTH;
+		break;
+	case MM_CONN_CTL:
+		*by = WIRE_BY_CTL;
+		*state = WIRE_ST_READY;
+		break;
+	case MM_CONN_SYNC:
+		*by = WIRE_BY_LM;
+		*state = WIRE_ST_SYNC;
+		break;
+	case MM_CONN_READY:
+		*by = WIRE_BY_LM;
+		*state = WIRE_ST_READY;
+		break;
+	}
 }
 
 static void
@@ -827,87 +520,33 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	      const char *why, void *arg)
 {
 	struct mm_conn *c = arg;
-	struct mm *mm = c->mm;
 	char bad[160];
-	unsigned by, state;
-	int r = -1;
+	unsigned by = 0, state = 0;
+	int r;
 
+	(void)p;
 	if (msg == NULL) {
-		/* A plain close is an LM's normal end; broken framing is
-		 * worth a line whoever the peer is. */
-		if (c->role == MM_CONN_NEW)
-			mm_auth_closed(c, why);
-		else if (c->role == MM_CONN_LM && peer_broken(p))
-			log_warn("%s: LM %u on %s: %s", c->addr, c->lm_pid,
-			    c->node->host, why);
-		else if (c->role == MM_CONN_LM)
-			log_debug("LM %u on %s: %s", c->lm_pid, c->node->host,
-			    why);
-		else if (peer_broken(p))
-			log_warn("%s: control client: %s", c->addr, why);
+		if (MM_IS_LM(c) && !mm_live_clean_end(c->mm, c)) {
+			mm_live_gone(c->mm, c, peer_silent(c->p) ? why :
+			    "closed");
+			mm_coll_give_up(c->mm, c);
+		}
+		conn_closed(c, why);
 		mm_conn_free(c);
 		return;
 	}
+	c->last_rx = clk_mono_ns();
 	/* Every message against its rule (wire.h) before its handler. */
-	if (c->role == MM_CONN_NEW) {
-		by = mm_auth_peer(c);
-		if (by == 0)
-			return;		/* refused: what follows is not read */
-		state = WIRE_ST_AUTH;
-	} else if (c->role == MM_CONN_CTL) {
-		by = WIRE_BY_CTL;
-		state = WIRE_ST_READY;
-	} else {
-		by = WIRE_BY_LM;
-		state = c->synced ? WIRE_ST_READY : WIRE_ST_SYNC;
-	}
+	conn_rule_state(c, &by, &state);
+	if (by == 0)
+		return;
 	if (wire_check(type, by, WIRE_BY_MM, state, wire_rd_left(msg), bad,
 	    sizeof bad) != 0) {
 		conn_refuse(c, bad);
 		mm_conn_free(c);
 		return;
 	}
-	switch (type) {
-	case WIRE_HELLO:
-	case WIRE_AUTH:
-		mm_auth_msg(mm, c, type, msg);
-		return;
-	case WIRE_PONG:
-		r = mm_on_pong(mm, c, msg);
-		break;
-	case WIRE_DATA:
-		r = mm_on_data(c, msg);
-		break;
-	case WIRE_PROC:
-		r = mm->out != NULL ? mm_out_proc(mm, c, msg) : -1;
-		break;
-	case WIRE_DONE:
-		r = mm_on_done(mm, c, msg);
-		break;
-	case WIRE_BYE:
-		mm_dedup_forget(mm, c->seg_id);
-		r = 0;
-		break;
-	case WIRE_SEGMENT:
-		c->seg_id = wire_get_u64(msg);
-		r = 0;
-		break;
-	case WIRE_STATUS_REPLY:
-		r = mm_on_status_reply(mm, c, msg);
-		break;
-	case WIRE_CONTROL_ACK:
-		r = mm_on_control_ack(mm, c, msg);
-		break;
-	case WIRE_CTL:
-		r = mm_on_ctl(mm, c, msg);
-		break;
-	case WIRE_FULL:
-	case WIRE_PAUSED:
-	case WIRE_RESUMED:
-		r = mm_global_msg(mm, c, type, msg);
-		break;
-	}
-	if (r == 0)
+	if ((r = c->on_msg(c->mm, c, type, msg)) >= 0)
 		return;
 	snprintf(bad, sizeof bad, "%s (%u): a field out of range, or out of "
 	    "place", wire_type_name(type), type);
@@ -922,7 +561,7 @@ mm_conn_free(struct mm_conn *c)
 	struct mm_conn **pp;
 	struct mm_coll *co, *next;
 
-	if (c->role == MM_CONN_LM) {
+	if (MM_IS_LM(c)) {
 		mm_write_sync(mm, c, 1);
 		mm_global_conn_gone(mm, c);
 	}

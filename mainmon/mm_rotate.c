@@ -58,7 +58,7 @@ write_state(struct mm *mm, struct tape_w *w)
 	for (c = mm->conns; c != NULL; c = c->next) {
 		const struct mm_sync_model *md = &c->clk.model;
 
-		if (c->role == MM_CONN_LM && c->synced &&
+		if (c->state == MM_CONN_READY &&
 		    (tape_host(w, c->node->id, md->off0, c->lm_pid,
 		    c->node->host) != 0 || tape_sync(w, c->node->id, md->m0,
 		    md->off0, mm_sync_drift_ppb(md), md->err, md->best_rtt,

@@ -9,6 +9,11 @@
  *	fakelm HOST:PORT:TOKEN
  *	fakelm HOST:PORT:TOKEN bad KIND
  *	fakelm HOST:PORT:TOKEN len TYPE short|long
+ *	fakelm HOST:PORT:TOKEN hold FILE
+ *
+ * With "hold FILE", after READY it answers pings and nothing else (an LM
+ * alive that never answers an order pull: test/hostage.sh) until FILE
+ * exists, printing "collect" for each COLLECT, then closes and exits 0.
  *
  * Piece 1 (chunk seq 1): a definition of event 1 ("%d") and records 1 to
  * 3, stamped 2 s ago; piece 2 (seq 2): records 4 and 5, stamped 1 s ago;
@@ -125,6 +130,30 @@ wait_for(uint16_t until)
 	}
 }
 
+/*
+ * An LM that answers pings and nothing else (no order pull, no status)
+ * until file exists; prints "collect" for each COLLECT.  0, or -1.
+ */
+static int
+hold(const char *file)
+{
+	static unsigned char buf[WIRE_MAX];
+	uint16_t type;
+	size_t len;
+
+	while (access(file, F_OK) != 0) {
+		if (get_msg(&type, buf, sizeof buf, &len) != 0)
+			return -1;
+		if (type == WIRE_PING && pong(buf, len) != 0)
+			return -1;
+		if (type == WIRE_COLLECT) {
+			printf("collect\n");
+			fflush(stdout);
+		}
+	}
+	return 0;
+}
+
 /* One record of event 1 ("%d": v) stamped ts, at p; its length. */
 static size_t
 event(unsigned char *p, uint64_t ts, int64_t v)
@@ -202,8 +231,9 @@ bad(const char *kind)
 
 /*
  * Whether mainmon closes the connection within WAIT_MS (pings answered).
- * With quiet, any message before the close makes it 0; with strict, any
- * but PING, CONTROL and COLLECT (which mainmon sends unasked).
+ * With quiet, any message but STATUS before the close makes it 0; with
+ * strict, any but PING, CONTROL, COLLECT and STATUS (which mainmon sends
+ * unasked).
  */
 static int
 closed_after(int quiet, int strict)
@@ -217,8 +247,9 @@ closed_after(int quiet, int strict)
 		/* An error before the time limit: the end of the connection. */
 		if (get_msg(&type, buf, sizeof buf, &len) != 0)
 			return clk_mono_ns() - t0 < (WAIT_MS - 500) * 1000000ull;
-		if (quiet || (strict && type != WIRE_PING &&
-		    type != WIRE_CONTROL && type != WIRE_COLLECT)) {
+		if ((quiet && type != WIRE_STATUS) || (strict &&
+		    type != WIRE_PING && type != WIRE_CONTROL &&
+		    type != WIRE_COLLECT && type != WIRE_STATUS)) {
 			printf("mainmon answered with %s (%u)\n",
 			    wire_type_name(type), type);
 			return 0;
@@ -357,12 +388,13 @@ main(int argc, char **argv)
 	uint16_t type;
 	size_t hl, len, l1 = 0, l2 = 0;
 
-	if ((argc != 2 && (argc != 4 || strcmp(argv[2], "bad") != 0) &&
+	if ((argc != 2 && (argc != 4 || (strcmp(argv[2], "bad") != 0 &&
+	    strcmp(argv[2], "hold") != 0)) &&
 	    (argc != 5 || strcmp(argv[2], "len") != 0 ||
 	    right(type_of(argv[3]), &(struct wire_wr){ .err = 1 }, NULL) !=
 	    0)) || mmid_parse(argv[1], &id, &why) != 0) {
 		fprintf(stderr, "usage: fakelm HOST:PORT:TOKEN [bad KIND | "
-		    "len TYPE short|long]\n");
+		    "len TYPE short|long | hold FILE]\n");
 		return 2;
 	}
 	if ((fd = wio_dial(id.host, id.port)) == -1) {
@@ -397,6 +429,12 @@ main(int argc, char **argv)
 	if (argc == 5)
 		return wrong_length(type_of(argv[3]), argv[4][0] == 'l',
 		    NULL) == 1 ? 0 : 1;
+	if (argc == 4 && strcmp(argv[2], "hold") == 0) {
+		if (hold(argv[3]) != 0)
+			goto fail;
+		close(fd);
+		return 0;
+	}
 	if (argc == 4) {
 		if (bad(argv[3]) != 0)
 			goto fail;

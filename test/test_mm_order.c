@@ -75,6 +75,21 @@ tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
 	return 0;
 }
 
+/* Liveness (mm_live.c) is tested end to end (test/hostage.sh). */
+void
+mm_live_order_check(struct mm *m, uint64_t now)
+{
+	(void)m;
+	(void)now;
+}
+
+int
+mm_live_late(struct mm *m)
+{
+	(void)m;
+	return 0;
+}
+
 /* What was sent to the LMs: each message's peer, type and first u32
  * (an ACK's or COLLECT's round; a WRITTEN's count) and, for a WRITTEN,
  * its first piece's pid and end. */
@@ -122,9 +137,8 @@ new_lm(struct peer *p)
 	cr_assert_not_null(c);
 	c->mm = mm;
 	c->p = p;
-	c->role = MM_CONN_LM;
+	c->state = MM_CONN_READY;
 	c->node = &node1;
-	c->synced = 1;
 	c->acks_tail = &c->acks;
 	c->next = mm->conns;
 	mm->conns = c;
@@ -464,7 +478,7 @@ Test(order, the_watermark_is_the_oldest_of_the_lms_that_know_it)
 	cr_assert_eq(mm_order_watermark(mm), 0, "LMs that said nothing yet");
 	lm1->wm = 500;
 	lm2->wm = 300;
-	ctl->role = MM_CONN_CTL;
+	ctl->state = MM_CONN_CTL;
 	ctl->wm = 0;
 	cr_assert_eq(mm_order_watermark(mm), 300);
 	lm2->wm_unknown = 1;		/* replaying its spill file */
@@ -478,9 +492,9 @@ Test(order, what_is_scanned_is_the_oldest_scan_of_the_synced_lms)
 	lm1->scan = 500;
 	lm2->scan = 300;
 	cr_assert_eq(mm_order_scanned(mm), 300);
-	lm2->synced = 0;
+	lm2->state = MM_CONN_SYNC;
 	cr_assert_eq(mm_order_scanned(mm), 500);
-	lm1->synced = 0;
+	lm1->state = MM_CONN_SYNC;
 	cr_assert_eq(mm_order_scanned(mm), UINT64_MAX);
 }
 
@@ -532,7 +546,7 @@ Test(order, an_lm_far_behind_the_newest_record_is_asked_for_its_data)
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	cr_assert_eq(count_sent((struct peer *)&peer2, WIRE_COLLECT), 1);
 	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_COLLECT), 0);
-	cr_assert(lm2->pulling);
+	cr_assert_eq(lm2->order, MM_ORD_PULLED);
 	/* Asked once: not again while that is out. */
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	cr_assert_eq(count_sent((struct peer *)&peer2, WIRE_COLLECT), 1);
@@ -544,11 +558,11 @@ Test(order, an_lm_not_synced_or_replaying_is_not_asked)
 
 	lm1->wm = now;
 	lm2->wm = now - 1000000000;
-	lm2->synced = 0;
+	lm2->state = MM_CONN_SYNC;
 	ADD(collection(lm1, 1), 10, 1, 1, now - 500000);
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	cr_assert_eq(nsent, 0);
-	lm2->synced = 1;
+	lm2->state = MM_CONN_READY;
 	lm2->wm_unknown = 1;
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	cr_assert_eq(count_sent((struct peer *)&peer2, WIRE_COLLECT), 0);
@@ -588,4 +602,21 @@ Test(order, freeing_drops_every_held_piece)
 	ADD(collection(lm2, 1), 30, 1, 1, 120);
 	/* The teardown frees them: the sanitizer build would say if not. */
 	cr_assert_eq(mm->order.nheap, 3);
+}
+
+Test(order, an_lm_given_up_for_the_order_holds_nothing_back)
+{
+	uint64_t now = clk_mono_ns();
+	static const uint64_t want[] = { 100, 200 };
+
+	lm1->wm = 1000;
+	lm2->wm = 50;		/* would hold everything back */
+	ADD(collection(lm1, 1), 10, 1, 1, 100, 200);
+	cr_assert_eq(mm_order_advance(mm, 0), 0);
+	cr_assert_eq(nout, 0);
+	lm2->order = MM_ORD_OUT;
+	cr_assert_eq(mm_order_advance(mm, 0), 0);
+	assert_written(want, 2);
+	cr_assert_eq(mm_order_scanned(mm), lm1->scan);
+	(void)now;
 }

@@ -46,6 +46,9 @@ write_all_kinds(const char *p, int fmt)
 	cr_assert_eq(tape_collect(w, 1, 85), 0);
 	cr_assert_eq(tape_order(w, 1, 2, 3, 4), 0);
 	cr_assert_eq(tape_causal(w, 5, 6, 7, 8), 0);
+	cr_assert_eq(tape_givenup(w, 1, 86, "silent"), 0);
+	cr_assert_eq(tape_late(w, 1, 7), 0);
+	cr_assert_eq(tape_missing(w, 1, 87, 65536, 100, 1), 0);
 	cr_assert_eq(tape_proc(w, 1, 100, 99, TAPE_PROC_KILLED, 90, 9, "app"),
 	    0);
 	cr_assert_eq(tape_close(w), 0);
@@ -187,6 +190,15 @@ read_all_kinds(int fmt)
 	cr_assert(fu_of(ev, "late") == 1 && fu_of(ev, "held_max") == 4);
 	ev = next_kind(t, GRMTRACE_CAUSAL);
 	cr_assert(fu_of(ev, "matched") == 5 && fu_of(ev, "unchecked") == 8);
+	ev = next_kind(t, GRMTRACE_GIVENUP);
+	cr_assert(ev->node == 1 && ev->ts == 86 && ev->str_len == 6);
+	cr_assert_str_eq(ev->str, "silent");
+	ev = next_kind(t, GRMTRACE_LATE);
+	cr_assert(ev->node == 1 && ev->count == 7);
+	ev = next_kind(t, GRMTRACE_MISSING);
+	cr_assert(ev->node == 1 && ev->ts == 87 &&
+	    fu_of(ev, "held_bytes") == 65536 &&
+	    fu_of(ev, "spilled_bytes") == 100 && fu_of(ev, "known") == 1);
 	ev = next_kind(t, GRMTRACE_PROC);
 	cr_assert(ev->how == GRMTRACE_PROC_KILLED && ev->status == 9);
 	ev = next_kind(t, GRMTRACE_END);

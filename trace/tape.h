@@ -33,6 +33,9 @@ struct tape_def {
  *	      <samples>
  *	#ORDER <late> <clamped> <forced> <held_max>
  *	#CAUSAL <matched> <violations> <worst_ns> <unchecked>
+ *	#GIVENUP <node> <ts> <why>
+ *	#LATE <node> <count>
+ *	#MISSING <node> <ts> <held_bytes> <spilled_bytes> <known>
  *	#DEF <eid> <class> <attr> "<format>" "<description>" [<node> <pid>]
  *	#PROC <node> <pid> <ppid> start|exit|killed|exec|gone <ts> <status>
  *	      "<name>"
@@ -102,6 +105,16 @@ int tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
 	       uint64_t forced, uint64_t held_max);
 int tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
 		uint64_t worst_ns, uint64_t unchecked);
+/* Host node was given up at MM time ts (why: a token, "silent"...): its
+ * records from then on may come after later ones of other hosts.  At the
+ * end, per host that had any: how many of its records were late. */
+int tape_givenup(struct tape_w *w, uint32_t node, uint64_t ts,
+		 const char *why);
+int tape_late(struct tape_w *w, uint32_t node, uint64_t count);
+/* At stop: host node, given up, did not come back; its LM's last status
+ * (if known) held so many bytes in its segment and spill file. */
+int tape_missing(struct tape_w *w, uint32_t node, uint64_t ts,
+		 uint64_t held, uint64_t spilled, int known);
 int tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
 	     const char *format, size_t format_len, const char *dsc,
 	     size_t dsc_len);

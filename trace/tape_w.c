@@ -271,6 +271,32 @@ tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
 }
 
 int
+tape_givenup(struct tape_w *w, uint32_t node, uint64_t ts, const char *why)
+{
+	struct rec_field v[3] = { rec_fu(node), rec_fu(ts), vt(why) };
+
+	return meta(w, TR_M_GIVENUP, v, 3);
+}
+
+int
+tape_late(struct tape_w *w, uint32_t node, uint64_t count)
+{
+	struct rec_field v[2] = { rec_fu(node), rec_fu(count) };
+
+	return meta(w, TR_M_LATE, v, 2);
+}
+
+int
+tape_missing(struct tape_w *w, uint32_t node, uint64_t ts, uint64_t held,
+	     uint64_t spilled, int known)
+{
+	struct rec_field v[5] = { rec_fu(node), rec_fu(ts), rec_fu(held),
+	    rec_fu(spilled), rec_fu(known != 0) };
+
+	return meta(w, TR_M_MISSING, v, 5);
+}
+
+int
 tape_def(struct tape_w *w, int32_t eid, uint8_t cls, uint8_t attr,
 	 const char *format, size_t format_len, const char *dsc,
 	 size_t dsc_len)

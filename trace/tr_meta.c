@@ -159,6 +159,20 @@ tr_meta_apply(struct tape_r *r, int m, const struct rec_field *v,
 		ev->count = v[3].v.u;
 		ev->ts = v[4].v.u;
 		break;
+	case TR_M_GIVENUP:
+		ev->node = (uint32_t)v[0].v.u;
+		ev->ts = v[1].v.u;
+		ev->str = ev->f[2].v.s.p;
+		ev->str_len = ev->f[2].v.s.len;
+		break;
+	case TR_M_LATE:
+		ev->node = (uint32_t)v[0].v.u;
+		ev->count = v[1].v.u;
+		break;
+	case TR_M_MISSING:
+		ev->node = (uint32_t)v[0].v.u;
+		ev->ts = v[1].v.u;
+		break;
 	case TR_M_END:
 		r->ended = 1;
 		r->end_records = v[0].v.u;

@@ -51,6 +51,9 @@ enum tape_kind {
 	TAPE_CONTROL = GRMTRACE_CONTROL,	/* ts str */
 	TAPE_COLLECT = GRMTRACE_COLLECT,	/* count (round) ts records */
 	TAPE_END = GRMTRACE_END,		/* records */
+	TAPE_GIVENUP = GRMTRACE_GIVENUP,	/* node ts str (why) */
+	TAPE_LATE = GRMTRACE_LATE,		/* node count */
+	TAPE_MISSING = GRMTRACE_MISSING,	/* node ts */
 	TAPE_NKINDS = GRMTRACE_NKINDS
 };
 #define TAPE_WANT(kind)	(1u << (kind))

@@ -34,6 +34,11 @@ const struct tr_schema tr_schema[TR_M_N] = {
 	[TR_M_COLLECT] = { "#COLLECT", NULL, "Uuu", 0,
 	    { "n", "ts", "records" } },
 	[TR_M_END] = { "#END", NULL, "u", 0, { "records" } },
+	[TR_M_GIVENUP] = { "#GIVENUP", NULL, "Uut", 0,
+	    { "node", "ts", "why" } },
+	[TR_M_LATE] = { "#LATE", NULL, "Uu", 0, { "node", "count" } },
+	[TR_M_MISSING] = { "#MISSING", NULL, "UuuuU", 0,
+	    { "node", "ts", "held_bytes", "spilled_bytes", "known" } },
 	[TR_M_HEADER] = { "#GRM-TRACE", NULL, "u", 0, { "version" } },
 };
 

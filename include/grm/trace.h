@@ -72,6 +72,9 @@ enum grmtrace_kind {
 	GRMTRACE_CONTROL,	/* #CONTROL: a control command took effect */
 	GRMTRACE_COLLECT,	/* #COLLECT: a collection round ended */
 	GRMTRACE_END,		/* #END: the trace is complete */
+	GRMTRACE_GIVENUP,	/* #GIVENUP: a host's order open from ts */
+	GRMTRACE_LATE,		/* #LATE: a host's records written late */
+	GRMTRACE_MISSING,	/* #MISSING: a host gone at the end */
 	GRMTRACE_NKINDS
 };
 #define GRMTRACE_WANT(kind)	(1u << (kind))
@@ -168,9 +171,11 @@ struct grmtrace_ev {
 	uint64_t	where;		/* line (text, BEE: the entry's first
 					   line) or frame number (binary) */
 	uint64_t	ts;		/* record, PROC, LOSS, CONTROL,
-					   COLLECT; SYNC: at_ns */
+					   COLLECT, GIVENUP, MISSING; SYNC:
+					   at_ns */
 	uint32_t	node;		/* record, HOST, SYNC, DEF (scope),
-					   PROC, LOSS, STATS_* */
+					   PROC, LOSS, STATS_*, GIVENUP,
+					   LATE, MISSING */
 	uint32_t	pid;		/* record, DEF (scope), PROC, LOSS,
 					   STATS_* */
 	uint32_t	tid;		/* record, LOSS */
@@ -184,12 +189,12 @@ struct grmtrace_ev {
 	uint32_t	ppid;
 	int		how;		/* enum grmtrace_how */
 	int32_t		status;
-	/* LOSS: events lost; STATS_*: n; COLLECT: round; END, COLLECT:
-	 * records */
+	/* LOSS: events lost; STATS_*: n; COLLECT: round; LATE: records
+	 * written late; END, COLLECT: records */
 	uint64_t	count;
 	uint64_t	records;
 	/* PROC: the name; CONTROL: the command; MM: the identifier; HOST:
-	 * the host name (NUL-terminated; str_len bytes) */
+	 * the host name; GIVENUP: why (NUL-terminated; str_len bytes) */
 	const char	*str;
 	uint32_t	str_len;
 };

@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/* mm_round.c: rounds: collections (snapshot, stop, stats, probe),
+ * control changes and status, asked of every LM with a time limit, and
+ * their answers once every LM answered, timed out or was given up. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "mm.h"
+#include "net/peer.h"
+#include "net/wire.h"
+#include "tape.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+#define MM_COLLECT_TIMEOUT	60
+/* How long a status round waits for the LMs' answers (then answers
+ * with what it knows: within a second in all). */
+#define MM_STATUS_TIMEOUT_US	800000
+/* Seconds a global round waits for the LMs to stop their processes. */
+#define MM_PAUSE_TIMEOUT	5
+
+static void coll_start(struct mm *mm, struct mm_coll *co);
+
+static void
+exit_after_flush(struct peer *p, void *arg)
+{
+	struct mm_conn *c = arg;
+
+	(void)p;
+	event_base_loopexit(c->mm->base, NULL);
+}
+
+static void
+coll_unlink(struct mm *mm, struct mm_coll *co)
+{
+	struct mm_coll **pp;
+
+	for (pp = &mm->colls; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == co) {
+			*pp = co->next;
+			break;
+		}
+}
+
+static void
+coll_free(struct mm_coll *co)
+{
+	if (co->timeout != NULL)
+		event_free(co->timeout);
+	free(co->pending);
+	free(co->paused);
+	free(co);
+}
+
+/* Answers co's requester with text (r != 0 or failed: as an error), or
+ * with the statistics; a stop then ends mainmon once the answer is out. */
+static void
+coll_answer(struct mm *mm, struct mm_coll *co, int r, const char *failed,
+	    char *text, size_t cap)
+{
+	char *big;
+
+	if (r != 0 && mm->out != NULL) {
+		snprintf(text, cap, "cannot write %s", mm->out_path);
+		mm->exit_code = 1;
+	}
+	if (co->what == MM_STATS && r == 0 && failed == NULL) {
+		if ((big = malloc(WIRE_TEXT_MAX + 1)) != NULL) {
+			mm_stats_text(mm, big, WIRE_TEXT_MAX + 1);
+			mm_ctl_reply(co->ctl, 0, big);
+			free(big);
+		} else
+			mm_ctl_reply(co->ctl, 1, "out of memory");
+	} else
+		mm_ctl_reply(co->ctl, r != 0 || failed != NULL, text);
+	if (co->stop) {
+		/* Exit once the answer is out, or at once if nobody waits
+		 * (mm_conn_free ends the loop if the requester goes). */
+		mm->stopped = 1;
+		mm->stop_ctl = co->ctl;
+		if (co->ctl != NULL)
+			peer_on_flushed(co->ctl->p, exit_after_flush);
+		else
+			event_base_loopexit(mm->base, NULL);
+	}
+}
+
+/* A control change is in effect: when the last LM applied it (never
+ * before the request, whatever the clock estimates say), in the file. */
+static void
+control_done(struct mm *mm, struct mm_coll *co, const char *failed)
+{
+	char text[768];
+	uint64_t at = co->t_applied > co->t0 ? co->t_applied : co->t0;
+	int r;
+
+	if (co->t_applied == 0)
+		at = clk_mono_ns();
+	snprintf(text, sizeof text, "%s: in effect%s%s at %llu (%.1f ms after "
+	    "the request)", co->cmd, failed ? " except on " : "",
+	    failed ? failed : "", (unsigned long long)at,
+	    (double)(at - co->t0) / 1e6);
+	r = mm->out != NULL ? mm_out_control(mm, at, co->cmd) : 0;
+	coll_answer(mm, co, r, failed, text, sizeof text);
+}
+
+/* The status round is over (every LM answered, or its second passed):
+ * the answer says what is known of each host. */
+static void
+status_done(struct mm *mm, struct mm_coll *co)
+{
+	char *big = malloc(WIRE_TEXT_MAX + 1);
+
+	if (big == NULL) {
+		mm_ctl_reply(co->ctl, 1, "out of memory");
+		return;
+	}
+	mm_status_text(mm, big, WIRE_TEXT_MAX + 1);
+	mm_ctl_reply(co->ctl, 0, big);
+	free(big);
+}
+
+/* The final collection is written: the end lines, the hosts missing,
+ * the file closed; text says so. */
+static int
+stop_close(struct mm *mm, const char *failed, char *text, size_t cap)
+{
+	uint64_t n = tape_records(mm->out);
+	char missing[512];
+	struct mm_conn *c;
+	int r = 0;
+
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (MM_IS_LM(c))
+			mm_write_sync(mm, c, 1);
+	mm_live_missing(mm, missing, sizeof missing);
+	if (r == 0)
+		r = mm_order_summary(mm);
+	if (r == 0)
+		r = mm_stats_write(mm);
+	if (tape_close(mm->out) != 0)
+		r = -1;
+	mm->out = NULL;
+	snprintf(text, cap, "stopped: %llu records in %s%s%s%s",
+	    (unsigned long long)n, mm->out_path,
+	    failed ? "; no answer from " : "", failed ? failed : "", missing);
+	return r;
+}
+
+/* A collection round's answers are in: what the LMs had committed when
+ * asked is written (and their own records, stamped with the scan's
+ * time); a global round's processes go on while the file is synced. */
+static void
+collection_done(struct mm *mm, struct mm_coll *co, const char *failed)
+{
+	char text[1024];
+	uint64_t stopped_ns = 0, w;
+	int r = 0;
+
+	mm->collections++;
+	if (mm->out != NULL) {
+		w = co->stop ? UINT64_MAX : mm_order_scanned(mm);
+		r = mm_order_write(mm, w == UINT64_MAX ? w : w + 1);
+	}
+	if (co->global) {
+		stopped_ns = clk_mono_ns() - co->t_paused;
+		mm_global_done(mm, co);
+	}
+	if (co->stop && mm->out != NULL) {
+		if (stop_close(mm, failed, text, sizeof text) != 0)
+			r = -1;
+	} else if (mm->out == NULL) {
+		r = -1;
+		snprintf(text, sizeof text, "the trace file is closed");
+	} else if (r == 0) {
+		r = tape_collect(mm->out, co->round, clk_mono_ns());
+		if (r == 0)
+			r = tape_flush(mm->out);
+		snprintf(text, sizeof text, "%s %u: %llu records in "
+		    "%s%s%s", co->what == MM_PROBE ? "probe" : "snapshot",
+		    co->round, (unsigned long long)tape_records(mm->out),
+		    mm->out_path, failed ? "; no answer from " : "",
+		    failed ? failed : "");
+	}
+	if (co->global)
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+		    "; %llu processes stopped on %d hosts for %.1f ms%s%s",
+		    (unsigned long long)co->stopped, co->npaused,
+		    (double)stopped_ns / 1e6,
+		    co->unpaused[0] ? "; not stopped on " : "", co->unpaused);
+	coll_answer(mm, co, r, failed, text, sizeof text);
+}
+
+static void
+coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
+{
+	coll_unlink(mm, co);
+	if (co->what == MM_CONTROL)
+		control_done(mm, co, failed);
+	else if (co->what == MM_STATUS)
+		status_done(mm, co);
+	else
+		collection_done(mm, co, failed);
+	coll_free(co);
+}
+
+/* Removes c from co's pending list; completes co when it empties. */
+void
+mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c)
+{
+	int i;
+
+	for (i = 0; i < co->npending; i++)
+		if (co->pending[i] == c) {
+			co->pending[i] = co->pending[--co->npending];
+			if (co->npending > 0)
+				return;
+			if (co->phase == MM_PH_PAUSE)
+				mm_round_next(mm, co);
+			else
+				coll_complete(mm, co, co->dropped[0] ?
+				    co->dropped : NULL);
+			return;
+		}
+}
+
+void
+mm_coll_give_up(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_coll *co, *next;
+	size_t k;
+	int i;
+
+	for (co = mm->colls; co != NULL; co = next) {
+		next = co->next;
+		for (i = 0; i < co->npending && co->pending[i] != c; i++)
+			;
+		if (i == co->npending || co->phase == MM_PH_WAIT)
+			continue;
+		k = strlen(co->dropped);
+		snprintf(co->dropped + k, sizeof co->dropped - k, "%s%s",
+		    k ? ", " : "", c->node->host);
+		mm_coll_drop(mm, co, c);
+	}
+}
+
+static void
+coll_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct mm_coll *co = arg;
+	struct mm *mm = co->pending[0]->mm;
+	char failed[300];
+	int i;
+
+	(void)fd;
+	(void)what;
+	snprintf(failed, sizeof failed, "%s", co->dropped);
+	for (i = 0; i < co->npending; i++)
+		snprintf(failed + strlen(failed), sizeof failed -
+		    strlen(failed), "%s%s", failed[0] ? ", " : "",
+		    co->pending[i]->node->host);
+	co->npending = 0;
+	if (co->phase == MM_PH_PAUSE) {
+		/* Collected all the same; the answer names them. */
+		snprintf(co->unpaused, sizeof co->unpaused, "%s", failed);
+		mm_round_next(mm, co);
+		return;
+	}
+	coll_complete(mm, co, failed);
+}
+
+void
+mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round)
+{
+	unsigned char *buf;
+	struct wire_wr w;
+	size_t cap = 64 + sizeof mm->ctl;
+	unsigned i;
+
+	buf = malloc(cap);
+	if (buf == NULL)
+		return;
+	wire_wr_init(&w, buf, cap);
+	wire_put_u32(&w, round);
+	for (i = 0; i < 8; i++)
+		wire_put_u32(&w, mm->ctl.cls_off[i]);
+	wire_put_str(&w, mm->ctl.filter);
+	wire_put_u32(&w, MM_CTL_WORDS);
+	for (i = 0; i < MM_CTL_WORDS; i++)
+		wire_put_u32(&w, mm->ctl.eid_off[i]);
+	peer_send(c->p, WIRE_CONTROL, buf, w.len, NULL, 0);
+	free(buf);
+}
+
+/* Asks c for its part of round co. */
+static void
+coll_send(struct mm_conn *c, struct mm_coll *co)
+{
+	if (co->what == MM_CONTROL)
+		mm_send_control(c->mm, c, co->round);
+	else if (co->what == MM_STATUS)
+		mm_send_u32s(c, WIRE_STATUS, co->round, 0, 1);
+	else if (co->phase == MM_PH_PAUSE)
+		mm_send_u32s(c, WIRE_PAUSE, co->round, c->mm->pause_max_ms, 2);
+	else
+		mm_send_u32s(c, WIRE_COLLECT, co->round,
+		    (co->stop ? WIRE_COLLECT_STOP : 0) |
+		    (co->what == MM_PROBE ? WIRE_COLLECT_PROBE : 0), 2);
+}
+
+static void
+coll_ask(struct mm_coll *co, struct mm_conn *c)
+{
+	struct mm_conn **np;
+
+	np = realloc(co->pending, sizeof *np * (size_t)(co->npending + 1));
+	if (np == NULL)
+		return;
+	co->pending = np;
+	co->pending[co->npending++] = c;
+	/* An LM still synchronising is asked when it becomes ready. */
+	if (c->state == MM_CONN_READY)
+		coll_send(c, co);
+}
+
+/* Sends c every collection it is pending in (it just became ready), and
+ * adds it to the final one if a stop is under way. */
+void
+mm_round_ready(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_coll *co;
+	int i, found;
+
+	for (co = mm->colls; co != NULL; co = co->next) {
+		for (found = 0, i = 0; i < co->npending; i++)
+			if (co->pending[i] == c)
+				found = 1;
+		if (found)
+			coll_send(c, co);
+		else if (co->stop)
+			coll_ask(co, c);
+	}
+}
+
+void
+mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
+	 const char *cmd)
+{
+	struct mm_coll *co;
+	int stop = what == MM_STOP;
+
+	if (mm->stopping) {
+		mm_ctl_reply(ctl, 1, "the main monitor is stopping");
+		return;
+	}
+	co = calloc(1, sizeof *co);
+	if (co == NULL) {
+		mm_ctl_reply(ctl, 1, "out of memory");
+		return;
+	}
+	co->round = ++mm->next_round;
+	co->stop = stop;
+	co->what = what;
+	co->t0 = clk_mono_ns();
+	if (cmd != NULL)
+		snprintf(co->cmd, sizeof co->cmd, "%s", cmd);
+	co->ctl = ctl;
+	co->next = mm->colls;
+	mm->colls = co;
+	if (stop)
+		mm->stopping = 1;
+	/* The global scheme: a snapshot stops every process first, one
+	 * such round at a time (the next waits its turn: mm_global_done). */
+	if (what == MM_SNAPSHOT && mm->global) {
+		co->phase = mm_global_busy(mm) ? MM_PH_WAIT : MM_PH_PAUSE;
+		co->global = 1;
+		if (co->phase == MM_PH_WAIT)
+			return;
+	}
+	coll_start(mm, co);
+}
+
+/* Asks every LM for its part of co (the PAUSE first, for a global round
+ * in that phase), with a time limit. */
+static void
+coll_start(struct mm *mm, struct mm_coll *co)
+{
+	struct mm_conn *c;
+
+	co->t_asked = clk_mono_ns();
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (MM_IS_LM(c)) {
+			/* Collected now: a FULL before is answered. */
+			if (co->phase == MM_PH_COLLECT &&
+			    co->what != MM_STATUS && co->what != MM_CONTROL)
+				c->full = 0;
+			/* One given up for not answering is asked, not
+			 * waited for (mm_live.c). */
+			if (c->order == MM_ORD_OUT && co->what != MM_STATUS)
+				coll_send(c, co);
+			else
+				coll_ask(co, c);
+		}
+	if (co->npending == 0) {
+		if (co->phase == MM_PH_PAUSE)
+			mm_round_next(mm, co);
+		else
+			coll_complete(mm, co, NULL);
+		return;
+	}
+	if (co->timeout == NULL)
+		co->timeout = evtimer_new(mm->base, coll_timeout, co);
+	/* A status answers within a second whatever an LM does. */
+	if (co->what == MM_STATUS)
+		event_add(co->timeout, &(struct timeval){ 0,
+		    MM_STATUS_TIMEOUT_US });
+	else
+		event_add(co->timeout, &(struct timeval){ .tv_sec =
+		    co->phase == MM_PH_PAUSE ? MM_PAUSE_TIMEOUT :
+		    MM_COLLECT_TIMEOUT, .tv_usec = 0 });
+}
+
+void
+mm_round_next(struct mm *mm, struct mm_coll *co)
+{
+	if (co->phase == MM_PH_WAIT && mm->stopping) {
+		/* Queued behind a round, and now mainmon stops. */
+		mm_ctl_reply(co->ctl, 1, "the main monitor is stopping");
+		coll_unlink(mm, co);
+		coll_free(co);
+		return;
+	}
+	if (co->phase == MM_PH_PAUSE)
+		co->t_paused = clk_mono_ns();
+	co->phase = co->phase == MM_PH_WAIT ? MM_PH_PAUSE : MM_PH_COLLECT;
+	if (co->timeout != NULL)
+		event_del(co->timeout);
+	coll_start(mm, co);
+}
+
+void
+mm_status(struct mm *mm, struct mm_conn *ctl)
+{
+	mm_round(mm, ctl, MM_STATUS, NULL);
+}
+
+/* What grmctl status prints: the MM, then each host's LM. */
+void
+mm_status_text(struct mm *mm, char *text, size_t cap)
+{
+	size_t n;
+
+	n = (size_t)snprintf(text, cap, "main monitor %s\nfile %s: %llu "
+	    "records, %llu collections, %llu events lost, %llu bytes sent "
+	    "twice and dropped\n", mm->id, mm->out_path,
+	    (unsigned long long)(mm->out != NULL ? tape_records(mm->out) : 0),
+	    (unsigned long long)mm->collections,
+	    (unsigned long long)mm->losses, (unsigned long long)mm->dup_bytes);
+	if (n < cap)
+		n += (size_t)snprintf(text + n, cap - n, "order: %llu bytes "
+		    "held (at most %llu), %llu records late, %llu clamped, "
+		    "%llu early writes for room; causality: %llu messages "
+		    "matched, %llu received before sent (worst by %llu ns), "
+		    "%llu unchecked\n",
+		    (unsigned long long)mm->order.bytes,
+		    (unsigned long long)mm->order.bytes_max,
+		    (unsigned long long)mm->order.late,
+		    (unsigned long long)mm->order.clamped,
+		    (unsigned long long)mm->order.forced,
+		    (unsigned long long)mm->causal.checked,
+		    (unsigned long long)mm->causal.violations,
+		    (unsigned long long)mm->causal.worst,
+		    (unsigned long long)mm->causal.unchecked);
+	if (n < cap) {
+		mm_global_status(mm, text + n, cap - n);
+		n += strlen(text + n);
+	}
+	if (n < cap)
+		n += mm_live_status(mm, text + n, cap - n);
+	if (n >= cap && cap > 16)
+		memcpy(text + cap - 16, "\n(truncated)\n", 14);
+}
