@@ -39,6 +39,9 @@
  * closed once DENIED is written, or after MM_AUTH_DENY_MS). */
 #define MM_AUTH_CONNS_MAX	512
 #define MM_AUTH_DENY_MS		1000
+/* How long a newcomer refused before its HELLO is given to say who it is
+ * (for the log) before it is turned away. */
+#define MM_AUTH_NAME_MS		500
 /* The log: per source address and interval, the first lines of each kind
  * one by one, then counts in one line at the interval's end. */
 #define MM_AUTH_LOG_S		10
@@ -100,6 +103,11 @@ struct mm_auth {
 	unsigned char	nonce[WIRE_NONCE];
 	int		challenged;
 	int		closing;	/* DENIED sent: closed once written */
+	/* To be turned away once its HELLO says who it is (or after
+	 * MM_AUTH_NAME_MS): a newcomer over the limit that sent nothing
+	 * yet, so that a real LM turned away is named in the log. */
+	int		refusing;
+	uint32_t	refuse_nwait;
 	int		waiting;	/* counted in admission */
 	uint64_t	t_accept;	/* MM ns */
 	uint64_t	t_challenge;
@@ -282,6 +290,9 @@ uncount(struct mm_conn *c)
 		s->waiting--;
 }
 
+static void turn_away(struct mm *mm, struct mm_conn *c, int dropped,
+		      uint32_t nwait);
+
 static void
 mm_auth_timeout(evutil_socket_t fd, short what, void *arg)
 {
@@ -289,6 +300,10 @@ mm_auth_timeout(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (c->auth->refusing && !c->auth->closing) {
+		turn_away(c->mm, c, 0, c->auth->refuse_nwait);
+		return;
+	}
 	if (!c->auth->closing)
 		note(c->mm, &c->auth->src, AD_TIMEOUT, NULL, "%s: no "
 		    "authentication within %u s: closed", c->addr,
@@ -353,7 +368,7 @@ victim(struct mm *mm, const struct mm_src_key *k, struct mm_conn *nc,
 	for (c = mm->conns; c != NULL; c = c->next) {
 		struct mm_auth *a = c->auth;
 
-		if (c == nc || c->role != MM_CONN_NEW || a == NULL ||
+		if (c == nc || c->state != MM_CONN_NEW || a == NULL ||
 		    !a->waiting || memcmp(&a->src, k, sizeof *k) != 0)
 			continue;
 		switch (peer_heard(c->p)) {
@@ -408,13 +423,27 @@ who(const struct mm_conn *c, char *buf, size_t cap, uint32_t *role)
 	return buf;
 }
 
-/* Turns c away (dropped for a newer one, or refused), telling it why. */
+/*
+ * Turns c away (dropped for a newer one, or refused), telling it why.  A
+ * newcomer refused before its HELLO came is no longer counted as waiting
+ * and is turned away when it comes (or MM_AUTH_NAME_MS later), named.
+ */
 static void
 turn_away(struct mm *mm, struct mm_conn *c, int dropped, uint32_t nwait)
 {
 	char text[200], id[128];
 	uint32_t role = 0;
 	const char *lm = who(c, id, sizeof id, &role);
+
+	if (!dropped && lm == NULL && !c->auth->refusing &&
+	    !c->auth->challenged) {
+		c->auth->refusing = 1;
+		c->auth->refuse_nwait = nwait;
+		uncount(c);
+		event_add(c->auth->timer, &(struct timeval){
+		    .tv_sec = 0, .tv_usec = MM_AUTH_NAME_MS * 1000 });
+		return;
+	}
 
 	snprintf(text, sizeof text, "%s: %u connections from %s waiting to "
 	    "authenticate; try again", dropped ? "dropped for a newer one" :
@@ -466,7 +495,7 @@ mm_auth_start(struct mm_conn *c)
 	mm->npreauth++;
 	/* Over a bound: the oldest of its address goes, or of the address
 	 * that holds the most. */
-	while (!c->auth->closing) {
+	while (!c->auth->closing && !c->auth->refusing) {
 		s = hmap_find(&ad->srcs, &c->auth->src);
 		if (s != NULL && s->waiting > MM_AUTH_PER_ADDR)
 			top = c->auth->src;
@@ -526,6 +555,13 @@ got_hello(struct mm_conn *c, struct wire_rd *msg)
 	struct mm_auth *a = c->auth;
 	size_t len = wire_rd_left(msg);
 
+	if (a->refusing) {
+		/* Now it can be named (who() reads a->h once challenged). */
+		if (auth_hello_parse(msg->p + msg->off, len, &a->h) == 0)
+			a->challenged = 1;
+		turn_away(c->mm, c, 0, a->refuse_nwait);
+		return 0;
+	}
 	if (a->challenged || len > sizeof a->hello ||
 	    auth_hello_parse(msg->p + msg->off, len, &a->h) != 0) {
 		note(c->mm, &a->src, AD_BAD, NULL, "%s: malformed or repeated "

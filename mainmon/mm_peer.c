@@ -410,7 +410,7 @@ conn_refuse(struct mm_conn *c, const char *why)
 		log_warn("%s (LM %u on %s): closing connection: bad or "
 		    "unexpected message: %s", c->addr, c->lm_pid,
 		    c->node->host, why);
-	else if (c->role == MM_CONN_NEW)
+	else if (c->state == MM_CONN_NEW)
 		mm_auth_bad(c, why);	/* limited per address */
 	else
 		log_warn("%s%s: closing connection: bad or unexpected "
