@@ -333,6 +333,14 @@ struct mm {
 	uint64_t		stop_ns_max;
 	struct event		*global_ev;	/* starts the next round */
 	struct event		*order_ev;	/* pulls laggards */
+	/* The trace file cannot be written (a full disk, EIO): what the
+	 * writer holds is tried again, with back-off (mm_out.c); nothing is
+	 * acknowledged meanwhile.  For grmctl status: tape_error(out). */
+	uint64_t		out_failed_ns;	/* since when; 0: writes work */
+	uint64_t		out_try_ns;	/* the next try */
+	uint64_t		out_ok_ns;	/* writes work again since */
+	uint32_t		out_wait_ms;	/* ... after the one before */
+	struct event		*out_retry;
 };
 
 /* mm_peer.c */
@@ -468,6 +476,19 @@ int mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 /* Writes one piece's records from pc->pos up to time w (exclusive); 0 or
  * -1 (cannot write). */
 int mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w);
+/*
+ * Whether the file's writes fail (a full disk): 1 while they do, and the
+ * merge then writes no more records (they stay with it and their LMs,
+ * unacknowledged); tried again at most every out_wait_ms here and by a
+ * timer, which then advances the merge.  Logged once when it starts and
+ * once when it ends.
+ */
+int mm_out_stalled(struct mm *mm);
+/* Hands what is written to the system: 0, 1 if it cannot be now (stalled:
+ * tried again later, nothing lost), -1 on another error. */
+int mm_out_write_out(struct mm *mm);
+/* Frees the retry timer, at exit. */
+void mm_out_finish(struct mm *mm);
 int mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
 int mm_out_control(struct mm *mm, uint64_t ts, const char *cmd);
 void mm_defs_free(struct mm_defs *d);

@@ -360,6 +360,7 @@ main(int argc, char **argv)
 		mm_conn_free(mm.conns);
 	if (mm.out != NULL && tape_close(mm.out) != 0)
 		mm.exit_code = 1;
+	mm_out_finish(&mm);
 	mm_order_free(&mm);
 	mm_causal_free(&mm);
 	event_free(mm.order_ev);

@@ -2,6 +2,7 @@
 /* mm_out.c: turning LM batches into trace file lines: event definitions
  * per node, clock correction, record decoding. */
 #include <errno.h>
+#include <event2/event.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +328,117 @@ meta_record(struct mm *mm, struct mm_node *node, const struct mm_piece *pc,
 	return tape_loss(mm->out, node->id, pid, tid, n, ts);
 }
 
+/* ---- a file that cannot be written (a full disk) ---- */
+
+#define OUT_WAIT_MIN_MS	100
+#define OUT_WAIT_MAX_MS	1000
+/* Written again: said once writes have worked this long (at the edge of
+ * a full disk, one works and the next fails). */
+#define OUT_QUIET_NS	1000000000ull
+
+static void
+out_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mm *mm = arg;
+
+	(void)fd;
+	(void)what;
+	/* Writes what it can, the held buffer first (mm_out_stalled). */
+	if (mm_order_advance(mm, 0) != 0)
+		mm->exit_code = 1;
+	if (mm->out_failed_ns != 0)
+		mm_out_stalled(mm);	/* arms the timer again */
+}
+
+/* Looks again in ms (a try, or whether writes went on working). */
+static void
+out_arm(struct mm *mm, uint32_t ms)
+{
+	struct timeval tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	if (mm->out_retry == NULL && mm->base != NULL)
+		mm->out_retry = evtimer_new(mm->base, out_retry_cb, mm);
+	if (mm->out_retry != NULL && !evtimer_pending(mm->out_retry, NULL))
+		evtimer_add(mm->out_retry, &tv);
+}
+
+/* A try failed: the next in out_wait_ms, doubled each time to a second. */
+static void
+out_later(struct mm *mm, uint64_t now)
+{
+	mm->out_ok_ns = 0;
+	mm->out_try_ns = now + mm->out_wait_ms * 1000000ull;
+	out_arm(mm, mm->out_wait_ms);
+	mm->out_wait_ms = mm->out_wait_ms * 2 > OUT_WAIT_MAX_MS ?
+	    OUT_WAIT_MAX_MS : mm->out_wait_ms * 2;
+}
+
+int
+mm_out_stalled(struct mm *mm)
+{
+	uint64_t now;
+	int e;
+
+	if (mm->out == NULL)
+		return 0;
+	if ((e = tape_error(mm->out)) == 0 && mm->out_failed_ns == 0)
+		return 0;
+	now = clk_mono_ns();
+	if (mm->out_failed_ns == 0) {
+		log_warn("cannot write %s: %s (what is not written is kept, "
+		    "and tried again every second)", mm->out_path,
+		    strerror(e));
+		mm->out_failed_ns = now;
+		mm->out_wait_ms = OUT_WAIT_MIN_MS;
+		out_later(mm, now);
+		return 1;
+	}
+	if (e != 0) {
+		/* Not before the next try, unless mainmon stops. */
+		if (now < mm->out_try_ns && !mm->stopping && !mm->stopped)
+			return 1;
+		if (tape_write_out(mm->out) != 0) {
+			out_later(mm, now);
+			return 1;
+		}
+		mm->out_ok_ns = now;
+	}
+	if (mm->out_ok_ns == 0)
+		mm->out_ok_ns = now;
+	if (now - mm->out_ok_ns < OUT_QUIET_NS) {
+		out_arm(mm, (uint32_t)((OUT_QUIET_NS - (now - mm->out_ok_ns)) /
+		    1000000 + 1));
+		return 0;
+	}
+	log_warn("%s: written again, after %.1f s of write errors",
+	    mm->out_path, (double)(mm->out_ok_ns - mm->out_failed_ns) / 1e9);
+	mm->out_failed_ns = mm->out_ok_ns = 0;
+	return 0;
+}
+
+int
+mm_out_write_out(struct mm *mm)
+{
+	int stalled = mm_out_stalled(mm);
+
+	if (!stalled && tape_write_out(mm->out) == 0)
+		return 0;
+	if (!stalled && (tape_error(mm->out) == 0 || !mm_out_stalled(mm)))
+		return -1;
+	/* Stopping: nobody will try again. */
+	return mm->stopping || mm->stopped ? -1 : 1;
+}
+
+void
+mm_out_finish(struct mm *mm)
+{
+	if (mm->out_retry != NULL)
+		event_free(mm->out_retry);
+	mm->out_retry = NULL;
+}
+
 /* Writes a #CONTROL line: cmd took effect everywhere at ts (MM time). */
 int
 mm_out_control(struct mm *mm, uint64_t ts, const char *cmd)
@@ -545,9 +657,11 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 			c->wm = c->scan;
 		c->floor = c->wm;
 	}
+	/* A file that cannot be written now is not an error of the LM's:
+	 * what it sent waits (mm_out_stalled). */
 	r = mm_order_advance(mm, 0);
 	if (r != 0)
-		log_warn("%s: cannot write: %s", mm->out_path,
+		log_warn("cannot write %s: %s", mm->out_path,
 		    strerror(errno));
 	return r;
 }

@@ -20,7 +20,7 @@
 
 /* ---- writer ---- */
 
-#define TW_BUF		(1u << 20)
+#define TW_BUF		(1u << 20)	/* the buffer, as long as writes work */
 
 struct tape_w;
 
@@ -41,6 +41,10 @@ struct tr_wops {
 	int	(*piece)(struct tape_w *w, uint32_t node, uint32_t pid,
 		    uint32_t tid, const void *recs, size_t len);
 	void	(*free)(struct tape_w *w);
+	/* How many of the first n bytes of w->buf (at file offset w->out)
+	 * are whole units: after a write that went in part, the file is
+	 * cut back to there.  NULL: the units are lines. */
+	size_t	(*whole)(const struct tape_w *w, size_t n);
 };
 
 extern const struct tr_wops tr_text_wops, tr_bin_wops, tr_bee_wops;
@@ -54,12 +58,19 @@ struct tape_w {
 	uint64_t	wb;		/* ... whose writeback has started */
 	size_t		len;
 	void		*priv;		/* the format's own state */
-	char		buf[TW_BUF];
+	/* A write failed (ENOSPC, EIO...): the file was cut back to `out`
+	 * (whole lines or frames), buf keeps all that was not written and
+	 * grows until a write works again (tape_error). */
+	int		werr;		/* its errno, 0 if writes work */
+	int		cut;		/* the cut back is still to be done */
+	size_t		cap;		/* buf's size: TW_BUF, or more */
+	char		*buf;
 };
 
 /* Makes room for one line (at most TAPE_LINE_MAX bytes and its LF) and
- * returns where it starts; *lim is as far as it may go.  NULL if the
- * buffer could not be written out. */
+ * returns where it starts; *lim is as far as it may go.  A buffer that
+ * cannot be written out grows (tape_error says so); NULL (ENOMEM) if it
+ * cannot grow. */
 char *tw_begin(struct tape_w *w, const char **lim);
 /* Ends the line begun at w->buf + w->len at d with a LF; d NULL: the line
  * did not fit (EMSGSIZE) or tw_begin failed.  Returns 0 or -1. */
