@@ -338,7 +338,7 @@ survey(struct svg *g)
 		return -1;
 	}
 	g->losses = grmtrace_losses(r);
-	grmtrace_close(r);
+	pv_close(g->path, r);
 	return rc == 0 ? 0 : -2;
 }
 
@@ -509,7 +509,7 @@ draw(struct svg *g)
 		pv_fail(g->path, r);
 		return -1;
 	}
-	grmtrace_close(r);
+	pv_close(g->path, r);
 	if (rc != 0 && rc != 1)
 		return -2;
 	for (i = 0; i < g->nth; i++) {
@@ -562,7 +562,7 @@ marks(struct svg *g)
 		pv_fail(g->path, r);
 		return -1;
 	}
-	grmtrace_close(r);
+	pv_close(g->path, r);
 	for (i = 0; i < g->nth; i++)
 		svg_draw_loss(g, &g->th[i], &g->th[i].ls);
 	svg_draw_loss(g, NULL, &g->oloss);

@@ -153,6 +153,8 @@ struct tape_r {
 	unsigned	want;		/* TAPE_WANT of meta kinds returned */
 	int		fmt;		/* GRMTRACE_FMT_* */
 	int		seekable;	/* the input can go back */
+	uint64_t	size;		/* seekable: the file's size, as last
+					   looked at (tr_bin_r.c) */
 	struct hmap	defs;		/* struct tr_defkey -> tape_def * */
 	struct tape_def	**order;	/* the same, in the order read */
 	size_t		norder;
@@ -162,6 +164,7 @@ struct tape_r {
 	size_t		end;
 	char		*sp;		/* free space in sbuf */
 	char		err[192];
+	char		warn[192];	/* the last line or frame is cut */
 	char		sbuf[2 * TAPE_LINE_MAX + 64];	/* strings of
 							   one line, and
 							   copies of its
@@ -199,13 +202,19 @@ tr_blank(char c)
 /* Says why the file cannot be read further ("line N: ..."); returns -1. */
 int tr_fail(struct tape_r *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The file ends inside the line or frame being read (what, number
+ * r->lineno), n bytes into it: a writer stopped, or its disk filled.
+ * Notes the warning, consumes the rest; returns 0 (the end of the file):
+ * what came before is the trace. */
+int tr_cut(struct tape_r *r, const char *what, size_t n);
 /* Makes at least n bytes of input available at buf[start]; 0 if the file
  * ends first (the bytes there are what is left), -1. */
 int tr_fill(struct tape_r *r, size_t n);
 /* The same, reading no more than it needs (to look at a few bytes before
  * going elsewhere in the file). */
 int tr_fill_few(struct tape_r *r, size_t n);
-/* The next line (NUL-terminated, in place): 1, 0 at end of file, -1. */
+/* The next line (NUL-terminated, in place): 1, 0 at end of file, -1.  A
+ * last line without its LF is cut short (tr_cut): 0. */
 int tr_getln(struct tape_r *r, char **line, size_t *len);
 /* The file offset of the next byte to read. */
 uint64_t tr_tell(const struct tape_r *r);
