@@ -32,7 +32,10 @@ struct mm_defs {
  * first, then its ancestors' (a fork child inherits its parent's types),
  * then the node's.  `resolved` caches the answer once the file's reader is
  * known to resolve the same (a scoped #DEF line is written if the global
- * one differs), so a record costs one lookup.
+ * one differs), so a record costs one lookup.  Freed once it ended and is
+ * done with (mm_out.c, procs_sweep); one whose scoped #DEF lines differ
+ * from the global ones keeps those only (a reader applies them to any
+ * later process of its pid).
  */
 struct mm_proc {
 	uint32_t	pid;
@@ -51,7 +54,17 @@ struct mm_proc {
 	struct mm_defs	scoped;		/* scoped #DEF lines written for pid:
 					   what a reader now applies */
 	struct mm_proc	*next;
+	/* Its end (exit, killed, gone; not exec) and freeing (mm_out.c). */
+	uint8_t		gone;		/* MM_GONE_* */
+	uint8_t		busy;		/* a sweep's: records still held */
+	uint32_t	nchild;		/* a sweep's: processes it is the
+					   parent of */
+	uint64_t	gone_ns;	/* when its end came, mainmon's clock */
 };
+
+/* How far a process's end has gone: its end line came; then the end of
+ * the collection it came in (which holds its last records). */
+enum { MM_GONE_NO = 0, MM_GONE_ENDED = 1, MM_GONE_IN = 2 };
 
 #define MM_PROC_BUCKETS	256
 
@@ -60,6 +73,7 @@ struct mm_node {
 	char		host[256];
 	struct mm_defs	defs;		/* every definition seen on the node */
 	struct mm_proc	*procs[MM_PROC_BUCKETS];
+	uint32_t	ngone;		/* of which gone, not freed yet */
 	struct mm_node	*next;
 };
 
@@ -341,6 +355,9 @@ struct mm {
 	uint64_t		out_ok_ns;	/* writes work again since */
 	uint32_t		out_wait_ms;	/* ... after the one before */
 	struct event		*out_retry;
+	/* Frees the processes that ended, once done with (mm_out.c). */
+	struct event		*procs_ev;
+	uint64_t		procs_freed;
 };
 
 /* mm_peer.c */
@@ -487,7 +504,7 @@ int mm_out_stalled(struct mm *mm);
 /* Hands what is written to the system: 0, 1 if it cannot be now (stalled:
  * tried again later, nothing lost), -1 on another error. */
 int mm_out_write_out(struct mm *mm);
-/* Frees the retry timer, at exit. */
+/* Frees the timers, at exit. */
 void mm_out_finish(struct mm *mm);
 int mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
 int mm_out_control(struct mm *mm, uint64_t ts, const char *cmd);

@@ -27,6 +27,11 @@ eid_hash(const void *key)
 static const struct hmap_type defs_type = {
 	sizeof(int32_t), sizeof(struct tape_def), 64, eid_hash
 };
+/* A process's: most define and use a few types (and there may be many
+ * processes at a time). */
+static const struct hmap_type proc_defs_type = {
+	sizeof(int32_t), sizeof(struct tape_def), 8, eid_hash
+};
 
 static struct tape_def *
 defs_find(struct mm_defs *d, int32_t eid)
@@ -143,10 +148,31 @@ proc_get(struct mm_node *n, uint32_t pid, int create)
 			return p;
 	if (!create || (p = calloc(1, sizeof *p)) == NULL)
 		return NULL;
+	hmap_init(&p->own.map, &proc_defs_type);
+	hmap_init(&p->old_own.map, &proc_defs_type);
+	hmap_init(&p->resolved.map, &proc_defs_type);
+	hmap_init(&p->scoped.map, &proc_defs_type);
 	p->pid = pid;
 	p->next = *b;
 	*b = p;
 	return p;
+}
+
+/* Its definitions but the scoped ones (what a reader applies). */
+static void
+proc_slim(struct mm_proc *p)
+{
+	mm_defs_free(&p->own);
+	mm_defs_free(&p->old_own);
+	mm_defs_free(&p->resolved);
+}
+
+static void
+proc_free(struct mm_proc *p)
+{
+	proc_slim(p);
+	mm_defs_free(&p->scoped);
+	free(p);
 }
 
 void
@@ -158,14 +184,142 @@ mm_node_free(struct mm_node *n)
 	for (i = 0; i < MM_PROC_BUCKETS; i++)
 		for (p = n->procs[i]; p != NULL; p = next) {
 			next = p->next;
-			mm_defs_free(&p->own);
-			mm_defs_free(&p->old_own);
-			mm_defs_free(&p->resolved);
-			mm_defs_free(&p->scoped);
-			free(p);
+			proc_free(p);
 		}
 	mm_defs_free(&n->defs);
 	free(n);
+}
+
+/* ---- the processes that ended: freed once done with ---- */
+
+/* An ended process is kept this long at least: a child it forked may
+ * start (make its first call) after it ended, and decode with its types
+ * (resolve). */
+#define PROC_GRACE_NS	(5 * 1000000000ull)
+static const struct timeval sweep_tv = { 1, 0 };	/* between sweeps */
+
+/* Marks the processes of n with records held: in the merge, or in a
+ * batch not taken yet. */
+static void
+procs_busy(struct mm *mm, struct mm_node *n)
+{
+	const struct mm_order *o = &mm->order;
+	const struct mm_piece *pc;
+	const struct mm_conn *c;
+	struct mm_proc *p;
+	uint32_t i;
+
+	for (i = 0; i < o->nheap; i++)
+		if (o->heap[i]->node == n->id &&
+		    (p = proc_get(n, o->heap[i]->pid, 0)) != NULL)
+			p->busy = 1;
+	for (c = mm->conns; c != NULL; c = c->next)
+		for (pc = c->node == n ? c->batch : NULL; pc != NULL;
+		    pc = pc->next)
+			if ((p = proc_get(n, pc->pid, 0)) != NULL)
+				p->busy = 1;
+}
+
+/*
+ * Frees n's processes that ended, whose last records came (the end of
+ * the collection of their end line) and are written, that ended at least
+ * PROC_GRACE_NS ago, and that no process known descends from (its own
+ * children first, then it).  Returns how many ended ones are left.
+ */
+static uint32_t
+procs_sweep_node(struct mm *mm, struct mm_node *n, uint64_t now)
+{
+	struct mm_proc **pp, *p, *q;
+	uint32_t left = 0;
+	unsigned b;
+	int freed;
+
+	for (b = 0; b < MM_PROC_BUCKETS; b++)
+		for (p = n->procs[b]; p != NULL; p = p->next)
+			p->busy = 0, p->nchild = 0;
+	procs_busy(mm, n);
+	for (b = 0; b < MM_PROC_BUCKETS; b++)
+		for (q = n->procs[b]; q != NULL; q = q->next)
+			if (q->ppid != q->pid &&
+			    (p = proc_get(n, q->ppid, 0)) != NULL)
+				p->nchild++;
+	do {
+		freed = 0;
+		for (b = 0; b < MM_PROC_BUCKETS; b++)
+			for (pp = &n->procs[b]; (p = *pp) != NULL;) {
+				if (p->gone != MM_GONE_IN || p->busy ||
+				    p->nchild > 0 ||
+				    now - p->gone_ns < PROC_GRACE_NS) {
+					pp = &p->next;
+					continue;
+				}
+				if (p->ppid != p->pid &&
+				    (q = proc_get(n, p->ppid, 0)) != NULL &&
+				    q->nchild > 0)
+					q->nchild--;
+				n->ngone--;
+				mm->procs_freed++;
+				freed = 1;
+				p->gone = MM_GONE_NO;	/* ended (p->ended) */
+				if (hmap_count(&p->scoped.map) > 0) {
+					proc_slim(p);
+					pp = &p->next;
+					continue;
+				}
+				*pp = p->next;
+				proc_free(p);
+			}
+	} while (freed);
+	for (b = 0; b < MM_PROC_BUCKETS; b++)
+		for (p = n->procs[b]; p != NULL; p = p->next)
+			left += p->gone == MM_GONE_IN;
+	return left;
+}
+
+static void
+procs_sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mm *mm = arg;
+	struct mm_node *n;
+	uint64_t now = clk_mono_ns();
+	uint32_t left = 0;
+
+	(void)fd;
+	(void)what;
+	for (n = mm->nodes; n != NULL; n = n->next)
+		if (n->ngone > 0)
+			left += procs_sweep_node(mm, n, now);
+	log_debug("processes freed: %llu; ended, not yet: %u",
+	    (unsigned long long)mm->procs_freed, left);
+	if (left > 0 && mm->procs_ev != NULL)
+		evtimer_add(mm->procs_ev, &sweep_tv);
+}
+
+/* A collection of c is in: the processes of its node that ended before it
+ * have all their records here now (the LM sends ends before the
+ * collection's data); they are freed when done with. */
+static void
+procs_collected(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_node *n = c->node;
+	struct mm_proc *p;
+	unsigned b;
+	int any = 0;
+
+	if (n == NULL || n->ngone == 0)
+		return;
+	for (b = 0; b < MM_PROC_BUCKETS; b++)
+		for (p = n->procs[b]; p != NULL; p = p->next)
+			if (p->gone == MM_GONE_ENDED) {
+				p->gone = MM_GONE_IN;
+				any = 1;
+			}
+	if (!any)
+		return;
+	if (mm->procs_ev == NULL && mm->base != NULL)
+		mm->procs_ev = evtimer_new(mm->base, procs_sweep_cb, mm);
+	if (mm->procs_ev != NULL && !evtimer_pending(mm->procs_ev, NULL))
+		evtimer_add(mm->procs_ev, &sweep_tv);
 }
 
 /* Forgets the image before exec's definitions once a newer one exists. */
@@ -174,8 +328,9 @@ proc_new_image(struct mm_proc *p, uint32_t session)
 {
 	mm_defs_free(&p->old_own);
 	p->old_own = p->own;
-	memset(&p->own, 0, sizeof p->own);
+	hmap_init(&p->own.map, &proc_defs_type);
 	mm_defs_free(&p->resolved);
+	hmap_init(&p->resolved.map, &proc_defs_type);
 	p->old_session = p->session;
 	p->session = session;
 }
@@ -437,6 +592,9 @@ mm_out_finish(struct mm *mm)
 	if (mm->out_retry != NULL)
 		event_free(mm->out_retry);
 	mm->out_retry = NULL;
+	if (mm->procs_ev != NULL)
+		event_free(mm->procs_ev);
+	mm->procs_ev = NULL;
 }
 
 /* Writes a #CONTROL line: cmd took effect everywhere at ts (MM time). */
@@ -643,6 +801,7 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 	c->batch_bytes = 0;
 	if (r != 0)
 		return -1;
+	procs_collected(mm, c);
 	/* An LM delivering its spill file (mainmon was away) cannot say:
 	 * its records are written as they come, and whatever of them is
 	 * older than what is written already is late. */
@@ -718,6 +877,17 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	ts = mm_sync_to_mm(&c->clk.model, ts);
 	if (p != NULL)
 		mm_rotate_note(p, how, ts, name);
+	/* Ended (an exec goes on as the new image): freed when done with
+	 * (procs_collected); started again (its pid reused): kept. */
+	if (p != NULL && how == TAPE_PROC_START && p->gone != MM_GONE_NO) {
+		p->gone = MM_GONE_NO;
+		c->node->ngone--;
+	} else if (p != NULL && how != TAPE_PROC_START &&
+	    how != TAPE_PROC_EXEC && p->gone == MM_GONE_NO) {
+		p->gone = MM_GONE_ENDED;
+		p->gone_ns = clk_mono_ns();
+		c->node->ngone++;
+	}
 	return tape_proc(mm->out, c->node->id, pid, ppid, how, ts,
 	    (int32_t)status, name);
 }
