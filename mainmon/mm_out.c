@@ -190,6 +190,18 @@ mm_node_free(struct mm_node *n)
 	free(n);
 }
 
+/* Arms *ev (made on first use, with cb) to fire in tv, unless it is
+ * armed already. */
+static void
+timer_arm(struct mm *mm, struct event **ev, event_callback_fn cb,
+	  const struct timeval *tv)
+{
+	if (*ev == NULL && mm->base != NULL)
+		*ev = evtimer_new(mm->base, cb, mm);
+	if (*ev != NULL && !evtimer_pending(*ev, NULL))
+		evtimer_add(*ev, tv);
+}
+
 /* ---- the processes that ended: freed once done with ---- */
 
 /* An ended process is kept this long at least: a child it forked may
@@ -291,8 +303,8 @@ procs_sweep_cb(evutil_socket_t fd, short what, void *arg)
 			left += procs_sweep_node(mm, n, now);
 	log_debug("processes freed: %llu; ended, not yet: %u",
 	    (unsigned long long)mm->procs_freed, left);
-	if (left > 0 && mm->procs_ev != NULL)
-		evtimer_add(mm->procs_ev, &sweep_tv);
+	if (left > 0)
+		timer_arm(mm, &mm->procs_ev, procs_sweep_cb, &sweep_tv);
 }
 
 /* A collection of c is in: the processes of its node that ended before it
@@ -314,12 +326,8 @@ procs_collected(struct mm *mm, struct mm_conn *c)
 				p->gone = MM_GONE_IN;
 				any = 1;
 			}
-	if (!any)
-		return;
-	if (mm->procs_ev == NULL && mm->base != NULL)
-		mm->procs_ev = evtimer_new(mm->base, procs_sweep_cb, mm);
-	if (mm->procs_ev != NULL && !evtimer_pending(mm->procs_ev, NULL))
-		evtimer_add(mm->procs_ev, &sweep_tv);
+	if (any)
+		timer_arm(mm, &mm->procs_ev, procs_sweep_cb, &sweep_tv);
 }
 
 /* Forgets the image before exec's definitions once a newer one exists. */
@@ -513,10 +521,7 @@ out_arm(struct mm *mm, uint32_t ms)
 
 	tv.tv_sec = ms / 1000;
 	tv.tv_usec = (ms % 1000) * 1000;
-	if (mm->out_retry == NULL && mm->base != NULL)
-		mm->out_retry = evtimer_new(mm->base, out_retry_cb, mm);
-	if (mm->out_retry != NULL && !evtimer_pending(mm->out_retry, NULL))
-		evtimer_add(mm->out_retry, &tv);
+	timer_arm(mm, &mm->out_retry, out_retry_cb, &tv);
 }
 
 /* A try failed: the next in out_wait_ms, doubled each time to a second. */
