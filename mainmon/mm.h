@@ -506,6 +506,9 @@ int mm_out_stalled(struct mm *mm);
 int mm_out_write_out(struct mm *mm);
 /* Frees the timers, at exit. */
 void mm_out_finish(struct mm *mm);
+/* For grmctl status: "" while the file's writes work, else "cannot
+ * write since 12.3 s: No space left on device" (in buf, of n bytes). */
+const char *mm_out_status(const struct mm *mm, char *buf, size_t n);
 int mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
 int mm_out_control(struct mm *mm, uint64_t ts, const char *cmd);
 void mm_defs_free(struct mm_defs *d);

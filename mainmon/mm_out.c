@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <event2/event.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -589,6 +590,21 @@ mm_out_write_out(struct mm *mm)
 		return -1;
 	/* Stopping: nobody will try again. */
 	return mm->stopping || mm->stopped ? -1 : 1;
+}
+
+const char *
+mm_out_status(const struct mm *mm, char *buf, size_t n)
+{
+	int e = mm->out != NULL ? tape_error(mm->out) : 0;
+
+	if (n == 0)
+		return buf;
+	buf[0] = '\0';
+	if (mm->out_failed_ns != 0 && e != 0)
+		snprintf(buf, n, "cannot write since %.1f s: %s",
+		    (double)(clk_mono_ns() - mm->out_failed_ns) / 1e9,
+		    strerror(e));
+	return buf;
 }
 
 void
