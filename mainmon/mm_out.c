@@ -584,6 +584,8 @@ mm_out_write_out(struct mm *mm)
 {
 	int stalled = mm_out_stalled(mm);
 
+	if (mm->out == NULL)
+		return 0;
 	if (!stalled && tape_write_out(mm->out) == 0)
 		return 0;
 	if (!stalled && (tape_error(mm->out) == 0 || !mm_out_stalled(mm)))
