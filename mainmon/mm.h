@@ -33,7 +33,10 @@ struct mm_defs {
  * first, then its ancestors' (a fork child inherits its parent's types),
  * then the node's.  `resolved` caches the answer once the file's reader is
  * known to resolve the same (a scoped #DEF line is written if the global
- * one differs), so a record costs one lookup.
+ * one differs), so a record costs one lookup.  Freed once it ended and is
+ * done with (mm_out.c, procs_sweep); one whose scoped #DEF lines differ
+ * from the global ones keeps those only (a reader applies them to any
+ * later process of its pid).
  */
 struct mm_proc {
 	uint32_t	pid;
@@ -52,7 +55,17 @@ struct mm_proc {
 	struct mm_defs	scoped;		/* scoped #DEF lines written for pid:
 					   what a reader now applies */
 	struct mm_proc	*next;
+	/* Its end (exit, killed, gone; not exec) and freeing (mm_out.c). */
+	uint8_t		gone;		/* MM_GONE_* */
+	uint8_t		busy;		/* a sweep's: records still held */
+	uint32_t	nchild;		/* a sweep's: processes it is the
+					   parent of */
+	uint64_t	gone_ns;	/* when its end came, mainmon's clock */
 };
+
+/* How far a process's end has gone: its end line came; then the end of
+ * the collection it came in (which holds its last records). */
+enum { MM_GONE_NO = 0, MM_GONE_ENDED = 1, MM_GONE_IN = 2 };
 
 #define MM_PROC_BUCKETS	256
 
@@ -83,6 +96,7 @@ struct mm_node {
 	int		has_st;
 	struct mm_defs	defs;		/* every definition seen on the node */
 	struct mm_proc	*procs[MM_PROC_BUCKETS];
+	uint32_t	ngone;		/* of which gone, not freed yet */
 	struct mm_node	*next;
 };
 
@@ -406,6 +420,17 @@ struct mm {
 	uint64_t		order_wait_ns;
 	struct event		*beat_ev;	/* heartbeat pings */
 	uint64_t		givenup;	/* hosts given up, in all */
+	/* The trace file cannot be written (a full disk, EIO): what the
+	 * writer holds is tried again, with back-off (mm_out.c); nothing is
+	 * acknowledged meanwhile.  For grmctl status: tape_error(out). */
+	uint64_t		out_failed_ns;	/* since when; 0: writes work */
+	uint64_t		out_try_ns;	/* the next try */
+	uint64_t		out_ok_ns;	/* writes work again since */
+	uint32_t		out_wait_ms;	/* ... after the one before */
+	struct event		*out_retry;
+	/* Frees the processes that ended, once done with (mm_out.c). */
+	struct event		*procs_ev;
+	uint64_t		procs_freed;
 };
 
 /* mm_peer.c */
@@ -593,6 +618,22 @@ int mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 /* Writes one piece's records from pc->pos up to time w (exclusive); 0 or
  * -1 (cannot write). */
 int mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w);
+/*
+ * Whether the file's writes fail (a full disk): 1 while they do, and the
+ * merge then writes no more records (they stay with it and their LMs,
+ * unacknowledged); tried again at most every out_wait_ms here and by a
+ * timer, which then advances the merge.  Logged once when it starts and
+ * once when it ends.
+ */
+int mm_out_stalled(struct mm *mm);
+/* Hands what is written to the system: 0, 1 if it cannot be now (stalled:
+ * tried again later, nothing lost), -1 on another error. */
+int mm_out_write_out(struct mm *mm);
+/* Frees the timers, at exit. */
+void mm_out_finish(struct mm *mm);
+/* For grmctl status: "" while the file's writes work, else "cannot
+ * write since 12.3 s: No space left on device" (in buf, of n bytes). */
+const char *mm_out_status(const struct mm *mm, char *buf, size_t n);
 int mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
 int mm_out_control(struct mm *mm, uint64_t ts, const char *cmd);
 void mm_defs_free(struct mm_defs *d);

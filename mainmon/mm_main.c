@@ -606,6 +606,7 @@ mm_finish(struct mm *mm, const struct mm_opts *o, int failed)
 	if (mm->out != NULL && tape_close(mm->out) != 0)
 		mm->exit_code = 1;
 	mm->out = NULL;
+	mm_out_finish(mm);
 	if (made.out_tmp[0] != '\0')
 		unlink(made.out_tmp);
 	else if (failed && made.out_made)

@@ -290,8 +290,11 @@ mm_order_write(struct mm *mm, uint64_t w)
 	struct mm_stream *s;
 	struct mm_node *node;
 	uint64_t lim, next, late;
+	int r;
 
-	while (o->nheap > 0 && (s = o->heap[0])->head_ts < w) {
+	/* The file cannot be written (a full disk): the records wait. */
+	while (!mm_out_stalled(mm) && o->nheap > 0 &&
+	    (s = o->heap[0])->head_ts < w) {
 		/* This stream's records go up to the next stream's first
 		 * (ties: this one's first, in a run). */
 		next = UINT64_MAX;
@@ -316,8 +319,9 @@ mm_order_write(struct mm *mm, uint64_t w)
 		s->head_ts = piece_ts(s->head);
 		sift_down(o, 0);
 	}
-	if (tape_write_out(mm->out) != 0)
-		return -1;
+	/* Acknowledged once in the file (1: not now; nothing lost). */
+	if ((r = mm_out_write_out(mm)) != 0)
+		return r < 0 ? -1 : 0;
 	send_acks(mm);
 	return 0;
 }

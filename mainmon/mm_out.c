@@ -2,7 +2,9 @@
 /* mm_out.c: turning LM batches into trace file lines: event definitions
  * per node, clock correction, record decoding. */
 #include <errno.h>
+#include <event2/event.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,11 @@ eid_hash(const void *key)
 
 static const struct hmap_type defs_type = {
 	sizeof(int32_t), sizeof(struct tape_def), 64, eid_hash
+};
+/* A process's: most define and use a few types (and there may be many
+ * processes at a time). */
+static const struct hmap_type proc_defs_type = {
+	sizeof(int32_t), sizeof(struct tape_def), 8, eid_hash
 };
 
 static struct tape_def *
@@ -142,10 +149,31 @@ proc_get(struct mm_node *n, uint32_t pid, int create)
 			return p;
 	if (!create || (p = calloc(1, sizeof *p)) == NULL)
 		return NULL;
+	hmap_init(&p->own.map, &proc_defs_type);
+	hmap_init(&p->old_own.map, &proc_defs_type);
+	hmap_init(&p->resolved.map, &proc_defs_type);
+	hmap_init(&p->scoped.map, &proc_defs_type);
 	p->pid = pid;
 	p->next = *b;
 	*b = p;
 	return p;
+}
+
+/* Its definitions but the scoped ones (what a reader applies). */
+static void
+proc_slim(struct mm_proc *p)
+{
+	mm_defs_free(&p->own);
+	mm_defs_free(&p->old_own);
+	mm_defs_free(&p->resolved);
+}
+
+static void
+proc_free(struct mm_proc *p)
+{
+	proc_slim(p);
+	mm_defs_free(&p->scoped);
+	free(p);
 }
 
 void
@@ -157,14 +185,150 @@ mm_node_free(struct mm_node *n)
 	for (i = 0; i < MM_PROC_BUCKETS; i++)
 		for (p = n->procs[i]; p != NULL; p = next) {
 			next = p->next;
-			mm_defs_free(&p->own);
-			mm_defs_free(&p->old_own);
-			mm_defs_free(&p->resolved);
-			mm_defs_free(&p->scoped);
-			free(p);
+			proc_free(p);
 		}
 	mm_defs_free(&n->defs);
 	free(n);
+}
+
+/* Arms *ev (made on first use, with cb) to fire in tv, unless it is
+ * armed already. */
+static void
+timer_arm(struct mm *mm, struct event **ev, event_callback_fn cb,
+	  const struct timeval *tv)
+{
+	if (*ev == NULL && mm->base != NULL)
+		*ev = evtimer_new(mm->base, cb, mm);
+	if (*ev != NULL && !evtimer_pending(*ev, NULL))
+		evtimer_add(*ev, tv);
+}
+
+/* ---- the processes that ended: freed once done with ---- */
+
+/* An ended process is kept this long at least: a child it forked may
+ * start (make its first call) after it ended, and decode with its types
+ * (resolve). */
+#define PROC_GRACE_NS	(5 * 1000000000ull)
+static const struct timeval sweep_tv = { 1, 0 };	/* between sweeps */
+
+/* Marks the processes of n with records held: in the merge, or in a
+ * batch not taken yet. */
+static void
+procs_busy(struct mm *mm, struct mm_node *n)
+{
+	const struct mm_order *o = &mm->order;
+	const struct mm_piece *pc;
+	const struct mm_conn *c;
+	struct mm_proc *p;
+	uint32_t i;
+
+	for (i = 0; i < o->nheap; i++)
+		if (o->heap[i]->node == n->id &&
+		    (p = proc_get(n, o->heap[i]->pid, 0)) != NULL)
+			p->busy = 1;
+	for (c = mm->conns; c != NULL; c = c->next)
+		for (pc = c->node == n ? c->batch : NULL; pc != NULL;
+		    pc = pc->next)
+			if ((p = proc_get(n, pc->pid, 0)) != NULL)
+				p->busy = 1;
+}
+
+/*
+ * Frees n's processes that ended, whose last records came (the end of
+ * the collection of their end line) and are written, that ended at least
+ * PROC_GRACE_NS ago, and that no process known descends from (its own
+ * children first, then it).  Returns how many ended ones are left.
+ */
+static uint32_t
+procs_sweep_node(struct mm *mm, struct mm_node *n, uint64_t now)
+{
+	struct mm_proc **pp, *p, *q;
+	uint32_t left = 0;
+	unsigned b;
+	int freed;
+
+	for (b = 0; b < MM_PROC_BUCKETS; b++)
+		for (p = n->procs[b]; p != NULL; p = p->next)
+			p->busy = 0, p->nchild = 0;
+	procs_busy(mm, n);
+	for (b = 0; b < MM_PROC_BUCKETS; b++)
+		for (q = n->procs[b]; q != NULL; q = q->next)
+			if (q->ppid != q->pid &&
+			    (p = proc_get(n, q->ppid, 0)) != NULL)
+				p->nchild++;
+	do {
+		freed = 0;
+		for (b = 0; b < MM_PROC_BUCKETS; b++)
+			for (pp = &n->procs[b]; (p = *pp) != NULL;) {
+				if (p->gone != MM_GONE_IN || p->busy ||
+				    p->nchild > 0 ||
+				    now - p->gone_ns < PROC_GRACE_NS) {
+					pp = &p->next;
+					continue;
+				}
+				if (p->ppid != p->pid &&
+				    (q = proc_get(n, p->ppid, 0)) != NULL &&
+				    q->nchild > 0)
+					q->nchild--;
+				n->ngone--;
+				mm->procs_freed++;
+				freed = 1;
+				p->gone = MM_GONE_NO;	/* ended (p->ended) */
+				if (hmap_count(&p->scoped.map) > 0) {
+					proc_slim(p);
+					pp = &p->next;
+					continue;
+				}
+				*pp = p->next;
+				proc_free(p);
+			}
+	} while (freed);
+	for (b = 0; b < MM_PROC_BUCKETS; b++)
+		for (p = n->procs[b]; p != NULL; p = p->next)
+			left += p->gone == MM_GONE_IN;
+	return left;
+}
+
+static void
+procs_sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mm *mm = arg;
+	struct mm_node *n;
+	uint64_t now = clk_mono_ns();
+	uint32_t left = 0;
+
+	(void)fd;
+	(void)what;
+	for (n = mm->nodes; n != NULL; n = n->next)
+		if (n->ngone > 0)
+			left += procs_sweep_node(mm, n, now);
+	log_debug("processes freed: %llu; ended, not yet: %u",
+	    (unsigned long long)mm->procs_freed, left);
+	if (left > 0)
+		timer_arm(mm, &mm->procs_ev, procs_sweep_cb, &sweep_tv);
+}
+
+/* A collection of c is in: the processes of its node that ended before it
+ * have all their records here now (the LM sends ends before the
+ * collection's data); they are freed when done with. */
+static void
+procs_collected(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_node *n = c->node;
+	struct mm_proc *p;
+	unsigned b;
+	int any = 0;
+
+	if (n == NULL || n->ngone == 0)
+		return;
+	for (b = 0; b < MM_PROC_BUCKETS; b++)
+		for (p = n->procs[b]; p != NULL; p = p->next)
+			if (p->gone == MM_GONE_ENDED) {
+				p->gone = MM_GONE_IN;
+				any = 1;
+			}
+	if (any)
+		timer_arm(mm, &mm->procs_ev, procs_sweep_cb, &sweep_tv);
 }
 
 /* Forgets the image before exec's definitions once a newer one exists. */
@@ -173,8 +337,9 @@ proc_new_image(struct mm_proc *p, uint32_t session)
 {
 	mm_defs_free(&p->old_own);
 	p->old_own = p->own;
-	memset(&p->own, 0, sizeof p->own);
+	hmap_init(&p->own.map, &proc_defs_type);
 	mm_defs_free(&p->resolved);
+	hmap_init(&p->resolved.map, &proc_defs_type);
 	p->old_session = p->session;
 	p->session = session;
 }
@@ -325,6 +490,134 @@ meta_record(struct mm *mm, struct mm_node *node, const struct mm_piece *pc,
 	}
 	mm->losses += n;
 	return tape_loss(mm->out, node->id, pid, tid, n, ts);
+}
+
+/* ---- a file that cannot be written (a full disk) ---- */
+
+#define OUT_WAIT_MIN_MS	100
+#define OUT_WAIT_MAX_MS	1000
+/* Written again: said once writes have worked this long (at the edge of
+ * a full disk, one works and the next fails). */
+#define OUT_QUIET_NS	1000000000ull
+
+static void
+out_retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mm *mm = arg;
+
+	(void)fd;
+	(void)what;
+	/* Writes what it can, the held buffer first (mm_out_stalled). */
+	if (mm_order_advance(mm, 0) != 0)
+		mm->exit_code = 1;
+	if (mm->out_failed_ns != 0)
+		mm_out_stalled(mm);	/* arms the timer again */
+}
+
+/* Looks again in ms (a try, or whether writes went on working). */
+static void
+out_arm(struct mm *mm, uint32_t ms)
+{
+	struct timeval tv;
+
+	tv.tv_sec = ms / 1000;
+	tv.tv_usec = (ms % 1000) * 1000;
+	timer_arm(mm, &mm->out_retry, out_retry_cb, &tv);
+}
+
+/* A try failed: the next in out_wait_ms, doubled each time to a second. */
+static void
+out_later(struct mm *mm, uint64_t now)
+{
+	mm->out_ok_ns = 0;
+	mm->out_try_ns = now + mm->out_wait_ms * 1000000ull;
+	out_arm(mm, mm->out_wait_ms);
+	mm->out_wait_ms = mm->out_wait_ms * 2 > OUT_WAIT_MAX_MS ?
+	    OUT_WAIT_MAX_MS : mm->out_wait_ms * 2;
+}
+
+int
+mm_out_stalled(struct mm *mm)
+{
+	uint64_t now;
+	int e;
+
+	if (mm->out == NULL)
+		return 0;
+	if ((e = tape_error(mm->out)) == 0 && mm->out_failed_ns == 0)
+		return 0;
+	now = clk_mono_ns();
+	if (mm->out_failed_ns == 0) {
+		log_warn("cannot write %s: %s (what is not written is kept, "
+		    "and tried again every second)", mm->out_path,
+		    strerror(e));
+		mm->out_failed_ns = now;
+		mm->out_wait_ms = OUT_WAIT_MIN_MS;
+		out_later(mm, now);
+		return 1;
+	}
+	if (e != 0) {
+		/* Not before the next try, unless mainmon stops. */
+		if (now < mm->out_try_ns && !mm->stopping && !mm->stopped)
+			return 1;
+		if (tape_write_out(mm->out) != 0) {
+			out_later(mm, now);
+			return 1;
+		}
+		mm->out_ok_ns = now;
+	}
+	if (mm->out_ok_ns == 0)
+		mm->out_ok_ns = now;
+	if (now - mm->out_ok_ns < OUT_QUIET_NS) {
+		out_arm(mm, (uint32_t)((OUT_QUIET_NS - (now - mm->out_ok_ns)) /
+		    1000000 + 1));
+		return 0;
+	}
+	log_warn("%s: written again, after %.1f s of write errors",
+	    mm->out_path, (double)(mm->out_ok_ns - mm->out_failed_ns) / 1e9);
+	mm->out_failed_ns = mm->out_ok_ns = 0;
+	return 0;
+}
+
+int
+mm_out_write_out(struct mm *mm)
+{
+	int stalled = mm_out_stalled(mm);
+
+	if (mm->out == NULL)
+		return 0;
+	if (!stalled && tape_write_out(mm->out) == 0)
+		return 0;
+	if (!stalled && (tape_error(mm->out) == 0 || !mm_out_stalled(mm)))
+		return -1;
+	/* Stopping: nobody will try again. */
+	return mm->stopping || mm->stopped ? -1 : 1;
+}
+
+const char *
+mm_out_status(const struct mm *mm, char *buf, size_t n)
+{
+	int e = mm->out != NULL ? tape_error(mm->out) : 0;
+
+	if (n == 0)
+		return buf;
+	buf[0] = '\0';
+	if (mm->out_failed_ns != 0 && e != 0)
+		snprintf(buf, n, "cannot write since %.1f s: %s",
+		    (double)(clk_mono_ns() - mm->out_failed_ns) / 1e9,
+		    strerror(e));
+	return buf;
+}
+
+void
+mm_out_finish(struct mm *mm)
+{
+	if (mm->out_retry != NULL)
+		event_free(mm->out_retry);
+	mm->out_retry = NULL;
+	if (mm->procs_ev != NULL)
+		event_free(mm->procs_ev);
+	mm->procs_ev = NULL;
 }
 
 /* Writes a #CONTROL line: cmd took effect everywhere at ts (MM time). */
@@ -531,6 +824,7 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 	c->batch_bytes = 0;
 	if (r != 0)
 		return -1;
+	procs_collected(mm, c);
 	/* An LM delivering its spill file (mainmon was away) cannot say:
 	 * its records are written as they come, and whatever of them is
 	 * older than what is written already is late. */
@@ -545,9 +839,11 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 			c->wm = c->scan;
 		c->floor = c->wm;
 	}
+	/* A file that cannot be written now is not an error of the LM's:
+	 * what it sent waits (mm_out_stalled). */
 	r = mm_order_advance(mm, 0);
 	if (r != 0)
-		log_warn("%s: cannot write: %s", mm->out_path,
+		log_warn("cannot write %s: %s", mm->out_path,
 		    strerror(errno));
 	return r;
 }
@@ -604,6 +900,17 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	ts = mm_sync_to_mm(&c->clk.model, ts);
 	if (p != NULL)
 		mm_rotate_note(p, how, ts, name);
+	/* Ended (an exec goes on as the new image): freed when done with
+	 * (procs_collected); started again (its pid reused): kept. */
+	if (p != NULL && how == TAPE_PROC_START && p->gone != MM_GONE_NO) {
+		p->gone = MM_GONE_NO;
+		c->node->ngone--;
+	} else if (p != NULL && how != TAPE_PROC_START &&
+	    how != TAPE_PROC_EXEC && p->gone == MM_GONE_NO) {
+		p->gone = MM_GONE_ENDED;
+		p->gone_ns = clk_mono_ns();
+		c->node->ngone++;
+	}
 	return tape_proc(mm->out, c->node->id, pid, ppid, how, ts,
 	    (int32_t)status, name);
 }

@@ -14,6 +14,10 @@
 struct grmtrace *pv_open(const char *path);
 /* Prints the reader's error for path, closes r and returns exit status 1. */
 int pv_fail(const char *path, struct grmtrace *r);
+/* Closes r, read to its end; says on stderr, once for all the passes of
+ * a command, that the trace's last line or frame is cut (grmtrace_warning:
+ * the records before it were read). */
+void pv_close(const char *path, struct grmtrace *r);
 /* Flushes stdout; returns 0, or 1 after printing a write error. */
 int pv_flush(void);
 

@@ -31,6 +31,6 @@ pv_dump(const char *path)
 	}
 	if (rc < 0)
 		return pv_fail(path, r);
-	grmtrace_close(r);
+	pv_close(path, r);
 	return pv_flush();
 }

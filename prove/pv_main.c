@@ -60,6 +60,20 @@ pv_fail(const char *path, struct grmtrace *r)
 }
 
 void
+pv_close(const char *path, struct grmtrace *r)
+{
+	static int said;
+
+	if (!said && grmtrace_warning(r) != NULL) {
+		fflush(stdout);
+		fprintf(stderr, "prove: %s: warning: %s\n", path,
+		    grmtrace_warning(r));
+		said = 1;
+	}
+	grmtrace_close(r);
+}
+
+void
 pv_put_name(const char *s, size_t n)
 {
 	unsigned char c;

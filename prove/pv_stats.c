@@ -612,7 +612,7 @@ pv_stats(const char *path)
 	pv_stmode_free(&st.sm);
 	if (rc == -1)
 		return pv_fail(path, r);
-	grmtrace_close(r);
+	pv_close(path, r);
 	if (rc != 0) {
 		fprintf(stderr, "prove: out of memory\n");
 		return 1;

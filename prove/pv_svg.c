@@ -211,12 +211,21 @@ svg_tmp_file(struct svg *g)
 	return f;
 }
 
+/*
+ * svg reads the trace twice: standard input that is not a regular file is
+ * copied to an unnamed temporary file first, up to this much (a trace
+ * larger than that is given by its name; dump and stats read standard
+ * input as it comes, and copy nothing).
+ */
+#define PV_STDIN_MAX	(256ull << 20)
+
 /* Makes standard input a file that can be read again from in_off. */
 static int
 stdin_seekable(struct svg *g)
 {
 	char buf[65536];
 	struct stat sb;
+	uint64_t total = 0;
 	ssize_t n;
 	FILE *f;
 
@@ -231,6 +240,14 @@ stdin_seekable(struct svg *g)
 		if (n < 0 || fwrite(buf, 1, (size_t)n, f) != (size_t)n) {
 			g->what = n < 0 ? "standard input" : "temporary file";
 			g->eno = errno;
+			fclose(f);
+			return -1;
+		}
+		if ((total += (uint64_t)n) > PV_STDIN_MAX) {
+			g->what = "standard input: more than 256 MiB (svg "
+			    "reads a trace twice, and copies standard input "
+			    "for that: give the trace's file name instead)";
+			g->eno = 0;
 			fclose(f);
 			return -1;
 		}
@@ -338,7 +355,7 @@ survey(struct svg *g)
 		return -1;
 	}
 	g->losses = grmtrace_losses(r);
-	grmtrace_close(r);
+	pv_close(g->path, r);
 	return rc == 0 ? 0 : -2;
 }
 
@@ -509,7 +526,7 @@ draw(struct svg *g)
 		pv_fail(g->path, r);
 		return -1;
 	}
-	grmtrace_close(r);
+	pv_close(g->path, r);
 	if (rc != 0 && rc != 1)
 		return -2;
 	for (i = 0; i < g->nth; i++) {
@@ -562,7 +579,7 @@ marks(struct svg *g)
 		pv_fail(g->path, r);
 		return -1;
 	}
-	grmtrace_close(r);
+	pv_close(g->path, r);
 	for (i = 0; i < g->nth; i++)
 		svg_draw_loss(g, &g->th[i], &g->th[i].ls);
 	svg_draw_loss(g, NULL, &g->oloss);

@@ -15,6 +15,8 @@
  *	gmi_app pingpong N	two processes exchange N messages over pipes
  *	gmi_app children N	a child of its own, then N events; "child S"
  *				(its status, reaped by the program itself)
+ *	gmi_app short K N	K short processes, 8 at a time (forked by
+ *				this one), each a block and N events
  */
 #include <errno.h>
 #include <pthread.h>
@@ -365,6 +367,40 @@ mode_children(long n)
 	return sigchlds > 0 ? 0 : 1;
 }
 
+static int
+mode_short(long k, long n)
+{
+	long i, running = 0;
+	pid_t pid;
+	int st, rc = 0;
+
+	/* Attached once here: the children share the mapping. */
+	OK(GMI_DefineEvent(1, "%d %ld", "seq"));
+	for (i = 0; i < k || running > 0;) {
+		/* Eight at a time. */
+		if (i < k && running < 8) {
+			if ((pid = fork()) < 0)
+				die("fork", errno);
+			if (pid == 0) {
+				OK(GMI_DefineBlock(1, "short"));
+				OK(GMI_BlockBegin(1));
+				seq_events(n, (int)(i % 1000));
+				OK(GMI_BlockEnd(1));
+				exit(0);
+			}
+			i++;
+			running++;
+			continue;
+		}
+		if (wait(&st) < 0)
+			die("wait", errno);
+		running--;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			rc = 1;
+	}
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -397,8 +433,10 @@ main(int argc, char **argv)
 		return mode_pingpong(n);
 	if (strcmp(m, "children") == 0)
 		return mode_children(n);
+	if (strcmp(m, "short") == 0 && argc > 3)
+		return mode_short(n, atol(argv[3]));
 	fprintf(stderr, "usage: gmi_app errors|api|fork N|exec N|threads T N|"
 	    "exit MODE N|flood N|flush N|blocks N|ticker FILE|pingpong N|"
-	    "children N\n");
+	    "children N|short K N\n");
 	return 2;
 }

@@ -122,7 +122,8 @@ same_field(const struct rec_field *a, const struct grmtrace_field *b)
 	}
 }
 
-/* Opens text as a trace and reads it to the end; returns the last result. */
+/* Opens text as a trace and reads it to the end; returns the last result.
+ * *err: the error, or at the end the warning (grmtrace_warning) if any. */
 static inline int
 read_text(const char *text, size_t len, const char **err, unsigned *nrec)
 {
@@ -139,7 +140,8 @@ read_text(const char *text, size_t len, const char **err, unsigned *nrec)
 	}
 	while ((rc = grmtrace_next(r, &ev)) == 1)
 		(*nrec)++;
-	snprintf(e, sizeof e, "%s", grmtrace_error(r));
+	snprintf(e, sizeof e, "%s", rc == 0 && grmtrace_warning(r) != NULL ?
+	    grmtrace_warning(r) : grmtrace_error(r));
 	cr_assert_eq(grmtrace_next(r, &ev), rc, "sticky result");
 	grmtrace_close(r);
 	*err = e;

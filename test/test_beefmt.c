@@ -296,7 +296,10 @@ Test(bee, bee_rules)
 	    "(99 (a \"b)\" c))\n"
 	    "(2 (-1 1 2 0 a 7 0 3.0 42))\n";
 	static const char cut[] = "(BEE2.8 0)\n(1 (1 0 0 0 1 1 0 1.0 f))\n";
+	static const char cut2[] = "(BEE2.8 0)\n(1 (1 0 0 0 1 1 0 1.0 f))\n"
+	    "(1 (1 0 0 0 1 1 0 2.0 g))\n";
 	const char *why, *p = put_file(text, strlen(text));
+	int k;
 	const struct grmtrace_ev *ev;
 	struct grmtrace *r;
 	uint64_t end;
@@ -346,7 +349,23 @@ Test(bee, bee_rules)
 	cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
 	cr_assert_eq(grmtrace_next(r, &ev), 0, "%s", grmtrace_error(r));
 	cr_assert_eq(grmtrace_ended(r, NULL), 0);
+	cr_assert_null(grmtrace_warning(r));
 	grmtrace_close(r);
+
+	/* Its last entry cut (in a value, before its "))", before its
+	 * LF): the entries before it, and a warning. */
+	for (k = 3; k >= 1; k--) {
+		p = put_file(cut2, strlen(cut2) - k);
+		cr_assert_not_null(r = topen(p, &why), "%s", why);
+		cr_assert_eq(grmtrace_next(r, &ev), 1, "%s",
+		    grmtrace_error(r));
+		cr_assert_eq(grmtrace_next(r, &ev), 0, "%s",
+		    grmtrace_error(r));
+		cr_assert_not_null(grmtrace_warning(r));
+		cr_assert_not_null(strstr(grmtrace_warning(r),
+		    "line 3: cut short"), "%s", grmtrace_warning(r));
+		grmtrace_close(r);
+	}
 }
 
 #define GRM	"(GRM-BEE-1 0)\n(7 (%d%s \"%d\\x20%s\" ev) " \
@@ -441,8 +460,9 @@ Test(bee, hostile_entries)
 	bad_text(GRM "(100 ())\n", -1, "grm entry");
 	bad_text(GRM "(100 (#LOSS 1 2 3 x 4))\n", -1, "#LOSS: bad number");
 	bad_text(GRM "(100 (#CONTROL 5 \"a\\q\"))\n", -1, "bad escape");
-	bad_text(GRM "(1 (5 8 2 0 0 1 1 1.0 7 x)) \\\n", -1,
-	    "line 3: the file ends inside a continued entry");
+	/* The file ends inside a continued entry: it is cut short. */
+	bad_text(GRM "(1 (5 8 2 0 0 1 1 1.0 7 x)) \\\n", 0,
+	    "entry 3: cut short");
 	bad_text("(BEE 0)\n(1 (1 2 2 0 1 1 1 1.0 1 2 3 4 5 6 7 8 9 10 11 12 "
 	    "13 14 15 16 17))\n", -1, "line 2: E_EVERY: more than 16 values");
 	/* The quote closes in the middle of a token for the entry, and

@@ -4,6 +4,7 @@
  * tables of hosts, processes and threads, seeking, malformed input and
  * misuse, and memory that does not grow with the records. */
 #include <malloc.h>
+#include <sys/stat.h>
 
 #include "tape_test.h"
 
@@ -428,8 +429,8 @@ Test(trace, seek_bin_pieces)
 	seeks(TAPE_FMT_BIN, 1);
 }
 
-/* A seek in a binary file that is malformed past the place it looks at
- * still finds what comes first, and the error where it is. */
+/* A seek in a binary file cut short past the place it looks at still
+ * finds what comes first, and says where the file is cut. */
 Test(trace, seek_bin_truncated)
 {
 	const char *p = path("seq");
@@ -448,11 +449,155 @@ Test(trace, seek_bin_truncated)
 	cr_assert_eq(grmtrace_seek(t, 1000 + 10 * 17), 1);
 	cr_assert_eq(grmtrace_next(t, &ev), 1);
 	cr_assert_eq(ev->f[0].v.u, 17);
-	cr_assert_eq(grmtrace_seek(t, 1000 + 10 * (SEEK_N - 1)), -1);
-	cr_assert_not_null(strstr(grmtrace_error(t), "truncated"), "%s",
-	    grmtrace_error(t));
-	cr_assert_eq(grmtrace_next(t, &ev), -1, "errors are sticky");
+	cr_assert_null(grmtrace_warning(t));
+	cr_assert_eq(grmtrace_seek(t, 1000 + 10 * (SEEK_N - 1)), 0);
+	cr_assert_not_null(grmtrace_warning(t));
+	cr_assert_not_null(strstr(grmtrace_warning(t), "cut short"), "%s",
+	    grmtrace_warning(t));
+	cr_assert_eq(grmtrace_next(t, &ev), 0, "the end");
 	grmtrace_close(t);
+}
+
+/* ---- files cut short: a writer that stopped, a full disk ---- */
+
+#define CUT_N	6
+
+/* Writes a trace of CUT_N records (strings, of several lengths, and a
+ * piece in the binary format) and returns its bytes; end[i] is the file's
+ * size once record i is in it (each goes out at once), end[CUT_N] with
+ * the closing lines. */
+static char *
+write_cut(const char *p, int fmt, size_t end[CUT_N + 1])
+{
+	unsigned char rec[48];
+	struct rec_field f[2];
+	struct tape_w *w;
+	struct stat sb;
+	char *data;
+	FILE *in;
+	unsigned i;
+
+	cr_assert_not_null(w = tape_open_fmt(p, fmt, "m", 0, 0));
+	cr_assert_eq(tape_def(w, 1, 8, 2, "%lu %s", 6, "n", 1), 0);
+	cr_assert_eq(tape_def(w, 2, 8, 2, "%lu", 3, "p", 1), 0);
+	for (i = 0; i < CUT_N; i++) {
+		if (fmt == TAPE_FMT_BIN && i == CUT_N - 2) {
+			rec_put_hdr(rec, 24, 8, 2, 2, 100 + (uint64_t)i);
+			memcpy(rec + 16, &(uint64_t){ i }, 8);
+			rec_put_hdr(rec + 24, 24, 8, 2, 2, 101 + (uint64_t)i);
+			memcpy(rec + 40, &(uint64_t){ i }, 8);
+			cr_assert_eq(tape_piece(w, 1, 2, 3, rec, 48), 0);
+		} else {
+			f[0] = fu(i);
+			f[1] = fs("a string (\"quoted\")", 4 + 3 * i);
+			cr_assert_eq(tape_record(w, 100 + (uint64_t)i, 1, 2,
+			    3, 1, f, 2), 0);
+		}
+		cr_assert_eq(tape_write_out(w), 0);
+		cr_assert_eq(stat(p, &sb), 0);
+		end[i] = (size_t)sb.st_size;
+	}
+	cr_assert_eq(tape_close(w), 0);
+	cr_assert_eq(stat(p, &sb), 0);
+	end[CUT_N] = (size_t)sb.st_size;
+	cr_assert_not_null(data = malloc(end[CUT_N]));
+	cr_assert_not_null(in = fopen(p, "r"));
+	cr_assert_eq(fread(data, 1, end[CUT_N], in), end[CUT_N]);
+	fclose(in);
+	return data;
+}
+
+/* Reads a..a+alen then b..b+blen as one file: the result of the last
+ * grmtrace_next, the records read (a piece's records count one each),
+ * and the warning. */
+static int
+read_cut(const char *a, size_t alen, const char *b, size_t blen,
+	 unsigned *nrec, const char **warn)
+{
+	static char wbuf[256];
+	const struct grmtrace_ev *ev;
+	const char *p = path("cut");
+	struct grmtrace *t;
+	FILE *f;
+	int rc;
+
+	cr_assert_not_null(f = fopen(p, "w"));
+	cr_assert_eq(fwrite(a, 1, alen, f), alen);
+	cr_assert_eq(fwrite(b, 1, blen, f), blen);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_not_null(t = grmtrace_open(p, NULL, 0));
+	*nrec = 0;
+	while ((rc = grmtrace_next(t, &ev)) == 1)
+		*nrec += ev->kind == GRMTRACE_RECORD;
+	snprintf(wbuf, sizeof wbuf, "%s", grmtrace_warning(t) != NULL ?
+	    grmtrace_warning(t) : "");
+	*warn = wbuf;
+	grmtrace_close(t);
+	return rc;
+}
+
+/* The records in the first m record lines or frames (the binary piece
+ * holds two). */
+static unsigned
+cut_records(unsigned fmt, unsigned m)
+{
+	return m + (fmt == TAPE_FMT_BIN && m > CUT_N - 2);
+}
+
+/* A file cut inside its last record line or frame (at several places,
+ * in its header's bytes too) is read up to it, with a warning; cut
+ * between two, it is whole.  A record cut short with others after it is
+ * an error (where the rest cannot be taken for fields: cut in its middle,
+ * or just before its end). */
+Test(trace, cut_short)
+{
+	size_t end[CUT_N + 1], at, len;
+	const char *warn;
+	unsigned fmt, k, n, d;
+	char *data;
+	int rc;
+
+	for (fmt = 0; fmt < 3; fmt++) {
+		data = write_cut(path("full"), (int)fmt, end);
+		rc = read_cut(data, end[CUT_N], "", 0, &n, &warn);
+		cr_assert_eq(rc, 0);
+		cr_assert_eq(n, cut_records(fmt, CUT_N));
+		cr_assert_str_empty(warn, "%s: %s", fmt_names[fmt], warn);
+		for (k = 1; k < CUT_N; k++) {
+			len = end[k] - end[k - 1];
+			rc = read_cut(data, end[k], "", 0, &n, &warn);
+			cr_assert_eq(rc, 0);
+			cr_assert_eq(n, cut_records(fmt, k + 1),
+			    "%s: up to %u: %u records", fmt_names[fmt], k, n);
+			cr_assert_str_empty(warn, "%s: %s", fmt_names[fmt],
+			    warn);
+			for (d = 1; d < len; d += d < 6 ? 1 : len / 4) {
+				at = end[k - 1] + d;
+				rc = read_cut(data, at, "", 0, &n, &warn);
+				cr_assert_eq(rc, 0, "%s: cut in %u at +%u",
+				    fmt_names[fmt], k, d);
+				cr_assert_eq(n, cut_records(fmt, k),
+				    "%s: cut in %u at +%u: %u records",
+				    fmt_names[fmt], k, d, n);
+				cr_assert_not_null(strstr(warn, "cut short"),
+				    "%s: cut in %u at +%u: [%s]",
+				    fmt_names[fmt], k, d, warn);
+			}
+			/* Cut, and the records after it (more than the
+			 * closing line a frame's length may take in). */
+			for (d = (unsigned)len / 2; k < CUT_N - 1 && d < len;
+			    d += d < len - 1 ?
+			    (unsigned)(len - 1 - d) : 1) {
+				at = end[k - 1] + d;
+				rc = read_cut(data, at, data + end[k],
+				    end[CUT_N] - end[k], &n, &warn);
+				cr_assert_eq(rc, -1, "%s: cut in %u at +%u, "
+				    "then the rest: %d (%u records) [%s]",
+				    fmt_names[fmt], k, d, rc, n, warn);
+			}
+		}
+		free(data);
+	}
 }
 
 /* ---- malformed input and misuse ---- */

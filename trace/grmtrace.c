@@ -285,6 +285,12 @@ grmtrace_error(const struct grmtrace *t)
 	return tape_rerror(t->r);
 }
 
+const char *
+grmtrace_warning(const struct grmtrace *t)
+{
+	return t != NULL ? tape_rwarning(t->r) : NULL;
+}
+
 int
 grmtrace_format(const struct grmtrace *t)
 {

@@ -58,8 +58,16 @@ struct tape_def {
  * Writer calls return 0, or -1 with errno set: EINVAL for a bad argument (a
  * format rec_parse_format rejects, a NUL in a #DEF string, more than
  * REC_ARGS_MAX fields, a NULL string with a length), EMSGSIZE for a line
- * longer than TAPE_LINE_MAX (the line is not written), or the error of
- * write(2) or fdatasync(2).
+ * longer than TAPE_LINE_MAX (the line is not written), ENOMEM, or the
+ * error of write(2) or fdatasync(2).
+ *
+ * A failed write (ENOSPC, EDQUOT, EIO...) loses nothing and writes
+ * nothing twice: the file is cut back to its last whole line or frame,
+ * and what was not written stays in the writer's memory, written again,
+ * in order, by the next call that writes out (tape_write_out, tape_flush,
+ * or a full buffer).  Meanwhile the calls that add lines succeed (the
+ * buffer grows): the caller looks at tape_error and holds back what it
+ * can (the records) until a write works again.
  */
 
 /* 2: #PROC ends say how (exit, killed, exec, gone); readers take 1 too. */
@@ -166,6 +174,9 @@ int tape_flush(struct tape_w *w);
 /* Pushes everything written so far to the file (the kernel), not to
  * disk: it survives the writer, not the machine. */
 int tape_write_out(struct tape_w *w);
+/* The errno of the last write if it failed and none has worked since (the
+ * file then ends before what the writer holds), else 0. */
+int tape_error(const struct tape_w *w);
 /* Writes #END, flushes and closes; frees w whatever happens. */
 int tape_close(struct tape_w *w);
 uint64_t tape_records(const struct tape_w *w);

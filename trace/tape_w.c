@@ -102,29 +102,72 @@ wback(struct tape_w *w)
 	w->wb = w->out;
 }
 
+/* The text formats: how many of the buffer's first n bytes are whole
+ * lines (a line's strings hold no raw LF). */
+static size_t
+lines_whole(const struct tape_w *w, size_t n)
+{
+	const char *lf = memrchr(w->buf, '\n', n);
+
+	return lf != NULL ? (size_t)(lf - w->buf) + 1 : 0;
+}
+
+/*
+ * Writes the buffer out.  A write that fails (ENOSPC, EDQUOT, EIO...)
+ * after part of the buffer went cuts the file back to the end of the last
+ * whole line or frame written; the rest stays in the buffer, to be
+ * written by a later call: no line or frame is ever in the file twice or
+ * in part.
+ */
+/* Notes a failed write (e its errno); returns -1 with errno e. */
+static int
+werror(struct tape_w *w, int e)
+{
+	w->werr = e;
+	errno = e;
+	return -1;
+}
+
 static int
 wflush(struct tape_w *w)
 {
-	size_t off = 0;
+	size_t off = 0, keep;
 	ssize_t n;
+	char *nb;
 	int e;
 
+	if (w->cut && ftruncate(w->fd, (off_t)w->out) != 0)
+		return werror(w, errno);
+	w->cut = 0;
 	while (off < w->len) {
-		n = write(w->fd, w->buf + off, w->len - off);
+		n = pwrite(w->fd, w->buf + off, w->len - off,
+		    (off_t)(w->out + off));
 		if (n > 0) {
 			off += (size_t)n;
-			w->out += (uint64_t)n;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		e = n == 0 ? EIO : errno;
-		memmove(w->buf, w->buf + off, w->len - off);
-		w->len -= off;
-		errno = e;
-		return -1;
+		/* The whole lines or frames written stay; the rest is cut
+		 * off (if that fails too, before the next try). */
+		keep = w->ops->whole != NULL ? w->ops->whole(w, off) :
+		    lines_whole(w, off);
+		w->cut = off > keep &&
+		    ftruncate(w->fd, (off_t)(w->out + keep)) != 0;
+		memmove(w->buf, w->buf + keep, w->len - keep);
+		w->len -= keep;
+		w->out += (uint64_t)keep;
+		return werror(w, e);
 	}
+	w->out += (uint64_t)w->len;
 	w->len = 0;
+	w->werr = 0;
+	/* Grown while writes failed: back to its size. */
+	if (w->cap > TW_BUF && (nb = realloc(w->buf, TW_BUF)) != NULL) {
+		w->buf = nb;
+		w->cap = TW_BUF;
+	}
 	wback(w);
 	return 0;
 }
@@ -132,10 +175,19 @@ wflush(struct tape_w *w)
 char *
 tw_begin(struct tape_w *w, const char **lim)
 {
+	char *nb;
+
 	w->ferr = 0;
-	if (TW_BUF - w->len < TAPE_LINE_MAX + 1 && wflush(w) != 0) {
-		w->ferr = errno;
-		return NULL;
+	/* Full and cannot be written out: kept whole, in a larger buffer,
+	 * until a write works (the caller sees tape_error and stops giving
+	 * records; the lines it writes meanwhile are few). */
+	if (w->cap - w->len < TAPE_LINE_MAX + 1 && wflush(w) != 0) {
+		if ((nb = realloc(w->buf, 2 * w->cap)) == NULL) {
+			w->ferr = ENOMEM;
+			return NULL;
+		}
+		w->buf = nb;
+		w->cap *= 2;
 	}
 	*lim = w->buf + w->len + TAPE_LINE_MAX;
 	return w->buf + w->len;
@@ -201,9 +253,12 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 	if ((w = calloc(1, sizeof *w)) == NULL)
 		return NULL;
 	w->ops = ops[fmt];
-	if ((w->fd = open(path, O_WRONLY | O_CREAT | how | O_CLOEXEC,
+	w->cap = TW_BUF;
+	if ((w->buf = malloc(w->cap)) == NULL ||
+	    (w->fd = open(path, O_WRONLY | O_CREAT | how | O_CLOEXEC,
 	    0644)) < 0) {
 		e = errno;
+		free(w->buf);
 		free(w);
 		errno = e;
 		return NULL;
@@ -225,6 +280,7 @@ fail:
 	close(w->fd);
 	if (w->ops->free != NULL)
 		w->ops->free(w);
+	free(w->buf);
 	free(w);
 	errno = e;
 	return NULL;
@@ -482,10 +538,17 @@ tape_close(struct tape_w *w)
 	}
 	if (w->ops->free != NULL)
 		w->ops->free(w);
+	free(w->buf);
 	free(w);
 	if (rc != 0)
 		errno = e;
 	return rc;
+}
+
+int
+tape_error(const struct tape_w *w)
+{
+	return w->werr;
 }
 
 uint64_t

@@ -126,9 +126,9 @@ entry_text(struct tape_r *r, const char **text, size_t *len)
 	r->eline = 0;
 	for (;;) {
 		if ((rc = tr_getln(r, &l, &n)) <= 0) {
-			if (rc == 0 && joined)
-				return tr_fail(r, "the file ends inside a "
-				    "continued entry");
+			/* The last entry is cut (said once). */
+			if (rc == 0 && joined && r->warn[0] == '\0')
+				return tr_cut(r, "entry", have);
 			return rc;
 		}
 		if (!joined)

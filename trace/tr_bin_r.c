@@ -4,6 +4,7 @@
  * (P).  The input is hostile: every length is checked. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tr_int.h"
 
@@ -44,8 +45,10 @@ getframe(struct tape_r *r, char *kind, char **p, size_t *len)
 	int rc;
 
 	if ((rc = tr_fill(r, 5)) <= 0) {
-		if (rc == 0 && r->end != r->start)
-			return tr_fail(r, "truncated frame header");
+		if (rc == 0 && r->end != r->start) {
+			r->lineno++;
+			return tr_cut(r, "frame", r->end - r->start);
+		}
 		return rc;
 	}
 	n = ld32(r->buf + r->start);
@@ -55,7 +58,7 @@ getframe(struct tape_r *r, char *kind, char **p, size_t *len)
 		return tr_fail(r, "frame of %lu bytes (at most %d)",
 		    (unsigned long)n, TAPE_LINE_MAX - 5);
 	if ((rc = tr_fill(r, 5 + (size_t)n)) <= 0)
-		return rc < 0 ? -1 : tr_fail(r, "truncated frame");
+		return rc < 0 ? -1 : tr_cut(r, "frame", r->end - r->start);
 	*p = r->buf + r->start + 5;
 	*len = n;
 	r->start += 5 + (size_t)n;
@@ -234,8 +237,10 @@ peek(struct tape_r *r, char *kind, uint32_t *len, uint64_t *ts)
 	int rc;
 
 	if ((rc = tr_fill_few(r, 5)) <= 0) {
-		if (rc == 0 && r->end != r->start)
-			return tr_fail(r, "truncated frame header");
+		if (rc == 0 && r->end != r->start) {
+			r->lineno++;
+			return tr_cut(r, "frame", r->end - r->start);
+		}
 		return rc;
 	}
 	*len = ld32(r->buf + r->start);
@@ -252,6 +257,20 @@ peek(struct tape_r *r, char *kind, uint32_t *len, uint64_t *ts)
 	if (rc > 0)
 		*ts = ld64(r->buf + r->start + at);
 	return 1;
+}
+
+/* Whether the n bytes at the input go past the end of the file (a frame
+ * cut short, which is then read to say so, not passed over). */
+static int
+past_end(struct tape_r *r, uint64_t n)
+{
+	struct stat sb;
+
+	if (tr_tell(r) + n <= r->size)
+		return 0;
+	if (fstat(r->fd, &sb) == 0 && sb.st_size >= 0)
+		r->size = (uint64_t)sb.st_size;	/* it may have grown */
+	return tr_tell(r) + n > r->size;
 }
 
 /*
@@ -300,7 +319,8 @@ bin_skip(struct tape_r *r, uint64_t ts, struct tape_ev *ev)
 		}
 		if (rc == 0)
 			return 0;
-		if ((kind == 'R' || kind == 'P') && fts < ts) {
+		if ((kind == 'R' || kind == 'P') && fts < ts &&
+		    !past_end(r, 5 + (uint64_t)len)) {
 			if (kind == 'P') {
 				prev = tr_tell(r);
 				prevline = r->lineno;

@@ -200,9 +200,29 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	return 0;
 }
 
+/* Whole frames (and the magic, at the file's start) in w->buf[0..n). */
+static size_t
+bin_whole(const struct tape_w *w, size_t n)
+{
+	const unsigned char *b = (const unsigned char *)w->buf;
+	size_t pos = w->out == 0 ? 8 : 0, flen;
+
+	if (pos > n)
+		return 0;
+	while (n - pos >= 5) {
+		flen = 5 + ((size_t)b[pos] | (size_t)b[pos + 1] << 8 |
+		    (size_t)b[pos + 2] << 16 | (size_t)b[pos + 3] << 24);
+		if (flen > n - pos)
+			break;
+		pos += flen;
+	}
+	return pos;
+}
+
 const struct tr_wops tr_bin_wops = {
 	.open = bin_open,
 	.meta = bin_meta,
 	.record = bin_record,
 	.piece = bin_piece,
+	.whole = bin_whole,
 };

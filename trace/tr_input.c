@@ -25,6 +25,17 @@ tr_fail(struct tape_r *r, const char *fmt, ...)
 	return -1;
 }
 
+int
+tr_cut(struct tape_r *r, const char *what, size_t n)
+{
+	snprintf(r->warn, sizeof r->warn, "%s %llu: cut short at the end of "
+	    "the file (%zu bytes; a writer stopped while writing, or a full "
+	    "disk): read up to the %s before it", what,
+	    (unsigned long long)r->lineno, n, what);
+	r->start = r->end;
+	return 0;
+}
+
 /* Reads more input after what is left at buf[start..end), at most max
  * bytes: 0, or -1. */
 static int
@@ -90,6 +101,9 @@ tr_getln(struct tape_r *r, char **line, size_t *len)
 	*len = (size_t)(nl - *line);
 	if (*len > TAPE_LINE_MAX)
 		return tr_fail(r, "line longer than %d bytes", TAPE_LINE_MAX);
+	/* Every writer ends a line with its LF. */
+	if (nl == r->buf + r->end)
+		return tr_cut(r, "line", *len);
 	r->start = nl == r->buf + r->end ? r->end : r->start + *len + 1;
 	*nl = '\0';
 	return 1;

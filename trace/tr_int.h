@@ -20,7 +20,7 @@
 
 /* ---- writer ---- */
 
-#define TW_BUF		(1u << 20)
+#define TW_BUF		(1u << 20)	/* the buffer, as long as writes work */
 
 struct tape_w;
 
@@ -41,6 +41,10 @@ struct tr_wops {
 	int	(*piece)(struct tape_w *w, uint32_t node, uint32_t pid,
 		    uint32_t tid, const void *recs, size_t len);
 	void	(*free)(struct tape_w *w);
+	/* How many of the first n bytes of w->buf (at file offset w->out)
+	 * are whole units: after a write that went in part, the file is
+	 * cut back to there.  NULL: the units are lines. */
+	size_t	(*whole)(const struct tape_w *w, size_t n);
 };
 
 extern const struct tr_wops tr_text_wops, tr_bin_wops, tr_bee_wops;
@@ -54,12 +58,19 @@ struct tape_w {
 	uint64_t	wb;		/* ... whose writeback has started */
 	size_t		len;
 	void		*priv;		/* the format's own state */
-	char		buf[TW_BUF];
+	/* A write failed (ENOSPC, EIO...): the file was cut back to `out`
+	 * (whole lines or frames), buf keeps all that was not written and
+	 * grows until a write works again (tape_error). */
+	int		werr;		/* its errno, 0 if writes work */
+	int		cut;		/* the cut back is still to be done */
+	size_t		cap;		/* buf's size: TW_BUF, or more */
+	char		*buf;
 };
 
 /* Makes room for one line (at most TAPE_LINE_MAX bytes and its LF) and
- * returns where it starts; *lim is as far as it may go.  NULL if the
- * buffer could not be written out. */
+ * returns where it starts; *lim is as far as it may go.  A buffer that
+ * cannot be written out grows (tape_error says so); NULL (ENOMEM) if it
+ * cannot grow. */
 char *tw_begin(struct tape_w *w, const char **lim);
 /* Ends the line begun at w->buf + w->len at d with a LF; d NULL: the line
  * did not fit (EMSGSIZE) or tw_begin failed.  Returns 0 or -1. */
@@ -142,6 +153,8 @@ struct tape_r {
 	unsigned	want;		/* TAPE_WANT of meta kinds returned */
 	int		fmt;		/* GRMTRACE_FMT_* */
 	int		seekable;	/* the input can go back */
+	uint64_t	size;		/* seekable: the file's size, as last
+					   looked at (tr_bin_r.c) */
 	struct hmap	defs;		/* struct tr_defkey -> tape_def * */
 	struct tape_def	**order;	/* the same, in the order read */
 	size_t		norder;
@@ -151,6 +164,7 @@ struct tape_r {
 	size_t		end;
 	char		*sp;		/* free space in sbuf */
 	char		err[192];
+	char		warn[192];	/* the last line or frame is cut */
 	char		sbuf[2 * TAPE_LINE_MAX + 64];	/* strings of
 							   one line, and
 							   copies of its
@@ -188,13 +202,19 @@ tr_blank(char c)
 /* Says why the file cannot be read further ("line N: ..."); returns -1. */
 int tr_fail(struct tape_r *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The file ends inside the line or frame being read (what, number
+ * r->lineno), n bytes into it: a writer stopped, or its disk filled.
+ * Notes the warning, consumes the rest; returns 0 (the end of the file):
+ * what came before is the trace. */
+int tr_cut(struct tape_r *r, const char *what, size_t n);
 /* Makes at least n bytes of input available at buf[start]; 0 if the file
  * ends first (the bytes there are what is left), -1. */
 int tr_fill(struct tape_r *r, size_t n);
 /* The same, reading no more than it needs (to look at a few bytes before
  * going elsewhere in the file). */
 int tr_fill_few(struct tape_r *r, size_t n);
-/* The next line (NUL-terminated, in place): 1, 0 at end of file, -1. */
+/* The next line (NUL-terminated, in place): 1, 0 at end of file, -1.  A
+ * last line without its LF is cut short (tr_cut): 0. */
 int tr_getln(struct tape_r *r, char **line, size_t *len);
 /* The file offset of the next byte to read. */
 uint64_t tr_tell(const struct tape_r *r);

@@ -119,6 +119,12 @@ tape_rwant(struct tape_r *r, unsigned kinds)
 }
 
 const char *
+tape_rwarning(const struct tape_r *r)
+{
+	return r->warn[0] != '\0' ? r->warn : NULL;
+}
+
+const char *
 tape_rerror(const struct tape_r *r)
 {
 	return r->err[0] != '\0' ? r->err : "no error";

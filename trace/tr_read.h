@@ -129,6 +129,9 @@ int tape_rformat(const struct tape_r *r);
 size_t tape_rndefs(const struct tape_r *r);
 const struct tape_def *tape_rdef_at(const struct tape_r *r, size_t i);
 const char *tape_rerror(const struct tape_r *r);
+/* Why the trace may not be whole, or NULL: its last line or frame is cut
+ * short (grmtrace_warning). */
+const char *tape_rwarning(const struct tape_r *r);
 /* The global definition of eid, or NULL. */
 const struct tape_def *tape_rdef(const struct tape_r *r, int32_t eid);
 /* The definition records of (node, pid) of eid are read with: the

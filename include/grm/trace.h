@@ -34,7 +34,7 @@ extern "C" {
  */
 
 #define GRMTRACE_VERSION_MAJOR	0
-#define GRMTRACE_VERSION_MINOR	1
+#define GRMTRACE_VERSION_MINOR	2
 #define GRMTRACE_VERSION_PATCH	0
 /* The version of this header, as one comparable number. */
 #define GRMTRACE_VERSION	(GRMTRACE_VERSION_MAJOR * 10000 + \
@@ -309,6 +309,16 @@ int grmtrace_seek(struct grmtrace *t, uint64_t ts);
  * found on ("line 12: record before definition of eid 5"), or "no
  * error".  Never NULL (for t NULL too). */
 const char *grmtrace_error(const struct grmtrace *t);
+
+/*
+ * Why the trace read may not be whole, or NULL: its last line, entry or
+ * frame is cut short, as a writer that stopped while writing (a crash) or
+ * whose disk filled leaves a file ("line 812: cut short at the end of the
+ * file (17 bytes; ...)").  grmtrace_next then returned the lines before
+ * it, and 0 at the cut, as at the end of a whole file.  A line or frame
+ * cut anywhere else is an error, as before.  Since version 0.2.
+ */
+const char *grmtrace_warning(const struct grmtrace *t);
 
 /* The format of t (enum grmtrace_format), or -1 for t NULL. */
 int grmtrace_format(const struct grmtrace *t);
