@@ -103,6 +103,10 @@ control_done(struct mm *mm, struct mm_coll *co, const char *failed)
 	    "the request)", co->cmd, failed ? " except on " : "",
 	    failed ? failed : "", (unsigned long long)at,
 	    (double)(at - co->t0) / 1e6);
+	if (failed == NULL && co->dropped[0] != '\0')
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+		    "; given up: %s (it gets the change when it returns)",
+		    co->dropped);
 	r = mm->out != NULL ? mm_out_control(mm, at, co->cmd) : 0;
 	coll_answer(mm, co, r, failed, text, sizeof text);
 }
@@ -185,6 +189,10 @@ collection_done(struct mm *mm, struct mm_coll *co, const char *failed)
 		    mm->out_path, failed ? "; no answer from " : "",
 		    failed ? failed : "");
 	}
+	if (failed == NULL && co->dropped[0] != '\0')
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+		    "; given up: %s (what it holds comes when it returns)",
+		    co->dropped);
 	if (co->global)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
 		    "; %llu processes stopped on %d hosts for %.1f ms%s%s",
@@ -218,11 +226,13 @@ mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c)
 			co->pending[i] = co->pending[--co->npending];
 			if (co->npending > 0)
 				return;
+			/* Hosts given up (co->dropped) do not fail the
+			 * round: their data comes when they return, late;
+			 * the answer names them. */
 			if (co->phase == MM_PH_PAUSE)
 				mm_round_next(mm, co);
 			else
-				coll_complete(mm, co, co->dropped[0] ?
-				    co->dropped : NULL);
+				coll_complete(mm, co, NULL);
 			return;
 		}
 }
