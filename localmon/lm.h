@@ -39,6 +39,9 @@ struct lm_flight {
 	uint64_t		lost;		/* reported in its loss record */
 	uint64_t		spill_end;	/* replay: file offset sent up to */
 	int			replay;		/* a block of the spill file */
+	struct evbuffer		*procs;		/* PROC messages sent with it:
+						   queued again if it is not
+						   acknowledged */
 	struct lm_flight	*next;
 };
 
@@ -177,6 +180,14 @@ struct lm {
 	uint64_t		full_sent;	/* ns of the last FULL, 0: none
 						   since the last collection */
 	struct lm_pause		pause;
+
+	/* Liveness and pushes on time (lm_mm.c), and the guard (lm_guard.c):
+	 * silent_s: GRM_LM_SILENT; push_ns: GRM_PUSH_INTERVAL (0: off). */
+	unsigned		silent_s;
+	uint64_t		push_ns;
+	struct event		*push_timer;
+	const char		*mm_arg;	/* --mm as given, for a successor
+						   (NULL: GRM_MM) */
 };
 
 /* lm_clients.c */
@@ -198,7 +209,10 @@ void lm_clients_resume_all(struct lm *lm);
 void lm_clients_each(struct lm *lm, void (*fn)(struct lm *, uint32_t));
 
 /* lm_mm.c */
+/* Timers (retry, handshake, pushes on time); lm_mm_finish frees what
+ * lm_mm_init made that main does not. */
 void lm_mm_init(struct lm *lm);
+void lm_mm_finish(struct lm *lm);
 void lm_mm_connect(struct lm *lm);
 /* Copies out everything committed and sends it with a DONE for round;
  * probe: with dormant sensors' values. */

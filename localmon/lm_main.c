@@ -372,7 +372,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	if (!lm->standalone && !lm->exiting && lm->nclients == 0 &&
 	    lm->norphans == 0 && lm->idle_since != 0 &&
 	    now - lm->idle_since >=
-	    (lm->ever_clients ? lm->linger_ns : 10ull * 1000000000u))
+	    (lm->ever_clients || lm->adopted ? lm->linger_ns : 10ull * 1000000000u))
 		lm_begin_exit(lm, "no traced process left");
 	/* No MM for too long, or one that refused us: what is left is
 	 * kept in the spill file, or counted. */
@@ -490,6 +490,7 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
+	lm.mm_arg = idarg;	/* NULL: GRM_MM */
 	if (idarg == NULL)
 		idarg = env_get(ENV_MM);
 	if (idarg == NULL || optind != argc) {
@@ -513,6 +514,13 @@ main(int argc, char **argv)
 	if (env_seconds(ENV_LM_MM_TIMEOUT, &secs) != 0)
 		fatal("%s", env_msg(ENV_LM_MM_TIMEOUT, msg, sizeof msg));
 	lm.mm_timeout_ns = (uint64_t)(secs * 1e9);
+	/* Liveness, pushes on time, and the guard's successor (lm_mm.c,
+	 * lm_guard.c). */
+	lm.silent_s = (unsigned)lm_env_number(ENV_LM_SILENT);
+	if (env_seconds(ENV_PUSH_INTERVAL, &secs) != 0)
+		fatal("%s", env_msg(ENV_PUSH_INTERVAL, msg, sizeof msg));
+	lm.push_ns = secs > 0 && secs < 0.01 ? 10000000u :
+	    (uint64_t)(secs * 1e9);
 
 	/* Started by a traced process: leave its session and its children. */
 	if (spawned) {
@@ -586,6 +594,7 @@ main(int argc, char **argv)
 	event_free(lm.tick);
 	event_free(lm.retry);
 	event_free(lm.hs_timer);
+	lm_mm_finish(&lm);
 	evbuffer_free(lm.procs);
 	event_base_free(lm.base);
 	return 0;

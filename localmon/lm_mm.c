@@ -99,7 +99,25 @@ static void
 flight_free(struct lm_flight *f)
 {
 	seg_flight_free(&f->fl);
+	if (f->procs != NULL)
+		evbuffer_free(f->procs);
 	free(f);
+}
+
+/* Sends the PROC messages queued, kept with f until it is acknowledged;
+ * 0 or -1. */
+static int
+flight_procs(struct lm *lm, struct lm_flight *f)
+{
+	size_t len = evbuffer_get_length(lm->procs);
+
+	if (len == 0)
+		return 0;
+	if (f->procs == NULL && (f->procs = evbuffer_new()) == NULL)
+		return -1;
+	if (evbuffer_add_buffer(f->procs, lm->procs) != 0)
+		return -1;
+	return peer_send_bytes(lm->mm, evbuffer_pullup(f->procs, -1), len);
 }
 
 /* The MM will acknowledge nothing more: what was in flight is sent again
@@ -108,11 +126,20 @@ static void
 flights_abort(struct lm *lm)
 {
 	struct lm_flight *f;
+	struct evbuffer *again = evbuffer_new();
 
 	while ((f = lm->flights) != NULL) {
 		lm->flights = f->next;
 		seg_flight_abort(&lm->view, &f->fl);
+		/* Process starts and ends it carried go again, before those
+		 * queued since (the MM drops a start it wrote already). */
+		if (f->procs != NULL && again != NULL)
+			evbuffer_add_buffer(again, f->procs);
 		flight_free(f);
+	}
+	if (again != NULL) {
+		evbuffer_prepend_buffer(lm->procs, again);
+		evbuffer_free(again);
 	}
 	lm->flights_tail = &lm->flights;
 	lm->outstanding = 0;
@@ -189,6 +216,11 @@ lm_mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 		return;
 	case AUTH_OK:
 		event_del(lm->hs_timer);
+		/* From now on, an MM that stops answering (hung, stopped,
+		 * cut off) is taken for gone, as if it had closed. */
+		if (peer_set_liveness(lm->mm, lm->silent_s) != 0)
+			log_warn("main monitor %s: cannot watch its liveness",
+			    lm->mm_id);
 		lm->mm_state = LM_LINK_SYNCING;
 		lm->retry_s = 1;
 		lm->mm_down_since = 0;
@@ -420,8 +452,7 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 		return -1;
 	/* Process starts and exits first: the MM writes them before the
 	 * records of this collection. */
-	if (evbuffer_get_length(lm->procs) > 0 &&
-	    peer_send_raw(lm->mm, lm->procs) != 0)
+	if (flight_procs(lm, f) != 0)
 		goto fail;
 	/* Every collection, a push too, takes everything committed: the
 	 * MM then knows that nothing older than the scan is left here, and
@@ -459,6 +490,8 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 fail:
 	log_warn("collection failed: cannot queue data for the MM");
 	seg_flight_abort(&lm->view, &f->fl);
+	if (f->procs != NULL)
+		evbuffer_prepend_buffer(lm->procs, f->procs);
 	flight_free(f);
 	return -1;
 }
@@ -783,9 +816,8 @@ send_known(struct lm *lm)
 		return;
 	if ((f = calloc(1, sizeof *f)) == NULL)
 		return;
-	if ((evbuffer_get_length(lm->procs) > 0 &&
-	    peer_send_raw(lm->mm, lm->procs) != 0) || lm_defs_send(lm) < 0) {
-		free(f);
+	if (flight_procs(lm, f) != 0 || lm_defs_send(lm) < 0) {
+		flight_free(f);
 		return;
 	}
 	/* With a spill file to replay, collections wait for it: the MM
@@ -971,8 +1003,13 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	uint64_t t_mm;
 	uint32_t round, flags;
 
-	(void)p;
 	if (msg == NULL) {
+		if (peer_silent(p)) {
+			snprintf(bad, sizeof bad, "no word for %u s (hung, "
+			    "stopped or cut off): taken for gone; its data is "
+			    "kept and sent again", lm->silent_s);
+			why = bad;
+		}
 		lm_mm_lost(lm, why);
 		return;
 	}
@@ -1055,10 +1092,52 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	}
 }
 
+/*
+ * Pushes on time (GRM_PUSH_INTERVAL): what was committed since the last
+ * collection, chunks still being written included, goes to the MM at
+ * least this often, so that a slow writer's events reach the file within
+ * seconds.  A collection already in flight, or a replay, carries it soon
+ * enough; nothing new committed costs one look at the chunk headers.
+ */
+static void
+push_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct lm *lm = arg;
+
+	(void)fd;
+	(void)what;
+	if (lm->finished || lm->seg == NULL || lm->exiting ||
+	    lm->mm_state != LM_LINK_READY || lm->outstanding > 0 ||
+	    lm->spill_bytes > 0 || lm->ndeferred > 0 || lm->pause.on)
+		return;
+	if (evbuffer_get_length(lm->procs) == 0 && !seg_pending(&lm->view))
+		return;
+	lm_collect(lm, WIRE_ROUND_PUSH, 0);
+}
+
 void
 lm_mm_init(struct lm *lm)
 {
+	struct timeval tv;
+
 	lm->retry = evtimer_new(lm->base, retry_cb, lm);
 	lm->hs_timer = evtimer_new(lm->base, hs_timeout_cb, lm);
 	lm->retry_s = 1;
+	if (lm->push_ns == 0)
+		return;
+	lm->push_timer = event_new(lm->base, -1, EV_PERSIST, push_timer_cb,
+	    lm);
+	tv.tv_sec = (time_t)(lm->push_ns / 1000000000u);
+	tv.tv_usec = (suseconds_t)(lm->push_ns % 1000000000u / 1000);
+	if (lm->push_timer == NULL || event_add(lm->push_timer, &tv) != 0)
+		log_warn("cannot push every %llu ms: pushes at the threshold "
+		    "only", (unsigned long long)(lm->push_ns / 1000000));
+}
+
+void
+lm_mm_finish(struct lm *lm)
+{
+	if (lm->push_timer != NULL)
+		event_free(lm->push_timer);
+	lm->push_timer = NULL;
 }
