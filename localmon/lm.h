@@ -95,8 +95,18 @@ struct lm_pause {
 	uint32_t		ntasks;
 	uint32_t		captasks;
 	struct event		*deadline;
-	int			guard_fd;	/* the guard's pipe, or -1 */
-	int			guard_pid;	/* 0: none */
+};
+
+/* The guard process beside the LM (lm_guard.c). */
+struct lm_guard {
+	int			fd;		/* its pipe, or -1 */
+	int			pid;		/* 0: none */
+};
+/* What the LM tells it. */
+enum {
+	LM_GUARD_ADD = 1,	/* a process about to be stopped (deadline) */
+	LM_GUARD_CLEAR = 2,	/* the processes were let go */
+	LM_GUARD_BYE = 3	/* a clean exit: no successor */
 };
 
 struct lm {
@@ -188,6 +198,7 @@ struct lm {
 	struct event		*push_timer;
 	const char		*mm_arg;	/* --mm as given, for a successor
 						   (NULL: GRM_MM) */
+	struct lm_guard		guard;
 };
 
 /* lm_clients.c */
@@ -254,12 +265,26 @@ void lm_resume(struct lm *lm, unsigned why);
 uint64_t lm_pause_below(struct lm *lm, uint64_t below);
 /* A process attached during a stop: stopped too. */
 void lm_pause_attached(struct lm *lm, uint32_t pid);
-/* The MM says the scheme is global: the guard process is started. */
+/* The MM says the scheme is global. */
 void lm_pause_global(struct lm *lm);
-/* Reaps the guard if it died (it is started again when needed). */
+/* Reaps the guard if it died; a new one watches the stopped processes. */
 void lm_pause_tick(struct lm *lm);
 /* Lets everything go and ends the guard (the LM exits). */
 void lm_pause_end(struct lm *lm);
+
+/* lm_guard.c */
+/* Starts the guard (at the LM's start, after the segment). */
+void lm_guard_init(struct lm *lm);
+/* Starts it if it is not running; 0, or -1 (logged). */
+int lm_guard_start(struct lm *lm);
+/* Tells it op (LM_GUARD_*); -1 if it is gone. */
+int lm_guard_send(struct lm *lm, uint32_t op, uint32_t pid,
+		  uint64_t deadline);
+/* Reaps it if it died, and starts another unless the LM is exiting;
+ * returns 1 if a new one was started. */
+int lm_guard_tick(struct lm *lm);
+/* A clean exit: it ends without starting a successor. */
+void lm_guard_end(struct lm *lm);
 
 /* lm_defs.c */
 /* Keeps the definition records in data (whole records) of an image. */

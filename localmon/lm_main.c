@@ -576,6 +576,7 @@ main(int argc, char **argv)
 
 	lm_mm_init(&lm);
 	lm_pause_init(&lm);
+	lm_guard_init(&lm);
 	lm.tick = event_new(lm.base, -1, EV_PERSIST, tick_cb, &lm);
 	event_add(lm.tick,
 	    &(struct timeval){ .tv_sec = 0, .tv_usec = 100000 });

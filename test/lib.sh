@@ -44,6 +44,8 @@ t_cleanup() {
 	t_note_lms
 	for p in $T_PIDS; do t_ours "$p" && kill -9 "$p" 2>/dev/null; done
 	[ -z "$T_CLEANUP_HOOK" ] || $T_CLEANUP_HOOK
+	# The LMs' guards first: ended, they start no successor.
+	for g in $(t_guards_here); do kill "$g" 2>/dev/null; done
 	for e in $T_LMS; do
 		t_ours "${e%%:*}" localmon && kill -9 "${e%%:*}" 2>/dev/null
 		ipcrm -m "${e##*:}" 2>/dev/null
@@ -274,3 +276,33 @@ t_lms_dead() {
 
 # t_lms_gone SECONDS: waits until every LM seen has exited.
 t_lms_gone() { t_wait_s "$1" t_lms_dead; }
+
+# ---- the LM's guard process (localmon/lm_guard.c) ----
+# t_lm_guards PID: the guard processes of LM PID (its children named
+# localmon-guard), one a line.
+t_lm_guards() {
+	for _s in /proc/[0-9]*/stat; do
+		_st=$(cat "$_s" 2>/dev/null) || continue
+		case $_st in *"(localmon-guard)"*) ;; *) continue ;; esac
+		_rest=${_st##*) }
+		# "S PPID ...": the state, then the parent.
+		_pp=${_rest#* }
+		[ "${_pp%% *}" = "$1" ] || continue
+		_p=${_s#/proc/}
+		echo "${_p%/stat}"
+	done
+}
+
+# t_guards_here: the guard processes of this test's LMs (their environment
+# names our run folder), one a line.
+t_guards_here() {
+	for _s in /proc/[0-9]*/comm; do
+		[ "$(cat "$_s" 2>/dev/null)" = localmon-guard ] || continue
+		_p=${_s#/proc/}
+		_p=${_p%/comm}
+		tr '\0' '\n' < "/proc/$_p/environ" 2>/dev/null |
+		    grep -qx "GRM_RUNDIR=$GRM_RUNDIR" && echo "$_p"
+	done
+	return 0
+}
+t_no_guards() { [ -z "$(t_guards_here)" ]; }
