@@ -300,7 +300,7 @@ t_guards_here() {
 		[ "$(cat "$_s" 2>/dev/null)" = localmon-guard ] || continue
 		_p=${_s#/proc/}
 		_p=${_p%/comm}
-		tr '\0' '\n' < "/proc/$_p/environ" 2>/dev/null |
+		{ tr '\0' '\n' < "/proc/$_p/environ"; } 2>/dev/null |
 		    grep -qx "GRM_RUNDIR=$GRM_RUNDIR" && echo "$_p"
 	done
 	return 0
