@@ -239,9 +239,45 @@ void lm_push(struct lm *lm);
 /* Free chunks fell below the threshold: a push, or, in the global scheme,
  * a FULL to the MM (which collects every LM). */
 void lm_threshold(struct lm *lm);
+/*
+ * What a collection's pieces go through (lm_mm.c, for lm_spill.c too):
+ * to the MM, to a spill buffer, or only counted.
+ */
+struct lm_emit {
+	struct lm	*lm;
+	int		err;
+	struct evbuffer	*spill;		/* spilling: the messages go here */
+	uint64_t	room;		/* spilling: bytes the file may take */
+	uint64_t	events;		/* counting only (lm_count_left) */
+	int		count;
+	uint64_t	now;		/* the time of the LM's own records: a
+					   collection's scan (0: the clock) */
+};
+/* A seg_emit_fn on a struct lm_emit; 0, or -1 (ec->err if it failed). */
+int lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
+		  uint64_t seq, uint64_t off, const void *data, size_t len);
+/* Every thread's table (statistics; values too if probe) as records;
+ * 0 or -1. */
+struct seg_flight;
+int lm_emit_tables(struct lm_emit *ec, int probe, struct seg_flight *fl);
+/* Writers' losses never reported, plus extra, as one loss record of
+ * process 0; the events reported (0: none), or -1. */
+int64_t lm_report_losses(struct lm *lm, struct lm_emit *ec, uint64_t extra);
+/* Ends a collection: DONE(round) with "sent below", and f waits for its
+ * ACK (owned by the flight list from now on). */
+void lm_done_push(struct lm *lm, uint32_t round, struct lm_flight *f,
+		  uint64_t below);
+void lm_flight_free(struct lm_flight *f);
+
+/* lm_spill.c */
 /* While the MM is away: moves data from the segment to the spill file,
  * the FULL chunks only unless all. */
 void lm_spill(struct lm *lm, int all);
+/* Sends the next block of the spill file with a DONE; 0, or -1 (what
+ * could not be read is dropped, logged). */
+int lm_spill_replay(struct lm *lm);
+/* The MM acknowledged the replay up to byte end; all of it: emptied. */
+void lm_spill_acked(struct lm *lm, uint64_t end);
 /* Takes the spill file (one LM at a time) and finds how much of it is
  * whole messages; -1 if another LM holds it or it cannot be opened. */
 int lm_spill_take(struct lm *lm);
