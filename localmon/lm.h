@@ -321,6 +321,8 @@ int lm_guard_send(struct lm *lm, uint32_t op, uint32_t pid,
 int lm_guard_tick(struct lm *lm);
 /* A clean exit: it ends without starting a successor. */
 void lm_guard_end(struct lm *lm);
+/* Sends SIGCONT to each of pids[n]. */
+void lm_cont_all(const uint32_t *pids, uint32_t n);
 
 /* lm_defs.c */
 /* Keeps the definition records in data (whole records) of an image. */

@@ -54,8 +54,8 @@ guard_sig(int sig)
 	guard_quit = 1;
 }
 
-static void
-cont_all(const uint32_t *pids, uint32_t n)
+void
+lm_cont_all(const uint32_t *pids, uint32_t n)
 {
 	uint32_t i;
 
@@ -142,7 +142,7 @@ guard_main(int fd, int shmid, const char *mm_arg)
 		if (n > 0) {
 			now = clk_mono_ns();
 			if (now >= deadline) {
-				cont_all(pids, n);
+				lm_cont_all(pids, n);
 				n = 0;
 				continue;
 			}
@@ -190,7 +190,7 @@ guard_main(int fd, int shmid, const char *mm_arg)
 		pids[n++] = m.pid;
 		deadline = m.deadline;
 	}
-	cont_all(pids, n);
+	lm_cont_all(pids, n);
 	if (died && !guard_quit && seg_left(shmid)) {
 		fprintf(stderr, "localmon-guard: local monitor %d died and "
 		    "left segment %d: starting a successor to deliver it\n",

@@ -48,15 +48,6 @@
 static void tasks_note(struct lm_pause *ps);
 static int hold_on(struct lm_pause *ps);
 
-static void
-cont_all(const uint32_t *pids, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		kill((pid_t)pids[i], SIGCONT);
-}
-
 void
 lm_pause_tick(struct lm *lm)
 {
@@ -375,7 +366,7 @@ lm_resume(struct lm *lm, unsigned why)
 	if (!ps->on)
 		return;
 	t_end = clk_mono_ns();
-	cont_all(ps->pids, ps->n);
+	lm_cont_all(ps->pids, ps->n);
 	lm_guard_send(lm, LM_GUARD_CLEAR, 0, 0);
 	ps->on = 0;
 	ps->hold_until = t_end + RESUME_HOLD_NS;

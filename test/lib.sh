@@ -306,3 +306,51 @@ t_guards_here() {
 	return 0
 }
 t_no_guards() { [ -z "$(t_guards_here)" ]; }
+
+# ---- a monitor or link gone silent (mmstop.sh, linkdown.sh) ----
+# t_paced_writers P T N PACE_US [PREFIX...]: starts P test/e2e_writer
+# processes traced into MM_ID, T threads of N numbered events each, a
+# pause of PACE_US after every 1000 events, never waiting halfway; each
+# run under PREFIX (e.g. ip netns exec NS).  Sets T_WPIDS.
+t_paced_writers() {
+	_pw_p=$1 _pw_t=$2 _pw_n=$3 _pw_pace=$4
+	shift 4
+	touch "$T_DIR/go"
+	T_WPIDS=""
+	_i=1
+	while [ $_i -le "$_pw_p" ]; do
+		"$@" env GRM_MM="$MM_ID" E2E_PACE_US="$_pw_pace" \
+		    "$B/test/e2e_writer" "$_pw_t" "$_pw_n" "$T_DIR/half.$_i" \
+		    "$T_DIR/go" > "$T_DIR/writer.$_i.out" \
+		    2> "$T_DIR/writer.$_i.err" &
+		T_WPIDS="$T_WPIDS $!"
+		T_PIDS="$T_PIDS $!"
+		_i=$((_i + 1))
+	done
+}
+
+# t_lm_said PATTERN: an LM's log (this run folder) has a line matching it.
+t_lm_said() { grep -q -- "$1" "$GRM_RUNDIR"/lm-*.log 2>/dev/null; }
+
+# t_lm_spilled: an LM's spill file holds something.
+t_lm_spilled() {
+	for _f in "$GRM_RUNDIR"/lm-*.spill; do [ -s "$_f" ] && return 0; done
+	return 1
+}
+
+# t_paced_done P T N TRACE: t_paced_writers' processes end with nothing
+# lost, the LM delivers and exits, mainmon stops, and TRACE holds every
+# event once, in order, no loss counted; nothing is left behind.
+t_paced_done() {
+	t_reap writer $T_WPIDS
+	for _i in $(seq 1 "$1"); do
+		[ -s "$T_DIR/writer.$_i.out" ] &&
+			t_fail "writer $_i lost events: $(cat "$T_DIR/writer.$_i.out")"
+	done
+	t_lms_gone 45 || t_fail "the LM did not deliver and exit"
+	t_stop_mm
+	t_check_seqs "$4" "$3" $(($1 * $2)) || t_fail "trace content"
+	_lost=$(t_tcheck "$4" '#LOSS' sum count)
+	[ "$_lost" -eq 0 ] || t_fail "$_lost events counted lost"
+	t_check_clean
+}
