@@ -39,6 +39,9 @@ struct lm_flight {
 	uint64_t		lost;		/* reported in its loss record */
 	uint64_t		spill_end;	/* replay: file offset sent up to */
 	int			replay;		/* a block of the spill file */
+	struct evbuffer		*procs;		/* PROC messages sent with it:
+						   queued again if it is not
+						   acknowledged */
 	struct lm_flight	*next;
 };
 
@@ -92,8 +95,18 @@ struct lm_pause {
 	uint32_t		ntasks;
 	uint32_t		captasks;
 	struct event		*deadline;
-	int			guard_fd;	/* the guard's pipe, or -1 */
-	int			guard_pid;	/* 0: none */
+};
+
+/* The guard process beside the LM (lm_guard.c). */
+struct lm_guard {
+	int			fd;		/* its pipe, or -1 */
+	int			pid;		/* 0: none */
+};
+/* What the LM tells it. */
+enum {
+	LM_GUARD_ADD = 1,	/* a process about to be stopped (deadline) */
+	LM_GUARD_CLEAR = 2,	/* the processes were let go */
+	LM_GUARD_BYE = 3	/* a clean exit: no successor */
 };
 
 struct lm {
@@ -178,6 +191,12 @@ struct lm {
 						   since the last collection */
 	struct lm_pause		pause;
 
+	/* Liveness and pushes on time (lm_mm.c), and the guard (lm_guard.c):
+	 * silent_s: GRM_LM_SILENT; push_ns: GRM_PUSH_INTERVAL (0: off). */
+	unsigned		silent_s;
+	uint64_t		push_ns;
+	struct event		*push_timer;
+	struct lm_guard		guard;
 	/* The LM's life (lm_main.c): how far it was made (enum lm_made),
 	 * and its signals. */
 	int			made;
@@ -217,7 +236,10 @@ void lm_clients_resume_all(struct lm *lm);
 void lm_clients_each(struct lm *lm, void (*fn)(struct lm *, uint32_t));
 
 /* lm_mm.c */
+/* Timers (retry, handshake, pushes on time); lm_mm_finish frees what
+ * lm_mm_init made that main does not. */
 void lm_mm_init(struct lm *lm);
+void lm_mm_finish(struct lm *lm);
 void lm_mm_connect(struct lm *lm);
 /* Copies out everything committed and sends it with a DONE for round;
  * probe: with dormant sensors' values. */
@@ -233,9 +255,45 @@ void lm_push(struct lm *lm);
 /* Free chunks fell below the threshold: a push, or, in the global scheme,
  * a FULL to the MM (which collects every LM). */
 void lm_threshold(struct lm *lm);
+/*
+ * What a collection's pieces go through (lm_mm.c, for lm_spill.c too):
+ * to the MM, to a spill buffer, or only counted.
+ */
+struct lm_emit {
+	struct lm	*lm;
+	int		err;
+	struct evbuffer	*spill;		/* spilling: the messages go here */
+	uint64_t	room;		/* spilling: bytes the file may take */
+	uint64_t	events;		/* counting only (lm_count_left) */
+	int		count;
+	uint64_t	now;		/* the time of the LM's own records: a
+					   collection's scan (0: the clock) */
+};
+/* A seg_emit_fn on a struct lm_emit; 0, or -1 (ec->err if it failed). */
+int lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
+		  uint64_t seq, uint64_t off, const void *data, size_t len);
+/* Every thread's table (statistics; values too if probe) as records;
+ * 0 or -1. */
+struct seg_flight;
+int lm_emit_tables(struct lm_emit *ec, int probe, struct seg_flight *fl);
+/* Writers' losses never reported, plus extra, as one loss record of
+ * process 0; the events reported (0: none), or -1. */
+int64_t lm_report_losses(struct lm *lm, struct lm_emit *ec, uint64_t extra);
+/* Ends a collection: DONE(round) with "sent below", and f waits for its
+ * ACK (owned by the flight list from now on). */
+void lm_done_push(struct lm *lm, uint32_t round, struct lm_flight *f,
+		  uint64_t below);
+void lm_flight_free(struct lm_flight *f);
+
+/* lm_spill.c */
 /* While the MM is away: moves data from the segment to the spill file,
  * the FULL chunks only unless all. */
 void lm_spill(struct lm *lm, int all);
+/* Sends the next block of the spill file with a DONE; 0, or -1 (what
+ * could not be read is dropped, logged). */
+int lm_spill_replay(struct lm *lm);
+/* The MM acknowledged the replay up to byte end; all of it: emptied. */
+void lm_spill_acked(struct lm *lm, uint64_t end);
 /* Takes the spill file (one LM at a time) and finds how much of it is
  * whole messages; -1 if another LM holds it or it cannot be opened. */
 int lm_spill_take(struct lm *lm);
@@ -259,12 +317,28 @@ void lm_resume(struct lm *lm, unsigned why);
 uint64_t lm_pause_below(struct lm *lm, uint64_t below);
 /* A process attached during a stop: stopped too. */
 void lm_pause_attached(struct lm *lm, uint32_t pid);
-/* The MM says the scheme is global: the guard process is started. */
+/* The MM says the scheme is global. */
 void lm_pause_global(struct lm *lm);
-/* Reaps the guard if it died (it is started again when needed). */
+/* Reaps the guard if it died; a new one watches the stopped processes. */
 void lm_pause_tick(struct lm *lm);
 /* Lets everything go and ends the guard (the LM exits). */
 void lm_pause_end(struct lm *lm);
+
+/* lm_guard.c */
+/* Starts the guard (at the LM's start, after the segment). */
+void lm_guard_init(struct lm *lm);
+/* Starts it if it is not running; 0, or -1 (logged). */
+int lm_guard_start(struct lm *lm);
+/* Tells it op (LM_GUARD_*); -1 if it is gone. */
+int lm_guard_send(struct lm *lm, uint32_t op, uint32_t pid,
+		  uint64_t deadline);
+/* Reaps it if it died, and starts another unless the LM is exiting;
+ * returns 1 if a new one was started. */
+int lm_guard_tick(struct lm *lm);
+/* A clean exit: it ends without starting a successor. */
+void lm_guard_end(struct lm *lm);
+/* Sends SIGCONT to each of pids[n]. */
+void lm_cont_all(const uint32_t *pids, uint32_t n);
 
 /* lm_defs.c */
 /* Keeps the definition records in data (whole records) of an image. */
@@ -291,6 +365,8 @@ struct lm_conf {
 	uint64_t	chunksize;	/* GRM_CHUNKSIZE */
 	uint64_t	threshold;	/* GRM_THRESHOLD: % */
 	uint64_t	spill_max;	/* GRM_SPILL_MAX */
+	uint64_t	silent_s;	/* GRM_LM_SILENT: 0 never */
+	double		push_s;		/* GRM_PUSH_INTERVAL: 0 off */
 	int		policy;		/* GRM_POLICY: SEG_POLICY_* */
 };
 

@@ -132,6 +132,8 @@ lm_conf_read(struct lm_conf *c, int argc, char **argv)
 	(void)env_u64(ENV_CHUNKSIZE, &c->chunksize);
 	(void)env_u64(ENV_THRESHOLD, &c->threshold);
 	(void)env_u64(ENV_SPILL_MAX, &c->spill_max);
+	(void)env_u64(ENV_LM_SILENT, &c->silent_s);
+	(void)env_seconds(ENV_PUSH_INTERVAL, &c->push_s);
 	(void)env_choice(ENV_POLICY, &c->policy);
 	if (lm_conf_sizes(c) != 0)
 		return 1;

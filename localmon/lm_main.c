@@ -93,7 +93,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	if (!lm->standalone && !lm->exiting && lm->nclients == 0 &&
 	    lm->norphans == 0 && lm->idle_since != 0 &&
 	    now - lm->idle_since >=
-	    (lm->ever_clients ? lm->linger_ns : 10ull * 1000000000u))
+	    (lm->ever_clients || lm->adopted ? lm->linger_ns : 10ull * 1000000000u))
 		lm_begin_exit(lm, "no traced process left");
 	/* No MM for too long, or one that refused us: what is left is
 	 * kept in the spill file, or counted. */
@@ -240,6 +240,7 @@ listen_unmake(struct lm *lm)
 static void
 mm_unmake(struct lm *lm)
 {
+	lm_mm_finish(lm);
 	if (lm->retry != NULL)
 		event_del(lm->retry);
 	if (lm->hs_timer != NULL)
@@ -292,6 +293,7 @@ lm_make(struct lm *lm, const struct lm_conf *c)
 	lm_mm_init(lm);
 	lm->made = LM_MADE_MM;
 	lm_pause_init(lm);
+	lm_guard_init(lm);
 	lm->made = LM_MADE_PAUSE;
 	lock_unmake(lm);
 	log_debug("serving %s on %s, segment %d (%zu bytes)", lm->mm_id,
@@ -427,6 +429,10 @@ main(int argc, char **argv)
 	lm.linger_ns = (uint64_t)(conf.linger * 1e9);
 	lm.mm_timeout_ns = (uint64_t)(conf.mm_timeout * 1e9);
 	lm.spill_max = conf.spill_max;
+	/* Liveness and pushes on time (lm_mm.c). */
+	lm.silent_s = (unsigned)conf.silent_s;
+	lm.push_ns = conf.push_s > 0 && conf.push_s < 0.01 ? 10000000u :
+	    (uint64_t)(conf.push_s * 1e9);
 	lm.spill_fd = -1;
 	lm.lock_fd = -1;
 	lm.shmid = -1;

@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* lm_mm.c: the LM's link to its Main Monitor: hello, clock pongs, and
  * collections (pulled by the MM or pushed at the threshold and job end). */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -76,8 +72,8 @@ lm_mm_connect(struct lm *lm)
  * the MM may write what it holds up to there in time order; or
  * WIRE_BELOW_NONE, WIRE_BELOW_REPLAY.
  */
-static void
-done_push(struct lm *lm, uint32_t round, struct lm_flight *f, uint64_t below)
+void
+lm_done_push(struct lm *lm, uint32_t round, struct lm_flight *f, uint64_t below)
 {
 	unsigned char buf[24];
 	struct wire_wr w;
@@ -95,11 +91,29 @@ done_push(struct lm *lm, uint32_t round, struct lm_flight *f, uint64_t below)
 	lm->flights_pushed++;
 }
 
-static void
-flight_free(struct lm_flight *f)
+void
+lm_flight_free(struct lm_flight *f)
 {
 	seg_flight_free(&f->fl);
+	if (f->procs != NULL)
+		evbuffer_free(f->procs);
 	free(f);
+}
+
+/* Sends the PROC messages queued, kept with f until it is acknowledged;
+ * 0 or -1. */
+static int
+flight_procs(struct lm *lm, struct lm_flight *f)
+{
+	size_t len = evbuffer_get_length(lm->procs);
+
+	if (len == 0)
+		return 0;
+	if (f->procs == NULL && (f->procs = evbuffer_new()) == NULL)
+		return -1;
+	if (evbuffer_add_buffer(f->procs, lm->procs) != 0)
+		return -1;
+	return peer_send_bytes(lm->mm, evbuffer_pullup(f->procs, -1), len);
 }
 
 /* The MM will acknowledge nothing more: what was in flight is sent again
@@ -108,11 +122,20 @@ static void
 flights_abort(struct lm *lm)
 {
 	struct lm_flight *f;
+	struct evbuffer *again = evbuffer_new();
 
 	while ((f = lm->flights) != NULL) {
 		lm->flights = f->next;
 		seg_flight_abort(&lm->view, &f->fl);
-		flight_free(f);
+		/* Process starts and ends it carried go again, before those
+		 * queued since (the MM drops a start it wrote already). */
+		if (f->procs != NULL && again != NULL)
+			evbuffer_add_buffer(again, f->procs);
+		lm_flight_free(f);
+	}
+	if (again != NULL) {
+		evbuffer_prepend_buffer(lm->procs, again);
+		evbuffer_free(again);
 	}
 	lm->flights_tail = &lm->flights;
 	lm->outstanding = 0;
@@ -189,6 +212,11 @@ lm_mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 		return;
 	case AUTH_OK:
 		event_del(lm->hs_timer);
+		/* From now on, an MM that stops answering (hung, stopped,
+		 * cut off) is taken for gone, as if it had closed. */
+		if (peer_set_liveness(lm->mm, lm->silent_s) != 0)
+			log_warn("main monitor %s: cannot watch its liveness",
+			    lm->mm_id);
 		lm->mm_state = LM_LINK_SYNCING;
 		lm->retry_s = 1;
 		lm->mm_down_since = 0;
@@ -215,19 +243,8 @@ lm_mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 	}
 }
 
-struct emit_ctx {
-	struct lm	*lm;
-	int		err;
-	struct evbuffer	*spill;		/* spilling: the messages go here */
-	uint64_t	room;		/* spilling: bytes the file may take */
-	uint64_t	events;		/* counting only (lm_count_left) */
-	int		count;
-	uint64_t	now;		/* the time of the LM's own records: a
-					   collection's scan (0: the clock) */
-};
-
 static uint64_t
-ec_now(const struct emit_ctx *ec)
+ec_now(const struct lm_emit *ec)
 {
 	return ec->now != 0 ? ec->now : clk_mono_ns();
 }
@@ -257,11 +274,11 @@ lm_send_data(struct lm *lm, uint32_t pid, uint32_t tid, uint32_t session,
 	return peer_send(lm->mm, WIRE_DATA, f, sizeof f, data, len);
 }
 
-static int
-emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
+int
+lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	   uint64_t seq, uint64_t off, const void *data, size_t len)
 {
-	struct emit_ctx *ec = arg;
+	struct lm_emit *ec = arg;
 	unsigned char hdr[WIRE_HDR + 24];
 
 	if (ec->count) {
@@ -310,8 +327,8 @@ lost_in_flight(const struct lm *lm)
  * process 0, thread 0, so that no loss goes uncounted.  Returns the
  * events reported (0: nothing to report), or -1.
  */
-static int64_t
-report_losses(struct lm *lm, struct emit_ctx *ec, uint64_t extra)
+int64_t
+lm_report_losses(struct lm *lm, struct lm_emit *ec, uint64_t extra)
 {
 	unsigned char rec[sizeof(struct rec_hdr) + 8];
 	uint64_t lost, recd, done, n;
@@ -328,7 +345,7 @@ report_losses(struct lm *lm, struct emit_ctx *ec, uint64_t extra)
 	rec_put_hdr(rec, sizeof rec, REC_CLASS_META, REC_ATTR_LOSS, 0,
 	    ec_now(ec));
 	memcpy(rec + sizeof(struct rec_hdr), &(uint64_t){ n + extra }, 8);
-	if (emit_piece(ec, 0, 0, 0, 0, 0, rec, sizeof rec) != 0)
+	if (lm_emit_piece(ec, 0, 0, 0, 0, 0, rec, sizeof rec) != 0)
 		return -1;
 	log_warn("%llu events lost (buffer full%s)", (unsigned long long)(n +
 	    extra), extra ? ", or no room to keep them" : "");
@@ -336,7 +353,7 @@ report_losses(struct lm *lm, struct emit_ctx *ec, uint64_t extra)
 }
 
 struct table_ctx {
-	struct emit_ctx	*ec;
+	struct lm_emit	*ec;
 	uint32_t	pid;
 	uint32_t	tid;
 	uint32_t	session;
@@ -350,7 +367,7 @@ table_rec(void *arg, const void *rec, size_t len)
 	struct table_ctx *tc = arg;
 
 	if (tc->len + len > WIRE_MAX / 2) {
-		if (emit_piece(tc->ec, tc->pid, tc->tid, tc->session, 0, 0,
+		if (lm_emit_piece(tc->ec, tc->pid, tc->tid, tc->session, 0, 0,
 		    tc->buf, tc->len) != 0)
 			return -1;
 		tc->len = 0;
@@ -361,7 +378,7 @@ table_rec(void *arg, const void *rec, size_t len)
 }
 
 struct tables_ctx {
-	struct emit_ctx	*ec;
+	struct lm_emit	*ec;
 	int		probe;
 };
 
@@ -380,21 +397,25 @@ emit_table(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	r = stab_read(data, shared, len, xc->probe || final, ec_now(xc->ec),
 	    table_rec, &tc);
 	if (r >= 0 && tc.len > 0)
-		r = emit_piece(xc->ec, pid, tid, session, 0, 0, tc.buf,
+		r = lm_emit_piece(xc->ec, pid, tid, session, 0, 0, tc.buf,
 		    tc.len);
 	free(tc.buf);
 	return r < 0 ? -1 : 0;
 }
 
-static int replay_next(struct lm *lm);
-static ssize_t spill_append(struct lm *lm, struct evbuffer *b);
+int
+lm_emit_tables(struct lm_emit *ec, int probe, struct seg_flight *fl)
+{
+	struct tables_ctx xc = { ec, probe };
+
+	return seg_tables(&ec->lm->view, emit_table, &xc, fl) < 0 ? -1 : 0;
+}
 
 int
 lm_collect(struct lm *lm, uint32_t round, int probe)
 {
 	struct lm_flight *f;
-	struct tables_ctx xc;
-	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0, 0 };
+	struct lm_emit ec = { lm, 0, NULL, 0, 0, 0, 0 };
 	uint64_t bad = lm->bad_bytes;
 	int64_t lost = 0;
 	uint64_t below;
@@ -413,15 +434,14 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 			log_warn("collection %u asked during the replay of %s: "
 			    "too many waiting, not answered", round,
 			    lm->spill_path);
-		return lm->outstanding == 0 ? replay_next(lm) : 0;
+		return lm->outstanding == 0 ? lm_spill_replay(lm) : 0;
 	}
 	f = calloc(1, sizeof *f);
 	if (f == NULL)
 		return -1;
 	/* Process starts and exits first: the MM writes them before the
 	 * records of this collection. */
-	if (evbuffer_get_length(lm->procs) > 0 &&
-	    peer_send_raw(lm->mm, lm->procs) != 0)
+	if (flight_procs(lm, f) != 0)
 		goto fail;
 	/* Every collection, a push too, takes everything committed: the
 	 * MM then knows that nothing older than the scan is left here, and
@@ -433,22 +453,20 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 		(void)lm_flushes_start(lm);
 	below = ec.now = clk_mono_ns() - WIRE_ORDER_GRACE;
 	below = lm_pause_below(lm, below);
-	n = seg_collect_ex(&lm->view, 0, emit_piece, &ec,
+	n = seg_collect_ex(&lm->view, 0, lm_emit_piece, &ec,
 	    &lm->bad_bytes, &f->fl);
-	xc.ec = &ec;
-	xc.probe = probe || lm->exiting;
 	if (n >= 0 && !ec.err &&
-	    seg_tables(&lm->view, emit_table, &xc, &f->fl) < 0)
+	    lm_emit_tables(&ec, probe || lm->exiting, &f->fl) != 0)
 		n = -1;
 	if (n < 0 || ec.err)
 		goto fail;
 	if (lm->bad_bytes != bad)
 		log_warn("%llu bytes of malformed records skipped",
 		    (unsigned long long)(lm->bad_bytes - bad));
-	if (lm->exiting && (lost = report_losses(lm, &ec, 0)) < 0)
+	if (lm->exiting && (lost = lm_report_losses(lm, &ec, 0)) < 0)
 		goto fail;
 	f->lost = (uint64_t)lost;
-	done_push(lm, round, f, below);
+	lm_done_push(lm, round, f, below);
 	if (round == WIRE_ROUND_PUSH)
 		lm->pushes++;
 	lm->push_wanted = 0;
@@ -459,7 +477,9 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 fail:
 	log_warn("collection failed: cannot queue data for the MM");
 	seg_flight_abort(&lm->view, &f->fl);
-	flight_free(f);
+	if (f->procs != NULL)
+		evbuffer_prepend_buffer(lm->procs, f->procs);
+	lm_flight_free(f);
 	return -1;
 }
 
@@ -510,264 +530,6 @@ lm_push(struct lm *lm)
 		lm_spill(lm, lm->exiting);
 }
 
-/* ---- the spill file ---- */
-
-/* A SEGMENT message naming our segment: into b, or to the MM (b NULL). */
-static int
-segment_msg(struct lm *lm, struct evbuffer *b)
-{
-	unsigned char m[WIRE_HDR + 8];
-	struct wire_wr w;
-
-	wire_wr_init(&w, m + WIRE_HDR, 8);
-	wire_put_u64(&w, lm->seg_id);
-	wire_header(m, WIRE_SEGMENT, 8);
-	if (b != NULL)
-		return evbuffer_add(b, m, sizeof m);
-	return peer_send_bytes(lm->mm, m, sizeof m);
-}
-
-/* Length of the whole, well-formed messages at the start of buf. */
-static size_t
-whole_messages(const unsigned char *buf, size_t len)
-{
-	size_t off = 0;
-	uint16_t type;
-	uint32_t plen;
-	const char *why;
-
-	while (len - off >= WIRE_HDR &&
-	    wire_parse_header(buf + off, &type, &plen, &why) == 0 &&
-	    (type == WIRE_DATA || type == WIRE_PROC ||
-	    type == WIRE_SEGMENT) &&
-	    len - off - WIRE_HDR >= plen)
-		off += WIRE_HDR + plen;
-	return off;
-}
-
-/*
- * Takes the spill file: one LM at a time (flock; a predecessor still
- * delivering keeps it, and we try again at each tick), and keeps only its
- * whole messages: an LM killed while writing leaves a partial one, whose
- * data is still in the segment.
- */
-int
-lm_spill_take(struct lm *lm)
-{
-	struct stat a, b;
-	unsigned char *buf;
-	size_t have = 0, good;
-	uint64_t off = 0;
-	ssize_t r;
-	int fd;
-
-	if (lm->spill_fd != -1 || lm->spill_max == 0)
-		return 0;
-	fd = open(lm->spill_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd == -1) {
-		log_warn("%s: %s", lm->spill_path, strerror(errno));
-		return -1;
-	}
-	/* The predecessor removes the file when it is done with it: the
-	 * lock must be on the file the name still names. */
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &a) != 0 ||
-	    stat(lm->spill_path, &b) != 0 || a.st_ino != b.st_ino ||
-	    a.st_dev != b.st_dev) {
-		close(fd);
-		return -1;
-	}
-	buf = malloc(2 * WIRE_MAX + WIRE_HDR);
-	if (buf == NULL) {
-		close(fd);
-		return -1;
-	}
-	for (;;) {
-		r = pread(fd, buf + have, 2 * WIRE_MAX + WIRE_HDR - have,
-		    (off_t)(off + have));
-		if (r > 0)
-			have += (size_t)r;
-		good = whole_messages(buf, have);
-		off += good;
-		if (r <= 0 || good == 0)
-			break;
-		memmove(buf, buf + good, have - good);
-		have -= good;
-	}
-	free(buf);
-	if (ftruncate(fd, (off_t)off) != 0)
-		log_warn("%s: %s", lm->spill_path, strerror(errno));
-	lm->spill_fd = fd;
-	lm->spill_bytes = off;
-	lm->spill_sent = lm->spill_acked = 0;
-	if (off > 0) {
-		log_warn("%s: %llu bytes of trace data kept for the main "
-		    "monitor", lm->spill_path, (unsigned long long)off);
-		if (lm->mm_state == LM_LINK_READY && lm->outstanding == 0)
-			replay_next(lm);
-	}
-	return 0;
-}
-
-void
-lm_spill_close(struct lm *lm)
-{
-	if (lm->spill_fd == -1)
-		return;
-	if (lm->spill_bytes == 0)
-		unlink(lm->spill_path);
-	close(lm->spill_fd);
-	lm->spill_fd = -1;
-}
-
-void
-lm_spill_lost(struct lm *lm, uint64_t n)
-{
-	struct emit_ctx ec = { lm, 0, NULL, UINT64_MAX, 0, 0, 0 };
-	int64_t r;
-
-	if (lm->spill_fd == -1 || (ec.spill = evbuffer_new()) == NULL)
-		return;
-	segment_msg(lm, ec.spill);
-	r = report_losses(lm, &ec, n);
-	if (r >= 0 && spill_append(lm, ec.spill) > 0)
-		atomic_fetch_add(&lm->seg->lost_reported, (uint64_t)r);
-	evbuffer_free(ec.spill);
-}
-
-/*
- * Appends b (a SEGMENT message, then what to keep) to the spill file.
- * Returns the bytes appended, 0 if b held only the SEGMENT message, or -1
- * (logged; the file is cut back to what it was).
- */
-static ssize_t
-spill_append(struct lm *lm, struct evbuffer *b)
-{
-	size_t len = evbuffer_get_length(b);
-
-	if (len <= WIRE_HDR + 8)
-		return 0;
-	if (lseek(lm->spill_fd, (off_t)lm->spill_bytes, SEEK_SET) < 0)
-		goto fail;
-	while (evbuffer_get_length(b) > 0)
-		if (evbuffer_write(b, lm->spill_fd) < 0 && errno != EINTR)
-			goto fail;
-	lm->spill_bytes += len;
-	return (ssize_t)len;
-fail:
-	log_warn("%s: %s: the data stays in the segment", lm->spill_path,
-	    strerror(errno));
-	if (ftruncate(lm->spill_fd, (off_t)lm->spill_bytes) != 0)
-		log_warn("%s: %s", lm->spill_path, strerror(errno));
-	return -1;
-	return 0;
-}
-
-void
-lm_spill(struct lm *lm, int all)
-{
-	struct seg_flight fl = { NULL, 0, 0, 0 };
-	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 0, 0 };
-	struct tables_ctx xc = { &ec, 1 };
-	ssize_t len;
-	int64_t lost = 0;
-
-	if (lm->spill_max == 0 || lm->spill_fd == -1 || lm->seg == NULL ||
-	    lm->spill_bytes >= lm->spill_max)
-		return;
-	ec.spill = evbuffer_new();
-	if (ec.spill == NULL)
-		return;
-	ec.room = lm->spill_max - lm->spill_bytes;
-	/* Whoever replays it says which segment the data came from. */
-	segment_msg(lm, ec.spill);
-	evbuffer_add_buffer(ec.spill, lm->procs);
-	seg_collect_ex(&lm->view, !all, emit_piece, &ec, &lm->bad_bytes,
-	    &fl);
-	/* At the end, the tables too (the segment goes away). */
-	if (all && !ec.err)
-		seg_tables(&lm->view, emit_table, &xc, &fl);
-	if (all && !ec.err) {
-		ec.room += 64;	/* a loss record always fits */
-		lost = report_losses(lm, &ec, 0);
-	}
-	if ((len = spill_append(lm, ec.spill)) < 0)
-		seg_flight_abort(&lm->view, &fl);
-	else {
-		seg_flight_commit(&lm->view, &fl);
-		if (lost > 0)
-			atomic_fetch_add(&lm->seg->lost_reported,
-			    (uint64_t)lost);
-		lm->spilled_total += (uint64_t)len;
-		if (len > 0)
-			log_debug("spilled %zd bytes (%llu in %s)", len,
-			    (unsigned long long)lm->spill_bytes,
-			    lm->spill_path);
-	}
-	seg_flight_free(&fl);
-	evbuffer_free(ec.spill);
-}
-
-uint64_t
-lm_count_left(struct lm *lm)
-{
-	struct emit_ctx ec = { lm, 0, NULL, 0, 0, 1, 0 };
-
-	if (lm->seg == NULL)
-		return 0;
-	seg_collect_ex(&lm->view, 0, emit_piece, &ec, NULL, NULL);
-	return ec.events;
-}
-
-/* Sends the next block of the spill file (whole messages, at most 8 MiB)
- * with a DONE; the file is emptied once the MM has acknowledged it all. */
-static int
-replay_next(struct lm *lm)
-{
-	enum { BLOCK = 8 << 20 };
-	struct lm_flight *f;
-	unsigned char *buf;
-	size_t want, good;
-	ssize_t r;
-
-	if (lm->spill_sent >= lm->spill_bytes)
-		return 0;
-	want = lm->spill_bytes - lm->spill_sent;
-	if (want > BLOCK + WIRE_MAX + WIRE_HDR)
-		want = BLOCK + WIRE_MAX + WIRE_HDR;
-	buf = malloc(want);
-	f = calloc(1, sizeof *f);
-	if (buf == NULL || f == NULL)
-		goto fail;
-	r = pread(lm->spill_fd, buf, want, (off_t)lm->spill_sent);
-	if (r <= 0)
-		goto fail;
-	good = whole_messages(buf, (size_t)r);
-	if (good == 0)
-		goto fail;
-	if (peer_send_bytes(lm->mm, buf, good) != 0 ||
-	    segment_msg(lm, NULL) != 0)
-		goto fail;
-	free(buf);
-	lm->spill_sent += good;
-	f->replay = 1;
-	f->spill_end = lm->spill_sent;
-	done_push(lm, WIRE_ROUND_PUSH, f, WIRE_BELOW_REPLAY);
-	log_debug("replayed %zu bytes of %s", good, lm->spill_path);
-	return 0;
-fail:
-	/* Unreadable: what follows cannot be sent; it is dropped. */
-	log_warn("%s: cannot replay from byte %llu: dropped", lm->spill_path,
-	    (unsigned long long)lm->spill_sent);
-	free(buf);
-	free(f);
-	lm->spill_bytes = lm->spill_sent;
-	if (lm->spill_bytes == lm->spill_acked)
-		lm->spill_bytes = lm->spill_sent = lm->spill_acked = 0;
-	if (ftruncate(lm->spill_fd, (off_t)lm->spill_bytes) != 0)
-		log_warn("%s: %s", lm->spill_path, strerror(errno));
-	return -1;
-}
-
 /*
  * A new connection: this MM may be another than the one that received
  * them, so every live image's definitions and every attached process go
@@ -783,14 +545,13 @@ send_known(struct lm *lm)
 		return;
 	if ((f = calloc(1, sizeof *f)) == NULL)
 		return;
-	if ((evbuffer_get_length(lm->procs) > 0 &&
-	    peer_send_raw(lm->mm, lm->procs) != 0) || lm_defs_send(lm) < 0) {
-		free(f);
+	if (flight_procs(lm, f) != 0 || lm_defs_send(lm) < 0) {
+		lm_flight_free(f);
 		return;
 	}
 	/* With a spill file to replay, collections wait for it: the MM
 	 * must not wait for this LM's time order meanwhile. */
-	done_push(lm, WIRE_ROUND_PUSH, f, lm->spill_bytes > 0 ?
+	lm_done_push(lm, WIRE_ROUND_PUSH, f, lm->spill_bytes > 0 ?
 	    WIRE_BELOW_REPLAY : WIRE_BELOW_NONE);
 }
 
@@ -813,16 +574,8 @@ acked(struct lm *lm)
 	if (f->lost > 0)
 		atomic_fetch_add(&lm->seg->lost_reported, f->lost);
 	if (f->replay)
-		lm->spill_acked = f->spill_end;
-	if (f->replay && f->spill_end >= lm->spill_bytes) {
-		/* All of the spill file is with the MM. */
-		if (ftruncate(lm->spill_fd, 0) != 0)
-			log_warn("%s: %s", lm->spill_path, strerror(errno));
-		log_debug("%s delivered (%llu bytes)", lm->spill_path,
-		    (unsigned long long)lm->spill_bytes);
-		lm->spill_bytes = lm->spill_sent = lm->spill_acked = 0;
-	}
-	flight_free(f);
+		lm_spill_acked(lm, f->spill_end);
+	lm_flight_free(f);
 	if (lm->outstanding > 0) {
 		/* Pushes overlap: one more may go now. */
 		if (lm->push_wanted && lm->spill_bytes == 0 &&
@@ -831,7 +584,7 @@ acked(struct lm *lm)
 		return;
 	}
 	if (lm->spill_bytes > 0) {
-		replay_next(lm);
+		lm_spill_replay(lm);
 		return;
 	}
 	/* Collections asked for during the replay. */
@@ -971,8 +724,13 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	uint64_t t_mm;
 	uint32_t round, flags;
 
-	(void)p;
 	if (msg == NULL) {
+		if (peer_silent(p)) {
+			snprintf(bad, sizeof bad, "no word for %u s (hung, "
+			    "stopped or cut off): taken for gone; its data is "
+			    "kept and sent again", lm->silent_s);
+			why = bad;
+		}
 		lm_mm_lost(lm, why);
 		return;
 	}
@@ -1008,7 +766,7 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		if (lm->outstanding > 0)
 			lm->push_wanted = lm->push_wanted || lm->exiting;
 		else if (lm->spill_bytes > 0)
-			replay_next(lm);
+			lm_spill_replay(lm);
 		else if (lm->push_wanted || lm->exiting)
 			lm_collect(lm, WIRE_ROUND_PUSH, 0);
 		break;
@@ -1055,10 +813,52 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	}
 }
 
+/*
+ * Pushes on time (GRM_PUSH_INTERVAL): what was committed since the last
+ * collection, chunks still being written included, goes to the MM at
+ * least this often, so that a slow writer's events reach the file within
+ * seconds.  A collection already in flight, or a replay, carries it soon
+ * enough; nothing new committed costs one look at the chunk headers.
+ */
+static void
+push_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct lm *lm = arg;
+
+	(void)fd;
+	(void)what;
+	if (lm->finished || lm->seg == NULL || lm->exiting ||
+	    lm->mm_state != LM_LINK_READY || lm->outstanding > 0 ||
+	    lm->spill_bytes > 0 || lm->ndeferred > 0 || lm->pause.on)
+		return;
+	if (evbuffer_get_length(lm->procs) == 0 && !seg_pending(&lm->view))
+		return;
+	lm_collect(lm, WIRE_ROUND_PUSH, 0);
+}
+
 void
 lm_mm_init(struct lm *lm)
 {
+	struct timeval tv;
+
 	lm->retry = evtimer_new(lm->base, retry_cb, lm);
 	lm->hs_timer = evtimer_new(lm->base, hs_timeout_cb, lm);
 	lm->retry_s = 1;
+	if (lm->push_ns == 0)
+		return;
+	lm->push_timer = event_new(lm->base, -1, EV_PERSIST, push_timer_cb,
+	    lm);
+	tv.tv_sec = (time_t)(lm->push_ns / 1000000000u);
+	tv.tv_usec = (suseconds_t)(lm->push_ns % 1000000000u / 1000);
+	if (lm->push_timer == NULL || event_add(lm->push_timer, &tv) != 0)
+		log_warn("cannot push every %llu ms: pushes at the threshold "
+		    "only", (unsigned long long)(lm->push_ns / 1000000));
+}
+
+void
+lm_mm_finish(struct lm *lm)
+{
+	if (lm->push_timer != NULL)
+		event_free(lm->push_timer);
+	lm->push_timer = NULL;
 }

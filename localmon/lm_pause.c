@@ -8,10 +8,9 @@
  *
  *	- the LM lets the processes go by itself when the round's time limit
  *	  passes, when the connection to mainmon ends, and when it exits;
- *	- a guard process, forked from the LM when mainmon announces the
- *	  global scheme, is told each process before it is stopped; if the
- *	  LM dies (its end of the pipe closes), or the time limit passes, or
- *	  the guard is asked to end, it lets them go.
+ *	- the LM's guard process (lm_guard.c) is told each process before
+ *	  it is stopped; if the LM dies (its end of the pipe closes), or the
+ *	  time limit passes, or the guard is asked to end, it lets them go.
  *
  * SIGSTOP is invisible to the programs (no handler runs, no system call
  * fails with EINTR); a process that was already stopped (job control, a
@@ -19,17 +18,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/prctl.h>
-#include <sys/shm.h>
-#include <sys/wait.h>
 
 #include <event2/event.h>
 
@@ -51,204 +45,25 @@
  * this long at most. */
 #define RESUME_HOLD_NS	2000000000ull
 
-/* One message on the guard's pipe (PIPE_BUF makes each write whole). */
-struct guard_msg {
-	uint32_t	op;
-	uint32_t	pid;
-	uint64_t	deadline;	/* CLOCK_MONOTONIC ns */
-};
-enum { GUARD_ADD = 1, GUARD_CLEAR = 2 };
-
-static volatile sig_atomic_t guard_quit;
-
 static void tasks_note(struct lm_pause *ps);
 static int hold_on(struct lm_pause *ps);
-
-static void
-guard_sig(int sig)
-{
-	(void)sig;
-	guard_quit = 1;
-}
-
-static void
-cont_all(const uint32_t *pids, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		kill((pid_t)pids[i], SIGCONT);
-}
-
-/* The guard: holds the list of stopped processes until told to forget
- * it; lets them go when the LM's end of the pipe closes, at the deadline,
- * or on SIGTERM, SIGINT or SIGHUP. */
-static void __attribute__((noreturn))
-guard_main(int fd)
-{
-	struct guard_msg m;
-	struct sigaction sa;
-	struct pollfd pfd;
-	struct timespec ts, *tp;
-	sigset_t block, old;
-	uint32_t *pids = NULL, *np, n = 0, cap = 0;
-	uint64_t deadline = 0, now;
-	ssize_t r;
-
-	prctl(PR_SET_NAME, "localmon-guard", 0, 0, 0);
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	sigdelset(&old, SIGTERM);
-	sigdelset(&old, SIGINT);
-	sigdelset(&old, SIGHUP);
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = guard_sig;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	for (;;) {
-		tp = NULL;
-		if (n > 0) {
-			now = clk_mono_ns();
-			if (now >= deadline) {
-				cont_all(pids, n);
-				n = 0;
-				continue;
-			}
-			ts.tv_sec = (time_t)((deadline - now) / 1000000000u);
-			ts.tv_nsec = (long)((deadline - now) % 1000000000u);
-			tp = &ts;
-		}
-		pfd.fd = fd;
-		pfd.events = POLLIN;
-		r = ppoll(&pfd, 1, tp, &old);
-		if (guard_quit)
-			break;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			break;
-		if (r == 0)
-			continue;	/* the deadline, checked above */
-		r = read(fd, &m, sizeof m);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r != (ssize_t)sizeof m)
-			break;		/* the LM is gone */
-		if (m.op == GUARD_CLEAR) {
-			n = 0;
-			continue;
-		}
-		if (m.op != GUARD_ADD)
-			continue;
-		if (n == cap) {
-			np = realloc(pids, sizeof *np * (cap ? 2 * cap : 64));
-			if (np == NULL) {
-				/* Cannot watch it: it must not stay stopped
-				 * (it may be stopped just after this). */
-				kill((pid_t)m.pid, SIGCONT);
-				continue;
-			}
-			pids = np;
-			cap = cap ? 2 * cap : 64;
-		}
-		pids[n++] = m.pid;
-		deadline = m.deadline;
-	}
-	cont_all(pids, n);
-	_exit(0);
-}
-
-/* Starts the guard; 0, or -1 (logged). */
-static int
-guard_start(struct lm *lm)
-{
-	struct lm_pause *ps = &lm->pause;
-	int fds[2];
-	pid_t pid;
-
-	if (ps->guard_pid != 0)
-		return 0;
-	if (pipe2(fds, O_CLOEXEC) != 0) {
-		log_warn("guard process: pipe: %s", strerror(errno));
-		return -1;
-	}
-	pid = fork();
-	if (pid == -1) {
-		log_warn("guard process: fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		/* Nothing of the LM's but the pipe: not the segment (an LM
-		 * adopting it must see it unattached), not its sockets or
-		 * its lock. */
-		if (lm->seg != NULL)
-			shmdt(lm->seg);
-		if (fds[0] != 3 && dup2(fds[0], 3) == -1)
-			_exit(1);
-		close_range(4, ~0u, 0);
-		guard_main(3);
-	}
-	close(fds[0]);
-	ps->guard_fd = fds[1];
-	ps->guard_pid = (int)pid;
-	log_debug("guard process %d started", (int)pid);
-	return 0;
-}
-
-/* Tells the guard; -1 if it is gone. */
-static int
-guard_send(struct lm_pause *ps, uint32_t op, uint32_t pid, uint64_t deadline)
-{
-	struct guard_msg m = { op, pid, deadline };
-	ssize_t r;
-
-	if (ps->guard_fd == -1)
-		return -1;
-	while ((r = write(ps->guard_fd, &m, sizeof m)) == -1 && errno == EINTR)
-		;
-	return r == (ssize_t)sizeof m ? 0 : -1;
-}
-
-/* The guard ended: forget it (it is started again when needed). */
-static void
-guard_gone(struct lm_pause *ps)
-{
-	if (ps->guard_fd != -1)
-		close(ps->guard_fd);
-	ps->guard_fd = -1;
-	ps->guard_pid = 0;
-}
 
 void
 lm_pause_tick(struct lm *lm)
 {
 	struct lm_pause *ps = &lm->pause;
 	uint32_t i;
-	int st;
-
-	if (ps->guard_pid == 0 ||
-	    waitpid(ps->guard_pid, &st, WNOHANG) != ps->guard_pid)
+	/* The guard lives on, or none is needed. */
+	if ((!lm_guard_tick(lm) && lm->guard.pid != 0) || !ps->on)
 		return;
-	log_warn("guard process %d ended (%s %d)", ps->guard_pid,
-	    WIFSIGNALED(st) ? "signal" : "status",
-	    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-	guard_gone(ps);
-	if (!ps->on)
-		return;
-	/* Processes are stopped: a new guard watches them. */
-	if (guard_start(lm) != 0) {
+	/* Processes are stopped: a new guard watches them, or, without
+	 * one, they go. */
+	if (lm->guard.pid == 0 && lm_guard_start(lm) != 0) {
 		lm_resume(lm, REC_COLL_END_DEADLINE);
 		return;
 	}
 	for (i = 0; i < ps->n; i++)
-		guard_send(ps, GUARD_ADD, ps->pids[i], ps->t_begin +
+		lm_guard_send(lm, LM_GUARD_ADD, ps->pids[i], ps->t_begin +
 		    ps->max_ns + GUARD_SLACK_NS);
 }
 
@@ -316,7 +131,7 @@ stop_one(struct lm *lm, uint32_t pid)
 	}
 	/* The guard knows it first: then no moment exists where it is
 	 * stopped and nobody would let it go. */
-	if (guard_send(ps, GUARD_ADD, pid, clk_mono_ns() + ps->max_ns +
+	if (lm_guard_send(lm, LM_GUARD_ADD, pid, clk_mono_ns() + ps->max_ns +
 	    GUARD_SLACK_NS) != 0 || kill((pid_t)pid, SIGSTOP) != 0) {
 		ps->skipped++;
 		return;
@@ -362,7 +177,6 @@ send_paused(struct lm *lm)
 void
 lm_pause_init(struct lm *lm)
 {
-	lm->pause.guard_fd = -1;
 	lm->pause.deadline = evtimer_new(lm->base, deadline_cb, lm);
 }
 
@@ -370,7 +184,7 @@ void
 lm_pause_global(struct lm *lm)
 {
 	lm->global = 1;
-	(void)guard_start(lm);
+	(void)lm_guard_start(lm);
 }
 
 void
@@ -401,7 +215,7 @@ lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 		ps->hold_below = t0 > WIRE_ORDER_GRACE ? t0 -
 		    WIRE_ORDER_GRACE : 0;
 	ps->hold_until = UINT64_MAX;
-	if (guard_start(lm) == 0)
+	if (lm_guard_start(lm) == 0)
 		lm_clients_each(lm, stop_cb);
 	else
 		log_warn("collection %u: no guard process: the processes are "
@@ -552,8 +366,8 @@ lm_resume(struct lm *lm, unsigned why)
 	if (!ps->on)
 		return;
 	t_end = clk_mono_ns();
-	cont_all(ps->pids, ps->n);
-	guard_send(ps, GUARD_CLEAR, 0, 0);
+	lm_cont_all(ps->pids, ps->n);
+	lm_guard_send(lm, LM_GUARD_CLEAR, 0, 0);
 	ps->on = 0;
 	ps->hold_until = t_end + RESUME_HOLD_NS;
 	event_del(ps->deadline);
@@ -581,13 +395,7 @@ lm_pause_end(struct lm *lm)
 	struct lm_pause *ps = &lm->pause;
 
 	lm_resume(lm, REC_COLL_END_EXIT);
-	if (ps->guard_pid != 0) {
-		/* Its end of the pipe closes: it exits; reaped if already. */
-		close(ps->guard_fd);
-		ps->guard_fd = -1;
-		(void)waitpid(ps->guard_pid, NULL, WNOHANG);
-		ps->guard_pid = 0;
-	}
+	lm_guard_end(lm);
 	if (ps->deadline != NULL)
 		event_free(ps->deadline);
 	ps->deadline = NULL;

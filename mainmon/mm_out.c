@@ -880,6 +880,11 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	 * spill file). */
 	if (what == WIRE_PROC_START && p != NULL && p->started == session)
 		return 0;
+	/* An end already written for this image: sent again by an LM that
+	 * lost the connection before the acknowledgement. */
+	if (what != WIRE_PROC_START && p != NULL && p->ended &&
+	    p->session == session)
+		return 0;
 	/* A new process (or image, after exec) starts with no types but
 	 * those it inherits. */
 	if (what == WIRE_PROC_START && p != NULL) {

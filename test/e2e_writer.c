@@ -5,7 +5,8 @@
  * library reports lost are counted and printed ("lost N seq M").  With
  * E2E_TAGGED in the environment, event 1 has another format (a string
  * more): another program using the same event id.  With E2E_PACE_US,
- * each thread sleeps that long after every 1000 events.  Waiting costs
+ * each thread sleeps that long after every 1000 events; with E2E_EVERY_US,
+ * after every event (a slow writer).  Waiting costs
  * nothing: the threads block on a barrier, and the main thread on inotify
  * until the file it waits for is made (scale.sh runs 128 of them). */
 #include <errno.h>
@@ -28,6 +29,7 @@
 static long nevents;
 static int tagged;	/* E2E_TAGGED: event 1 has a third field */
 static long pace_us;	/* E2E_PACE_US: pause after every 1000 events */
+static long every_us;	/* E2E_EVERY_US: pause after every event */
 static pthread_barrier_t half, go;
 
 /* Events the library reported as lost (buffer full): all, and sequence
@@ -67,6 +69,8 @@ writer(void *arg)
 		    GMI_Event(EV_SEQ, idx, i), 1);
 		if (i % 1000 == 999 || i == nevents - 1)
 			check(GMI_BlockEnd(idx), 0);
+		if (every_us > 0)
+			usleep((useconds_t)every_us);
 	}
 	return NULL;
 }
@@ -118,6 +122,8 @@ main(int argc, char **argv)
 	tagged = getenv("E2E_TAGGED") != NULL;
 	if (getenv("E2E_PACE_US") != NULL)
 		pace_us = atol(getenv("E2E_PACE_US"));
+	if (getenv("E2E_EVERY_US") != NULL)
+		every_us = atol(getenv("E2E_EVERY_US"));
 	if (GMI_DefineEvent(EV_SEQ, tagged ? "thread %d seq %ld tag %s" :
 	    "thread %d seq %ld", "sequence") != GRM_OK)
 		return 1;

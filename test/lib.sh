@@ -44,6 +44,8 @@ t_cleanup() {
 	t_note_lms
 	for p in $T_PIDS; do t_ours "$p" && kill -9 "$p" 2>/dev/null; done
 	[ -z "$T_CLEANUP_HOOK" ] || $T_CLEANUP_HOOK
+	# The LMs' guards first: ended, they start no successor.
+	for g in $(t_guards_here); do kill "$g" 2>/dev/null; done
 	for e in $T_LMS; do
 		t_ours "${e%%:*}" localmon && kill -9 "${e%%:*}" 2>/dev/null
 		ipcrm -m "${e##*:}" 2>/dev/null
@@ -315,4 +317,82 @@ t_same() {
 		t_fail "$_sn: standard error differs traced: $(diff "$T_DIR/$_sn.plainerr" "$T_DIR/$_sn.err" | head -5)"
 	[ "$_src" -eq "$T_RC" ] ||
 		t_fail "$_sn: exit status $T_RC traced, $_src untraced"
+}
+
+# ---- the LM's guard process (localmon/lm_guard.c) ----
+# t_lm_guards PID: the guard processes of LM PID (its children named
+# localmon-guard), one a line.
+t_lm_guards() {
+	for _s in /proc/[0-9]*/stat; do
+		_st=$(cat "$_s" 2>/dev/null) || continue
+		case $_st in *"(localmon-guard)"*) ;; *) continue ;; esac
+		_rest=${_st##*) }
+		# "S PPID ...": the state, then the parent.
+		_pp=${_rest#* }
+		[ "${_pp%% *}" = "$1" ] || continue
+		_p=${_s#/proc/}
+		echo "${_p%/stat}"
+	done
+}
+
+# t_guards_here: the guard processes of this test's LMs (their environment
+# names our run folder), one a line.
+t_guards_here() {
+	for _s in /proc/[0-9]*/comm; do
+		[ "$(cat "$_s" 2>/dev/null)" = localmon-guard ] || continue
+		_p=${_s#/proc/}
+		_p=${_p%/comm}
+		{ tr '\0' '\n' < "/proc/$_p/environ"; } 2>/dev/null |
+		    grep -qx "GRM_RUNDIR=$GRM_RUNDIR" && echo "$_p"
+	done
+	return 0
+}
+t_no_guards() { [ -z "$(t_guards_here)" ]; }
+
+# ---- a monitor or link gone silent (mmstop.sh, linkdown.sh) ----
+# t_paced_writers P T N PACE_US [PREFIX...]: starts P test/e2e_writer
+# processes traced into MM_ID, T threads of N numbered events each, a
+# pause of PACE_US after every 1000 events, never waiting halfway; each
+# run under PREFIX (e.g. ip netns exec NS).  Sets T_WPIDS.
+t_paced_writers() {
+	_pw_p=$1 _pw_t=$2 _pw_n=$3 _pw_pace=$4
+	shift 4
+	touch "$T_DIR/go"
+	T_WPIDS=""
+	_i=1
+	while [ $_i -le "$_pw_p" ]; do
+		"$@" env GRM_MM="$MM_ID" E2E_PACE_US="$_pw_pace" \
+		    "$B/test/e2e_writer" "$_pw_t" "$_pw_n" "$T_DIR/half.$_i" \
+		    "$T_DIR/go" > "$T_DIR/writer.$_i.out" \
+		    2> "$T_DIR/writer.$_i.err" &
+		T_WPIDS="$T_WPIDS $!"
+		T_PIDS="$T_PIDS $!"
+		_i=$((_i + 1))
+	done
+}
+
+# t_lm_said PATTERN: an LM's log (this run folder) has a line matching it.
+t_lm_said() { grep -q -- "$1" "$GRM_RUNDIR"/lm-*.log 2>/dev/null; }
+
+# t_lm_spilled: an LM's spill file holds something.
+t_lm_spilled() {
+	for _f in "$GRM_RUNDIR"/lm-*.spill; do [ -s "$_f" ] && return 0; done
+	return 1
+}
+
+# t_paced_done P T N TRACE: t_paced_writers' processes end with nothing
+# lost, the LM delivers and exits, mainmon stops, and TRACE holds every
+# event once, in order, no loss counted; nothing is left behind.
+t_paced_done() {
+	t_reap writer $T_WPIDS
+	for _i in $(seq 1 "$1"); do
+		[ -s "$T_DIR/writer.$_i.out" ] &&
+			t_fail "writer $_i lost events: $(cat "$T_DIR/writer.$_i.out")"
+	done
+	t_lms_gone 45 || t_fail "the LM did not deliver and exit"
+	t_stop_mm
+	t_check_seqs "$4" "$3" $(($1 * $2)) || t_fail "trace content"
+	_lost=$(t_tcheck "$4" '#LOSS' sum count)
+	[ "$_lost" -eq 0 ] || t_fail "$_lost events counted lost"
+	t_check_clean
 }

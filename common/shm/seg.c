@@ -764,3 +764,22 @@ seg_used(const struct seg *v)
 			n++;
 	return n;
 }
+
+int
+seg_pending(const struct seg *v)
+{
+	const struct seg_chunk *c;
+	uint32_t i, st;
+
+	for (i = 0; i < v->nchunks; i++) {
+		c = seg_chunk(v, i);
+		st = atomic_load_explicit(&c->state, memory_order_relaxed);
+		if ((st != SEG_OWNED && st != SEG_FULL) ||
+		    c->kind == SEG_KIND_TABLE)
+			continue;
+		if (atomic_load_explicit(&c->committed, memory_order_relaxed) >
+		    next_from(v, i, c))
+			return 1;
+	}
+	return 0;
+}

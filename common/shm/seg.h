@@ -361,5 +361,9 @@ void seg_reclaim_claims(const struct seg *v, uint32_t pid);
 
 /* Number of chunks not FREE. */
 uint32_t seg_used(const struct seg *v);
+/* Whether a chunk holds records committed and not yet collected (sent or
+ * consumed): a collection would send something.  One pass over the chunk
+ * headers, no copy; scribbled values may say yes, never crash. */
+int seg_pending(const struct seg *v);
 
 #endif /* GRM_SEG_H */

@@ -84,6 +84,25 @@ const struct env_var env_vars[ENV_COUNT] = {
 	    "allowed, from 0 to 86400.\nIt then exits, leaving what it could "
 	    "keep in the spill file for the next\nLocal Monitor of that Main "
 	    "Monitor, and counting the rest as lost." },
+	[ENV_LM_SILENT] = { "GRM_LM_SILENT", ENV_T_INT, "5", NULL, 0, 3600,
+	    "a number of seconds (0 to 3600)",
+	    "How many seconds a Local Monitor waits for a word from its Main "
+	    "Monitor\n(which pings it every second) before it takes it for "
+	    "gone: hung, stopped,\nor cut off by a link that went silent.  "
+	    "It then logs it, keeps what\nits processes write (spilling it if "
+	    "need be), connects again with\nback-off, and sends everything "
+	    "not acknowledged again; the socket's TCP\nkeepalive and "
+	    "user timeout are set to the same bound.\n.B 0\nturns this off "
+	    "(only a closed connection is noticed)." },
+	[ENV_PUSH_INTERVAL] = { "GRM_PUSH_INTERVAL", ENV_T_SECONDS, "1", NULL,
+	    0, 86400, "a number of seconds (0 to 86400)",
+	    "How often, at least, a Local Monitor sends its Main Monitor what "
+	    "its\nprocesses have committed, chunks still being written "
+	    "included, so that a\nslow writer's events reach the trace file "
+	    "within seconds; nothing is sent\nwhen nothing new was committed.  "
+	    "A decimal fraction is allowed, from 0 to\n86400;\n.B 0\n"
+	    "sends only at the push threshold\n.RB ( GRM_THRESHOLD )\n"
+	    "and at the end." },
 	[ENV_HOSTNAME] = { "GRM_HOSTNAME", ENV_T_TEXT, NULL, NULL, 0, 0,
 	    "a host name",
 	    "The host name a Local Monitor (or\n.BR grmctl )\ngives the Main "

@@ -43,6 +43,7 @@ static const struct page pages[] = {
 		".BR \"The preload library\" ),\nnot by libgrm." } }, 10,
 	  ".TP\n.BR GRM_SEGSIZE \", \" GRM_CHUNKSIZE \", \" GRM_THRESHOLD "
 	  "\", \" GRM_SPILL_MAX \", \" GRM_LM_LINGER \", \" GRM_LM_MM_TIMEOUT "
+	  "\", \" GRM_LM_SILENT \", \" GRM_PUSH_INTERVAL "
 	  "\", \" GRM_HOSTNAME\nPassed on to a Local Monitor the process "
 	  "starts; see\n.BR localmon (1).\n.B GRM_HOSTNAME\nsets the host "
 	  "name the trace shows for this host (its node).\n.PP\n.BR GRM_MM ,"
@@ -88,10 +89,12 @@ static const struct page pages[] = {
 		".B localmon\nwith status 1." },
 	    { ENV_LM_LINGER, NULL },
 	    { ENV_LM_MM_TIMEOUT, "See\n.BR Spilling ." },
+	    { ENV_LM_SILENT, "See\n.BR \"A silent Main Monitor\" ." },
+	    { ENV_PUSH_INTERVAL, NULL },
 	    { ENV_HOSTNAME, NULL },
 	    { ENV_RUNDIR, NULL },
 	    { ENV_TMPDIR, NULL },
-	    { ENV_DEBUG, NULL } }, 12,
+	    { ENV_DEBUG, NULL } }, 14,
 	  ".PP\nA Local Monitor started by a traced process gets that "
 	  "process's environment,\nso these variables are best set for the "
 	  "whole job.\n"
