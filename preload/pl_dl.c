@@ -149,6 +149,8 @@ pl_dl_map(int why)
 	int saved = errno;
 
 	walk(why, 0);
+	if (why != 0)
+		pl_func_map();
 	errno = saved;
 }
 

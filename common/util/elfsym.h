@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* elfsym.h: the function symbols of an ELF file on disk (.symtab and
+ * .dynsym), its build id and the extent of its loaded segments, for
+ * naming addresses (prove) and turning names into address ranges (the
+ * preload library's function filter). */
+#ifndef GRM_ELFSYM_H
+#define GRM_ELFSYM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One function: [addr, addr + size) in the file's own virtual addresses
+ * (an address in a process less the object's load bias). */
+struct elfsym_fn {
+	uint64_t	addr;
+	uint64_t	size;
+	const char	*name;	/* in the mapped file, NUL-terminated */
+};
+
+struct elfsym {
+	void		*map;	/* the file, mapped read-only */
+	size_t		maplen;
+	struct elfsym_fn *fn;	/* by addr, then by name */
+	size_t		n;
+	uint64_t	lo, hi;	/* the PT_LOAD segments' extent */
+	char		build_id[84];	/* hex; "" if it has none */
+};
+
+/*
+ * Reads path (a 64-bit ELF file of this machine's byte order): its
+ * defined function symbols of both tables, merged by address.  Returns 0,
+ * or -1 with errno set (ENOEXEC: not such a file, or malformed).  Every
+ * offset and size is checked against the file: a corrupt or hostile file
+ * fails or yields fewer symbols, never a bad read.  The caller owns e and
+ * frees it with elfsym_free.
+ */
+int elfsym_load(struct elfsym *e, const char *path);
+
+/* The function containing vaddr (a file virtual address), or NULL; a
+ * symbol of size 0 contains what lies before the next one. */
+const struct elfsym_fn *elfsym_find(const struct elfsym *e, uint64_t vaddr);
+
+/* Frees what e holds (a zeroed e too) and zeroes it. */
+void elfsym_free(struct elfsym *e);
+
+#endif /* GRM_ELFSYM_H */

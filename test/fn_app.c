@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* fn_app.c: a program built with -finstrument-functions (PIE, linked with
+ * its own shared library and nothing of grm's) for functions.sh: it knows
+ * how many calls it makes of each function and prints them.
+ *   fn_app calls THREADS N   fib(N) recursively in main, and in each of
+ *                            THREADS threads N calls of solver_step, each
+ *                            calling fn_lib_work (libfnlib.so)
+ *   fn_app short N           N calls of tiny (nothing) and 3 of slow (2 ms)
+ * Exits with status 3, so that the status is seen to be kept. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int fn_lib_work(int k);
+
+static long fib_calls;
+
+static long __attribute__((noinline))
+fib(int n)
+{
+	fib_calls++;
+	return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
+
+int solver_step(int i);
+
+int __attribute__((noinline))
+solver_step(int i)
+{
+	return fn_lib_work(i) + 1;
+}
+
+static int steps;
+
+static void *
+worker(void *arg)
+{
+	long s = 0;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < steps; i++)
+		s += solver_step(i);
+	return (void *)s;
+}
+
+static void __attribute__((noinline))
+tiny(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static void __attribute__((noinline))
+slow(void)
+{
+	struct timespec ts = { 0, 2000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+int
+main(int argc, char **argv)
+{
+	pthread_t t[64];
+	int i, n, nt;
+	long r;
+
+	if (argc == 4 && strcmp(argv[1], "calls") == 0) {
+		nt = atoi(argv[2]);
+		n = atoi(argv[3]);
+		if (nt < 0 || nt > 64 || n < 0 || n > 30)
+			return 2;
+		steps = n;
+		r = fib(n);
+		for (i = 0; i < nt; i++)
+			if (pthread_create(&t[i], NULL, worker, NULL) != 0)
+				return 2;
+		for (i = 0; i < nt; i++)
+			pthread_join(t[i], NULL);
+		printf("fib(%d) = %ld in %ld calls; %d threads x %d "
+		    "solver_step\n", n, r, fib_calls, nt, n);
+		return 3;
+	}
+	if (argc == 3 && strcmp(argv[1], "short") == 0) {
+		n = atoi(argv[2]);
+		for (i = 0; i < n; i++)
+			tiny();
+		for (i = 0; i < 3; i++)
+			slow();
+		printf("%d tiny, 3 slow\n", n);
+		return 3;
+	}
+	fprintf(stderr, "usage: fn_app calls THREADS N | short N\n");
+	return 2;
+}
