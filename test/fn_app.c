@@ -6,8 +6,10 @@
  *                            THREADS threads N calls of solver_step, each
  *                            calling fn_lib_work (libfnlib.so)
  *   fn_app short N           N calls of tiny (nothing) and 3 of slow (2 ms)
+ *   fn_app crash N           dive N deep, then killed by SIGKILL
  * Exits with status 3, so that the status is seen to be kept. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +62,15 @@ slow(void)
 	nanosleep(&ts, NULL);
 }
 
+static void __attribute__((noinline))
+dive(int n)
+{
+	if (n > 1)
+		dive(n - 1);
+	else
+		raise(SIGKILL);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -92,6 +103,10 @@ main(int argc, char **argv)
 		printf("%d tiny, 3 slow\n", n);
 		return 3;
 	}
-	fprintf(stderr, "usage: fn_app calls THREADS N | short N\n");
+	if (argc == 3 && strcmp(argv[1], "crash") == 0) {
+		dive(atoi(argv[2]));
+		return 2;
+	}
+	fprintf(stderr, "usage: fn_app calls THREADS N | short N | crash N\n");
 	return 2;
 }

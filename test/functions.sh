@@ -5,7 +5,9 @@
 # fn_lib.c), traced by grm-run with nothing of grm's linked in: every call
 # recorded once (the program knows how many it makes), ranges nested per
 # thread, named by prove from the load map; --functions (patterns,
-# exclusions) and --min-duration; output and exit status as untraced.
+# exclusions) and --min-duration; output and exit status as untraced; a
+# process killed inside its functions keeps their entries; an object whose
+# file changed or vanished before the trace is read is named by offset.
 . "$(dirname "$0")/lib.sh"
 t_preload_setup
 CC=${CC:-cc}
@@ -95,6 +97,31 @@ expect "$m" main 1
 [ -z "$(profile "$m" tiny)" ] || t_fail "--min-duration: tiny recorded"
 [ "$(t_count "$m" eid=-40)" -eq 4 ] ||
 	t_fail "--min-duration: $(t_count "$m" eid=-40) entries, not 4"
+
+# Killed 5 deep: every entry kept, the ranges open at the end.
+k="$T_DIR/killed"
+rc=0
+"$T_RUN" -o "$k" -- "$APP" crash 5 || rc=$?
+[ $rc -eq 137 ] || t_fail "crash: exit status $rc, not 137"
+[ "$(t_count "$k" eid=-40)" -eq 6 ] ||
+	t_fail "crash: $(t_count "$k" eid=-40) entries, not 6 (main, 5 dive)"
+[ "$(t_count "$k" eid=-39)" -eq 0 ] || t_fail "crash: exits recorded"
+"$B/prove/prove" stats "$k" | grep -q 'still open at end of trace: 6' ||
+	t_fail "crash: prove does not count 6 open ranges"
+
+# The library rebuilt (another build id), then gone: said once, its
+# functions named by offset, the program's still by name.
+"$CC" -O0 -finstrument-functions -fPIC -shared -o "$W/libfnlib.so"     "$(dirname "$0")/fn_lib.c" -Wl,--build-id=sha1
+"$B/prove/prove" stats "$f" > "$W/rebuilt" 2> "$W/rebuilt.err"
+[ "$(grep -c 'libfnlib.so: build id' "$W/rebuilt.err")" -eq 1 ] ||
+	t_fail "rebuilt library: $(cat "$W/rebuilt.err")"
+grep -q 'libfnlib.so+0x' "$W/rebuilt" || t_fail "rebuilt library: not named by offset"
+grep -q ' fib$' "$W/rebuilt" || t_fail "rebuilt library: fib not named"
+rm "$W/libfnlib.so"
+"$B/prove/prove" stats "$f" > "$W/gone" 2> "$W/gone.err"
+grep -q 'libfnlib.so: cannot be read' "$W/gone.err" ||
+	t_fail "library gone: $(cat "$W/gone.err")"
+grep -q 'libfnlib.so+0x' "$W/gone" || t_fail "library gone: not named by offset"
 
 # Bad values: one line, exit 2, the program not run.
 rc=0
