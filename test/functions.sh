@@ -87,16 +87,18 @@ f2="$T_DIR/excluded"
 expect "$f2" solver_step 4
 
 # --min-duration: the 2 ms calls and what holds them kept, the 5000
-# short ones dropped whole.
+# short ones dropped whole (but for the few a loaded machine stretches
+# past 1 ms: each of those is kept whole, its entry with its exit).
 m="$T_DIR/min"
 "$T_RUN" -o "$m" --min-duration=1ms -- "$APP" short 5000 > "$W/m.out" ||
     [ $? -eq 3 ] || t_fail "--min-duration: the program failed"
 nested "$m"
 expect "$m" slow 3
 expect "$m" main 1
-[ -z "$(profile "$m" tiny)" ] || t_fail "--min-duration: tiny recorded"
-[ "$(t_count "$m" eid=-40)" -eq 4 ] ||
-	t_fail "--min-duration: $(t_count "$m" eid=-40) entries, not 4"
+tiny=$(profile "$m" tiny)
+[ "${tiny:-0}" -le 50 ] || t_fail "--min-duration: tiny recorded $tiny times"
+[ "$(t_count "$m" eid=-40)" -eq $((4 + ${tiny:-0})) ] ||
+	t_fail "--min-duration: $(t_count "$m" eid=-40) entries, not $((4 + ${tiny:-0}))"
 
 # Killed 5 deep: every entry kept, the ranges open at the end.
 k="$T_DIR/killed"

@@ -20,6 +20,14 @@ in_file(uint64_t off, uint64_t len, size_t n)
 	return off <= n && len <= n - off;
 }
 
+/* The same, and off a multiple of align (a power of 2): the structures
+ * are read in place. */
+static int
+in_file_at(uint64_t off, uint64_t len, size_t n, uint64_t align)
+{
+	return (off & (align - 1)) == 0 && in_file(off, len, n);
+}
+
 static void
 note_build_id(struct elfsym *e, const char *p, uint64_t len)
 {
@@ -62,7 +70,7 @@ add_table(struct elfsym *e, const Elf64_Shdr *sh, const Elf64_Shdr *shs,
 	int type;
 
 	if (sh->sh_link >= nsh || sh->sh_entsize != sizeof(Elf64_Sym) ||
-	    !in_file(sh->sh_offset, sh->sh_size, e->maplen))
+	    !in_file_at(sh->sh_offset, sh->sh_size, e->maplen, 8))
 		return 0;
 	str = &shs[sh->sh_link];
 	if (str->sh_type != SHT_STRTAB || str->sh_size == 0 ||
@@ -110,6 +118,10 @@ parse(struct elfsym *e)
 {
 	const char *f = e->map;
 	const Elf64_Ehdr *eh = e->map;
+
+	/* Structures are read in place: the file is mapped page-aligned, a
+	 * caller's buffer is 8-byte aligned, and every offset is checked for
+	 * its structure's alignment. */
 	const Elf64_Phdr *ph;
 	const Elf64_Shdr *sh;
 	size_t cap = 0, i, j;
@@ -120,8 +132,8 @@ parse(struct elfsym *e)
 		return -1;
 	e->lo = UINT64_MAX;
 	if (eh->e_phentsize == sizeof *ph &&
-	    in_file(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof *ph,
-	    e->maplen)) {
+	    in_file_at(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof *ph,
+	    e->maplen, 8)) {
 		ph = (const Elf64_Phdr *)(const void *)(f + eh->e_phoff);
 		for (i = 0; i < eh->e_phnum; i++) {
 			if (ph[i].p_type == PT_LOAD) {
@@ -130,8 +142,8 @@ parse(struct elfsym *e)
 				if (ph[i].p_vaddr + ph[i].p_memsz > e->hi)
 					e->hi = ph[i].p_vaddr + ph[i].p_memsz;
 			} else if (ph[i].p_type == PT_NOTE && !have_note &&
-			    in_file(ph[i].p_offset, ph[i].p_filesz,
-			    e->maplen)) {
+			    in_file_at(ph[i].p_offset, ph[i].p_filesz,
+			    e->maplen, 4)) {
 				note_build_id(e, f + ph[i].p_offset,
 				    ph[i].p_filesz);
 				have_note = e->build_id[0] != '\0';
@@ -141,8 +153,8 @@ parse(struct elfsym *e)
 	if (e->lo == UINT64_MAX)
 		e->lo = 0;
 	if (eh->e_shentsize != sizeof *sh || eh->e_shnum == 0 ||
-	    !in_file(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof *sh,
-	    e->maplen))
+	    !in_file_at(eh->e_shoff, (uint64_t)eh->e_shnum * sizeof *sh,
+	    e->maplen, 8))
 		return 0;	/* no sections: no symbols */
 	sh = (const Elf64_Shdr *)(const void *)(f + eh->e_shoff);
 	for (i = 0; i < eh->e_shnum; i++)
@@ -162,9 +174,30 @@ parse(struct elfsym *e)
 }
 
 int
+elfsym_parse(struct elfsym *e, const void *buf, size_t len)
+{
+	int r;
+
+	memset(e, 0, sizeof *e);
+	if (((uintptr_t)buf & 7) != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	e->map = buf;
+	e->maplen = len;
+	if ((r = parse(e)) != 0) {
+		elfsym_free(e);
+		errno = r == -2 ? ENOMEM : ENOEXEC;
+		return -1;
+	}
+	return 0;
+}
+
+int
 elfsym_load(struct elfsym *e, const char *path)
 {
 	struct stat sb;
+	void *m;
 	int fd, r, saved;
 
 	memset(e, 0, sizeof *e);
@@ -178,12 +211,12 @@ elfsym_load(struct elfsym *e, const char *path)
 		return -1;
 	}
 	e->maplen = (size_t)sb.st_size;
-	e->map = mmap(NULL, e->maplen, PROT_READ, MAP_PRIVATE, fd, 0);
+	m = mmap(NULL, e->maplen, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
-	if (e->map == MAP_FAILED) {
-		e->map = NULL;
+	if (m == MAP_FAILED)
 		return -1;
-	}
+	e->map = m;
+	e->mapped = 1;
 	if ((r = parse(e)) != 0) {
 		elfsym_free(e);
 		errno = r == -2 ? ENOMEM : ENOEXEC;
@@ -208,7 +241,8 @@ elfsym_find(const struct elfsym *e, uint64_t vaddr)
 	if (lo == 0)
 		return NULL;
 	s = &e->fn[lo - 1];
-	if (s->size != 0 ? vaddr - s->addr < s->size : vaddr < e->hi)
+	if (s->size != 0 ? vaddr - s->addr < s->size :
+	    vaddr == s->addr || vaddr < e->hi)
 		return s;
 	return NULL;
 }
@@ -216,8 +250,8 @@ elfsym_find(const struct elfsym *e, uint64_t vaddr)
 void
 elfsym_free(struct elfsym *e)
 {
-	if (e->map != NULL)
-		munmap(e->map, e->maplen);
+	if (e->mapped)
+		munmap((void *)e->map, e->maplen);
 	free(e->fn);
 	memset(e, 0, sizeof *e);
 }

@@ -18,8 +18,10 @@ struct elfsym_fn {
 };
 
 struct elfsym {
-	void		*map;	/* the file, mapped read-only */
+	const void	*map;	/* the file's bytes */
 	size_t		maplen;
+	int		mapped;	/* map is ours (elfsym_load), not the
+				   caller's (elfsym_parse) */
 	struct elfsym_fn *fn;	/* by addr, then by name */
 	size_t		n;
 	uint64_t	lo, hi;	/* the PT_LOAD segments' extent */
@@ -36,8 +38,13 @@ struct elfsym {
  */
 int elfsym_load(struct elfsym *e, const char *path);
 
+/* The same from the len bytes at buf, which the caller keeps (and
+ * unchanged) until elfsym_free(e): names point into it. */
+int elfsym_parse(struct elfsym *e, const void *buf, size_t len);
+
 /* The function containing vaddr (a file virtual address), or NULL; a
- * symbol of size 0 contains what lies before the next one. */
+ * symbol of size 0 holds its own address and what lies after it, up to
+ * the next symbol, inside the loaded extent. */
 const struct elfsym_fn *elfsym_find(const struct elfsym *e, uint64_t vaddr);
 
 /* Frees what e holds (a zeroed e too) and zeroes it. */
