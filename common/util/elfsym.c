@@ -28,32 +28,35 @@ in_file_at(uint64_t off, uint64_t len, size_t n, uint64_t align)
 	return (off & (align - 1)) == 0 && in_file(off, len, n);
 }
 
-static void
-note_build_id(struct elfsym *e, const char *p, uint64_t len)
+int
+elfsym_build_id(const void *notes, size_t len, char *out, size_t cap)
 {
+	const char *p = notes;
 	const Elf64_Nhdr *nh;
 	uint64_t namesz, descsz, off = 0;
 	size_t j;
 
+	if (cap > 0)
+		out[0] = '\0';
 	while (off + sizeof *nh <= len) {
 		nh = (const Elf64_Nhdr *)(const void *)(p + off);
 		namesz = ((uint64_t)nh->n_namesz + 3) & ~(uint64_t)3;
 		descsz = ((uint64_t)nh->n_descsz + 3) & ~(uint64_t)3;
 		if (namesz > len || descsz > len ||
 		    off + sizeof *nh + namesz + nh->n_descsz > len)
-			return;
+			return -1;
 		if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
 		    memcmp(p + off + sizeof *nh, "GNU", 4) == 0) {
 			const unsigned char *d = (const unsigned char *)p +
 			    off + sizeof *nh + namesz;
 
-			for (j = 0; j < nh->n_descsz &&
-			    2 * j + 2 < sizeof e->build_id; j++)
-				snprintf(e->build_id + 2 * j, 3, "%02x", d[j]);
-			return;
+			for (j = 0; j < nh->n_descsz && 2 * j + 2 < cap; j++)
+				snprintf(out + 2 * j, 3, "%02x", d[j]);
+			return 0;
 		}
 		off += sizeof *nh + namesz + descsz;
 	}
+	return -1;
 }
 
 /* Adds the defined functions of symbol table section sh (its strings in
@@ -144,9 +147,9 @@ parse(struct elfsym *e)
 			} else if (ph[i].p_type == PT_NOTE && !have_note &&
 			    in_file_at(ph[i].p_offset, ph[i].p_filesz,
 			    e->maplen, 4)) {
-				note_build_id(e, f + ph[i].p_offset,
-				    ph[i].p_filesz);
-				have_note = e->build_id[0] != '\0';
+				have_note = elfsym_build_id(f +
+				    ph[i].p_offset, ph[i].p_filesz,
+				    e->build_id, sizeof e->build_id) == 0;
 			}
 		}
 	}

@@ -47,6 +47,12 @@ int elfsym_parse(struct elfsym *e, const void *buf, size_t len);
  * the next symbol, inside the loaded extent. */
 const struct elfsym_fn *elfsym_find(const struct elfsym *e, uint64_t vaddr);
 
+/* The GNU build id, in hexadecimal into out (cap bytes, cut to fit), of
+ * the notes of a PT_NOTE segment (len bytes at notes, 4-byte aligned, in
+ * a file or in memory); 0, or -1 and "" if they hold none or are
+ * malformed. */
+int elfsym_build_id(const void *notes, size_t len, char *out, size_t cap);
+
 /* Frees what e holds (a zeroed e too) and zeroes it. */
 void elfsym_free(struct elfsym *e);
 
