@@ -129,8 +129,6 @@ pl_dl_map(int why)
 	int saved = errno;
 
 	walk(why, 0);
-	if (why != 0)
-		pl_func_map();
 	errno = saved;
 }
 
@@ -247,8 +245,10 @@ dlopen(const char *file, int flags)
 	saved = errno;
 
 	pl_init();
-	if (h != NULL && pl_active)
+	if (h != NULL && pl_active) {
 		walk(1, 0);
+		pl_func_map();	/* the function filter, in what it added */
+	}
 	errno = saved;
 	return h;
 }

@@ -272,6 +272,10 @@ pl_func_init(void)
 
 	if (env_seconds(ENV_MIN_DURATION, &s) == 0)
 		pl_fn_min = (uint64_t)(s * 1e9 + 0.5);
+	else
+		pl_say("GRM_MIN_DURATION=%s: not seconds from 0 to 86400; "
+		    "every function range recorded",
+		    env_get(ENV_MIN_DURATION));
 	if (v != NULL && (pl_fn_pat = strdup(v)) != NULL) {
 		/* With a pattern that includes, what none names is out. */
 		for (p = v; p != NULL; p = strchr(p, ','), p = p ? p + 1 : p)

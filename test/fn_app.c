@@ -7,7 +7,11 @@
  *                            calling fn_lib_work (libfnlib.so)
  *   fn_app short N           N calls of tiny (nothing) and 3 of slow (2 ms)
  *   fn_app crash N           dive N deep, then killed by SIGKILL
+ *   fn_app plugin PATH N     dlopen PATH (fn_lib.c built again with
+ *                            -Dfn_lib_work=fn_plug_work) and call its
+ *                            fn_plug_work N times
  * Exits with status 3, so that the status is seen to be kept. */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -101,6 +105,22 @@ main(int argc, char **argv)
 		for (i = 0; i < 3; i++)
 			slow();
 		printf("%d tiny, 3 slow\n", n);
+		return 3;
+	}
+	if (argc == 4 && strcmp(argv[1], "plugin") == 0) {
+		void *h = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
+		int (*work)(int);
+		long s = 0;
+
+		if (h == NULL)
+			return 2;
+		*(void **)&work = dlsym(h, "fn_plug_work");
+		if (work == NULL)
+			return 2;
+		n = atoi(argv[3]);
+		for (i = 0; i < n; i++)
+			s += work(i);
+		printf("plugin: %d calls, sum %ld\n", n, s);
 		return 3;
 	}
 	if (argc == 3 && strcmp(argv[1], "crash") == 0) {

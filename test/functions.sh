@@ -5,7 +5,7 @@
 # fn_lib.c), traced by grm-run with nothing of grm's linked in: every call
 # recorded once (the program knows how many it makes), ranges nested per
 # thread, named by prove from the load map; --functions (patterns,
-# exclusions) and --min-duration; output and exit status as untraced; a
+# exclusions, in a library dlopen loads) and --min-duration; output and exit status as untraced; a
 # process killed inside its functions keeps their entries; an object whose
 # file changed or vanished before the trace is read is named by offset.
 . "$(dirname "$0")/lib.sh"
@@ -79,6 +79,17 @@ expect "$f" fib $FIB_CALLS
 expect "$f" fn_lib_work $((NT * N))
 [ "$(t_count "$f" eid=-40)" -eq $((FIB_CALLS + NT * N)) ] ||
 	t_fail "--functions: $(t_count "$f" eid=-40) entries, not $((FIB_CALLS + NT * N))"
+# A library loaded later by dlopen: the filter's patterns resolved in it
+# then, its functions named from the load map's dlopen record.
+"$CC" -O1 -finstrument-functions -fPIC -shared -Dfn_lib_work=fn_plug_work \
+    -o "$W/plug.so" "$(dirname "$0")/fn_lib.c"
+p="$T_DIR/plugin"
+"$T_RUN" -o "$p" --functions='fn_plug_*' -- "$APP" plugin "$W/plug.so" 25 \
+    > /dev/null || [ $? -eq 3 ] || t_fail "plugin: the program failed"
+nested "$p"
+expect "$p" fn_plug_work 25
+[ "$(t_count "$p" eid=-40)" -eq 25 ] ||
+	t_fail "plugin: $(t_count "$p" eid=-40) entries, not 25"
 # Only exclusions: all but those.
 f2="$T_DIR/excluded"
 "$T_RUN" -o "$f2" --functions='!fib' -- "$APP" calls 1 4 > /dev/null ||
