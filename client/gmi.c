@@ -590,8 +590,7 @@ gmi_define_type(int eid, uint8_t cls, uint8_t attr, uint8_t range,
 
 	if (!traced())
 		return GRM_OK;
-	if ((eid < 0 && (eid < REC_EID_PL_MIN || eid > REC_EID_PL_MAX)) ||
-	    b >= GMI_NTYPES)
+	if ((eid < 0 && !rec_eid_preload(eid)) || b >= GMI_NTYPES)
 		return gmi_error(GRM_EINVAL, "event id %d out of range 0..%d",
 		    eid, GRM_EID_MAX - 1);
 	if (format == NULL)
@@ -754,4 +753,34 @@ GMI_Traced(void)
 	if (st == GMI_UNINIT)
 		st = gmi_init();
 	return st == GMI_ON;
+}
+
+/*
+ * One record of eid (a defined type whose one field is a 64-bit word,
+ * "%lx") holding v, stamped ts (0: now).  The cheapest record there is:
+ * no va_list, no string, a fixed length; for function entry and exit
+ * (gmi_preload.c).  Same returns as GMI_Event.
+ */
+int
+gmi_emit_word(int eid, uint64_t v, uint64_t ts)
+{
+	const struct gmi_type *ty;
+	uint32_t len = sizeof(struct rec_hdr) + 8;
+	uint8_t st;
+	char *p;
+
+	if (unlikely(!traced()))
+		return GRM_OK;
+	if ((ty = gmi_type_of(eid)) == NULL)
+		return gmi_error(GRM_EINVAL, "event id %d out of range", eid);
+	st = atomic_load_explicit(&ty->st, memory_order_acquire);
+	if (unlikely(st != GMI_T_REC))
+		return not_recorded(eid, ty, st, (int64_t)v);
+	p = reserve(len);
+	if (unlikely(p == NULL))
+		return GRM_ELOST;
+	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts ? ts : clk_mono_ns());
+	memcpy(p + sizeof(struct rec_hdr), &v, 8);
+	commit(len);
+	return GRM_OK;
 }

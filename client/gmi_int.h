@@ -127,6 +127,9 @@ int gmi_define_type(int eid, uint8_t cls, uint8_t attr, uint8_t range,
 int gmi_emit_fields(int eid, const struct rec_field *f, unsigned n);
 /* Records eid from a va_list. */
 int gmi_emit_va(int eid, va_list ap);
+/* Records eid, a type with one 64-bit field, with value v at time ts
+ * (0: now); gmi.c. */
+int gmi_emit_word(int eid, uint64_t v, uint64_t ts);
 /* Whether records of eid are currently written (or counted). */
 int gmi_type_on(int eid);
 /* Process-local switches (BEE Event_Sensor_Control, Event_Sensor_Filter):

@@ -10,7 +10,7 @@
 static int
 pl_eid(int eid)
 {
-	return eid >= REC_EID_PL_MIN && eid <= REC_EID_PL_MAX;
+	return rec_eid_preload(eid);
 }
 
 GRM_API int
@@ -45,6 +45,18 @@ GMI_PreloadEvent(int eid, ...)
 	va_start(ap, eid);
 	r = gmi_emit_va(eid, ap);
 	va_end(ap);
+	errno = saved;
+	return r;
+}
+
+GRM_API int
+GMI_PreloadFunc(int eid, uint64_t addr, uint64_t ts)
+{
+	int saved = errno, r;
+
+	if (eid != REC_EID_FN_ENTER && eid != REC_EID_FN_EXIT)
+		return gmi_error(GRM_EINVAL, "GMI_PreloadFunc: event %d", eid);
+	r = gmi_emit_word(eid, addr, ts);
 	errno = saved;
 	return r;
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* gmi_preload.h: the two calls libgrm exports for its preload library
+/* gmi_preload.h: the calls libgrm exports for its preload library
  * (libgrm-preload.so, preload/) alone: not in grm.h, not part of the API. */
 #ifndef GRM_GMI_PRELOAD_H
 #define GRM_GMI_PRELOAD_H
+
+#include <stdint.h>
 
 /*
  * Defines one of the preload library's event types (REC_EID_PL_MIN ..
@@ -23,5 +25,11 @@ int GMI_PreloadEvent(int eid, ...);
  * _exit), so that the #PROC end line says exit and the status even if
  * the parent reaps the process before the LM can look. */
 void GMI_PreloadExit(int status);
+
+/* Records a function's entry or exit (REC_EID_FN_ENTER or _EXIT, defined
+ * first): the function's address, at time ts (CLOCK_MONOTONIC ns; 0:
+ * now).  No allocation, no lock, no system call but when the thread
+ * needs a new chunk; same returns as GMI_Event; never changes errno. */
+int GMI_PreloadFunc(int eid, uint64_t addr, uint64_t ts);
 
 #endif /* GRM_GMI_PRELOAD_H */

@@ -23,7 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 CC=${CC:-clang}
 secs=${FUZZ_SECONDS:-20}
-targets=${FUZZ_TARGETS:-tape rec seg seghdr wire}
+targets=${FUZZ_TARGETS:-tape rec seg seghdr wire elfsym}
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-D_GNU_SOURCE -std=gnu11 -Wall -Wextra -I$top/include -I$top/common -I$top/trace
 	${FUZZ_CFLAGS:-}"
@@ -85,6 +85,7 @@ for t in $targets; do
 	wire)	src="common/net/wire.c common/net/auth.c common/net/mmid.c \
 		    common/util/sha256.c"
 		libs= ;;
+	elfsym)	src="common/util/elfsym.c"; libs= ;;
 	*)	echo "fuzz: unknown target $t" >&2; exit 2 ;;
 	esac
 	set --

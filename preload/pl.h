@@ -48,4 +48,11 @@ void pl_dl_map(int why);
  * else a malloc'ed array (pl_proc.c). */
 char **pl_env_fix(char *const envp[]);
 
+/* Function entry and exit (pl_func.c): the types defined and the filter
+ * read (at start), the filter's addresses again (after dlopen), the
+ * stack inherited by a fork's child silenced. */
+void pl_func_init(void);
+void pl_func_map(void);
+void pl_func_after_fork(void);
+
 #endif /* GRM_PL_H */

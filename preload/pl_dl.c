@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "pl.h"
+#include "util/elfsym.h"
 
 #define PL_API __attribute__((visibility("default")))
 
@@ -32,36 +33,15 @@ static pthread_mutex_t pl_dl_lock = PTHREAD_MUTEX_INITIALIZER;
 static void
 build_id(const struct dl_phdr_info *info, char *out, size_t cap)
 {
-	const ElfW(Nhdr) *nh;
-	const char *p, *end, *desc;
-	size_t i, j, namesz, descsz;
+	size_t i;
 
 	out[0] = '\0';
-	for (i = 0; i < info->dlpi_phnum; i++) {
-		if (info->dlpi_phdr[i].p_type != PT_NOTE)
-			continue;
-		p = (const char *)(info->dlpi_addr +
-		    info->dlpi_phdr[i].p_vaddr);
-		end = p + info->dlpi_phdr[i].p_memsz;
-		while (p + sizeof *nh <= end) {
-			nh = (const ElfW(Nhdr) *)(const void *)p;
-			namesz = (nh->n_namesz + 3) & ~(size_t)3;
-			descsz = (nh->n_descsz + 3) & ~(size_t)3;
-			desc = p + sizeof *nh + namesz;
-			if (desc + nh->n_descsz > end)
-				break;
-			if (nh->n_type == NT_GNU_BUILD_ID &&
-			    nh->n_namesz == 4 &&
-			    memcmp(p + sizeof *nh, "GNU", 4) == 0) {
-				for (j = 0; j < nh->n_descsz &&
-				    2 * j + 2 < cap; j++)
-					snprintf(out + 2 * j, 3, "%02x",
-					    (unsigned char)desc[j]);
-				return;
-			}
-			p = desc + descsz;
-		}
-	}
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_NOTE &&
+		    elfsym_build_id((const char *)(info->dlpi_addr +
+		    info->dlpi_phdr[i].p_vaddr), info->dlpi_phdr[i].p_memsz,
+		    out, cap) == 0)
+			return;
 }
 
 static struct pl_obj *
@@ -265,8 +245,10 @@ dlopen(const char *file, int flags)
 	saved = errno;
 
 	pl_init();
-	if (h != NULL && pl_active)
+	if (h != NULL && pl_active) {
 		walk(1, 0);
+		pl_func_map();	/* the function filter, in what it added */
+	}
 	errno = saved;
 	return h;
 }

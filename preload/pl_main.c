@@ -189,6 +189,7 @@ init_once(void)
 	define_types();
 	record_cmdline();
 	pl_dl_map(0);
+	pl_func_init();
 	on_exit(end_note, NULL);
 out:
 	pl_in_init = 0;
@@ -237,6 +238,7 @@ pl_after_fork_child(void)
 
 	if (pl_active)
 		(void)GMI_Traced();
+	pl_func_after_fork();
 	errno = saved;
 }
 

@@ -115,6 +115,27 @@ uint64_t pv_str_id(struct pv_strs *t, const char *s, size_t len);
 const char *pv_str(const struct pv_strs *t, uint64_t id, size_t *len);
 void pv_strs_free(struct pv_strs *t);
 
+/* ---- pv_sym.c: function addresses named from the trace's load map ---- */
+
+/* A zeroed struct pv_sym knows no process. */
+struct pv_sym {
+	struct pv_map	procs;	/* (node, pid) -> its objects */
+	struct pv_map	files;	/* (path id, 0) -> its symbols, read once */
+	struct pv_strs	strs;	/* paths, build ids, names given */
+};
+
+/* Takes what ev says about processes' load maps: loaded and unloaded
+ * object records, #PROC lines (a fork's child starts with its parent's
+ * map, an exec with none).  Returns 0, or -1 if out of memory. */
+int pv_sym_ev(struct pv_sym *s, const struct grmtrace_ev *ev);
+/* The name of addr in process (node, pid): its function's symbol; else
+ * "object+0xOFFSET" (the file cannot be read, its build id is not the
+ * traced one, which is said once on stderr, or no symbol holds it); else
+ * "0xADDR".  Owned by s; NULL if out of memory. */
+const char *pv_sym_name(struct pv_sym *s, uint32_t node, uint32_t pid,
+			uint64_t addr, size_t *len);
+void pv_sym_free(struct pv_sym *s);
+
 /* ---- pv_mark.c: what a record means to the analyses ---- */
 
 enum pv_kind {
@@ -144,11 +165,12 @@ struct pv_mark {
 /*
  * Says what ev (a record) is: the predefined types -1 .. -8 by eid, and BEE
  * range begins and ends (class PROCEDURE, attribute ACT or TERM, a
- * description) by definition; their names are interned in names.
- * Returns 0, or -1 if out of memory.
+ * description) by definition, and function entries and exits as ranges
+ * named by sym (which takes the load map from ev); their names are
+ * interned in names.  Returns 0, or -1 if out of memory.
  */
-int pv_mark(struct pv_strs *names, const struct grmtrace_ev *ev,
-	    struct pv_mark *m);
+int pv_mark(struct pv_strs *names, struct pv_sym *sym,
+	    const struct grmtrace_ev *ev, struct pv_mark *m);
 
 /* ---- pv_msg.c: processes, their ranks and names, and messages ---- */
 

@@ -12,14 +12,31 @@ is_int(const struct grmtrace_field *f)
 }
 
 int
-pv_mark(struct pv_strs *names, const struct grmtrace_ev *ev, struct pv_mark *m)
+pv_mark(struct pv_strs *names, struct pv_sym *sym,
+	const struct grmtrace_ev *ev, struct pv_mark *m)
 {
 	const struct grmtrace_def *d = ev->def;
 	const struct grmtrace_field *f = ev->f;
 	uint64_t id;
 
 	memset(m, 0, sizeof *m);
+	if (pv_sym_ev(sym, ev) != 0)
+		return -1;
+	if (ev->kind != GRMTRACE_RECORD)
+		return 0;
 	switch (ev->eid) {
+	case GRMTRACE_EID_FN_ENTER:
+	case GRMTRACE_EID_FN_EXIT:
+		if (ev->n < 1 || !is_int(&f[0]))
+			return 0;
+		if ((m->s = pv_sym_name(sym, ev->node, ev->pid, f[0].v.u,
+		    &m->len)) == NULL ||
+		    (id = pv_str_id(names, m->s, m->len)) == 0)
+			return -1;
+		m->kind = ev->eid == GRMTRACE_EID_FN_ENTER ? PV_BEGIN : PV_END;
+		m->range = 1;
+		m->id = (int64_t)id;
+		return 0;
 	case GRMTRACE_EID_BLOCK_BEGIN:
 	case GRMTRACE_EID_BLOCK_END:
 		if (ev->n < 1 || !is_int(&f[0]))

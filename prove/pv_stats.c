@@ -77,6 +77,7 @@ struct stats {
 	struct pv_map	evcs;
 	struct pv_map	blks;		/* (id, range) */
 	struct pv_strs	names;		/* of ranges */
+	struct pv_sym	sym;		/* function names */
 	struct pv_msgs	msgs;
 	struct pv_stmode sm;
 	uint64_t	records;
@@ -253,7 +254,8 @@ account(struct stats *st, const struct grmtrace_ev *ev)
 	struct evc *e;
 
 	if (ev->kind == GRMTRACE_PROC)
-		return pv_msgs_ev(&st->msgs, ev, NULL);
+		return pv_sym_ev(&st->sym, ev) != 0 ? -1 :
+		    pv_msgs_ev(&st->msgs, ev, NULL);
 	if (ev->kind != GRMTRACE_RECORD)
 		return pv_stmode_ev(&st->sm, ev);
 	if (st->records == 0 || ev->ts < st->first)
@@ -268,7 +270,7 @@ account(struct stats *st, const struct grmtrace_ev *ev)
 	e->eid = ev->eid;
 	e->count++;
 	n->id = ev->node;
-	if (pv_mark(&st->names, ev, &m) != 0)
+	if (pv_mark(&st->names, &st->sym, ev, &m) != 0)
 		return -1;
 	if (m.kind == PV_CBEGIN || m.kind == PV_CEND) {
 		coll_mark(n, m.kind, ev->ts);
@@ -608,6 +610,7 @@ pv_stats(const char *path)
 	pv_map_free(&st.evcs, NULL);
 	pv_map_free(&st.blks, blk_free);
 	pv_strs_free(&st.names);
+	pv_sym_free(&st.sym);
 	pv_msgs_free(&st.msgs);
 	pv_stmode_free(&st.sm);
 	if (rc == -1)

@@ -319,7 +319,8 @@ survey(struct svg *g)
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
 		g->ncontrols += ev->kind == GRMTRACE_CONTROL;
 		if (ev->kind != GRMTRACE_RECORD) {
-			if (pv_msgs_ev(&g->msgs, ev, NULL) != 0) {
+			if (pv_sym_ev(&g->sym, ev) != 0 ||
+			    pv_msgs_ev(&g->msgs, ev, NULL) != 0) {
 				rc = oom(g);
 				break;
 			}
@@ -330,7 +331,7 @@ survey(struct svg *g)
 		if (g->records == 0 || ev->ts > g->last)
 			g->last = ev->ts;
 		g->records++;
-		if (pv_mark(&g->names, ev, &m) != 0) {
+		if (pv_mark(&g->names, &g->sym, ev, &m) != 0) {
 			rc = oom(g);
 			break;
 		}
@@ -507,7 +508,7 @@ draw(struct svg *g)
 	for (n = 0; n < g->records && (rc = grmtrace_next(r, &ev)) == 1; n++) {
 		if ((t = svg_thr_find(g, ev->node, ev->pid, ev->tid)) == NULL)
 			continue;
-		if (pv_mark(&g->names, ev, &m) != 0)
+		if (pv_mark(&g->names, &g->sym, ev, &m) != 0)
 			rc = oom(g);
 		else if (m.kind == PV_BEGIN)
 			rc = svg_push(t, &m, ev->ts) == 0 ? 0 : oom(g);
@@ -611,6 +612,7 @@ cleanup(struct svg *g)
 	hmap_free(&g->thx);
 	hmap_free(&g->bkx);
 	pv_strs_free(&g->names);
+	pv_sym_free(&g->sym);
 	pv_msgs_free(&g->msgs);
 }
 

@@ -138,6 +138,7 @@ struct svg {
 	size_t		cbk;
 	struct hmap	bkx;
 	struct pv_strs	names;		/* of BEE ranges */
+	struct pv_sym	sym;		/* function names */
 	struct pv_msgs	msgs;
 	size_t		ncontrols;	/* #CONTROL lines */
 	struct phase	*ph;

@@ -39,7 +39,35 @@ usage(FILE *f)
 	    "[--force]] "
 	    "[--no-threads]\n"
 	    "               [--policy=block|discard|overwrite] [--debug] "
-	    "-- PROGRAM [ARG...]\n");
+	    "[--functions=PATTERN[,PATTERN...]]\n"
+	    "               [--min-duration=TIME] -- PROGRAM [ARG...]\n");
+}
+
+/* --min-duration: a number with ns (the default), us, ms or s after, as
+ * the seconds GRM_MIN_DURATION takes, in buf; -1 if it is not one. */
+static int
+min_duration(const char *arg, char *buf, size_t cap)
+{
+	static const struct { const char *u; double f; } units[] = {
+		{ "", 1e-9 }, { "ns", 1e-9 }, { "us", 1e-6 }, { "ms", 1e-3 },
+		{ "s", 1 } };
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno != 0 || end == arg || !(v >= 0) || arg[0] == '-')
+		return -1;
+	for (i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(end, units[i].u) == 0) {
+			v *= units[i].f;
+			if (v > 86400)
+				return -1;
+			snprintf(buf, cap, "%.9f", v);
+			return 0;
+		}
+	return -1;
 }
 
 static void
@@ -238,11 +266,15 @@ main(int argc, char **argv)
 		{ "policy", required_argument, NULL, 'P' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "force", no_argument, NULL, 'F' },
+		/* function entry and exit */
+		{ "functions", required_argument, NULL, 'U' },
+		{ "min-duration", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *mm = NULL, *out = NULL, *fmt = NULL, *policy = NULL;
-	const char *lib, *why;
+	const char *lib, *why, *functions = NULL;
+	char mindur[32] = "";
 	char id[MMID_MAX + 16];
 	struct mmid parsed;
 	struct sigaction sa;
@@ -260,6 +292,15 @@ main(int argc, char **argv)
 		case 'P': policy = optarg; break;
 		case 'd': debug = 1; break;
 		case 'F': force = 1; break;
+		case 'U': functions = optarg; break;
+		case 'D':
+			if (min_duration(optarg, mindur, sizeof mindur) != 0) {
+				say("--min-duration=%s: not a time (a number, "
+				    "ns, us, ms or s after; at most a day)",
+				    optarg);
+				return 2;
+			}
+			break;
 		case 'h': usage(stdout); return 0;
 		default:
 			say("%s: an unknown option, or one without its value",
@@ -329,7 +370,9 @@ main(int argc, char **argv)
 	if (setenv("GRM_MM", id, 1) != 0 || set_preload(lib) != 0 ||
 	    (!threads && setenv("GRM_THREADS", "0", 1) != 0) ||
 	    (policy != NULL && setenv("GRM_POLICY", policy, 1) != 0) ||
-	    (debug && setenv("GRM_DEBUG", "1", 1) != 0)) {
+	    (debug && setenv("GRM_DEBUG", "1", 1) != 0) ||
+	    (functions != NULL && setenv("GRM_FUNCTIONS", functions, 1) != 0) ||
+	    (mindur[0] != '\0' && setenv("GRM_MIN_DURATION", mindur, 1) != 0)) {
 		say("environment: %s", strerror(errno));
 		rc = 2;
 		goto stop;

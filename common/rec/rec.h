@@ -113,6 +113,23 @@ enum {
 #define REC_EID_PL_MIN		(-26)
 #define REC_EID_PL_MAX		(-16)
 
+/* Function entry and exit (-finstrument-functions, preload/pl_func.c):
+ * a range of class PROCEDURE keyed by the function's address, named when
+ * the trace is read from the load map (REC_EID_PL_OBJECT).  Defined by
+ * GMI_PreloadDefine like the ids above; recorded by GMI_PreloadFunc. */
+#define REC_EID_FN_ENTER	(-40)	/* "%lx": function address */
+#define REC_EID_FN_EXIT		(-39)	/* "%lx": function address */
+#define REC_EID_FN_MIN		(-40)
+#define REC_EID_FN_MAX		(-39)
+
+/* Whether eid is one of the preload library's types (defined per image). */
+static inline int
+rec_eid_preload(int eid)
+{
+	return (eid >= REC_EID_PL_MIN && eid <= REC_EID_PL_MAX) ||
+	    (eid >= REC_EID_FN_MIN && eid <= REC_EID_FN_MAX);
+}
+
 /* How a process ended, as the preload library saw it (REC_EID_PL_END). */
 enum {
 	REC_PL_END_RETURN = 0,	/* main returned its status */

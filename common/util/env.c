@@ -133,6 +133,21 @@ const struct env_var env_vars[ENV_COUNT] = {
 	    "a program",
 	    "The program\n.B grm\\-run \\-o\nstarts as its private Main "
 	    "Monitor; default, the\n.B mainmon\ninstalled with it." },
+	/* function entry and exit (preload/pl_func.c) */
+	[ENV_FUNCTIONS] = { "GRM_FUNCTIONS", ENV_T_TEXT, NULL, NULL, 0, 0,
+	    "patterns",
+	    "The functions whose entry and exit the preload library records "
+	    "(programs built\nwith\n.BR \\-finstrument\\-functions ):\n"
+	    "shell patterns on symbol names, separated by commas, as\n"
+	    ".BR \"grm\\-run \\-\\-functions\" ;\n"
+	    "a pattern after\n.B !\nexcludes; the last that matches a name "
+	    "decides.\nUnset: every function." },
+	[ENV_MIN_DURATION] = { "GRM_MIN_DURATION", ENV_T_SECONDS, "0", NULL,
+	    0, 86400, "a number of seconds (0 to 86400)",
+	    "Function ranges shorter than this many seconds are not recorded "
+	    "(a decimal\nfraction:\n.B 0.00001\nis 10 microseconds), as\n"
+	    ".BR \"grm\\-run \\-\\-min\\-duration\" ;\n"
+	    ".B 0\nrecords every one." },
 };
 
 const char *

@@ -31,6 +31,9 @@ enum env_id {
 	ENV_THREADS,
 	ENV_PRELOAD,
 	ENV_MAINMON,
+	/* function entry and exit (preload/pl_func.c) */
+	ENV_FUNCTIONS,
+	ENV_MIN_DURATION,
 	ENV_COUNT
 };
 

@@ -40,7 +40,10 @@ static const struct page pages[] = {
 	    { ENV_RUNDIR, NULL },
 	    { ENV_TMPDIR, NULL },
 	    { ENV_THREADS, "Read by the preload library (see\n"
-		".BR \"The preload library\" ),\nnot by libgrm." } }, 10,
+		".BR \"The preload library\" ),\nnot by libgrm." },
+	    { ENV_FUNCTIONS, "Read by the preload library (see\n"
+		".BR \"Function entry and exit\" )." },
+	    { ENV_MIN_DURATION, "Read by the preload library." } }, 12,
 	  ".TP\n.BR GRM_SEGSIZE \", \" GRM_CHUNKSIZE \", \" GRM_THRESHOLD "
 	  "\", \" GRM_SPILL_MAX \", \" GRM_LM_LINGER \", \" GRM_LM_MM_TIMEOUT "
 	  "\", \" GRM_LM_SILENT \", \" GRM_PUSH_INTERVAL "
@@ -119,11 +122,14 @@ static const struct page pages[] = {
 	    { ENV_PRELOAD, NULL },
 	    { ENV_MAINMON, NULL },
 	    { ENV_THREADS, "Set to\n.B 0\nby\n.BR \\-\\-no\\-threads ." },
+	    { ENV_FUNCTIONS, "Set by\n.BR \\-\\-functions ." },
+	    { ENV_MIN_DURATION, "Set by\n.BR \\-\\-min\\-duration ." },
 	    { ENV_DEBUG, "Also makes\n.B grm\\-run\nsay why a program "
-		"will not be traced (static, setuid)." } }, 5,
+		"will not be traced (static, setuid)." } }, 7,
 	  ".PP\nThe program gets\n.BR GRM_MM ,\n.B LD_PRELOAD\n(the preload "
 	  "library first), and, with the options that set them,\n"
-	  ".BR GRM_THREADS ,\n.B GRM_POLICY\nand\n.BR GRM_DEBUG ;\n"
+	  ".BR GRM_THREADS ,\n.BR GRM_FUNCTIONS ,\n.BR GRM_MIN_DURATION ,\n"
+	  ".B GRM_POLICY\nand\n.BR GRM_DEBUG ;\n"
 	  "every other variable of\n.BR grm (3)\napplies to it as to any "
 	  "traced program.\n" },
 	{ "grmctl.1", ".B grmctl\nuses no environment variable of its own "

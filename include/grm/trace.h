@@ -118,6 +118,13 @@ enum {
 						   stopped, ns to stop */
 #define GRMTRACE_EID_COLL_END		(-8)	/* round, let go, why */
 
+/* Types the preload library defines (doc/formats.md 1.11): the load map,
+ * and function entry and exit, named from it. */
+#define GRMTRACE_EID_OBJECT		(-25)	/* why, base, path, build id */
+#define GRMTRACE_EID_UNLOAD		(-26)	/* base, path */
+#define GRMTRACE_EID_FN_ENTER		(-40)	/* function address */
+#define GRMTRACE_EID_FN_EXIT		(-39)	/* function address */
+
 /* The type of a field. */
 enum grmtrace_type {
 	GRMTRACE_INT = 0,	/* %d %i %c: v.i */
