@@ -42,6 +42,12 @@ static int gmi_policy = -1;	/* GRM_POLICY, or the segment's */
 __thread struct gmi_thread gmi_thr __attribute__((tls_model("initial-exec")))
     = { .idx = -1 };
 
+/* Which chunks' pages this process has faulted in, a bit each (NULL:
+ * all of them, at attach): a chunk's pages are populated when a thread
+ * first takes it, so a short process pays for the chunks it writes, not
+ * for the whole segment. */
+static _Atomic unsigned char *gmi_populated;
+
 static pthread_mutex_t gmi_init_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t gmi_key;
 static int gmi_lm_fd = -1;
@@ -173,8 +179,13 @@ gmi_lm_attach(int fd, int resume)
 		goto fail;
 	}
 	seg_view(&gmi_view, mem, r.size);
-	/* Fault the pages in now, not one per 128 events later. */
-	(void)seg_populate(mem, r.size);
+	/* Fault the pages in now, not one per 128 events later: the header
+	 * and chunk entries here, each chunk's data when first taken
+	 * (gmi_take_chunk); all of it if the map cannot be had. */
+	free((void *)gmi_populated);
+	gmi_populated = calloc((gmi_view.nchunks + 7) / 8, 1);
+	(void)seg_populate(mem, gmi_populated != NULL ? gmi_view.data_off :
+	    r.size);
 	gmi_seg = mem;
 	/* Differ from the segment's word: the first event applies the
 	 * control words. */
@@ -465,6 +476,8 @@ after_fork_child(void)
 		shmdt(gmi_seg);
 	gmi_seg = NULL;
 	gmi_shmid = -1;
+	free((void *)gmi_populated);
+	gmi_populated = NULL;
 	atomic_store(&gmi_chunk_seq, 1);
 	atomic_store(&gmi_state, GMI_UNINIT);
 }
@@ -699,6 +712,11 @@ gmi_take_chunk(uint32_t kind)
 	    atomic_fetch_add(&gmi_chunk_seq, 1), kind, &notify);
 	if (notify)
 		gmi_notify_lm();
+	if (idx >= 0 && gmi_populated != NULL &&
+	    !(atomic_fetch_or(&gmi_populated[idx / 8],
+	    (unsigned char)(1u << (idx % 8))) & (1u << (idx % 8))))
+		(void)seg_populate(seg_data(&gmi_view, (uint32_t)idx),
+		    gmi_view.chunk_size);
 	return idx;
 }
 
