@@ -57,11 +57,14 @@ left_running() {
 }
 nothing_left() { left_running > /dev/null; }
 
-# same WHAT OUT RC: the traced run wrote what the untraced one did and
-# exited with its status.
+# same WHAT OUT RC: the traced run wrote what the untraced one did (OUT,
+# and its standard error OUT's name with .err for .out) and exited with
+# its status.
 same() {
 	cmp -s "$T_DIR/plain.out" "$2" ||
 		t_fail "$1: output differs traced: $(diff "$T_DIR/plain.out" "$2" | head -5)"
+	cmp -s "$T_DIR/plain.err" "${2%.out}.err" ||
+		t_fail "$1: standard error differs traced: $(diff "$T_DIR/plain.err" "${2%.out}.err" | head -5)"
 	[ "$3" -eq "$PLAIN_RC" ] || t_fail "$1: exit status $3 traced, $PLAIN_RC untraced"
 	t_wait_s 10 nothing_left || t_fail "$1: left running: $(left_running)"
 }
@@ -155,6 +158,14 @@ for impl in openmpi mpich; do
 	    > "$T_DIR/b.out" 2> "$T_DIR/b.err" || rc=$?
 	same "$impl: grm-run mpirun" "$T_DIR/b.out" $rc
 	check "$T_DIR/$impl.b.trace" "$impl: grm-run mpirun"
+	t_check_clean
+	# Once more with --debug (GRM_DEBUG; records not checked):
+	# MPI_Finalize's GMI_Flush, 4 at once, each confirmed.
+	"$T_RUN" -o "$T_DIR/$impl.d.trace" --debug --mpi -- $run "$app" 1 \
+	    > /dev/null 2> "$T_DIR/d.err" || t_fail "$impl: the --debug run failed"
+	if grep 'GMI_Flush' "$T_DIR/d.err" >&2; then
+		t_fail "$impl: a flush at MPI_Finalize not confirmed"
+	fi
 	t_check_clean
 	ran="$ran $impl"
 done
