@@ -548,20 +548,29 @@ plm_many_put(struct plm_many *m)
 		free(m->st);
 }
 
+/* After a call on many that completed n requests (the first n, or
+ * those indices names): their receive records; m given back. */
+static void
+plm_many_done(struct plm_many *m, int n, const int *indices)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		plm_done(m->old[indices != NULL ? indices[i] : i], &m->st[i]);
+	plm_many_put(m);
+}
+
 PLM_API int
 MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
 	struct plm_many m;
-	int r, i;
+	int r;
 
 	if (!plm_on || __atomic_load_n(&plm_nreq, __ATOMIC_RELAXED) == 0 ||
 	    plm_many_get(&m, count, reqs, statuses) != 0)
 		return PMPI_Waitall(count, reqs, statuses);
 	r = PMPI_Waitall(count, reqs, m.st);
-	if (r == MPI_SUCCESS)
-		for (i = 0; i < count; i++)
-			plm_done(m.old[i], &m.st[i]);
-	plm_many_put(&m);
+	plm_many_done(&m, r == MPI_SUCCESS ? count : 0, NULL);
 	return r;
 }
 
@@ -569,16 +578,13 @@ PLM_API int
 MPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status statuses[])
 {
 	struct plm_many m;
-	int r, i;
+	int r;
 
 	if (!plm_on || __atomic_load_n(&plm_nreq, __ATOMIC_RELAXED) == 0 ||
 	    plm_many_get(&m, count, reqs, statuses) != 0)
 		return PMPI_Testall(count, reqs, flag, statuses);
 	r = PMPI_Testall(count, reqs, flag, m.st);
-	if (r == MPI_SUCCESS && *flag)
-		for (i = 0; i < count; i++)
-			plm_done(m.old[i], &m.st[i]);
-	plm_many_put(&m);
+	plm_many_done(&m, r == MPI_SUCCESS && *flag ? count : 0, NULL);
 	return r;
 }
 
@@ -622,17 +628,15 @@ MPI_Waitsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 	     MPI_Status statuses[])
 {
 	struct plm_many m;
-	int r, i;
+	int r;
 
 	if (!plm_on || __atomic_load_n(&plm_nreq, __ATOMIC_RELAXED) == 0 ||
 	    plm_many_get(&m, incount, reqs, statuses) != 0)
 		return PMPI_Waitsome(incount, reqs, outcount, indices,
 		    statuses);
 	r = PMPI_Waitsome(incount, reqs, outcount, indices, m.st);
-	if (r == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
-		for (i = 0; i < *outcount; i++)
-			plm_done(m.old[indices[i]], &m.st[i]);
-	plm_many_put(&m);
+	plm_many_done(&m, r == MPI_SUCCESS && *outcount != MPI_UNDEFINED ?
+	    *outcount : 0, indices);
 	return r;
 }
 
@@ -641,17 +645,15 @@ MPI_Testsome(int incount, MPI_Request reqs[], int *outcount, int indices[],
 	     MPI_Status statuses[])
 {
 	struct plm_many m;
-	int r, i;
+	int r;
 
 	if (!plm_on || __atomic_load_n(&plm_nreq, __ATOMIC_RELAXED) == 0 ||
 	    plm_many_get(&m, incount, reqs, statuses) != 0)
 		return PMPI_Testsome(incount, reqs, outcount, indices,
 		    statuses);
 	r = PMPI_Testsome(incount, reqs, outcount, indices, m.st);
-	if (r == MPI_SUCCESS && *outcount != MPI_UNDEFINED)
-		for (i = 0; i < *outcount; i++)
-			plm_done(m.old[indices[i]], &m.st[i]);
-	plm_many_put(&m);
+	plm_many_done(&m, r == MPI_SUCCESS && *outcount != MPI_UNDEFINED ?
+	    *outcount : 0, indices);
 	return r;
 }
 
