@@ -57,6 +57,7 @@
 #pragma weak PMPI_Group_size
 #pragma weak PMPI_Type_size
 #pragma weak PMPI_Get_count
+#pragma weak PMPI_Test_cancelled
 #pragma weak PMPI_Send
 #pragma weak PMPI_Ssend
 #pragma weak PMPI_Bsend
@@ -253,13 +254,16 @@ plm_send(int dest, int tag, int count, MPI_Datatype type, MPI_Comm comm)
 		(void)GMI_MessageSend(w, tag, plm_bytes(count, type));
 }
 
-/* A completed receive in comm, from its status. */
+/* A completed receive in comm, from its status (none for a receive
+ * from MPI_PROC_NULL or a cancelled one). */
 static void
 plm_recv(MPI_Comm comm, const MPI_Status *st)
 {
-	int n = 0, w;
+	int n = 0, w, cancelled = 0;
 
 	if (st->MPI_SOURCE == MPI_PROC_NULL || st->MPI_SOURCE < 0)
+		return;
+	if (PMPI_Test_cancelled(st, &cancelled) == MPI_SUCCESS && cancelled)
 		return;
 	if ((w = plm_world(comm, st->MPI_SOURCE)) < 0)
 		return;
