@@ -10,7 +10,9 @@
 # world ranks as the program makes them (also through a split
 # communicator and MPI_ANY_SOURCE), each process named by its rank, the
 # collectives as named blocks, the program's output and exit status as
-# untraced, nothing left running, nothing left in ipcs.  An
+# untraced, every rank's flush at MPI_Finalize confirmed, nothing left
+# running, nothing left in ipcs; the wrapper inert in a program without
+# MPI.  An
 # implementation that is not installed is skipped with a message.
 . "$(dirname "$0")/lib.sh"
 t_preload_setup
@@ -131,6 +133,10 @@ for impl in openmpi mpich; do
 		t_log "$impl: grm built without its wrapper (configure): skipped"
 		continue
 	fi
+	# Inert where MPI is not loaded, all symbols bound at once too.
+	[ "$(LD_BIND_NOW=1 LD_PRELOAD="$B/.libs/libgrm-mpi-$impl.so" \
+	    sh -c 'echo inert' 2>&1)" = inert ] ||
+		t_fail "$impl: the wrapper library disturbs a program without MPI"
 	app="$T_DIR/mpi_app_$impl"
 	"mpicc.$impl" -O1 -Wno-stringop-overflow -o "$app" \
 	    "$(dirname "$0")/mpi_app.c" 2> "$T_DIR/cc.err" ||
