@@ -12,8 +12,8 @@
 # collectives as named blocks, the program's output and exit status as
 # untraced, every rank's flush at MPI_Finalize confirmed, nothing left
 # running, nothing left in ipcs; the wrapper inert in a program without
-# MPI.  An
-# implementation that is not installed is skipped with a message.
+# MPI.  An implementation that is not installed is skipped with a
+# message.
 . "$(dirname "$0")/lib.sh"
 t_preload_setup
 ROUNDS=3
