@@ -10,6 +10,18 @@ trace="$T_DIR/trace"
 t_start_mm "$trace"
 R=5
 P=4
+# First the host's LM up and connected to mainmon (a flush asked before
+# that is answered "kept", not delivered, at once): a process whose flush
+# is confirmed; it stays 3 s, and each round keeps the LM busy after it.
+w=0
+while :; do
+	GRM_MM=$MM_ID "$B/test/gmi_app" flush 0 > "$T_DIR/w.$w" 2>&1 &
+	T_PIDS="$T_PIDS $!"
+	t_wait test -s "$T_DIR/w.$w" || t_fail "warm-up: no answer"
+	[ "$(cat "$T_DIR/w.$w")" = "flush 0" ] && break
+	w=$((w + 1))
+	[ $w -lt 10 ] || t_fail "warm-up: no flush confirmed: $(cat "$T_DIR/w.$((w - 1))")"
+done
 r=0
 while [ $r -lt $R ]; do
 	pids=""
