@@ -448,8 +448,11 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 	 * writes in time order without waiting (doc/protocol.md 1.8).  A
 	 * writer may have read the clock just before and commit just
 	 * after: allowed for by WIRE_ORDER_GRACE.  The LM's own records
-	 * (statistics, losses) are stamped with that time. */
-	if (round == WIRE_ROUND_PUSH && !lm->exiting)
+	 * (statistics, losses) are stamped with that time.  So a flush
+	 * asked before any collection, the MM's rounds too, is answered at
+	 * its acknowledgement (a round of the MM's clears push_wanted: a
+	 * flush left waiting for a push would wait for the next one). */
+	if (!lm->exiting)
 		(void)lm_flushes_start(lm);
 	below = ec.now = clk_mono_ns() - WIRE_ORDER_GRACE;
 	below = lm_pause_below(lm, below);

@@ -6,6 +6,8 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <getopt.h>
 #include <poll.h>
 #include <signal.h>
@@ -38,9 +40,10 @@ usage(FILE *f)
 	fprintf(f, "usage: grm-run [-m ID|@FILE | -o FILE [-f tape|bin|bee] "
 	    "[--force]] "
 	    "[--no-threads]\n"
-	    "               [--policy=block|discard|overwrite] [--debug] "
-	    "[--functions=PATTERN[,PATTERN...]]\n"
-	    "               [--min-duration=TIME] -- PROGRAM [ARG...]\n");
+	    "               [--mpi[=openmpi|mpich]] "
+	    "[--policy=block|discard|overwrite] [--debug]\n"
+	    "               [--functions=PATTERN[,PATTERN...]] "
+	    "[--min-duration=TIME] -- PROGRAM [ARG...]\n");
 }
 
 /* --min-duration: a number with ns (the default), us, ms or s after, as
@@ -245,6 +248,142 @@ set_preload(const char *lib)
 	return r;
 }
 
+/* ---- MPI: the wrapper library of the program's implementation ---- */
+
+/* The implementation whose library an ELF file's DT_NEEDED names
+ * (libmpi.so.40 and the like: Open MPI; libmpich, or libmpi.so.12 which
+ * is MPICH's other name: MPICH), or whose launcher it is (Open MPI's
+ * orterun and its libopen-rte, MPICH's mpiexec.hydra); NULL if none. */
+static const char *
+mpi_of_file(const char *path)
+{
+	char real[PATH_MAX], name[256], *base;
+	const char *impl = NULL;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph, load[16];
+	Elf64_Dyn d;
+	uint64_t dyn_off = 0, dyn_size = 0, strtab = 0, str_off = 0, o;
+	int fd, i, nload = 0;
+	ssize_t n;
+
+	if (realpath(path, real) == NULL)
+		return NULL;
+	base = basename(real);
+	if (strcmp(base, "orterun") == 0 || strcmp(base, "prterun") == 0)
+		return "openmpi";
+	if (strstr(base, "hydra") != NULL)
+		return "mpich";
+	if ((fd = open(real, O_RDONLY | O_CLOEXEC)) == -1)
+		return NULL;
+	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64)
+		goto out;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff +
+		    (uint64_t)i * eh.e_phentsize)) != (ssize_t)sizeof ph)
+			goto out;
+		if (ph.p_type == PT_DYNAMIC) {
+			dyn_off = ph.p_offset;
+			dyn_size = ph.p_filesz;
+		} else if (ph.p_type == PT_LOAD && nload < 16) {
+			load[nload++] = ph;
+		}
+	}
+	/* The string table's address, as a file offset. */
+	for (o = 0; o + sizeof d <= dyn_size; o += sizeof d) {
+		if (pread(fd, &d, sizeof d, (off_t)(dyn_off + o)) !=
+		    (ssize_t)sizeof d || d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag == DT_STRTAB)
+			strtab = d.d_un.d_ptr;
+	}
+	for (i = 0; i < nload; i++)
+		if (strtab >= load[i].p_vaddr &&
+		    strtab < load[i].p_vaddr + load[i].p_filesz)
+			str_off = strtab - load[i].p_vaddr + load[i].p_offset;
+	if (str_off == 0)
+		goto out;
+	for (o = 0; impl == NULL && o + sizeof d <= dyn_size; o += sizeof d) {
+		if (pread(fd, &d, sizeof d, (off_t)(dyn_off + o)) !=
+		    (ssize_t)sizeof d || d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag != DT_NEEDED)
+			continue;
+		n = pread(fd, name, sizeof name - 1,
+		    (off_t)(str_off + d.d_un.d_val));
+		if (n <= 0)
+			continue;
+		name[n] = '\0';
+		if (strncmp(name, "libmpich", 8) == 0 ||
+		    strncmp(name, "libmpi.so.12", 12) == 0)
+			impl = "mpich";
+		else if (strncmp(name, "libmpi.so", 9) == 0 ||
+		    strncmp(name, "libopen-rte.so", 14) == 0)
+			impl = "openmpi";
+	}
+out:
+	close(fd);
+	return impl;
+}
+
+/* The wrapper library of impl beside the preload library lib, into out;
+ * -1 if it is not there. */
+static int
+mpi_lib(const char *lib, const char *impl, char *out, size_t cap)
+{
+	const char *slash = strrchr(lib, '/');
+
+	snprintf(out, cap, "%.*slibgrm-mpi-%s.so",
+	    slash != NULL ? (int)(slash - lib + 1) : 0, lib, impl);
+	return access(out, R_OK);
+}
+
+/* The MPI wrapper library to preload beside lib, into wrap ("" for
+ * none): that of mpi ("openmpi", "mpich"; "" for the one PROGRAM is
+ * linked with or launches, or the only one built; NULL for automatic:
+ * only if PROGRAM is linked with MPI).  Returns 0, or -1 having said
+ * why. */
+static int
+find_mpi(const char *mpi, const char *prog, const char *lib, char *wrap,
+	 size_t cap)
+{
+	static const char *const impls[] = { "openmpi", "mpich", NULL };
+	char path[4096];
+	const char *impl = NULL;
+	int i, found = 0;
+
+	wrap[0] = '\0';
+	if (mpi != NULL && *mpi != '\0')
+		impl = mpi;
+	else if (find_program(prog, path, sizeof path) == 0)
+		impl = mpi_of_file(path);
+	if (impl == NULL && mpi == NULL)
+		return 0;
+	if (impl == NULL) {
+		for (i = 0; impls[i] != NULL; i++)
+			if (mpi_lib(lib, impls[i], wrap, cap) == 0) {
+				impl = impls[i];
+				found++;
+			}
+		if (found != 1) {
+			say("--mpi: %s is not an MPI program or launcher that "
+			    "grm-run knows: say --mpi=openmpi or --mpi=mpich",
+			    prog);
+			return -1;
+		}
+	}
+	if (mpi_lib(lib, impl, wrap, cap) != 0) {
+		say("%s: %s (grm was built without %s: MPI calls are not "
+		    "traced)", wrap, strerror(errno), impl);
+		wrap[0] = '\0';
+		return mpi != NULL ? -1 : 0;
+	}
+	if (debug)
+		say("MPI (%s): %s", impl, wrap);
+	return 0;
+}
+
 static void
 forward(int sig)
 {
@@ -264,6 +403,7 @@ main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "no-threads", no_argument, NULL, 'T' },
 		{ "policy", required_argument, NULL, 'P' },
+		{ "mpi", optional_argument, NULL, 'M' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "force", no_argument, NULL, 'F' },
 		/* function entry and exit */
@@ -273,9 +413,9 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *mm = NULL, *out = NULL, *fmt = NULL, *policy = NULL;
-	const char *lib, *why, *functions = NULL;
+	const char *lib, *why, *functions = NULL, *mpi = NULL;
 	char mindur[32] = "";
-	char id[MMID_MAX + 16];
+	char id[MMID_MAX + 16], wrap[4096];
 	struct mmid parsed;
 	struct sigaction sa;
 	pid_t mm_pid = -1, pid;
@@ -290,6 +430,7 @@ main(int argc, char **argv)
 		case 'f': fmt = optarg; break;
 		case 'T': threads = 0; break;
 		case 'P': policy = optarg; break;
+		case 'M': mpi = optarg != NULL ? optarg : ""; break;
 		case 'd': debug = 1; break;
 		case 'F': force = 1; break;
 		case 'U': functions = optarg; break;
@@ -359,6 +500,13 @@ main(int argc, char **argv)
 		return 2;
 	}
 	check_program(argv[optind]);
+	if (mpi != NULL && *mpi != '\0' && strcmp(mpi, "openmpi") != 0 &&
+	    strcmp(mpi, "mpich") != 0) {
+		say("--mpi=%s: not openmpi or mpich", mpi);
+		return 2;
+	}
+	if (find_mpi(mpi, argv[optind], lib, wrap, sizeof wrap) != 0)
+		return 2;
 	if (out != NULL) {
 		mm_pid = start_mainmon(out, fmt != NULL ? fmt : "tape", force, id,
 		    sizeof id);
@@ -367,7 +515,9 @@ main(int argc, char **argv)
 		if (debug)
 			say("main monitor %d writes %s", (int)mm_pid, out);
 	}
-	if (setenv("GRM_MM", id, 1) != 0 || set_preload(lib) != 0 ||
+	if (setenv("GRM_MM", id, 1) != 0 ||
+	    (wrap[0] != '\0' && set_preload(wrap) != 0) ||
+	    set_preload(lib) != 0 ||
 	    (!threads && setenv("GRM_THREADS", "0", 1) != 0) ||
 	    (policy != NULL && setenv("GRM_POLICY", policy, 1) != 0) ||
 	    (debug && setenv("GRM_DEBUG", "1", 1) != 0) ||
