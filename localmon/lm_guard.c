@@ -84,6 +84,8 @@ static void
 successor(const char *mm_arg)
 {
 	char *argv[] = { (char *)"localmon", (char *)"--spawned", NULL };
+	char path[4096];
+	ssize_t n;
 	pid_t pid;
 	int st;
 
@@ -98,6 +100,13 @@ successor(const char *mm_arg)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		close(3);
+		/* By its path, not /proc/self/exe: a program's name (comm,
+		 * what ps and pgrep show) is the file name it was run by. */
+		n = readlink("/proc/self/exe", path, sizeof path - 1);
+		if (n > 0) {
+			path[n] = '\0';
+			execv(path, argv);
+		}
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}

@@ -57,7 +57,12 @@ inC=$(t_count "$trace" eid=1 node="$nC")
 	t_fail "host C: $inC of $N events in the trace, and #MISSING says 0 bytes held"
 t_check_seqs "$trace" $N 1 node="$nD" || t_fail "host D's events"
 
-# The host is gone for good: its LM and what it held go with it.
+# The host is gone for good: its LM, its guard (which would start a
+# successor) and what it held go with it.
+for g in $(t_lm_guards "$lmC"); do
+	kill -KILL "$g"
+	t_wait_for 30 "guard $g still running" t_dead "$g"
+done
 kill -KILL "$lmC"
 t_wait_for 30 "LM C still running" t_dead "$lmC"
 ipcrm -m "$shmC"

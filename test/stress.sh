@@ -133,7 +133,8 @@ grep -q "already running" "$log" 2>/dev/null &&
 	t_fail "a second LM was started: $(grep "already running" "$log" | head -n 1)"
 
 # A crashed LM: killed while idle (its last process gone, lingering, their
-# events not yet pushed), it leaves its socket, .pid file and segment.  The
+# events not yet pushed) with its guard, it leaves its socket, .pid file
+# and segment.  The
 # next processes must find the socket dead and elect a new LM, which adopts
 # the segment and delivers the dead LM's events as well as theirs.
 GRM_LM_LINGER=30
@@ -148,6 +149,12 @@ finish_writers k
 kpids=$WPIDS kfrom=$FROM
 sleep 0.2
 t_alive "$dead_pid" || t_fail "the LM of the lingering test did not linger"
+# Its guard first (lmdead.sh tests the successor a guard starts): here
+# nothing is left to deliver but the next processes.
+for g in $(t_lm_guards "$dead_pid"); do
+	kill -9 "$g"
+	t_wait t_dead "$g" || t_fail "guard $g survived SIGKILL"
+done
 kill -9 "$dead_pid"
 t_wait t_dead "$dead_pid" || t_fail "LM $dead_pid survived SIGKILL"
 [ -S "$sock" ] && [ -f "$pidf" ] ||
