@@ -333,12 +333,16 @@ lm_clients_drain(struct lm *lm)
 		if (fd < 0 || evutil_make_socket_nonblocking(fd) != 0)
 			continue;
 		in = bufferevent_get_input(c->bev);
+		errno = 0;
 		while ((n = evbuffer_read(in, fd, 4096)) > 0)
 			;
-		/* Only the end of the stream says the process is gone (an
-		 * error is left to the loop, as before): taking a live
-		 * process for dead would reclaim the chunk it writes in. */
-		gone = n == 0;
+		/* Only the end of the stream says the process is gone, or a
+		 * reset, which is how the end of a process that left a byte
+		 * of ours unread (a wake-up, a flush's answer) reads on a
+		 * local socket; any other error is left to the loop: taking
+		 * a live process for dead would reclaim the chunk it writes
+		 * in. */
+		gone = n == 0 || (n < 0 && errno == ECONNRESET);
 		if (evbuffer_get_length(in) > 0)
 			client_read(c->bev, c);
 		if (gone)
