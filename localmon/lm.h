@@ -180,6 +180,8 @@ struct lm {
 	uint64_t		mm_timeout_ns;
 	int			exiting;
 	int			final_sent;	/* collected since exiting began */
+	int			bye_sent;	/* BYE queued: the end, once
+						   written */
 	int			finished;
 	int			stopped;	/* the MM asked for the final
 						   collection */
@@ -236,6 +238,9 @@ void lm_clients_resume_all(struct lm *lm);
 void lm_clients_each(struct lm *lm, void (*fn)(struct lm *, uint32_t));
 
 /* lm_mm.c */
+/* The LM exits with everything delivered: BYE to the MM, then
+ * lm_finish once it is written (at once if the MM is not there). */
+void lm_bye(struct lm *lm);
 /* Timers (retry, handshake, pushes on time); lm_mm_finish frees what
  * lm_mm_init made that main does not. */
 void lm_mm_init(struct lm *lm);

@@ -248,8 +248,6 @@ struct mm_conn {
 	uint64_t		last_status;	/* MM ns: STATUS last asked */
 	uint64_t		ready_at;	/* MM ns: READY sent */
 	int			said_bye;	/* sent BYE */
-	uint64_t		last_push;	/* MM ns: latest DONE of its
-						   own (a push, or its last) */
 	struct mm_sync_sample	burst_best;
 	struct event		*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
@@ -474,9 +472,9 @@ void mm_round_next(struct mm *mm, struct mm_coll *co);
  * second (doc/protocol.md), a PING if nothing else.  0 or -1. */
 int mm_live_init(struct mm *mm);
 void mm_live_finish(struct mm *mm);
-/* Whether LM c's connection ended as an LM ends its life: not silent
- * nor broken, everything it sent acknowledged, its own last collection
- * just before (or mainmon stopping); or with a BYE. */
+/* Whether LM c's connection ended as an LM ends its life: with a BYE,
+ * or while mainmon stops, not silent nor broken, everything it sent
+ * acknowledged. */
 int mm_live_clean_end(const struct mm *mm, const struct mm_conn *c);
 /* LM c went otherwise (why: "silent for 5 s", "closed"): its host
  * is given up (a #GIVENUP line) and no longer holds the order. */

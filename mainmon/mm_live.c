@@ -137,10 +137,9 @@ mm_live_finish(struct mm *mm)
 	mm->beat_ev = NULL;
 }
 
-/* An LM closes its connection once its last collection (a DONE of its
- * own) is acknowledged: a close soon after that is its end. */
-#define END_NS		2000000000u
-
+/* An LM that exits with everything delivered says BYE first; a close
+ * without it is its end only while mainmon stops (the final collection
+ * answered, nothing unacknowledged). */
 int
 mm_live_clean_end(const struct mm *mm, const struct mm_conn *c)
 {
@@ -149,8 +148,7 @@ mm_live_clean_end(const struct mm *mm, const struct mm_conn *c)
 	if (peer_silent(c->p) || peer_broken(c->p) || c->acks != NULL ||
 	    c->batch != NULL)
 		return 0;
-	return mm->stopping || (c->last_push != 0 &&
-	    clk_mono_ns() - c->last_push < END_NS);
+	return mm->stopping;
 }
 
 /* Whether another LM of c's host is connected (a successor). */

@@ -343,10 +343,8 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		    mm->out_path, c->node->host);
 		return -1;
 	}
-	if (round == WIRE_ROUND_PUSH) {
-		c->last_push = c->last_rx;
+	if (round == WIRE_ROUND_PUSH)
 		return 0;
-	}
 	for (co = mm->colls; co != NULL; co = co->next)
 		if (co->round == round && co->what != MM_CONTROL) {
 			mm_coll_drop(mm, co, c);
