@@ -42,10 +42,11 @@ t_cleanup() {
 	rc=$?
 	set +e
 	t_note_lms
+	# The LMs' guards first, before any LM (the test may have started
+	# one itself): killed, they start no successor.
+	for g in $(t_guards_here); do kill -9 "$g" 2>/dev/null; done
 	for p in $T_PIDS; do t_ours "$p" && kill -9 "$p" 2>/dev/null; done
 	[ -z "$T_CLEANUP_HOOK" ] || $T_CLEANUP_HOOK
-	# The LMs' guards first: ended, they start no successor.
-	for g in $(t_guards_here); do kill "$g" 2>/dev/null; done
 	for e in $T_LMS; do
 		t_ours "${e%%:*}" localmon && kill -9 "${e%%:*}" 2>/dev/null
 		ipcrm -m "${e##*:}" 2>/dev/null

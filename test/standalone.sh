@@ -24,7 +24,9 @@ t_wait test -f "$pidf" || t_fail "the standalone LM wrote no .pid file"
 read -r p lm_shm < "$pidf"
 T_LMS="$T_LMS $LM_PID:$lm_shm"
 [ "$p" = "$LM_PID" ] || t_fail ".pid file names $p, not the LM started ($LM_PID)"
-[ -S "$sock" ] || t_fail "the standalone LM has no socket"
+# (The .pid file names the segment as soon as it is made; the socket
+# comes after.)
+t_wait test -S "$sock" || t_fail "the standalone LM has no socket"
 
 # run_writers TAG COUNT: COUNT traced processes released at once; each
 # must exit 0 and lose nothing.
