@@ -853,6 +853,7 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
  * least this often, so that a slow writer's events reach the file within
  * seconds.  A collection already in flight, or a replay, carries it soon
  * enough; nothing new committed costs one look at the chunk headers.
+ * The local scheme only (mainmon --collect=global moves data in rounds).
  */
 static void
 push_timer_cb(evutil_socket_t fd, short what, void *arg)
@@ -861,7 +862,10 @@ push_timer_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (lm->finished || lm->seg == NULL || lm->exiting ||
+	/* Not in the global scheme: there data moves in rounds, and a push
+	 * is not pulled into the file (it waits for the next round, and so
+	 * would a GMI_Flush asked meanwhile). */
+	if (lm->finished || lm->seg == NULL || lm->exiting || lm->global ||
 	    lm->mm_state != LM_LINK_READY || lm->outstanding > 0 ||
 	    lm->spill_bytes > 0 || lm->ndeferred > 0 || lm->pause.on)
 		return;
