@@ -295,14 +295,20 @@ client_read(struct bufferevent *bev, void *arg)
 			} else if (note[i] == LMP_NOTE_PUSH)
 				lm_threshold(c->lm);
 			else if (note[i] == LMP_NOTE_FLUSH) {
-				if (c->lm->mm_state != LM_LINK_READY) {
+				/* No MM: kept, at once.  One connecting or
+				 * synchronising: asked for when it is ready
+				 * (or answered kept if it goes). */
+				if (c->lm->mm_state == LM_LINK_DOWN) {
 					char k = LMP_REPLY_KEPT;
 
 					bufferevent_write(c->bev, &k, 1);
 					continue;
 				}
 				c->flush_want = 1;
-				lm_push(c->lm);
+				if (c->lm->mm_state == LM_LINK_READY)
+					lm_push(c->lm);
+				else
+					c->lm->push_wanted = 1;
 			}
 		}
 		evbuffer_drain(in, i);
