@@ -243,7 +243,6 @@ struct mm_conn {
 	int			burst;		/* pings left in this burst */
 	int			beats;		/* lone heartbeat pings out */
 	uint64_t		last_ping;	/* MM ns of the latest ping */
-	uint64_t		last_rx;	/* MM ns: latest message */
 	uint64_t		last_data;	/* MM ns: latest DATA or DONE */
 	uint64_t		last_status;	/* MM ns: STATUS last asked */
 	uint64_t		ready_at;	/* MM ns: READY sent */

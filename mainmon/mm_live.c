@@ -249,8 +249,9 @@ state_text(const struct mm_node *n, const struct mm_conn *c, uint64_t now,
 		    secs(now - n->gone_at), n->gone_why);
 	else if (c->state == MM_CONN_SYNC)
 		snprintf(buf, cap, "syncing its clock");
-	else if (now - c->last_rx >= ANSWERING_NS)
-		snprintf(buf, cap, "silent for %.1f s", secs(now - c->last_rx));
+	else if (now - peer_last_rx(c->p) >= ANSWERING_NS)
+		snprintf(buf, cap, "silent for %.1f s",
+		    secs(now - peer_last_rx(c->p)));
 	else
 		snprintf(buf, cap, "answering");
 	k = strlen(buf);

@@ -434,12 +434,12 @@ lm_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 	case WIRE_PONG:
 		return mm_on_pong(mm, c, msg);
 	case WIRE_DATA:
-		c->last_data = c->last_rx;
+		c->last_data = peer_last_rx(c->p);
 		return mm_on_data(c, msg);
 	case WIRE_PROC:
 		return mm->out != NULL ? mm_out_proc(mm, c, msg) : -1;
 	case WIRE_DONE:
-		c->last_data = c->last_rx;
+		c->last_data = peer_last_rx(c->p);
 		return mm_on_done(mm, c, msg);
 	case WIRE_BYE:
 		c->said_bye = 1;
@@ -533,7 +533,6 @@ conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		mm_conn_free(c);
 		return;
 	}
-	c->last_rx = clk_mono_ns();
 	/* Every message against its rule (wire.h) before its handler. */
 	conn_rule_state(c, &by, &state);
 	if (by == 0)

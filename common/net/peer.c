@@ -216,6 +216,7 @@ peer_alloc(struct event_base *base, int fd, peer_dispatch_fn dispatch,
 	p->dispatch = dispatch;
 	p->arg = arg;
 	p->max = WIRE_MAX;
+	p->last_rx = clk_mono_ns();
 	snprintf(p->name, sizeof p->name, "%s", name);
 	bufferevent_setcb(p->bev, peer_read_cb, peer_write_cb, peer_event_cb,
 	    p);
@@ -310,6 +311,12 @@ int
 peer_silent(const struct peer *p)
 {
 	return p->silent;
+}
+
+uint64_t
+peer_last_rx(const struct peer *p)
+{
+	return p->last_rx;
 }
 
 void

@@ -90,6 +90,9 @@ int peer_send_bytes(struct peer *p, const void *buf, size_t len);
 int peer_set_liveness(struct peer *p, unsigned secs);
 /* Whether p died of silence (peer_set_liveness). */
 int peer_silent(const struct peer *p);
+/* When bytes last arrived from p (CLOCK_MONOTONIC ns; its creation's
+ * time before any). */
+uint64_t peer_last_rx(const struct peer *p);
 /* Bytes queued and not yet written to the socket. */
 size_t peer_pending(struct peer *p);
 /* Calls fn(p, arg) once, when everything queued has been written. */
