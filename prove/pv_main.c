@@ -7,13 +7,15 @@
 #include <string.h>
 
 #include "pv.h"
+#include "pv_export.h"
 
 static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: prove dump FILE\n"
 	    "       prove stats FILE\n"
-	    "       prove svg FILE [-o OUT.svg] [-w WIDTH]\n");
+	    "       prove svg FILE [-o OUT.svg] [-w WIDTH]\n"
+	    "       prove export --to FORMAT FILE -o OUT\n");
 }
 
 static void
@@ -28,6 +30,8 @@ help(void)
 	    "         commands\n"
 	    "  svg    draw the space-time diagram (threads, blocks, events,\n"
 	    "         messages, losses) as an SVG picture\n"
+	    "  export write the trace in another tool's format (prove "
+	    "export --help)\n"
 	    "\n  -o OUT.svg  write the picture to OUT.svg, not standard "
 	    "output\n"
 	    "  -w WIDTH    width of the picture in pixels (default 1200)\n"
@@ -179,7 +183,10 @@ main(int argc, char **argv)
 		return file_command(argc, argv, pv_stats);
 	if (strcmp(argv[0], "svg") == 0)
 		return pv_svg(argc, argv);
-	fprintf(stderr, "prove: %s: not a command (dump, stats, svg)\n",
+	if (strcmp(argv[0], "export") == 0)
+		return pv_export(argc, argv);
+	fprintf(stderr, "prove: %s: not a command (dump, stats, svg, "
+	    "export)\n",
 	    argv[0]);
 	usage(stderr);
 	return 2;
