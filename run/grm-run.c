@@ -15,11 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "net/mmid.h"
+#include "shm/rundir.h"
 #include "util/env.h"
 
 #ifndef GRM_PRELOAD_PATH
@@ -227,6 +229,56 @@ stop_mainmon(pid_t pid)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/*
+ * Waits for the Local Monitor of MM id on this host, if one runs, to end:
+ * it ends only once it has delivered what its processes wrote (or kept it
+ * in its spill file), after its linger (GRM_LM_LINGER).  A short program
+ * can end before its LM has even joined the MM: stopping a private mainmon
+ * at once would leave that LM with no one to deliver to, and the trace
+ * empty.  Waits at most as long as the LM can wait for an MM, and says so
+ * after 3 s.
+ */
+static void
+wait_lm(const char *id)
+{
+	struct mmid m;
+	struct timespec tick = { 0, 10 * 1000000 };
+	char dir[PATH_MAX], name[256], path[PATH_MAX + 16];
+	double linger = 1, mm_timeout = 30;
+	const char *why;
+	long waited_ms = 0, max_ms;
+	int said = 0;
+
+	if (mmid_parse(id, &m, &why) != 0 || rundir_get(dir, sizeof dir) != 0 ||
+	    mmid_lm_name(&m, dir, name, sizeof name) != 0 ||
+	    rundir_path(path, sizeof path, dir, name, ".pid") != 0)
+		return;
+	(void)env_seconds(ENV_LM_LINGER, &linger);
+	(void)env_seconds(ENV_LM_MM_TIMEOUT, &mm_timeout);
+	max_ms = (long)((linger + mm_timeout) * 1000) + 5000;
+	for (; waited_ms < max_ms; waited_ms += 10) {
+		FILE *f = fopen(path, "re");
+		long pid = 0;
+
+		if (f == NULL)
+			return;		/* none, or it ended */
+		if (fscanf(f, "%ld", &pid) != 1)
+			pid = 0;
+		fclose(f);
+		if (pid > 0 && kill((pid_t)pid, 0) == -1 && errno == ESRCH)
+			return;		/* gone: its successor or the
+					   next job delivers the rest */
+		if (!said && waited_ms >= 3000) {
+			say("waiting for the local monitor (pid %ld) to deliver "
+			    "the job's data", pid);
+			said = 1;
+		}
+		nanosleep(&tick, NULL);
+	}
+	say("the local monitor did not end in %ld s: the trace may be "
+	    "incomplete", max_ms / 1000);
 }
 
 /* LD_PRELOAD with lib first (kept as it is if lib is in it already). */
@@ -560,6 +612,8 @@ main(int argc, char **argv)
 			break;
 		}
 	rc = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+	if (mm_pid != -1)
+		wait_lm(id);
 stop:
 	if (mm_pid != -1 && stop_mainmon(mm_pid) != 0)
 		say("the main monitor writing %s did not end well: the trace "
