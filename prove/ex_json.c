@@ -262,7 +262,7 @@ js_event(struct ex_walk *w, struct ex_thr *t, const struct grmtrace_ev *ev,
 }
 
 static int
-js_proc(struct ex_walk *w, struct ex_proc *p, const struct grmtrace_ev *ev,
+js_proc(struct ex_walk *w, struct ex_proc *p, const struct ex_pev *ev,
 	uint64_t ts)
 {
 	static const char *const how[] = { "process start", "process exit",
@@ -275,7 +275,7 @@ js_proc(struct ex_walk *w, struct ex_proc *p, const struct grmtrace_ev *ev,
 	fprintf(w->out, ",\"s\":\"p\",\"cat\":\"process\",\"name\":\"%s\","
 	    "\"args\":{\"program\":", ev->how >= 0 && ev->how <= 4 ?
 	    how[ev->how] : "process end");
-	jstr(w->out, ev->str != NULL ? ev->str : "", ev->str_len);
+	jstr(w->out, ev->prog, ev->len);
 	fprintf(w->out, ",\"ppid\":%" PRIu32 ",\"%s\":%" PRId32 "}}",
 	    ev->ppid, ev->how == GRMTRACE_PROC_KILLED ? "signal" : "status",
 	    ev->status);

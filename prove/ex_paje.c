@@ -278,7 +278,7 @@ pj_event(struct ex_walk *w, struct ex_thr *t, const struct grmtrace_ev *ev,
 }
 
 static int
-pj_proc(struct ex_walk *w, struct ex_proc *pr, const struct grmtrace_ev *ev,
+pj_proc(struct ex_walk *w, struct ex_proc *pr, const struct ex_pev *ev,
 	uint64_t ts)
 {
 	struct pj *p = w->arg;

@@ -137,14 +137,45 @@ reopen(struct ex_walk *w, int pass)
 		}
 	}
 	if ((r = pv_open(w->x->in)) != NULL)
-		grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
-		    GRMTRACE_WANT(GRMTRACE_LOSS) |
-		    (pass == 1 ? GRMTRACE_WANT(GRMTRACE_CLOCK) |
+		grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_LOSS) |
+		    (pass == 1 ? GRMTRACE_WANT(GRMTRACE_PROC) |
+		    GRMTRACE_WANT(GRMTRACE_CLOCK) |
 		    GRMTRACE_WANT(GRMTRACE_MM) : 0));
 	return r;
 }
 
 /* ---- pass 1: survey ---- */
+
+static int
+pev_add(struct ex_walk *w, const struct grmtrace_ev *ev)
+{
+	struct ex_pev *a, *e;
+
+	if ((a = pv_grow(w->pev, &w->cpev, w->npev, sizeof *a)) == NULL)
+		return -1;
+	w->pev = a;
+	e = &a[w->npev];
+	*e = (struct ex_pev){ .ts = ev->ts, .seq = w->npev, .node = ev->node,
+	    .pid = ev->pid, .ppid = ev->ppid, .how = ev->how,
+	    .status = ev->status, .len = ev->str_len };
+	if ((e->prog = malloc(e->len + 1)) == NULL)
+		return -1;
+	if (e->len > 0)
+		memcpy(e->prog, ev->str, e->len);
+	e->prog[e->len] = '\0';
+	w->npev++;
+	return 0;
+}
+
+static int
+by_time(const void *a, const void *b)
+{
+	const struct ex_pev *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
 
 static void
 span(struct ex_walk *w, uint64_t ts)
@@ -178,6 +209,9 @@ survey_ev(struct ex_walk *w, const struct grmtrace_ev *ev)
 		return (w->mm = strndup(ev->str, ev->str_len)) == NULL ?
 		    -1 : 0;
 	case GRMTRACE_PROC:
+		if (pev_add(w, ev) != 0)
+			return -1;
+		/* FALLTHROUGH */
 	case GRMTRACE_LOSS:
 		span(w, ev->ts);
 		if (proc_get(w, ev->node, ev->pid) == NULL ||
@@ -210,7 +244,7 @@ survey_ev(struct ex_walk *w, const struct grmtrace_ev *ev)
 		b->id = m.id;
 		b->range = m.range;
 		if (b->seq == 0)
-			b->seq = (uint32_t)pv_map_n(&w->blks);
+			b->seq = ++w->nbegun;
 		if (m.range && b->name == NULL)
 			return set_name(b, m.s, m.len);
 		return 0;
@@ -292,6 +326,8 @@ survey(struct ex_walk *w)
 	w->losses = grmtrace_losses(r);
 	if (rc == 0 && (pv_msgs_match(&w->msgs) != 0 || labels(w, r) != 0))
 		rc = ex_oom(w);
+	if (w->npev > 0)
+		qsort(w->pev, w->npev, sizeof *w->pev, by_time);
 	pv_close(w->x->in, r);
 	if (rc != 0)
 		fprintf(stderr, "prove: export: %s\n", w->what);
@@ -396,6 +432,21 @@ walk_record(struct ex_walk *w, const struct ex_ops *ops,
 	}
 }
 
+/* The #PROC lines of times up to ts (all: UINT64_MAX). */
+static int
+procs_until(struct ex_walk *w, const struct ex_ops *ops, uint64_t ts)
+{
+	const struct ex_pev *e;
+
+	for (; w->kpev < w->npev && w->pev[w->kpev].ts <= ts; w->kpev++) {
+		e = &w->pev[w->kpev];
+		if (ops->proc(w, pv_map_find(&w->procs, e->node, e->pid), e,
+		    rel(w, NULL, e->ts)) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Pass 2.  Returns 0, or -1 after a message. */
 static int
 walk(struct ex_walk *w, const struct ex_ops *ops)
@@ -416,11 +467,9 @@ walk(struct ex_walk *w, const struct ex_ops *ops)
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
 		e = 0;
 		switch (ev->kind) {
-		case GRMTRACE_PROC:
-			e = ops->proc(w, pv_map_find(&w->procs, ev->node,
-			    ev->pid), ev, rel(w, NULL, ev->ts));
-			break;
 		case GRMTRACE_LOSS:
+			if ((e = procs_until(w, ops, ev->ts)) != 0)
+				break;
 			t = pv_map_find(&w->thrs, (uint64_t)ev->node << 32 |
 			    ev->pid, ev->tid);
 			e = ops->loss(w, pv_map_find(&w->procs, ev->node,
@@ -428,6 +477,8 @@ walk(struct ex_walk *w, const struct ex_ops *ops)
 			break;
 		case GRMTRACE_RECORD:
 			if (n == w->records)
+				break;
+			if ((e = procs_until(w, ops, ev->ts)) != 0)
 				break;
 			e = walk_record(w, ops, ev);
 			if (++n % 65536 == 0 || n == w->records)
@@ -451,6 +502,8 @@ walk(struct ex_walk *w, const struct ex_ops *ops)
 		return -1;
 	}
 	pv_close(w->x->in, r);
+	if (procs_until(w, ops, UINT64_MAX) != 0)
+		goto fail2;
 	/* Blocks still open end with the trace. */
 	while ((t = pv_map_next(&w->thrs, &it)) != NULL)
 		while (t->depth > 0) {
@@ -545,6 +598,9 @@ ex_walk_run(const struct pv_export *x, const char *fmt,
 	pv_strs_free(&w.names);
 	pv_sym_free(&w.sym);
 	pv_msgs_free(&w.msgs);
+	for (size_t i = 0; i < w.npev; i++)
+		free(w.pev[i].prog);
+	free(w.pev);
 	free(w.mm);
 	return rc == 0 ? 0 : 1;
 }

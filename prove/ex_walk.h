@@ -15,7 +15,7 @@
  * Memory grows with hosts, processes, threads, block ids and names, the
  * open blocks of each thread, and the messages (pv_msgs keeps every send
  * and receive to match them, as prove stats and svg do); never with the
- * other records.  The trace is read twice (standard input only if it is a
+ * other records; #PROC lines are kept, to be put in time order.  The trace is read twice (standard input only if it is a
  * regular file).
  */
 
@@ -60,6 +60,21 @@ struct ex_thr {
 	uint64_t	last;		/* latest time handed out */
 };
 
+/* A #PROC line, kept from pass 1: the file may have it before records
+ * of earlier times (a binary trace writes a collection's #PROC lines
+ * first), and it is handed out in time order with them. */
+struct ex_pev {
+	uint64_t	ts;
+	uint64_t	seq;		/* order in the file */
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	ppid;
+	int		how;		/* enum grmtrace_how */
+	int32_t		status;
+	char		*prog;		/* NUL-terminated */
+	size_t		len;
+};
+
 struct ex_walk;
 
 /* What a format does with each thing, in the file's order (which is time
@@ -83,7 +98,7 @@ struct ex_ops {
 			 const struct grmtrace_ev *ev, uint64_t ts);
 	/* A #PROC line, a #LOSS line (t NULL if the thread has no record). */
 	int	(*proc)(struct ex_walk *w, struct ex_proc *p,
-			const struct grmtrace_ev *ev, uint64_t ts);
+			const struct ex_pev *e, uint64_t ts);
 	int	(*loss)(struct ex_walk *w, struct ex_proc *p, struct ex_thr *t,
 			const struct grmtrace_ev *ev, uint64_t ts);
 	/* After the last: the blocks still open have been ended at w->t1. */
@@ -106,9 +121,14 @@ struct ex_walk {
 	struct pv_map		procs;		/* (node, pid) */
 	struct pv_map		thrs;		/* (node << 32 | pid, tid) */
 	struct pv_map		blks;		/* (id, range) */
+	uint32_t		nbegun;		/* of them, begun */
 	struct pv_strs		names;		/* of ranges and functions */
 	struct pv_sym		sym;
 	struct pv_msgs		msgs;
+	struct ex_pev		*pev;		/* #PROC lines, by time */
+	size_t			npev;
+	size_t			cpev;
+	size_t			kpev;		/* passed */
 	size_t			ksnd;		/* sends and receives passed */
 	size_t			krcv;
 	/* Counted in pass 2, said once on stderr at the end. */
