@@ -36,8 +36,17 @@ static void
 jstr(FILE *f, const char *s, size_t n)
 {
 	unsigned char c;
+	size_t i;
 
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)s[i];
+		if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\')
+			break;
+	}
 	putc('"', f);
+	fwrite(s, 1, i, f);
+	s += i;
+	n -= i;
 	for (; n > 0; s++, n--) {
 		c = (unsigned char)*s;
 		if (c == '"' || c == '\\')
@@ -56,18 +65,34 @@ jcstr(FILE *f, const char *s)
 	jstr(f, s, strlen(s));
 }
 
-/* Starts an event: the separator, ph, pid, tid, ts. */
+/* Starts an event: the separator, ph, pid, tid, ts (written without
+ * printf: it is most of the work). */
 static void
 ev_start(struct ex_walk *w, const char *ph, uint64_t pid, uint64_t tid,
 	 uint64_t ts)
 {
 	struct js *j = w->arg;
-	char b[48];
+	char b[160], *p = b;
+	size_t n = strlen(ph);
 
-	fprintf(w->out, "%s{\"ph\":\"%s\",\"pid\":%" PRIu64 ",\"tid\":%"
-	    PRIu64 ",\"ts\":%s", j->first ? "\n" : ",\n", ph, pid, tid,
-	    ex_time(b, sizeof b, ts, 1));
+	if (!j->first)
+		*p++ = ',';
 	j->first = 0;
+	memcpy(p, "\n{\"ph\":\"", 8);
+	p += 8;
+	memcpy(p, ph, n);
+	p += n;
+	memcpy(p, "\",\"pid\":", 8);
+	p = ex_u64(p + 8, pid);
+	memcpy(p, ",\"tid\":", 7);
+	p = ex_u64(p + 7, tid);
+	memcpy(p, ",\"ts\":", 6);
+	p = ex_u64(p + 6, ts / 1000);
+	*p++ = '.';
+	*p++ = (char)('0' + ts / 100 % 10);
+	*p++ = (char)('0' + ts / 10 % 10);
+	*p++ = (char)('0' + ts % 10);
+	fwrite(b, 1, (size_t)(p - b), w->out);
 }
 
 static uint64_t
@@ -140,12 +165,29 @@ js_head(struct ex_walk *w)
 	return 0;
 }
 
+/* Writes v in decimal. */
+static void
+put_i64(FILE *f, int64_t v)
+{
+	char b[24], *p = b;
+
+	if (v < 0) {
+		*p++ = '-';
+		p = ex_u64(p, -(uint64_t)v);
+	} else
+		p = ex_u64(p, (uint64_t)v);
+	fwrite(b, 1, (size_t)(p - b), f);
+}
+
 static void
 slice_name(FILE *f, const struct ex_blk *b)
 {
-	fprintf(f, ",\"cat\":\"%s\",\"name\":", b->range ? "range" : "block");
+	fputs(b->range ? ",\"cat\":\"range\",\"name\":" :
+	    ",\"cat\":\"block\",\"name\":", f);
 	jstr(f, b->name, b->len);
-	fprintf(f, ",\"args\":{\"id\":%" PRId64 "}}", b->id);
+	fputs(",\"args\":{\"id\":", f);
+	put_i64(f, b->id);
+	fputs("}}", f);
 }
 
 static int
@@ -212,19 +254,22 @@ static void
 fields(FILE *f, const struct grmtrace_ev *ev)
 {
 	const struct grmtrace_field *x;
+	char b[24];
 	unsigned i;
 
-	fprintf(f, ",\"args\":{\"eid\":%" PRId32 ",\"fields\":[", ev->eid);
+	fputs(",\"args\":{\"eid\":", f);
+	put_i64(f, ev->eid);
+	fputs(",\"fields\":[", f);
 	for (i = 0; i < ev->n; i++) {
 		x = &ev->f[i];
 		if (i > 0)
 			putc(',', f);
 		switch (x->type) {
 		case GRMTRACE_INT:
-			fprintf(f, "%" PRId64, x->v.i);
+			put_i64(f, x->v.i);
 			break;
 		case GRMTRACE_UINT:
-			fprintf(f, "%" PRIu64, x->v.u);
+			fwrite(b, 1, (size_t)(ex_u64(b, x->v.u) - b), f);
 			break;
 		case GRMTRACE_DOUBLE:
 			if (isfinite(x->v.d))

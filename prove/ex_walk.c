@@ -29,15 +29,46 @@ ex_ev_name(const struct grmtrace_ev *ev, char *buf, size_t n)
 	return buf;
 }
 
+char *
+ex_u64(char *p, uint64_t v)
+{
+	char d[20];
+	int n = 0;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n > 0)
+		*p++ = d[--n];
+	return p;
+}
+
+/* ts / unit, '.', then ts % unit in digits decimals. */
+static char *
+put_fixed(char *p, uint64_t ts, uint64_t unit, int digits)
+{
+	uint64_t f = ts % unit;
+	int i;
+
+	p = ex_u64(p, ts / unit);
+	*p++ = '.';
+	for (i = digits - 1; i >= 0; i--) {
+		p[i] = (char)('0' + f % 10);
+		f /= 10;
+	}
+	return p + digits;
+}
+
 const char *
 ex_time(char *buf, size_t n, uint64_t ts, int us)
 {
-	if (us)
-		snprintf(buf, n, "%" PRIu64 ".%03u", ts / 1000,
-		    (unsigned)(ts % 1000));
-	else
-		snprintf(buf, n, "%" PRIu64 ".%09u", ts / 1000000000,
-		    (unsigned)(ts % 1000000000));
+	char *e;
+
+	if (n < 32)
+		return "";
+	e = us ? put_fixed(buf, ts, 1000, 3) : put_fixed(buf, ts, 1000000000,
+	    9);
+	*e = '\0';
 	return buf;
 }
 

@@ -157,7 +157,10 @@ int ex_oom(struct ex_walk *w);
 const char *ex_ev_name(const struct grmtrace_ev *ev, char *buf, size_t n);
 
 /* Relative time ts (ns) as decimal text: microseconds with 3 decimals
- * (us 1) or seconds with 9 (us 0), exact. */
+ * (us 1) or seconds with 9 (us 0), exact; buf of n >= 32 bytes (else
+ * ""). */
 const char *ex_time(char *buf, size_t n, uint64_t ts, int us);
+/* Writes v in decimal at p (20 bytes at most); returns the end. */
+char *ex_u64(char *p, uint64_t v);
 
 #endif
