@@ -3,7 +3,8 @@
 # bench/export.sh: records per second of prove export, per format, on a
 # large made-up trace (doc/PERFORMANCE.md, "Exports"); prove stats, which
 # reads the trace once, for comparison; and the largest resident size of
-# each (an export's memory does not grow with the records).
+# each (an export's memory does not grow with the records but with the
+# messages, as prove stats's).
 # Usage: bench/export.sh [BUILDDIR]
 # BENCH_EXPORT_N: records (default 3000000), BENCH_EXPORT_FORMATS: the
 # formats (default: every one prove export lists).
@@ -59,16 +60,20 @@ awk -v n="$n" 'BEGIN {
 recs=$(grep -vc '^#' "$dir/big.trace")
 echo "trace: $recs records, $(($(wc -c < "$dir/big.trace") / 1048576)) MiB (text)"
 
-# run WHAT CMD...: the seconds CMD took and its largest resident size.
+# run WHAT CMD...: the seconds CMD took (wall clock, and CPU: user and
+# system, which a shared machine does not stretch), records per CPU
+# second, and its largest resident size.
 run() {
 	_what=$1
 	shift
 	t0=$(date +%s%N)
-	/usr/bin/time -f %M -o "$dir/rss" "$@" > /dev/null
+	/usr/bin/time -f '%M %U %S' -o "$dir/rss" "$@" > /dev/null
 	t1=$(date +%s%N)
-	awk -v w="$_what" -v r="$recs" -v ns=$((t1 - t0)) -v kb="$(cat "$dir/rss")" \
-	    'BEGIN { printf "%-8s %8.2f s %8.2f M records/s %8d MiB max RSS\n",
-	    w, ns / 1e9, r / (ns / 1e9) / 1e6, kb / 1024 }'
+	read -r kb u s < "$dir/rss"
+	awk -v w="$_what" -v r="$recs" -v ns=$((t1 - t0)) -v kb="$kb" \
+	    -v cpu="$u $s" 'BEGIN { split(cpu, c, " "); t = c[1] + c[2]
+	    printf "%-6s %6.2f s wall %6.2f s CPU %6.2f M records/s per CPU s %5d MiB max RSS\n",
+	    w, ns / 1e9, t, r / t / 1e6, kb / 1024 }'
 }
 run stats "$pv" stats "$dir/big.trace"
 for f in $fmts; do
