@@ -49,8 +49,9 @@ FILE *pv_export_create(const struct pv_export *x, char **tmp);
 int pv_export_finish(const struct pv_export *x, FILE *f, char *tmp, int ok);
 /*
  * Unless x->quiet, a progress line on stderr at most once a second
- * ("prove: export: json: pass 2: 1200000 of 5000000 records"), and a
- * last one if done == total and a line was written.
+ * ("prove: export: json: pass 2: 1200000 of 5000000 records"; total 0:
+ * not known, "pass 1: 1200000 records"), and a last one when done ==
+ * total if a line was written.
  */
 void pv_export_progress(const struct pv_export *x, const char *fmt,
 			int pass, uint64_t done, uint64_t total);

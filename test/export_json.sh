@@ -16,7 +16,7 @@ PV="$B/prove/prove"
 X="$T_DIR/x"
 mkdir "$X"
 
-# jcheck FILE: checks FILE and prints its counts, one "KEY N" a line:
+# jcheck FILE: checks FILE and prints its counts, one "N KEY" a line:
 # B, E, X (message slices), flows, and instants by category.
 jcheck() {
 	python3 - "$1" << 'EOF'
@@ -98,48 +98,23 @@ for i, (s, f) in flows.items():
 c["flows"] = len(flows)
 for k in ("B", "E", "X", "flows", "i:event", "i:process", "i:loss",
           "i:message", "i:collection"):
-    print(k, c[k])
+    print(c[k], k)
 EOF
 }
 
-# get KEY FILE: the count of KEY in jcheck's output FILE.
-get() { awk -v k="$1" '$1 == k { print $2 }' "$2"; }
+get() { t_export_get "$@"; }
 
 # want WHAT GOT EXPECTED
 want() { [ "$2" -eq "$3" ] || t_fail "$1: $2, want $3"; }
 
-# matched TRACE: the messages prove stats matched.
-matched() {
-	"$PV" stats "$1" | sed -n 's/^matched messages: \([0-9]*\) .*/\1/p'
-}
-
 # counts TRACE JSON: the export of TRACE holds what TRACE does.
 counts() {
 	jcheck "$2" > "$T_DIR/c.out" || t_fail "$2: invalid"
-	b=$(t_count "$1" eid=-1)
-	want "$1: B" "$(get B "$T_DIR/c.out")" "$b"
-	want "$1: E" "$(get E "$T_DIR/c.out")" "$b"
-	m=$(matched "$1")
-	want "$1: flows" "$(get flows "$T_DIR/c.out")" "${m:-0}"
-	want "$1: user events" "$(get i:event "$T_DIR/c.out")" \
-	    "$(t_count "$1" eid\>=0)"
-	want "$1: process events" "$(get i:process "$T_DIR/c.out")" \
-	    "$(t_tcheck "$1" '#PROC' count)"
-	want "$1: losses" "$(get i:loss "$T_DIR/c.out")" \
-	    "$(t_tcheck "$1" '#LOSS' count)"
-	s=$(t_count "$1" eid=-4) r=$(t_count "$1" eid=-5)
-	want "$1: unmatched messages" "$(get i:message "$T_DIR/c.out")" \
-	    $((s + r - 2 * ${m:-0}))
+	t_export_counts "$1" "$T_DIR/c.out" blocks:B blocks:E flows:flows \
+	    events:i:event procs:i:process losses:i:loss unmatched:i:message
 }
 
-t_export_traces "$X"
-t_check_clean
-for t in demo hosts crash; do
-	"$PV" export --to json "$X/$t.trace" -o "$X/$t.json" \
-	    2> "$T_DIR/$t.err" || t_fail "export $t: $(cat "$T_DIR/$t.err")"
-	counts "$X/$t.trace" "$X/$t.json"
-	t_log "$t: $(tr '\n' ' ' < "$T_DIR/c.out")"
-done
+t_export_real "$X" json counts
 [ "$(get B "$T_DIR/c.out")" -gt 0 ] || t_fail "crash: no block"
 # The demo has messages outside blocks (the first send): slices of their
 # own; the two hosts' clocks are 1000 s apart, the trace's times are not.

@@ -525,3 +525,54 @@ t_export_hostile() {
 #LOSS 1 100 100 3 3000
 #END 11' > "$1/same.trace"
 }
+
+# t_export_want TRACE: what an export of TRACE must hold, one "N WHAT" a
+# line: blocks (begins), flows (matched messages, as prove stats matches
+# them), events (user events: records of types >= 0), procs (#PROC
+# lines), losses (#LOSS lines), unmatched (sends and receives).
+t_export_want() {
+	_m=$("$B/prove/prove" stats "$1" |
+	    sed -n 's/^matched messages: \([0-9]*\) .*/\1/p')
+	_m=${_m:-0}
+	echo "$(t_count "$1" eid=-1) blocks"
+	echo "$_m flows"
+	echo "$(t_count "$1" eid\>=0) events"
+	echo "$(t_tcheck "$1" '#PROC' count) procs"
+	echo "$(t_tcheck "$1" '#LOSS' count) losses"
+	echo "$(($(t_count "$1" eid=-4) + $(t_count "$1" eid=-5) - 2 * _m)) unmatched"
+}
+
+# t_export_get WHAT FILE: N of the line "N WHAT" of FILE, 0 if none.
+t_export_get() {
+	awk -v k="$1" '{ c = $1; sub(/^[0-9]+ /, "") } $0 == k { n = c }
+	    END { print n + 0 }' "$2"
+}
+
+# t_export_counts TRACE GOT WHAT:KEY...: for each pair, the "N KEY" of
+# GOT (an export's counts) equals the "N WHAT" of t_export_want TRACE.
+t_export_counts() {
+	_tr=$1 _got=$2
+	shift 2
+	t_export_want "$_tr" > "$T_DIR/export_want.out"
+	for _kw in "$@"; do
+		_g=$(t_export_get "${_kw#*:}" "$_got")
+		_w=$(t_export_get "${_kw%%:*}" "$T_DIR/export_want.out")
+		[ "$_g" -eq "$_w" ] ||
+			t_fail "$_tr: ${_kw#*:}: $_g, want $_w (${_kw%%:*})"
+	done
+}
+
+# t_export_real DIR FORMAT CHECK: makes t_export_traces' traces in DIR,
+# exports each with --to FORMAT to DIR/NAME.FORMAT, and runs CHECK TRACE
+# OUT on each (it leaves its counts in $T_DIR/c.out, which is logged).
+t_export_real() {
+	t_export_traces "$1"
+	t_check_clean
+	for _t in demo hosts crash; do
+		"$B/prove/prove" export --to "$2" "$1/$_t.trace" \
+		    -o "$1/$_t.$2" 2> "$T_DIR/$_t.err" ||
+			t_fail "export $_t: $(cat "$T_DIR/$_t.err")"
+		$3 "$1/$_t.trace" "$1/$_t.$2"
+		t_log "$_t: $(sort -k 2 "$T_DIR/c.out" | tr '\n' ' ')"
+	done
+}
