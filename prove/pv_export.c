@@ -2,6 +2,7 @@
 /* pv_export.c: prove export: options, and the table of formats. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,35 @@ pv_export(int argc, char **argv)
 
 /* ---- writing OUT safely (a file), and progress ---- */
 
+/* The temporary file being written, removed if a signal ends prove. */
+static char tmp_path[4096];
+
+static void
+on_signal(int sig)
+{
+	if (tmp_path[0] != '\0')
+		unlink(tmp_path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+catch_signals(const char *path)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	size_t i;
+
+	if (path == NULL) {
+		tmp_path[0] = '\0';
+		return;
+	}
+	if (strlen(path) >= sizeof tmp_path)
+		return;
+	strcpy(tmp_path, path);
+	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		signal(sigs[i], on_signal);
+}
+
 static mode_t
 umask_now(void)
 {
@@ -133,6 +163,7 @@ pv_export_create(const struct pv_export *x, char **tmp)
 	}
 	/* mkstemp makes it 0600: an export is as readable as any file. */
 	(void)fchmod(fd, 0666 & ~umask_now());
+	catch_signals(*tmp);
 	return f;
 }
 
@@ -154,6 +185,7 @@ pv_export_finish(const struct pv_export *x, FILE *f, char *tmp, int ok)
 	}
 	if (!ok)
 		unlink(tmp);
+	catch_signals(NULL);
 	free(tmp);
 	return ok ? 0 : -1;
 }
