@@ -596,8 +596,8 @@ tell(const struct ex_walk *w)
 		    "of the trace\n", w->fmt, w->auto_ends);
 	if (w->backwards > 0)
 		fprintf(stderr, "prove: export: %s: %" PRIu64 " times "
-		    "earlier than their thread's previous one (late "
-		    "records) moved to it\n", w->fmt, w->backwards);
+		    "out of order (late records) moved to the latest "
+		    "before them\n", w->fmt, w->backwards);
 	if (un > 0)
 		fprintf(stderr, "prove: export: %s: %" PRIu64 " sends and "
 		    "receives not matched (events, not arrows)\n", w->fmt,

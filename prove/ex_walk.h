@@ -135,7 +135,9 @@ struct ex_walk {
 	uint64_t		bad_ends;	/* ends of no open block */
 	uint64_t		auto_ends;	/* blocks ended by another's end
 						   or by the end of the trace */
-	uint64_t		backwards;	/* times before a thread's last */
+	uint64_t		backwards;	/* times moved to a later one:
+						   the thread's (walk), the
+						   file's (paje) */
 	const char		*what;		/* of an error */
 	int			eno;
 	void			*arg;		/* the format's */
