@@ -144,8 +144,6 @@ blk_get(struct ex_walk *w, int64_t id, int range)
 
 /* ---- input ---- */
 
-static off_t in_off;
-
 /* Opens the trace for a pass; standard input only if it is a file. */
 static struct grmtrace *
 reopen(struct ex_walk *w, int pass)
@@ -156,13 +154,13 @@ reopen(struct ex_walk *w, int pass)
 	if (strcmp(w->x->in, "-") == 0) {
 		if (pass == 1 && (fstat(STDIN_FILENO, &sb) != 0 ||
 		    !S_ISREG(sb.st_mode) ||
-		    (in_off = lseek(STDIN_FILENO, 0, SEEK_CUR)) < 0)) {
+		    (w->in_off = lseek(STDIN_FILENO, 0, SEEK_CUR)) < 0)) {
 			fprintf(stderr, "prove: export: -: standard input "
 			    "must be a file (the trace is read twice): give "
 			    "its name\n");
 			return NULL;
 		}
-		if (lseek(STDIN_FILENO, in_off, SEEK_SET) < 0) {
+		if (lseek(STDIN_FILENO, w->in_off, SEEK_SET) < 0) {
 			fprintf(stderr, "prove: -: %s\n", strerror(errno));
 			return NULL;
 		}
@@ -211,13 +209,11 @@ by_time(const void *a, const void *b)
 static void
 span(struct ex_walk *w, uint64_t ts)
 {
-	static int any;
-
-	if (!any || ts < w->t0)
+	if (!w->any || ts < w->t0)
 		w->t0 = ts;
-	if (!any || ts > w->t1)
+	if (!w->any || ts > w->t1)
 		w->t1 = ts;
-	any = 1;
+	w->any = 1;
 }
 
 static int
@@ -610,6 +606,7 @@ ex_walk_run(const struct pv_export *x, const char *fmt,
 {
 	struct ex_walk w;
 	char *tmp = NULL;
+	size_t i;
 	int rc = -1;
 
 	memset(&w, 0, sizeof w);
@@ -629,7 +626,7 @@ ex_walk_run(const struct pv_export *x, const char *fmt,
 	pv_strs_free(&w.names);
 	pv_sym_free(&w.sym);
 	pv_msgs_free(&w.msgs);
-	for (size_t i = 0; i < w.npev; i++)
+	for (i = 0; i < w.npev; i++)
 		free(w.pev[i].prog);
 	free(w.pev);
 	free(w.mm);

@@ -111,7 +111,8 @@ want() { [ "$2" -eq "$3" ] || t_fail "$1: $2, want $3"; }
 counts() {
 	jcheck "$2" > "$T_DIR/c.out" || t_fail "$2: invalid"
 	t_export_counts "$1" "$T_DIR/c.out" blocks:B blocks:E flows:flows \
-	    events:i:event procs:i:process losses:i:loss unmatched:i:message
+	    events:i:event procs:i:process losses:i:loss unmatched:i:message \
+	    phases:i:collection
 }
 
 t_export_real "$X" json counts

@@ -52,7 +52,8 @@ counts() {
 	pcheck "$2" > "$T_DIR/c.out"
 	t_export_counts "$1" "$T_DIR/c.out" blocks:State,block \
 	    flows:Link,message events:Event,event procs:Event,process \
-	    losses:Event,loss "unmatched:Event,unmatched message"
+	    losses:Event,loss "unmatched:Event,unmatched message" \
+	    phases:Event,collection
 	vcheck "$2"
 }
 

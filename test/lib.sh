@@ -404,8 +404,8 @@ t_paced_done() {
 # daemons: DIR/demo.trace (the ring example: blocks, messages, user
 # events, two threads a process); DIR/hosts.trace (two hosts, their LMs
 # in run folders of their own, one's monotonic clock 1000 s ahead in a
-# time namespace where there are such, exchanging N messages that all
-# match); DIR/crash.trace (events lost while mainmon was away, and
+# time namespace where there are such, exchanging 50 messages that all
+# match, collected by the global scheme: collection phases); DIR/crash.trace (events lost while mainmon was away, and
 # processes that crashed: killed by SIGKILL, by SIGSEGV).
 t_export_traces() {
 	_d=$1
@@ -414,8 +414,9 @@ t_export_traces() {
 	GRM_MM=$MM_ID "$B/examples/ring" -p 3 -r 100 -w 200 \
 	    > "$T_DIR/ring.out" 2> "$T_DIR/ring.err" || t_fail "ring failed"
 	t_stop_mm "demo"
-	# Two hosts.
-	t_start_mm "$_d/hosts.trace"
+	# Two hosts, collected by the global scheme (a snapshot stops both
+	# hosts' processes: collection phases in the trace).
+	t_start_mm "$_d/hosts.trace" --collect=global
 	mkdir -m 700 "$GRM_RUNDIR/ha" "$GRM_RUNDIR/hb"
 	mkfifo "$T_DIR/xf" "$T_DIR/xa"
 	_ahead=""
@@ -437,9 +438,13 @@ t_export_traces() {
 		    grep -vc ' 0 of 0 samples')" -eq 2 ]
 	}
 	t_wait_for 30 "the two hosts are not ready" _x_ready
+	"$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/xsnap.out" 2>&1 ||
+		t_fail "snapshot: $(cat "$T_DIR/xsnap.out")"
 	touch "$T_DIR/xgo"
 	t_reap "message pair" $_s $_r
 	t_stop_mm "two hosts"
+	[ "$(t_count "$_d/hosts.trace" eid=-7)" -gt 0 ] ||
+		t_fail "hosts.trace: no collection phase"
 	# Losses (a small segment, mainmon away), then crashes.
 	t_start_mm "$T_DIR/xfirst"
 	t_stop_mm "losses"
@@ -529,7 +534,8 @@ t_export_hostile() {
 # t_export_want TRACE: what an export of TRACE must hold, one "N WHAT" a
 # line: blocks (begins), flows (matched messages, as prove stats matches
 # them), events (user events: records of types >= 0), procs (#PROC
-# lines), losses (#LOSS lines), unmatched (sends and receives).
+# lines), losses (#LOSS lines), phases (collection begins and ends),
+# unmatched (sends and receives).
 t_export_want() {
 	_m=$("$B/prove/prove" stats "$1" |
 	    sed -n 's/^matched messages: \([0-9]*\) .*/\1/p')
@@ -539,6 +545,7 @@ t_export_want() {
 	echo "$(t_count "$1" eid\>=0) events"
 	echo "$(t_tcheck "$1" '#PROC' count) procs"
 	echo "$(t_tcheck "$1" '#LOSS' count) losses"
+	echo "$(($(t_count "$1" eid=-7) + $(t_count "$1" eid=-8))) phases"
 	echo "$(($(t_count "$1" eid=-4) + $(t_count "$1" eid=-5) - 2 * _m)) unmatched"
 }
 
