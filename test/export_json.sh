@@ -131,7 +131,7 @@ sys.exit(0 if max(ts) < 60e6 else 1)' "$X/hosts.json" ||
 
 # Hostile traces: exported, and valid.
 t_export_hostile "$X"
-for t in cut ends lonely same; do
+for t in cut ends lonely same back; do
 	"$PV" export --to json -q "$X/$t.trace" -o "$X/$t.json" \
 	    2> "$T_DIR/$t.err" || t_fail "export $t: $(cat "$T_DIR/$t.err")"
 	jcheck "$X/$t.json" > "$T_DIR/c.out" || t_fail "$t: invalid"

@@ -68,7 +68,7 @@ want "hosts: hosts" "$(awk -F', ' '$1 == "Container" && $3 == "host"' \
 
 # Hostile traces.
 t_export_hostile "$X"
-for t in cut ends lonely same; do
+for t in cut ends lonely same back; do
 	"$PV" export --to paje -q "$X/$t.trace" -o "$X/$t.paje" \
 	    2> "$T_DIR/$t.err" || t_fail "export $t: $(cat "$T_DIR/$t.err")"
 	pcheck "$X/$t.paje" > "$T_DIR/c.out"

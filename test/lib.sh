@@ -474,7 +474,8 @@ t_export_traces() {
 # DIR: cut.trace (its last line cut short), ends.trace (a block end with
 # no begin, a block never ended, ends out of order), lonely.trace (sends
 # with no receive, a receive with no send, nothing outside blocks),
-# same.trace (every record at the same time).
+# same.trace (every record at the same time), back.trace (a message
+# received before it was sent, as a clock error beyond its bound makes).
 t_export_hostile() {
 	_h='#GRM-TRACE 1
 #MM hostile
@@ -529,6 +530,11 @@ t_export_hostile() {
 3000 1 100 100 -2 1
 #LOSS 1 100 100 3 3000
 #END 11' > "$1/same.trace"
+	printf '%s\n%s\n' "$_h" '2000 1 100 100 -6 0 "zero"
+2001 1 200 200 -6 1 "one"
+2100 1 200 200 -5 0 7 10
+2200 1 100 100 -4 1 7 10
+#END 4' > "$1/back.trace"
 }
 
 # t_export_want TRACE: what an export of TRACE must hold, one "N WHAT" a
