@@ -1,14 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test/export_json.sh: prove export --to json on real traces (the demo, two
-# hosts with messages and a clock 1000 s apart, losses and crashed
-# processes) and on hostile ones: valid JSON (python3's parser) that keeps
-# the rules of the Trace Event format Perfetto and Chrome read (no
-# displayTimeUnit, B/E nested on every thread, every flow with one start
-# and one end, each bound to a slice around it, every pid and tid named,
-# times relative with the origin in otherData, ns kept), and counts equal
-# to what the trace holds (prove stats, test/tcheck).  Also: OUT refused
-# if it exists, --force, nothing left at OUT on failure.
+# test/export_json.sh: prove export --to json on real traces (the demo; two
+# hosts with messages, a clock 1000 s apart and collection phases; losses
+# and crashed processes) and on hostile ones: valid JSON (python3's parser)
+# that keeps the rules of the Trace Event format Perfetto and Chrome read
+# (no displayTimeUnit; B/E nested on every thread, with the same name and
+# args; every flow with one start and one end, each bound to a slice
+# around it; every pid and tid named; times relative, in us with 3
+# decimals, the origin in otherData), and counts equal to what the trace
+# holds (prove stats, test/tcheck).  Also: OUT refused if it exists,
+# --force, nothing left at OUT on failure, standard input.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 > /dev/null 2>&1 || { t_log "SKIP: no python3"; exit 77; }
@@ -59,10 +60,11 @@ for e in ev:
             bad("B/E going back in time on %s" % (key,))
         last[key] = e["ts"]
     if ph == "B":
-        stack[key].append(e["name"])
+        stack[key].append((e["name"], e.get("args")))
         c["B"] += 1
     elif ph == "E":
-        if not stack[key] or stack[key][-1] != e["name"]:
+        # speedscope wants the same name and args on a B and its E.
+        if not stack[key] or stack[key][-1] != (e["name"], e.get("args")):
             bad("E %r does not end the open slice on %s" % (e["name"], key))
         stack[key].pop()
         c["E"] += 1
