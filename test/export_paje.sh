@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test/export_paje.sh: prove export --to paje on real traces (the demo; two
-# hosts with messages, a clock 1000 s apart and collection phases; losses
-# and crashed processes) and on hostile ones: PajeNG's pj_dump reads the file without
-# a word on stderr and counts what the trace holds (states = blocks, links
-# = matched messages, events = user events, #PROC and #LOSS lines,
-# collection phases and unmatched messages); every state value has a colour; ViTE renders it
-# (vite -e, no display needed) with no error.  Skipped without pj_dump;
-# the ViTE part without vite.
+# test/export_paje.sh: prove export --to paje on real traces (the demo;
+# two hosts with messages, a clock 1000 s apart and collection phases;
+# losses and crashed processes) and on hostile ones: PajeNG's pj_dump reads
+# the file without a word on stderr and counts what the trace holds
+# (states = blocks, links = matched messages, events = user events, #PROC
+# and #LOSS lines, collection phases and unmatched messages); every state
+# value has a colour; ViTE renders it (vite -e, no display needed) with no
+# error.  Skipped without pj_dump; the ViTE part without vite.
 . "$(dirname "$0")/lib.sh"
 
 command -v pj_dump > /dev/null 2>&1 ||
