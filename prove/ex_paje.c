@@ -46,10 +46,11 @@ static const char header[] =
 	"%\tTime date\n%\tType string\n%\tContainer string\n%EndEventDef\n"
 	"%EventDef PajeNewEvent 9\n"
 	"%\tTime date\n%\tType string\n%\tContainer string\n%\tValue string\n"
-	"%EndEventDef\n"
+	"%\tFields string\n%EndEventDef\n"
 	"%EventDef PajeStartLink 10\n"
 	"%\tTime date\n%\tType string\n%\tContainer string\n%\tValue string\n"
-	"%\tStartContainer string\n%\tKey string\n%EndEventDef\n"
+	"%\tStartContainer string\n%\tKey string\n%\tFields string\n"
+	"%EndEventDef\n"
 	"%EventDef PajeEndLink 11\n"
 	"%\tTime date\n%\tType string\n%\tContainer string\n%\tValue string\n"
 	"%\tEndContainer string\n%\tKey string\n%EndEventDef\n";
@@ -82,14 +83,14 @@ struct pj {
 #define NAME_MAX_PJ	200	/* bytes of a name kept */
 
 /* A Paje string: printable ASCII but '"' and '\' as is, other bytes as
- * \xHH (Paje has no escapes), at most NAME_MAX_PJ bytes. */
+ * \xHH (Paje has no escapes), at most max bytes (pstr: NAME_MAX_PJ). */
 static void
-pstr(FILE *f, const char *s, size_t n)
+pstr_max(FILE *f, const char *s, size_t n, size_t max)
 {
 	unsigned char c;
 
-	if (n > NAME_MAX_PJ)
-		n = NAME_MAX_PJ;
+	if (n > max)
+		n = max;
 	putc('"', f);
 	for (; n > 0; s++, n--) {
 		c = (unsigned char)*s;
@@ -99,6 +100,12 @@ pstr(FILE *f, const char *s, size_t n)
 			fprintf(f, "\\x%02x", c);
 	}
 	putc('"', f);
+}
+
+static void
+pstr(FILE *f, const char *s, size_t n)
+{
+	pstr_max(f, s, n, NAME_MAX_PJ);
 }
 
 /* A distinct, light enough colour for value k (1, 2, ...): hues apart by
@@ -119,6 +126,52 @@ colour(FILE *f, uint64_t k)
 	default: r = c; b = x; break;
 	}
 	fprintf(f, "\"%.3f %.3f %.3f\"", r + m, g + m, b + m);
+}
+
+/* A record's fields as one Paje string, as a text trace has them (a
+ * string's quotes and bytes escaped by pstr), at most FIELDS_MAX bytes. */
+#define FIELDS_MAX	512
+
+static void
+fields(FILE *f, const struct grmtrace_ev *ev)
+{
+	char b[FIELDS_MAX];
+	size_t n = 0;
+	unsigned i;
+	int k;
+
+	b[0] = '\0';
+	for (i = 0; i < ev->n && n < sizeof b; i++) {
+		const struct grmtrace_field *x = &ev->f[i];
+		const char *sep = i > 0 ? " " : "";
+
+		switch (x->type) {
+		case GRMTRACE_INT:
+			k = snprintf(b + n, sizeof b - n, "%s%" PRId64, sep,
+			    x->v.i);
+			break;
+		case GRMTRACE_UINT:
+			k = snprintf(b + n, sizeof b - n, "%s%" PRIu64, sep,
+			    x->v.u);
+			break;
+		case GRMTRACE_DOUBLE:
+			k = snprintf(b + n, sizeof b - n, "%s%.17g", sep,
+			    x->v.d);
+			break;
+		default:
+			k = snprintf(b + n, sizeof b - n, "%s%.*s", sep,
+			    (int)x->v.s.len, x->v.s.p);
+			/* a NUL in the string ends what is kept of it */
+			if (k > 0)
+				k = (int)strnlen(b + n, sizeof b - n);
+		}
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+	if (n > sizeof b - 1)
+		n = sizeof b - 1;
+	pstr_max(f, b, n, sizeof b);
 }
 
 /* The time field: ts, or the latest written if it is earlier. */
@@ -228,15 +281,20 @@ pj_msg(struct ex_walk *w, struct ex_thr *t, int send, const struct pv_msg *m,
 	char tb[32];
 
 	if (m->match == 0) {
-		fprintf(w->out, "9 %s U t%" PRIu32 " u%c\n",
-		    when(w, tb, sizeof tb, ts), t->seq, send ? 's' : 'r');
+		fprintf(w->out, "9 %s U t%" PRIu32 " u%c \"peer %" PRId64
+		    " tag %" PRId64 " bytes %" PRId64 "\"\n",
+		    when(w, tb, sizeof tb, ts), t->seq, send ? 's' : 'r',
+		    m->peer, m->tag, m->bytes);
 		p->events++;
 		return 0;
 	}
 	/* A link's key: its send's index. */
-	fprintf(w->out, "%d %s M 0 m t%" PRIu32 " k%zu\n",
-	    send ? 10 : 11, when(w, tb, sizeof tb, ts), t->seq,
-	    send ? i : m->match - 1);
+	fprintf(w->out, "%d %s M 0 m t%" PRIu32 " k%zu", send ? 10 : 11,
+	    when(w, tb, sizeof tb, ts), t->seq, send ? i : m->match - 1);
+	if (send)
+		fprintf(w->out, " \"tag %" PRId64 " bytes %" PRId64 "\"",
+		    m->tag, m->bytes);
+	putc('\n', w->out);
 	p->links += send;
 	return 0;
 }
@@ -255,8 +313,10 @@ pj_event(struct ex_walk *w, struct ex_thr *t, const struct grmtrace_ev *ev,
 	if (t == NULL) {
 		if ((h = pv_map_find(&w->hosts, ev->node, 0)) == NULL)
 			return 0;
-		fprintf(w->out, "9 %s C h%" PRIu32 " c%d\n",
+		fprintf(w->out, "9 %s C h%" PRIu32 " c%d ",
 		    when(w, tb, sizeof tb, ts), h->seq, -ev->eid);
+		fields(w->out, ev);
+		putc('\n', w->out);
 		p->events++;
 		return 0;
 	}
@@ -271,8 +331,10 @@ pj_event(struct ex_walk *w, struct ex_thr *t, const struct grmtrace_ev *ev,
 		colour(w->out, id + 1000);
 		putc('\n', w->out);
 	}
-	fprintf(w->out, "9 %s E t%" PRIu32 " e%" PRIu64 "\n",
+	fprintf(w->out, "9 %s E t%" PRIu32 " e%" PRIu64 " ",
 	    when(w, tb, sizeof tb, ts), t->seq, id);
+	fields(w->out, ev);
+	putc('\n', w->out);
 	p->events++;
 	return 0;
 }
@@ -282,13 +344,20 @@ pj_proc(struct ex_walk *w, struct ex_proc *pr, const struct ex_pev *ev,
 	uint64_t ts)
 {
 	struct pj *p = w->arg;
-	char tb[32];
+	char tb[32], b[300];
+	size_t n;
 
 	if (pr == NULL)
 		return 0;
-	fprintf(w->out, "9 %s PE p%" PRIu32 " p%d\n",
+	fprintf(w->out, "9 %s PE p%" PRIu32 " p%d ",
 	    when(w, tb, sizeof tb, ts), pr->seq,
 	    ev->how >= 0 && ev->how <= 4 ? ev->how : 4);
+	n = (size_t)snprintf(b, sizeof b, "%s %" PRId32 " ppid %" PRIu32
+	    " %.*s", ev->how == GRMTRACE_PROC_KILLED ? "signal" : "status",
+	    ev->status, ev->ppid, (int)(ev->len < 200 ? ev->len : 200),
+	    ev->prog);
+	pstr(w->out, b, strnlen(b, n < sizeof b ? n : sizeof b - 1));
+	putc('\n', w->out);
 	p->events++;
 	return 0;
 }
@@ -300,15 +369,14 @@ pj_loss(struct ex_walk *w, struct ex_proc *pr, struct ex_thr *t,
 	struct pj *p = w->arg;
 	char tb[32];
 
-	(void)ev;
 	if (pr == NULL)
 		return 0;
 	if (t != NULL)
-		fprintf(w->out, "9 %s LT t%" PRIu32 " lt\n",
-		    when(w, tb, sizeof tb, ts), t->seq);
+		fprintf(w->out, "9 %s LT t%" PRIu32 " lt \"%" PRIu64
+		    "\"\n", when(w, tb, sizeof tb, ts), t->seq, ev->count);
 	else
-		fprintf(w->out, "9 %s LP p%" PRIu32 " lp\n",
-		    when(w, tb, sizeof tb, ts), pr->seq);
+		fprintf(w->out, "9 %s LP p%" PRIu32 " lp \"%" PRIu64
+		    "\"\n", when(w, tb, sizeof tb, ts), pr->seq, ev->count);
 	p->events++;
 	return 0;
 }

@@ -74,6 +74,11 @@ for t in cut ends lonely same back; do
 	pcheck "$X/$t.paje" > "$T_DIR/c.out"
 	vcheck "$X/$t.paje"
 done
+# A user event's fields, and a message's tag and size, in Fields.
+grep -qF ' E t1 e1 "1 x\x01y\xff 1.5"' "$X/cut.paje" ||
+	t_fail "cut: a user event's fields not kept: $(grep ' E ' "$X/cut.paje")"
+grep -q '^10 .* "tag 7 bytes 10"$' "$X/lonely.paje" ||
+	t_fail "lonely: a message's tag and size not kept"
 # ends: blocks 1, 2, 3 (ended in the wrong order), 4 (ended on another
 # thread: left open), 7 (its process killed): all 5 are states.
 pcheck "$X/ends.paje" > "$T_DIR/c.out"
