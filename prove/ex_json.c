@@ -111,47 +111,74 @@ host_name(FILE *f, const struct ex_host *h)
 }
 
 static int
+by_host(const void *a, const void *b)
+{
+	const struct ex_proc *x = *(struct ex_proc *const *)a;
+	const struct ex_proc *y = *(struct ex_proc *const *)b;
+
+	if (x->host->seq != y->host->seq)
+		return x->host->seq < y->host->seq ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* A process's metadata: its name, its labels and its place (k-th when
+ * sorted by host). */
+static int
+proc_meta(struct ex_walk *w, const struct ex_proc *p, size_t k)
+{
+	FILE *f = w->out, *m;
+	char *name = NULL;
+	size_t len = 0;
+
+	/* "LABEL on HOST", built whole to be escaped as one string. */
+	if ((m = open_memstream(&name, &len)) == NULL)
+		return ex_oom(w);
+	fprintf(m, "%s on ", p->label);
+	host_name(m, p->host);
+	if (strstr(p->label, "pid ") == NULL)
+		fprintf(m, " pid %" PRIu32, p->pid);
+	if (fclose(m) != 0) {
+		free(name);
+		return ex_oom(w);
+	}
+	ev_start(w, "M", p->seq, p->seq, 0);
+	fprintf(f, ",\"name\":\"process_name\",\"args\":{\"name\":");
+	jstr(f, name, len);
+	fprintf(f, "}}");
+	free(name);
+	ev_start(w, "M", p->seq, p->seq, 0);
+	fprintf(f, ",\"name\":\"process_sort_index\",\"args\":"
+	    "{\"sort_index\":%zu}}", k);
+	ev_start(w, "M", p->seq, p->seq, 0);
+	fprintf(f, ",\"name\":\"process_labels\",\"args\":"
+	    "{\"labels\":\"node %" PRIu32 " pid %" PRIu32 "\"}}",
+	    p->node, p->pid);
+	return 0;
+}
+
+static int
 js_head(struct ex_walk *w)
 {
 	struct js *j = w->arg;
-	struct ex_proc *p;
+	struct ex_proc **ps;
 	struct ex_thr *t;
 	uint32_t it = 0;
+	size_t i;
 	char b[64];
 	FILE *f = w->out;
 
 	j->first = 1;
 	j->nprocs = pv_map_n(&w->procs);
 	fprintf(f, "{\"traceEvents\":[");
-	while ((p = pv_map_next(&w->procs, &it)) != NULL) {
-		/* Names are escaped once: a name is built in a memstream. */
-		char *name = NULL;
-		size_t len = 0;
-		FILE *m;
-
-		if ((m = open_memstream(&name, &len)) == NULL)
-			return ex_oom(w);
-		fprintf(m, "%s on ", p->label);
-		host_name(m, p->host);
-		if (strstr(p->label, "pid ") == NULL)
-			fprintf(m, " pid %" PRIu32, p->pid);
-		if (fclose(m) != 0)
-			return ex_oom(w);
-		ev_start(w, "M", p->seq, p->seq, 0);
-		fprintf(f, ",\"name\":\"process_name\",\"args\":{\"name\":");
-		jstr(f, name, len);
-		fprintf(f, "}}");
-		free(name);
-		ev_start(w, "M", p->seq, p->seq, 0);
-		fprintf(f, ",\"name\":\"process_sort_index\",\"args\":"
-		    "{\"sort_index\":%" PRIu64 "}}",
-		    (uint64_t)p->host->seq << 24 | p->seq);
-		ev_start(w, "M", p->seq, p->seq, 0);
-		fprintf(f, ",\"name\":\"process_labels\",\"args\":"
-		    "{\"labels\":\"node %" PRIu32 " pid %" PRIu32 "\"}}",
-		    p->node, p->pid);
-	}
-	it = 0;
+	if ((ps = (struct ex_proc **)pv_map_values(&w->procs)) == NULL)
+		return ex_oom(w);
+	qsort(ps, j->nprocs, sizeof *ps, by_host);
+	for (i = 0; i < j->nprocs; i++)
+		if (proc_meta(w, ps[i], i + 1) != 0) {
+			free(ps);
+			return -1;
+		}
+	free(ps);
 	while ((t = pv_map_next(&w->thrs, &it)) != NULL) {
 		snprintf(b, sizeof b, "tid %" PRIu32, t->tid);
 		ev_start(w, "M", t->proc->seq, tid_of(w, t), 0);
