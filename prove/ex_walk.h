@@ -62,8 +62,8 @@ struct ex_thr {
 };
 
 /* A #PROC line, kept from pass 1: the file may have it before records
- * of earlier times (a binary trace writes a collection's #PROC lines
- * first), and it is handed out in time order with them. */
+ * of earlier times (mainmon writes a collection's #PROC lines first),
+ * and it is handed out in time order with them. */
 struct ex_pev {
 	uint64_t	ts;
 	uint64_t	seq;		/* order in the file */

@@ -401,12 +401,14 @@ t_paced_done() {
 # ---- exports (test/export_*.sh) ----
 
 # t_export_traces DIR: makes the traces the export tests read, with real
-# daemons: DIR/demo.trace (the ring example: blocks, messages, user
-# events, two threads a process); DIR/hosts.trace (two hosts, their LMs
-# in run folders of their own, one's monotonic clock 1000 s ahead in a
-# time namespace where there are such, exchanging 50 messages that all
-# match, collected by the global scheme: collection phases); DIR/crash.trace (events lost while mainmon was away, and
-# processes that crashed: killed by SIGKILL, by SIGSEGV).
+# daemons, one in each format mainmon writes: DIR/demo.trace (text: the
+# ring example: blocks, messages, user events, two threads a process);
+# DIR/hosts.trace (BEE Ascii: two hosts, their LMs in run folders of their
+# own, one's monotonic clock 1000 s ahead in a time namespace where there
+# are such, exchanging 50 messages that all match, collected by the global
+# scheme: collection phases); DIR/crash.trace (binary: events lost while
+# mainmon was away, and processes that crashed: killed by SIGKILL, by
+# SIGSEGV).
 t_export_traces() {
 	_d=$1
 	# The demo.
@@ -416,7 +418,7 @@ t_export_traces() {
 	t_stop_mm "demo"
 	# Two hosts, collected by the global scheme (a snapshot stops both
 	# hosts' processes: collection phases in the trace).
-	t_start_mm "$_d/hosts.trace" --collect=global
+	T_FORMAT=bee t_start_mm "$_d/hosts.trace" --collect=global
 	mkdir -m 700 "$GRM_RUNDIR/ha" "$GRM_RUNDIR/hb"
 	mkfifo "$T_DIR/xf" "$T_DIR/xa"
 	_ahead=""
@@ -454,7 +456,7 @@ t_export_traces() {
 	    "$T_DIR/half" "$T_DIR/go" > "$T_DIR/lw.out" 2> "$T_DIR/lw.err" ||
 		t_fail "the losing writer failed"
 	t_note_lms
-	t_restart_mm "$_d/crash.trace"
+	T_FORMAT=bin t_restart_mm "$_d/crash.trace"
 	t_lms_gone 30 || t_fail "the LM did not deliver and exit"
 	for _m in kill segv; do
 		GRM_MM=$MM_ID GRM_LM_LINGER=60 \
