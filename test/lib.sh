@@ -397,3 +397,197 @@ t_paced_done() {
 	[ "$_lost" -eq 0 ] || t_fail "$_lost events counted lost"
 	t_check_clean
 }
+
+# ---- exports (test/export_*.sh) ----
+
+# t_export_traces DIR: makes the traces the export tests read, with real
+# daemons, one in each format mainmon writes: DIR/demo.trace (text: the
+# ring example: blocks, messages, user events, two threads a process);
+# DIR/hosts.trace (BEE Ascii: two hosts, their LMs in run folders of their
+# own, one's monotonic clock 1000 s ahead in a time namespace where there
+# are such, exchanging 50 messages that all match, collected by the global
+# scheme: collection phases); DIR/crash.trace (binary: events lost while
+# mainmon was away, and processes that crashed: killed by SIGKILL, by
+# SIGSEGV).
+t_export_traces() {
+	_d=$1
+	# The demo.
+	t_start_mm "$_d/demo.trace"
+	GRM_MM=$MM_ID "$B/examples/ring" -p 3 -r 100 -w 200 \
+	    > "$T_DIR/ring.out" 2> "$T_DIR/ring.err" || t_fail "ring failed"
+	t_stop_mm "demo"
+	# Two hosts, collected by the global scheme (a snapshot stops both
+	# hosts' processes: collection phases in the trace).
+	T_FORMAT=bee t_start_mm "$_d/hosts.trace" --collect=global
+	mkdir -m 700 "$GRM_RUNDIR/ha" "$GRM_RUNDIR/hb"
+	mkfifo "$T_DIR/xf" "$T_DIR/xa"
+	_ahead=""
+	unshare --time --fork --monotonic 1000 true 2> /dev/null &&
+		_ahead="unshare --time --fork --monotonic 1000"
+	GRM_RUNDIR="$GRM_RUNDIR/hb" GRM_HOSTNAME=hostb GRM_LM_LINGER=60 \
+	    GRM_MM=$MM_ID $_ahead "$B/test/msgpair" recv 1 "$T_DIR/xf" \
+	    "$T_DIR/xa" 0 50 "$T_DIR/xgo" 2> "$T_DIR/xr.err" &
+	_r=$!
+	GRM_RUNDIR="$GRM_RUNDIR/ha" GRM_HOSTNAME=hosta GRM_LM_LINGER=60 \
+	    GRM_MM=$MM_ID "$B/test/msgpair" send 0 "$T_DIR/xf" "$T_DIR/xa" \
+	    1 50 "$T_DIR/xgo" 2> "$T_DIR/xs.err" &
+	_s=$!
+	T_PIDS="$T_PIDS $_r $_s"
+	# Both hosts on mainmon's clock before the first message.
+	_x_ready() {
+		"$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/xstatus.out" \
+		    2>&1 && [ "$(grep ' records$' "$T_DIR/xstatus.out" |
+		    grep -vc ' 0 of 0 samples')" -eq 2 ]
+	}
+	t_wait_for 30 "the two hosts are not ready" _x_ready
+	"$B/mainmon/grmctl" "$MM_ID" snapshot > "$T_DIR/xsnap.out" 2>&1 ||
+		t_fail "snapshot: $(cat "$T_DIR/xsnap.out")"
+	touch "$T_DIR/xgo"
+	t_reap "message pair" $_s $_r
+	t_stop_mm "two hosts"
+	[ "$(t_count "$_d/hosts.trace" eid=-7)" -gt 0 ] ||
+		t_fail "hosts.trace: no collection phase"
+	# Losses (a small segment, mainmon away), then crashes.
+	t_start_mm "$T_DIR/xfirst"
+	t_stop_mm "losses"
+	touch "$T_DIR/go"
+	GRM_MM=$MM_ID GRM_SEGSIZE=256K GRM_CHUNKSIZE=16K GRM_BLOCK_MS=1 \
+	GRM_SPILL_MAX=0 GRM_LM_LINGER=0.2 "$B/test/e2e_writer" 1 100000 \
+	    "$T_DIR/half" "$T_DIR/go" > "$T_DIR/lw.out" 2> "$T_DIR/lw.err" ||
+		t_fail "the losing writer failed"
+	t_note_lms
+	T_FORMAT=bin t_restart_mm "$_d/crash.trace"
+	t_lms_gone 30 || t_fail "the LM did not deliver and exit"
+	for _m in kill segv; do
+		GRM_MM=$MM_ID GRM_LM_LINGER=60 \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" \
+		    "$B/test/crasher" $_m 500 > "$T_DIR/c$_m.out" \
+		    2> "$T_DIR/c$_m.err" || t_fail "crasher $_m failed"
+	done
+	t_note_lms
+	t_stop_mm "crashes"
+	[ "$(t_tcheck "$_d/crash.trace" '#LOSS' count)" -gt 0 ] ||
+		t_fail "crash.trace: no #LOSS line"
+	[ "$(t_tcheck "$_d/crash.trace" '#PROC' how=killed count)" -eq 2 ] ||
+		t_fail "crash.trace: not 2 processes killed"
+}
+
+# t_export_hostile DIR: hand-written traces an export must survive, in
+# DIR: cut.trace (its last line cut short), ends.trace (a block end with
+# no begin, a block never ended, ends out of order), lonely.trace (sends
+# with no receive, a receive with no send, nothing outside blocks),
+# same.trace (every record at the same time), back.trace (a message
+# received before it was sent, as a clock error beyond its bound makes).
+t_export_hostile() {
+	_h='#GRM-TRACE 1
+#MM hostile
+#CLOCK 1700000000000000000 1000
+#HOST 1 0 10 alpha
+#DEF -1 0 0 "%d" "block begin"
+#DEF -2 0 1 "%d" "block end"
+#DEF -3 0 4 "%d %s" "block name"
+#DEF -4 3 0 "%d %d %ld" "message send"
+#DEF -5 3 1 "%d %d %ld" "message receive"
+#DEF -6 1 4 "%d %s" "process name"
+#DEF 10 8 2 "step %d %s %g" "step \"quoted\" \\ back"
+#PROC 1 100 1 start 1000 0 "a \"b\""
+#PROC 1 200 1 start 1000 0 "w"'
+	printf '%s\n%s\n' "$_h" '2000 1 100 100 -6 0 "zero"
+2100 1 100 100 -1 1
+2200 1 100 100 10 1 "x\x01y\xff" 1.5
+2300 1 100 100 -2 1
+2400 1 100 100 10 2 "two" -0.25
+2500 1 100 100 -1 2' > "$1/cut.trace"
+	printf '2600 1 100 100 -2 2\n2700 1 100 100 10 3 "thr' >> "$1/cut.trace"
+	printf '%s\n%s\n' "$_h" '2000 1 100 100 -2 5
+2100 1 100 100 -1 1
+2200 1 100 100 -1 2
+2300 1 100 100 -1 3
+2400 1 100 100 -2 2
+2500 1 100 100 -2 1
+2600 1 100 100 -1 4
+2700 1 100 101 -2 4
+2800 1 200 200 -1 7
+#PROC 1 200 1 killed 2900 9 "w"
+#END 9' > "$1/ends.trace"
+	printf '%s\n%s\n' "$_h" '2000 1 100 100 -6 0 "zero"
+2001 1 200 200 -6 1 "one"
+2100 1 100 100 -4 1 7 10
+2200 1 100 100 -4 1 7 10
+2300 1 200 200 -5 0 7 10
+2400 1 200 200 -5 0 9 10
+2500 1 200 200 -4 5 7 10
+#PROC 1 200 1 exit 2600 0 "w"
+#END 7' > "$1/lonely.trace"
+	printf '%s\n%s\n' "$_h" '3000 1 100 100 -6 0 "zero"
+3000 1 200 200 -6 1 "one"
+3000 1 100 100 -1 1
+3000 1 100 100 -4 1 7 10
+3000 1 200 200 -5 0 7 10
+3000 1 200 200 -4 0 8 10
+3000 1 100 100 -1 2
+3000 1 100 100 -5 1 8 10
+3000 1 100 100 10 1 "s" 0
+3000 1 100 100 -2 2
+3000 1 100 100 -2 1
+#LOSS 1 100 100 3 3000
+#END 11' > "$1/same.trace"
+	printf '%s\n%s\n' "$_h" '2000 1 100 100 -6 0 "zero"
+2001 1 200 200 -6 1 "one"
+2100 1 200 200 -5 0 7 10
+2200 1 100 100 -4 1 7 10
+#END 4' > "$1/back.trace"
+}
+
+# t_export_want TRACE: what an export of TRACE must hold, one "N WHAT" a
+# line: blocks (begins), flows (matched messages, as prove stats matches
+# them), events (user events: records of types >= 0), procs (#PROC
+# lines), losses (#LOSS lines), phases (collection begins and ends),
+# unmatched (sends and receives).
+t_export_want() {
+	_m=$("$B/prove/prove" stats "$1" |
+	    sed -n 's/^matched messages: \([0-9]*\) .*/\1/p')
+	_m=${_m:-0}
+	echo "$(t_count "$1" eid=-1) blocks"
+	echo "$_m flows"
+	echo "$(t_count "$1" eid\>=0) events"
+	echo "$(t_tcheck "$1" '#PROC' count) procs"
+	echo "$(t_tcheck "$1" '#LOSS' count) losses"
+	echo "$(($(t_count "$1" eid=-7) + $(t_count "$1" eid=-8))) phases"
+	echo "$(($(t_count "$1" eid=-4) + $(t_count "$1" eid=-5) - 2 * _m)) unmatched"
+}
+
+# t_export_get WHAT FILE: N of the line "N WHAT" of FILE, 0 if none.
+t_export_get() {
+	awk -v k="$1" '{ c = $1; sub(/^[0-9]+ /, "") } $0 == k { n = c }
+	    END { print n + 0 }' "$2"
+}
+
+# t_export_counts TRACE GOT WHAT:KEY...: for each pair, the "N KEY" of
+# GOT (an export's counts) equals the "N WHAT" of t_export_want TRACE.
+t_export_counts() {
+	_tr=$1 _got=$2
+	shift 2
+	t_export_want "$_tr" > "$T_DIR/export_want.out"
+	for _kw in "$@"; do
+		_g=$(t_export_get "${_kw#*:}" "$_got")
+		_w=$(t_export_get "${_kw%%:*}" "$T_DIR/export_want.out")
+		[ "$_g" -eq "$_w" ] ||
+			t_fail "$_tr: ${_kw#*:}: $_g, want $_w (${_kw%%:*})"
+	done
+}
+
+# t_export_real DIR FORMAT CHECK: makes t_export_traces' traces in DIR,
+# exports each with --to FORMAT to DIR/NAME.FORMAT, and runs CHECK TRACE
+# OUT on each (it leaves its counts in $T_DIR/c.out, which is logged).
+t_export_real() {
+	t_export_traces "$1"
+	t_check_clean
+	for _t in demo hosts crash; do
+		"$B/prove/prove" export --to "$2" "$1/$_t.trace" \
+		    -o "$1/$_t.$2" 2> "$T_DIR/$_t.err" ||
+			t_fail "export $_t: $(cat "$T_DIR/$_t.err")"
+		$3 "$1/$_t.trace" "$1/$_t.$2"
+		t_log "$_t: $(sort -k 2 "$T_DIR/c.out" | tr '\n' ' ')"
+	done
+}
