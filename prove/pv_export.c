@@ -1,14 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /* pv_export.c: prove export: options, and the table of formats. */
+#include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "pv.h"
 #include "pv_export.h"
 
 /* The formats, one line each; their code is in prove/ex_*.c. */
 static const struct pv_exporter formats[] = {
+#ifdef GRM_HAVE_OTF2
+	{ "otf2", "OTF2 archive (a folder; Vampir, Scalasca, ViTE)", ex_otf2 },
+#endif
+	{ "ctf", "CTF 1.8 trace (a folder; babeltrace2, Trace Compass)",
+	    ex_ctf },
 	{ NULL, NULL, NULL }
 };
 
@@ -75,9 +85,93 @@ pv_export(int argc, char **argv)
 	for (e = formats; e->name != NULL; e++)
 		if (strcmp(e->name, to) == 0)
 			return e->run(&x);
+#ifndef GRM_HAVE_OTF2
+	if (strcmp(to, "otf2") == 0) {
+		fprintf(stderr, "prove: export: otf2: not built in (configure "
+		    "found no OTF2 library: libotf2-trace-dev)\n");
+		return 1;
+	}
+#endif
 	fprintf(stderr, "prove: export: %s: not a format (", to);
 	for (e = formats; e->name != NULL; e++)
 		fprintf(stderr, "%s%s", e == formats ? "" : ", ", e->name);
 	fprintf(stderr, ")\n");
 	return 2;
+}
+
+/* ---- folder-shaped outputs (otf2, ctf) ---- */
+
+int
+pv_export_dir_open(const struct pv_export *x, char *tmp, size_t n)
+{
+	struct stat st;
+
+	if (!x->force && lstat(x->out, &st) == 0) {
+		fprintf(stderr, "prove: export: %s: exists (--force replaces "
+		    "it)\n", x->out);
+		return -1;
+	}
+	if ((size_t)snprintf(tmp, n, "%s.tmp-XXXXXX", x->out) >= n) {
+		fprintf(stderr, "prove: export: %s: name too long\n", x->out);
+		return -1;
+	}
+	if (mkdtemp(tmp) == NULL) {
+		fprintf(stderr, "prove: export: %s: %s\n", tmp,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+void
+pv_export_dir_abort(const char *tmp)
+{
+	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int
+pv_export_dir_commit(const struct pv_export *x, const char *tmp)
+{
+	char aside[4096] = "";
+	struct stat st;
+
+	if (lstat(x->out, &st) == 0) {
+		if (!x->force) {
+			fprintf(stderr, "prove: export: %s: exists (--force "
+			    "replaces it)\n", x->out);
+			goto fail;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			if (unlink(x->out) != 0)
+				goto fail_errno;
+		} else if ((size_t)snprintf(aside, sizeof aside,
+		    "%s.old-XXXXXX", x->out) >= sizeof aside ||
+		    mkdtemp(aside) == NULL || rename(x->out, aside) != 0) {
+			if (aside[0] != '\0')
+				rmdir(aside);
+			goto fail_errno;
+		}
+	}
+	if (rename(tmp, x->out) != 0) {
+		if (aside[0] != '\0')
+			rename(aside, x->out);
+		goto fail_errno;
+	}
+	if (aside[0] != '\0')
+		pv_export_dir_abort(aside);
+	return 0;
+fail_errno:
+	fprintf(stderr, "prove: export: %s: %s\n", x->out, strerror(errno));
+fail:
+	pv_export_dir_abort(tmp);
+	return -1;
 }

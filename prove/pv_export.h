@@ -29,4 +29,20 @@ struct pv_exporter {
 /* prove export --to FORMAT FILE -o OUT: argv[0] is "export". */
 int pv_export(int argc, char **argv);
 
+/* The formats (prove/ex_*.c). */
+int ex_otf2(const struct pv_export *x);	/* if built with OTF2 */
+int ex_ctf(const struct pv_export *x);
+
+/* ---- folder-shaped outputs (otf2, ctf) ----
+ * An export writes into a new folder next to x->out (tmp, of n bytes, gets
+ * its name: OUT.tmp-XXXXXX), then moves it to x->out.  Each returns 0, or
+ * -1 after saying on stderr why. */
+/* Makes the temporary folder; refused if x->out exists and not --force. */
+int pv_export_dir_open(const struct pv_export *x, char *tmp, size_t n);
+/* Moves tmp to x->out (with --force an existing x->out is removed, once
+ * the new one is in place); on failure tmp is removed. */
+int pv_export_dir_commit(const struct pv_export *x, const char *tmp);
+/* Removes tmp and everything in it (after a failure). */
+void pv_export_dir_abort(const char *tmp);
+
 #endif
