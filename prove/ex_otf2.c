@@ -37,7 +37,7 @@
  * of the ranked processes, with its tag and length; every other record is
  * a metric of a class per event type (its numeric fields; string fields
  * are left out and counted); #LOSS lines are an "events lost" metric and
- * process ends (#PROC exit, killed) a metric too.  Time stamps are
+ * process ends (#PROC exit, killed, gone) a metric too, written last.  Time stamps are
  * nanoseconds from the trace's first record; the clock properties carry
  * its wall-clock time (realtimeTimestamp), also in the GRM::EPOCH_NS
  * property.  A time stamp earlier than the previous one of its location
@@ -72,6 +72,9 @@ struct proc {
 	size_t		host;		/* system tree node */
 	int		holder;		/* holds its rank in the comm */
 	int64_t		rank;
+	int		has_mtid;	/* its messages' thread: the first */
+	uint32_t	mtid;		/* with one (its rank's location) */
+	uint64_t	mseq;
 };
 
 /* A region: a block id, a range's name id, or a phase. */
@@ -131,7 +134,8 @@ struct ox {
 	uint64_t	clk_mono;
 	/* what could not be expressed */
 	uint64_t	clamped;
-	uint64_t	unmatched_end;
+	uint64_t	unmatched_end;	/* no block of its id open */
+	uint64_t	closed_by;	/* closed by an enclosing one's end */
 	uint64_t	unclosed;
 	uint64_t	strfields;
 	uint64_t	msg_metric;
@@ -311,7 +315,24 @@ msg_ok(const struct ox *o, const struct pv_msg *s, const struct pv_msg *r)
 	const struct proc *pr = pv_map_find(&o->px, r->node, r->pid);
 
 	return ps != NULL && pr != NULL && ps->holder && pr->holder &&
+	    s->tid == ps->mtid && r->tid == pr->mtid &&
 	    s->tag >= 0 && s->tag <= (int64_t)UINT32_MAX;
+}
+
+/* Each process's first thread with a message: its rank's location. */
+static void
+msg_threads(struct ox *o, const struct pv_msg *v, size_t n)
+{
+	struct proc *p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((p = pv_map_find(&o->px, v[i].node, v[i].pid)) != NULL &&
+		    (!p->has_mtid || v[i].seq < p->mseq)) {
+			p->has_mtid = 1;
+			p->mtid = v[i].tid;
+			p->mseq = v[i].seq;
+		}
 }
 
 /* Ranks, the order of the locations, the messages written as MPI ones. */
@@ -361,13 +382,18 @@ plan(struct ox *o)
 	}
 	for (i = 0; i < o->npr; i++)
 		ord[i]->first = 0;
-	/* Location ids: the holders' first threads, then the others. */
+	/* Location ids: the holders' message threads (else their first),
+	 * then the others.  ViTE takes rank i for location i, and draws a
+	 * message from any other location of a rank wrong (or crashes). */
+	msg_threads(o, o->msgs.snd, o->msgs.nsnd);
+	msg_threads(o, o->msgs.rcv, o->msgs.nrcv);
 	for (i = 0; i < o->nth; i++)
 		o->th[i]->loc = UINT64_MAX;
 	for (i = 0; i < o->npr && ord[i]->holder; i++)
 		for (j = 0; j < o->nth; j++) {
 			t = o->th[j];
-			if (t->node == ord[i]->node && t->pid == ord[i]->pid) {
+			if (t->node == ord[i]->node && t->pid == ord[i]->pid &&
+			    (!ord[i]->has_mtid || t->tid == ord[i]->mtid)) {
 				t->loc = loc++;
 				ord[i]->first = j + 1;
 				break;
@@ -537,7 +563,7 @@ leave(struct ox *o, struct thr *t, const struct pv_mark *m, uint64_t ts)
 	v = stamp(o, t, ts);
 	while (t->depth >= i) {
 		if (t->depth > i)
-			o->unmatched_end++;
+			o->closed_by++;
 		if (leave_top(t, v) != 0)
 			return -1;
 	}
@@ -729,13 +755,12 @@ static int
 meta(struct ox *o, const struct grmtrace_ev *ev)
 {
 	static const OTF2_Type u1[1] = { OTF2_TYPE_UINT64 };
-	static const OTF2_Type i1[1] = { OTF2_TYPE_INT64 };
 	OTF2_MetricValue v;
 	struct mclass *c;
 	struct thr *t;
 
-	if (ev->kind == GRMTRACE_PROC)
-		pv_sym_ev(&o->sym, ev);
+	if (ev->kind == GRMTRACE_PROC && pv_sym_ev(&o->sym, ev) != 0)
+		return oom();
 	if (ev->kind == GRMTRACE_LOSS) {
 		o->losses += ev->count;
 		if ((t = proc_thr(o, ev->node, ev->pid, ev->tid)) == NULL) {
@@ -750,24 +775,56 @@ meta(struct ox *o, const struct grmtrace_ev *ev)
 		v.unsigned_int = ev->count;
 		return metric(o, t, ev->ts, c, &v);
 	}
-	if (ev->kind != GRMTRACE_PROC || ev->how == GRMTRACE_PROC_START ||
-	    ev->how == GRMTRACE_PROC_EXEC)
-		return 0;
-	if ((t = proc_thr(o, ev->node, ev->pid, ev->pid)) == NULL) {
-		o->noloc++;
-		return 0;
+	return 0;
+}
+
+/*
+ * How each process ended (#PROC exit, killed, gone), as a metric on its
+ * first thread, once its records are written: a #PROC line may come
+ * before records of earlier times (the Local Monitor learns of an end
+ * before it collects the last records), so these are written last, each
+ * at its time or its thread's last, whichever is later (not counted as
+ * raised).
+ */
+static int
+proc_ends(struct ox *o, const struct grmtrace *r)
+{
+	static const OTF2_Type i1[1] = { OTF2_TYPE_INT64 };
+	const struct grmtrace_proc *gp;
+	OTF2_MetricValue v;
+	struct mclass *c;
+	struct thr *t;
+	uint64_t ts;
+	size_t i;
+
+	for (i = 0; i < o->npr; i++) {
+		gp = grmtrace_proc(r, o->pr[i]->node, o->pr[i]->pid);
+		if (gp == NULL || !gp->ended || gp->how == GRMTRACE_PROC_EXEC ||
+		    o->pr[i]->first == 0)
+			continue;
+		t = pv_map_find(&o->thx, (uint64_t)o->pr[i]->node << 32 |
+		    o->pr[i]->pid, o->pr[i]->pid);
+		if (t == NULL)
+			t = proc_thr(o, o->pr[i]->node, o->pr[i]->pid, 0);
+		if (t == NULL || writer(o, t) != 0)
+			return -1;
+		c = mclass(o, NULL, gp->how == GRMTRACE_PROC_EXIT ?
+		    "process exit status (#PROC exit)" :
+		    gp->how == GRMTRACE_PROC_KILLED ?
+		    "process killed by signal (#PROC killed)" :
+		    "process gone (#PROC gone)", 1, i1);
+		if (c == NULL)
+			return oom();
+		v.signed_int = gp->status;
+		ts = gp->end_ts;
+		if (t->any && ts - o->t0 < t->last)
+			ts = t->last + o->t0;
+		if (ts < o->t0)
+			ts = o->t0;
+		if (metric(o, t, ts, c, &v) != 0)
+			return -1;
 	}
-	if (writer(o, t) != 0)
-		return -1;
-	c = mclass(o, NULL, ev->how == GRMTRACE_PROC_EXIT ?
-	    "process exit status (#PROC exit)" :
-	    ev->how == GRMTRACE_PROC_KILLED ?
-	    "process killed by signal (#PROC killed)" :
-	    "process gone (#PROC gone)", 1, i1);
-	if (c == NULL)
-		return oom();
-	v.signed_int = ev->status;
-	return metric(o, t, ev->ts, c, &v);
+	return 0;
 }
 
 static void
@@ -1075,22 +1132,26 @@ say_lost(const struct ox *o)
 		    "previous one of their thread raised to it\n", p,
 		    o->clamped);
 	if (o->unmatched_end > 0)
-		fprintf(stderr, "%s %" PRIu64 " block ends with no matching "
-		    "begin left out or closing blocks above it\n", p,
-		    o->unmatched_end);
+		fprintf(stderr, "%s %" PRIu64 " block ends with no block of "
+		    "their id open left out\n", p, o->unmatched_end);
+	if (o->closed_by > 0)
+		fprintf(stderr, "%s %" PRIu64 " blocks not ended closed by the "
+		    "end of one enclosing them\n", p, o->closed_by);
 	if (o->unclosed > 0)
 		fprintf(stderr, "%s %" PRIu64 " blocks still open at the end "
 		    "closed at their thread's last event\n", p, o->unclosed);
 	if (o->msg_metric > 0)
-		fprintf(stderr, "%s %" PRIu64 " message records not matched "
-		    "between ranked processes written as metrics\n", p,
+		fprintf(stderr, "%s %" PRIu64 " message records written as "
+		    "metrics (not matched, not between ranked processes, not of "
+		    "the rank's messages' thread, or a tag out of 0 .. 2^32-1)"
+		    "\n", p,
 		    o->msg_metric);
 	if (o->strfields > 0)
 		fprintf(stderr, "%s %" PRIu64 " user events with string fields "
 		    "written as metrics without them\n", p, o->strfields);
 	if (o->noloc > 0)
-		fprintf(stderr, "%s %" PRIu64 " #LOSS or #PROC lines of "
-		    "processes with no records left out\n", p, o->noloc);
+		fprintf(stderr, "%s %" PRIu64 " #LOSS lines of threads "
+		    "and processes with no records left out\n", p, o->noloc);
 	if (o->losses > 0)
 		fprintf(stderr, "%s the trace lost %" PRIu64 " events (#LOSS, "
 		    "written as \"events lost\" metrics)\n", p, o->losses);
@@ -1158,8 +1219,10 @@ write_archive(struct ox *o, const char *dir)
 		pv_fail(o->x->in, r);
 		return -1;
 	}
+	if (rc == 0 && (close_open(o) != 0 || proc_ends(o, r) != 0))
+		rc = -2;
 	pv_close(o->x->in, r);
-	if (rc != 0 || close_open(o) != 0)
+	if (rc != 0)
 		return -1;
 	progress(o, 1);
 	/* Every location gets an event writer (and its local definitions),
