@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pv.h"
 #include "pv_export.h"
@@ -91,20 +90,14 @@ struct cx {
 	struct pv_map	ex;		/* (eid | fmt, scope) -> eclass */
 	struct pv_strs	fmts;
 	uint32_t	nclasses;
+	struct pv_xrun	run;		/* progress, #CLOCK */
 	uint64_t	t0;
 	uint64_t	epoch;
-	int		have_clock;
-	uint64_t	clk_real;
-	uint64_t	clk_mono;
-	uint64_t	records;
-	uint64_t	done;
 	uint64_t	clamped;
 	uint64_t	nul_cut;	/* strings holding a NUL, cut there */
 	struct mline	*ml;		/* #PROC and #LOSS lines */
 	size_t		nml;
 	size_t		cml;
-	time_t		tick;
-	int		shown;
 };
 
 static int
@@ -527,10 +520,10 @@ write_metadata(struct cx *c)
 	    "\tfreq = 1000000000;\n\tprecision = 0;\n"
 	    "\toffset_s = %" PRIu64 ";\n\toffset = %" PRIu64 ";\n"
 	    "\tabsolute = %s;\n};\n\n",
-	    c->have_clock ? "; offset: its wall-clock time" :
+	    c->run.have_clock ? "; offset: its wall-clock time" :
 	    " (the trace has no #CLOCK line: no wall-clock time)",
 	    c->epoch / 1000000000u, c->epoch % 1000000000u,
-	    c->have_clock ? "true" : "false");
+	    c->run.have_clock ? "true" : "false");
 	fprintf(f, "typealias integer { size = 64; align = 8; "
 	    "signed = false; map = clock.grm.value; } := clk64_t;\n\n"
 	    "stream {\n\tid = 0;\n"
@@ -589,20 +582,6 @@ write_metadata(struct cx *c)
 
 /* ---- the command ---- */
 
-static void
-progress(struct cx *c, int last)
-{
-	time_t now;
-
-	if (c->x->quiet || (now = time(NULL)) == c->tick ||
-	    (last && !c->shown))
-		return;
-	c->tick = now;
-	c->shown = 1;
-	fprintf(stderr, "\rprove: export: ctf: %" PRIu64 " of %" PRIu64
-	    " records%s", c->done, c->records, last ? "\n" : "");
-}
-
 /* Pass 1: the first time stamp and the wall clock. */
 static int
 survey(struct cx *c)
@@ -616,14 +595,10 @@ survey(struct cx *c)
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_CLOCK));
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
 		if (ev->kind == GRMTRACE_CLOCK) {
-			if (!c->have_clock && ev->n >= 2) {
-				c->have_clock = 1;
-				c->clk_real = ev->f[0].v.u;
-				c->clk_mono = ev->f[1].v.u;
-			}
+			pv_xrun_clock(&c->run, ev);
 			continue;
 		}
-		if (c->records++ == 0 || ev->ts < c->t0)
+		if (c->run.total++ == 0 || ev->ts < c->t0)
 			c->t0 = ev->ts;
 	}
 	if (rc < 0) {
@@ -631,8 +606,7 @@ survey(struct cx *c)
 		return -1;
 	}
 	grmtrace_close(r);
-	if (c->have_clock)
-		c->epoch = c->clk_real + (c->t0 - c->clk_mono);
+	c->epoch = pv_xrun_epoch(&c->run, c->t0);
 	return 0;
 }
 
@@ -649,15 +623,14 @@ write_streams(struct cx *c)
 		return -1;
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
-	c->tick = time(NULL);
+	pv_xrun_start(&c->run);
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
 		if (ev->kind != GRMTRACE_RECORD) {
 			if (meta(c, ev) != 0)
 				break;
 			continue;
 		}
-		if ((++c->done & 0xffff) == 0)
-			progress(c, 0);
+		pv_xrun_record(&c->run);
 		if (record(c, ev) != 0)
 			break;
 	}
@@ -668,7 +641,7 @@ write_streams(struct cx *c)
 	pv_close(c->x->in, r);
 	if (rc != 0 || write_meta(c) != 0)
 		return -1;
-	progress(c, 1);
+	pv_xrun_done(&c->run);
 	while ((s = pv_map_next(&c->sx, &it)) != NULL) {
 		if (packet_flush(c, s) != 0)
 			return -1;
@@ -713,6 +686,8 @@ ex_ctf(const struct pv_export *x)
 	}
 	memset(&c, 0, sizeof c);
 	c.x = x;
+	c.run.name = "ctf";
+	c.run.quiet = x->quiet;
 	if (survey(&c) != 0)
 		return 1;
 	if (pv_export_dir_open(x, tmp, sizeof tmp) != 0)

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <otf2/otf2.h>
 
@@ -26,7 +25,7 @@
  * metric classes, strings) and open blocks, and with the number of
  * message records (pv_msgs keeps each send and receive to match them, as
  * prove stats and svg do); never with the other records.  The OTF2 library
- * buffers at most a chunk (1 MiB) per location and flushes it to disk.
+ * buffers at most two chunks (2 MiB) per location (chunk_alloc).
  *
  * Mapping (doc/formats.md, "OTF2"): locations are numbered 0 .. n-1: first
  * the first thread of each ranked process, in rank order (so that the
@@ -124,14 +123,10 @@ struct ox {
 	uint8_t		*rok;
 	size_t		isnd;		/* sends and receives seen, pass 2 */
 	size_t		ircv;
-	uint64_t	records;
-	uint64_t	done;
+	struct pv_xrun	run;		/* progress, #CLOCK */
 	uint64_t	t0;
 	uint64_t	tmax;
 	uint64_t	epoch;		/* wall-clock ns of t0, 0 if unknown */
-	int		have_clock;
-	uint64_t	clk_real;
-	uint64_t	clk_mono;
 	/* what could not be expressed */
 	uint64_t	clamped;
 	uint64_t	unmatched_end;	/* no block of its id open */
@@ -142,8 +137,6 @@ struct ox {
 	uint64_t	noloc;
 	uint64_t	losses;
 	OTF2_Archive	*ar;
-	time_t		tick;		/* of the last progress line */
-	int		shown;		/* a progress line was shown */
 };
 
 static int
@@ -248,11 +241,7 @@ survey(struct ox *o, struct grmtrace *r)
 
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
 		if (ev->kind == GRMTRACE_CLOCK) {
-			if (!o->have_clock && ev->n >= 2) {
-				o->have_clock = 1;
-				o->clk_real = ev->f[0].v.u;
-				o->clk_mono = ev->f[1].v.u;
-			}
+			pv_xrun_clock(&o->run, ev);
 			continue;
 		}
 		if (ev->kind == GRMTRACE_LOSS) {
@@ -266,11 +255,11 @@ survey(struct ox *o, struct grmtrace *r)
 				return -2;
 			continue;
 		}
-		if (o->records == 0 || ev->ts < o->t0)
+		if (o->run.total == 0 || ev->ts < o->t0)
 			o->t0 = ev->ts;
-		if (o->records == 0 || ev->ts > o->tmax)
+		if (o->run.total == 0 || ev->ts > o->tmax)
 			o->tmax = ev->ts;
-		o->records++;
+		o->run.total++;
 		if (thr_get(o, ev->node, ev->pid, ev->tid) == NULL ||
 		    pv_mark(&o->names, &o->sym, ev, &m) != 0 ||
 		    pv_msgs_ev(&o->msgs, ev, &m) != 0)
@@ -435,8 +424,7 @@ plan(struct ox *o)
 		o->rok[s->match - 1] = 1;
 	}
 	/* What pass 2 needs of the messages: sok, rok, and the peers. */
-	if (o->have_clock)
-		o->epoch = o->clk_real + (o->t0 - o->clk_mono);
+	o->epoch = pv_xrun_epoch(&o->run, o->t0);
 	return 0;
 }
 
@@ -455,6 +443,66 @@ pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void *cd,
 }
 
 static const OTF2_FlushCallbacks flush_cb = { pre_flush, NULL };
+
+/*
+ * The chunks of one OTF2 buffer.  Left to itself the library keeps every
+ * chunk of a location's events until the end; refusing a third chunk of
+ * events makes it flush the buffer to its file and free its chunks, so
+ * each location holds at most two (2 MiB).  Definitions are not bounded
+ * (they grow with definitions).
+ */
+#define EVT_CHUNKS	2
+
+struct chunks {
+	void		**v;
+	size_t		n;
+	size_t		cap;
+};
+
+static void *
+chunk_alloc(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **pbd,
+	    uint64_t size)
+{
+	struct chunks *c = *pbd;
+	void **nv, *m;
+
+	(void)ud;
+	(void)loc;
+	if (c == NULL && (c = *pbd = calloc(1, sizeof *c)) == NULL)
+		return NULL;
+	if (ft == OTF2_FILETYPE_EVENTS && c->n >= EVT_CHUNKS)
+		return NULL;
+	if ((nv = pv_grow(c->v, &c->cap, c->n, sizeof *nv)) == NULL)
+		return NULL;
+	c->v = nv;
+	if ((m = malloc(size)) == NULL)
+		return NULL;
+	c->v[c->n++] = m;
+	return m;
+}
+
+static void
+chunk_free_all(void *ud, OTF2_FileType ft, OTF2_LocationRef loc, void **pbd,
+	       bool final)
+{
+	struct chunks *c = *pbd;
+
+	(void)ud;
+	(void)ft;
+	(void)loc;
+	if (c == NULL)
+		return;
+	while (c->n > 0)
+		free(c->v[--c->n]);
+	if (final) {
+		free(c->v);
+		free(c);
+		*pbd = NULL;
+	}
+}
+
+static const OTF2_MemoryCallbacks memory_cb = { chunk_alloc,
+    chunk_free_all };
 
 static int
 otf2_fail(const char *what, OTF2_ErrorCode e)
@@ -827,21 +875,6 @@ proc_ends(struct ox *o, const struct grmtrace *r)
 	return 0;
 }
 
-static void
-progress(struct ox *o, int last)
-{
-	time_t now;
-
-	/* Only once the export has taken a second. */
-	if (o->x->quiet || (now = time(NULL)) == o->tick ||
-	    (last && !o->shown))
-		return;
-	o->tick = now;
-	o->shown = 1;
-	fprintf(stderr, "\rprove: export: otf2: %" PRIu64 " of %" PRIu64
-	    " records%s", o->done, o->records, last ? "\n" : "");
-}
-
 static int
 write_events(struct ox *o, struct grmtrace *r)
 {
@@ -856,8 +889,7 @@ write_events(struct ox *o, struct grmtrace *r)
 				return -2;
 			continue;
 		}
-		if ((++o->done & 0xffff) == 0)
-			progress(o, 0);
+		pv_xrun_record(&o->run);
 		if ((t = pv_map_find(&o->thx, (uint64_t)ev->node << 32 |
 		    ev->pid, ev->tid)) == NULL || writer(o, t) != 0 ||
 		    pv_mark(&o->names, &o->sym, ev, &m) != 0)
@@ -1202,6 +1234,7 @@ write_archive(struct ox *o, const char *dir)
 		return -1;
 	}
 	CK(OTF2_Archive_SetFlushCallbacks(o->ar, &flush_cb, NULL));
+	CK(OTF2_Archive_SetMemoryCallbacks(o->ar, &memory_cb, NULL));
 	CK(OTF2_Archive_SetSerialCollectiveCallbacks(o->ar));
 	CK(OTF2_Archive_SetCreator(o->ar, "grm prove export"));
 	CK(OTF2_Archive_SetDescription(o->ar, o->x->in));
@@ -1213,7 +1246,7 @@ write_archive(struct ox *o, const char *dir)
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
 	o->tmax = 0;
-	o->tick = time(NULL);
+	pv_xrun_start(&o->run);
 	rc = write_events(o, r);
 	if (rc == -1) {
 		pv_fail(o->x->in, r);
@@ -1224,7 +1257,7 @@ write_archive(struct ox *o, const char *dir)
 	pv_close(o->x->in, r);
 	if (rc != 0)
 		return -1;
-	progress(o, 1);
+	pv_xrun_done(&o->run);
 	/* Every location gets an event writer (and its local definitions),
 	 * even one with no event left. */
 	for (i = 0; i < o->nth; i++)
@@ -1270,6 +1303,8 @@ ex_otf2(const struct pv_export *x)
 	}
 	memset(&o, 0, sizeof o);
 	o.x = x;
+	o.run.name = "otf2";
+	o.run.quiet = x->quiet;
 	if ((r = pv_open(x->in)) == NULL)
 		return 1;
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,4 +175,55 @@ fail_errno:
 fail:
 	pv_export_dir_abort(tmp);
 	return -1;
+}
+
+/* ---- progress and the wall clock (otf2, ctf) ---- */
+
+void
+pv_xrun_start(struct pv_xrun *p)
+{
+	p->tick = time(NULL);
+}
+
+static void
+xrun_line(struct pv_xrun *p, int last)
+{
+	time_t now;
+
+	if (p->quiet || (last ? !p->shown : (now = time(NULL)) == p->tick))
+		return;
+	if (!last)
+		p->tick = now;
+	p->shown = 1;
+	fprintf(stderr, "\rprove: export: %s: %" PRIu64 " of %" PRIu64
+	    " records%s", p->name, p->done, p->total, last ? "\n" : "");
+}
+
+void
+pv_xrun_record(struct pv_xrun *p)
+{
+	if ((++p->done & 0xffff) == 0)
+		xrun_line(p, 0);
+}
+
+void
+pv_xrun_done(struct pv_xrun *p)
+{
+	xrun_line(p, 1);
+}
+
+void
+pv_xrun_clock(struct pv_xrun *p, const struct grmtrace_ev *ev)
+{
+	if (ev->kind != GRMTRACE_CLOCK || p->have_clock || ev->n < 2)
+		return;
+	p->have_clock = 1;
+	p->clk_real = ev->f[0].v.u;
+	p->clk_mono = ev->f[1].v.u;
+}
+
+uint64_t
+pv_xrun_epoch(const struct pv_xrun *p, uint64_t ts)
+{
+	return p->have_clock ? p->clk_real + (ts - p->clk_mono) : 0;
 }

@@ -3,6 +3,11 @@
 #ifndef GRM_PV_EXPORT_H
 #define GRM_PV_EXPORT_H
 
+#include <stdint.h>
+#include <time.h>
+
+#include <grm/trace.h>
+
 /*
  * One export run.  Each format is a function in a file of its own
  * (prove/ex_FORMAT.c) listed in pv_export.c's table.  It reads the trace
@@ -44,5 +49,34 @@ int pv_export_dir_open(const struct pv_export *x, char *tmp, size_t n);
 int pv_export_dir_commit(const struct pv_export *x, const char *tmp);
 /* Removes tmp and everything in it (after a failure). */
 void pv_export_dir_abort(const char *tmp);
+
+/* ---- progress and the wall clock (otf2, ctf) ---- */
+
+/* What an export's passes share: its progress line on stderr, and the
+ * trace's #CLOCK line.  Zeroed, then name and quiet set. */
+struct pv_xrun {
+	const char	*name;		/* the format, for messages */
+	int		quiet;		/* -q */
+	uint64_t	done;		/* records written so far */
+	uint64_t	total;		/* records in the trace */
+	time_t		tick;		/* of the start or the last line */
+	int		shown;		/* a progress line was printed */
+	int		have_clock;	/* a #CLOCK line was read: */
+	uint64_t	clk_real;	/* its realtime_ns */
+	uint64_t	clk_mono;	/* and monotonic_ns */
+};
+
+/* Starts timing the writing pass. */
+void pv_xrun_start(struct pv_xrun *p);
+/* Counts a record written; once the export has taken a second, prints
+ * "prove: export: NAME: DONE of TOTAL records" at most once a second
+ * (last: the final one, with a newline, if any was printed). */
+void pv_xrun_record(struct pv_xrun *p);
+void pv_xrun_done(struct pv_xrun *p);
+/* Takes ev if it is the trace's first #CLOCK line. */
+void pv_xrun_clock(struct pv_xrun *p, const struct grmtrace_ev *ev);
+/* The wall-clock time (ns since the Unix epoch) of time stamp ts, or 0 if
+ * the trace has no #CLOCK line. */
+uint64_t pv_xrun_epoch(const struct pv_xrun *p, uint64_t ts);
 
 #endif

@@ -103,28 +103,5 @@ done
 grep -qF 'f1 = "ctl\x01\x7f\"x\""' "$out/hostile.ctf.txt" ||
 	t_fail "hostile: the string with control bytes not read back"
 
-# ---- OUT: refused if it exists, replaced with --force, nothing left on
-# failure ----
-rc=0
-"$PV" export --to ctf "$out/hostile.trace" -o "$out/hostile.ctf" \
-    2> "$T_DIR/exists.err" || rc=$?
-[ $rc -eq 1 ] && grep -q "exists" "$T_DIR/exists.err" ||
-	t_fail "existing OUT: exit $rc, $(cat "$T_DIR/exists.err")"
-touch "$T_DIR/afile"
-"$PV" export --to ctf "$out/hostile.trace" -o "$T_DIR/afile" --force \
-    2> /dev/null || t_fail "--force over a file failed"
-[ -f "$T_DIR/afile/metadata" ] || t_fail "--force: no trace at OUT"
-printf '#GRM-TRACE 1\n#DEF 1 8 2 "%%d" ""\n5 1 2 3 1 x\n' > "$T_DIR/bad.trace"
-rc=0
-"$PV" export --to ctf "$T_DIR/bad.trace" -o "$T_DIR/bad.ctf" \
-    2> "$T_DIR/bad.err" || rc=$?
-[ $rc -eq 1 ] && grep -q "^prove: $T_DIR/bad.trace: line 3: " "$T_DIR/bad.err" ||
-	t_fail "malformed trace: exit $rc: $(cat "$T_DIR/bad.err")"
-[ -z "$(ls -d "$T_DIR"/bad.ctf* 2> /dev/null)" ] ||
-	t_fail "malformed trace: something left at OUT"
-rc=0
-"$PV" export --to ctf "$out/hostile.trace" -o "$T_DIR/no/such/dir" \
-    2> "$T_DIR/nodir.err" || rc=$?
-[ $rc -eq 1 ] && [ -s "$T_DIR/nodir.err" ] ||
-	t_fail "unwritable OUT: exit $rc"
+ex_out ctf "$out/hostile.trace"
 t_check_clean

@@ -19,6 +19,10 @@
 #                  records go back in time, a message with a negative tag,
 #                  strings with quotes and control bytes, a rank used by
 #                  two processes.
+#   ex_out FORMAT TRACE: what every export does with OUT: refused if it
+#                  exists, replaced with --force (a folder, and a file),
+#                  nothing left there after a malformed trace, an
+#                  unwritable place refused, standard input refused (2).
 
 ex_demo() {
 	t_start_mm "$1/ring.trace"
@@ -142,4 +146,42 @@ EOF
 	# The same, cut in the middle of its last record.
 	{ cat "$1/hostile.trace"; printf '1900 1 10 10 -1 5'; } \
 	    > "$1/cut.trace"
+}
+
+ex_out() {
+	_f=$1 _t=$2
+	_rc=0
+	"$PV" export --to "$_f" "$_t" -o "$T_DIR/o.$_f" 2> /dev/null ||
+		t_fail "$_f: export of $_t failed"
+	"$PV" export --to "$_f" "$_t" -o "$T_DIR/o.$_f" \
+	    2> "$T_DIR/exists.err" || _rc=$?
+	[ $_rc -eq 1 ] && grep -q "exists" "$T_DIR/exists.err" ||
+		t_fail "$_f: existing OUT: exit $_rc, $(cat "$T_DIR/exists.err")"
+	"$PV" export --to "$_f" "$_t" -o "$T_DIR/o.$_f" --force \
+	    2> /dev/null || t_fail "$_f: --force failed"
+	touch "$T_DIR/afile.$_f"
+	"$PV" export --to "$_f" "$_t" -o "$T_DIR/afile.$_f" --force \
+	    2> /dev/null || t_fail "$_f: --force over a file failed"
+	[ -d "$T_DIR/afile.$_f" ] || t_fail "$_f: --force: no folder at OUT"
+	[ -z "$(ls -d "$T_DIR"/o."$_f".* "$T_DIR"/afile."$_f".* \
+	    2> /dev/null)" ] || t_fail "$_f: temporary folders left"
+	printf '#GRM-TRACE 1\n#DEF 1 8 2 "%%d" ""\n5 1 2 3 1 x\n' \
+	    > "$T_DIR/bad.trace"
+	_rc=0
+	"$PV" export --to "$_f" "$T_DIR/bad.trace" -o "$T_DIR/bad.$_f" \
+	    2> "$T_DIR/bad.err" || _rc=$?
+	[ $_rc -eq 1 ] &&
+	    grep -q "^prove: $T_DIR/bad.trace: line 3: " "$T_DIR/bad.err" ||
+		t_fail "$_f: malformed trace: exit $_rc: $(cat "$T_DIR/bad.err")"
+	[ -z "$(ls -d "$T_DIR"/bad."$_f"* 2> /dev/null)" ] ||
+		t_fail "$_f: malformed trace: something left at OUT"
+	_rc=0
+	"$PV" export --to "$_f" "$_t" -o "$T_DIR/no/such/dir" \
+	    2> "$T_DIR/nodir.err" || _rc=$?
+	[ $_rc -eq 1 ] && [ -s "$T_DIR/nodir.err" ] ||
+		t_fail "$_f: unwritable OUT: exit $_rc"
+	_rc=0
+	"$PV" export --to "$_f" - -o "$T_DIR/in.$_f" < "$_t" 2> /dev/null ||
+		_rc=$?
+	[ $_rc -eq 2 ] || t_fail "$_f: standard input: exit $_rc, want 2"
 }

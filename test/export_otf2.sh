@@ -148,26 +148,5 @@ grep -q "cut short" "$out/cut.otf2.err" || t_fail "cut: the cut not said"
 	t_fail "hostile: want 1 MPI message (one match between the ranks'
 	    message threads)"
 
-# ---- OUT: refused if it exists, replaced with --force, nothing left on
-# failure ----
-rc=0
-"$PV" export --to otf2 "$out/hostile.trace" -o "$out/hostile.otf2" \
-    2> "$T_DIR/exists.err" || rc=$?
-[ $rc -eq 1 ] && grep -q "exists" "$T_DIR/exists.err" ||
-	t_fail "existing OUT: exit $rc, $(cat "$T_DIR/exists.err")"
-"$PV" export --to otf2 "$out/hostile.trace" -o "$out/hostile.otf2" --force \
-    2> /dev/null || t_fail "--force failed"
-printf '#GRM-TRACE 1\n#DEF 1 8 2 "%%d" ""\n5 1 2 3 1 x\n' > "$T_DIR/bad.trace"
-rc=0
-"$PV" export --to otf2 "$T_DIR/bad.trace" -o "$T_DIR/bad.otf2" \
-    2> "$T_DIR/bad.err" || rc=$?
-[ $rc -eq 1 ] && grep -q "^prove: $T_DIR/bad.trace: line 3: " "$T_DIR/bad.err" ||
-	t_fail "malformed trace: exit $rc: $(cat "$T_DIR/bad.err")"
-[ -z "$(ls -d "$T_DIR"/bad.otf2* 2> /dev/null)" ] ||
-	t_fail "malformed trace: something left at OUT"
-rc=0
-"$PV" export --to otf2 - -o "$T_DIR/in.otf2" < "$out/hostile.trace" \
-    2> /dev/null || rc=$?
-[ $rc -eq 2 ] || t_fail "standard input: exit $rc, want 2"
-[ -n "${EX_KEEP:-}" ] && cp -r "$out" "$EX_KEEP"
+ex_out otf2 "$out/hostile.trace"
 t_check_clean
