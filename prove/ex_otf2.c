@@ -1254,17 +1254,18 @@ write_archive(struct ox *o, const char *dir)
 	}
 	if (rc == 0 && (close_open(o) != 0 || proc_ends(o, r) != 0))
 		rc = -2;
+	/* Every location gets an event writer (and its local definitions),
+	 * even one with no event left. */
+	for (i = 0; rc == 0 && i < o->nth; i++)
+		if (writer(o, o->th[i]) != 0)
+			rc = -2;
+	/* The definitions name hosts from r. */
+	if (rc == 0 && write_defs(o, r) != 0)
+		rc = -2;
 	pv_close(o->x->in, r);
 	if (rc != 0)
 		return -1;
 	pv_xrun_done(&o->run);
-	/* Every location gets an event writer (and its local definitions),
-	 * even one with no event left. */
-	for (i = 0; i < o->nth; i++)
-		if (writer(o, o->th[i]) != 0)
-			return -1;
-	if (write_defs(o, r) != 0)
-		return -1;
 	for (i = 0; i < o->nth; i++)
 		CK(OTF2_Archive_CloseEvtWriter(o->ar, o->th[i]->w));
 	CK(OTF2_Archive_CloseEvtFiles(o->ar));
