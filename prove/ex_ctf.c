@@ -342,7 +342,8 @@ record(struct cx *c, const struct grmtrace_ev *ev)
 			break;
 		default:
 			u = f == NULL || f->type == GRMTRACE_STRING ? 0 :
-			    f->type == GRMTRACE_DOUBLE ? (uint64_t)(int64_t)f->v.d :
+			    f->type == GRMTRACE_DOUBLE ?
+			    (uint64_t)(int64_t)f->v.d :
 			    f->v.u;
 			put64(s, u);
 		}
