@@ -91,9 +91,7 @@ struct cx {
 	struct pv_strs	fmts;
 	uint32_t	nclasses;
 	struct pv_xrun	run;		/* progress, #CLOCK */
-	uint64_t	t0;
 	uint64_t	epoch;
-	uint64_t	clamped;
 	uint64_t	nul_cut;	/* strings holding a NUL, cut there */
 	struct mline	*ml;		/* #PROC and #LOSS lines */
 	size_t		nml;
@@ -224,13 +222,7 @@ stream(struct cx *c, uint32_t node, uint32_t pid, uint32_t tid)
 static uint64_t
 stamp(struct cx *c, struct stream *s, uint64_t ts)
 {
-	uint64_t v = ts >= c->t0 ? ts - c->t0 : 0;
-
-	if (s->any && v < s->last) {
-		c->clamped++;
-		v = s->last;
-	}
-	return v;
+	return pv_xrun_stamp(&c->run, &s->any, &s->last, ts);
 }
 
 /* Starts an event of class id at v: a packet that cannot take need more
@@ -599,15 +591,14 @@ survey(struct cx *c)
 			pv_xrun_clock(&c->run, ev);
 			continue;
 		}
-		if (c->run.total++ == 0 || ev->ts < c->t0)
-			c->t0 = ev->ts;
+		pv_xrun_first(&c->run, ev->ts);
 	}
 	if (rc < 0) {
 		pv_fail(c->x->in, r);
 		return -1;
 	}
 	grmtrace_close(r);
-	c->epoch = pv_xrun_epoch(&c->run, c->t0);
+	c->epoch = pv_xrun_epoch(&c->run, c->run.t0);
 	return 0;
 }
 
@@ -705,10 +696,7 @@ ex_ctf(const struct pv_export *x)
 		pv_export_dir_abort(tmp);
 		return 1;
 	}
-	if (c.clamped > 0)
-		fprintf(stderr, "prove: export: ctf: %" PRIu64 " time stamps "
-		    "earlier than the previous one of their thread raised to "
-		    "it\n", c.clamped);
+	pv_xrun_say(&c.run);
 	if (c.nul_cut > 0)
 		fprintf(stderr, "prove: export: ctf: %" PRIu64 " strings "
 		    "holding a NUL byte cut there\n", c.nul_cut);

@@ -153,11 +153,9 @@ ox_survey(struct ox *o, struct grmtrace *r)
 				return -2;
 			continue;
 		}
-		if (o->run.total == 0 || ev->ts < o->t0)
-			o->t0 = ev->ts;
 		if (o->run.total == 0 || ev->ts > o->tmax)
 			o->tmax = ev->ts;
-		o->run.total++;
+		pv_xrun_first(&o->run, ev->ts);
 		if (thr_get(o, ev->node, ev->pid, ev->tid) == NULL ||
 		    pv_mark(&o->names, &o->sym, ev, &m) != 0 ||
 		    pv_msgs_ev(&o->msgs, ev, &m) != 0)
@@ -323,7 +321,7 @@ ox_plan(struct ox *o)
 		o->rok[s->match - 1] = 1;
 	}
 	/* What pass 2 needs of the messages: sok, rok, and the peers. */
-	o->epoch = pv_xrun_epoch(&o->run, o->t0);
+	o->epoch = pv_xrun_epoch(&o->run, o->run.t0);
 	return 0;
 }
 
@@ -409,10 +407,7 @@ say_lost(const struct ox *o)
 {
 	const char *p = "prove: export: otf2:";
 
-	if (o->clamped > 0)
-		fprintf(stderr, "%s %" PRIu64 " time stamps earlier than the "
-		    "previous one of their thread raised to it\n", p,
-		    o->clamped);
+	pv_xrun_say(&o->run);
 	if (o->unmatched_end > 0)
 		fprintf(stderr, "%s %" PRIu64 " block ends with no block of "
 		    "their id open left out\n", p, o->unmatched_end);

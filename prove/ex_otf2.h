@@ -93,11 +93,9 @@ struct ox {
 	size_t		isnd;		/* sends and receives seen, pass 2 */
 	size_t		ircv;
 	struct pv_xrun	run;		/* progress, #CLOCK */
-	uint64_t	t0;
 	uint64_t	tmax;
 	uint64_t	epoch;		/* wall-clock ns of t0, 0 if unknown */
 	/* what could not be expressed */
-	uint64_t	clamped;
 	uint64_t	unmatched_end;	/* no block of its id open */
 	uint64_t	closed_by;	/* closed by an enclosing one's end */
 	uint64_t	unclosed;

@@ -22,14 +22,8 @@ ox_fail(const char *what, OTF2_ErrorCode e)
 static uint64_t
 stamp(struct ox *o, struct thr *t, uint64_t ts)
 {
-	uint64_t v = ts >= o->t0 ? ts - o->t0 : 0;
+	uint64_t v = pv_xrun_stamp(&o->run, &t->any, &t->last, ts);
 
-	if (t->any && v < t->last) {
-		o->clamped++;
-		v = t->last;
-	}
-	t->any = 1;
-	t->last = v;
 	if (v > o->tmax)
 		o->tmax = v;
 	return v;
@@ -372,10 +366,10 @@ ox_proc_ends(struct ox *o, const struct grmtrace *r)
 			return ox_oom();
 		v.signed_int = gp->status;
 		ts = gp->end_ts;
-		if (t->any && ts - o->t0 < t->last)
-			ts = t->last + o->t0;
-		if (ts < o->t0)
-			ts = o->t0;
+		if (t->any && ts - o->run.t0 < t->last)
+			ts = t->last + o->run.t0;
+		if (ts < o->run.t0)
+			ts = o->run.t0;
 		if (metric(o, t, ts, c, &v) != 0)
 			return -1;
 	}

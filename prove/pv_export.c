@@ -213,6 +213,36 @@ pv_xrun_done(struct pv_xrun *p)
 }
 
 void
+pv_xrun_first(struct pv_xrun *p, uint64_t ts)
+{
+	if (p->total++ == 0 || ts < p->t0)
+		p->t0 = ts;
+}
+
+uint64_t
+pv_xrun_stamp(struct pv_xrun *p, int *any, uint64_t *last, uint64_t ts)
+{
+	uint64_t v = ts >= p->t0 ? ts - p->t0 : 0;
+
+	if (*any && v < *last) {
+		p->clamped++;
+		v = *last;
+	}
+	*any = 1;
+	*last = v;
+	return v;
+}
+
+void
+pv_xrun_say(const struct pv_xrun *p)
+{
+	if (p->clamped > 0)
+		fprintf(stderr, "prove: export: %s: %" PRIu64 " time stamps "
+		    "earlier than the previous one of their thread raised to "
+		    "it\n", p->name, p->clamped);
+}
+
+void
 pv_xrun_clock(struct pv_xrun *p, const struct grmtrace_ev *ev)
 {
 	if (ev->kind != GRMTRACE_CLOCK || p->have_clock || ev->n < 2)

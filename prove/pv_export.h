@@ -64,6 +64,8 @@ struct pv_xrun {
 	int		have_clock;	/* a #CLOCK line was read: */
 	uint64_t	clk_real;	/* its realtime_ns */
 	uint64_t	clk_mono;	/* and monotonic_ns */
+	uint64_t	t0;		/* the first record's time stamp */
+	uint64_t	clamped;	/* time stamps raised (pv_xrun_stamp) */
 };
 
 /* Starts timing the writing pass. */
@@ -73,6 +75,16 @@ void pv_xrun_start(struct pv_xrun *p);
  * (last: the final one, with a newline, if any was printed). */
 void pv_xrun_record(struct pv_xrun *p);
 void pv_xrun_done(struct pv_xrun *p);
+/* Pass 1: counts a record of time stamp ts (total, t0). */
+void pv_xrun_first(struct pv_xrun *p, uint64_t ts);
+/* The time of ts written on a thread (or stream) whose last written time
+ * is *last (if *any): ts - t0 (0 before t0), raised to *last if earlier
+ * (counted: the formats' readers want each thread in time order);
+ * updates *any and *last. */
+uint64_t pv_xrun_stamp(struct pv_xrun *p, int *any, uint64_t *last,
+		       uint64_t ts);
+/* Says on stderr how many time stamps were raised, if any. */
+void pv_xrun_say(const struct pv_xrun *p);
 /* Takes ev if it is the trace's first #CLOCK line. */
 void pv_xrun_clock(struct pv_xrun *p, const struct grmtrace_ev *ev);
 /* The wall-clock time (ns since the Unix epoch) of time stamp ts, or 0 if
