@@ -20,7 +20,7 @@ trap bench_cleanup EXIT INT TERM
 
 pv="$b/prove/prove"
 trace="$dir/ring.trace"
-start_mm "$trace"
+start_mm "$trace" bin
 GRM_MM=$id "$b/examples/ring" -p 4 -r "$rounds" -w 0 > /dev/null
 "$b/mainmon/grmctl" "$id" stop > /dev/null
 wait "$mm_pid"

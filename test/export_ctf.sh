@@ -30,7 +30,7 @@ norm() {
 # check_ctf TRACE: exports TRACE, reads it back, compares.
 check_ctf() {
 	_t=$1
-	_c="$out/$(basename "$_t" .trace).ctf"
+	_c="${_t%.trace}.ctf"
 	"$PV" export --to ctf "$_t" -o "$_c" -q 2> "$_c.err" ||
 		t_fail "$_t: export failed: $(cat "$_c.err")"
 	[ -f "$_c/metadata" ] || t_fail "$_c: no metadata"
@@ -72,6 +72,13 @@ ex_demo "$out"
 check_ctf "$out/ring.trace"
 [ "$(ls "$out/ring.ctf" | grep -c '^stream_')" -ge 6 ] ||
 	t_fail "ring: want a stream per thread"
+
+# The same from a binary trace file (mainmon -f bin).
+mkdir "$out/bin"
+T_FORMAT=bin
+ex_demo "$out/bin"
+T_FORMAT=tape
+check_ctf "$out/bin/ring.trace"
 
 ex_hosts "$out"
 check_ctf "$out/hosts.trace"

@@ -43,7 +43,7 @@ vite_ok() {
 # check_otf2 TRACE: exports TRACE, checks the archive, the counts.
 check_otf2() {
 	_t=$1
-	_a="$out/$(basename "$_t" .trace).otf2"
+	_a="${_t%.trace}.otf2"
 	"$PV" export --to otf2 "$_t" -o "$_a" -q 2> "$_a.err" ||
 		t_fail "$_t: export failed: $(cat "$_a.err")"
 	[ -f "$_a/traces.otf2" ] || t_fail "$_a: no anchor file"
@@ -104,6 +104,13 @@ check_otf2 "$out/ring.trace"
 # matched, on locations 0 .. ranks-1.
 grep -q "^MPI_SEND .*Communicator: \"grm ranks\"" "$out/ring.otf2.print" ||
 	t_fail "ring: no MPI send on the ranks' communicator"
+
+# The same from a binary trace file (mainmon -f bin).
+mkdir "$out/bin"
+T_FORMAT=bin
+ex_demo "$out/bin"
+T_FORMAT=tape
+check_otf2 "$out/bin/ring.trace"
 
 ex_hosts "$out"
 check_otf2 "$out/hosts.trace"
