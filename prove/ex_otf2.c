@@ -89,6 +89,7 @@ proc_get(struct ox *o, uint32_t node, uint32_t pid)
 		return NULL;
 	p->node = node;
 	p->pid = pid;
+	p->seen = o->npr;
 	if ((np = realloc(o->pr, (o->npr + 1) * sizeof *np)) == NULL)
 		return NULL;
 	o->pr = np;
@@ -172,9 +173,9 @@ by_rank(const void *a, const void *b)
 
 	if (x->holder != y->holder)
 		return y->holder - x->holder;
-	if (x->holder && x->rank != y->rank)
-		return pv_cmp(x->rank, y->rank);
-	return 0;
+	if (x->holder)
+		return pv_cmp(x->rank, y->rank);	/* distinct */
+	return (x->seen > y->seen) - (x->seen < y->seen);
 }
 
 static int
@@ -248,26 +249,9 @@ ox_plan(struct ox *o)
 		o->pr[i]->holder = 1;
 	}
 	qsort(o->ranks, o->nranks, sizeof *o->ranks, cmp_i64);
+	/* The holders in rank order, then the others as first met. */
 	memcpy(ord, o->pr, o->npr * sizeof *ord);
-	/* Stable enough: ties keep first-seen order by index below. */
-	for (i = 0; i < o->npr; i++)
-		ord[i]->first = i;	/* scratch: first-seen order */
 	qsort(ord, o->npr, sizeof *ord, by_rank);
-	/* qsort is not stable: order the unranked by first-seen again. */
-	for (i = 0; i < o->npr && ord[i]->holder; i++)
-		continue;
-	for (j = i + 1; j < o->npr; j++) {
-		struct proc *p = ord[j];
-		size_t k = j;
-
-		while (k > i && ord[k - 1]->first > p->first) {
-			ord[k] = ord[k - 1];
-			k--;
-		}
-		ord[k] = p;
-	}
-	for (i = 0; i < o->npr; i++)
-		ord[i]->first = 0;
 	/* Location ids: the holders' message threads (else their first),
 	 * then the others.  ViTE takes rank i for location i, and draws a
 	 * message from any other location of a rank wrong (or crashes). */

@@ -36,6 +36,7 @@ struct thr {
 struct proc {
 	uint32_t	node;
 	uint32_t	pid;
+	size_t		seen;		/* order first met */
 	size_t		first;		/* its first thread, index + 1 */
 	size_t		host;		/* system tree node */
 	int		holder;		/* holds its rank in the comm */

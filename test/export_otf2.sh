@@ -77,6 +77,11 @@ check_otf2() {
 		t_fail "$_a: $_leave leaves for $_enter enters"
 	[ "$_send" -eq "$_m" ] && [ "$_recv" -eq "$_m" ] ||
 		t_fail "$_a: $_send sends and $_recv receives, $_m matched"
+	# Rank R is location R (ViTE takes one for the other).
+	grep -o '\(Receiver\|Sender\): [0-9]* ("[^"]*" <[0-9]*>)' "$_a.print" |
+	    sed 's/.*: \([0-9]*\) .*<\([0-9]*\)>)$/\1 \2/' |
+	    awk '$1 != $2 { bad++ } END { exit bad > 0 }' ||
+		t_fail "$_a: a message's rank is not its location's number"
 	_want=$((_recs - _b - _e - _names - 2 * _m + _loss + _ends))
 	[ "$_metric" -eq "$_want" ] ||
 		t_fail "$_a: $_metric metrics, want $_want ($_recs records)"
