@@ -451,7 +451,7 @@ write_archive(struct ox *o, const char *dir)
 {
 	struct grmtrace *r;
 	OTF2_ErrorCode e;
-	char epoch[32];
+	char num[32];
 	size_t i;
 	int rc;
 
@@ -467,8 +467,8 @@ write_archive(struct ox *o, const char *dir)
 	CK(OTF2_Archive_SetSerialCollectiveCallbacks(o->ar));
 	CK(OTF2_Archive_SetCreator(o->ar, "grm prove export"));
 	CK(OTF2_Archive_SetDescription(o->ar, o->x->in));
-	snprintf(epoch, sizeof epoch, "%" PRIu64, o->epoch);
-	CK(OTF2_Archive_SetProperty(o->ar, "GRM::EPOCH_NS", epoch, true));
+	snprintf(num, sizeof num, "%" PRIu64, o->epoch);
+	CK(OTF2_Archive_SetProperty(o->ar, "GRM::EPOCH_NS", num, true));
 	CK(OTF2_Archive_OpenEvtFiles(o->ar));
 	if ((r = pv_open(o->x->in)) == NULL)
 		return -1;
@@ -511,6 +511,10 @@ write_archive(struct ox *o, const char *dir)
 		CK(OTF2_Archive_CloseDefWriter(o->ar, dw));
 	}
 	CK(OTF2_Archive_CloseDefFiles(o->ar));
+	/* The events lost, in all (the #LOSS lines' sum), for tools that
+	 * look at the anchor file only. */
+	snprintf(num, sizeof num, "%" PRIu64, o->losses);
+	CK(OTF2_Archive_SetProperty(o->ar, "GRM::EVENTS_LOST", num, true));
 	e = OTF2_Archive_Close(o->ar);
 	o->ar = NULL;
 	if (e != OTF2_SUCCESS)

@@ -130,6 +130,8 @@ ex_crash "$out"
 check_otf2 "$out/crash.trace"
 grep -q '"events lost (#LOSS)"' "$out/crash.otf2.print" ||
 	t_fail "crash: losses not written"
+grep -q "^Property value  *$(t_tcheck "$out/crash.trace" '#LOSS' sum count)$" \
+    "$out/crash.otf2.defs" || t_fail "crash: no GRM::EVENTS_LOST property"
 grep -q '"process killed by signal (#PROC killed)".*; 11)' \
     "$out/crash.otf2.print" || t_fail "crash: the SIGSEGV not written"
 grep -q 'lost [0-9]* events' "$out/crash.otf2.err" ||
