@@ -583,7 +583,7 @@ survey(struct cx *c)
 	struct grmtrace *r;
 	int rc;
 
-	if ((r = pv_open(c->x->in)) == NULL)
+	if ((r = pv_export_open(c->x)) == NULL)
 		return -1;
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_CLOCK));
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
@@ -611,7 +611,7 @@ write_streams(struct cx *c)
 	uint32_t it = 0;
 	int rc;
 
-	if ((r = pv_open(c->x->in)) == NULL)
+	if ((r = pv_export_open(c->x)) == NULL)
 		return -1;
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
@@ -671,11 +671,6 @@ ex_ctf(const struct pv_export *x)
 	char tmp[4096];
 	int rc;
 
-	if (strcmp(x->in, "-") == 0) {
-		fprintf(stderr, "prove: export: ctf reads the trace twice: "
-		    "give its file name, not standard input\n");
-		return 2;
-	}
 	memset(&c, 0, sizeof c);
 	c.x = x;
 	c.run.name = "ctf";

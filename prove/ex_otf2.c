@@ -470,7 +470,7 @@ write_archive(struct ox *o, const char *dir)
 	snprintf(num, sizeof num, "%" PRIu64, o->epoch);
 	CK(OTF2_Archive_SetProperty(o->ar, "GRM::EPOCH_NS", num, true));
 	CK(OTF2_Archive_OpenEvtFiles(o->ar));
-	if ((r = pv_open(o->x->in)) == NULL)
+	if ((r = pv_export_open(o->x)) == NULL)
 		return -1;
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
@@ -530,16 +530,11 @@ ex_otf2(const struct pv_export *x)
 	char tmp[4096];
 	int rc;
 
-	if (strcmp(x->in, "-") == 0) {
-		fprintf(stderr, "prove: export: otf2 reads the trace twice: "
-		    "give its file name, not standard input\n");
-		return 2;
-	}
 	memset(&o, 0, sizeof o);
 	o.x = x;
 	o.run.name = "otf2";
 	o.run.quiet = x->quiet;
-	if ((r = pv_open(x->in)) == NULL)
+	if ((r = pv_export_open(x)) == NULL)
 		return 1;
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS) | GRMTRACE_WANT(GRMTRACE_CLOCK));

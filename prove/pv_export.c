@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pv_export.c: prove export: options, and the table of formats. */
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -175,6 +176,70 @@ fail_errno:
 fail:
 	pv_export_dir_abort(tmp);
 	return -1;
+}
+
+/* ---- passes over the trace (otf2, ctf) ---- */
+
+/* Makes standard input a regular file, at its start. */
+static int
+stdin_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char buf[65536];
+	struct stat sb;
+	ssize_t n, w, off;
+	int fd;
+
+	if (fstat(STDIN_FILENO, &sb) == 0 && S_ISREG(sb.st_mode))
+		return 0;
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	if ((fd = open(dir, O_TMPFILE | O_RDWR, 0600)) < 0) {
+		fprintf(stderr, "prove: export: a temporary file in %s: %s\n",
+		    dir, strerror(errno));
+		return -1;
+	}
+	while ((n = read(STDIN_FILENO, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail_in;
+		for (off = 0; off < n; off += w)
+			if ((w = write(fd, buf + off, (size_t)(n - off))) < 0 &&
+			    errno != EINTR)
+				goto fail_tmp;
+			else if (w < 0)
+				w = 0;
+	}
+	if (dup2(fd, STDIN_FILENO) < 0)
+		goto fail_in;
+	close(fd);
+	return 0;
+fail_in:
+	fprintf(stderr, "prove: export: standard input: %s\n",
+	    strerror(errno));
+	close(fd);
+	return -1;
+fail_tmp:
+	fprintf(stderr, "prove: export: a temporary file in %s: %s\n", dir,
+	    strerror(errno));
+	close(fd);
+	return -1;
+}
+
+struct grmtrace *
+pv_export_open(const struct pv_export *x)
+{
+	if (strcmp(x->in, "-") != 0)
+		return pv_open(x->in);
+	if (stdin_file() != 0)
+		return NULL;
+	if (lseek(STDIN_FILENO, 0, SEEK_SET) < 0) {
+		fprintf(stderr, "prove: export: standard input: %s\n",
+		    strerror(errno));
+		return NULL;
+	}
+	return pv_open(x->in);
 }
 
 /* ---- progress and the wall clock (otf2, ctf) ---- */

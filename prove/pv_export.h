@@ -50,6 +50,14 @@ int pv_export_dir_commit(const struct pv_export *x, const char *tmp);
 /* Removes tmp and everything in it (after a failure). */
 void pv_export_dir_abort(const char *tmp);
 
+/* ---- passes over the trace (otf2, ctf) ---- */
+
+/* Opens x->in for a pass: pv_open, and for "-" (standard input) the
+ * start of it again: standard input that is not a regular file is first
+ * copied to an unnamed temporary file (in $TMPDIR, else /tmp) put in its
+ * place.  NULL after saying why on stderr. */
+struct grmtrace *pv_export_open(const struct pv_export *x);
+
 /* ---- progress and the wall clock (otf2, ctf) ---- */
 
 /* What an export's passes share: its progress line on stderr, and the

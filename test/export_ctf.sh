@@ -111,4 +111,9 @@ grep -qF 'f1 = "ctl\x01\x7f\"x\""' "$out/hostile.ctf.txt" ||
 	t_fail "hostile: the string with control bytes not read back"
 
 ex_out ctf "$out/hostile.trace"
+# What came through standard input is what came from the file.
+babeltrace2 "$T_DIR/in.ctf" > "$T_DIR/in.txt" ||
+	t_fail "standard input: babeltrace2 failed"
+cmp -s "$T_DIR/in.txt" "$out/hostile.ctf.txt" ||
+	t_fail "standard input: not the same events as from the file"
 t_check_clean
