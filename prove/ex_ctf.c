@@ -1,27 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /* ex_ctf.c: prove export --to ctf: the trace as a CTF 1.8 trace (TSDL
- * metadata and binary packet streams; babeltrace2, Trace Compass). */
+ * metadata and binary packet streams; babeltrace2, Trace Compass): the
+ * command, the packets and the events (ex_ctf.h). */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "pv.h"
-#include "pv_export.h"
+#include "ex_ctf.h"
 
 /*
  * A first pass finds the first record's time stamp and the wall-clock
  * epoch (#CLOCK); a second writes the events.  One stream per thread
  * (file stream_N; N in the order threads are first met), of one stream
  * class: its packet context names the thread (node, pid, tid; babeltrace2
- * prints it with every event).  An event
- * class per record type (eid, scope and format: its fields, f1 .. fN, as
- * int64, uint64 (hexadecimal for %p and %x), double or string), and two of
- * ours, grm_proc (#PROC lines) and grm_loss (#LOSS lines), which are kept
- * and written last, in time order, on a stream of their own (node, pid
- * and tid 0 in its packet context; their fields say whose they are).  The metadata is
- * written last, when every class is known; everything goes into a
+ * prints it with every event).  An event class per record type (eid,
+ * scope and format: its fields, f1 .. fN, as int64, uint64 (hexadecimal
+ * for %p and %x), double or string), and two of ours, grm_proc (#PROC
+ * lines) and grm_loss (#LOSS lines), which are kept and written last, in
+ * time order, on a stream of their own (node, pid and tid 0 in its packet
+ * context; their fields say whose they are).  The metadata (ex_ctf_meta.c)
+ * is written last, when every class is known; everything goes into a
  * temporary folder renamed at the end, so no reader sees a cut packet.
  *
  * Time stamps are nanoseconds from the first record (clock "grm", whose
@@ -34,72 +34,8 @@
  * with records.
  */
 
-#define CTF_MAGIC	0xC1FC1FC1u
-#define PKT_SIZE	(64u << 10)
-/* packet header (8) + context (5 x 8 + 3 x 4); every type is byte
- * aligned (align = 8 bits in the metadata), so nothing is padded */
-#define PKT_HDR		(8u + 40u + 12u)
-
-enum { EV_PROC = 0, EV_LOSS = 1, EV_USER0 = 2 };
-
-struct stream {
-	uint32_t	node;
-	uint32_t	pid;
-	uint32_t	tid;
-	uint32_t	ix;		/* stream_ix */
-	FILE		*f;
-	unsigned char	*buf;		/* the packet being filled */
-	size_t		len;
-	size_t		cap;
-	size_t		events;		/* in the packet */
-	uint64_t	first;		/* its first and last time stamps */
-	uint64_t	last;
-	int		any;		/* an event was written (last set) */
-};
-
-/* An event class: a record type. */
-struct eclass {
-	uint32_t	id;
-	int32_t		eid;
-	unsigned	n;
-	uint8_t		type[GRMTRACE_FIELDS_MAX];
-	char		conv[GRMTRACE_FIELDS_MAX];
-	char		*name;
-};
-
-/* A #PROC or #LOSS line, kept to be written at the end, in time order. */
-struct mline {
-	uint64_t	ts;
-	uint64_t	seq;
-	int		kind;		/* EV_PROC, EV_LOSS */
-	uint32_t	node;
-	uint32_t	pid;
-	uint32_t	tid;		/* LOSS */
-	uint32_t	ppid;		/* PROC */
-	int		how;
-	int32_t		status;
-	uint64_t	count;		/* LOSS */
-	char		*name;		/* PROC */
-};
-
-struct cx {
-	const struct pv_export *x;
-	const char	*dir;
-	struct pv_map	sx;		/* (node << 32 | pid, tid) -> stream */
-	uint32_t	nstreams;
-	struct pv_map	ex;		/* (eid | fmt, scope) -> eclass */
-	struct pv_strs	fmts;
-	uint32_t	nclasses;
-	struct pv_xrun	run;		/* progress, #CLOCK */
-	uint64_t	epoch;
-	uint64_t	nul_cut;	/* strings holding a NUL, cut there */
-	struct mline	*ml;		/* #PROC and #LOSS lines */
-	size_t		nml;
-	size_t		cml;
-};
-
-static int
-oom(void)
+int
+ctf_oom(void)
 {
 	fprintf(stderr, "prove: export: ctf: out of memory\n");
 	return -1;
@@ -118,7 +54,7 @@ room(struct stream *s, size_t n)
 	while (cap < s->len + n)
 		cap *= 2;
 	if ((b = realloc(s->buf, cap)) == NULL)
-		return oom();
+		return ctf_oom();
 	memset(b + s->cap, 0, cap - s->cap);
 	s->buf = b;
 	s->cap = cap;
@@ -196,7 +132,7 @@ stream(struct cx *c, uint32_t node, uint32_t pid, uint32_t tid)
 		return s;
 	if ((s = pv_map_get(&c->sx, (uint64_t)node << 32 | pid, tid,
 	    sizeof *s)) == NULL) {
-		oom();
+		ctf_oom();
 		return NULL;
 	}
 	s->node = node;
@@ -205,7 +141,7 @@ stream(struct cx *c, uint32_t node, uint32_t pid, uint32_t tid)
 	s->ix = c->nstreams++;
 	snprintf(path, sizeof path, "%s/stream_%" PRIu32, c->dir, s->ix);
 	if ((s->buf = calloc(1, PKT_SIZE)) == NULL) {
-		oom();
+		ctf_oom();
 		return NULL;
 	}
 	s->cap = PKT_SIZE;
@@ -306,7 +242,7 @@ record(struct cx *c, const struct grmtrace_ev *ev)
 	if ((s = stream(c, ev->node, ev->pid, ev->tid)) == NULL)
 		return -1;
 	if ((e = eclass(c, ev)) == NULL)
-		return oom();
+		return ctf_oom();
 	for (i = 0; i < e->n; i++)
 		need += (i < ev->n && ev->f[i].type == GRMTRACE_STRING ?
 		    ev->f[i].v.s.len + 1 : 8);
@@ -355,7 +291,7 @@ meta(struct cx *c, const struct grmtrace_ev *ev)
 	if (ev->kind != GRMTRACE_LOSS && ev->kind != GRMTRACE_PROC)
 		return 0;
 	if ((m = pv_grow(c->ml, &c->cml, c->nml, sizeof *m)) == NULL)
-		return oom();
+		return ctf_oom();
 	c->ml = m;
 	m = &c->ml[c->nml];
 	memset(m, 0, sizeof *m);
@@ -375,7 +311,7 @@ meta(struct cx *c, const struct grmtrace_ev *ev)
 		n = str_len(ev->str, ev->str_len);
 		c->nul_cut += n < ev->str_len;
 		if ((m->name = malloc(n + 1)) == NULL)
-			return oom();
+			return ctf_oom();
 		memcpy(m->name, ev->str, n);
 		m->name[n] = '\0';
 	}
@@ -433,142 +369,6 @@ write_meta(struct cx *c)
 		put(s, h, strlen(h) + 1);
 		put32(s, (uint32_t)m->status);
 		put(s, m->name, strlen(m->name) + 1);
-	}
-	return 0;
-}
-
-/* ---- metadata ---- */
-
-/* Writes s as a TSDL string literal's contents. */
-static void
-tsdl_str(FILE *f, const char *s)
-{
-	for (; *s != '\0'; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(f, "\\x%02x", ch);
-		else
-			fputc(ch, f);
-	}
-}
-
-static int
-by_id(const void *a, const void *b)
-{
-	const struct eclass *x = *(const struct eclass *const *)a;
-	const struct eclass *y = *(const struct eclass *const *)b;
-
-	return (x->id > y->id) - (x->id < y->id);
-}
-
-static int
-write_metadata(struct cx *c)
-{
-	static const uint16_t one = 1;
-	struct eclass **v;
-	char path[4200];
-	size_t i, n = pv_map_n(&c->ex);
-	unsigned k;
-	FILE *f;
-	int rc;
-
-	if ((v = (struct eclass **)pv_map_values(&c->ex)) == NULL)
-		return oom();
-	qsort(v, n, sizeof *v, by_id);
-	snprintf(path, sizeof path, "%s/metadata", c->dir);
-	if ((f = fopen(path, "wx")) == NULL) {
-		fprintf(stderr, "prove: export: ctf: %s: %s\n", path,
-		    strerror(errno));
-		free(v);
-		return -1;
-	}
-	fprintf(f, "/* CTF 1.8 */\n\n"
-	    "typealias integer { size = 8; align = 8; signed = false; } "
-	    ":= uint8_t;\n"
-	    "typealias integer { size = 32; align = 8; signed = false; } "
-	    ":= uint32_t;\n"
-	    "typealias integer { size = 32; align = 8; signed = true; } "
-	    ":= int32_t;\n"
-	    "typealias integer { size = 64; align = 8; signed = false; } "
-	    ":= uint64_t;\n"
-	    "typealias integer { size = 64; align = 8; signed = false; "
-	    "base = 16; } := hex64_t;\n"
-	    "typealias integer { size = 64; align = 8; signed = true; } "
-	    ":= int64_t;\n"
-	    "typealias floating_point { exp_dig = 11; mant_dig = 53; "
-	    "align = 8; } := double_t;\n\n"
-	    "trace {\n\tmajor = 1;\n\tminor = 8;\n\tbyte_order = %s;\n"
-	    "\tpacket.header := struct {\n\t\tuint32_t magic;\n"
-	    "\t\tuint32_t stream_id;\n\t};\n};\n\n",
-	    *(const uint8_t *)&one ? "le" : "be");
-	fprintf(f, "env {\n\tdomain = \"grm\";\n"
-	    "\ttracer_name = \"grm prove export\";\n\tsource = \"");
-	tsdl_str(f, c->x->in);
-	fprintf(f, "\";\n\tepoch_ns = %" PRIu64 ";\n};\n\n", c->epoch);
-	fprintf(f, "clock {\n\tname = \"grm\";\n"
-	    "\tdescription = \"nanoseconds from the trace's first record%s\";\n"
-	    "\tfreq = 1000000000;\n\tprecision = 0;\n"
-	    "\toffset_s = %" PRIu64 ";\n\toffset = %" PRIu64 ";\n"
-	    "\tabsolute = %s;\n};\n\n",
-	    c->run.have_clock ? "; offset: its wall-clock time" :
-	    " (the trace has no #CLOCK line: no wall-clock time)",
-	    c->epoch / 1000000000u, c->epoch % 1000000000u,
-	    c->run.have_clock ? "true" : "false");
-	fprintf(f, "typealias integer { size = 64; align = 8; "
-	    "signed = false; map = clock.grm.value; } := clk64_t;\n\n"
-	    "stream {\n\tid = 0;\n"
-	    "\tpacket.context := struct {\n"
-	    "\t\tclk64_t timestamp_begin;\n\t\tclk64_t timestamp_end;\n"
-	    "\t\tuint64_t content_size;\n\t\tuint64_t packet_size;\n"
-	    "\t\tuint64_t events_discarded;\n\t\tuint32_t node;\n"
-	    "\t\tuint32_t pid;\n\t\tuint32_t tid;\n\t};\n"
-	    "\tevent.header := struct {\n\t\tuint32_t id;\n"
-	    "\t\tclk64_t timestamp;\n\t};\n};\n\n");
-	fprintf(f, "event {\n\tname = \"grm_proc\";\n\tid = %d;\n"
-	    "\tstream_id = 0;\n\tfields := struct {\n\t\tuint32_t node;\n"
-	    "\t\tuint32_t pid;\n\t\tuint32_t ppid;\n"
-	    "\t\tstring how;\n\t\tint32_t status;\n\t\tstring name;\n"
-	    "\t};\n};\n\n", EV_PROC);
-	fprintf(f, "event {\n\tname = \"grm_loss\";\n\tid = %d;\n"
-	    "\tstream_id = 0;\n\tfields := struct {\n\t\tuint32_t node;\n"
-	    "\t\tuint32_t pid;\n\t\tuint32_t tid;\n"
-	    "\t\tuint64_t count;\n\t};\n};\n\n", EV_LOSS);
-	for (i = 0; i < n; i++) {
-		fprintf(f, "event {\n\tname = \"");
-		tsdl_str(f, v[i]->name);
-		fprintf(f, "\";\n\tid = %" PRIu32 ";\n\tstream_id = 0;\n"
-		    "\tfields := struct {\n", v[i]->id);
-		for (k = 0; k < v[i]->n; k++) {
-			const char *t;
-
-			switch (v[i]->type[k]) {
-			case GRMTRACE_INT:
-				t = "int64_t";
-				break;
-			case GRMTRACE_UINT:
-				t = v[i]->conv[k] == 'p' || v[i]->conv[k] ==
-				    'x' || v[i]->conv[k] == 'X' ? "hex64_t" :
-				    "uint64_t";
-				break;
-			case GRMTRACE_DOUBLE:
-				t = "double_t";
-				break;
-			default:
-				t = "string";
-			}
-			fprintf(f, "\t\t%s f%u;\n", t, k + 1);
-		}
-		fprintf(f, "\t};\n};\n\n");
-	}
-	free(v);
-	rc = ferror(f) ? -1 : 0;
-	if (fclose(f) != 0 || rc != 0) {
-		fprintf(stderr, "prove: export: ctf: %s: %s\n", path,
-		    strerror(errno));
-		return -1;
 	}
 	return 0;
 }
@@ -645,7 +445,7 @@ write_streams(struct cx *c)
 		}
 		s->f = NULL;
 	}
-	return write_metadata(c);
+	return ctf_write_metadata(c);
 }
 
 static void
@@ -697,3 +497,4 @@ ex_ctf(const struct pv_export *x)
 		    "holding a NUL byte cut there\n", c.nul_cut);
 	return pv_export_dir_commit(x, tmp) == 0 ? 0 : 1;
 }
+
