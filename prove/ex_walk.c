@@ -144,28 +144,14 @@ blk_get(struct ex_walk *w, int64_t id, int range)
 
 /* ---- input ---- */
 
-/* Opens the trace for a pass; standard input only if it is a file. */
+/* Opens the trace for a pass (standard input that is not a file is
+ * copied to one first: pv_export_open). */
 static struct grmtrace *
 reopen(struct ex_walk *w, int pass)
 {
 	struct grmtrace *r;
-	struct stat sb;
 
-	if (strcmp(w->x->in, "-") == 0) {
-		if (pass == 1 && (fstat(STDIN_FILENO, &sb) != 0 ||
-		    !S_ISREG(sb.st_mode) ||
-		    (w->in_off = lseek(STDIN_FILENO, 0, SEEK_CUR)) < 0)) {
-			fprintf(stderr, "prove: export: -: standard input "
-			    "must be a file (the trace is read twice): give "
-			    "its name\n");
-			return NULL;
-		}
-		if (lseek(STDIN_FILENO, w->in_off, SEEK_SET) < 0) {
-			fprintf(stderr, "prove: -: %s\n", strerror(errno));
-			return NULL;
-		}
-	}
-	if ((r = pv_open(w->x->in)) != NULL)
+	if ((r = pv_export_open(w->x)) != NULL)
 		grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_LOSS) |
 		    (pass == 1 ? GRMTRACE_WANT(GRMTRACE_PROC) |
 		    GRMTRACE_WANT(GRMTRACE_CLOCK) |

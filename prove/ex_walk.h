@@ -110,7 +110,6 @@ struct ex_walk {
 	const struct pv_export	*x;
 	const char		*fmt;		/* "json", for messages */
 	FILE			*out;
-	off_t			in_off;		/* where standard input starts */
 	int			any;		/* a time was seen: */
 	uint64_t		t0;		/* the earliest time: the origin */
 	uint64_t		t1;		/* the latest */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* pv_export.c: prove export: options, and the table of formats. */
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -18,6 +20,11 @@
 static const struct pv_exporter formats[] = {
 	{ "json", "Trace Event JSON (Perfetto, Chrome)", ex_json },
 	{ "paje", "Paje trace (ViTE, PajeNG)", ex_paje },
+#ifdef GRM_HAVE_OTF2
+	{ "otf2", "OTF2 archive (a folder; Vampir, Scalasca, ViTE)", ex_otf2 },
+#endif
+	{ "ctf", "CTF 1.8 trace (a folder; babeltrace2, Trace Compass)",
+	    ex_ctf },
 	{ NULL, NULL, NULL }
 };
 
@@ -84,6 +91,13 @@ pv_export(int argc, char **argv)
 	for (e = formats; e->name != NULL; e++)
 		if (strcmp(e->name, to) == 0)
 			return e->run(&x);
+#ifndef GRM_HAVE_OTF2
+	if (strcmp(to, "otf2") == 0) {
+		fprintf(stderr, "prove: export: otf2: not built in (configure "
+		    "found no OTF2 library: libotf2-trace-dev)\n");
+		return 1;
+	}
+#endif
 	fprintf(stderr, "prove: export: %s: not a format (", to);
 	for (e = formats; e->name != NULL; e++)
 		fprintf(stderr, "%s%s", e == formats ? "" : ", ", e->name);
@@ -212,5 +226,226 @@ pv_export_progress(const struct pv_export *x, const char *fmt, int pass,
 		    " records\n", fmt, pass, done);
 	else
 		fprintf(stderr, "prove: export: %s: pass %d: %" PRIu64
-		    " of %" PRIu64 " records\n", fmt, pass, done, total);
+		    " of %" PRIu64 " records\n", fmt, pass, done, total);}
+
+/* ---- folder-shaped outputs (otf2, ctf) ---- */
+
+int
+pv_export_dir_open(const struct pv_export *x, char *tmp, size_t n)
+{
+	struct stat st;
+
+	if (!x->force && lstat(x->out, &st) == 0) {
+		fprintf(stderr, "prove: export: %s: exists (--force replaces "
+		    "it)\n", x->out);
+		return -1;
+	}
+	if ((size_t)snprintf(tmp, n, "%s.tmp-XXXXXX", x->out) >= n) {
+		fprintf(stderr, "prove: export: %s: name too long\n", x->out);
+		return -1;
+	}
+	if (mkdtemp(tmp) == NULL) {
+		fprintf(stderr, "prove: export: %s: %s\n", tmp,
+		    strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+void
+pv_export_dir_abort(const char *tmp)
+{
+	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int
+pv_export_dir_commit(const struct pv_export *x, const char *tmp)
+{
+	char aside[4096] = "";
+	struct stat st;
+
+	if (lstat(x->out, &st) == 0) {
+		if (!x->force) {
+			fprintf(stderr, "prove: export: %s: exists (--force "
+			    "replaces it)\n", x->out);
+			goto fail;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			if (unlink(x->out) != 0)
+				goto fail_errno;
+		} else if ((size_t)snprintf(aside, sizeof aside,
+		    "%s.old-XXXXXX", x->out) >= sizeof aside ||
+		    mkdtemp(aside) == NULL || rename(x->out, aside) != 0) {
+			if (aside[0] != '\0')
+				rmdir(aside);
+			goto fail_errno;
+		}
+	}
+	if (rename(tmp, x->out) != 0) {
+		if (aside[0] != '\0')
+			rename(aside, x->out);
+		goto fail_errno;
+	}
+	if (aside[0] != '\0')
+		pv_export_dir_abort(aside);
+	return 0;
+fail_errno:
+	fprintf(stderr, "prove: export: %s: %s\n", x->out, strerror(errno));
+fail:
+	pv_export_dir_abort(tmp);
+	return -1;
+}
+
+/* ---- passes over the trace (otf2, ctf) ---- */
+
+/* Makes standard input a regular file, at its start. */
+static int
+stdin_file(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char buf[65536];
+	struct stat sb;
+	ssize_t n, w, off;
+	int fd;
+
+	if (fstat(STDIN_FILENO, &sb) == 0 && S_ISREG(sb.st_mode))
+		return 0;
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	if ((fd = open(dir, O_TMPFILE | O_RDWR, 0600)) < 0) {
+		fprintf(stderr, "prove: export: a temporary file in %s: %s\n",
+		    dir, strerror(errno));
+		return -1;
+	}
+	while ((n = read(STDIN_FILENO, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail_in;
+		for (off = 0; off < n; off += w)
+			if ((w = write(fd, buf + off, (size_t)(n - off))) < 0 &&
+			    errno != EINTR)
+				goto fail_tmp;
+			else if (w < 0)
+				w = 0;
+	}
+	if (dup2(fd, STDIN_FILENO) < 0)
+		goto fail_in;
+	close(fd);
+	return 0;
+fail_in:
+	fprintf(stderr, "prove: export: standard input: %s\n",
+	    strerror(errno));
+	close(fd);
+	return -1;
+fail_tmp:
+	fprintf(stderr, "prove: export: a temporary file in %s: %s\n", dir,
+	    strerror(errno));
+	close(fd);
+	return -1;
+}
+
+struct grmtrace *
+pv_export_open(const struct pv_export *x)
+{
+	if (strcmp(x->in, "-") != 0)
+		return pv_open(x->in);
+	if (stdin_file() != 0)
+		return NULL;
+	if (lseek(STDIN_FILENO, 0, SEEK_SET) < 0) {
+		fprintf(stderr, "prove: export: standard input: %s\n",
+		    strerror(errno));
+		return NULL;
+	}
+	return pv_open(x->in);
+}
+
+/* ---- progress and the wall clock (otf2, ctf) ---- */
+
+void
+pv_xrun_start(struct pv_xrun *p)
+{
+	p->tick = time(NULL);
+}
+
+static void
+xrun_line(struct pv_xrun *p, int last)
+{
+	time_t now;
+
+	if (p->quiet || (last ? !p->shown : (now = time(NULL)) == p->tick))
+		return;
+	if (!last)
+		p->tick = now;
+	p->shown = 1;
+	fprintf(stderr, "\rprove: export: %s: %" PRIu64 " of %" PRIu64
+	    " records%s", p->name, p->done, p->total, last ? "\n" : "");
+}
+
+void
+pv_xrun_record(struct pv_xrun *p)
+{
+	if ((++p->done & 0xffff) == 0)
+		xrun_line(p, 0);
+}
+
+void
+pv_xrun_done(struct pv_xrun *p)
+{
+	xrun_line(p, 1);
+}
+
+void
+pv_xrun_first(struct pv_xrun *p, uint64_t ts)
+{
+	if (p->total++ == 0 || ts < p->t0)
+		p->t0 = ts;
+}
+
+uint64_t
+pv_xrun_stamp(struct pv_xrun *p, int *any, uint64_t *last, uint64_t ts)
+{
+	uint64_t v = ts >= p->t0 ? ts - p->t0 : 0;
+
+	if (*any && v < *last) {
+		p->clamped++;
+		v = *last;
+	}
+	*any = 1;
+	*last = v;
+	return v;
+}
+
+void
+pv_xrun_say(const struct pv_xrun *p)
+{
+	if (p->clamped > 0)
+		fprintf(stderr, "prove: export: %s: %" PRIu64 " time stamps "
+		    "earlier than the previous one of their thread raised to "
+		    "it\n", p->name, p->clamped);
+}
+
+void
+pv_xrun_clock(struct pv_xrun *p, const struct grmtrace_ev *ev)
+{
+	if (ev->kind != GRMTRACE_CLOCK || p->have_clock || ev->n < 2)
+		return;
+	p->have_clock = 1;
+	p->clk_real = ev->f[0].v.u;
+	p->clk_mono = ev->f[1].v.u;
+}
+
+uint64_t
+pv_xrun_epoch(const struct pv_xrun *p, uint64_t ts)
+{
+	return p->have_clock ? p->clk_real + (ts - p->clk_mono) : 0;
 }

@@ -170,12 +170,11 @@ ls "$X" | grep -q '^bad\.json' && t_fail "malformed: something left at OUT"
 rc=0
 "$PV" export --to nope "$X/same.trace" -o "$X/n" 2> /dev/null || rc=$?
 want "unknown format: exit" $rc 2
-# Standard input: a file is read twice; a pipe is refused.
+# Standard input: a file is read twice; a pipe is copied to a temporary
+# file first: the same output.
 "$PV" export --to json - -o "$X/in.json" < "$X/same.trace" || t_fail "stdin"
 jcheck "$X/in.json" > /dev/null || t_fail "stdin: invalid"
-rc=0
-cat "$X/same.trace" | "$PV" export --to json - -o "$X/p.json" \
-    2> "$T_DIR/e" || rc=$?
-want "pipe: exit" $rc 1
-[ ! -e "$X/p.json" ] || t_fail "pipe: something left at OUT"
+cat "$X/same.trace" | "$PV" export -q --to json - -o "$X/p.json" ||
+	t_fail "stdin, a pipe"
+cmp -s "$X/in.json" "$X/p.json" || t_fail "stdin, a pipe: another output"
 t_log "ok"
