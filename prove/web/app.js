@@ -30,9 +30,9 @@ async function getJSON(url) {
 // ---- time: numbers of ns since the trace's first record ----
 function fmtDur(ns) {
   const a = Math.abs(ns);
-  if (a >= 1e9) return (ns / 1e9).toPrecision(6) + ' s';
-  if (a >= 1e6) return (ns / 1e6).toPrecision(6) + ' ms';
-  if (a >= 1e3) return (ns / 1e3).toPrecision(6) + ' \u00b5s';
+  if (a >= 1e9) return +(ns / 1e9).toPrecision(6) + ' s';
+  if (a >= 1e6) return +(ns / 1e6).toPrecision(6) + ' ms';
+  if (a >= 1e3) return +(ns / 1e3).toPrecision(6) + ' \u00b5s';
   return ns.toFixed(a < 10 ? 2 : 0) + ' ns';
 }
 function absNs(rel) { return S.first + BigInt(Math.max(0, Math.floor(rel))); }
