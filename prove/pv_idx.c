@@ -19,9 +19,16 @@ row_get(struct pv_idx *x, uint32_t node, uint32_t pid, uint32_t tid)
 	size_t *ix, cap;
 	struct pv_row *r;
 
+	/* Records come in runs of one thread: the last row first. */
+	if (x->lastrow > 0) {
+		r = &x->row[x->lastrow - 1];
+		if (r->tid == tid && r->pid == pid && r->node == node)
+			return r;
+	}
 	if ((ix = pv_map_get(&x->rows, (uint64_t)node << 32 | pid, tid,
 	    sizeof *ix)) == NULL)
 		return NULL;
+	x->lastrow = *ix;
 	if (*ix != 0)
 		return &x->row[*ix - 1];
 	cap = x->nrow;
@@ -34,6 +41,7 @@ row_get(struct pv_idx *x, uint32_t node, uint32_t pid, uint32_t tid)
 	r->pid = pid;
 	r->tid = tid;
 	*ix = x->nrow;
+	x->lastrow = x->nrow;
 	return r;
 }
 
@@ -189,9 +197,20 @@ record(struct pv_idx *x, const struct grmtrace_ev *ev)
 	if (x->records == 0 || ev->ts > x->last)
 		x->last = ev->ts;
 	x->records++;
-	if ((c = pv_map_get(&x->evc, (uint32_t)ev->eid, 0, sizeof *c)) == NULL)
-		return -1;
-	c->eid = ev->eid;
+	/* The counts of the types most traces use, by eid, without a
+	 * lookup; the others in the map. */
+	if (ev->eid >= PV_EID_LO && ev->eid < PV_EID_HI)
+		c = x->evq[ev->eid - PV_EID_LO];
+	else
+		c = NULL;
+	if (c == NULL) {
+		if ((c = pv_map_get(&x->evc, (uint32_t)ev->eid, 0,
+		    sizeof *c)) == NULL)
+			return -1;
+		c->eid = ev->eid;
+		if (ev->eid >= PV_EID_LO && ev->eid < PV_EID_HI)
+			x->evq[ev->eid - PV_EID_LO] = c;
+	}
 	c->count++;
 	if (pv_mark(&x->names, &x->sym, ev, &m) != 0)
 		return -1;
@@ -199,9 +218,7 @@ record(struct pv_idx *x, const struct grmtrace_ev *ev)
 		return coll(x, ev, m.kind);
 	if (ev->pid == 0)	/* the host's Local Monitor */
 		return 0;
-	if (pv_map_get(&x->procs, (uint64_t)ev->node << 32 | ev->pid, 0,
-	    1) == NULL ||
-	    (r = row_get(x, ev->node, ev->pid, ev->tid)) == NULL)
+	if ((r = row_get(x, ev->node, ev->pid, ev->tid)) == NULL)
 		return -1;
 	switch (m.kind) {
 	case PV_BEGIN:
@@ -265,6 +282,21 @@ by_when(const void *a, const void *b)
 	const struct pv_when *x = a, *y = b;
 
 	return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* Whether a[0..n) is in order already (records mostly are: a sort
+ * would cost more than the rest of the index). */
+static int
+sorted(const void *a, size_t n, size_t size, int (*cmp)(const void *,
+       const void *))
+{
+	const char *p = a;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0)
+			return 0;
+	return 1;
 }
 
 /* Rows by node, then process (its rank if it has one, ranked first),
@@ -362,17 +394,24 @@ finish_rows(struct pv_idx *x)
 		free(r->st);
 		r->st = NULL;
 		r->cst = 0;
-		qsort(r->pt, r->npt, sizeof *r->pt, by_pt);
+		if (!sorted(r->pt, r->npt, sizeof *r->pt, by_pt))
+			qsort(r->pt, r->npt, sizeof *r->pt, by_pt);
 		x->bytes += sizeof *r + r->cpt * sizeof *r->pt +
 		    r->nd * sizeof *r->d;
 		for (j = 0; j < r->nd; j++) {
-			qsort(r->d[j].s, r->d[j].n, sizeof *r->d[j].s,
-			    by_span);
+			if (!sorted(r->d[j].s, r->d[j].n, sizeof *r->d[j].s,
+			    by_span))
+				qsort(r->d[j].s, r->d[j].n, sizeof *r->d[j].s,
+				    by_span);
 			x->bytes += r->d[j].cap * sizeof *r->d[j].s;
 			if (mipmap(&r->d[j], &x->bytes) != 0)
 				return -1;
 		}
 	}
+	for (i = 0; i < x->nrow; i++)
+		if (pv_map_get(&x->procs, (uint64_t)x->row[i].node << 32 |
+		    x->row[i].pid, 0, 1) == NULL)
+			return -1;
 	sort_msgs = &x->msgs;
 	qsort(x->row, x->nrow, sizeof *x->row, by_row);
 	for (i = 0; i < x->nrow; i++) {

@@ -138,9 +138,14 @@ struct pv_idx {
 	size_t		nproc;
 	size_t		cproc;
 	struct pv_map	evc;	/* (eid, 0) -> struct pv_evc */
+#define PV_EID_LO	(-64)
+#define PV_EID_HI	1024
+	struct pv_evc	*evq[PV_EID_HI - PV_EID_LO];	/* in evc, by eid */
+	size_t		lastrow;	/* while building: index + 1 */
 	struct pv_host	*host;	/* the reader's, at the end */
 	size_t		nhost;
-	struct pv_map	procs;	/* (node << 32 | pid, 0): processes */
+	struct pv_map	procs;	/* (node << 32 | pid, 0): processes with
+				   records (not the LMs, pid 0) */
 	struct pv_map	coll;	/* (node, 0) -> struct pv_when open phase */
 	uint64_t	records;
 	uint64_t	first;
