@@ -425,6 +425,12 @@ pv_serve(int argc, char **argv)
 		usage();
 		return 2;
 	}
+	for (i = (size_t)optind; i < (size_t)argc; i++)
+		if (strcmp(argv[i], "-") == 0) {
+			fprintf(stderr, "prove serve: cannot serve standard "
+			    "input: records are read again from the file\n");
+			return 2;
+		}
 	if ((s.idx = calloc((size_t)(argc - optind), sizeof *s.idx)) == NULL) {
 		fprintf(stderr, "prove serve: out of memory\n");
 		return 1;
