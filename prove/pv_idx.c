@@ -85,7 +85,7 @@ span_add(struct pv_row *r, size_t depth, const struct pv_open *o,
 	struct pv_span *s;
 	size_t cap;
 
-	if (depth >= r->nd) {
+	while (depth >= r->nd) {	/* an inner span may close first */
 		cap = r->nd;
 		if ((d = pv_grow(r->d, &cap, r->nd, sizeof *d)) == NULL)
 			return -1;

@@ -29,12 +29,13 @@ pv_json_str(struct evbuffer *out, const char *s, size_t n)
 	evbuffer_add(out, "\"", 1);
 	for (i = 0; i < n; i++) {
 		c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\' && c < 0x7f)
+		if (c >= 0x20 && c < 0x7f && strchr("\"\\<>&", c) == NULL)
 			continue;
 		evbuffer_add(out, s + run, i - run);
 		run = i + 1;
-		/* Bytes that are not printable ASCII as \u00XX: every byte
-		 * survives, whatever its encoding, and no '<' ever. */
+		/* Bytes that are not printable ASCII, quotes and markup as
+		 * \u00XX: every byte survives, whatever its encoding, and
+		 * no answer holds a '<' (even opened as HTML by mistake). */
 		e[4] = hex[c >> 4];
 		e[5] = hex[c & 15];
 		evbuffer_add(out, e, sizeof e);

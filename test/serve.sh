@@ -37,8 +37,29 @@ ts_r=$(awk -v p="$p1" '$3 == p && $5 == -5 && $6 == 0 { print $1; exit }' \
 [ -n "$ts_s" ] && [ -n "$ts_r" ] || t_fail "no message from rank 0 to 1"
 lat=$((ts_r - ts_s))
 
+# A second file: nested blocks, an inner one closed first, and names that
+# are markup.
+evil="$T_DIR/evil.trace"
+cat > "$evil" << 'EOF'
+#GRM-TRACE 1
+#DEF -1 0 0 "%d" "block begin"
+#DEF -2 0 1 "%d" "block end"
+#DEF -3 0 4 "%d %s" "block name"
+#DEF 7 8 2 "%s %d" "<script>&\"'"
+#HOST 1 0 1 h
+1000 1 10 10 -3 1 "<script>&\"'"
+1000 1 10 10 -1 1
+#LOSS 1 10 10 3 1400
+1500 1 10 10 7 "<script>alert(1)</script>&\"'\x01\x80\t" 3
+2000 1 10 10 -1 2
+2500 1 10 10 -2 2
+3000 1 10 10 -2 1
+#END 6
+EOF
+
 # ---- the server ----
-"$PV" serve "$trace" > "$T_DIR/serve.out" 2> "$T_DIR/serve.err" &
+"$PV" serve - > /dev/null 2>&1 && t_fail "standard input served"
+"$PV" serve "$trace" "$evil" > "$T_DIR/serve.out" 2> "$T_DIR/serve.err" &
 SV=$!
 T_PIDS="$T_PIDS $SV"
 t_wait test -s "$T_DIR/serve.out" || t_fail "prove serve printed no URL"
@@ -103,6 +124,18 @@ want 200 "/api/record?row=$row&ts=$ts_s&eid=-4"
 [ "$(json latency_ns)" = "$lat" ] ||
 	t_fail "latency $(json latency_ns), want $lat (dump)"
 [ "$(json recv_ts)" = "$ts_r" ] || t_fail "other end $(json recv_ts) != $ts_r"
+
+# The second file: two depths (the inner block from 2000 to 2500 ns:
+# columns 9 to 15 of 20 over 1000 .. 3000), a loss, no markup in names.
+want 200 "/api/view?f=1&width=20"
+grep -q '"d":\[\[\[0,20,0,1\]\],\[\[9,15,1,1\]\]\]' "$T_DIR/body" ||
+	t_fail "nested blocks not at two depths: $(cat "$T_DIR/body")"
+grep -q '"losses":\[\[0,' "$T_DIR/body" || t_fail "the loss not shown"
+want 200 "/api/meta?f=1"
+! grep -q '<' "$T_DIR/body" || t_fail "a '<' in the JSON of names"
+want 200 "/api/record?f=1&row=0&ts=1500&eid=7"
+! grep -q '<' "$T_DIR/body" || t_fail "a '<' in the JSON of a record"
+grep -q '"fields":\["' "$T_DIR/body" || t_fail "no fields in the record"
 
 # ---- hostile requests: clear errors, the server stays ----
 want 400 "/api/view?from=10&to=5"
@@ -175,6 +208,9 @@ for k in records processes threads losses span; do
 	[ "$(dom "st-$k")" = "$(stat $k)" ] ||
 		t_fail "page shows $k $(dom "st-$k"), prove stats $(stat $k)"
 done
+chrome "$T_DIR/dom" --dump-dom "$url#f=1"
+grep -q 'data-ready="1"' "$T_DIR/dom" || t_fail "the second file's page"
+[ -z "$(dom errors)" ] || t_fail "script error on file 1: $(dom errors)"
 # A range around the message, as a shared URL would have it.
 zoom="$url#f=0&from=$((ts_s - 1000))&to=$((ts_r + 1000))"
 chrome "$T_DIR/dom" --dump-dom "$zoom"
