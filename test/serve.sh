@@ -37,25 +37,9 @@ ts_r=$(awk -v p="$p1" '$3 == p && $5 == -5 && $6 == 0 { print $1; exit }' \
 [ -n "$ts_s" ] && [ -n "$ts_r" ] || t_fail "no message from rank 0 to 1"
 lat=$((ts_r - ts_s))
 
-# A second file: nested blocks, an inner one closed first, and names that
-# are markup.
-evil="$T_DIR/evil.trace"
-cat > "$evil" << 'EOF'
-#GRM-TRACE 1
-#DEF -1 0 0 "%d" "block begin"
-#DEF -2 0 1 "%d" "block end"
-#DEF -3 0 4 "%d %s" "block name"
-#DEF 7 8 2 "%s %d" "<script>&\"'"
-#HOST 1 0 1 h
-1000 1 10 10 -3 1 "<script>&\"'"
-1000 1 10 10 -1 1
-#LOSS 1 10 10 3 1400
-1500 1 10 10 7 "<script>alert(1)</script>&\"'\x01\x80\t" 3
-2000 1 10 10 -1 2
-2500 1 10 10 -2 2
-3000 1 10 10 -2 1
-#END 6
-EOF
+# A second file: nested blocks (an inner one closed first), an end with no
+# begin, a loss, names and fields that are markup.
+evil="$(dirname "$0")/traces/markup.trace"
 
 # ---- the server ----
 "$PV" serve - > /dev/null 2>&1 && t_fail "standard input served"
@@ -126,9 +110,9 @@ want 200 "/api/record?row=$row&ts=$ts_s&eid=-4"
 [ "$(json recv_ts)" = "$ts_r" ] || t_fail "other end $(json recv_ts) != $ts_r"
 
 # The second file: two depths (the inner block from 2000 to 2500 ns:
-# columns 9 to 15 of 20 over 1000 .. 3000), a loss, no markup in names.
+# columns 6 to 10 of 20 over 1000 .. 4000), a loss, no markup in names.
 want 200 "/api/view?f=1&width=20"
-grep -q '"d":\[\[\[0,20,0,1\]\],\[\[9,15,1,1\]\]\]' "$T_DIR/body" ||
+grep -q '"d":\[\[\[0,14,0,1\]\],\[\[6,10,1,1\]\]\]' "$T_DIR/body" ||
 	t_fail "nested blocks not at two depths: $(cat "$T_DIR/body")"
 grep -q '"losses":\[\[0,' "$T_DIR/body" || t_fail "the loss not shown"
 want 200 "/api/meta?f=1"
