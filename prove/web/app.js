@@ -35,6 +35,7 @@ function fmtDur(ns) {
   if (a >= 1e3) return +(ns / 1e3).toPrecision(6) + ' \u00b5s';
   return ns.toFixed(a < 10 ? 2 : 0) + ' ns';
 }
+function fmtSecs(ns) { return (ns / 1e9).toFixed(9) + ' s'; }
 function absNs(rel) { return S.first + BigInt(Math.max(0, Math.floor(rel))); }
 function niceStep(raw) {
   const p = Math.pow(10, Math.floor(Math.log10(raw)));
@@ -129,10 +130,13 @@ function drawAxis(g, w) {
   const len = S.to - S.from, step = niceStep(len / (w / 110));
   g.fillStyle = '#f4f4f4'; g.fillRect(0, 0, w, AXIS_H);
   g.fillStyle = '#333'; g.strokeStyle = '#ccc'; g.font = '11px sans-serif';
-  for (let t = Math.ceil(S.from / step) * step; t < S.to; t += step) {
+  // Deep zooms label ticks from the first one (the range line above
+  // gives the view's start in full).
+  const t0 = Math.ceil(S.from / step) * step, rel = step * 1e4 < S.from;
+  for (let t = t0; t < S.to; t += step) {
     const x = (t - S.from) / len * w;
     g.beginPath(); g.moveTo(x, AXIS_H - 6); g.lineTo(x, AXIS_H); g.stroke();
-    g.fillText(fmtDur(t), x + 2, 12);
+    g.fillText(rel && t > t0 ? '+' + fmtDur(t - t0) : fmtDur(t), x + 2, 12);
   }
 }
 function draw() {
@@ -174,12 +178,15 @@ function draw() {
       g.fillRect(x * k, my, Math.max(1.5, k), MARK_H - 1);
     }
   });
-  // Messages: arrows, bundled by the server.
+  // Messages: arrows, bundled by the server; the more there are, the
+  // fainter each (no wall of red), a bundle of many darker.
+  const fade = Math.max(0.04, Math.min(0.7, 150 / (v.arrows.length + 1)));
   for (const [rs, xs, rr, xr, n] of v.arrows) {
     if (!shown.has(rs) || !shown.has(rr)) continue;
     const y0 = S.rowY[rs] + S.rowH[rs] / 2, y1 = S.rowY[rr] + S.rowH[rr] / 2;
-    g.strokeStyle = n > 1 ? 'rgba(200,0,0,0.8)' : 'rgba(200,0,0,0.6)';
-    g.lineWidth = Math.min(4, 1 + Math.log2(n));
+    g.strokeStyle = 'rgba(200,0,0,' + Math.min(0.9, fade *
+      (1 + Math.log2(n))).toFixed(3) + ')';
+    g.lineWidth = v.arrows.length > 500 ? 1 : Math.min(4, 1 + Math.log2(n));
     g.beginPath(); g.moveTo(xs * k, y0); g.lineTo(xr * k, y1); g.stroke();
     const a = Math.atan2(y1 - y0, (xr - xs) * k);
     g.beginPath(); g.moveTo(xr * k, y1);
@@ -257,8 +264,8 @@ async function load() {
   const v = await getJSON(url);
   if (seq !== S.pending) return;  // a later request is under way
   S.view = v;
-  $('r-from').textContent = fmtDur(S.from);
-  $('r-to').textContent = fmtDur(S.to);
+  $('r-from').textContent = fmtSecs(S.from);
+  $('r-to').textContent = fmtSecs(S.to);
   $('r-len').textContent = fmtDur(S.to - S.from);
   $('r-note').textContent = v.truncated ? '(some detail left out)' : '';
   writeHash();
@@ -391,7 +398,7 @@ function bind() {
   $('b-all').addEventListener('click', () => setRange(0, S.span));
   $('file').addEventListener('change', () => {
     location.hash = 'f=' + $('file').value;
-    open(parseInt($('file').value, 10), null, null).catch(showError);
+    openFile(parseInt($('file').value, 10), null, null).catch(showError);
   });
   window.addEventListener('resize', reload);
   window.addEventListener('hashchange', () => {
@@ -404,7 +411,7 @@ function bind() {
   });
 }
 
-async function open(f, from, to) {
+async function openFile(f, from, to) {
   S.f = f;
   S.meta = await getJSON('/api/meta?f=' + f);
   const st = await getJSON('/api/stats?f=' + f);
@@ -432,7 +439,7 @@ async function main() {
   const h = readHash();
   const f = h.f >= 0 && h.f < files.length ? h.f : 0;
   $('file').value = f;
-  await open(f, h.from, h.to);
+  await openFile(f, h.from, h.to);
   document.body.dataset.ready = '1';
 }
 main().catch(showError);
