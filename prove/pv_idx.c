@@ -299,6 +299,14 @@ sorted(const void *a, size_t n, size_t size, int (*cmp)(const void *,
 	return 1;
 }
 
+/* qsort, unless a is in order already (an empty array may be NULL). */
+static void
+sort(void *a, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (!sorted(a, n, size, cmp))
+		qsort(a, n, size, cmp);
+}
+
 /* Rows by node, then process (its rank if it has one, ranked first),
  * then pid, then thread. */
 static const struct pv_msgs *sort_msgs;
@@ -394,15 +402,11 @@ finish_rows(struct pv_idx *x)
 		free(r->st);
 		r->st = NULL;
 		r->cst = 0;
-		if (!sorted(r->pt, r->npt, sizeof *r->pt, by_pt))
-			qsort(r->pt, r->npt, sizeof *r->pt, by_pt);
+		sort(r->pt, r->npt, sizeof *r->pt, by_pt);
 		x->bytes += sizeof *r + r->cpt * sizeof *r->pt +
 		    r->nd * sizeof *r->d;
 		for (j = 0; j < r->nd; j++) {
-			if (!sorted(r->d[j].s, r->d[j].n, sizeof *r->d[j].s,
-			    by_span))
-				qsort(r->d[j].s, r->d[j].n, sizeof *r->d[j].s,
-				    by_span);
+			sort(r->d[j].s, r->d[j].n, sizeof *r->d[j].s, by_span);
 			x->bytes += r->d[j].cap * sizeof *r->d[j].s;
 			if (mipmap(&r->d[j], &x->bytes) != 0)
 				return -1;
@@ -413,7 +417,7 @@ finish_rows(struct pv_idx *x)
 		    x->row[i].pid, 0, 1) == NULL)
 			return -1;
 	sort_msgs = &x->msgs;
-	qsort(x->row, x->nrow, sizeof *x->row, by_row);
+	sort(x->row, x->nrow, sizeof *x->row, by_row);
 	for (i = 0; i < x->nrow; i++) {
 		r = &x->row[i];
 		if ((ix = pv_map_find(&x->rows, (uint64_t)r->node << 32 |
@@ -482,11 +486,11 @@ finish_arrows(struct pv_idx *x)
 			x->maxlat = a->ts - a->tr;
 		x->narrow++;
 	}
-	qsort(x->arrow, x->narrow, sizeof *x->arrow, by_send);
+	sort(x->arrow, x->narrow, sizeof *x->arrow, by_send);
 	for (i = 0; i < x->narrow; i++)
 		x->arecv[i] = (uint32_t)i;
 	recv_sort = x->arrow;
-	qsort(x->arecv, x->narrow, sizeof *x->arecv, by_recv);
+	sort(x->arecv, x->narrow, sizeof *x->arecv, by_recv);
 	x->bytes += x->narrow * (sizeof *x->arrow + sizeof *x->arecv) +
 	    (x->msgs.csnd + x->msgs.crcv) * sizeof(struct pv_msg);
 	return 0;
@@ -571,9 +575,9 @@ pv_idx_build(struct pv_idx *x, const char *path)
 		pv_idx_free(x);
 		return -1;
 	}
-	qsort(x->phase, x->nphase, sizeof *x->phase, by_when);
-	qsort(x->loss, x->nloss, sizeof *x->loss, by_when);
-	qsort(x->proc, x->nproc, sizeof *x->proc, by_when);
+	sort(x->phase, x->nphase, sizeof *x->phase, by_when);
+	sort(x->loss, x->nloss, sizeof *x->loss, by_when);
+	sort(x->proc, x->nproc, sizeof *x->proc, by_when);
 	x->bytes += (x->cphase + x->closs + x->cproc) *
 	    sizeof(struct pv_when) + x->cstates * sizeof *x->states;
 	clock_gettime(CLOCK_MONOTONIC, &b);
