@@ -243,6 +243,8 @@ take(struct pv_idx *x, const struct grmtrace_ev *ev)
 	case GRMTRACE_RECORD:
 		return record(x, ev);
 	case GRMTRACE_PROC:
+		if (ev->ts > x->tend)	/* an end after the last record */
+			x->tend = ev->ts;
 		if (pv_sym_ev(&x->sym, ev) != 0 ||
 		    pv_msgs_ev(&x->msgs, ev, NULL) != 0)
 			return -1;
@@ -251,6 +253,8 @@ take(struct pv_idx *x, const struct grmtrace_ev *ev)
 		    .pid = ev->pid, .how = ev->how == GRMTRACE_PROC_START ?
 		    -1 : ev->how, .v = ev->status });
 	case GRMTRACE_LOSS:
+		if (ev->ts > x->tend)
+			x->tend = ev->ts;
 		return when_add(&x->loss, &x->nloss, &x->closs,
 		    (struct pv_when){ .t0 = ev->ts, .node = ev->node,
 		    .pid = ev->pid, .tid = ev->tid, .v = (int64_t)ev->count });
@@ -567,6 +571,8 @@ pv_idx_build(struct pv_idx *x, const char *path)
 	}
 	if (rc == 0 && names(x, t) != 0)
 		rc = -2;
+	if (x->tend < x->last || x->records == 0)
+		x->tend = x->last;
 	x->losses = grmtrace_losses(t);
 	x->ended = grmtrace_ended(t, &x->end_records);
 	pv_close(path, t);

@@ -148,8 +148,10 @@ struct pv_idx {
 				   records (not the LMs, pid 0) */
 	struct pv_map	coll;	/* (node, 0) -> struct pv_when open phase */
 	uint64_t	records;
-	uint64_t	first;
+	uint64_t	first;	/* of the records (prove stats' span) */
 	uint64_t	last;
+	uint64_t	tend;	/* the last time of anything: records,
+				   process ends, losses (the view's end) */
 	uint64_t	losses;
 	int		ended;
 	uint64_t	end_records;

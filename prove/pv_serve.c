@@ -111,7 +111,7 @@ view_query(const struct pv_idx *x, const struct evkeyvalq *q,
 	char a[24];
 
 	if (param(q, "from", x->first, &from, err, errlen) < 0 ||
-	    param(q, "to", x->last + 1, &to, err, errlen) < 0 ||
+	    param(q, "to", x->tend + 1, &to, err, errlen) < 0 ||
 	    param(q, "width", 1000, &w, err, errlen) < 0)
 		return -1;
 	if (from >= to) {

@@ -91,7 +91,7 @@ pv_idx_meta(const struct pv_idx *x, struct evbuffer *out)
 	evbuffer_add_printf(out, ",\"first\":\"%" PRIu64 "\",\"last\":\"%"
 	    PRIu64 "\",\"records\":%" PRIu64 ",\"ended\":%s,\"losses\":%" PRIu64
 	    ",\"messages\":%zu,\"index_bytes\":%zu,\"build_s\":%.3f"
-	    ",\"hosts\":[", x->first, x->last, x->records,
+	    ",\"hosts\":[", x->first, x->tend, x->records,
 	    x->ended ? "true" : "false", x->losses, x->narrow, x->bytes,
 	    x->build_s);
 	for (i = 0; i < x->nhost; i++) {

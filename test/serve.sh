@@ -17,6 +17,11 @@ trace="$T_DIR/ring.trace"
 t_start_mm "$trace"
 GRM_MM=$MM_ID "$B/examples/ring" -p 3 -r 20 -w 100 > "$T_DIR/ring.out" ||
 	t_fail "ring failed"
+# And a process that crashes (SIGSEGV; under AddressSanitizer the fault is
+# the program's own, not a report).
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" GRM_MM=$MM_ID \
+    "$B/test/crasher" segv 50 > "$T_DIR/crasher.out" 2>&1 ||
+	t_fail "crasher failed"
 t_stop_mm
 "$PV" stats "$trace" > "$T_DIR/stats" || t_fail "prove stats failed"
 "$PV" dump "$trace" > "$T_DIR/dump" || t_fail "prove dump failed"
@@ -54,6 +59,15 @@ http://127.0.0.1:[0-9]*/) ;;
 esac
 hostport=${url#http://}
 hostport=${hostport%/}
+# Options: a port in use, a bad port, a bad address: one line, no server.
+"$PV" serve "$trace" -p "${hostport##*:}" > /dev/null 2> "$T_DIR/p.err" &&
+	t_fail "a second server on the same port"
+grep -q "cannot listen on 127.0.0.1 port ${hostport##*:}" "$T_DIR/p.err" ||
+	t_fail "port in use not said: $(cat "$T_DIR/p.err")"
+"$PV" serve "$trace" -p 70000 2> /dev/null && t_fail "-p 70000 taken"
+"$PV" serve "$trace" -b 300.1.1.1 2> /dev/null && t_fail "-b 300.1.1.1 taken"
+"$PV" serve 2> /dev/null && t_fail "serve with no file"
+"$PV" serve "$T_DIR/nothing" 2> /dev/null && t_fail "a missing file served"
 
 # get PATH [CURL ARGS]: the HTTP status of GET url PATH; the body in
 # $T_DIR/body.
@@ -97,6 +111,10 @@ grep -q '"pname":"ring member"' "$T_DIR/body" || t_fail "no ranks named"
 want 200 "/api/view?width=800"
 grep -q '"arrows":\[\[' "$T_DIR/body" || t_fail "no arrow in the view"
 grep -q '"d":\[\[\[' "$T_DIR/body" || t_fail "no state in the view"
+# Process ends: [node, pid, x, how, status, ts]: the ring's exits (1, 0)
+# and the crash (killed: 2, SIGSEGV).
+grep -q '"procs":\[.*,1,0,' "$T_DIR/body" || t_fail "no process exit shown"
+grep -q '"procs":\[.*,2,11,' "$T_DIR/body" || t_fail "the crash not shown"
 
 # The message's send, by its row and time: the other end and latency.
 want 200 /api/meta

@@ -19,6 +19,7 @@ const S = {
   rowH: [], drag: null, sel: null,
 };
 const DEPTH_H = 7, MARK_H = 6, ROW_PAD = 3, AXIS_H = 22;
+const WHOLE = 1.02;  // the whole run, and a margin for what ends it
 
 async function getJSON(url) {
   const r = await fetch(url);
@@ -387,7 +388,7 @@ function bind() {
     case '-': case 's': zoom(2, 0.5); break;
     case 'ArrowLeft': case 'a': setRange(S.from - len / 4, S.to - len / 4); break;
     case 'ArrowRight': case 'd': setRange(S.from + len / 4, S.to + len / 4); break;
-    case '0': case 'Home': setRange(0, S.span); break;
+    case '0': case 'Home': setRange(0, WHOLE * S.span); break;
     default: return;
     }
     e.preventDefault();
@@ -395,7 +396,7 @@ function bind() {
   for (const id of ['f-host', 'f-proc'])
     $(id).addEventListener('input', () => { filterRows(); reload(); });
   $('f-name').addEventListener('input', draw);
-  $('b-all').addEventListener('click', () => setRange(0, S.span));
+  $('b-all').addEventListener('click', () => setRange(0, WHOLE * S.span));
   $('file').addEventListener('change', () => {
     location.hash = 'f=' + $('file').value;
     openFile(parseInt($('file').value, 10), null, null).catch(showError);
@@ -424,7 +425,7 @@ async function openFile(f, from, to) {
   filterRows();
   const a = parseRel(from), b = parseRel(to);
   if (a !== null && b !== null && b > a) { S.from = a; S.to = b; }
-  else { S.from = 0; S.to = S.span; }
+  else { S.from = 0; S.to = WHOLE * S.span; }
   await load();
 }
 
