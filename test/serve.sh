@@ -48,7 +48,8 @@ evil="$(dirname "$0")/traces/markup.trace"
 
 # ---- the server ----
 "$PV" serve - > /dev/null 2>&1 && t_fail "standard input served"
-"$PV" serve "$trace" "$evil" > "$T_DIR/serve.out" 2> "$T_DIR/serve.err" &
+"$PV" serve "$trace" "$evil" "$(dirname "$0")/traces/phases.trace" \
+    > "$T_DIR/serve.out" 2> "$T_DIR/serve.err" &
 SV=$!
 T_PIDS="$T_PIDS $SV"
 t_wait test -s "$T_DIR/serve.out" || t_fail "prove serve printed no URL"
@@ -138,6 +139,15 @@ want 200 "/api/meta?f=1"
 want 200 "/api/record?f=1&row=0&ts=1500&eid=7"
 ! grep -q '<' "$T_DIR/body" || t_fail "a '<' in the JSON of a record"
 grep -q '"fields":\["' "$T_DIR/body" || t_fail "no fields in the record"
+
+# The third file: a collection phase of node 1 from 2000 to 3000 ns, over a
+# block, and the process's exit after its last record (4500): 1000 .. 4600
+# over 36 pixels, the phase from column 10 to 20, the exit at 35.
+want 200 "/api/view?f=2&from=1000&to=4600&width=36"
+grep -q '"phases":\[\[1,10.000,20.000\]\]' "$T_DIR/body" ||
+	t_fail "phase not shown: $(cat "$T_DIR/body")"
+grep -q '"procs":\[\[1,10,0.000,-1,0,0\],\[1,10,35.000,1,0,3500\]\]' \
+    "$T_DIR/body" || t_fail "start and exit not shown: $(cat "$T_DIR/body")"
 
 # ---- hostile requests: clear errors, the server stays ----
 want 400 "/api/view?from=10&to=5"
