@@ -252,8 +252,15 @@ chrome "$T_DIR/dom" --dump-dom "$zoom"
 [ -z "$(dom errors)" ] || t_fail "script error when zoomed: $(dom errors)"
 grep -q "class=\"lat\" data-ns=\"$lat\"" "$T_DIR/dom" ||
 	t_fail "the message ($lat ns) not shown in the zoomed view"
+# And its send's record, selected in the URL as a click leaves it: its
+# other end and latency below the view.
+chrome "$T_DIR/dom" --dump-dom "$zoom&rec=$row,$ts_s,-4"
+[ -z "$(dom errors)" ] || t_fail "script error with a record: $(dom errors)"
+grep -q "latency [^<]*($lat ns)" "$T_DIR/dom" ||
+	t_fail "the record's latency ($lat ns) not shown: $(grep -A3 'id="detail"' "$T_DIR/dom")"
 chrome "$T_DIR/shot.out" --screenshot="$B/test/serve-whole.png" "$url"
-chrome "$T_DIR/shot.out" --screenshot="$B/test/serve-message.png" "$zoom"
+chrome "$T_DIR/shot.out" --screenshot="$B/test/serve-message.png" \
+    "$zoom&rec=$row,$ts_s,-4"
 [ -s "$B/test/serve-whole.png" ] && [ -s "$B/test/serve-message.png" ] ||
 	t_fail "no screenshot"
 stop_server

@@ -16,7 +16,7 @@ window.addEventListener('unhandledrejection', (e) => showError(e.reason));
 const S = {
   f: 0, meta: null, first: 0n, span: 1,  // times: ns since the first record
   from: 0, to: 1, view: null, pending: 0, rowsShown: [], rowY: [],
-  rowH: [], drag: null, sel: null,
+  rowH: [], drag: null, sel: null, rec: null,
 };
 const DEPTH_H = 7, MARK_H = 6, ROW_PAD = 3, AXIS_H = 22;
 const WHOLE = 1.02;  // the whole run, and a margin for what ends it
@@ -49,14 +49,16 @@ function stateColor(id) {
 }
 
 // ---- the URL: #f=..&from=..&to=.. (absolute ns, as the trace has them) ----
+// rec=ROW,NS,EID: the record shown below the view, kept when shared.
 function readHash() {
   const h = new URLSearchParams(location.hash.slice(1));
   const f = parseInt(h.get('f') || '0', 10);
-  return { f: isNaN(f) ? 0 : f, from: h.get('from'), to: h.get('to') };
+  return { f: isNaN(f) ? 0 : f, from: h.get('from'), to: h.get('to'),
+    rec: h.get('rec') };
 }
 function writeHash() {
   const h = 'f=' + S.f + '&from=' + absNs(S.from) + '&to=' +
-    absNs(Math.ceil(S.to));
+    absNs(Math.ceil(S.to)) + (S.rec ? '&rec=' + S.rec : '');
   if (location.hash.slice(1) !== h) history.replaceState(null, '', '#' + h);
 }
 function parseRel(s) {
@@ -291,9 +293,14 @@ function zoom(factor, at) {  // at: 0..1 across the view
 
 // ---- records ----
 async function showRecord(row, ts, eid) {
-  const url = '/api/record?f=' + S.f + '&row=' + row + '&ts=' + absNs(ts) +
+  return showRecordAt(row, absNs(ts).toString(), eid);
+}
+async function showRecordAt(row, ts, eid) {  // ts: absolute ns, a string
+  const url = '/api/record?f=' + S.f + '&row=' + row + '&ts=' + ts +
     (eid === undefined ? '' : '&eid=' + eid);
   const r = await getJSON(url);
+  S.rec = row + ',' + ts + (eid === undefined ? '' : ',' + eid);
+  writeHash();
   const rel = Number(BigInt(r.ts) - S.first);
   let s = (r.name || eidName(r.eid)) + '  (eid ' + r.eid + ')\n' +
     'at ' + fmtDur(rel) + ' (' + r.ts + ' ns)\n' +
@@ -399,7 +406,8 @@ function bind() {
   $('b-all').addEventListener('click', () => setRange(0, WHOLE * S.span));
   $('file').addEventListener('change', () => {
     location.hash = 'f=' + $('file').value;
-    openFile(parseInt($('file').value, 10), null, null).catch(showError);
+    openFile(parseInt($('file').value, 10), null, null, null)
+      .catch(showError);
   });
   window.addEventListener('resize', reload);
   window.addEventListener('hashchange', () => {
@@ -412,7 +420,7 @@ function bind() {
   });
 }
 
-async function openFile(f, from, to) {
+async function openFile(f, from, to, rec) {
   S.f = f;
   S.meta = await getJSON('/api/meta?f=' + f);
   const st = await getJSON('/api/stats?f=' + f);
@@ -426,7 +434,10 @@ async function openFile(f, from, to) {
   const a = parseRel(from), b = parseRel(to);
   if (a !== null && b !== null && b > a) { S.from = a; S.to = b; }
   else { S.from = 0; S.to = WHOLE * S.span; }
+  S.rec = null;
   await load();
+  const m = /^([0-9]{1,9}),([0-9]{1,20})(?:,(-?[0-9]{1,10}))?$/.exec(rec || '');
+  if (m) await showRecordAt(parseInt(m[1], 10), m[2], m[3]);
 }
 
 async function main() {
@@ -440,7 +451,7 @@ async function main() {
   const h = readHash();
   const f = h.f >= 0 && h.f < files.length ? h.f : 0;
   $('file').value = f;
-  await openFile(f, h.from, h.to);
+  await openFile(f, h.from, h.to, h.rec);
   document.body.dataset.ready = '1';
 }
 main().catch(showError);
