@@ -35,24 +35,31 @@ field_json(const struct grmtrace_field *f, struct evbuffer *out)
 	return 0;
 }
 
+static uint64_t
+sent_at(const void *x, size_t i)
+{
+	return ((const struct pv_idx *)x)->arrow[i].ts;
+}
+
+static uint64_t
+received_at(const void *arg, size_t i)
+{
+	const struct pv_idx *x = arg;
+
+	return x->arrow[x->arecv[i]].tr;
+}
+
 /* The arrow of the message sent (send) or received at ts on row, or
  * NULL. */
 static const struct pv_arrow *
 arrow_at(const struct pv_idx *x, size_t row, uint64_t ts, int send)
 {
-	size_t lo = 0, hi = x->narrow, mid;
 	const struct pv_arrow *a;
+	size_t i;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		a = send ? &x->arrow[mid] : &x->arrow[x->arecv[mid]];
-		if ((send ? a->ts : a->tr) < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < x->narrow; lo++) {
-		a = send ? &x->arrow[lo] : &x->arrow[x->arecv[lo]];
+	for (i = pv_lb(x, 0, x->narrow, ts, send ? sent_at : received_at);
+	    i < x->narrow; i++) {
+		a = send ? &x->arrow[i] : &x->arrow[x->arecv[i]];
 		if ((send ? a->ts : a->tr) != ts)
 			break;
 		if ((send ? a->rs : a->rr) == row)

@@ -198,6 +198,12 @@ struct pv_web {
 };
 extern const struct pv_web pv_web[];
 
+/* The first i in [lo, hi) whose time at(arg, i) is at or after t (hi if
+ * none), the times being in order: the one search of every sorted array
+ * of the index (pv_view.c, pv_detail.c). */
+size_t pv_lb(const void *arg, size_t lo, size_t hi, uint64_t t,
+	     uint64_t (*at)(const void *, size_t));
+
 /* JSON: s[0..n) as a quoted string with escapes. */
 void pv_json_str(struct evbuffer *out, const char *s, size_t n);
 

@@ -137,15 +137,15 @@ col(const struct pv_q *q, double px, uint64_t t)
 	    -((double)(q->from - t) / px);
 }
 
-/* The first span of d (by start) starting at or after t. */
-static size_t
-span_lb(const struct pv_depth *d, uint64_t t)
+size_t
+pv_lb(const void *arg, size_t lo, size_t hi, uint64_t t,
+      uint64_t (*at)(const void *, size_t))
 {
-	size_t lo = 0, hi = d->n, mid;
+	size_t mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (d->s[mid].t0 < t)
+		if (at(arg, mid) < t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -153,19 +153,38 @@ span_lb(const struct pv_depth *d, uint64_t t)
 	return lo;
 }
 
+static uint64_t
+span_at(const void *d, size_t i)
+{
+	return ((const struct pv_depth *)d)->s[i].t0;
+}
+
+/* The first span of d (by start) starting at or after t. */
+static size_t
+span_lb(const struct pv_depth *d, uint64_t t)
+{
+	return pv_lb(d, 0, d->n, t, span_at);
+}
+
+struct lvl_arg {
+	const struct pv_depth	*d;
+	const struct pv_lvl	*l;
+};
+
+static uint64_t
+lvl_at(const void *arg, size_t i)
+{
+	const struct lvl_arg *a = arg;
+
+	return a->d->s[a->l->ix[i]].t0;
+}
+
 static size_t
 lvl_lb(const struct pv_depth *d, const struct pv_lvl *l, uint64_t t)
 {
-	size_t lo = 0, hi = l->n, mid;
+	struct lvl_arg a = { d, l };
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (d->s[l->ix[mid]].t0 < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return pv_lb(&a, 0, l->n, t, lvl_at);
 }
 
 /* Per pixel column: the state covering most of it, and by how much. */
@@ -256,19 +275,16 @@ depth_view(const struct pv_depth *d, const struct pv_q *q, double px,
 	return 0;
 }
 
+static uint64_t
+pt_at(const void *r, size_t i)
+{
+	return ((const struct pv_row *)r)->pt[i].ts;
+}
+
 static size_t
 pt_lb(const struct pv_row *r, uint64_t t, size_t lo)
 {
-	size_t hi = r->npt, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (r->pt[mid].ts < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return pv_lb(r, lo, r->npt, t, pt_at);
 }
 
 /* Marks: per pixel column that has some, [x, count, eid, ts, kind] of
@@ -316,6 +332,12 @@ mix(uint64_t a, uint64_t b)
 	return h ^ h >> 29;
 }
 
+static uint64_t
+arrow_ts(const void *a, size_t i)
+{
+	return ((const struct pv_arrow *)a)[i].ts;
+}
+
 static int
 arrows_view(const struct pv_idx *x, const struct pv_q *q, double px,
 	    struct evbuffer *out, int *trunc)
@@ -324,20 +346,14 @@ arrows_view(const struct pv_idx *x, const struct pv_q *q, double px,
 	uint64_t lo = q->from > x->maxlat ? q->from - x->maxlat : 0;
 	const struct pv_arrow *a;
 	struct bundle *b, *e;
-	size_t i, h, nb = 0, seen = 0, l = 0, hi = x->narrow, mid;
+	size_t i, h, nb = 0, seen = 0, l;
 	long xs, xr;
 	uint64_t k0, k1;
 	int first = 1;
 
 	if ((b = calloc(cap, sizeof *b)) == NULL)
 		return -1;
-	while (l < hi) {
-		mid = l + (hi - l) / 2;
-		if (x->arrow[mid].ts < lo)
-			l = mid + 1;
-		else
-			hi = mid;
-	}
+	l = pv_lb(x->arrow, 0, x->narrow, lo, arrow_ts);
 	for (i = l; i < x->narrow; i++) {
 		a = &x->arrow[i];
 		if (a->ts >= q->to && (a->ts - q->to) >= x->maxlat)
