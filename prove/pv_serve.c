@@ -148,26 +148,30 @@ view_query(const struct pv_idx *x, const struct evkeyvalq *q,
 	return 0;
 }
 
-/* The API: /api/NAME?f=FILE&...; every answer JSON. */
+/* The API: /api/NAME?f=FILE&...; every answer JSON, an error too. */
 static void
 api(struct srv *s, struct evhttp_request *req, const char *name,
     const struct evkeyvalq *q)
 {
-	struct evbuffer *b;
+	struct evbuffer *b = NULL;
 	const struct pv_idx *x;
-	uint64_t f, row, ts, eid;
+	uint64_t f, row, ts, eid = 0;
 	const char *e = evhttp_find_header(q, "eid");
 	struct pv_q v;
 	char err[256];
-	int rc, has_eid, neg = e != NULL && e[0] == '-';
+	const char *msg = err;
+	int rc, code = 400, has_eid, neg = e != NULL && e[0] == '-';
 
 	if (param(q, "f", 0, &f, err, sizeof err) < 0)
-		return fail(req, 400, "Bad Request", err);
-	if (f >= s->n)
-		return fail(req, 404, "Not Found", "no such file");
+		goto fail;
+	if (f >= s->n) {
+		code = 404;
+		msg = "no such file";
+		goto fail;
+	}
 	x = &s->idx[f];
 	if ((b = evbuffer_new()) == NULL)
-		return evhttp_send_error(req, 500, "Out of memory");
+		goto nomem;
 	if (strcmp(name, "files") == 0) {
 		evbuffer_add(b, "[", 1);
 		for (f = 0; f < s->n; f++) {
@@ -182,36 +186,45 @@ api(struct srv *s, struct evhttp_request *req, const char *name,
 	else if (strcmp(name, "stats") == 0)
 		rc = pv_idx_stats(x, b);
 	else if (strcmp(name, "view") == 0) {
-		if (view_query(x, q, &v, err, sizeof err) != 0) {
-			evbuffer_free(b);
-			return fail(req, 400, "Bad Request", err);
-		}
+		if (view_query(x, q, &v, err, sizeof err) != 0)
+			goto fail;
 		rc = pv_idx_view(x, &v, b);
 	} else if (strcmp(name, "record") == 0) {
+		/* eid may be negative: its sign apart, num reads digits. */
 		if (param(q, "row", UINT64_MAX, &row, err, sizeof err) != 0 ||
 		    param(q, "ts", 0, &ts, err, sizeof err) != 0 ||
 		    (has_eid = e == NULL ? 1 : num(e + neg, &eid)) < 0 ||
 		    row >= x->nrow || eid > (uint64_t)INT32_MAX + neg) {
-			evbuffer_free(b);
-			return fail(req, 400, "Bad Request", "record: row (0 to "
-			    "rows - 1) and ts needed, eid optional");
+			msg = "record: row (0 to rows - 1) and ts needed, eid "
+			    "optional";
+			goto fail;
 		}
-		if ((rc = pv_idx_record(x, (size_t)row, ts,
+		if (pv_idx_record(x, (size_t)row, ts,
 		    neg ? (int32_t)-(int64_t)eid : (int32_t)eid,
-		    has_eid == 0, b, err, sizeof err)) != 0) {
-			evbuffer_free(b);
-			return fail(req, 404, "Not Found", err);
+		    has_eid == 0, b, err, sizeof err) != 0) {
+			code = 404;
+			goto fail;
 		}
+		rc = 0;
 	} else {
-		evbuffer_free(b);
-		return fail(req, 404, "Not Found", "no such API call");
+		code = 404;
+		msg = "no such API call";
+		goto fail;
 	}
-	if (rc != 0) {
-		evbuffer_free(b);
-		return evhttp_send_error(req, 500, "Out of memory");
-	}
+	if (rc != 0)
+		goto nomem;
 	reply(req, 200, "OK", "application/json", b);
 	evbuffer_free(b);
+	return;
+fail:
+	fail(req, code, code == 404 ? "Not Found" : "Bad Request", msg);
+	if (b != NULL)
+		evbuffer_free(b);
+	return;
+nomem:
+	evhttp_send_error(req, 500, "Out of memory");
+	if (b != NULL)
+		evbuffer_free(b);
 }
 
 static void
@@ -224,11 +237,15 @@ handle(struct evhttp_request *req, void *arg)
 	const char *path, *query;
 
 	TAILQ_INIT(&q);
-	if (u == NULL || (path = evhttp_uri_get_path(u)) == NULL)
-		return fail(req, 400, "Bad Request", "no path");
+	if (u == NULL || (path = evhttp_uri_get_path(u)) == NULL) {
+		fail(req, 400, "Bad Request", "no path");
+		return;
+	}
 	query = evhttp_uri_get_query(u);
-	if (query != NULL && evhttp_parse_query_str(query, &q) != 0)
-		return fail(req, 400, "Bad Request", "malformed query");
+	if (query != NULL && evhttp_parse_query_str(query, &q) != 0) {
+		fail(req, 400, "Bad Request", "malformed query");
+		return;
+	}
 	if (strncmp(path, "/api/", 5) == 0) {
 		api(arg, req, path + 5, &q);
 		evhttp_clear_headers(&q);
@@ -239,10 +256,14 @@ handle(struct evhttp_request *req, void *arg)
 	for (w = pv_web; w->path != NULL; w++)
 		if (strcmp(path, w->path) == 0)
 			break;
-	if (w->path == NULL)
-		return fail(req, 404, "Not Found", "no such page");
-	if ((b = evbuffer_new()) == NULL)
-		return evhttp_send_error(req, 500, "Out of memory");
+	if (w->path == NULL) {
+		fail(req, 404, "Not Found", "no such page");
+		return;
+	}
+	if ((b = evbuffer_new()) == NULL) {
+		evhttp_send_error(req, 500, "Out of memory");
+		return;
+	}
 	evbuffer_add_reference(b, w->data, w->len, NULL, NULL);
 	reply(req, 200, "OK", w->type, b);
 	evbuffer_free(b);
@@ -256,8 +277,9 @@ on_signal(evutil_socket_t fd, short what, void *arg)
 	event_base_loopbreak(arg);
 }
 
-/* prove stats' text of path, from a child process (run while the index
- * is built); NULL if it failed. */
+/* Starts prove stats on path in a child process, its output on a pipe
+ * (*fd), run while the index is built.  Returns the child's pid, or -1
+ * (the page then has no text of prove stats). */
 static pid_t
 stats_start(const char *path, int *fd)
 {
@@ -281,6 +303,8 @@ stats_start(const char *path, int *fd)
 	return pid;
 }
 
+/* Reads the child's output into x->stats (left NULL if the child
+ * failed or memory ran out), closes fd and reaps the child. */
 static void
 stats_end(struct pv_idx *x, pid_t pid, int fd)
 {
