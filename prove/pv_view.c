@@ -14,7 +14,7 @@
 /* Spans looked at per depth and row, marks columns, arrows and bundles
  * per view, at most: a view that would need more says "truncated". */
 #define PV_SPANS_PER_PX	4
-#define PV_ARROWS_MAX	(1u << 21)
+#define PV_ARROWS_PER_PX	16
 #define PV_BUNDLES_MAX	(1u << 14)
 #define PV_WHEN_MAX	10000
 
@@ -338,15 +338,22 @@ arrow_ts(const void *a, size_t i)
 	return ((const struct pv_arrow *)a)[i].ts;
 }
 
+/* At most PV_ARROWS_PER_PX messages per pixel of width are looked at:
+ * with more in the range, one in every *stride (sent in order), each
+ * counting for stride in its bundle's number: the time of a view stays
+ * bounded whatever the number of messages. */
 static int
 arrows_view(const struct pv_idx *x, const struct pv_q *q, double px,
-	    struct evbuffer *out, int *trunc)
+	    struct evbuffer *out, int *trunc, size_t *stride)
 {
 	const size_t cap = PV_BUNDLES_MAX * 2;
+	const size_t visit = (size_t)q->width * PV_ARROWS_PER_PX;
 	uint64_t lo = q->from > x->maxlat ? q->from - x->maxlat : 0;
+	uint64_t hi = q->to > UINT64_MAX - x->maxlat ? UINT64_MAX :
+	    q->to + x->maxlat;
 	const struct pv_arrow *a;
 	struct bundle *b, *e;
-	size_t i, h, nb = 0, seen = 0, l;
+	size_t i, h, nb = 0, l, r;
 	long xs, xr;
 	uint64_t k0, k1;
 	int first = 1;
@@ -354,17 +361,17 @@ arrows_view(const struct pv_idx *x, const struct pv_q *q, double px,
 	if ((b = calloc(cap, sizeof *b)) == NULL)
 		return -1;
 	l = pv_lb(x->arrow, 0, x->narrow, lo, arrow_ts);
-	for (i = l; i < x->narrow; i++) {
+	r = pv_lb(x->arrow, l, x->narrow, hi, arrow_ts);
+	*stride = r - l > visit ? (r - l + visit - 1) / visit : 1;
+	for (i = l; i < r; i += *stride) {
 		a = &x->arrow[i];
-		if (a->ts >= q->to && (a->ts - q->to) >= x->maxlat)
-			break;
 		if ((a->ts < q->from && a->tr < q->from) ||
 		    (a->ts >= q->to && a->tr >= q->to))
 			continue;
 		if ((a->rs < q->r0 || a->rs >= q->r1) &&
 		    (a->rr < q->r0 || a->rr >= q->r1))
 			continue;
-		if (++seen > PV_ARROWS_MAX || nb >= PV_BUNDLES_MAX) {
+		if (nb >= PV_BUNDLES_MAX) {
 			*trunc = 1;
 			break;
 		}
@@ -376,7 +383,8 @@ arrows_view(const struct pv_idx *x, const struct pv_q *q, double px,
 		    (b[h].key[0] != k0 || b[h].key[1] != k1);
 		    h = (h + 1) & (cap - 1))
 			continue;
-		if (b[h].n++ == 0) {
+		b[h].n += *stride;
+		if (b[h].n == *stride) {
 			b[h].key[0] = k0;
 			b[h].key[1] = k1;
 			b[h].first = i;
@@ -473,7 +481,7 @@ pv_idx_view(const struct pv_idx *x, const struct pv_q *q,
 	double px = (double)(q->to - q->from) / q->width;
 	const struct pv_row *r;
 	struct pix *p;
-	size_t i, j;
+	size_t i, j, stride;
 	int trunc = 0;
 
 	if ((p = calloc(q->width, sizeof *p)) == NULL)
@@ -495,10 +503,10 @@ pv_idx_view(const struct pv_idx *x, const struct pv_q *q,
 	}
 	free(p);
 	evbuffer_add_printf(out, "],\"arrows\":");
-	if (arrows_view(x, q, px, out, &trunc) != 0)
+	if (arrows_view(x, q, px, out, &trunc, &stride) != 0)
 		return -1;
 	whens_view(x, q, px, out, &trunc);
-	evbuffer_add_printf(out, ",\"truncated\":%s}\n",
-	    trunc ? "true" : "false");
+	evbuffer_add_printf(out, ",\"arrows_stride\":%zu,\"truncated\":%s}\n",
+	    stride, trunc ? "true" : "false");
 	return 0;
 }

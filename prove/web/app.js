@@ -243,7 +243,8 @@ function inView(v) {
   if (v.arrows.length === 0 || v.arrows.length > 20 ||
       single.length !== v.arrows.length) {
     el.textContent = v.arrows.length ? v.arrows.length +
-      ' arrow bundles in view' : '';
+      ' arrow bundles in view' + (v.arrows_stride > 1 ? ' (one message in ' +
+      v.arrows_stride + ' drawn: zoom in for each)' : '') : '';
     return;
   }
   let s = '<b>messages in view</b><table><tr><th>from row</th><th>to row' +
