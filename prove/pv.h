@@ -38,6 +38,8 @@ int pv_dump(const char *path);
 int pv_stats(const char *path);
 /* prove svg FILE [-o OUT] [-w WIDTH]: argv[0] is "svg" (for getopt). */
 int pv_svg(int argc, char **argv);
+/* prove serve FILE... [-p PORT] [-b ADDR] (pv_serve.c). */
+int pv_serve(int argc, char **argv);
 
 /* ---- pv_map.c ---- */
 

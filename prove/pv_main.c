@@ -15,7 +15,8 @@ usage(FILE *f)
 	fprintf(f, "usage: prove dump FILE\n"
 	    "       prove stats FILE\n"
 	    "       prove svg FILE [-o OUT.svg] [-w WIDTH]\n"
-	    "       prove export --to FORMAT FILE -o OUT\n");
+	    "       prove export --to FORMAT FILE -o OUT\n"
+	    "       prove serve FILE... [-p PORT] [-b ADDR]\n");
 }
 
 static void
@@ -32,6 +33,10 @@ help(void)
 	    "         messages, losses) as an SVG picture\n"
 	    "  export write the trace in another tool's format (prove "
 	    "export --help)\n"
+	    "  serve  show the traces in a web browser: a zoomable "
+	    "space-time view\n"
+	    "         (prints the address; -p PORT, default any free one; "
+	    "-b ADDR,\n         default 127.0.0.1)\n"
 	    "\n  -o OUT.svg  write the picture to OUT.svg, not standard "
 	    "output\n"
 	    "  -w WIDTH    width of the picture in pixels (default 1200)\n"
@@ -185,8 +190,10 @@ main(int argc, char **argv)
 		return pv_svg(argc, argv);
 	if (strcmp(argv[0], "export") == 0)
 		return pv_export(argc, argv);
+	if (strcmp(argv[0], "serve") == 0)
+		return pv_serve(argc, argv);
 	fprintf(stderr, "prove: %s: not a command (dump, stats, svg, "
-	    "export)\n",
+	    "export, serve)\n",
 	    argv[0]);
 	usage(stderr);
 	return 2;

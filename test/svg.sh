@@ -58,25 +58,9 @@ grep -q 'width="800"' "$T_DIR/in1.svg" || t_fail "-w 800 not obeyed"
 
 # ---- hostile strings must come out escaped ----
 evil="$out/evil&<x>.trace"
-cat > "$evil" << 'EOF'
-#GRM-TRACE 1
-#DEF -1 0 0 "%d" "block begin"
-#DEF -2 0 1 "%d" "block end"
-#DEF -3 0 4 "%d %s" "block name"
-#DEF 7 8 2 "%s %d" "<script>&\"'"
-#HOST 1 0 1 h
-1000 1 10 10 -3 1 "<script>&\"'"
-1000 1 10 10 -1 1
-#LOSS 1 10 10 3 1400
-1500 1 10 10 7 "<script>alert(1)</script>&\"'\x01\x80\t" 3
-2000 1 10 10 -1 2
-2500 1 10 10 -2 2
-3000 1 10 10 -2 1
-3000 1 10 11 -1 1
-3500 1 10 11 -2 9
-4000 1 10 11 7 "x" 4
-#END 10
-EOF
+# test/traces/markup.trace: markup in names and fields, nested blocks, an
+# end with no begin, a loss.
+cp "$(dirname "$0")/traces/markup.trace" "$evil"
 "$PV" svg "$evil" -o "$out/evil.svg" ||
 	t_fail "prove svg failed on the hostile trace"
 check_svg "$out/evil.svg"

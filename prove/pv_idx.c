@@ -1,0 +1,635 @@
+/* SPDX-License-Identifier: MIT */
+/* pv_idx.c: prove serve's index of a trace, built once through the public
+ * reader: rows, states by depth with their mipmaps, marks, messages
+ * matched, collection phases, losses, process starts and ends. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pv_idx.h"
+
+/* The first mipmap level's buckets are 2^PV_SHIFT0 ns; each next level
+ * kept has buckets 4 times wider and at most half the entries. */
+#define PV_SHIFT0	4
+
+static struct pv_row *
+row_get(struct pv_idx *x, uint32_t node, uint32_t pid, uint32_t tid)
+{
+	size_t *ix, cap;
+	struct pv_row *r;
+
+	/* Records come in runs of one thread: the last row first. */
+	if (x->lastrow > 0) {
+		r = &x->row[x->lastrow - 1];
+		if (r->tid == tid && r->pid == pid && r->node == node)
+			return r;
+	}
+	if ((ix = pv_map_get(&x->rows, (uint64_t)node << 32 | pid, tid,
+	    sizeof *ix)) == NULL)
+		return NULL;
+	x->lastrow = *ix;
+	if (*ix != 0)
+		return &x->row[*ix - 1];
+	cap = x->nrow;
+	if ((r = pv_grow(x->row, &cap, x->nrow, sizeof *r)) == NULL)
+		return NULL;
+	x->row = r;
+	r = &x->row[x->nrow++];
+	memset(r, 0, sizeof *r);
+	r->node = node;
+	r->pid = pid;
+	r->tid = tid;
+	*ix = x->nrow;
+	x->lastrow = x->nrow;
+	return r;
+}
+
+static uint32_t
+state_of(struct pv_idx *x, int64_t id, int range, const char *s, size_t n)
+{
+	struct pv_state *st;
+	size_t *ix;
+
+	if ((ix = pv_map_get(&x->stix, (uint64_t)id, (uint64_t)range,
+	    sizeof *ix)) == NULL)
+		return UINT32_MAX;
+	if (*ix == 0) {
+		if ((st = pv_grow(x->states, &x->cstates, x->nstates,
+		    sizeof *st)) == NULL)
+			return UINT32_MAX;
+		x->states = st;
+		st = &x->states[x->nstates++];
+		memset(st, 0, sizeof *st);
+		st->id = id;
+		st->range = range;
+		*ix = x->nstates;
+	}
+	st = &x->states[*ix - 1];
+	if (s != NULL && (st->name == NULL || !range)) {
+		free(st->name);
+		if ((st->name = malloc(n + 1)) == NULL)
+			return UINT32_MAX;
+		memcpy(st->name, s, n);
+		st->name[n] = '\0';
+		st->len = n;
+	}
+	return (uint32_t)(*ix - 1);
+}
+
+static int
+span_add(struct pv_row *r, size_t depth, const struct pv_open *o,
+	 uint64_t t1, int open)
+{
+	struct pv_depth *d;
+	struct pv_span *s;
+	size_t cap;
+
+	while (depth >= r->nd) {	/* an inner span may close first */
+		cap = r->nd;
+		if ((d = pv_grow(r->d, &cap, r->nd, sizeof *d)) == NULL)
+			return -1;
+		r->d = d;
+		memset(&r->d[r->nd], 0, sizeof *d);
+		r->nd++;
+	}
+	d = &r->d[depth];
+	if ((s = pv_grow(d->s, &d->cap, d->n, sizeof *s)) == NULL)
+		return -1;
+	d->s = s;
+	d->s[d->n++] = (struct pv_span){ o->t0, t1 > o->t0 ? t1 : o->t0,
+	    o->name, (uint32_t)open };
+	return 0;
+}
+
+static int
+push(struct pv_idx *x, struct pv_row *r, const struct pv_mark *m,
+     uint64_t ts)
+{
+	struct pv_open *o;
+	uint32_t name;
+
+	if ((name = state_of(x, m->id, m->range, m->range ? m->s : NULL,
+	    m->len)) == UINT32_MAX ||
+	    (o = pv_grow(r->st, &r->cst, r->depth, sizeof *o)) == NULL)
+		return -1;
+	r->st = o;
+	r->st[r->depth++] = (struct pv_open){ ts, m->id, m->range, name };
+	return 0;
+}
+
+/* Ends the innermost open state matching m and those above it (as prove
+ * stats does); an end with none open is counted. */
+static int
+pop(struct pv_idx *x, struct pv_row *r, const struct pv_mark *m,
+    uint64_t ts)
+{
+	size_t i;
+
+	for (i = r->depth; i > 0 && (r->st[i - 1].id != m->id ||
+	    r->st[i - 1].range != m->range); i--)
+		continue;
+	if (i == 0) {
+		x->unmatched++;
+		return 0;
+	}
+	while (r->depth >= i) {
+		r->depth--;
+		if (span_add(r, r->depth, &r->st[r->depth], ts, 0) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+pt_add(struct pv_row *r, const struct grmtrace_ev *ev, enum pv_kind k)
+{
+	struct pv_pt *p;
+
+	if ((p = pv_grow(r->pt, &r->cpt, r->npt, sizeof *p)) == NULL)
+		return -1;
+	r->pt = p;
+	r->pt[r->npt++] = (struct pv_pt){ ev->ts, ev->eid, (uint32_t)k };
+	return 0;
+}
+
+static int
+when_add(struct pv_when **a, size_t *n, size_t *cap, struct pv_when w)
+{
+	struct pv_when *na;
+
+	if ((na = pv_grow(*a, cap, *n, sizeof *na)) == NULL)
+		return -1;
+	*a = na;
+	(*a)[(*n)++] = w;
+	return 0;
+}
+
+/* A collection phase of node begins or ends (the first begin to the last
+ * end, should the node have several Local Monitors). */
+static int
+coll(struct pv_idx *x, const struct grmtrace_ev *ev, enum pv_kind k)
+{
+	struct pv_when *w;
+
+	if ((w = pv_map_get(&x->coll, ev->node, 0, sizeof *w)) == NULL)
+		return -1;
+	if (k == PV_CBEGIN) {
+		if (w->v++ == 0)
+			w->t0 = ev->ts;
+		return 0;
+	}
+	if (w->v == 0 || --w->v > 0)
+		return 0;
+	return when_add(&x->phase, &x->nphase, &x->cphase,
+	    (struct pv_when){ .t0 = w->t0, .t1 = ev->ts, .node = ev->node });
+}
+
+static int
+record(struct pv_idx *x, const struct grmtrace_ev *ev)
+{
+	struct pv_mark m;
+	struct pv_row *r;
+	struct pv_evc *c;
+
+	if (x->records == 0 || ev->ts < x->first)
+		x->first = ev->ts;
+	if (x->records == 0 || ev->ts > x->last)
+		x->last = ev->ts;
+	x->records++;
+	/* The counts of the types most traces use, by eid, without a
+	 * lookup; the others in the map. */
+	if (ev->eid >= PV_EID_LO && ev->eid < PV_EID_HI)
+		c = x->evq[ev->eid - PV_EID_LO];
+	else
+		c = NULL;
+	if (c == NULL) {
+		if ((c = pv_map_get(&x->evc, (uint32_t)ev->eid, 0,
+		    sizeof *c)) == NULL)
+			return -1;
+		c->eid = ev->eid;
+		if (ev->eid >= PV_EID_LO && ev->eid < PV_EID_HI)
+			x->evq[ev->eid - PV_EID_LO] = c;
+	}
+	c->count++;
+	if (pv_mark(&x->names, &x->sym, ev, &m) != 0)
+		return -1;
+	if (m.kind == PV_CBEGIN || m.kind == PV_CEND)
+		return coll(x, ev, m.kind);
+	if (ev->pid == 0)	/* the host's Local Monitor */
+		return 0;
+	if ((r = row_get(x, ev->node, ev->pid, ev->tid)) == NULL)
+		return -1;
+	switch (m.kind) {
+	case PV_BEGIN:
+		return push(x, r, &m, ev->ts);
+	case PV_END:
+		return pop(x, r, &m, ev->ts);
+	case PV_BNAME:
+		if (state_of(x, m.id, 0, m.s, m.len) == UINT32_MAX)
+			return -1;
+		return pt_add(r, ev, m.kind);
+	default:
+		if (pv_msgs_ev(&x->msgs, ev, &m) != 0)
+			return -1;
+		return pt_add(r, ev, m.kind);
+	}
+}
+
+static int
+take(struct pv_idx *x, const struct grmtrace_ev *ev)
+{
+	switch (ev->kind) {
+	case GRMTRACE_RECORD:
+		return record(x, ev);
+	case GRMTRACE_PROC:
+		if (ev->ts > x->tend)	/* an end after the last record */
+			x->tend = ev->ts;
+		if (pv_sym_ev(&x->sym, ev) != 0 ||
+		    pv_msgs_ev(&x->msgs, ev, NULL) != 0)
+			return -1;
+		return when_add(&x->proc, &x->nproc, &x->cproc,
+		    (struct pv_when){ .t0 = ev->ts, .node = ev->node,
+		    .pid = ev->pid, .how = ev->how == GRMTRACE_PROC_START ?
+		    -1 : ev->how, .v = ev->status });
+	case GRMTRACE_LOSS:
+		if (ev->ts > x->tend)
+			x->tend = ev->ts;
+		return when_add(&x->loss, &x->nloss, &x->closs,
+		    (struct pv_when){ .t0 = ev->ts, .node = ev->node,
+		    .pid = ev->pid, .tid = ev->tid, .v = (int64_t)ev->count });
+	default:
+		return 0;
+	}
+}
+
+static int
+by_span(const void *a, const void *b)
+{
+	const struct pv_span *x = a, *y = b;
+
+	return x->t0 != y->t0 ? (x->t0 > y->t0) - (x->t0 < y->t0) :
+	    (x->t1 > y->t1) - (x->t1 < y->t1);
+}
+
+static int
+by_pt(const void *a, const void *b)
+{
+	const struct pv_pt *x = a, *y = b;
+
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int
+by_when(const void *a, const void *b)
+{
+	const struct pv_when *x = a, *y = b;
+
+	return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* Whether a[0..n) is in order already (records mostly are: a sort
+ * would cost more than the rest of the index). */
+static int
+sorted(const void *a, size_t n, size_t size, int (*cmp)(const void *,
+       const void *))
+{
+	const char *p = a;
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp(p + (i - 1) * size, p + i * size) > 0)
+			return 0;
+	return 1;
+}
+
+/* qsort, unless a is in order already (an empty array may be NULL). */
+static void
+sort(void *a, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (!sorted(a, n, size, cmp))
+		qsort(a, n, size, cmp);
+}
+
+/* Rows by node, then process (its rank if it has one, ranked first),
+ * then pid, then thread. */
+static const struct pv_msgs *sort_msgs;
+
+static int
+by_row(const void *a, const void *b)
+{
+	const struct pv_row *x = a, *y = b;
+	const struct pv_proc *px, *py;
+	int rx, ry;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	px = pv_proc(sort_msgs, x->node, x->pid);
+	py = pv_proc(sort_msgs, y->node, y->pid);
+	rx = px != NULL && px->has_rank;
+	ry = py != NULL && py->has_rank;
+	if (rx != ry)
+		return ry - rx;
+	if (rx && px->rank != py->rank)
+		return pv_cmp(px->rank, py->rank);
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* The mipmap of d: level after level, for each bucket the longest span
+ * starting in it, from the level before (buckets nest).  A level is kept
+ * only if it has at most half the entries of the last kept. */
+static int
+mipmap(struct pv_depth *d, size_t *bytes)
+{
+	uint32_t *cur = NULL, *nx;
+	size_t n = d->n, kept = d->n, i, m;
+	unsigned shift;
+	uint64_t b, lb;
+	uint64_t len, best;
+
+	if (d->n < 64)
+		return 0;
+	if ((cur = malloc(n * sizeof *cur)) == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		cur[i] = (uint32_t)i;
+	for (shift = PV_SHIFT0; shift < 64 && n > 1 && d->nlv < PV_NLVL;
+	    shift += 2) {
+		m = 0;
+		for (i = 0; i < n; i++) {
+			b = d->s[cur[i]].t0 >> shift;
+			len = d->s[cur[i]].t1 - d->s[cur[i]].t0;
+			if (m > 0) {
+				lb = d->s[cur[m - 1]].t0 >> shift;
+				best = d->s[cur[m - 1]].t1 -
+				    d->s[cur[m - 1]].t0;
+				if (lb == b) {
+					if (len > best)
+						cur[m - 1] = cur[i];
+					continue;
+				}
+			}
+			cur[m++] = cur[i];
+		}
+		n = m;
+		if (n * 2 > kept)
+			continue;
+		if ((nx = malloc(n * sizeof *nx)) == NULL) {
+			free(cur);
+			return -1;
+		}
+		memcpy(nx, cur, n * sizeof *nx);
+		d->lv[d->nlv++] = (struct pv_lvl){ nx, n, shift };
+		*bytes += n * sizeof *nx;
+		kept = n;
+	}
+	free(cur);
+	return 0;
+}
+
+static int
+finish_rows(struct pv_idx *x)
+{
+	struct pv_row *r;
+	size_t i, j, *ix;
+
+	for (i = 0; i < x->nrow; i++) {
+		r = &x->row[i];
+		while (r->depth > 0) {
+			r->depth--;
+			if (span_add(r, r->depth, &r->st[r->depth], x->last,
+			    1) != 0)
+				return -1;
+		}
+		free(r->st);
+		r->st = NULL;
+		r->cst = 0;
+		sort(r->pt, r->npt, sizeof *r->pt, by_pt);
+		x->bytes += sizeof *r + r->cpt * sizeof *r->pt +
+		    r->nd * sizeof *r->d;
+		for (j = 0; j < r->nd; j++) {
+			sort(r->d[j].s, r->d[j].n, sizeof *r->d[j].s, by_span);
+			x->bytes += r->d[j].cap * sizeof *r->d[j].s;
+			if (mipmap(&r->d[j], &x->bytes) != 0)
+				return -1;
+		}
+	}
+	for (i = 0; i < x->nrow; i++)
+		if (pv_map_get(&x->procs, (uint64_t)x->row[i].node << 32 |
+		    x->row[i].pid, 0, 1) == NULL)
+			return -1;
+	sort_msgs = &x->msgs;
+	sort(x->row, x->nrow, sizeof *x->row, by_row);
+	for (i = 0; i < x->nrow; i++) {
+		r = &x->row[i];
+		if ((ix = pv_map_find(&x->rows, (uint64_t)r->node << 32 |
+		    r->pid, r->tid)) == NULL)
+			return -1;
+		*ix = i + 1;
+	}
+	return 0;
+}
+
+/* The row of (node, pid, tid), or UINT32_MAX. */
+static uint32_t
+row_ix(const struct pv_idx *x, uint32_t node, uint32_t pid, uint32_t tid)
+{
+	const size_t *ix = pv_map_find(&x->rows, (uint64_t)node << 32 | pid,
+	    tid);
+
+	return ix == NULL ? UINT32_MAX : (uint32_t)(*ix - 1);
+}
+
+static const struct pv_arrow *recv_sort;
+
+static int
+by_recv(const void *a, const void *b)
+{
+	uint64_t x = recv_sort[*(const uint32_t *)a].tr;
+	uint64_t y = recv_sort[*(const uint32_t *)b].tr;
+
+	return (x > y) - (x < y);
+}
+
+static int
+by_send(const void *a, const void *b)
+{
+	const struct pv_arrow *x = a, *y = b;
+
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+static int
+finish_arrows(struct pv_idx *x)
+{
+	const struct pv_msg *s, *r;
+	struct pv_arrow *a;
+	size_t i;
+
+	if (pv_msgs_match(&x->msgs) != 0)
+		return -1;
+	if ((x->arrow = calloc(x->msgs.matched + 1, sizeof *a)) == NULL ||
+	    (x->arecv = calloc(x->msgs.matched + 1, sizeof *x->arecv)) == NULL)
+		return -1;
+	for (i = 0; i < x->msgs.nsnd; i++) {
+		s = &x->msgs.snd[i];
+		if (s->match == 0)
+			continue;
+		r = &x->msgs.rcv[s->match - 1];
+		a = &x->arrow[x->narrow];
+		*a = (struct pv_arrow){ s->ts, r->ts,
+		    row_ix(x, s->node, s->pid, s->tid),
+		    row_ix(x, r->node, r->pid, r->tid), s->bytes };
+		if (a->rs == UINT32_MAX || a->rr == UINT32_MAX)
+			continue;
+		if (a->tr > a->ts && a->tr - a->ts > x->maxlat)
+			x->maxlat = a->tr - a->ts;
+		if (a->ts > a->tr && a->ts - a->tr > x->maxlat)
+			x->maxlat = a->ts - a->tr;
+		x->narrow++;
+	}
+	sort(x->arrow, x->narrow, sizeof *x->arrow, by_send);
+	for (i = 0; i < x->narrow; i++)
+		x->arecv[i] = (uint32_t)i;
+	recv_sort = x->arrow;
+	sort(x->arecv, x->narrow, sizeof *x->arecv, by_recv);
+	x->bytes += x->narrow * (sizeof *x->arrow + sizeof *x->arecv) +
+	    (x->msgs.csnd + x->msgs.crcv) * sizeof(struct pv_msg);
+	return 0;
+}
+
+/* Keeps what the reader knows that the answers name: event types, hosts. */
+static int
+names(struct pv_idx *x, struct grmtrace *t)
+{
+	const struct grmtrace_host *h;
+	const struct grmtrace_def *def;
+	struct pv_evc *c;
+	const char *s;
+	uint32_t it = 0;
+	size_t i;
+
+	while ((c = pv_map_next(&x->evc, &it)) != NULL) {
+		if ((def = grmtrace_def(t, c->eid)) == NULL)
+			def = grmtrace_predef(c->eid);
+		s = def == NULL ? "" : def->description[0] != '\0' ?
+		    def->description : def->format;
+		if ((c->name = strdup(s)) == NULL)
+			return -1;
+	}
+	x->nhost = grmtrace_nhosts(t);
+	if ((x->host = calloc(x->nhost + 1, sizeof *x->host)) == NULL)
+		return -1;
+	for (i = 0; i < x->nhost; i++) {
+		h = grmtrace_host_at(t, i);
+		x->host[i].node = h->node;
+		if ((x->host[i].name = strdup(h->hostname)) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+static void
+evc_free(void *v)
+{
+	free(((struct pv_evc *)v)->name);
+}
+
+int
+pv_idx_build(struct pv_idx *x, const char *path)
+{
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	struct timespec a, b;
+	int rc;
+
+	memset(x, 0, sizeof *x);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if ((x->path = strdup(path)) == NULL) {
+		fprintf(stderr, "prove: out of memory\n");
+		return -1;
+	}
+	if ((t = pv_open(path)) == NULL) {
+		pv_idx_free(x);
+		return -1;
+	}
+	grmtrace_select(t, GRMTRACE_WANT(GRMTRACE_PROC) |
+	    GRMTRACE_WANT(GRMTRACE_LOSS));
+	while ((rc = grmtrace_next(t, &ev)) == 1)
+		if (take(x, ev) != 0) {
+			rc = -2;
+			break;
+		}
+	if (rc == 0 && (finish_rows(x) != 0 || finish_arrows(x) != 0))
+		rc = -2;
+	if (rc == -1) {
+		pv_fail(path, t);
+		pv_idx_free(x);
+		return -1;
+	}
+	if (rc == 0 && names(x, t) != 0)
+		rc = -2;
+	if (x->tend < x->last || x->records == 0)
+		x->tend = x->last;
+	x->losses = grmtrace_losses(t);
+	x->ended = grmtrace_ended(t, &x->end_records);
+	pv_close(path, t);
+	if (rc != 0) {
+		fprintf(stderr, "prove: %s: out of memory\n", path);
+		pv_idx_free(x);
+		return -1;
+	}
+	sort(x->phase, x->nphase, sizeof *x->phase, by_when);
+	sort(x->loss, x->nloss, sizeof *x->loss, by_when);
+	sort(x->proc, x->nproc, sizeof *x->proc, by_when);
+	x->bytes += (x->cphase + x->closs + x->cproc) *
+	    sizeof(struct pv_when) + x->cstates * sizeof *x->states;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	x->build_s = (double)(b.tv_sec - a.tv_sec) +
+	    (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	return 0;
+}
+
+void
+pv_idx_free(struct pv_idx *x)
+{
+	struct pv_row *r;
+	size_t i, j, k;
+
+	for (i = 0; i < x->nrow; i++) {
+		r = &x->row[i];
+		for (j = 0; j < r->nd; j++) {
+			for (k = 0; k < r->d[j].nlv; k++)
+				free(r->d[j].lv[k].ix);
+			free(r->d[j].s);
+		}
+		free(r->d);
+		free(r->pt);
+		free(r->st);
+	}
+	for (i = 0; i < x->nstates; i++)
+		free(x->states[i].name);
+	free(x->row);
+	free(x->states);
+	free(x->arrow);
+	free(x->arecv);
+	free(x->phase);
+	free(x->loss);
+	free(x->proc);
+	free(x->path);
+	free(x->stats);
+	pv_map_free(&x->rows, NULL);
+	pv_map_free(&x->stix, NULL);
+	pv_map_free(&x->evc, evc_free);
+	for (i = 0; i < x->nhost; i++)
+		free(x->host[i].name);
+	free(x->host);
+	pv_map_free(&x->procs, NULL);
+	pv_map_free(&x->coll, NULL);
+	pv_strs_free(&x->names);
+	pv_sym_free(&x->sym);
+	pv_msgs_free(&x->msgs);
+	memset(x, 0, sizeof *x);
+}

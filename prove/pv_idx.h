@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/* pv_idx.h: prove serve's index of a trace: rows, states with their
+ * mipmaps, marks, messages, phases, losses and process ends, built once
+ * through the public reader, and the level-of-detail queries on it. */
+#ifndef GRM_PV_IDX_H
+#define GRM_PV_IDX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pv.h"
+
+struct evbuffer;
+
+/* A state: a block or range open on a thread from t0 to t1 (the end of
+ * the trace if never closed).  24 bytes. */
+struct pv_span {
+	uint64_t	t0;
+	uint64_t	t1;
+	uint32_t	name;	/* state id: index in pv_idx.states */
+	uint32_t	open;	/* 1: not closed before the end */
+};
+
+/* A mipmap level of one depth: for each bucket of 2^shift ns that holds
+ * a span's start, the index of its longest span (sorted by start). */
+struct pv_lvl {
+	uint32_t	*ix;
+	size_t		n;
+	unsigned	shift;
+};
+
+#define PV_NLVL	32
+
+/* The spans of one nesting depth of a row: none overlap (a depth holds
+ * one open span at a time), so sorted by start they are sorted by end. */
+struct pv_depth {
+	struct pv_span	*s;
+	size_t		n;
+	size_t		cap;
+	struct pv_lvl	lv[PV_NLVL];	/* finest first */
+	unsigned	nlv;
+};
+
+/* A mark: one record that is no block or range boundary.  16 bytes. */
+struct pv_pt {
+	uint64_t	ts;
+	int32_t		eid;
+	uint32_t	kind;	/* enum pv_kind */
+};
+
+struct pv_open {
+	uint64_t	t0;
+	int64_t		id;
+	int		range;
+	uint32_t	name;
+};
+
+/* A row: one thread (node, pid, tid) with records. */
+struct pv_row {
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+	struct pv_depth	*d;	/* by depth, 0 the outermost */
+	size_t		nd;
+	struct pv_pt	*pt;	/* by ts */
+	size_t		npt;
+	size_t		cpt;
+	struct pv_open	*st;	/* while building: the open spans */
+	size_t		depth;
+	size_t		cst;
+};
+
+/* A message matched: an arrow from its send to its receive.  32 bytes. */
+struct pv_arrow {
+	uint64_t	ts;	/* send */
+	uint64_t	tr;	/* receive */
+	uint32_t	rs;	/* rows */
+	uint32_t	rr;
+	int64_t		bytes;
+};
+
+/* An event in time of a row, a node or a process: a collection phase
+ * (t0..t1 of a node), a loss (count events lost at t0), a process's
+ * start or end (how, status). */
+struct pv_when {
+	uint64_t	t0;
+	uint64_t	t1;
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+	int32_t		how;	/* PROC: enum grmtrace_how; -1 start */
+	int64_t		v;	/* LOSS: count; PROC end: status */
+};
+
+/* A state's name, as shown: "block 3", a block's name, a range's. */
+struct pv_state {
+	int64_t		id;
+	int		range;
+	char		*name;
+	size_t		len;
+};
+
+/* Records of an event type, and its name (description or format). */
+struct pv_evc {
+	int32_t		eid;
+	uint64_t	count;
+	char		*name;
+};
+
+struct pv_host {
+	uint32_t	node;
+	char		*name;
+};
+
+struct pv_idx {
+	char		*path;
+	struct pv_row	*row;	/* sorted by host, process, thread */
+	size_t		nrow;
+	struct pv_map	rows;	/* (node << 32 | pid, tid) -> row index+1 */
+	struct pv_state	*states;
+	size_t		nstates;
+	size_t		cstates;
+	struct pv_map	stix;	/* (id, range) -> state index + 1 */
+	struct pv_strs	names;	/* of ranges */
+	struct pv_sym	sym;
+	struct pv_msgs	msgs;
+	struct pv_arrow	*arrow;	/* by send time */
+	size_t		narrow;
+	uint32_t	*arecv;	/* arrow indexes by receive time */
+	uint64_t	maxlat;	/* the longest arrow, ns */
+	struct pv_when	*phase;	/* by t0 */
+	size_t		nphase;
+	size_t		cphase;
+	struct pv_when	*loss;	/* by t0 */
+	size_t		nloss;
+	size_t		closs;
+	struct pv_when	*proc;	/* starts and ends, by t0 */
+	size_t		nproc;
+	size_t		cproc;
+	struct pv_map	evc;	/* (eid, 0) -> struct pv_evc */
+#define PV_EID_LO	(-64)
+#define PV_EID_HI	1024
+	struct pv_evc	*evq[PV_EID_HI - PV_EID_LO];	/* in evc, by eid */
+	size_t		lastrow;	/* while building: index + 1 */
+	struct pv_host	*host;	/* the reader's, at the end */
+	size_t		nhost;
+	struct pv_map	procs;	/* (node << 32 | pid, 0): processes with
+				   records (not the LMs, pid 0) */
+	struct pv_map	coll;	/* (node, 0) -> struct pv_when open phase */
+	uint64_t	records;
+	uint64_t	first;	/* of the records (prove stats' span) */
+	uint64_t	last;
+	uint64_t	tend;	/* the last time of anything: records,
+				   process ends, losses (the view's end) */
+	uint64_t	losses;
+	int		ended;
+	uint64_t	end_records;
+	uint64_t	unmatched;	/* ends with no begin */
+	size_t		bytes;		/* memory held, about */
+	double		build_s;	/* seconds the build took */
+	char		*stats;		/* prove stats' text, or NULL */
+	size_t		stats_len;
+};
+
+/* Builds the index of path (read once through the public reader; its
+ * hosts and processes kept from the reader).  Returns 0, or -1 after
+ * saying on stderr why (unreadable, malformed, out of memory); x is then
+ * freed.  Appending later: pv_idx_ev takes one more event, pv_idx_finish
+ * makes the mipmaps of what was added. */
+int pv_idx_build(struct pv_idx *x, const char *path);
+void pv_idx_free(struct pv_idx *x);
+
+/* The JSON answers of the API, appended to out.  Each returns 0, or -1
+ * with a message for the client in err (a request that cannot be
+ * answered); out of memory is -1 too. */
+struct pv_q {
+	uint64_t	from;	/* ns, absolute */
+	uint64_t	to;
+	unsigned	width;	/* pixels */
+	size_t		r0;	/* rows r0 .. r1 - 1 */
+	size_t		r1;
+};
+int pv_idx_meta(const struct pv_idx *x, struct evbuffer *out);
+int pv_idx_view(const struct pv_idx *x, const struct pv_q *q,
+		struct evbuffer *out);
+int pv_idx_record(const struct pv_idx *x, size_t row, uint64_t ts,
+		  int32_t eid, int has_eid, struct evbuffer *out,
+		  char *err, size_t errlen);
+int pv_idx_stats(const struct pv_idx *x, struct evbuffer *out);
+
+/* The page's files, built into the program (pv_web.c, made from
+ * prove/web/ at build time); the last has path NULL. */
+struct pv_web {
+	const char		*path;	/* "/", "/app.js", ... */
+	const char		*type;	/* Content-Type */
+	const unsigned char	*data;
+	size_t			len;
+};
+extern const struct pv_web pv_web[];
+
+/* The first i in [lo, hi) whose time at(arg, i) is at or after t (hi if
+ * none), the times being in order: the one search of every sorted array
+ * of the index (pv_view.c, pv_detail.c). */
+size_t pv_lb(const void *arg, size_t lo, size_t hi, uint64_t t,
+	     uint64_t (*at)(const void *, size_t));
+
+/* JSON: s[0..n) as a quoted string with escapes. */
+void pv_json_str(struct evbuffer *out, const char *s, size_t n);
+
+#endif /* GRM_PV_IDX_H */

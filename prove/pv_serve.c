@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/* pv_serve.c: prove serve, a local web application on the traces given:
+ * the page built into the program, and a JSON API on each trace's index
+ * (libevent's evhttp, one thread). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "pv_idx.h"
+
+/* Limits of what a client may ask. */
+#define SRV_WIDTH_MAX	16384		/* pixels of a view */
+#define SRV_ROWS_MAX	4096		/* rows of a view */
+#define SRV_HEADERS_MAX	8192		/* bytes of request line + headers */
+#define SRV_TIMEOUT_S	20		/* an idle or slow connection */
+
+struct srv {
+	struct pv_idx	*idx;
+	size_t		n;
+};
+
+static void
+reply(struct evhttp_request *req, int code, const char *reason,
+      const char *type, struct evbuffer *body)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+
+	evhttp_add_header(h, "Content-Type", type);
+	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
+	evhttp_add_header(h, "Content-Security-Policy", "default-src 'self'; "
+	    "img-src 'self' data:; frame-ancestors 'none'");
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	evhttp_send_reply(req, code, reason, body);
+}
+
+/* An error the client caused, said as JSON. */
+static void
+fail(struct evhttp_request *req, int code, const char *reason,
+     const char *msg)
+{
+	struct evbuffer *b = evbuffer_new();
+
+	if (b == NULL) {
+		evhttp_send_error(req, 500, "Out of memory");
+		return;
+	}
+	evbuffer_add_printf(b, "{\"error\":");
+	pv_json_str(b, msg, strlen(msg));
+	evbuffer_add_printf(b, "}\n");
+	reply(req, code, reason, "application/json", b);
+	evbuffer_free(b);
+}
+
+/* A decimal number of at most 19 digits, nothing else. */
+static int
+num(const char *s, uint64_t *v)
+{
+	size_t i;
+
+	*v = 0;
+	if (s == NULL || s[0] == '\0' || strlen(s) > 19)
+		return -1;
+	for (i = 0; s[i] != '\0'; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		*v = *v * 10 + (uint64_t)(s[i] - '0');
+	}
+	return 0;
+}
+
+/* Parameter name of q as a number: 0, 1 if absent (*v = dflt), -1 if not
+ * a number (said in err). */
+static int
+param(const struct evkeyvalq *q, const char *name, uint64_t dflt,
+      uint64_t *v, char *err, size_t errlen)
+{
+	const char *s = evhttp_find_header(q, name);
+
+	*v = dflt;
+	if (s == NULL)
+		return 1;
+	if (num(s, v) != 0) {
+		snprintf(err, errlen, "%s: not a number of at most 19 digits",
+		    name);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+view_query(const struct pv_idx *x, const struct evkeyvalq *q,
+	   struct pv_q *v, char *err, size_t errlen)
+{
+	uint64_t from, to, w, r0 = 0, r1 = x->nrow;
+	const char *rows = evhttp_find_header(q, "rows"), *dash;
+	char a[24];
+
+	if (param(q, "from", x->first, &from, err, errlen) < 0 ||
+	    param(q, "to", x->tend + 1, &to, err, errlen) < 0 ||
+	    param(q, "width", 1000, &w, err, errlen) < 0)
+		return -1;
+	if (from >= to) {
+		snprintf(err, errlen, "from must be less than to");
+		return -1;
+	}
+	if (w < 1 || w > SRV_WIDTH_MAX) {
+		snprintf(err, errlen, "width must be 1 to %d pixels",
+		    SRV_WIDTH_MAX);
+		return -1;
+	}
+	if (rows != NULL) {
+		if ((dash = strchr(rows, '-')) == NULL ||
+		    (size_t)(dash - rows) >= sizeof a) {
+			snprintf(err, errlen, "rows: FIRST-END, not %.40s",
+			    rows);
+			return -1;
+		}
+		memcpy(a, rows, (size_t)(dash - rows));
+		a[dash - rows] = '\0';
+		if (num(a, &r0) != 0 || num(dash + 1, &r1) != 0 || r0 > r1 ||
+		    r1 > x->nrow) {
+			snprintf(err, errlen, "rows: FIRST-END with FIRST <= "
+			    "END <= %zu", x->nrow);
+			return -1;
+		}
+	}
+	if (r1 - r0 > SRV_ROWS_MAX) {
+		snprintf(err, errlen, "at most %d rows at a time",
+		    SRV_ROWS_MAX);
+		return -1;
+	}
+	*v = (struct pv_q){ from, to, (unsigned)w, (size_t)r0, (size_t)r1 };
+	return 0;
+}
+
+/* The API: /api/NAME?f=FILE&...; every answer JSON, an error too. */
+static void
+api(struct srv *s, struct evhttp_request *req, const char *name,
+    const struct evkeyvalq *q)
+{
+	struct evbuffer *b = NULL;
+	const struct pv_idx *x;
+	uint64_t f, row, ts, eid = 0;
+	const char *e = evhttp_find_header(q, "eid");
+	struct pv_q v;
+	char err[256];
+	const char *msg = err;
+	int rc, code = 400, has_eid, neg = e != NULL && e[0] == '-';
+
+	if (param(q, "f", 0, &f, err, sizeof err) < 0)
+		goto fail;
+	if (f >= s->n) {
+		code = 404;
+		msg = "no such file";
+		goto fail;
+	}
+	x = &s->idx[f];
+	if ((b = evbuffer_new()) == NULL)
+		goto nomem;
+	if (strcmp(name, "files") == 0) {
+		evbuffer_add(b, "[", 1);
+		for (f = 0; f < s->n; f++) {
+			if (f > 0)
+				evbuffer_add(b, ",", 1);
+			pv_json_str(b, s->idx[f].path, strlen(s->idx[f].path));
+		}
+		evbuffer_add(b, "]\n", 2);
+		rc = 0;
+	} else if (strcmp(name, "meta") == 0)
+		rc = pv_idx_meta(x, b);
+	else if (strcmp(name, "stats") == 0)
+		rc = pv_idx_stats(x, b);
+	else if (strcmp(name, "view") == 0) {
+		if (view_query(x, q, &v, err, sizeof err) != 0)
+			goto fail;
+		rc = pv_idx_view(x, &v, b);
+	} else if (strcmp(name, "record") == 0) {
+		/* eid may be negative: its sign apart, num reads digits. */
+		if (param(q, "row", UINT64_MAX, &row, err, sizeof err) != 0 ||
+		    param(q, "ts", 0, &ts, err, sizeof err) != 0 ||
+		    (has_eid = e == NULL ? 1 : num(e + neg, &eid)) < 0 ||
+		    row >= x->nrow || eid > (uint64_t)INT32_MAX + neg) {
+			msg = "record: row (0 to rows - 1) and ts needed, eid "
+			    "optional";
+			goto fail;
+		}
+		if (pv_idx_record(x, (size_t)row, ts,
+		    neg ? (int32_t)-(int64_t)eid : (int32_t)eid,
+		    has_eid == 0, b, err, sizeof err) != 0) {
+			code = 404;
+			goto fail;
+		}
+		rc = 0;
+	} else {
+		code = 404;
+		msg = "no such API call";
+		goto fail;
+	}
+	if (rc != 0)
+		goto nomem;
+	reply(req, 200, "OK", "application/json", b);
+	evbuffer_free(b);
+	return;
+fail:
+	fail(req, code, code == 404 ? "Not Found" : "Bad Request", msg);
+	if (b != NULL)
+		evbuffer_free(b);
+	return;
+nomem:
+	evhttp_send_error(req, 500, "Out of memory");
+	if (b != NULL)
+		evbuffer_free(b);
+}
+
+static void
+handle(struct evhttp_request *req, void *arg)
+{
+	const struct evhttp_uri *u = evhttp_request_get_evhttp_uri(req);
+	struct evkeyvalq q = { 0 };
+	const struct pv_web *w;
+	struct evbuffer *b;
+	const char *path, *query;
+
+	TAILQ_INIT(&q);
+	if (u == NULL || (path = evhttp_uri_get_path(u)) == NULL) {
+		fail(req, 400, "Bad Request", "no path");
+		return;
+	}
+	query = evhttp_uri_get_query(u);
+	if (query != NULL && evhttp_parse_query_str(query, &q) != 0) {
+		fail(req, 400, "Bad Request", "malformed query");
+		return;
+	}
+	if (strncmp(path, "/api/", 5) == 0) {
+		api(arg, req, path + 5, &q);
+		evhttp_clear_headers(&q);
+		return;
+	}
+	evhttp_clear_headers(&q);
+	/* Only the files built in, by exact name: nothing else is read. */
+	for (w = pv_web; w->path != NULL; w++)
+		if (strcmp(path, w->path) == 0)
+			break;
+	if (w->path == NULL) {
+		fail(req, 404, "Not Found", "no such page");
+		return;
+	}
+	if ((b = evbuffer_new()) == NULL) {
+		evhttp_send_error(req, 500, "Out of memory");
+		return;
+	}
+	evbuffer_add_reference(b, w->data, w->len, NULL, NULL);
+	reply(req, 200, "OK", w->type, b);
+	evbuffer_free(b);
+}
+
+static void
+on_signal(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	event_base_loopbreak(arg);
+}
+
+/* Starts prove stats on path in a child process, its output on a pipe
+ * (*fd), run while the index is built.  Returns the child's pid, or -1
+ * (the page then has no text of prove stats). */
+static pid_t
+stats_start(const char *path, int *fd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p) != 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		if (dup2(p[1], 1) < 0)
+			_exit(1);
+		_exit(pv_stats(path));
+	}
+	close(p[1]);
+	if (pid < 0) {
+		close(p[0]);
+		return -1;
+	}
+	*fd = p[0];
+	return pid;
+}
+
+/* Reads the child's output into x->stats (left NULL if the child
+ * failed or memory ran out), closes fd and reaps the child. */
+static void
+stats_end(struct pv_idx *x, pid_t pid, int fd)
+{
+	char *s = NULL, *ns;
+	size_t n = 0, cap = 0;
+	ssize_t k;
+	int st;
+
+	for (;;) {
+		if (n + 4096 > cap) {
+			if ((ns = realloc(s, cap + 65536)) == NULL)
+				break;
+			s = ns;
+			cap += 65536;
+		}
+		if ((k = read(fd, s + n, cap - n - 1)) < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0) {
+		free(s);
+		return;
+	}
+	if (s != NULL)
+		s[n] = '\0';
+	x->stats = s;
+	x->stats_len = n;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: prove serve FILE... [-p PORT] [-b ADDR]\n");
+}
+
+/* Serves until SIGINT or SIGTERM. */
+static int
+run(struct srv *s, const char *addr, uint16_t port)
+{
+	struct evhttp_bound_socket *bs;
+	struct sockaddr_storage ss;
+	struct event *sig[2] = { NULL, NULL };
+	struct event_base *base;
+	struct evhttp *http = NULL;
+	socklen_t sl = sizeof ss;
+	char host[INET6_ADDRSTRLEN];
+	int rc = 1, i;
+
+	if ((base = event_base_new()) == NULL ||
+	    (http = evhttp_new(base)) == NULL) {
+		fprintf(stderr, "prove serve: out of memory\n");
+		goto out;
+	}
+	evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
+	evhttp_set_max_headers_size(http, SRV_HEADERS_MAX);
+	evhttp_set_max_body_size(http, 0);
+	evhttp_set_timeout(http, SRV_TIMEOUT_S);
+	evhttp_set_gencb(http, handle, s);
+	if ((bs = evhttp_bind_socket_with_handle(http, addr, port)) == NULL) {
+		fprintf(stderr, "prove serve: cannot listen on %s port %u: %s\n",
+		    addr, port, strerror(errno));
+		goto out;
+	}
+	if (getsockname(evhttp_bound_socket_get_fd(bs), (struct sockaddr *)&ss,
+	    &sl) != 0) {
+		fprintf(stderr, "prove serve: getsockname: %s\n",
+		    strerror(errno));
+		goto out;
+	}
+	if (ss.ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr,
+		    host, sizeof host);
+		port = ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+		printf("http://[%s]:%u/\n", host, port);
+	} else {
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr,
+		    host, sizeof host);
+		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
+		printf("http://%s:%u/\n", host, port);
+	}
+	if (pv_flush() != 0)
+		goto out;
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 0; i < 2; i++)
+		if ((sig[i] = evsignal_new(base, i ? SIGTERM : SIGINT,
+		    on_signal, base)) == NULL || event_add(sig[i], NULL) != 0) {
+			fprintf(stderr, "prove serve: cannot catch signals\n");
+			goto out;
+		}
+	if (event_base_dispatch(base) == 0 || event_base_got_break(base))
+		rc = 0;
+out:
+	for (i = 0; i < 2; i++)
+		if (sig[i] != NULL)
+			event_free(sig[i]);
+	if (http != NULL)
+		evhttp_free(http);
+	if (base != NULL)
+		event_base_free(base);
+	return rc;
+}
+
+int
+pv_serve(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "port", required_argument, NULL, 'p' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *addr = "127.0.0.1";
+	struct srv s = { NULL, 0 };
+	uint64_t port = 0;
+	int c, r, fd = -1, rc = 1;
+	size_t i;
+	pid_t pid;
+
+	while ((r = pv_getopt(argc, argv, "serve", ":p:b:h", longopts,
+	    &c)) > 0) {
+		switch (c) {
+		case 'p':
+			if (num(optarg, &port) != 0 || port > 65535) {
+				fprintf(stderr, "prove serve: -p: a port "
+				    "number, 0 to 65535\n");
+				return 2;
+			}
+			break;
+		case 'b':
+			addr = optarg;
+			break;
+		default:
+			usage();
+			return 0;
+		}
+	}
+	if (r < 0 || optind >= argc) {
+		usage();
+		return 2;
+	}
+	for (i = (size_t)optind; i < (size_t)argc; i++)
+		if (strcmp(argv[i], "-") == 0) {
+			fprintf(stderr, "prove serve: cannot serve standard "
+			    "input: records are read again from the file\n");
+			return 2;
+		}
+	if ((s.idx = calloc((size_t)(argc - optind), sizeof *s.idx)) == NULL) {
+		fprintf(stderr, "prove serve: out of memory\n");
+		return 1;
+	}
+	for (i = 0; optind + (int)i < argc; i++) {
+		pid = stats_start(argv[optind + i], &fd);
+		if (pv_idx_build(&s.idx[i], argv[optind + i]) != 0) {
+			if (pid > 0) {
+				close(fd);
+				waitpid(pid, NULL, 0);
+			}
+			goto out;
+		}
+		s.n++;
+		if (pid > 0)
+			stats_end(&s.idx[i], pid, fd);
+		fprintf(stderr, "prove serve: %s: %" PRIu64 " records, %zu "
+		    "rows, index %zu bytes, built in %.3f s\n",
+		    s.idx[i].path, s.idx[i].records, s.idx[i].nrow,
+		    s.idx[i].bytes, s.idx[i].build_s);
+	}
+	rc = run(&s, addr, (uint16_t)port);
+out:
+	for (i = 0; i < s.n; i++)
+		pv_idx_free(&s.idx[i]);
+	free(s.idx);
+	return rc;
+}
