@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # test/demo.sh: the demo: mainmon started, the ring example traced (several
 # processes, two threads each), a snapshot taken mid-run, then stop, and
-# PROVE's statistics and space-time diagram (SVG); then an unmodified
-# pipeline traced by grm-run -o.  Keeps its outputs in DEMO_OUT if set.
+# PROVE's statistics and space-time diagram (SVG), the trace exported for
+# Perfetto and ViTE, and prove serve's view (a picture by headless
+# Chromium); then an unmodified pipeline traced by grm-run -o.  Keeps its outputs in DEMO_OUT if set.
 . "$(dirname "$0")/lib.sh"
 
 out=${DEMO_OUT:-$T_DIR}
@@ -34,6 +35,35 @@ grep -q '<svg' "$out/ring.svg" || t_fail "no SVG written"
 echo
 echo "space-time diagram: $out/ring.svg"
 t_check_clean
+
+# The trace in the formats other tools open.
+"$B/prove/prove" export -q --force --to json "$trace" -o "$out/ring.json" ||
+	t_fail "prove export --to json failed"
+"$B/prove/prove" export -q --force --to paje "$trace" -o "$out/ring.paje" ||
+	t_fail "prove export --to paje failed"
+echo "for Perfetto or chrome://tracing: $out/ring.json; for ViTE: $out/ring.paje"
+
+# prove serve: the zoomable view in a browser.  Here headless Chromium,
+# where installed, takes a picture of it; then the server is stopped.
+"$B/prove/prove" serve "$trace" > "$T_DIR/serve.out" 2> "$T_DIR/serve.err" &
+sv=$!
+T_PIDS="$T_PIDS $sv"
+t_wait test -s "$T_DIR/serve.out" || t_fail "prove serve printed no address"
+url=$(head -n 1 "$T_DIR/serve.out")
+echo "prove serve $trace: open $url"
+if command -v chromium > /dev/null 2>&1; then
+	sandbox=""
+	[ "$(id -u)" -ne 0 ] || sandbox=--no-sandbox	# root: no sandbox
+	timeout 120 chromium --headless $sandbox --disable-gpu \
+	    --hide-scrollbars --user-data-dir="$T_DIR/chromium" \
+	    --window-size=1400,500 --virtual-time-budget=8000 \
+	    --screenshot="$out/ring-view.png" "$url" > /dev/null 2>&1 ||
+		t_fail "chromium could not show the page"
+	[ -s "$out/ring-view.png" ] || t_fail "no picture of the page"
+	echo "what the browser shows: $out/ring-view.png"
+fi
+kill "$sv"
+wait "$sv" || t_fail "prove serve did not end well: $(cat "$T_DIR/serve.err")"
 
 # An unmodified program, traced with grm-run (no shared preload library in
 # a --disable-shared build: then this part is left out).
