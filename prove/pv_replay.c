@@ -144,6 +144,7 @@ struct rp {
 };
 
 static void rp_finish(struct rp *rp);
+static int connect_node(struct rp *rp, struct rp_node *n);
 
 static void
 usage(FILE *f)
@@ -714,6 +715,11 @@ handshake(struct rp_node *n, uint16_t type, struct wire_rd *msg)
 		return;
 	case AUTH_OK:
 		n->state = RP_SYNC;
+		/* One after the other: a new mainmon numbers the hosts
+		 * (nodes) in the trace's order. */
+		if (n + 1 < n->rp->nodes + n->rp->nnodes &&
+		    connect_node(n->rp, n + 1) != 0)
+			fail(n->rp, "%s: cannot connect%s", n[1].host, "");
 		return;
 	case AUTH_REFUSED:
 	case AUTH_DENIED:
@@ -747,7 +753,8 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	(void)p;
 	wire_wr_init(&w, buf, sizeof buf);
 	if (msg == NULL) {
-		if (n->state == RP_BYE) {
+		/* After BYE, or a final collection: mainmon is done. */
+		if (n->state == RP_BYE || (rp->stopped && n->unacked == 0)) {
 			bye_flushed(n->peer, n);
 			return;
 		}
@@ -870,6 +877,14 @@ connect_node(struct rp *rp, struct rp_node *n)
 	return 0;
 }
 
+static int
+node_cmp(const void *a, const void *b)
+{
+	const struct rp_node *x = a, *y = b;
+
+	return pv_cmp(x->node, y->node);
+}
+
 /* The pre-pass: hosts, first and last record. */
 static int
 prepass(struct rp *rp)
@@ -909,8 +924,10 @@ prepass(struct rp *rp)
 		rp->r = NULL;
 		return -1;
 	}
+	qsort(rp->nodes, rp->nnodes, sizeof *rp->nodes, node_cmp);
 	for (i = 0; i < rp->nnodes; i++) {
 		n = &rp->nodes[i];
+		n->rp = rp;
 		h = grmtrace_host(rp->r, n->node);
 		if (h != NULL && h->hostname != NULL && h->hostname[0] != '\0')
 			snprintf(n->host, sizeof n->host, "%s", h->hostname);
@@ -983,7 +1000,6 @@ pv_replay(int argc, char **argv)
 	struct event *timeout = NULL;
 	struct rp rp;
 	double secs;
-	size_t i;
 	int c, rc, status = 2;
 
 	memset(&rp, 0, sizeof rp);
@@ -1042,9 +1058,8 @@ pv_replay(int argc, char **argv)
 		fprintf(stderr, "prove replay: cannot make the event loop\n");
 		goto out;
 	}
-	for (i = 0; i < rp.nnodes; i++)
-		if (connect_node(&rp, &rp.nodes[i]) != 0)
-			goto out;
+	if (connect_node(&rp, &rp.nodes[0]) != 0)
+		goto out;
 	event_add(timeout, &(struct timeval){ RP_READY_S, 0 });
 	event_base_dispatch(rp.base);
 	if (rp.failed)
