@@ -237,7 +237,7 @@ send_piece(struct rp_node *n, struct rp_thr *t)
 	struct rp_proc *p;
 	struct wire_wr w;
 
-	if (t->len <= 24)
+	if (t->buf == NULL || t->len <= 24)
 		return 0;
 	if ((p = proc_of(n, t->pid)) == NULL)
 		return -1;
@@ -253,7 +253,10 @@ send_piece(struct rp_node *n, struct rp_thr *t)
 		    NULL);
 		return -1;
 	}
-	t->len = 24;
+	/* Memory for the threads that have records now only. */
+	free(t->buf);
+	t->buf = NULL;
+	t->len = t->cap = 0;
 	return 0;
 }
 
@@ -285,20 +288,23 @@ flush_node(struct rp_node *n, uint32_t round, uint64_t below)
 	wire_wr_init(&w, buf, sizeof buf);
 	wire_put_u32(&w, round);
 	wire_put_u64(&w, 0);
-	wire_put_u64(&w, below > WIRE_BELOW_REPLAY ? below :
-	    WIRE_BELOW_REPLAY + 1);
+	wire_put_u64(&w, below);
 	if (send_msg(n, WIRE_DONE, &w) != 0)
 		return -1;
 	n->unacked++;
 	return 0;
 }
 
-/* "Sent below": the time of the next line not sent, at most now. */
+/* "Sent below": the time of the next line not sent, at most now; before
+ * the replay starts, nothing known (at speed 0 records older than now
+ * follow). */
 static uint64_t
 below(const struct rp *rp, uint64_t now)
 {
 	uint64_t b = now;
 
+	if (!rp->started)
+		return WIRE_BELOW_NONE;
 	if (rp->has_next && at(rp, rp->next.ts) < b)
 		b = at(rp, rp->next.ts);
 	return b;
@@ -327,9 +333,9 @@ thr_of(struct rp *rp, struct rp_node *n, uint32_t pid, uint32_t tid)
 	if (t == NULL)
 		return NULL;
 	if (t->buf == NULL) {
-		if ((t->buf = malloc(65536)) == NULL)
+		if ((t->buf = malloc(4096)) == NULL)
 			return NULL;
-		t->cap = 65536;
+		t->cap = 4096;
 		t->len = 24;
 		t->pid = pid;
 		t->tid = tid;
@@ -351,6 +357,8 @@ append(struct rp *rp, struct rp_node *n, uint32_t pid, uint32_t tid,
 	if ((t->len - 24 + len > RP_PIECE_MAX || t->session != session) &&
 	    send_piece(n, t) != 0)
 		return -1;
+	if (t->buf == NULL && thr_of(rp, n, pid, tid) == NULL)
+		goto oom;	/* sent: a new buffer */
 	t->session = session;
 	if (t->len + len > t->cap) {
 		cap = t->cap;
@@ -799,6 +807,9 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			rp->stopped = 1;
 		}
 		flush_node(n, round, below(rp, clk_mono_ns()));
+		/* The other hosts' pieces too: all that was read is sent. */
+		if (rp->stopped)
+			flush_all(rp, clk_mono_ns());
 		break;
 	case WIRE_CONTROL:
 		/* Replayed records are not filtered: acknowledged as

@@ -4,12 +4,13 @@
 # trace of two hosts (t_bee_trace) replayed at --speed 0, 1 and 10, and
 # into a mainmon of the global scheme: the new trace holds the same hosts,
 # the same records of each host (prove trace -H, times left out), the same
-# #PROC lines, and prove stats says the same of both but the span (the
-# time profile too at speeds 0 and 1); --speed 1 takes the trace's span,
-# 10 a tenth, 0 much less.  A hand-written trace with losses (a thread's,
-# and the LM's own): the same #LOSS lines.  mainmon stopped during a
-# replay: the replay ends, exit 1, what it sent in the trace.  Bad
-# arguments and a wrong token are refused.
+# #PROC lines, and prove stats says the same of both but the span (times
+# within the new mainmon's clock model, divided by the speed); --speed 1
+# takes the trace's span, 10 a tenth, 0 much less.  A hand-written trace
+# with losses (a thread's, and the LM's own): the same #LOSS lines.  One
+# thread's 300,000 records at once: the same records, in order.  mainmon
+# stopped during a replay: the replay ends, exit 1, all it sent in the
+# trace.  Bad arguments and a wrong token are refused.
 . "$(dirname "$0")/lib.sh"
 
 PV="$B/prove/prove"
@@ -149,6 +150,23 @@ printf '1 100 100 7\n1 100 101 3\n2 0 0 5\n' > "$T_DIR/l1"
 cmp -s "$T_DIR/l1" "$T_DIR/l2" || t_fail "losses: $(cat "$T_DIR/l2")"
 grep -q '^#PROC 1 100 1 killed [0-9]* 9 "ring"$' "$T_DIR/l.txt" ||
 	t_fail "losses: the killed process"
+
+# One thread's 300,000 records at once: pieces cut at 1 MiB, reading held
+# back while mainmon writes.
+rm -f "$T_DIR/mm.id"
+t_start_mm "$T_DIR/big.txt"
+touch "$T_DIR/go"
+GRM_MM="$MM_ID" "$B/test/e2e_writer" 1 300000 "$T_DIR/half" "$T_DIR/go" \
+    2> "$T_DIR/writer.err" || t_fail "e2e_writer failed"
+t_note_lms
+t_stop_mm "the big trace"
+replay_into "$T_DIR/big2.txt" 0 "$T_DIR/big.txt"
+"$PV" trace "$T_DIR/big.txt" | cut -d' ' -f2- > "$T_DIR/r1"
+"$PV" trace "$T_DIR/big2.txt" | cut -d' ' -f2- > "$T_DIR/r2"
+[ "$(wc -l < "$T_DIR/r1")" -gt 300000 ] && cmp -s "$T_DIR/r1" "$T_DIR/r2" ||
+	t_fail "300,000 records: the replay's records differ"
+t_check_seqs "$T_DIR/big2.txt" 300000 1 || t_fail "300,000 records: sequence"
+t_log "300,000 records of one thread at speed 0: $took s"
 
 # mainmon stopped halfway through a replay at the original pace.
 rm -f "$T_DIR/mm.id"
