@@ -663,6 +663,8 @@ start(struct rp *rp)
 	rp->began = now;
 	/* At speed 0, the original spacing, ending now. */
 	rp->start = rp->speed > 0 ? now : now - (rp->t1 - rp->t0) - 1;
+	if (rp->speed == 0 && rp->t1 - rp->t0 >= now - 1)
+		rp->start = 2;	/* spans more than our clock has run */
 	rp->last_flush = now;
 	event_add(rp->tick, &(struct timeval){ 0, 0 });
 }
