@@ -33,8 +33,22 @@ struct option;
 int pv_getopt(int argc, char **argv, const char *cmd, const char *shortopts,
 	      const struct option *longopts, int *c);
 
+/*
+ * A duration: a decimal number (a fraction allowed) with an optional unit,
+ * ns, us, ms or s (s if none), as nanoseconds in *ns.  Returns 0, or -1
+ * if s is not one or is over 2^63 ns.
+ */
+int pv_dur_parse(const char *s, uint64_t *ns);
+
 /* Commands; each returns the exit status. */
 int pv_dump(const char *path);
+/* Prints record ev as prove dump does, one line. */
+void pv_dump_line(const struct grmtrace_ev *ev);
+/* prove trace FILE [filters], prove load FILE [-i INTERVAL] [--csv],
+ * prove replay FILE --to ID [--speed X]: argv[0] is the command. */
+int pv_trace(int argc, char **argv);
+int pv_load_cmd(int argc, char **argv);
+int pv_replay(int argc, char **argv);
 int pv_stats(const char *path);
 /* prove svg FILE [-o OUT] [-w WIDTH]: argv[0] is "svg" (for getopt). */
 int pv_svg(int argc, char **argv);

@@ -16,7 +16,11 @@ usage(FILE *f)
 	    "       prove stats FILE\n"
 	    "       prove svg FILE [-o OUT.svg] [-w WIDTH]\n"
 	    "       prove export --to FORMAT FILE -o OUT\n"
-	    "       prove serve FILE... [-p PORT] [-b ADDR]\n");
+	    "       prove serve FILE... [-p PORT] [-b ADDR]\n"
+	    "       prove trace FILE [-t FROM:TO] [-H HOST] [-p PROC] "
+	    "[-T TID] [-e EVENT]\n"
+	    "       prove load FILE [-i INTERVAL] [--csv]\n"
+	    "       prove replay FILE --to ID [--speed X]\n");
 }
 
 static void
@@ -37,6 +41,12 @@ help(void)
 	    "space-time view\n"
 	    "         (prints the address; -p PORT, default any free one; "
 	    "-b ADDR,\n         default 127.0.0.1)\n"
+	    "  trace  print the records that match filters, as dump does "
+	    "(prove trace --help)\n"
+	    "  load   events per second per process over time (prove load "
+	    "--help)\n"
+	    "  replay send the trace's records into a running mainmon as if "
+	    "live\n         (prove replay --help)\n"
 	    "\n  -o OUT.svg  write the picture to OUT.svg, not standard "
 	    "output\n"
 	    "  -w WIDTH    width of the picture in pixels (default 1200)\n"
@@ -102,6 +112,48 @@ pv_secs(char *buf, size_t n, uint64_t ns)
 	snprintf(buf, n, "%" PRIu64 ".%09" PRIu64, ns / 1000000000,
 	    ns % 1000000000);
 	return buf;
+}
+
+int
+pv_dur_parse(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char	*unit;
+		uint64_t	mult;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000 }, { "", 1000000000 }
+	};
+	uint64_t whole = 0, frac = 0, scale = 1, mult = 0, v;
+	const char *p = s;
+	size_t i;
+	int digits = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -1;
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.')
+		for (p++; *p >= '0' && *p <= '9'; p++, digits++)
+			if (scale < 1000000000) {	/* below 1 ns: cut */
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				scale *= 10;
+			}
+	if (digits == 0)
+		return -1;
+	for (i = 0; i < sizeof units / sizeof units[0]; i++)
+		if (strcmp(p, units[i].unit) == 0) {
+			mult = units[i].mult;
+			break;
+		}
+	if (mult == 0 || (whole != 0 && whole > (UINT64_MAX >> 1) / mult))
+		return -1;
+	v = whole * mult + frac * mult / scale;
+	if (v > (UINT64_MAX >> 1))
+		return -1;
+	*ns = v;
+	return 0;
 }
 
 int
@@ -192,8 +244,14 @@ main(int argc, char **argv)
 		return pv_export(argc, argv);
 	if (strcmp(argv[0], "serve") == 0)
 		return pv_serve(argc, argv);
+	if (strcmp(argv[0], "trace") == 0)
+		return pv_trace(argc, argv);
+	if (strcmp(argv[0], "load") == 0)
+		return pv_load_cmd(argc, argv);
+	if (strcmp(argv[0], "replay") == 0)
+		return pv_replay(argc, argv);
 	fprintf(stderr, "prove: %s: not a command (dump, stats, svg, "
-	    "export, serve)\n",
+	    "export, serve, trace, load, replay)\n",
 	    argv[0]);
 	usage(stderr);
 	return 2;

@@ -590,4 +590,25 @@ t_export_real() {
 		$3 "$1/$_t.trace" "$1/$_t.$2"
 		t_log "$_t: $(sort -k 2 "$T_DIR/c.out" | tr '\n' ' ')"
 	done
+# ---- prove trace, load and replay (tracer.sh, load.sh, replay.sh) ----
+
+# t_bee_trace FILE: a trace of two hosts made by a mainmon of its own
+# (t_start_mm, then stopped): on hostA gmi_app api (rank 3, "worker
+# three") and pingpong 50 (ranks 0 "ping" and 1 "pong", 101 messages);
+# on hostB gmi_app exec 100 (an event redefined by the new image),
+# threads 3 1000, and blocks 40 (about 2 s of nested blocks).
+t_bee_trace() {
+	mkdir -m 700 "$GRM_RUNDIR/hostA" "$GRM_RUNDIR/hostB"
+	t_start_mm "$1"
+	for _bt in "A api" "A pingpong 50" "B exec 100" "B threads 3 1000" \
+	    "B blocks 40"; do
+		set -- "$1" ${_bt#? }
+		_bh=${_bt%% *}
+		GRM_RUNDIR="$GRM_RUNDIR/host$_bh" GRM_HOSTNAME="host$_bh" \
+		    GRM_MM="$MM_ID" "$B/test/gmi_app" "$2" ${3:+"$3"} \
+		    ${4:+"$4"} > "$T_DIR/app.out" 2> "$T_DIR/app.err" ||
+			t_fail "gmi_app $_bt failed"
+	done
+	t_note_lms
+	t_stop_mm "the first mainmon"
 }

@@ -357,9 +357,17 @@ peer_send_hello(struct peer *p, struct auth_client *a,
 		const unsigned char token[MMID_TOKEN_LEN], uint32_t role,
 		uint64_t seg_id)
 {
+	return peer_send_hello_as(p, a, token, role, seg_id, NULL);
+}
+
+int
+peer_send_hello_as(struct peer *p, struct auth_client *a,
+		   const unsigned char token[MMID_TOKEN_LEN], uint32_t role,
+		   uint64_t seg_id, const char *host)
+{
 	struct wire_hello h;
 	struct timespec ts;
-	const char *env = env_get(ENV_HOSTNAME);
+	const char *env = host != NULL ? host : env_get(ENV_HOSTNAME);
 
 	memset(&h, 0, sizeof h);
 	if (env != NULL)

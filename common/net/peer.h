@@ -56,6 +56,11 @@ int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 int peer_send_hello(struct peer *p, struct auth_client *a,
 		    const unsigned char token[MMID_TOKEN_LEN], uint32_t role,
 		    uint64_t seg_id);
+/* The same with host as the host name, if not NULL (prove replay: one
+ * connection for each host of a trace). */
+int peer_send_hello_as(struct peer *p, struct auth_client *a,
+		       const unsigned char token[MMID_TOKEN_LEN],
+		       uint32_t role, uint64_t seg_id, const char *host);
 /*
  * Takes a message of the MM's while the handshake is not complete
  * (auth_client_msg): answers a CHALLENGE with AUTH, and once the MM has
