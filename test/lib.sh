@@ -590,6 +590,8 @@ t_export_real() {
 		$3 "$1/$_t.trace" "$1/$_t.$2"
 		t_log "$_t: $(sort -k 2 "$T_DIR/c.out" | tr '\n' ' ')"
 	done
+}
+
 # ---- prove trace, load and replay (tracer.sh, load.sh, replay.sh) ----
 
 # t_bee_trace FILE: a trace of two hosts made by a mainmon of its own
