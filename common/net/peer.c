@@ -193,9 +193,15 @@ peer_event_cb(struct bufferevent *bev, short what, void *arg)
 		    "a message (%zu bytes of it)", left);
 	} else if (what & BEV_EVENT_EOF)
 		snprintf(why, sizeof why, "connection closed");
-	else
-		snprintf(why, sizeof why, "%s",
-		    strerror(EVUTIL_SOCKET_ERROR()));
+	else {
+		int err = EVUTIL_SOCKET_ERROR();
+
+		/* The kernel's part of the liveness check gave up first
+		 * (TCP_USER_TIMEOUT, keepalive): the same silence. */
+		if (err == ETIMEDOUT && p->live_secs > 0)
+			p->silent = 1;
+		snprintf(why, sizeof why, "%s", strerror(err));
+	}
 	peer_die(p, why);
 }
 

@@ -93,7 +93,8 @@ int peer_send_bytes(struct peer *p, const void *buf, size_t len);
  * its own silence for its peer's.  secs 0 turns it off.  0 or -1.
  */
 int peer_set_liveness(struct peer *p, unsigned secs);
-/* Whether p died of silence (peer_set_liveness). */
+/* Whether p died of silence (peer_set_liveness): its own watchdog, or the
+ * kernel giving up on it first (ETIMEDOUT). */
 int peer_silent(const struct peer *p);
 /* When bytes last arrived from p (CLOCK_MONOTONIC ns; its creation's
  * time before any). */
