@@ -200,9 +200,12 @@ msg_ok(const struct ox *o, const struct pv_msg *s,
 	const struct proc *ps = pv_map_find(&o->px, s->node, s->pid);
 	const struct proc *pr = pv_map_find(&o->px, r->node, r->pid);
 
+	/* A receive before its send (a clock error beyond its bound) is
+	 * no MPI message either: ViTE aborts on a receive from a location
+	 * with no event yet. */
 	return ps != NULL && pr != NULL && ps->holder && pr->holder &&
 	    s->tid == ps->mtid && r->tid == pr->mtid &&
-	    s->tag >= 0 && s->tag <= (int64_t)UINT32_MAX;
+	    s->tag >= 0 && s->tag <= (int64_t)UINT32_MAX && r->ts >= s->ts;
 }
 
 /* Each process's first thread with a message: its rank's location. */
@@ -403,8 +406,8 @@ say_lost(const struct ox *o)
 	if (o->msg_metric > 0)
 		fprintf(stderr, "%s %" PRIu64 " message records written as "
 		    "metrics (not matched, not between ranked processes, not of "
-		    "the rank's messages' thread, or a tag out of 0 .. 2^32-1)"
-		    "\n", p,
+		    "the rank's messages' thread, a tag out of 0 .. 2^32-1, or "
+		    "received before sent)\n", p,
 		    o->msg_metric);
 	if (o->strfields > 0)
 		fprintf(stderr, "%s %" PRIu64 " user events with string fields "

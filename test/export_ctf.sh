@@ -115,15 +115,21 @@ grep -qF 'f1 = "ctl\x01\x7f\"x\""' "$out/hostile.ctf.txt" ||
 	t_fail "hostile: the string with control bytes not read back"
 # The origin is the earliest time: lonely.trace's #PROC lines (1000 ns)
 # come 1000 ns before its first record, which is not put before them.
-"$PV" export --to ctf -q "$out/lonely.trace" -o "$out/lonely.ctf" ||
+"$PV" export --to ctf -q "$out/lonely.trace" -o "$out/origin.ctf" ||
 	t_fail "lonely: export failed"
-babeltrace2 --clock-cycles "$out/lonely.ctf" > "$out/lonely.ctf.txt" ||
+babeltrace2 --clock-cycles "$out/origin.ctf" > "$out/origin.txt" ||
 	t_fail "lonely: babeltrace2 failed"
-[ "$(awk '/grm_proc:/ { print $1; exit }' "$out/lonely.ctf.txt")" = \
+[ "$(awk '/grm_proc:/ { print $1; exit }' "$out/origin.txt")" = \
     "[00000000000000000000]" ] &&
-[ "$(grep -v grm_proc: "$out/lonely.ctf.txt" | awk '{ print $1; exit }')" = \
+[ "$(grep -v grm_proc: "$out/origin.txt" | awk '{ print $1; exit }')" = \
     "[00000000000000001000]" ] ||
-	t_fail "lonely: not timed from the earliest #PROC: $(head -n 3 "$out/lonely.ctf.txt")"
+	t_fail "lonely: not timed from the earliest #PROC: $(head -n 3 "$out/origin.txt")"
+
+# The other hand-written traces (ends out of order, lonely messages,
+# equal times, a receive before its send), checked as the real ones.
+for t in ends lonely same back; do
+	check_ctf "$out/$t.trace"
+done
 
 ex_out ctf "$out/hostile.trace"
 # What came through standard input is what came from the file.
