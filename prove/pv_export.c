@@ -452,8 +452,10 @@ pv_xrun_record(struct pv_xrun *p)
 void
 pv_xrun_done(struct pv_xrun *p)
 {
-	if (p->shown && !p->quiet)
-		xrun_line(p);
+	if (!p->shown || p->quiet)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &p->tick);
+	xrun_line(p);
 }
 
 void
