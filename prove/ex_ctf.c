@@ -375,7 +375,7 @@ write_meta(struct cx *c)
 
 /* ---- the command ---- */
 
-/* Pass 1: the first time stamp and the wall clock. */
+/* Pass 1: the time origin, the records and the wall clock. */
 static int
 survey(struct cx *c)
 {
@@ -385,14 +385,15 @@ survey(struct cx *c)
 
 	if ((r = pv_export_open(c->x)) == NULL)
 		return -1;
-	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_CLOCK));
+	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_CLOCK) |
+	    GRMTRACE_WANT(GRMTRACE_PROC) | GRMTRACE_WANT(GRMTRACE_LOSS));
+	pv_xrun_pass(&c->run, 1);
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
-		if (ev->kind == GRMTRACE_CLOCK) {
-			pv_xrun_clock(&c->run, ev);
-			continue;
-		}
-		pv_xrun_first(&c->run, ev->ts);
+		pv_xrun_time(&c->run, ev);
+		if (ev->kind == GRMTRACE_RECORD)
+			pv_xrun_record(&c->run);
 	}
+	pv_xrun_done(&c->run);
 	if (rc < 0) {
 		pv_fail(c->x->in, r);
 		return -1;
@@ -415,7 +416,7 @@ write_streams(struct cx *c)
 		return -1;
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
-	pv_xrun_start(&c->run);
+	pv_xrun_pass(&c->run, 2);
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
 		if (ev->kind != GRMTRACE_RECORD) {
 			if (meta(c, ev) != 0)
@@ -473,8 +474,7 @@ ex_ctf(const struct pv_export *x)
 
 	memset(&c, 0, sizeof c);
 	c.x = x;
-	c.run.name = "ctf";
-	c.run.quiet = x->quiet;
+	pv_xrun_init(&c.run, x, "ctf");
 	if (survey(&c) != 0)
 		return 1;
 	if (pv_export_dir_open(x, tmp, sizeof tmp) != 0)

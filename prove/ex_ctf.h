@@ -66,7 +66,7 @@ struct cx {
 	struct pv_map	ex;		/* (eid | fmt, scope) -> eclass */
 	struct pv_strs	fmts;
 	uint32_t	nclasses;
-	struct pv_xrun	run;		/* progress, #CLOCK */
+	struct pv_xrun	run;		/* progress, time origin, #CLOCK */
 	uint64_t	epoch;
 	uint64_t	nul_cut;	/* strings holding a NUL, cut there */
 	struct mline	*ml;		/* #PROC and #LOSS lines */

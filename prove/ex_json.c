@@ -387,17 +387,17 @@ js_tail(struct ex_walk *w)
 	fprintf(f, ",\n\"clock\":\"ts is microseconds since time_origin_ns "
 	    "of the trace's clock (mainmon's monotonic clock, hosts "
 	    "corrected to it)\",\n\"time_origin_ns\":\"%" PRIu64 "\"",
-	    w->t0);
-	if (w->has_clock)
+	    w->run.t0);
+	if (w->run.have_clock)
 		fprintf(f, ",\"clock_realtime_ns\":\"%" PRIu64 "\","
 		    "\"clock_monotonic_ns\":\"%" PRIu64 "\","
 		    "\"time_origin_realtime_ns\":\"%" PRIu64 "\"",
-		    w->clock_real, w->clock_mono,
-		    w->clock_real + (w->t0 - w->clock_mono));
+		    w->run.clk_real, w->run.clk_mono,
+		    pv_xrun_epoch(&w->run, w->run.t0));
 	fprintf(f, ",\n\"records\":\"%" PRIu64 "\",\"events_lost\":\"%"
 	    PRIu64 "\",\"slices\":\"%" PRIu64 "\",\"message_slices\":\"%"
 	    PRIu64 "\",\"flows\":\"%" PRIu64 "\",\"instants\":\"%" PRIu64
-	    "\"}}\n", w->records, w->losses, j->slices, j->msl, j->flows,
+	    "\"}}\n", w->run.total, w->losses, j->slices, j->msl, j->flows,
 	    j->instants);
 	return 0;
 }

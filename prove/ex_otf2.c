@@ -138,11 +138,11 @@ ox_survey(struct ox *o, struct grmtrace *r)
 	struct pv_mark m;
 	int rc;
 
+	pv_xrun_pass(&o->run, 1);
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
-		if (ev->kind == GRMTRACE_CLOCK) {
-			pv_xrun_clock(&o->run, ev);
+		pv_xrun_time(&o->run, ev);
+		if (ev->kind == GRMTRACE_CLOCK)
 			continue;
-		}
 		if (ev->kind == GRMTRACE_LOSS) {
 			if (thr_get(o, ev->node, ev->pid, ev->tid) == NULL)
 				return -2;
@@ -154,14 +154,13 @@ ox_survey(struct ox *o, struct grmtrace *r)
 				return -2;
 			continue;
 		}
-		if (o->run.total == 0 || ev->ts > o->tmax)
-			o->tmax = ev->ts;
-		pv_xrun_first(&o->run, ev->ts);
+		pv_xrun_record(&o->run);
 		if (thr_get(o, ev->node, ev->pid, ev->tid) == NULL ||
 		    pv_mark(&o->names, &o->sym, ev, &m) != 0 ||
 		    pv_msgs_ev(&o->msgs, ev, &m) != 0)
 			return -2;
 	}
+	pv_xrun_done(&o->run);
 	return rc;
 }
 
@@ -201,9 +200,12 @@ msg_ok(const struct ox *o, const struct pv_msg *s,
 	const struct proc *ps = pv_map_find(&o->px, s->node, s->pid);
 	const struct proc *pr = pv_map_find(&o->px, r->node, r->pid);
 
+	/* A receive before its send (a clock error beyond its bound) is
+	 * no MPI message either: ViTE aborts on a receive from a location
+	 * with no event yet. */
 	return ps != NULL && pr != NULL && ps->holder && pr->holder &&
 	    s->tid == ps->mtid && r->tid == pr->mtid &&
-	    s->tag >= 0 && s->tag <= (int64_t)UINT32_MAX;
+	    s->tag >= 0 && s->tag <= (int64_t)UINT32_MAX && r->ts >= s->ts;
 }
 
 /* Each process's first thread with a message: its rank's location. */
@@ -404,8 +406,8 @@ say_lost(const struct ox *o)
 	if (o->msg_metric > 0)
 		fprintf(stderr, "%s %" PRIu64 " message records written as "
 		    "metrics (not matched, not between ranked processes, not of "
-		    "the rank's messages' thread, or a tag out of 0 .. 2^32-1)"
-		    "\n", p,
+		    "the rank's messages' thread, a tag out of 0 .. 2^32-1, or "
+		    "received before sent)\n", p,
 		    o->msg_metric);
 	if (o->strfields > 0)
 		fprintf(stderr, "%s %" PRIu64 " user events with string fields "
@@ -475,7 +477,7 @@ write_archive(struct ox *o, const char *dir)
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
 	o->tmax = 0;
-	pv_xrun_start(&o->run);
+	pv_xrun_pass(&o->run, 2);
 	rc = ox_write_events(o, r);
 	if (rc == -1) {
 		pv_fail(o->x->in, r);
@@ -532,8 +534,7 @@ ex_otf2(const struct pv_export *x)
 
 	memset(&o, 0, sizeof o);
 	o.x = x;
-	o.run.name = "otf2";
-	o.run.quiet = x->quiet;
+	pv_xrun_init(&o.run, x, "otf2");
 	if ((r = pv_export_open(x)) == NULL)
 		return 1;
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |

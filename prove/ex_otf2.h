@@ -93,7 +93,7 @@ struct ox {
 	uint8_t		*rok;
 	size_t		isnd;		/* sends and receives seen, pass 2 */
 	size_t		ircv;
-	struct pv_xrun	run;		/* progress, #CLOCK */
+	struct pv_xrun	run;		/* progress, time origin, #CLOCK */
 	uint64_t	tmax;
 	uint64_t	epoch;		/* wall-clock ns of t0, 0 if unknown */
 	/* what could not be expressed */

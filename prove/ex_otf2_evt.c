@@ -365,11 +365,11 @@ ox_proc_ends(struct ox *o, const struct grmtrace *r)
 		if (c == NULL)
 			return ox_oom();
 		v.signed_int = gp->status;
+		/* Not before the thread's last event: not counted as
+		 * raised. */
 		ts = gp->end_ts;
-		if (t->any && ts - o->run.t0 < t->last)
+		if (t->any && pv_xrun_rel(&o->run, ts) < t->last)
 			ts = t->last + o->run.t0;
-		if (ts < o->run.t0)
-			ts = o->run.t0;
 		if (metric(o, t, ts, c, &v) != 0)
 			return -1;
 	}

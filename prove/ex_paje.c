@@ -201,13 +201,13 @@ pj_head(struct ex_walk *w)
 
 	/* Paje has no place for a trace's metadata: the time origin is in
 	 * every host's Info (an extra field ViTE and PajeNG accept). */
-	if (w->has_clock)
+	if (w->run.have_clock)
 		snprintf(clk, sizeof clk, "time in s since %" PRIu64 " ns of "
-		    "the trace clock (real time %" PRIu64 " ns)", w->t0,
-		    w->clock_real + (w->t0 - w->clock_mono));
+		    "the trace clock (real time %" PRIu64 " ns)", w->run.t0,
+		    pv_xrun_epoch(&w->run, w->run.t0));
 	else
 		snprintf(clk, sizeof clk, "time in s since %" PRIu64 " ns of "
-		    "the trace clock", w->t0);
+		    "the trace clock", w->run.t0);
 	fprintf(f, "%s%s", header, types);
 	while ((b = pv_map_next(&w->blks, &it)) != NULL) {
 		if (b->seq == 0)
@@ -390,7 +390,7 @@ pj_tail(struct ex_walk *w)
 	uint32_t it = 0;
 	char tb[32];
 
-	when(w, tb, sizeof tb, w->t1 - w->t0);
+	when(w, tb, sizeof tb, pv_xrun_rel(&w->run, w->run.t1));
 	while ((t = pv_map_next(&w->thrs, &it)) != NULL)
 		fprintf(w->out, "6 %s T t%" PRIu32 "\n", tb, t->seq);
 	it = 0;

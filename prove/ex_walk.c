@@ -192,16 +192,6 @@ by_time(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static void
-span(struct ex_walk *w, uint64_t ts)
-{
-	if (!w->any || ts < w->t0)
-		w->t0 = ts;
-	if (!w->any || ts > w->t1)
-		w->t1 = ts;
-	w->any = 1;
-}
-
 static int
 survey_ev(struct ex_walk *w, const struct grmtrace_ev *ev)
 {
@@ -210,12 +200,7 @@ survey_ev(struct ex_walk *w, const struct grmtrace_ev *ev)
 
 	switch (ev->kind) {
 	case GRMTRACE_CLOCK:
-		if (ev->n >= 2 && ev->f[0].type != GRMTRACE_STRING &&
-		    ev->f[1].type != GRMTRACE_STRING) {
-			w->has_clock = 1;
-			w->clock_real = ev->f[0].v.u;
-			w->clock_mono = ev->f[1].v.u;
-		}
+		pv_xrun_time(&w->run, ev);
 		return 0;
 	case GRMTRACE_MM:
 		free(w->mm);
@@ -226,7 +211,7 @@ survey_ev(struct ex_walk *w, const struct grmtrace_ev *ev)
 			return -1;
 		/* FALLTHROUGH */
 	case GRMTRACE_LOSS:
-		span(w, ev->ts);
+		pv_xrun_time(&w->run, ev);
 		if (proc_get(w, ev->node, ev->pid) == NULL ||
 		    pv_sym_ev(&w->sym, ev) != 0 ||
 		    pv_msgs_ev(&w->msgs, ev, NULL) != 0)
@@ -237,8 +222,7 @@ survey_ev(struct ex_walk *w, const struct grmtrace_ev *ev)
 	default:
 		return 0;
 	}
-	span(w, ev->ts);
-	w->records++;
+	pv_xrun_time(&w->run, ev);
 	if (pv_mark(&w->names, &w->sym, ev, &m) != 0)
 		return -1;
 	if (m.kind == PV_CBEGIN || m.kind == PV_CEND)
@@ -326,14 +310,16 @@ survey(struct ex_walk *w)
 
 	if ((r = reopen(w, 1)) == NULL)
 		return -1;
+	pv_xrun_pass(&w->run, 1);
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
 		if (survey_ev(w, ev) != 0) {
 			rc = ex_oom(w);
 			break;
 		}
-		if (ev->kind == GRMTRACE_RECORD && w->records % 65536 == 0)
-			pv_export_progress(w->x, w->fmt, 1, w->records, 0);
+		if (ev->kind == GRMTRACE_RECORD)
+			pv_xrun_record(&w->run);
 	}
+	pv_xrun_done(&w->run);
 	if (rc == -1 && w->what == NULL)
 		return pv_fail(w->x->in, r) == 0 ? 0 : -1;
 	w->losses = grmtrace_losses(r);
@@ -349,18 +335,12 @@ survey(struct ex_walk *w)
 
 /* ---- pass 2: the walk ---- */
 
+/* ts relative to the origin, and not before t's latest (t not NULL). */
 static uint64_t
 rel(struct ex_walk *w, struct ex_thr *t, uint64_t ts)
 {
-	ts = ts > w->t0 ? ts - w->t0 : 0;
-	if (t != NULL) {
-		if (ts < t->last) {
-			w->backwards++;
-			ts = t->last;
-		}
-		t->last = ts;
-	}
-	return ts;
+	return t == NULL ? pv_xrun_rel(&w->run, ts) :
+	    pv_xrun_stamp(&w->run, &t->any, &t->last, ts);
 }
 
 static int
@@ -469,13 +449,13 @@ walk(struct ex_walk *w, const struct ex_ops *ops)
 	struct ex_thr *t;
 	struct ex_frame f;
 	uint32_t it = 0;
-	uint64_t n = 0;
 	int rc, e;
 
 	if ((r = reopen(w, 2)) == NULL)
 		return -1;
 	if (ops->head(w) != 0)
 		goto fail;
+	pv_xrun_pass(&w->run, 2);
 	/* Only the records the survey saw, should the file have grown. */
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
 		e = 0;
@@ -489,14 +469,12 @@ walk(struct ex_walk *w, const struct ex_ops *ops)
 			    ev->pid), t, ev, rel(w, t, ev->ts));
 			break;
 		case GRMTRACE_RECORD:
-			if (n == w->records)
+			if (w->run.done == w->run.total)
 				break;
 			if ((e = procs_until(w, ops, ev->ts)) != 0)
 				break;
 			e = walk_record(w, ops, ev);
-			if (++n % 65536 == 0 || n == w->records)
-				pv_export_progress(w->x, w->fmt, 2, n,
-				    w->records);
+			pv_xrun_record(&w->run);
 			break;
 		default:
 			break;
@@ -504,7 +482,7 @@ walk(struct ex_walk *w, const struct ex_ops *ops)
 		if (e != 0)
 			goto fail;
 	}
-	if (rc == -1 || n < w->records) {
+	if (rc == -1 || w->run.done < w->run.total) {
 		if (rc == -1)
 			pv_fail(w->x->in, r);
 		else {
@@ -515,6 +493,7 @@ walk(struct ex_walk *w, const struct ex_ops *ops)
 		return -1;
 	}
 	pv_close(w->x->in, r);
+	pv_xrun_done(&w->run);
 	if (procs_until(w, ops, UINT64_MAX) != 0)
 		goto fail2;
 	/* Blocks still open end with the trace. */
@@ -522,7 +501,7 @@ walk(struct ex_walk *w, const struct ex_ops *ops)
 		while (t->depth > 0) {
 			f = t->st[--t->depth];
 			w->auto_ends++;
-			if (ops->end(w, t, f.b, f.ts, rel(w, t, w->t1)) != 0)
+			if (ops->end(w, t, f.b, f.ts, rel(w, t, w->run.t1)) != 0)
 				goto fail2;
 		}
 	if (ops->tail(w) != 0)
@@ -576,10 +555,11 @@ tell(const struct ex_walk *w)
 		fprintf(stderr, "prove: export: %s: %" PRIu64 " blocks not "
 		    "ended in order ended with their parent or at the end "
 		    "of the trace\n", w->fmt, w->auto_ends);
+	pv_xrun_say(&w->run);
 	if (w->backwards > 0)
 		fprintf(stderr, "prove: export: %s: %" PRIu64 " times "
-		    "out of order (late records) moved to the latest "
-		    "before them\n", w->fmt, w->backwards);
+		    "earlier than the file's previous one moved to it\n",
+		    w->fmt, w->backwards);
 	if (un > 0)
 		fprintf(stderr, "prove: export: %s: %" PRIu64 " sends and "
 		    "receives not matched (events, not arrows)\n", w->fmt,
@@ -598,6 +578,7 @@ ex_walk_run(const struct pv_export *x, const char *fmt,
 	memset(&w, 0, sizeof w);
 	w.x = x;
 	w.fmt = fmt;
+	pv_xrun_init(&w.run, x, fmt);
 	w.arg = arg;
 	if (survey(&w) == 0 && (w.out = pv_export_create(x, &tmp)) != NULL) {
 		rc = walk(&w, ops);

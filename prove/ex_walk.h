@@ -58,7 +58,8 @@ struct ex_thr {
 	struct ex_frame	*st;		/* open blocks */
 	size_t		depth;
 	size_t		cap;
-	uint64_t	last;		/* latest time handed out */
+	int		any;		/* a time was handed out: */
+	uint64_t	last;		/* the latest (relative) */
 };
 
 /* A #PROC line, kept from pass 1: the file may have it before records
@@ -80,7 +81,7 @@ struct ex_walk;
 
 /* What a format does with each thing, in the file's order (which is time
  * order but for late records).  Each returns 0, or -1 after setting
- * w->what (and w->eno).  ts are trace-relative: ns since w->t0. */
+ * w->what (and w->eno).  ts are trace-relative: ns since w->run.t0. */
 struct ex_ops {
 	/* Before the first thing: hosts, processes, threads, blocks known. */
 	int	(*head)(struct ex_walk *w);
@@ -102,7 +103,7 @@ struct ex_ops {
 			const struct ex_pev *e, uint64_t ts);
 	int	(*loss)(struct ex_walk *w, struct ex_proc *p, struct ex_thr *t,
 			const struct grmtrace_ev *ev, uint64_t ts);
-	/* After the last: the blocks still open have been ended at w->t1. */
+	/* After the last: the blocks still open have been ended at w->run.t1. */
 	int	(*tail)(struct ex_walk *w);
 };
 
@@ -110,13 +111,9 @@ struct ex_walk {
 	const struct pv_export	*x;
 	const char		*fmt;		/* "json", for messages */
 	FILE			*out;
-	int			any;		/* a time was seen: */
-	uint64_t		t0;		/* the earliest time: the origin */
-	uint64_t		t1;		/* the latest */
-	uint64_t		records;	/* of pass 1 */
-	int			has_clock;	/* a #CLOCK line gave */
-	uint64_t		clock_real;
-	uint64_t		clock_mono;
+	struct pv_xrun		run;		/* progress, origin (run.t0,
+						   run.t1), #CLOCK, records
+						   (run.total) */
 	char			*mm;		/* #MM identifier, or NULL */
 	uint64_t		losses;
 	struct pv_map		hosts;		/* (node, 0) */
@@ -138,8 +135,8 @@ struct ex_walk {
 	uint64_t		auto_ends;	/* blocks ended by another's end
 						   or by the end of the trace */
 	uint64_t		backwards;	/* times moved to a later one:
-						   the thread's (walk), the
-						   file's (paje) */
+						   the file's (paje; the
+						   thread's: run.clamped) */
 	const char		*what;		/* of an error */
 	int			eno;
 	void			*arg;		/* the format's */

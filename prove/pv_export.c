@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* pv_export.c: prove export: options, and the table of formats. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <signal.h>
 #include <inttypes.h>
@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 #include "pv.h"
 #include "pv_export.h"
@@ -105,180 +106,140 @@ pv_export(int argc, char **argv)
 	return 2;
 }
 
-/* ---- writing OUT safely (a file), and progress ---- */
+/* ---- writing OUT safely: a file or a folder ---- */
 
-/* The temporary file being written, removed if a signal ends prove. */
+/* The temporary file or folder being written, removed if a signal ends
+ * prove. */
 static char tmp_path[4096];
+
+/*
+ * Removes the folder at fd (opened O_DIRECTORY, closed here), and all in
+ * it, with system calls only: it runs in a signal handler too.  Depth is
+ * bounded (the exports' folders are two levels deep).
+ */
+static void
+rm_in(int fd, int depth)
+{
+	uint64_t buf[512];
+	struct dirent64 *d;
+	long n, i;
+	int sub;
+
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+		for (i = 0; i < n; i += d->d_reclen) {
+			d = (struct dirent64 *)(void *)((char *)buf + i);
+			if (strcmp(d->d_name, ".") == 0 ||
+			    strcmp(d->d_name, "..") == 0)
+				continue;
+			if (unlinkat(fd, d->d_name, 0) == 0 || depth >= 8)
+				continue;
+			if ((sub = openat(fd, d->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW)) >= 0)
+				rm_in(sub, depth + 1);
+			unlinkat(fd, d->d_name, AT_REMOVEDIR);
+		}
+	close(fd);
+}
+
+/* Removes path, a file or a folder and all in it. */
+static void
+rm_tree(const char *path)
+{
+	int fd;
+
+	if (unlink(path) == 0 ||
+	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)) < 0)
+		return;
+	rm_in(fd, 0);
+	rmdir(path);
+}
 
 static void
 on_signal(int sig)
 {
 	if (tmp_path[0] != '\0')
-		unlink(tmp_path);
+		rm_tree(tmp_path);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
+/* Removes path if a signal ends prove (NULL: nothing any more). */
 static void
 catch_signals(const char *path)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 	size_t i;
 
-	if (path == NULL) {
+	if (path == NULL || strlen(path) >= sizeof tmp_path) {
 		tmp_path[0] = '\0';
 		return;
 	}
-	if (strlen(path) >= sizeof tmp_path)
-		return;
 	strcpy(tmp_path, path);
 	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
 		signal(sigs[i], on_signal);
 }
 
-static mode_t
-umask_now(void)
-{
-	mode_t m = umask(022);
-
-	umask(m);
-	return m;
-}
-
-FILE *
-pv_export_create(const struct pv_export *x, char **tmp)
-{
-	struct stat sb;
-	size_t n;
-	FILE *f;
-	int fd;
-
-	if (!x->force && lstat(x->out, &sb) == 0) {
-		fprintf(stderr, "prove: export: %s: exists (--force replaces "
-		    "it)\n", x->out);
-		return NULL;
-	}
-	n = strlen(x->out) + sizeof ".tmpXXXXXX";
-	if ((*tmp = malloc(n)) == NULL) {
-		fprintf(stderr, "prove: export: out of memory\n");
-		return NULL;
-	}
-	snprintf(*tmp, n, "%s.tmpXXXXXX", x->out);
-	if ((fd = mkstemp(*tmp)) < 0 || (f = fdopen(fd, "w")) == NULL) {
-		fprintf(stderr, "prove: export: %s: %s\n", x->out,
-		    strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(*tmp);
-		}
-		free(*tmp);
-		*tmp = NULL;
-		return NULL;
-	}
-	/* mkstemp makes it 0600: an export is as readable as any file. */
-	(void)fchmod(fd, 0666 & ~umask_now());
-	catch_signals(*tmp);
-	return f;
-}
-
-int
-pv_export_finish(const struct pv_export *x, FILE *f, char *tmp, int ok)
-{
-	int err = ferror(f);
-
-	if (fclose(f) != 0 || err) {
-		if (ok)
-			fprintf(stderr, "prove: export: %s: write error: %s\n",
-			    x->out, err ? "stream error" : strerror(errno));
-		ok = 0;
-	}
-	if (ok && rename(tmp, x->out) != 0) {
-		fprintf(stderr, "prove: export: %s: %s\n", x->out,
-		    strerror(errno));
-		ok = 0;
-	}
-	if (!ok)
-		unlink(tmp);
-	catch_signals(NULL);
-	free(tmp);
-	return ok ? 0 : -1;
-}
-
-void
-pv_export_progress(const struct pv_export *x, const char *fmt, int pass,
-		   uint64_t done, uint64_t total)
-{
-	static struct timespec last;
-	static int shown;
-	struct timespec now;
-
-	if (x->quiet)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (last.tv_sec == 0)
-		last = now;
-	if (done == total ? !shown : now.tv_sec - last.tv_sec < 1)
-		return;
-	last = now;
-	shown = done != total;
-	if (total == 0)
-		fprintf(stderr, "prove: export: %s: pass %d: %" PRIu64
-		    " records\n", fmt, pass, done);
-	else
-		fprintf(stderr, "prove: export: %s: pass %d: %" PRIu64
-		    " of %" PRIu64 " records\n", fmt, pass, done, total);}
-
-/* ---- folder-shaped outputs (otf2, ctf) ---- */
-
-int
-pv_export_dir_open(const struct pv_export *x, char *tmp, size_t n)
+/* Refuses an existing x->out unless --force: 0, or -1 after saying so. */
+static int
+refuse_existing(const struct pv_export *x)
 {
 	struct stat st;
 
-	if (!x->force && lstat(x->out, &st) == 0) {
-		fprintf(stderr, "prove: export: %s: exists (--force replaces "
-		    "it)\n", x->out);
+	if (x->force || lstat(x->out, &st) != 0)
+		return 0;
+	fprintf(stderr, "prove: export: %s: exists (--force replaces it)\n",
+	    x->out);
+	return -1;
+}
+
+/*
+ * Makes the temporary file (dir 0: its descriptor is returned) or folder
+ * (dir 1: 0 is returned) OUT.tmp-XXXXXX, its path in tmp (n bytes), to be
+ * removed on a signal.  -1 after saying why.
+ */
+static int
+make_tmp(const struct pv_export *x, char *tmp, size_t n, int dir)
+{
+	mode_t m;
+	int fd = 0;
+
+	if (refuse_existing(x) != 0)
 		return -1;
-	}
 	if ((size_t)snprintf(tmp, n, "%s.tmp-XXXXXX", x->out) >= n) {
 		fprintf(stderr, "prove: export: %s: name too long\n", x->out);
 		return -1;
 	}
-	if (mkdtemp(tmp) == NULL) {
-		fprintf(stderr, "prove: export: %s: %s\n", tmp,
+	if (dir ? mkdtemp(tmp) == NULL : (fd = mkstemp(tmp)) < 0) {
+		fprintf(stderr, "prove: export: %s: %s\n", x->out,
 		    strerror(errno));
 		return -1;
 	}
-	return 0;
+	/* mkstemp makes it 0600, mkdtemp 0700: an export is as readable as
+	 * any file. */
+	m = umask(022);
+	umask(m);
+	(void)chmod(tmp, (dir ? 0777 : 0666) & ~m);
+	catch_signals(tmp);
+	return fd;
 }
 
+/*
+ * Moves tmp (a file or folder) to x->out, refusing an existing one unless
+ * --force; with --force, a folder at x->out is moved aside and removed
+ * once the new one is in place.  tmp is removed on failure.  0, or -1
+ * after saying why.
+ */
 static int
-rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) != 0 && errno != ENOENT ? -1 : 0;
-}
-
-void
-pv_export_dir_abort(const char *tmp)
-{
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-int
-pv_export_dir_commit(const struct pv_export *x, const char *tmp)
+commit(const struct pv_export *x, const char *tmp)
 {
 	char aside[4096] = "";
-	struct stat st;
+	struct stat st, ts;
 
-	if (lstat(x->out, &st) == 0) {
-		if (!x->force) {
-			fprintf(stderr, "prove: export: %s: exists (--force "
-			    "replaces it)\n", x->out);
-			goto fail;
-		}
+	if (refuse_existing(x) != 0)
+		goto fail;
+	if (lstat(x->out, &st) == 0 &&
+	    (S_ISDIR(st.st_mode) || (lstat(tmp, &ts) == 0 &&
+	    S_ISDIR(ts.st_mode)))) {
 		if (!S_ISDIR(st.st_mode)) {
 			if (unlink(x->out) != 0)
 				goto fail_errno;
@@ -295,17 +256,83 @@ pv_export_dir_commit(const struct pv_export *x, const char *tmp)
 			rename(aside, x->out);
 		goto fail_errno;
 	}
+	catch_signals(NULL);
 	if (aside[0] != '\0')
-		pv_export_dir_abort(aside);
+		rm_tree(aside);
 	return 0;
 fail_errno:
 	fprintf(stderr, "prove: export: %s: %s\n", x->out, strerror(errno));
 fail:
-	pv_export_dir_abort(tmp);
+	rm_tree(tmp);
+	catch_signals(NULL);
 	return -1;
 }
 
-/* ---- passes over the trace (otf2, ctf) ---- */
+FILE *
+pv_export_create(const struct pv_export *x, char **tmp)
+{
+	size_t n = strlen(x->out) + sizeof ".tmp-XXXXXX";
+	FILE *f;
+	int fd;
+
+	if ((*tmp = malloc(n)) == NULL) {
+		fprintf(stderr, "prove: export: out of memory\n");
+		return NULL;
+	}
+	if ((fd = make_tmp(x, *tmp, n, 0)) < 0)
+		goto fail;
+	if ((f = fdopen(fd, "w")) != NULL)
+		return f;
+	fprintf(stderr, "prove: export: %s: %s\n", x->out, strerror(errno));
+	close(fd);
+	rm_tree(*tmp);
+	catch_signals(NULL);
+fail:
+	free(*tmp);
+	*tmp = NULL;
+	return NULL;
+}
+
+int
+pv_export_finish(const struct pv_export *x, FILE *f, char *tmp, int ok)
+{
+	int err = ferror(f);
+
+	if (fclose(f) != 0 || err) {
+		if (ok)
+			fprintf(stderr, "prove: export: %s: write error: %s\n",
+			    x->out, err ? "stream error" : strerror(errno));
+		ok = 0;
+	}
+	if (!ok) {
+		rm_tree(tmp);
+		catch_signals(NULL);
+	} else if (commit(x, tmp) != 0)
+		ok = 0;
+	free(tmp);
+	return ok ? 0 : -1;
+}
+
+int
+pv_export_dir_open(const struct pv_export *x, char *tmp, size_t n)
+{
+	return make_tmp(x, tmp, n, 1) < 0 ? -1 : 0;
+}
+
+void
+pv_export_dir_abort(const char *tmp)
+{
+	rm_tree(tmp);
+	catch_signals(NULL);
+}
+
+int
+pv_export_dir_commit(const struct pv_export *x, const char *tmp)
+{
+	return commit(x, tmp);
+}
+
+/* ---- passes over the trace ---- */
 
 /* Makes standard input a regular file, at its start. */
 static int
@@ -369,52 +396,105 @@ pv_export_open(const struct pv_export *x)
 	return pv_open(x->in);
 }
 
-/* ---- progress and the wall clock (otf2, ctf) ---- */
+/* ---- one run: its progress, and the trace's time origin ---- */
 
 void
-pv_xrun_start(struct pv_xrun *p)
+pv_xrun_init(struct pv_xrun *p, const struct pv_export *x, const char *name)
 {
-	p->tick = time(NULL);
+	memset(p, 0, sizeof *p);
+	p->name = name;
+	p->quiet = x->quiet;
+	clock_gettime(CLOCK_MONOTONIC, &p->start);
+	p->tick = p->start;
+}
+
+void
+pv_xrun_pass(struct pv_xrun *p, int n)
+{
+	p->pass = n;
+	p->done = 0;
+	p->shown = 0;
+	if (n == 1)
+		p->total = 0;
 }
 
 static void
-xrun_line(struct pv_xrun *p, int last)
+xrun_line(struct pv_xrun *p)
 {
-	time_t now;
-
-	if (p->quiet || (last ? !p->shown : (now = time(NULL)) == p->tick))
-		return;
-	if (!last)
-		p->tick = now;
+	if (p->pass == 1)
+		fprintf(stderr, "prove: export: %s: pass 1: %" PRIu64
+		    " records\n", p->name, p->done);
+	else
+		fprintf(stderr, "prove: export: %s: pass %d: %" PRIu64 " of %"
+		    PRIu64 " records\n", p->name, p->pass, p->done, p->total);
 	p->shown = 1;
-	fprintf(stderr, "\rprove: export: %s: %" PRIu64 " of %" PRIu64
-	    " records%s", p->name, p->done, p->total, last ? "\n" : "");
 }
 
 void
 pv_xrun_record(struct pv_xrun *p)
 {
-	if ((++p->done & 0xffff) == 0)
-		xrun_line(p, 0);
+	struct timespec now;
+
+	if (p->pass == 1)
+		p->total++;
+	/* The clock is read every 65536 records: 1 s is millions. */
+	if ((++p->done & 0xffff) != 0 || p->quiet)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - p->start.tv_sec < 1 ||
+	    (now.tv_sec - p->tick.tv_sec) * 1000000000L +
+	    (now.tv_nsec - p->tick.tv_nsec) < 1000000000L)
+		return;
+	p->tick = now;
+	xrun_line(p);
 }
 
 void
 pv_xrun_done(struct pv_xrun *p)
 {
-	xrun_line(p, 1);
+	if (!p->shown || p->quiet)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &p->tick);
+	xrun_line(p);
 }
 
 void
-pv_xrun_first(struct pv_xrun *p, uint64_t ts)
+pv_xrun_time(struct pv_xrun *p, const struct grmtrace_ev *ev)
 {
-	if (p->total++ == 0 || ts < p->t0)
-		p->t0 = ts;
+	switch (ev->kind) {
+	case GRMTRACE_CLOCK:
+		if (p->have_clock || ev->n < 2 ||
+		    ev->f[0].type == GRMTRACE_STRING ||
+		    ev->f[1].type == GRMTRACE_STRING)
+			return;
+		p->have_clock = 1;
+		p->clk_real = ev->f[0].v.u;
+		p->clk_mono = ev->f[1].v.u;
+		return;
+	case GRMTRACE_RECORD:
+	case GRMTRACE_PROC:
+	case GRMTRACE_LOSS:
+		if (!p->any || ev->ts < p->t0)
+			p->t0 = ev->ts;
+		if (!p->any || ev->ts > p->t1)
+			p->t1 = ev->ts;
+		p->any = 1;
+		return;
+	default:
+		return;
+	}
+}
+
+uint64_t
+pv_xrun_rel(const struct pv_xrun *p, uint64_t ts)
+{
+	return ts > p->t0 ? ts - p->t0 : 0;
 }
 
 uint64_t
 pv_xrun_stamp(struct pv_xrun *p, int *any, uint64_t *last, uint64_t ts)
 {
-	uint64_t v = ts >= p->t0 ? ts - p->t0 : 0;
+	uint64_t v = pv_xrun_rel(p, ts);
 
 	if (*any && v < *last) {
 		p->clamped++;
@@ -432,16 +512,6 @@ pv_xrun_say(const struct pv_xrun *p)
 		fprintf(stderr, "prove: export: %s: %" PRIu64 " time stamps "
 		    "earlier than the previous one of their thread raised to "
 		    "it\n", p->name, p->clamped);
-}
-
-void
-pv_xrun_clock(struct pv_xrun *p, const struct grmtrace_ev *ev)
-{
-	if (ev->kind != GRMTRACE_CLOCK || p->have_clock || ev->n < 2)
-		return;
-	p->have_clock = 1;
-	p->clk_real = ev->f[0].v.u;
-	p->clk_mono = ev->f[1].v.u;
 }
 
 uint64_t

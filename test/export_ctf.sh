@@ -61,8 +61,12 @@ check_ctf() {
 	_t0=$(awk 'NR == 1 || $1 < m { m = $1 } END { print m }' "$_c.dump")
 	norm "$_t0" < "$_c.dump" > "$_c.want"
 	grep -v ' grm_proc: \| grm_loss: ' "$_c.txt" |
-	    sed 's/^\[0*\([0-9][0-9]*\)\] ([^)]*) .*(eid \(-\{0,1\}[0-9]*\)): { node = \([0-9]*\), pid = \([0-9]*\), tid = \([0-9]*\) }, { \(.*\) }$/\1 \3 \4 \5 \2 \6/; s/\(^\| \)f[0-9]* = /\1/g; s/, / /g; s/{  *}//' |
-	    norm 0 > "$_c.got"
+	    sed 's/^\[0*\([0-9][0-9]*\)\] ([^)]*) .*(eid \(-\{0,1\}[0-9]*\)): { node = \([0-9]*\), pid = \([0-9]*\), tid = \([0-9]*\) }, { \(.*\) }$/\1 \3 \4 \5 \2 \6/; s/\(^\| \)f[0-9]* = /\1/g; s/, / /g; s/{  *}//' \
+	    > "$_c.raw"
+	# Both from their first record (the export's origin may be an
+	# earlier #PROC or #LOSS line: doc/formats.md 5.1).
+	_g0=$(awk 'NR == 1 || $1 < m { m = $1 } END { print m }' "$_c.raw")
+	norm "$_g0" < "$_c.raw" > "$_c.got"
 	cmp -s "$_c.want" "$_c.got" ||
 		t_fail "$_c: the records differ from prove dump's: $(diff "$_c.want" "$_c.got" | head -n 6)"
 	t_log "$_c: $_recs records, $_procs #PROC, $_loss #LOSS: all read back"
@@ -109,6 +113,23 @@ for t in hostile cut; do
 done
 grep -qF 'f1 = "ctl\x01\x7f\"x\""' "$out/hostile.ctf.txt" ||
 	t_fail "hostile: the string with control bytes not read back"
+# The origin is the earliest time: lonely.trace's #PROC lines (1000 ns)
+# come 1000 ns before its first record, which is not put before them.
+"$PV" export --to ctf -q "$out/lonely.trace" -o "$out/origin.ctf" ||
+	t_fail "lonely: export failed"
+babeltrace2 --clock-cycles "$out/origin.ctf" > "$out/origin.txt" ||
+	t_fail "lonely: babeltrace2 failed"
+[ "$(awk '/grm_proc:/ { print $1; exit }' "$out/origin.txt")" = \
+    "[00000000000000000000]" ] &&
+[ "$(grep -v grm_proc: "$out/origin.txt" | awk '{ print $1; exit }')" = \
+    "[00000000000000001000]" ] ||
+	t_fail "lonely: not timed from the earliest #PROC: $(head -n 3 "$out/origin.txt")"
+
+# The other hand-written traces (ends out of order, lonely messages,
+# equal times, a receive before its send), checked as the real ones.
+for t in ends lonely same back; do
+	check_ctf "$out/$t.trace"
+done
 
 ex_out ctf "$out/hostile.trace"
 # What came through standard input is what came from the file.

@@ -11,6 +11,7 @@
 # holds (prove stats, test/tcheck).  Also: OUT refused if it exists,
 # --force, nothing left at OUT on failure, standard input.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/export_lib.sh"
 
 command -v python3 > /dev/null 2>&1 || { t_log "SKIP: no python3"; exit 77; }
 PV="$B/prove/prove"
@@ -104,7 +105,7 @@ for k in ("B", "E", "X", "flows", "i:event", "i:process", "i:loss",
 EOF
 }
 
-get() { t_export_get "$@"; }
+get() { ex_get "$@"; }
 
 # want WHAT GOT EXPECTED
 want() { [ "$2" -eq "$3" ] || t_fail "$1: $2, want $3"; }
@@ -112,16 +113,16 @@ want() { [ "$2" -eq "$3" ] || t_fail "$1: $2, want $3"; }
 # counts TRACE JSON: the export of TRACE holds what TRACE does.
 counts() {
 	jcheck "$2" > "$T_DIR/c.out" || t_fail "$2: invalid"
-	t_export_counts "$1" "$T_DIR/c.out" blocks:B blocks:E flows:flows \
+	ex_counts "$1" "$T_DIR/c.out" blocks:B blocks:E flows:flows \
 	    events:i:event procs:i:process losses:i:loss unmatched:i:message \
 	    phases:i:collection
 }
 
-t_export_real "$X" json counts
+ex_real "$X" json counts
 [ "$(get B "$T_DIR/c.out")" -gt 0 ] || t_fail "crash: no block"
 # The demo has messages outside blocks (the first send): slices of their
 # own; the two hosts' clocks are 1000 s apart, the trace's times are not.
-jcheck "$X/demo.json" > "$T_DIR/c.out"
+jcheck "$X/ring.json" > "$T_DIR/c.out"
 [ "$(get X "$T_DIR/c.out")" -gt 0 ] || t_fail "demo: no message slice"
 [ "$(get flows "$T_DIR/c.out")" -gt 0 ] || t_fail "demo: no flow"
 python3 -c '
@@ -132,13 +133,13 @@ sys.exit(0 if max(ts) < 60e6 else 1)' "$X/hosts.json" ||
 	t_fail "hosts: times over a minute apart: not on one clock"
 
 # Hostile traces: exported, and valid.
-t_export_hostile "$X"
-for t in cut ends lonely same back; do
+ex_hostile "$X"
+for t in short ends lonely same back; do
 	"$PV" export --to json -q "$X/$t.trace" -o "$X/$t.json" \
 	    2> "$T_DIR/$t.err" || t_fail "export $t: $(cat "$T_DIR/$t.err")"
 	jcheck "$X/$t.json" > "$T_DIR/c.out" || t_fail "$t: invalid"
 done
-grep -q "cut short" "$T_DIR/cut.err" || t_fail "cut: not said"
+grep -q "cut short" "$T_DIR/short.err" || t_fail "short: not said"
 grep -q "2 block ends with no open block" "$T_DIR/ends.err" ||
 	t_fail "ends: $(cat "$T_DIR/ends.err")"
 jcheck "$X/lonely.json" > "$T_DIR/c.out"
@@ -147,8 +148,8 @@ want "lonely: unmatched" "$(get i:message "$T_DIR/c.out")" 3
 want "lonely: message slices" "$(get X "$T_DIR/c.out")" 2
 jcheck "$X/same.json" > "$T_DIR/c.out"
 want "same: flows" "$(get flows "$T_DIR/c.out")" 2
-python3 -m json.tool "$X/cut.json" | grep -q '"x\\u0001y\\u00ff"' ||
-	t_fail "cut: bytes of a string not kept"
+python3 -m json.tool "$X/short.json" | grep -q '"x\\u0001y\\u00ff"' ||
+	t_fail "short: bytes of a string not kept"
 
 # OUT: refused if it exists, replaced with --force; nothing left on failure.
 echo keep > "$X/o.json"
@@ -177,4 +178,5 @@ jcheck "$X/in.json" > /dev/null || t_fail "stdin: invalid"
 cat "$X/same.trace" | "$PV" export -q --to json - -o "$X/p.json" ||
 	t_fail "stdin, a pipe"
 cmp -s "$X/in.json" "$X/p.json" || t_fail "stdin, a pipe: another output"
+ex_out json "$X/same.trace"
 t_log "ok"

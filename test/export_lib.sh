@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# test/export_lib.sh: the traces the export tests (test/export_*.sh) export,
-# made with the real daemons; sourced after lib.sh.
+# test/export_lib.sh: what the export tests (test/export_*.sh) share: the
+# traces they export, made with the real daemons or by hand, and the
+# checks every format gets; sourced after lib.sh.
 #   ex_demo DIR:   DIR/ring.trace, the demo: the ring example (processes
 #                  with ranks, two threads each, blocks, messages).
 #   ex_hosts DIR:  DIR/hosts.trace, two "hosts" (Local Monitors of their
@@ -8,21 +9,34 @@
 #                  +1000 s and +500 s (time namespaces, when there are):
 #                  mainmon puts them on its clock (#SYNC lines); ranks 0
 #                  and 2 on one send 40 messages each to ranks 1 and 3 on
-#                  the other.
+#                  the other; collected by the global scheme, with a
+#                  snapshot before the messages (collection phases).
 #   ex_crash DIR:  DIR/crash.trace, events lost while mainmon was away
 #                  (#LOSS lines) and processes that crashed (SIGSEGV) and
 #                  were killed (SIGKILL).
-#   ex_hostile DIR: hand-written traces that exports must survive: a file
-#                  cut in the middle of a line, a block end with no
-#                  begin, blocks never ended, a send with no receive, a
-#                  receive with no send, equal time stamps, a thread whose
-#                  records go back in time, a message with a negative tag,
-#                  strings with quotes and control bytes, a rank used by
-#                  two processes.
+#   (each in the format T_FORMAT, as t_start_mm)
+#   ex_traces DIR: the three above, in each format mainmon writes: the demo
+#                  as text, the hosts as BEE Ascii, the crash as binary.
+#   ex_hostile DIR: hand-written traces that exports must survive:
+#                  hostile.trace (a block end with no begin, blocks never
+#                  ended, a send with no receive, a receive with no send,
+#                  equal time stamps, a thread whose records go back in
+#                  time, a message with a negative tag, strings with
+#                  quotes and control bytes, a rank used by two
+#                  processes), cut.trace (the same, cut in the middle of a
+#                  line); short.trace (its last line cut short, a string
+#                  of bytes), ends.trace (a block end with no begin, a
+#                  block never ended, ends out of order), lonely.trace
+#                  (sends with no receive, a receive with no send, nothing
+#                  outside blocks), same.trace (every record at the same
+#                  time), back.trace (a message received before it was
+#                  sent, as a clock error beyond its bound makes).
+#   ex_want, ex_get, ex_counts: what an export must count (below).
+#   ex_real DIR FORMAT CHECK: ex_traces, each exported and checked.
 #   ex_out FORMAT TRACE: what every export does with OUT: refused if it
-#                  exists, replaced with --force (a folder, and a file),
-#                  nothing left there after a malformed trace, an
-#                  unwritable place refused; standard input read.
+#                  exists, replaced with --force (over a folder, and over
+#                  a file), nothing left there after a malformed trace,
+#                  an unwritable place refused; standard input read.
 
 ex_demo() {
 	t_start_mm "$1/ring.trace"
@@ -37,7 +51,7 @@ ex_hosts() {
 	unshare --time --fork --monotonic 5 true 2> /dev/null &&
 		_tn="unshare --time --fork --monotonic"
 	mkdir -m 700 "$T_DIR/run-a" "$T_DIR/run-b"
-	t_start_mm "$1/hosts.trace" -s 0.2
+	t_start_mm "$1/hosts.trace" -s 0.2 --collect=global
 	# exon HOST OFFSET CMD...: CMD on "host" HOST, its clock OFFSET s off.
 	exon() {
 		_h=$1 _off=$2
@@ -73,6 +87,9 @@ ex_hosts() {
 	}
 	t_wait_s 30 _ready ||
 		t_fail "hosts not ready in 30 s: $(cat "$T_DIR/status.out")"
+	# A snapshot stops both hosts' processes: collection phases.
+	"$T_GRMCTL" "$MM_ID" snapshot > "$T_DIR/snap.out" 2>&1 ||
+		t_fail "snapshot: $(cat "$T_DIR/snap.out")"
 	touch "$T_DIR/go"
 	t_reap "message pair" $_s0 $_s2 $_r1 $_r3
 	t_stop_mm "hosts"
@@ -83,6 +100,8 @@ ex_hosts() {
 			T_LMS="$T_LMS $_p:$_s"
 		done
 	done
+	[ "$(t_count "$1/hosts.trace" eid=-7)" -gt 0 ] ||
+		t_fail "hosts: no collection phase"
 }
 
 ex_crash() {
@@ -104,6 +123,17 @@ ex_crash() {
 	t_stop_mm "crash"
 	[ "$(t_tcheck "$1/crash.trace" '#LOSS' count)" -gt 0 ] ||
 		t_fail "crash: no #LOSS line (the writer lost nothing?)"
+	[ "$(t_tcheck "$1/crash.trace" '#PROC' how=killed count)" -eq 2 ] ||
+		t_fail "crash: not 2 processes killed"
+}
+
+ex_traces() {
+	ex_demo "$1"
+	T_FORMAT=bee
+	ex_hosts "$1"
+	T_FORMAT=bin
+	ex_crash "$1"
+	T_FORMAT=tape
 }
 
 ex_hostile() {
@@ -146,6 +176,117 @@ EOF
 	# The same, cut in the middle of its last record.
 	{ cat "$1/hostile.trace"; printf '1900 1 10 10 -1 5'; } \
 	    > "$1/cut.trace"
+	_h='#GRM-TRACE 1
+#MM hostile
+#CLOCK 1700000000000000000 1000
+#HOST 1 0 10 alpha
+#DEF -1 0 0 "%d" "block begin"
+#DEF -2 0 1 "%d" "block end"
+#DEF -3 0 4 "%d %s" "block name"
+#DEF -4 3 0 "%d %d %ld" "message send"
+#DEF -5 3 1 "%d %d %ld" "message receive"
+#DEF -6 1 4 "%d %s" "process name"
+#DEF 10 8 2 "step %d %s %g" "step \"quoted\" \\ back"
+#PROC 1 100 1 start 1000 0 "a \"b\""
+#PROC 1 200 1 start 1000 0 "w"'
+	printf '%s\n%s\n' "$_h" '2000 1 100 100 -6 0 "zero"
+2100 1 100 100 -1 1
+2200 1 100 100 10 1 "x\x01y\xff" 1.5
+2300 1 100 100 -2 1
+2400 1 100 100 10 2 "two" -0.25
+2500 1 100 100 -1 2' > "$1/short.trace"
+	printf '2600 1 100 100 -2 2\n2700 1 100 100 10 3 "thr' >> "$1/short.trace"
+	printf '%s\n%s\n' "$_h" '2000 1 100 100 -2 5
+2100 1 100 100 -1 1
+2200 1 100 100 -1 2
+2300 1 100 100 -1 3
+2400 1 100 100 -2 2
+2500 1 100 100 -2 1
+2600 1 100 100 -1 4
+2700 1 100 101 -2 4
+2800 1 200 200 -1 7
+#PROC 1 200 1 killed 2900 9 "w"
+#END 9' > "$1/ends.trace"
+	printf '%s\n%s\n' "$_h" '2000 1 100 100 -6 0 "zero"
+2001 1 200 200 -6 1 "one"
+2100 1 100 100 -4 1 7 10
+2200 1 100 100 -4 1 7 10
+2300 1 200 200 -5 0 7 10
+2400 1 200 200 -5 0 9 10
+2500 1 200 200 -4 5 7 10
+#PROC 1 200 1 exit 2600 0 "w"
+#END 7' > "$1/lonely.trace"
+	printf '%s\n%s\n' "$_h" '3000 1 100 100 -6 0 "zero"
+3000 1 200 200 -6 1 "one"
+3000 1 100 100 -1 1
+3000 1 100 100 -4 1 7 10
+3000 1 200 200 -5 0 7 10
+3000 1 200 200 -4 0 8 10
+3000 1 100 100 -1 2
+3000 1 100 100 -5 1 8 10
+3000 1 100 100 10 1 "s" 0
+3000 1 100 100 -2 2
+3000 1 100 100 -2 1
+#LOSS 1 100 100 3 3000
+#END 11' > "$1/same.trace"
+	printf '%s\n%s\n' "$_h" '2000 1 100 100 -6 0 "zero"
+2001 1 200 200 -6 1 "one"
+2100 1 200 200 -5 0 7 10
+2200 1 100 100 -4 1 7 10
+#END 4' > "$1/back.trace"
+}
+
+# ex_want TRACE: what an export of TRACE must hold, one "N WHAT" a
+# line: blocks (begins), flows (matched messages, as prove stats matches
+# them), events (user events: records of types >= 0), procs (#PROC
+# lines), losses (#LOSS lines), phases (collection begins and ends),
+# unmatched (sends and receives).
+ex_want() {
+	_m=$("$B/prove/prove" stats "$1" |
+	    sed -n 's/^matched messages: \([0-9]*\) .*/\1/p')
+	_m=${_m:-0}
+	echo "$(t_count "$1" eid=-1) blocks"
+	echo "$_m flows"
+	echo "$(t_count "$1" eid\>=0) events"
+	echo "$(t_tcheck "$1" '#PROC' count) procs"
+	echo "$(t_tcheck "$1" '#LOSS' count) losses"
+	echo "$(($(t_count "$1" eid=-7) + $(t_count "$1" eid=-8))) phases"
+	echo "$(($(t_count "$1" eid=-4) + $(t_count "$1" eid=-5) - 2 * _m)) unmatched"
+}
+
+# ex_get WHAT FILE: N of the line "N WHAT" of FILE, 0 if none.
+ex_get() {
+	awk -v k="$1" '{ c = $1; sub(/^[0-9]+ /, "") } $0 == k { n = c }
+	    END { print n + 0 }' "$2"
+}
+
+# ex_counts TRACE GOT WHAT:KEY...: for each pair, the "N KEY" of
+# GOT (an export's counts) equals the "N WHAT" of ex_want TRACE.
+ex_counts() {
+	_tr=$1 _got=$2
+	shift 2
+	ex_want "$_tr" > "$T_DIR/ex_want.out"
+	for _kw in "$@"; do
+		_g=$(ex_get "${_kw#*:}" "$_got")
+		_w=$(ex_get "${_kw%%:*}" "$T_DIR/ex_want.out")
+		[ "$_g" -eq "$_w" ] ||
+			t_fail "$_tr: ${_kw#*:}: $_g, want $_w (${_kw%%:*})"
+	done
+}
+
+# ex_real DIR FORMAT CHECK: makes ex_traces' traces in DIR, exports each
+# with --to FORMAT to DIR/NAME.FORMAT, and runs CHECK TRACE OUT on each (it
+# leaves its counts in $T_DIR/c.out, which is logged).
+ex_real() {
+	ex_traces "$1"
+	t_check_clean
+	for _t in ring hosts crash; do
+		"$PV" export --to "$2" "$1/$_t.trace" -o "$1/$_t.$2" \
+		    2> "$T_DIR/$_t.err" ||
+			t_fail "export $_t: $(cat "$T_DIR/$_t.err")"
+		$3 "$1/$_t.trace" "$1/$_t.$2"
+		t_log "$_t: $(sort -k 2 "$T_DIR/c.out" | tr '\n' ' ')"
+	done
 }
 
 ex_out() {
@@ -159,12 +300,21 @@ ex_out() {
 		t_fail "$_f: existing OUT: exit $_rc, $(cat "$T_DIR/exists.err")"
 	"$PV" export --to "$_f" "$_t" -o "$T_DIR/o.$_f" --force \
 	    2> /dev/null || t_fail "$_f: --force failed"
-	touch "$T_DIR/afile.$_f"
-	"$PV" export --to "$_f" "$_t" -o "$T_DIR/afile.$_f" --force \
-	    2> /dev/null || t_fail "$_f: --force over a file failed"
-	[ -d "$T_DIR/afile.$_f" ] || t_fail "$_f: --force: no folder at OUT"
-	[ -z "$(ls -d "$T_DIR"/o."$_f".* "$T_DIR"/afile."$_f".* \
-	    2> /dev/null)" ] || t_fail "$_f: temporary folders left"
+	# The export is a folder (-d) or a file (-f); --force replaces the
+	# other kind too.
+	_k=-f
+	[ -d "$T_DIR/o.$_f" ] && _k=-d
+	if [ $_k = -d ]; then
+		touch "$T_DIR/other.$_f"
+	else
+		mkdir "$T_DIR/other.$_f"
+		touch "$T_DIR/other.$_f/x"
+	fi
+	"$PV" export --to "$_f" "$_t" -o "$T_DIR/other.$_f" --force \
+	    2> /dev/null || t_fail "$_f: --force over another kind failed"
+	[ $_k "$T_DIR/other.$_f" ] || t_fail "$_f: --force: not $_k at OUT"
+	[ -z "$(ls -d "$T_DIR"/o."$_f".* "$T_DIR"/other."$_f".* \
+	    2> /dev/null)" ] || t_fail "$_f: temporary files or folders left"
 	printf '#GRM-TRACE 1\n#DEF 1 8 2 "%%d" ""\n5 1 2 3 1 x\n' \
 	    > "$T_DIR/bad.trace"
 	_rc=0
@@ -183,5 +333,5 @@ ex_out() {
 	# Standard input, a pipe: copied to a temporary file, read twice.
 	cat "$_t" | "$PV" export --to "$_f" - -o "$T_DIR/in.$_f" -q \
 	    2> /dev/null || t_fail "$_f: export of standard input failed"
-	[ -d "$T_DIR/in.$_f" ] || t_fail "$_f: standard input: no OUT"
+	[ $_k "$T_DIR/in.$_f" ] || t_fail "$_f: standard input: no OUT"
 }

@@ -162,5 +162,22 @@ grep -q "cut short" "$out/cut.otf2.err" || t_fail "cut: the cut not said"
 	t_fail "hostile: want 1 MPI message (one match between the ranks'
 	    message threads)"
 
+# The other hand-written traces (ends out of order, lonely messages,
+# equal times, a receive before its send), checked as the real ones.
+for t in ends lonely same; do
+	check_otf2 "$out/$t.trace"
+done
+# back: its one message, received before it was sent, is two metrics.
+a="$out/back.otf2"
+"$PV" export --to otf2 "$out/back.trace" -o "$a" 2> "$a.err" ||
+	t_fail "back: export failed: $(cat "$a.err")"
+otf2-print -Werror "$a/traces.otf2" > "$a.print" 2> "$a.perr" &&
+    [ ! -s "$a.perr" ] || t_fail "back: otf2-print: $(cat "$a.perr")"
+grep -q "^prove: export: otf2: 2 message records written as metrics" \
+    "$a.err" || t_fail "back: not said: $(cat "$a.err")"
+[ "$(n METRIC "$a.print")" -eq 2 ] && [ "$(n MPI_SEND "$a.print")" -eq 0 ] ||
+	t_fail "back: want 2 metrics, no MPI message"
+vite_ok "$a"
+
 ex_out otf2 "$out/hostile.trace"
 t_check_clean

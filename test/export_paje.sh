@@ -9,6 +9,7 @@
 # value has a colour; ViTE renders it (vite -e, no display needed) with no
 # error.  Skipped without pj_dump; the ViTE part without vite.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/export_lib.sh"
 
 command -v pj_dump > /dev/null 2>&1 ||
 	{ t_log "SKIP: no pj_dump (Debian pajeng)"; exit 77; }
@@ -43,21 +44,21 @@ vcheck() {
 	grep -q '<svg' "$T_DIR/vite/out.svg" || t_fail "$1: vite wrote no SVG"
 }
 
-get() { t_export_get "$@"; }
+get() { ex_get "$@"; }
 want() { [ "$2" -eq "$3" ] || t_fail "$1: $2, want $3"; }
 
 # counts TRACE PAJE: the export of TRACE holds what TRACE does; ViTE
 # renders it.
 counts() {
 	pcheck "$2" > "$T_DIR/c.out"
-	t_export_counts "$1" "$T_DIR/c.out" blocks:State,block \
+	ex_counts "$1" "$T_DIR/c.out" blocks:State,block \
 	    flows:Link,message events:Event,event procs:Event,process \
 	    losses:Event,loss "unmatched:Event,unmatched message" \
 	    phases:Event,collection
 	vcheck "$2"
 }
 
-t_export_real "$X" paje counts
+ex_real "$X" paje counts
 [ "$(get Event,loss "$T_DIR/c.out")" -gt 0 ] || t_fail "crash: no loss"
 # Two hosts' clocks 1000 s apart: the trace's times are on one.
 pcheck "$X/hosts.paje" > /dev/null
@@ -67,16 +68,16 @@ want "hosts: hosts" "$(awk -F', ' '$1 == "Container" && $3 == "host"' \
     "$T_DIR/pj.out" | wc -l)" 2
 
 # Hostile traces.
-t_export_hostile "$X"
-for t in cut ends lonely same back; do
+ex_hostile "$X"
+for t in short ends lonely same back; do
 	"$PV" export --to paje -q "$X/$t.trace" -o "$X/$t.paje" \
 	    2> "$T_DIR/$t.err" || t_fail "export $t: $(cat "$T_DIR/$t.err")"
 	pcheck "$X/$t.paje" > "$T_DIR/c.out"
 	vcheck "$X/$t.paje"
 done
 # A user event's fields, and a message's tag and size, in Fields.
-grep -qF ' E t1 e1 "1 x\x01y\xff 1.5"' "$X/cut.paje" ||
-	t_fail "cut: a user event's fields not kept: $(grep ' E ' "$X/cut.paje")"
+grep -qF ' E t1 e1 "1 x\x01y\xff 1.5"' "$X/short.paje" ||
+	t_fail "short: a user event's fields not kept: $(grep ' E ' "$X/short.paje")"
 grep -q '^10 .* "tag 7 bytes 10"$' "$X/lonely.paje" ||
 	t_fail "lonely: a message's tag and size not kept"
 # ends: blocks 1, 2, 3 (ended in the wrong order), 4 (ended on another
@@ -92,4 +93,5 @@ want "same: links" "$(grep -c '^10 ' "$X/same.paje")" 2
 want "same: link ends" "$(grep -c '^11 ' "$X/same.paje")" 2
 want "same: states" "$(grep -c '^7 ' "$X/same.paje")" 2
 want "same: state ends" "$(grep -c '^8 ' "$X/same.paje")" 2
+ex_out paje "$X/same.trace"
 t_log "ok"
