@@ -204,6 +204,28 @@ extern const struct pv_web pv_web[];
 size_t pv_lb(const void *arg, size_t lo, size_t hi, uint64_t t,
 	     uint64_t (*at)(const void *, size_t));
 
+/* JSON: the field f as the text format has it, a string (pv_detail.c);
+ * 0, or -1 if out of memory. */
+int pv_field_json(const struct grmtrace_field *f, struct evbuffer *out);
+
+/* ---- BEE's tracer (pv_tracer.c) ---- */
+
+/* At most this many records a page. */
+#define PV_TRACER_MAX	1000
+
+/*
+ * The tracer's page of x's records: those sel keeps whose event type's
+ * eid, name or format holds match (no case; NULL or "": all), after the
+ * first skip of them, n at most, as JSON appended to out:
+ * {"records":[[row, "ts", node, pid, tid, eid, [fields]],...],
+ * "more":true|false}.  Reads the file again from sel->from.  Returns 0,
+ * or -1 with why in err.
+ */
+struct pv_sel;
+int pv_tracer(const struct pv_idx *x, const struct pv_sel *sel,
+	      const char *match, uint64_t skip, unsigned n,
+	      struct evbuffer *out, char *err, size_t errlen);
+
 /* JSON: s[0..n) as a quoted string with escapes. */
 void pv_json_str(struct evbuffer *out, const char *s, size_t n);
 
