@@ -186,7 +186,12 @@ const Views = (() => {
       }
       row.appendChild(g);
     }
-    if (b.lathist.length) {
+    const hs = el('div', { id: 'v-lat' });
+    hs.appendChild(el('div', {}, 'latency histogram (messages by ' +
+      'latency, buckets doubling)'));
+    row.appendChild(hs);
+    if (!b.lathist.length) hs.appendChild(el('p', {}, 'no matched messages'));
+    else {
       const lo = b.lathist[0][0], hi = b.lathist[b.lathist.length - 1][0];
       const items = [];
       for (let k = lo; k <= hi; k++) {
@@ -194,11 +199,7 @@ const Views = (() => {
         items.push([fmtNs(2 ** k), f ? f[1] : 0, 'latency ' + fmtNs(2 ** k) +
           ' to ' + fmtNs(2 ** (k + 1))]);
       }
-      const hs = el('div', { id: 'v-lat' });
-      hs.appendChild(el('div', {}, 'latency histogram (messages by ' +
-        'latency, buckets doubling)'));
       hs.appendChild(bars(items, 60 + items.length * 42, 180));
-      row.appendChild(hs);
     }
     s.appendChild(row);
     s.appendChild(table('v-pairs', ['sender', 'receiver', 'sends', 'bytes',
@@ -403,7 +404,8 @@ const Views = (() => {
     g.appendChild(sv('text', { x: LW, y: 12, 'font-size': 10 },
       '0'));
     g.appendChild(sv('text', { x: LW + W, y: 12, 'font-size': 10,
-      'text-anchor': 'end' }, fmtNs(v.to - v.from)));
+      'text-anchor': 'end' },
+    fmtNs(Number(BigInt(meta.last) - BigInt(meta.first)) + 1)));
     p.appendChild(g);
     if (v.truncated)
       p.appendChild(el('p', {}, 'some detail left out (too many to draw)'));
