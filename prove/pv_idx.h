@@ -181,6 +181,25 @@ struct pv_q {
 	size_t		r1;
 };
 int pv_idx_meta(const struct pv_idx *x, struct evbuffer *out);
+/* A bundle of arrows: those from row rs at column xs to row rr at column
+ * xr of a view (-1 and width + 1: beyond its edges), n of them; first:
+ * the index in x->arrow of the first. */
+struct pv_bundle {
+	uint32_t	rs;
+	uint32_t	rr;
+	long		xs;
+	long		xr;
+	uint64_t	n;
+	size_t		first;
+};
+/* The level of detail of the view q's messages (prove serve's, prove
+ * svg's): arrows that would overlap bundled, at most 16 looked at per
+ * pixel of width unless all (one in every *stride beyond, counted stride
+ * times), at most 2^14 bundles (*trunc set if more).  *b: a new array of
+ * *n bundles, in no order.  Returns 0, or -1 if out of memory. */
+int pv_idx_arrows(const struct pv_idx *x, const struct pv_q *q, int all,
+		  struct pv_bundle **b, size_t *n, size_t *stride,
+		  int *trunc);
 int pv_idx_view(const struct pv_idx *x, const struct pv_q *q,
 		struct evbuffer *out);
 int pv_idx_record(const struct pv_idx *x, size_t row, uint64_t ts,
