@@ -635,3 +635,26 @@ t_stats_table() {
 	    on { n = nf > 0 && nf < NF ? nf : NF; s = $1
 		 for (i = 2; i <= n; i++) s = s " " $i; print s }' "$2"
 }
+# t_views_tables DOM STATS: the page's tables of counts, profile and message
+# pairs (DOM, dumped) are prove stats' (STATS, its output), row for row.
+t_views_tables() {
+	for _t in "v-counts:event counts:0" "v-profile:time profile:0" \
+	    "v-pairs:messages (:7"; do
+		_id=${_t%%:*}
+		_r=${_t#*:}
+		t_dom_table "$_id" "$1" > "$T_DIR/page.tab"
+		t_stats_table "${_r%:*}" "$2" "${_r##*:}" > "$T_DIR/stats.tab"
+		cmp -s "$T_DIR/page.tab" "$T_DIR/stats.tab" ||
+			t_fail "$_id differs from prove stats: $(diff \
+			    "$T_DIR/stats.tab" "$T_DIR/page.tab" | head -n 5)"
+	done
+}
+# t_serve_stop PID ERR: prove serve PID still runs, exits 0 on SIGTERM (a
+# sanitizer build: no leak), and said nothing a sanitizer says in ERR.
+t_serve_stop() {
+	t_alive "$1" || t_fail "prove serve died"
+	kill "$1"
+	wait "$1" || t_fail "prove serve did not exit 0 on SIGTERM"
+	! grep -E -q 'runtime error|Sanitizer' "$2" ||
+		t_fail "prove serve: $(grep -E 'runtime error|Sanitizer' "$2")"
+}

@@ -128,16 +128,8 @@ grep -q '"records":\[\],"more":false' "$T_DIR/body" || t_fail "skip past end"
 want 200 "/api/tracer?q=%3Cscript%3E"
 want 200 /views.js
 
-stop_server() {
-	t_alive "$SV" || t_fail "prove serve died"
-	kill "$SV"
-	wait "$SV" || t_fail "prove serve did not exit 0 on SIGTERM"
-	! grep -E -q 'runtime error|Sanitizer' "$T_DIR/serve.err" ||
-		t_fail "prove serve: $(grep -E 'runtime error|Sanitizer' \
-		    "$T_DIR/serve.err")"
-}
 if ! command -v chromium > /dev/null 2>&1; then
-	stop_server
+	t_serve_stop "$SV" "$T_DIR/serve.err"
 	t_log "chromium not installed: the views are not tested in a browser"
 	exit 0
 fi
@@ -152,16 +144,7 @@ page_is() {
 	done
 	[ "$(dom v-records)" = "$(stat records "$1")" ] ||
 		t_fail "views: records $(dom v-records), want $(stat records "$1")"
-	for t in "v-counts:event counts:0" "v-profile:time profile:0" \
-	    "v-pairs:messages (:7"; do
-		id=${t%%:*}
-		r=${t#*:}
-		t_dom_table "$id" "$T_DIR/dom" > "$T_DIR/page.tab"
-		t_stats_table "${r%:*}" "$1" "${r##*:}" > "$T_DIR/stats.tab"
-		cmp -s "$T_DIR/page.tab" "$T_DIR/stats.tab" ||
-			t_fail "$id differs from prove stats: $(diff \
-			    "$T_DIR/stats.tab" "$T_DIR/page.tab" | head -n 5)"
-	done
+	t_views_tables "$T_DIR/dom" "$1"
 	n=$(grep -o '<tr data-row=' "$T_DIR/dom" | wc -l)
 	want_n=$(stat records "$1")
 	[ "$want_n" -le 100 ] || want_n=100
@@ -174,4 +157,4 @@ page_is "$T_DIR/stats-t"
 t_chrome "$T_DIR/shot.out" --screenshot="$B/test/serve-views.png" \
     "$url#f=0&from=$from&to=$to"
 test -s "$B/test/serve-views.png" || t_fail "no screenshot"
-stop_server
+t_serve_stop "$SV" "$T_DIR/serve.err"
