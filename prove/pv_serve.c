@@ -224,7 +224,8 @@ bee(const struct pv_idx *x, const char *name, const struct evkeyvalq *q,
 			goto out;
 		}
 		rc = pv_stats_json(x->path, &sel, (unsigned)n, b, err,
-		    errlen) == 0 ? 0 : 1;
+		    errlen) == 0 ? 0 : strcmp(err, "out of memory") == 0 ?
+		    -1 : 1;
 	} else {
 		if (param(q, "skip", 0, &skip, err, errlen) < 0 ||
 		    param(q, "n", 100, &n, err, errlen) < 0)

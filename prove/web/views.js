@@ -332,10 +332,21 @@ const Views = (() => {
     await tracer(p, f, sel, eidName);
   }
   // Called when the page's view changes: the views follow it, once it has
-  // settled (each answer reads the file again).
+  // settled.  Each answer reads the file again: beyond AUTO_MAX records
+  // they are asked for with a button, not at every zoom.
+  const AUTO_MAX = 2e6;
   function update(S, onError) {
     report = onError;
     clearTimeout(T.timer);
+    if (S.meta.records > AUTO_MAX && T.key !== null) {
+      let b = document.getElementById('v-update');
+      if (!b) {
+        b = el('button', { id: 'v-update' }, 'update the views to this range');
+        panel().prepend(b);
+      }
+      b.onclick = () => refresh(S).catch(onError);
+      return;
+    }
     T.timer = setTimeout(() => { refresh(S).catch(onError); }, 250);
   }
 
