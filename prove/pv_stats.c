@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* pv_stats.c: prove stats, the BEE frequency counter, the time profiler of
- * blocks and BEE ranges, and the message table. */
+ * blocks and BEE ranges, and the message table, of the whole trace or a
+ * selection, as text or as JSON (BEE's views in prove serve and report). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>

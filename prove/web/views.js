@@ -312,6 +312,11 @@ const Views = (() => {
       (rows ? '&rows=' + rows : '');
     if (sel + f === T.key) return;
     T.key = sel + f;
+    if (!S.rowsShown.length) {
+      T.seq++;
+      panel().textContent = 'no rows shown: no views';
+      return;
+    }
     const seq = ++T.seq;
     const r = await fetch('/api/bee?f=' + f + sel + '&load=100');
     const b = await r.json();
