@@ -49,7 +49,20 @@ void pv_dump_line(const struct grmtrace_ev *ev);
 int pv_trace(int argc, char **argv);
 int pv_load_cmd(int argc, char **argv);
 int pv_replay(int argc, char **argv);
-int pv_stats(const char *path);
+/* prove stats FILE: every record; sel (NULL: all) keeps those of a time
+ * range and rows only, as if the file held no other. */
+struct pv_sel;
+int pv_stats(const char *path, const struct pv_sel *sel);
+/* The numbers of prove stats on sel, as JSON appended to out (the BEE
+ * views of prove serve and prove report: counts, profile, message pairs,
+ * latency histogram, load); load_n buckets of the load meter.  Returns 0,
+ * or -1 with the reason in err (unreadable file, out of memory). */
+struct evbuffer;
+int pv_stats_json(const char *path, const struct pv_sel *sel,
+		  unsigned load_n, struct evbuffer *out, char *err,
+		  size_t errlen);
+/* prove report FILE -o OUT [--force] (pv_report.c). */
+int pv_report(int argc, char **argv);
 /* prove svg FILE [-o OUT] [-w WIDTH]: argv[0] is "svg" (for getopt). */
 int pv_svg(int argc, char **argv);
 /* prove serve FILE... [-p PORT] [-b ADDR] (pv_serve.c). */
@@ -268,5 +281,72 @@ int pv_stmode_print(const struct pv_stmode *s, const struct grmtrace *r,
 		    const char *(*block_name)(void *, int64_t, size_t *),
 		    void *arg);
 void pv_stmode_free(struct pv_stmode *s);
+
+/* ---- pv_sel.c: a selection of records: a time range and rows ---- */
+
+/* A row filter: -1 is any node, pid or tid. */
+struct pv_rowspec {
+	int64_t		node;
+	int64_t		pid;
+	int64_t		tid;
+};
+
+/* Records with from <= ts < to, of a thread some spec matches (no spec:
+ * every thread).  A zeroed selection with to = UINT64_MAX keeps all. */
+struct pv_sel {
+	uint64_t		from;
+	uint64_t		to;
+	struct pv_rowspec	*spec;
+	size_t			nspec;
+	size_t			cspec;
+};
+
+#define PV_SEL_ALL	{ 0, UINT64_MAX, NULL, 0, 0 }
+
+/* -t FROM:TO (ns, as the trace has them; either may be left out).
+ * Returns 0, or -1 after saying on stderr what is wrong (cmd: "svg"). */
+int pv_sel_time(struct pv_sel *s, const char *cmd, const char *arg);
+/* -r NODE[/PID[/TID]][,...] ('*' for any): adds row filters.  Returns 0,
+ * or -1 after saying on stderr what is wrong. */
+int pv_sel_rows(struct pv_sel *s, const char *cmd, const char *arg);
+/* Adds one row filter; 0, or -1 if out of memory. */
+int pv_sel_add(struct pv_sel *s, int64_t node, int64_t pid, int64_t tid);
+/* 1 if a record of (node, pid, tid) at ts is selected, else 0. */
+int pv_sel_has(const struct pv_sel *s, uint32_t node, uint32_t pid,
+	       uint32_t tid, uint64_t ts);
+/* 1 if (node, pid, tid) is among the rows, whatever the time. */
+int pv_sel_row(const struct pv_sel *s, uint32_t node, uint32_t pid,
+	       uint32_t tid);
+void pv_sel_free(struct pv_sel *s);
+
+/* ---- pv_rate.c: the load meter's buckets (events per process over
+ * time) ---- */
+
+struct pv_rate_proc {
+	uint32_t	node;
+	uint32_t	pid;
+	uint64_t	*c;	/* n counts */
+};
+
+/* n buckets of width ns each from origin; a zeroed one with n set (and
+ * origin, width 0: from the first time added) is empty. */
+struct pv_rate {
+	uint64_t	origin;
+	uint64_t	width;
+	unsigned	n;
+	int		started;
+	struct pv_map	procs;	/* (node, pid) -> struct pv_rate_proc */
+};
+
+/*
+ * Counts an event of process (node, pid) at ts: buckets start 1 ns wide
+ * at the first ts given (or at origin if width was set) and double,
+ * neighbours added up, whenever ts lies past the last one, so that n
+ * buckets always cover what was added; an earlier ts counts in the first.
+ * Returns 0, or -1 if out of memory.
+ */
+int pv_rate_add(struct pv_rate *r, uint32_t node, uint32_t pid,
+		uint64_t ts);
+void pv_rate_free(struct pv_rate *r);
 
 #endif /* GRM_PV_H */

@@ -12,8 +12,8 @@
 #include "pv_idx.h"
 
 /* The field f as the text format has it, as a JSON string. */
-static int
-field_json(const struct grmtrace_field *f, struct evbuffer *out)
+int
+pv_field_json(const struct grmtrace_field *f, struct evbuffer *out)
 {
 	char *s = NULL;
 	size_t n = 0;
@@ -114,7 +114,7 @@ record_json(const struct pv_idx *x, size_t row, const struct grmtrace_ev *ev,
 	for (i = 0; i < ev->n; i++) {
 		if (i > 0)
 			evbuffer_add(out, ",", 1);
-		if (field_json(&ev->f[i], out) != 0)
+		if (pv_field_json(&ev->f[i], out) != 0)
 			return -1;
 	}
 	evbuffer_add(out, "]", 1);

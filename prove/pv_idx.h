@@ -181,6 +181,25 @@ struct pv_q {
 	size_t		r1;
 };
 int pv_idx_meta(const struct pv_idx *x, struct evbuffer *out);
+/* A bundle of arrows: those from row rs at column xs to row rr at column
+ * xr of a view (-1 and width + 1: beyond its edges), n of them; first:
+ * the index in x->arrow of the first. */
+struct pv_bundle {
+	uint32_t	rs;
+	uint32_t	rr;
+	long		xs;
+	long		xr;
+	uint64_t	n;
+	size_t		first;
+};
+/* The level of detail of the view q's messages (prove serve's, prove
+ * svg's): arrows that would overlap bundled, at most 16 looked at per
+ * pixel of width unless all (one in every *stride beyond, counted stride
+ * times), at most 2^14 bundles (*trunc set if more).  *b: a new array of
+ * *n bundles, in no order.  Returns 0, or -1 if out of memory. */
+int pv_idx_arrows(const struct pv_idx *x, const struct pv_q *q, int all,
+		  struct pv_bundle **b, size_t *n, size_t *stride,
+		  int *trunc);
 int pv_idx_view(const struct pv_idx *x, const struct pv_q *q,
 		struct evbuffer *out);
 int pv_idx_record(const struct pv_idx *x, size_t row, uint64_t ts,
@@ -203,6 +222,28 @@ extern const struct pv_web pv_web[];
  * of the index (pv_view.c, pv_detail.c). */
 size_t pv_lb(const void *arg, size_t lo, size_t hi, uint64_t t,
 	     uint64_t (*at)(const void *, size_t));
+
+/* JSON: the field f as the text format has it, a string (pv_detail.c);
+ * 0, or -1 if out of memory. */
+int pv_field_json(const struct grmtrace_field *f, struct evbuffer *out);
+
+/* ---- BEE's tracer (pv_tracer.c) ---- */
+
+/* At most this many records a page. */
+#define PV_TRACER_MAX	1000
+
+/*
+ * The tracer's page of x's records: those sel keeps whose event type's
+ * eid, name or format holds match (no case; NULL or "": all), after the
+ * first skip of them, n at most, as JSON appended to out:
+ * {"records":[[row, "ts", node, pid, tid, eid, [fields]],...],
+ * "more":true|false}.  Reads the file again from sel->from.  Returns 0,
+ * or -1 with why in err.
+ */
+struct pv_sel;
+int pv_tracer(const struct pv_idx *x, const struct pv_sel *sel,
+	      const char *match, uint64_t skip, unsigned n,
+	      struct evbuffer *out, char *err, size_t errlen);
 
 /* JSON: s[0..n) as a quoted string with escapes. */
 void pv_json_str(struct evbuffer *out, const char *s, size_t n);

@@ -13,14 +13,16 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: prove dump FILE\n"
-	    "       prove stats FILE\n"
-	    "       prove svg FILE [-o OUT.svg] [-w WIDTH]\n"
+	    "       prove stats FILE [-t FROM:TO] [-r ROWS]\n"
+	    "       prove svg FILE [-o OUT.svg] [-w WIDTH] [-t FROM:TO] "
+	    "[-r ROWS]\n"
 	    "       prove export --to FORMAT FILE -o OUT\n"
 	    "       prove serve FILE... [-p PORT] [-b ADDR]\n"
 	    "       prove trace FILE [-t FROM:TO] [-H HOST] [-p PROC] "
 	    "[-T TID] [-e EVENT]\n"
 	    "       prove load FILE [-i INTERVAL] [--csv]\n"
-	    "       prove replay FILE --to ID [--speed X]\n");
+	    "       prove replay FILE --to ID [--speed X]\n"
+	    "       prove report FILE -o OUT.html [--force]\n");
 }
 
 static void
@@ -47,9 +49,16 @@ help(void)
 	    "--help)\n"
 	    "  replay send the trace's records into a running mainmon as if "
 	    "live\n         (prove replay --help)\n"
+	    "  report write one self-contained HTML page: summary, BEE's "
+	    "views and\n         the space-time overview (-o OUT.html; "
+	    "--force: replace OUT)\n"
 	    "\n  -o OUT.svg  write the picture to OUT.svg, not standard "
 	    "output\n"
 	    "  -w WIDTH    width of the picture in pixels (default 1200)\n"
+	    "  -t FROM:TO  only the records from FROM to TO ns (either may "
+	    "be left out)\n"
+	    "  -r ROWS     only the threads NODE[/PID[/TID]][,...] ('*': "
+	    "any)\n"
 	    "\nFILE is a grm trace written by mainmon (text, binary or BEE "
 	    "Ascii), or an\nevent file of the original BEE; - reads standard "
 	    "input.\n");
@@ -212,6 +221,41 @@ file_command(int argc, char **argv, int (*run)(const char *))
 	return run(argv[optind]);
 }
 
+/* prove stats FILE [-t FROM:TO] [-r ROWS]. */
+static int
+stats_command(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "time", required_argument, NULL, 't' },
+		{ "rows", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct pv_sel sel = PV_SEL_ALL;
+	int c, r, rc = 2;
+
+	while ((r = pv_getopt(argc, argv, argv[0], ":t:r:h", longopts,
+	    &c)) > 0) {
+		if (c == 't' && pv_sel_time(&sel, "stats", optarg) != 0)
+			goto out;
+		if (c == 'r' && pv_sel_rows(&sel, "stats", optarg) != 0)
+			goto out;
+		if (c == 'h') {
+			help();
+			rc = pv_flush();
+			goto out;
+		}
+	}
+	if (r < 0 || optind != argc - 1) {
+		usage(stderr);
+		goto out;
+	}
+	rc = pv_stats(argv[optind], &sel);
+out:
+	pv_sel_free(&sel);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -237,7 +281,9 @@ main(int argc, char **argv)
 	if (strcmp(argv[0], "dump") == 0)
 		return file_command(argc, argv, pv_dump);
 	if (strcmp(argv[0], "stats") == 0)
-		return file_command(argc, argv, pv_stats);
+		return stats_command(argc, argv);
+	if (strcmp(argv[0], "report") == 0)
+		return pv_report(argc, argv);
 	if (strcmp(argv[0], "svg") == 0)
 		return pv_svg(argc, argv);
 	if (strcmp(argv[0], "export") == 0)
@@ -251,7 +297,7 @@ main(int argc, char **argv)
 	if (strcmp(argv[0], "replay") == 0)
 		return pv_replay(argc, argv);
 	fprintf(stderr, "prove: %s: not a command (dump, stats, svg, "
-	    "export, serve, trace, load, replay)\n",
+	    "export, serve, trace, load, replay, report)\n",
 	    argv[0]);
 	usage(stderr);
 	return 2;

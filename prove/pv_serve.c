@@ -148,6 +148,101 @@ view_query(const struct pv_idx *x, const struct evkeyvalq *q,
 	return 0;
 }
 
+/* A selection of records: from, to (ns; default: all) and rows, a list of
+ * row indexes and ranges FIRST-END (END not included), by commas. */
+static int
+sel_query(const struct pv_idx *x, const struct evkeyvalq *q,
+	  struct pv_sel *sel, char *err, size_t errlen)
+{
+	const char *rows = evhttp_find_header(q, "rows"), *p, *e, *dash;
+	uint64_t a, b, i;
+	char w[48];
+
+	if (param(q, "from", 0, &sel->from, err, errlen) < 0 ||
+	    param(q, "to", UINT64_MAX, &sel->to, err, errlen) < 0)
+		return -1;
+	if (sel->from >= sel->to) {
+		snprintf(err, errlen, "from must be less than to");
+		return -1;
+	}
+	for (p = rows; p != NULL && *p != '\0'; p = *e ? e + 1 : e) {
+		e = p + strcspn(p, ",");
+		if ((size_t)(e - p) >= sizeof w)
+			goto bad;
+		memcpy(w, p, (size_t)(e - p));
+		w[e - p] = '\0';
+		if ((dash = strchr(w, '-')) != NULL) {
+			w[dash - w] = '\0';
+			if (num(w, &a) != 0 || num(dash + 1, &b) != 0)
+				goto bad;
+		} else if (num(w, &a) != 0)
+			goto bad;
+		else
+			b = a + 1;
+		if (a >= b || b > x->nrow)
+			goto bad;
+		if (sel->nspec + (b - a) > SRV_ROWS_MAX) {
+			snprintf(err, errlen, "at most %d rows at a time",
+			    SRV_ROWS_MAX);
+			return -1;
+		}
+		for (i = a; i < b; i++)
+			if (pv_sel_add(sel, x->row[i].node, x->row[i].pid,
+			    x->row[i].tid) != 0) {
+				snprintf(err, errlen, "out of memory");
+				return -1;
+			}
+	}
+	if (rows != NULL && sel->nspec == 0)
+		goto bad;
+	return 0;
+bad:
+	snprintf(err, errlen, "rows: ROW or FIRST-END (END not included), by "
+	    "commas, with ROW < %zu", x->nrow);
+	return -1;
+}
+
+/* /api/bee: prove stats' numbers and the load meter; /api/tracer: a page
+ * of records (skip, n, q: what the event type holds).  0, 1 with err for
+ * the client, -1 out of memory. */
+static int
+bee(const struct pv_idx *x, const char *name, const struct evkeyvalq *q,
+    struct evbuffer *b, char *err, size_t errlen)
+{
+	struct pv_sel sel = PV_SEL_ALL;
+	uint64_t n, skip;
+	int rc = 1;
+
+	if (sel_query(x, q, &sel, err, errlen) != 0)
+		goto out;
+	if (name[0] == 'b') {
+		if (param(q, "load", 100, &n, err, errlen) < 0)
+			goto out;
+		if (n < 1 || n > SRV_WIDTH_MAX) {
+			snprintf(err, errlen, "load must be 1 to %d buckets",
+			    SRV_WIDTH_MAX);
+			goto out;
+		}
+		rc = pv_stats_json(x->path, &sel, (unsigned)n, b, err,
+		    errlen) == 0 ? 0 : strcmp(err, "out of memory") == 0 ?
+		    -1 : 1;
+	} else {
+		if (param(q, "skip", 0, &skip, err, errlen) < 0 ||
+		    param(q, "n", 100, &n, err, errlen) < 0)
+			goto out;
+		if (n < 1 || n > PV_TRACER_MAX) {
+			snprintf(err, errlen, "n must be 1 to %d records",
+			    PV_TRACER_MAX);
+			goto out;
+		}
+		rc = pv_tracer(x, &sel, evhttp_find_header(q, "q"), skip,
+		    (unsigned)n, b, err, errlen) == 0 ? 0 : 1;
+	}
+out:
+	pv_sel_free(&sel);
+	return rc;
+}
+
 /* The API: /api/NAME?f=FILE&...; every answer JSON, an error too. */
 static void
 api(struct srv *s, struct evhttp_request *req, const char *name,
@@ -189,6 +284,11 @@ api(struct srv *s, struct evhttp_request *req, const char *name,
 		if (view_query(x, q, &v, err, sizeof err) != 0)
 			goto fail;
 		rc = pv_idx_view(x, &v, b);
+	} else if (strcmp(name, "bee") == 0 || strcmp(name, "tracer") == 0) {
+		/* BEE's views, on a selection (the file read again). */
+		rc = bee(x, name, q, b, err, sizeof err);
+		if (rc > 0)
+			goto fail;
 	} else if (strcmp(name, "record") == 0) {
 		/* eid may be negative: its sign apart, num reads digits. */
 		if (param(q, "row", UINT64_MAX, &row, err, sizeof err) != 0 ||
@@ -292,7 +392,7 @@ stats_start(const char *path, int *fd)
 		close(p[0]);
 		if (dup2(p[1], 1) < 0)
 			_exit(1);
-		_exit(pv_stats(path));
+		_exit(pv_stats(path, NULL));
 	}
 	close(p[1]);
 	if (pid < 0) {

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* pv_stats.c: prove stats, the BEE frequency counter, the time profiler of
- * blocks and BEE ranges, and the message table. */
+ * blocks and BEE ranges, and the message table, of the whole trace or a
+ * selection, as text or as JSON (BEE's views in prove serve and report). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <event2/buffer.h>
+
 #include "pv.h"
+#include "pv_idx.h"
 
 struct frame {
 	int64_t		id;
@@ -85,6 +89,8 @@ struct stats {
 	uint64_t	last;
 	uint64_t	unmatched;
 	uint64_t	unclosed;
+	const struct pv_sel *sel;	/* the records taken */
+	struct pv_rate	rate;		/* the load meter (rate.n 0: none) */
 };
 
 static void
@@ -258,6 +264,23 @@ account(struct stats *st, const struct grmtrace_ev *ev)
 		    pv_msgs_ev(&st->msgs, ev, NULL);
 	if (ev->kind != GRMTRACE_RECORD)
 		return pv_stmode_ev(&st->sm, ev);
+	if (!pv_sel_has(st->sel, ev->node, ev->pid, ev->tid, ev->ts)) {
+		/* Other rows' records are not taken, but their host's
+		 * collection phases are its processes' too. */
+		if (ev->pid != 0 || ev->ts < st->sel->from ||
+		    ev->ts >= st->sel->to)
+			return 0;
+		if (pv_mark(&st->names, &st->sym, ev, &m) != 0 ||
+		    (n = pv_map_get(&st->nodes, ev->node, 0,
+		    sizeof *n)) == NULL)
+			return -1;
+		n->id = ev->node;
+		if (m.kind == PV_CBEGIN || m.kind == PV_CEND)
+			coll_mark(n, m.kind, ev->ts);
+		return 0;
+	}
+	if (pv_rate_add(&st->rate, ev->node, ev->pid, ev->ts) != 0)
+		return -1;
 	if (st->records == 0 || ev->ts < st->first)
 		st->first = ev->ts;
 	if (st->records == 0 || ev->ts > st->last)
@@ -344,23 +367,85 @@ print_counts(const struct stats *st, const struct grmtrace *r)
 	return 0;
 }
 
+/* A block's numbers as prove stats prints them. */
+struct blk_txt {
+	char	id[32];
+	char	mean[32];
+	char	var[32];
+	char	total[32];
+	char	pct[16];
+};
+
+static void
+blk_text(const struct blk *b, double sum, struct blk_txt *t)
+{
+	if (b->range)
+		snprintf(t->id, sizeof t->id, "eid %" PRId32, b->eid);
+	else
+		snprintf(t->id, sizeof t->id, "%" PRId64, b->id);
+	snprintf(t->mean, sizeof t->mean, "%.9f", b->mean / 1e9);
+	snprintf(t->var, sizeof t->var, "%.6e",
+	    b->m2 / (double)b->count / 1e18);
+	pv_secs(t->total, sizeof t->total, b->total);
+	snprintf(t->pct, sizeof t->pct, "%.2f",
+	    sum > 0 ? 100 * (double)b->total / sum : 0.0);
+}
+
+/* The blocks and ranges closed at least once, by total exclusive time
+ * (*n of them, *sum the total of all), in a new array; NULL if out of
+ * memory. */
+static struct blk **
+closed_blocks(const struct stats *st, size_t *n, double *sum)
+{
+	struct blk **b;
+	size_t i;
+
+	*n = 0;
+	*sum = 0;
+	if ((b = (struct blk **)pv_map_values(&st->blks)) == NULL)
+		return NULL;
+	for (i = 0; i < pv_map_n(&st->blks); i++) {
+		*sum += (double)b[i]->total;
+		if (b[i]->count > 0)
+			b[(*n)++] = b[i];
+	}
+	qsort(b, *n, sizeof *b, by_total);
+	return b;
+}
+
+/* A block's or range's name: of its record, of its range, or "block N",
+ * in buf if made. */
+static const char *
+blk_name(const struct stats *st, const struct blk *b, char *buf,
+	 size_t bufsz, size_t *len)
+{
+	const char *nm;
+
+	if (b->range) {
+		nm = pv_str(&st->names, (uint64_t)b->id, len);
+		if (nm != NULL)
+			return nm;
+	} else if (b->name != NULL) {
+		*len = b->name_len;
+		return b->name;
+	}
+	snprintf(buf, bufsz, "block %" PRId64, b->id);
+	*len = strlen(buf);
+	return buf;
+}
+
 static int
 print_profile(const struct stats *st)
 {
 	struct blk **b;
+	struct blk_txt bt;
 	const char *nm;
-	double sum = 0;
-	char t[32], id[32];
-	size_t i, n = 0, len;
+	char buf[32];
+	double sum;
+	size_t i, n, len;
 
-	if ((b = (struct blk **)pv_map_values(&st->blks)) == NULL)
+	if ((b = closed_blocks(st, &n, &sum)) == NULL)
 		return -1;
-	for (i = 0; i < pv_map_n(&st->blks); i++) {
-		sum += (double)b[i]->total;
-		if (b[i]->count > 0)
-			b[n++] = b[i];
-	}
-	qsort(b, n, sizeof *b, by_total);
 	printf("\ntime profile (exclusive time of blocks and ranges, "
 	    "seconds)\n");
 	if (n == 0)
@@ -369,22 +454,11 @@ print_profile(const struct stats *st)
 		printf("%11s %12s %14s %14s %16s %7s  %s\n", "id",
 		    "count", "mean", "variance(s^2)", "total", "%", "name");
 	for (i = 0; i < n; i++) {
-		if (b[i]->range)
-			snprintf(id, sizeof id, "eid %" PRId32, b[i]->eid);
-		else
-			snprintf(id, sizeof id, "%" PRId64, b[i]->id);
-		printf("%11s %12" PRIu64 " %14.9f %14.6e %16s %7.2f  ", id,
-		    b[i]->count, b[i]->mean / 1e9,
-		    b[i]->m2 / (double)b[i]->count / 1e18,
-		    pv_secs(t, sizeof t, b[i]->total),
-		    sum > 0 ? 100 * (double)b[i]->total / sum : 0.0);
-		if (b[i]->range) {
-			nm = pv_str(&st->names, (uint64_t)b[i]->id, &len);
-			pv_put_name(nm, len);
-		} else if (b[i]->name != NULL)
-			pv_put_name(b[i]->name, b[i]->name_len);
-		else
-			printf("block %" PRId64, b[i]->id);
+		blk_text(b[i], sum, &bt);
+		printf("%11s %12" PRIu64 " %14s %14s %16s %7s  ", bt.id,
+		    b[i]->count, bt.mean, bt.var, bt.total, bt.pct);
+		nm = blk_name(st, b[i], buf, sizeof buf, &len);
+		pv_put_name(nm, len);
 		putchar('\n');
 	}
 	if (st->unmatched > 0)
@@ -576,43 +650,70 @@ print_all(const char *path, struct stats *st, const struct grmtrace *r)
 	return 0;
 }
 
-int
-pv_stats(const char *path)
+/* Reads path into st (sel: the records taken); the reader, at its end,
+ * in *rp.  Returns 0, -1 on a reader's error (*rp then set), -2 out of
+ * memory, -3 if the file cannot be opened (said on stderr). */
+static int
+collect(const char *path, const struct pv_sel *sel, struct stats *st,
+	struct grmtrace **rp, char *err, size_t errlen)
 {
-	struct stats st;
 	const struct grmtrace_ev *ev;
 	struct grmtrace *r;
 	struct thr *t;
 	uint32_t it = 0;
 	int rc;
 
-	if ((r = pv_open(path)) == NULL)
-		return 1;
+	*rp = NULL;
+	if ((r = err != NULL ? grmtrace_open(path, err, errlen) :
+	    pv_open(path)) == NULL)
+		return -3;
+	*rp = r;
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_STATS_COUNT) |
 	    GRMTRACE_WANT(GRMTRACE_STATS_RANGE) |
 	    GRMTRACE_WANT(GRMTRACE_CONTROL));
-	memset(&st, 0, sizeof st);
+	st->sel = sel;
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
-		if (account(&st, ev) != 0) {
-			rc = -2;
-			break;
-		}
+		if (account(st, ev) != 0)
+			return -2;
 	}
-	while ((t = pv_map_next(&st.thrs, &it)) != NULL)
-		st.unclosed += t->depth;
-	if (rc == 0 && (pv_msgs_match(&st.msgs) != 0 ||
-	    print_all(path, &st, r) != 0))
+	while ((t = pv_map_next(&st->thrs, &it)) != NULL)
+		st->unclosed += t->depth;
+	if (rc == 0 && pv_msgs_match(&st->msgs) != 0)
+		return -2;
+	return rc;
+}
+
+static void
+stats_free(struct stats *st)
+{
+	pv_map_free(&st->thrs, thr_free);
+	pv_map_free(&st->nodes, NULL);
+	pv_map_free(&st->procs, NULL);
+	pv_map_free(&st->evcs, NULL);
+	pv_map_free(&st->blks, blk_free);
+	pv_strs_free(&st->names);
+	pv_sym_free(&st->sym);
+	pv_msgs_free(&st->msgs);
+	pv_stmode_free(&st->sm);
+	pv_rate_free(&st->rate);
+}
+
+int
+pv_stats(const char *path, const struct pv_sel *sel)
+{
+	static const struct pv_sel all = PV_SEL_ALL;
+	struct stats st;
+	struct grmtrace *r;
+	int rc;
+
+	memset(&st, 0, sizeof st);
+	rc = collect(path, sel != NULL ? sel : &all, &st, &r, NULL, 0);
+	if (rc == 0 && print_all(path, &st, r) != 0)
 		rc = -2;
-	pv_map_free(&st.thrs, thr_free);
-	pv_map_free(&st.nodes, NULL);
-	pv_map_free(&st.procs, NULL);
-	pv_map_free(&st.evcs, NULL);
-	pv_map_free(&st.blks, blk_free);
-	pv_strs_free(&st.names);
-	pv_sym_free(&st.sym);
-	pv_msgs_free(&st.msgs);
-	pv_stmode_free(&st.sm);
+	stats_free(&st);
+	if (rc == -3)
+		return 1;
 	if (rc == -1)
 		return pv_fail(path, r);
 	pv_close(path, r);
@@ -621,4 +722,210 @@ pv_stats(const char *path)
 		return 1;
 	}
 	return pv_flush();
+}
+
+/* ---- the same numbers as JSON, for the BEE views ---- */
+
+static const char *
+eid_name(const struct grmtrace *r, int32_t eid)
+{
+	const struct grmtrace_def *def = grmtrace_def(r, eid);
+
+	return def == NULL ? "" : def->description[0] != '\0' ?
+	    def->description : def->format;
+}
+
+static int
+json_counts(const struct stats *st, const struct grmtrace *r,
+	    struct evbuffer *out)
+{
+	const char *name;
+	struct evc **e;
+	size_t i;
+
+	if ((e = (struct evc **)pv_map_values(&st->evcs)) == NULL)
+		return -1;
+	qsort(e, pv_map_n(&st->evcs), sizeof *e, by_count);
+	evbuffer_add_printf(out, ",\"counts\":[");
+	for (i = 0; i < pv_map_n(&st->evcs); i++) {
+		name = eid_name(r, e[i]->eid);
+		evbuffer_add_printf(out, "%s[%" PRId32 ",%" PRIu64 ",",
+		    i ? "," : "", e[i]->eid, e[i]->count);
+		pv_json_str(out, name, strlen(name));
+		evbuffer_add(out, "]", 1);
+	}
+	evbuffer_add(out, "]", 1);
+	free(e);
+	return 0;
+}
+
+static int
+json_profile(const struct stats *st, struct evbuffer *out)
+{
+	struct blk_txt bt;
+	struct blk **b;
+	const char *nm;
+	char buf[32];
+	double sum;
+	size_t i, n, len;
+
+	if ((b = closed_blocks(st, &n, &sum)) == NULL)
+		return -1;
+	evbuffer_add_printf(out, ",\"unmatched\":%" PRIu64 ",\"unclosed\":%"
+	    PRIu64 ",\"profile\":[", st->unmatched, st->unclosed);
+	for (i = 0; i < n; i++) {
+		blk_text(b[i], sum, &bt);
+		evbuffer_add_printf(out, "%s{\"id\":\"%s\",\"count\":%" PRIu64
+		    ",\"mean\":\"%s\",\"variance\":\"%s\",\"total\":\"%s\","
+		    "\"pct\":\"%s\",\"ns\":%" PRIu64 ",\"name\":", i ? "," : "",
+		    bt.id, b[i]->count, bt.mean, bt.var, bt.total, bt.pct,
+		    b[i]->total);
+		nm = blk_name(st, b[i], buf, sizeof buf, &len);
+		pv_json_str(out, nm, len);
+		evbuffer_add(out, "}", 1);
+	}
+	evbuffer_add(out, "]", 1);
+	free(b);
+	return 0;
+}
+
+/* Bucket k of the latency histogram: [2^k, 2^(k+1)) ns; 0 holds 0 and
+ * less (clocks apart). */
+#define LAT_BUCKETS	64
+
+static int
+json_messages(const struct stats *st, struct evbuffer *out)
+{
+	const struct pv_msgs *g = &st->msgs;
+	struct pv_map pairs = { { 0 } };
+	uint64_t hist[LAT_BUCKETS] = { 0 }, lat;
+	const struct pv_msg *sn, *rv;
+	struct pair **p = NULL;
+	unsigned k;
+	size_t i;
+	int rc = -1, any = 0;
+
+	if (fill_pairs(g, &pairs) != 0 ||
+	    (p = (struct pair **)pv_map_values(&pairs)) == NULL)
+		goto out;
+	qsort(p, pv_map_n(&pairs), sizeof *p, by_ranks);
+	evbuffer_add_printf(out, ",\"sends\":%zu,\"recvs\":%zu,"
+	    "\"matched\":%" PRIu64 ",\"norank\":%" PRIu64 ",\"pairs\":[",
+	    g->nsnd, g->nrcv, g->matched, g->norank);
+	for (i = 0; i < pv_map_n(&pairs); i++) {
+		evbuffer_add_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRIu64
+		    ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",", i ? "," : "",
+		    p[i]->from, p[i]->to, p[i]->sends, p[i]->bytes,
+		    p[i]->recvs, p[i]->matched);
+		if (p[i]->matched > 0)
+			evbuffer_add_printf(out, "\"%.9f\"]", p[i]->lat /
+			    (double)p[i]->matched / 1e9);
+		else
+			evbuffer_add_printf(out, "\"-\"]");
+	}
+	for (i = 0; i < g->nsnd; i++) {
+		sn = &g->snd[i];
+		if (!sn->has_rank || sn->match == 0)
+			continue;
+		rv = &g->rcv[sn->match - 1];
+		lat = rv->ts > sn->ts ? rv->ts - sn->ts : 0;
+		for (k = 0; k + 1 < LAT_BUCKETS && lat >> (k + 1) != 0; k++)
+			continue;
+		hist[k]++;
+	}
+	evbuffer_add_printf(out, "],\"lathist\":[");
+	for (k = 0; k < LAT_BUCKETS; k++) {
+		if (hist[k] == 0)
+			continue;
+		evbuffer_add_printf(out, "%s[%u,%" PRIu64 "]", any ? "," : "", k,
+		    hist[k]);
+		any = 1;
+	}
+	evbuffer_add(out, "]", 1);
+	rc = 0;
+out:
+	free(p);
+	pv_map_free(&pairs, NULL);
+	return rc;
+}
+
+static int
+json_load(const struct stats *st, struct evbuffer *out)
+{
+	const struct pv_rate_proc *p;
+	const struct pv_proc *pr;
+	uint32_t it = 0;
+	unsigned i;
+	int any = 0;
+
+	evbuffer_add_printf(out, ",\"load\":{\"origin\":%" PRIu64
+	    ",\"width\":%" PRIu64 ",\"n\":%u,\"procs\":[", st->rate.origin,
+	    st->rate.width, st->rate.n);
+	while ((p = pv_map_next(&st->rate.procs, &it)) != NULL) {
+		evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"pid\":%"
+		    PRIu32, any ? "," : "", p->node, p->pid);
+		any = 1;
+		if ((pr = pv_proc(&st->msgs, p->node, p->pid)) != NULL &&
+		    pr->has_rank)
+			evbuffer_add_printf(out, ",\"rank\":%" PRId64, pr->rank);
+		if (pr != NULL && pr->prog != NULL) {
+			evbuffer_add_printf(out, ",\"prog\":");
+			pv_json_str(out, pr->prog, pr->prog_len);
+		}
+		evbuffer_add_printf(out, ",\"c\":[");
+		for (i = 0; i < st->rate.n; i++)
+			evbuffer_add_printf(out, "%s%" PRIu64, i ? "," : "",
+			    p->c[i]);
+		evbuffer_add(out, "]}", 2);
+	}
+	evbuffer_add(out, "]}", 2);
+	return 0;
+}
+
+int
+pv_stats_json(const char *path, const struct pv_sel *sel, unsigned load_n,
+	      struct evbuffer *out, char *err, size_t errlen)
+{
+	static const struct pv_sel all = PV_SEL_ALL;
+	struct stats st;
+	struct grmtrace *r;
+	char t[32];
+	int rc;
+
+	memset(&st, 0, sizeof st);
+	if (sel == NULL)
+		sel = &all;
+	st.rate.n = load_n;
+	if (sel->from > 0 && sel->to < UINT64_MAX) {
+		/* A range: buckets of it from its start, widened if
+		 * records lie beyond (they cannot). */
+		st.rate.origin = sel->from;
+		st.rate.width = load_n == 0 ? 1 :
+		    (sel->to - sel->from + load_n - 1) / load_n;
+		if (st.rate.width == 0)
+			st.rate.width = 1;
+	}
+	rc = collect(path, sel, &st, &r, err, errlen);
+	if (rc == -1)
+		snprintf(err, errlen, "%s", grmtrace_error(r));
+	if (rc == 0) {
+		evbuffer_add_printf(out, "{\"records\":%" PRIu64 ",\"first\":%"
+		    PRIu64 ",\"last\":%" PRIu64 ",\"span\":\"%s\","
+		    "\"processes\":%zu,\"threads\":%zu,\"losses\":%" PRIu64,
+		    st.records, st.first, st.last,
+		    pv_secs(t, sizeof t, st.last - st.first),
+		    pv_map_n(&st.procs), pv_map_n(&st.thrs),
+		    grmtrace_losses(r));
+		if (json_counts(&st, r, out) != 0 ||
+		    json_profile(&st, out) != 0 ||
+		    json_messages(&st, out) != 0 || json_load(&st, out) != 0)
+			rc = -2;
+		evbuffer_add(out, "}\n", 2);
+	}
+	if (rc == -2)
+		snprintf(err, errlen, "out of memory");
+	stats_free(&st);
+	if (r != NULL)
+		grmtrace_close(r);
+	return rc == 0 ? 0 : -1;
 }

@@ -310,7 +310,7 @@ survey(struct svg *g)
 	struct pv_mark m;
 	const struct grmtrace_ev *ev;
 	struct grmtrace *r;
-	int rc;
+	int rc, row;
 
 	if ((r = reopen(g)) == NULL)
 		return -1;
@@ -326,11 +326,17 @@ survey(struct svg *g)
 			}
 			continue;
 		}
-		if (g->records == 0 || ev->ts < g->first)
+		g->seen++;
+		if (ev->ts < g->sel.from || ev->ts >= g->sel.to)
+			continue;
+		/* Other rows' records are not drawn, nor counted; their
+		 * host's collection phases are drawn. */
+		row = pv_sel_row(&g->sel, ev->node, ev->pid, ev->tid);
+		if (row && (g->records == 0 || ev->ts < g->first))
 			g->first = ev->ts;
-		if (g->records == 0 || ev->ts > g->last)
+		if (row && (g->records == 0 || ev->ts > g->last))
 			g->last = ev->ts;
-		g->records++;
+		g->records += row;
 		if (pv_mark(&g->names, &g->sym, ev, &m) != 0) {
 			rc = oom(g);
 			break;
@@ -343,6 +349,8 @@ survey(struct svg *g)
 			}
 			continue;
 		}
+		if (!row)
+			continue;
 		if (thr_add(g, ev->node, ev->pid, ev->tid) == NULL ||
 		    survey_mark(g, ev, &m) != 0) {
 			rc = oom(g);
@@ -505,8 +513,9 @@ draw(struct svg *g)
 	if ((r = reopen(g)) == NULL)
 		return -1;
 	/* Only the records the survey saw, should the file have grown. */
-	for (n = 0; n < g->records && (rc = grmtrace_next(r, &ev)) == 1; n++) {
-		if ((t = svg_thr_find(g, ev->node, ev->pid, ev->tid)) == NULL)
+	for (n = 0; n < g->seen && (rc = grmtrace_next(r, &ev)) == 1; n++) {
+		if (!pv_sel_has(&g->sel, ev->node, ev->pid, ev->tid, ev->ts) ||
+		    (t = svg_thr_find(g, ev->node, ev->pid, ev->tid)) == NULL)
 			continue;
 		if (pv_mark(&g->names, &g->sym, ev, &m) != 0)
 			rc = oom(g);
@@ -569,12 +578,16 @@ marks(struct svg *g)
 	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_LOSS) |
 	    GRMTRACE_WANT(GRMTRACE_CONTROL));
 	while ((rc = grmtrace_next(r, &ev)) == 1) {
-		if (ev->kind == GRMTRACE_LOSS)
+		if (ev->kind == GRMTRACE_RECORD) {
+			if (++n > g->seen)
+				break;
+		} else if (ev->ts < g->sel.from || ev->ts >= g->sel.to)
+			continue;
+		else if (ev->kind == GRMTRACE_LOSS && (g->sel.nspec == 0 ||
+		    svg_thr_find(g, ev->node, ev->pid, ev->tid) != NULL))
 			svg_add_loss(g, ev);
 		else if (ev->kind == GRMTRACE_CONTROL)
 			svg_draw_control(g, ev);
-		else if (++n > g->records)
-			break;
 	}
 	if (rc == -1) {
 		pv_fail(g->path, r);
@@ -614,6 +627,7 @@ cleanup(struct svg *g)
 	pv_strs_free(&g->names);
 	pv_sym_free(&g->sym);
 	pv_msgs_free(&g->msgs);
+	pv_sel_free(&g->sel);
 }
 
 /* Finishes the output; returns 0, or -1 after a message.  A partial
@@ -640,7 +654,8 @@ finish(struct svg *g, int ok)
 static int
 usage_svg(FILE *f)
 {
-	fprintf(f, "usage: prove svg FILE [-o OUT.svg] [-w WIDTH]\n");
+	fprintf(f, "usage: prove svg FILE [-o OUT.svg] [-w WIDTH] [-t FROM:TO] "
+	    "[-r ROWS]\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -658,9 +673,18 @@ pv_svg(int argc, char **argv)
 
 	memset(&g, 0, sizeof g);
 	g.width = W_DEFAULT;
-	while ((r = pv_getopt(argc, argv, "svg", ":o:w:h", longopts,
+	g.sel.to = UINT64_MAX;
+	while ((r = pv_getopt(argc, argv, "svg", ":o:w:t:r:h", longopts,
 	    &c)) > 0) {
 		switch (c) {
+		case 't':
+			if (pv_sel_time(&g.sel, "svg", optarg) != 0)
+				goto bad;
+			break;
+		case 'r':
+			if (pv_sel_rows(&g.sel, "svg", optarg) != 0)
+				goto bad;
+			break;
 		case 'o':
 			g.opath = optarg;
 			break;
@@ -670,16 +694,19 @@ pv_svg(int argc, char **argv)
 			if (num_parse_u64(optarg, W_MIN, W_MAX, &w) != 0) {
 				fprintf(stderr, "prove svg: %s\n", num_msg(msg,
 				    sizeof msg, "-w", optarg, expected));
-				return 2;
+				goto bad;
 			}
 			g.width = (int)w;
 			break;
 		default:
+			pv_sel_free(&g.sel);
 			return usage_svg(stdout);
 		}
 	}
-	if (r < 0 || optind != argc - 1)
+	if (r < 0 || optind != argc - 1) {
+		pv_sel_free(&g.sel);
 		return usage_svg(stderr);
+	}
 	g.path = argv[optind];
 	rc = 0;
 	if (strcmp(g.path, "-") == 0 && stdin_seekable(&g) != 0)
@@ -704,8 +731,9 @@ pv_svg(int argc, char **argv)
 	if (rc == 0 && svg_layers_out(&g) != 0)
 		rc = -2;
 	if (rc == 0) {
-		svg_messages(&g);
-		rc = marks(&g);
+		if ((rc = svg_bundles(&g)) == 0)
+			svg_messages(&g);
+		rc = rc < 0 ? -2 : marks(&g);
 	}
 	if (rc == 0)
 		fprintf(g.out, "</svg>\n");
@@ -717,4 +745,7 @@ pv_svg(int argc, char **argv)
 	if (finish(&g, rc == 0) != 0)
 		return 1;
 	return 0;
+bad:
+	pv_sel_free(&g.sel);
+	return 2;
 }

@@ -152,6 +152,9 @@ struct svg {
 	char		head[NAME_CUT * 6 + 32];	/* title, escaped */
 	char		info[320];
 	int		eno;
+	/* -t and -r: the records drawn; seen: those read (drawn or not) */
+	struct pv_sel	sel;
+	uint64_t	seen;
 };
 
 /* ---- pv_svg.c: the command, the passes over the trace, the layout ---- */
@@ -195,6 +198,16 @@ int svg_phase_mark(struct svg *g, const struct grmtrace_ev *ev,
 /* Shades every collection phase over its node's lines. */
 void svg_phases(struct svg *g);
 void svg_messages(struct svg *g);
+/* Messages beyond one per MSG_PX pixels of the time axis are drawn as
+ * prove serve draws them: bundles of arrows from its index's level of
+ * detail (pv_idx_arrows) at columns of BUNDLE_PX pixels, one line for
+ * those that would overlap.  Returns
+ * 1 if it drew them, 0 if there are few enough to draw each (or the trace
+ * is standard input, which cannot be read again), -1 on an error (in
+ * g->what). */
+#define MSG_PX	2
+#define BUNDLE_PX	8	/* a bundle's columns, in pixels */
+int svg_bundles(struct svg *g);
 int svg_layers_out(struct svg *g);
 
 /* ---- pv_svg_pic.c: the picture around the marks ---- */

@@ -4,10 +4,12 @@
  * and messages. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pv_idx.h"
 #include "pv_svg.h"
 
 /* ---- blocks ---- */
@@ -415,10 +417,11 @@ draw_stub(struct svg *g, const struct thr *t, const struct pv_msg *m,
 	    send ? "receive" : "send");
 }
 
-/* An arrow from each matched send to its receive, a stub for each
- * message not matched; on top of the blocks and user events. */
-void
-svg_messages(struct svg *g)
+/* An arrow from each matched send to its receive (unless arrows is 0), a
+ * stub for each message not matched; on top of the blocks and user
+ * events. */
+static void
+messages(struct svg *g, int arrows)
 {
 	const struct pv_msgs *ms = &g->msgs;
 	const struct pv_msg *s, *r;
@@ -434,6 +437,8 @@ svg_messages(struct svg *g)
 			draw_stub(g, ts, s, 1);
 			continue;
 		}
+		if (!arrows)
+			continue;
 		r = &ms->rcv[s->match - 1];
 		if ((tr = svg_thr_find(g, r->node, r->pid, r->tid)) == NULL)
 			continue;
@@ -456,6 +461,88 @@ svg_messages(struct svg *g)
 		    (tr = svg_thr_find(g, r->node, r->pid, r->tid)) != NULL)
 			draw_stub(g, tr, r, 0);
 	}
+}
+
+void
+svg_messages(struct svg *g)
+{
+	messages(g, 1);
+}
+
+/* Who a row is, in a bundle's title. */
+static void
+row_who(FILE *f, const struct pv_idx *x, const struct pv_row *w)
+{
+	const struct pv_proc *p = pv_proc(&x->msgs, w->node, w->pid);
+
+	if (p != NULL && p->has_rank)
+		fprintf(f, "rank %" PRId64, p->rank);
+	else
+		fprintf(f, "node %" PRIu32 " pid %" PRIu32, w->node, w->pid);
+}
+
+int
+svg_bundles(struct svg *g)
+{
+	const struct thr *ts, *tr;
+	const struct pv_row *ws, *wr;
+	struct pv_bundle *b = NULL;
+	struct pv_idx x;
+	struct pv_q q;
+	uint64_t drawn = 0;
+	size_t i, n, stride, lines = 0;
+	int trunc = 0;
+	double k;
+
+	if ((double)g->msgs.matched * MSG_PX <= g->plot ||
+	    strcmp(g->path, "-") == 0)
+		return 0;
+	memset(&x, 0, sizeof x);
+	if (pv_idx_build(&x, g->path) != 0) {
+		g->what = "cannot index the trace to bundle its messages";
+		return -1;
+	}
+	q = (struct pv_q){ g->first, g->last + 1,
+	    g->plot >= 2 * BUNDLE_PX ? (unsigned)(g->plot / BUNDLE_PX) : 1, 0,
+	    x.nrow };
+	if (pv_idx_arrows(&x, &q, 1, &b, &n, &stride, &trunc) != 0) {
+		pv_idx_free(&x);
+		g->what = "out of memory";
+		return -1;
+	}
+	k = g->plot / q.width;
+	for (i = 0; i < n; i++) {
+		ws = &x.row[b[i].rs];
+		wr = &x.row[b[i].rr];
+		/* Both ends drawn: rows and range selected. */
+		if (b[i].xs < 0 || b[i].xs > (long)q.width || b[i].xr < 0 ||
+		    b[i].xr > (long)q.width ||
+		    (ts = svg_thr_find(g, ws->node, ws->pid, ws->tid)) == NULL ||
+		    (tr = svg_thr_find(g, wr->node, wr->pid, wr->tid)) == NULL)
+			continue;
+		fprintf(g->out, "<line class=\"msg\" data-n=\"%" PRIu64 "\" "
+		    "x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
+		    "stroke-width=\"%.2f\" stroke-opacity=\"%.2f\" "
+		    "marker-end=\"url(#arrow)\"><title>%" PRIu64 " message%s "
+		    "from ", b[i].n, g->left + (double)b[i].xs * k, ts->y,
+		    g->left + (double)b[i].xr * k, tr->y,
+		    b[i].n > 1 ? 1 + log2((double)b[i].n) / 2 : 1.0,
+		    b[i].n > 1 ? 0.9 : 0.5, b[i].n, b[i].n > 1 ? "s" : "");
+		row_who(g->out, &x, ws);
+		fprintf(g->out, " to ");
+		row_who(g->out, &x, wr);
+		fprintf(g->out, "</title></line>\n");
+		drawn += b[i].n;
+		lines++;
+	}
+	fprintf(g->out, "<text class=\"info\" x=\"%.2f\" y=\"%.2f\">%" PRIu64
+	    " messages in %zu lines: those that would overlap bundled%s"
+	    "</text>\n", g->left, g->height - 4, drawn, lines,
+	    stride > 1 || trunc ? " (sampled)" : "");
+	free(b);
+	pv_idx_free(&x);
+	messages(g, 0);
+	return 1;
 }
 
 /* ---- layers ---- */

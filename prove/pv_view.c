@@ -342,21 +342,23 @@ arrow_ts(const void *a, size_t i)
  * with more in the range, one in every *stride (sent in order), each
  * counting for stride in its bundle's number: the time of a view stays
  * bounded whatever the number of messages. */
-static int
-arrows_view(const struct pv_idx *x, const struct pv_q *q, double px,
-	    struct evbuffer *out, int *trunc, size_t *stride)
+int
+pv_idx_arrows(const struct pv_idx *x, const struct pv_q *q, int all,
+	      struct pv_bundle **bp, size_t *nbp, size_t *stride, int *trunc)
 {
 	const size_t cap = PV_BUNDLES_MAX * 2;
-	const size_t visit = (size_t)q->width * PV_ARROWS_PER_PX;
+	const size_t visit = all ? SIZE_MAX : (size_t)q->width *
+	    PV_ARROWS_PER_PX;
+	const double px = (double)(q->to - q->from) / q->width;
 	uint64_t lo = q->from > x->maxlat ? q->from - x->maxlat : 0;
 	uint64_t hi = q->to > UINT64_MAX - x->maxlat ? UINT64_MAX :
 	    q->to + x->maxlat;
 	const struct pv_arrow *a;
 	struct bundle *b, *e;
+	struct pv_bundle *v;
 	size_t i, h, nb = 0, l, r;
 	long xs, xr;
 	uint64_t k0, k1;
-	int first = 1;
 
 	if ((b = calloc(cap, sizeof *b)) == NULL)
 		return -1;
@@ -391,17 +393,41 @@ arrows_view(const struct pv_idx *x, const struct pv_q *q, double px,
 			nb++;
 		}
 	}
-	evbuffer_add(out, "[", 1);
+	if ((v = calloc(nb + 1, sizeof *v)) == NULL) {
+		free(b);
+		return -1;
+	}
+	*bp = v;
+	*nbp = nb;
 	for (e = b; e < b + cap; e++) {
 		if (e->n == 0)
 			continue;
 		a = &x->arrow[e->first];
+		*v++ = (struct pv_bundle){ a->rs, a->rr,
+		    (long)(e->key[0] & 0xffffffff) - 1,
+		    (long)(e->key[1] & 0xffffffff) - 1, e->n, e->first };
+	}
+	free(b);
+	return 0;
+}
+
+static int
+arrows_view(const struct pv_idx *x, const struct pv_q *q,
+	    struct evbuffer *out, int *trunc, size_t *stride)
+{
+	const struct pv_arrow *a;
+	struct pv_bundle *b;
+	size_t i, n;
+
+	if (pv_idx_arrows(x, q, 0, &b, &n, stride, trunc) != 0)
+		return -1;
+	evbuffer_add(out, "[", 1);
+	for (i = 0; i < n; i++) {
+		a = &x->arrow[b[i].first];
 		evbuffer_add_printf(out, "%s[%" PRIu32 ",%ld,%" PRIu32 ",%ld,%"
-		    PRIu64 ",%" PRIu64 ",%" PRIu64 "]", first ? "" : ",",
-		    a->rs, (long)(e->key[0] & 0xffffffff) - 1, a->rr,
-		    (long)(e->key[1] & 0xffffffff) - 1, e->n, a->ts - x->first,
-		    a->tr - x->first);
-		first = 0;
+		    PRIu64 ",%" PRIu64 ",%" PRIu64 "]", i ? "," : "",
+		    b[i].rs, b[i].xs, b[i].rr, b[i].xr, b[i].n,
+		    a->ts - x->first, a->tr - x->first);
 	}
 	evbuffer_add(out, "]", 1);
 	free(b);
@@ -503,7 +529,7 @@ pv_idx_view(const struct pv_idx *x, const struct pv_q *q,
 	}
 	free(p);
 	evbuffer_add_printf(out, "],\"arrows\":");
-	if (arrows_view(x, q, px, out, &trunc, &stride) != 0)
+	if (arrows_view(x, q, out, &trunc, &stride) != 0)
 		return -1;
 	whens_view(x, q, px, out, &trunc);
 	evbuffer_add_printf(out, ",\"arrows_stride\":%zu,\"truncated\":%s}\n",

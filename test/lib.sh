@@ -420,3 +420,70 @@ t_bee_trace() {
 	t_note_lms
 	t_stop_mm "the first mainmon"
 }
+
+# ---- BEE's views: prove serve's and prove report's (serve_views.sh,
+# report.sh) ----
+
+# t_ring_trace FILE: the ring example (blocks, events, messages, ranks)
+# traced by a real mainmon into FILE.
+t_ring_trace() {
+	t_start_mm "$1"
+	GRM_MM=$MM_ID "$B/examples/ring" -p 3 -r 20 -w 100 \
+	    > "$T_DIR/ring.out" || t_fail "ring failed"
+	t_stop_mm
+}
+# t_chrome OUT ARGS...: headless Chromium (its own profile, no sandbox: the
+# tests run as root), the page's scripts run for up to 8 s of virtual time;
+# skipped by the caller when `command -v chromium` fails.
+t_chrome() {
+	_o=$1
+	shift
+	timeout 120 chromium --headless --no-sandbox --disable-gpu \
+	    --hide-scrollbars --user-data-dir="$T_DIR/chromium" \
+	    --window-size=1400,2400 --virtual-time-budget=8000 "$@" \
+	    > "$_o" 2> "$T_DIR/chromium.err" ||
+		t_fail "chromium failed: $(tail -n 3 "$T_DIR/chromium.err")"
+}
+# t_dom_table ID DOM: the rows of the table ID in the dumped DOM (header
+# left out), cells by one space.
+t_dom_table() {
+	sed -n "s/.*<table id=\"$1\"[^>]*>\(.*\)/\1/p" "$2" |
+	    sed -e 's,</table>.*,,' -e 's,</tr>,\n,g' |
+	    sed -e '/<th>/d' -e 's,</td><td[^>]*>, ,g' -e 's,<[^>]*>,,g' \
+	    -e 's/&amp;/\&/g' -e 's/&lt;/</g' -e 's/&gt;/>/g' -e '/^$/d'
+}
+# t_stats_table TITLE STATS [NF]: the rows of prove stats' table under the
+# line starting with TITLE (its column header left out), words by one
+# space, the first NF words only if given.
+t_stats_table() {
+	awk -v t="$1" -v nf="${3:-0}" '
+	    index($0, t) == 1 { on = 1; hd = 0; next }
+	    on && /^$/ { exit }
+	    on && /^(matched|unmatched|blocks still|no |messages of)/ { next }
+	    on && !hd { hd = 1; next }
+	    on { n = nf > 0 && nf < NF ? nf : NF; s = $1
+		 for (i = 2; i <= n; i++) s = s " " $i; print s }' "$2"
+}
+# t_views_tables DOM STATS: the page's tables of counts, profile and message
+# pairs (DOM, dumped) are prove stats' (STATS, its output), row for row.
+t_views_tables() {
+	for _t in "v-counts:event counts:0" "v-profile:time profile:0" \
+	    "v-pairs:messages (:7"; do
+		_id=${_t%%:*}
+		_r=${_t#*:}
+		t_dom_table "$_id" "$1" > "$T_DIR/page.tab"
+		t_stats_table "${_r%:*}" "$2" "${_r##*:}" > "$T_DIR/stats.tab"
+		cmp -s "$T_DIR/page.tab" "$T_DIR/stats.tab" ||
+			t_fail "$_id differs from prove stats: $(diff \
+			    "$T_DIR/stats.tab" "$T_DIR/page.tab" | head -n 5)"
+	done
+}
+# t_serve_stop PID ERR: prove serve PID still runs, exits 0 on SIGTERM (a
+# sanitizer build: no leak), and said nothing a sanitizer says in ERR.
+t_serve_stop() {
+	t_alive "$1" || t_fail "prove serve died"
+	kill "$1"
+	wait "$1" || t_fail "prove serve did not exit 0 on SIGTERM"
+	! grep -E -q 'runtime error|Sanitizer' "$2" ||
+		t_fail "prove serve: $(grep -E 'runtime error|Sanitizer' "$2")"
+}

@@ -104,4 +104,75 @@ rc=0
 rc=0
 "$PV" svg > /dev/null 2>&1 || rc=$?
 [ $rc -eq 2 ] || t_fail "svg with no file: exit $rc, want 2"
+# ---- a time range (-t) and rows (-r): exactly what prove stats counts ----
+# nmark FILE CLASS: how many elements of CLASS FILE draws.
+nmark() { grep -o "class=\"$2\"" "$1" | wc -l; }
+# stat FILE WORD: prove stats' number after WORD (a line's first word).
+stat() { awk -v w="$2" '$1 == w { print $2; exit }' "$1"; }
+# msgs FILE: matched, sends, receives of prove stats' message section.
+msgs() {
+	sed -n 's/^matched messages: \([0-9]*\) of \([0-9]*\) sends and \([0-9]*\) receives$/\1 \2 \3/p' "$1"
+}
+"$PV" dump "$trace" > "$T_DIR/dump" || t_fail "prove dump failed"
+# From the first record to the middle send.
+first=$(awk 'NR == 1 { print $1 }' "$T_DIR/dump")
+mid=$(awk '$5 == -4 { print $1 }' "$T_DIR/dump" | sort -n |
+    awk '{ t[NR] = $1 } END { print t[int(NR / 2)] }')
+"$PV" svg "$trace" -t "$first:$mid" -o "$T_DIR/t.svg" || t_fail "svg -t failed"
+check_svg "$T_DIR/t.svg"
+"$PV" stats -t "$first:$mid" "$trace" > "$T_DIR/t.stats"
+set -- $(msgs "$T_DIR/t.stats")
+[ "$1" -gt 0 ] && [ "$1" -lt "$(grep -c ' -4 ' "$T_DIR/dump")" ] ||
+	t_fail "-t: $1 messages matched: not a part of the run"
+[ "$(nmark "$T_DIR/t.svg" msg)" = "$1" ] ||
+	t_fail "-t: $(nmark "$T_DIR/t.svg" msg) arrows, want $1"
+[ "$(nmark "$T_DIR/t.svg" stub)" = $(($2 + $3 - 2 * $1)) ] ||
+	t_fail "-t: $(nmark "$T_DIR/t.svg" stub) stubs, want $(($2 + $3 - 2 * $1))"
+[ "$(nmark "$T_DIR/t.svg" thread)" = "$(stat "$T_DIR/t.stats" threads)" ] ||
+	t_fail "-t: $(nmark "$T_DIR/t.svg" thread) threads drawn"
+# Rank 0's main thread: its sends and receives, none matched (the other
+# ends are not drawn), one line.
+p0=$(awk '$5 == -6 && $6 == 0 { print $2 "/" $3 "/" $3; exit }' "$T_DIR/dump")
+"$PV" svg "$trace" -r "$p0" -o "$T_DIR/r.svg" || t_fail "svg -r failed"
+check_svg "$T_DIR/r.svg"
+"$PV" stats -r "$p0" "$trace" > "$T_DIR/r.stats"
+set -- $(msgs "$T_DIR/r.stats")
+[ "$1" = 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] ||
+	t_fail "-r $p0: not rank 0's sends and receives only: $*"
+[ "$(nmark "$T_DIR/r.svg" thread)" = 1 ] || t_fail "-r $p0: not one line"
+[ "$(nmark "$T_DIR/r.svg" msg)" = 0 ] || t_fail "-r $p0: arrows drawn"
+[ "$(nmark "$T_DIR/r.svg" stub)" = $(($2 + $3)) ] ||
+	t_fail "-r $p0: $(nmark "$T_DIR/r.svg" stub) stubs, want $(($2 + $3))"
+# Both: the range and the rank's process, any thread.
+"$PV" svg "$trace" -t ":$mid" -r "${p0%/*}/*,9999" -o "$T_DIR/tr.svg" ||
+	t_fail "svg -t -r failed"
+"$PV" stats -t ":$mid" -r "${p0%/*}" "$trace" > "$T_DIR/tr.stats"
+set -- $(msgs "$T_DIR/tr.stats")
+[ "$(nmark "$T_DIR/tr.svg" stub)" = $(($2 + $3)) ] || t_fail "-t -r: stubs"
+for a in x 5:3 1:2:3 -1:5 3:3; do
+	"$PV" svg "$trace" -t "$a" > /dev/null 2>&1 && t_fail "-t $a taken"
+done
+for a in x 1/2/3/4 1//2 , 99999999999; do
+	"$PV" svg "$trace" -r "$a" > /dev/null 2>&1 && t_fail "-r $a taken"
+done
+
+# ---- many messages: bundled as prove serve does, no wall of lines ----
+many="$out/many.trace"
+t_start_mm "$many"
+GRM_MM=$MM_ID "$B/examples/ring" -p 4 -r 400 -w 20 > "$T_DIR/many.out" ||
+	t_fail "ring (many) failed"
+t_stop_mm
+"$PV" svg "$many" -w 800 -o "$T_DIR/many.svg" || t_fail "svg (many) failed"
+check_svg "$T_DIR/many.svg"
+"$PV" stats "$many" > "$T_DIR/many.stats"
+set -- $(msgs "$T_DIR/many.stats")
+[ "$1" -ge 1600 ] || t_fail "only $1 messages matched in the ring"
+lines=$(nmark "$T_DIR/many.svg" msg)
+sum=$(grep -o 'class="msg" data-n="[0-9]*"' "$T_DIR/many.svg" |
+    tr -dc '0-9\n' | awk '{ s += $1 } END { print s + 0 }')
+[ "$sum" = "$1" ] || t_fail "bundles hold $sum messages, want $1"
+[ "$lines" -lt "$1" ] && [ "$lines" -le 800 ] ||
+	t_fail "$lines lines for $1 messages in 800 pixels: a wall"
+grep -q "$1 messages in $lines lines" "$T_DIR/many.svg" ||
+	t_fail "the bundling is not said"
 t_check_clean

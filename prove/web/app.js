@@ -274,6 +274,7 @@ async function load() {
   $('r-note').textContent = v.truncated ? '(some detail left out)' : '';
   writeHash();
   draw();
+  if (typeof Views !== 'undefined') Views.update(S, showError);  // views.js
 }
 let timer = null;
 function reload() {

@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test/serve_views.sh: BEE's views in prove serve's page: the ring example
+# traced by a real mainmon and served; /api/bee gives prove stats' numbers
+# for the whole run, a time range (prove stats -t) and rows (prove stats
+# -r); /api/tracer pages through exactly the records of a selection;
+# hostile selections get clear errors; in headless Chromium (skipped with a
+# message when absent) the page shows every view with no script error and
+# the tables of prove stats, for the whole run and for a range in the URL.
+# Screenshot: $B/test/serve-views.png.
+. "$(dirname "$0")/lib.sh"
+
+PV="$B/prove/prove"
+trace="$T_DIR/ring.trace"
+t_ring_trace "$trace"
+"$PV" stats "$trace" > "$T_DIR/stats" || t_fail "prove stats failed"
+"$PV" dump "$trace" > "$T_DIR/dump" || t_fail "prove dump failed"
+# A range: from the send a third of the way through the sends to the one
+# two thirds of the way, as absolute ns.
+awk '$5 == -4 { print $1 }' "$T_DIR/dump" | sort -n > "$T_DIR/sends"
+ns=$(wc -l < "$T_DIR/sends")
+[ "$ns" -ge 3 ] || t_fail "only $ns sends in the ring"
+from=$(sed -n "$((ns / 3))p" "$T_DIR/sends")
+to=$(sed -n "$((2 * ns / 3))p" "$T_DIR/sends")
+"$PV" stats -t "$from:$to" "$trace" > "$T_DIR/stats-t" ||
+	t_fail "prove stats -t failed"
+n_t=$(awk -v a="$from" -v b="$to" '$1 >= a && $1 < b' "$T_DIR/dump" |
+    wc -l)
+[ "$(awk '$1 == "records" { print $2 }' "$T_DIR/stats-t")" = "$n_t" ] ||
+	t_fail "prove stats -t: not the $n_t records of the range"
+[ "$n_t" -gt 0 ] || t_fail "no record in the range"
+
+"$PV" serve "$trace" > "$T_DIR/serve.out" 2> "$T_DIR/serve.err" &
+SV=$!
+T_PIDS="$T_PIDS $SV"
+t_wait test -s "$T_DIR/serve.out" || t_fail "prove serve printed no URL"
+url=$(head -n 1 "$T_DIR/serve.out")
+hostport=${url#http://}
+hostport=${hostport%/}
+
+# get PATH: the HTTP status of GET PATH; the body in $T_DIR/body.
+get() {
+	curl -s --path-as-is -o "$T_DIR/body" -w '%{http_code}' \
+	    "http://$hostport$1"
+}
+want() {
+	_got=$(get "$2") || _got="no answer (curl $?)"
+	[ "$_got" = "$1" ] || t_fail "$2: status $_got, want $1"
+	if [ "$1" != 200 ]; then
+		grep -q '"error":' "$T_DIR/body" || t_fail "$2: no error said"
+	fi
+}
+json() {
+	sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$T_DIR/body" |
+	    head -n 1
+}
+stat() { awk -v w="$1" '$1 == w { print $2; exit }' "$2"; }
+# bee_is STATS: the body of /api/bee has the counts of STATS.
+bee_is() {
+	for k in records processes threads span; do
+		[ "$(json $k)" = "$(stat $k "$1")" ] ||
+			t_fail "bee $k: $(json $k), prove stats $(stat $k "$1")"
+	done
+	t_stats_table "event counts" "$1" | while read -r eid n _; do
+		grep -q "\[$eid,$n," "$T_DIR/body" ||
+			t_fail "bee: no count $n of eid $eid"
+	done
+}
+
+want 200 /api/bee
+bee_is "$T_DIR/stats"
+grep -q '"profile":\[{' "$T_DIR/body" || t_fail "no time profile"
+grep -q '"lathist":\[\[' "$T_DIR/body" || t_fail "no latency histogram"
+want 200 "/api/bee?from=$from&to=$to"
+bee_is "$T_DIR/stats-t"
+# The load meter's buckets hold every record of the range once.
+sum=$(sed 's/.*"load"://' "$T_DIR/body" | tr -c '0-9,[]' ' ' |
+    grep -o '\[[0-9,]*\]' | tr -d '[]' | tr ',' '\n' |
+    awk '{ s += $1 } END { print s }')
+[ "$sum" = "$n_t" ] || t_fail "load meter counts $sum, want $n_t"
+# Rows: rank 1's main thread, as prove stats -r has it.
+want 200 /api/meta
+row=$(tr '{' '\n' < "$T_DIR/body" | grep '"tid":' | grep -n '"rank":1,' |
+    head -n 1 | cut -d: -f1)
+[ -n "$row" ] || t_fail "no row of rank 1"
+row=$((row - 1))
+spec=$(tr '{' '\n' < "$T_DIR/body" | grep '"tid":' | sed -n "$((row + 1))p" |
+    sed 's/"node":\([0-9]*\).*"pid":\([0-9]*\),"tid":\([0-9]*\).*/\1\/\2\/\3/')
+"$PV" stats -r "$spec" "$trace" > "$T_DIR/stats-r" ||
+	t_fail "prove stats -r $spec failed"
+want 200 "/api/bee?rows=$row"
+bee_is "$T_DIR/stats-r"
+[ "$(stat threads "$T_DIR/stats-r")" = 1 ] || t_fail "-r $spec: not 1 thread"
+
+# The tracer: every record of the range, pages of 7, in order, once.
+: > "$T_DIR/tracer"
+skip=0
+while :; do
+	want 200 "/api/tracer?from=$from&to=$to&n=7&skip=$skip"
+	sed 's/\],\[/\n/g' "$T_DIR/body" | grep -o '^[[{"records:]*-\{0,1\}[0-9]*,"[0-9]*"' |
+	    sed 's/.*"\([0-9]*\)"$/\1/' >> "$T_DIR/tracer"
+	skip=$((skip + 7))
+	grep -q '"more":true' "$T_DIR/body" || break
+	[ "$skip" -le "$n_t" ] || t_fail "the tracer never ends"
+done
+awk -v a="$from" -v b="$to" '$1 >= a && $1 < b { print $1 }' "$T_DIR/dump" |
+    cmp -s - "$T_DIR/tracer" || t_fail "the tracer's pages are not the range"
+want 200 "/api/tracer?q=message%20send&n=1000"
+[ "$(grep -o '"[0-9]*",[0-9]*,[0-9]*,[0-9]*,-4,' "$T_DIR/body" | wc -l)" = \
+    "$(awk '$5 == -4' "$T_DIR/dump" | wc -l)" ] ||
+	t_fail "the tracer's filter: not every send"
+
+# Hostile selections: clear errors, the server stays.
+want 400 "/api/bee?from=5&to=5"
+want 400 "/api/bee?from=x"
+want 400 "/api/bee?rows=99999"
+want 400 "/api/bee?rows=3-1"
+want 400 "/api/bee?rows=,"
+want 400 "/api/bee?rows=0-99999999999999999999"
+want 400 "/api/bee?load=0"
+want 400 "/api/bee?load=100000"
+want 400 "/api/tracer?n=0"
+want 400 "/api/tracer?n=1001"
+want 400 "/api/tracer?skip=-1"
+want 404 "/api/bee?f=3"
+want 200 "/api/tracer?skip=99999999999"
+grep -q '"records":\[\],"more":false' "$T_DIR/body" || t_fail "skip past end"
+want 200 "/api/tracer?q=%3Cscript%3E"
+want 200 /views.js
+
+if ! command -v chromium > /dev/null 2>&1; then
+	t_serve_stop "$SV" "$T_DIR/serve.err"
+	t_log "chromium not installed: the views are not tested in a browser"
+	exit 0
+fi
+dom() { sed -n "s/.*id=\"$1\"[^>]*>\([^<]*\)<.*/\1/p" "$T_DIR/dom"; }
+# page_is STATS: the page's views show the tables of STATS.
+page_is() {
+	grep -q 'id="views" data-ready="1"' "$T_DIR/dom" ||
+		t_fail "the views never got ready"
+	[ -z "$(dom errors)" ] || t_fail "script error: $(dom errors)"
+	for v in v-freq v-prof v-load v-msg v-trace v-lat; do
+		grep -q "id=\"$v\"" "$T_DIR/dom" || t_fail "no view $v"
+	done
+	[ "$(dom v-records)" = "$(stat records "$1")" ] ||
+		t_fail "views: records $(dom v-records), want $(stat records "$1")"
+	t_views_tables "$T_DIR/dom" "$1"
+	n=$(grep -o '<tr data-row=' "$T_DIR/dom" | wc -l)
+	want_n=$(stat records "$1")
+	[ "$want_n" -le 100 ] || want_n=100
+	[ "$n" = "$want_n" ] || t_fail "tracer shows $n records, want $want_n"
+}
+t_chrome "$T_DIR/dom" --dump-dom "$url"
+page_is "$T_DIR/stats"
+t_chrome "$T_DIR/dom" --dump-dom "$url#f=0&from=$from&to=$to"
+page_is "$T_DIR/stats-t"
+t_chrome "$T_DIR/shot.out" --screenshot="$B/test/serve-views.png" \
+    "$url#f=0&from=$from&to=$to"
+test -s "$B/test/serve-views.png" || t_fail "no screenshot"
+t_serve_stop "$SV" "$T_DIR/serve.err"
