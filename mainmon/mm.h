@@ -311,6 +311,7 @@ struct mm_coll {
 	uint64_t		t_asked;	/* MM ns: this phase began */
 	uint64_t		t_applied;	/* MM ns, latest LM application */
 	char			cmd[160];	/* control command, for the file */
+	char			note[160];	/* added to the answer */
 	struct mm_conn		**pending;
 	int			npending;
 	struct mm_conn		*ctl;		/* who asked; may go away */
@@ -425,6 +426,12 @@ struct mm {
 	uint64_t		out_ok_ns;	/* writes work again since */
 	uint32_t		out_wait_ms;	/* ... after the one before */
 	struct event		*out_retry;
+	/* A stop asked while the file cannot be written waits for it, at
+	 * most disk_wait_secs (--disk-wait), the LMs not told, so that
+	 * nothing is lost (mm_round.c); out of the list of rounds. */
+	struct mm_coll		*stop_wait;
+	struct event		*stop_wait_ev;
+	unsigned		disk_wait_secs;
 	/* Frees the processes that ended, once done with (mm_out.c). */
 	struct event		*procs_ev;
 	uint64_t		procs_freed;
@@ -465,6 +472,10 @@ void mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c);
  * to stop their processes; from that (every LM answered, or the time
  * limit passed) to collecting. */
 void mm_round_next(struct mm *mm, struct mm_coll *co);
+/* The file can be written again: a stop that waited for it goes on. */
+void mm_round_disk_ok(struct mm *mm);
+/* Frees a stop still waiting for the disk (mainmon ends). */
+void mm_round_finish(struct mm *mm);
 
 /* mm_live.c */
 /* Starts the heartbeat: every ready LM is sent something at least every

@@ -49,6 +49,7 @@ struct mm_opts {
 	double		pause_s;	/* --pause-max */
 	uint64_t	silent_s;	/* --silent: 0 never */
 	double		order_wait_s;	/* --order-wait: 0 forever */
+	uint64_t	disk_wait_s;	/* --disk-wait: a stop's bound */
 	int		debug;		/* -d */
 };
 
@@ -72,7 +73,8 @@ usage(FILE *f)
 	    "       [-k KEYFILE] [-t SECONDS] [-s SECONDS] [-m MIB] "
 	    "[--collect=global|local]\n"
 	    "       [--pause-max=SECONDS] [--silent=SECONDS] "
-	    "[--order-wait=SECONDS] [-d]\n");
+	    "[--order-wait=SECONDS]\n"
+	    "       [--disk-wait=SECONDS] [-d]\n");
 }
 
 /* Says on stderr what is wrong with the command line; returns 2 (the exit
@@ -110,13 +112,14 @@ static int
 opts_parse(int argc, char **argv, struct mm_opts *o)
 {
 	enum { OPT_COLLECT = 256, OPT_PAUSE_MAX, OPT_FORCE, OPT_SILENT,
-	    OPT_ORDER_WAIT };
+	    OPT_ORDER_WAIT, OPT_DISK_WAIT };
 	static const struct option longopts[] = {
 		{ "collect", required_argument, NULL, OPT_COLLECT },
 		{ "pause-max", required_argument, NULL, OPT_PAUSE_MAX },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "silent", required_argument, NULL, OPT_SILENT },
 		{ "order-wait", required_argument, NULL, OPT_ORDER_WAIT },
+		{ "disk-wait", required_argument, NULL, OPT_DISK_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -132,6 +135,7 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 	o->pause_s = 10;
 	o->silent_s = 5;
 	o->order_wait_s = 5;
+	o->disk_wait_s = 60;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:f:p:b:i:k:t:s:m:dh", longopts,
 	    NULL)) != -1) {
@@ -167,6 +171,12 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 				return bad_value("--order-wait", optarg, "a "
 				    "number of seconds (0 to 3600; 0: "
 				    "forever)");
+			break;
+		case OPT_DISK_WAIT:
+			if (num_parse_u64(optarg, 0, 3600,
+			    &o->disk_wait_s) != 0)
+				return bad_value("--disk-wait", optarg, "a "
+				    "number of seconds (0 to 3600)");
 			break;
 		case 'o':
 			if (*optarg == '\0')
@@ -398,7 +408,13 @@ signal_cb(evutil_socket_t sig, short what, void *arg)
 	struct mm *mm = arg;
 
 	(void)what;
-	if (mm->stopping) {	/* a second signal: do not wait any longer */
+	if (mm->stopping || mm->stop_wait != NULL) {
+		/* A second signal: do not wait any longer.  What is not
+		 * written was not acknowledged: the LMs keep it. */
+		if (mm->stop_wait != NULL)
+			log_warn("%s: ending without the final collection: "
+			    "what is not written stays with the LMs",
+			    sig == SIGTERM ? "SIGTERM" : "SIGINT");
 		event_base_loopexit(mm->base, NULL);
 		return;
 	}
@@ -561,6 +577,7 @@ mm_start(struct mm *mm, const struct mm_opts *o)
 	mm->pause_max_ms = (uint32_t)(o->pause_s * 1000);
 	mm->silent_secs = (unsigned)o->silent_s;
 	mm->order_wait_ns = (uint64_t)(o->order_wait_s * 1e9);
+	mm->disk_wait_secs = (unsigned)o->disk_wait_s;
 	mm->order.max_bytes = (uint64_t)(o->order_mib * 1048576);
 	mm->fmt = o->fmt;
 	mm->auth_secs = (unsigned)o->auth_secs;
@@ -607,6 +624,7 @@ mm_finish(struct mm *mm, const struct mm_opts *o, int failed)
 		mm->exit_code = 1;
 	mm->out = NULL;
 	mm_out_finish(mm);
+	mm_round_finish(mm);
 	if (made.out_tmp[0] != '\0')
 		unlink(made.out_tmp);
 	else if (failed && made.out_made)

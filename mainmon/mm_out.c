@@ -576,6 +576,7 @@ mm_out_stalled(struct mm *mm)
 	log_warn("%s: written again, after %.1f s of write errors",
 	    mm->out_path, (double)(mm->out_ok_ns - mm->out_failed_ns) / 1e9);
 	mm->out_failed_ns = mm->out_ok_ns = 0;
+	mm_round_disk_ok(mm);
 	return 0;
 }
 

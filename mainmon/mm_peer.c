@@ -576,6 +576,8 @@ mm_conn_free(struct mm_conn *c)
 			co->ctl = NULL;
 		mm_coll_drop(mm, co, c);
 	}
+	if (mm->stop_wait != NULL && mm->stop_wait->ctl == c)
+		mm->stop_wait->ctl = NULL;	/* the stop waits on */
 	if (mm->stopped && mm->stop_ctl == c)
 		event_base_loopexit(mm->base, NULL);
 	batch_free(c);

@@ -193,6 +193,9 @@ collection_done(struct mm *mm, struct mm_coll *co, const char *failed)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
 		    "; given up: %s (what it holds comes when it returns)",
 		    co->dropped);
+	if (co->note[0] != '\0')
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+		    "%s", co->note);
 	if (co->global)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
 		    "; %llu processes stopped on %d hosts for %.1f ms%s%s",
@@ -355,6 +358,134 @@ mm_round_ready(struct mm *mm, struct mm_conn *c)
 	}
 }
 
+/* ---- a stop while the file cannot be written ----
+ *
+ * Stopping ends the LMs, and their segments with them: what mainmon
+ * holds unwritten (nothing of it acknowledged) would be lost.  So the
+ * stop waits, the LMs not told, until the file has been written again
+ * for a second (mm_out_stalled), then goes on as any stop; or, after
+ * --disk-wait seconds, fails: mainmon runs on, the LMs keep their data,
+ * and the answer says why and how much mainmon holds. */
+
+/* Bytes mainmon holds that the file does not (its merge, the writer). */
+static uint64_t
+held_unwritten(const struct mm *mm)
+{
+	return mm->order.bytes + (mm->out != NULL ?
+	    (uint64_t)tape_unwritten(mm->out) : 0);
+}
+
+/* Why the file cannot be written, and since when. */
+static void
+disk_why(const struct mm *mm, char *text, size_t cap)
+{
+	int e = mm->out != NULL ? tape_error(mm->out) : 0;
+
+	snprintf(text, cap, "cannot write %s%s%s (for %.1f s)",
+	    mm->out_path, e ? ": " : "", e ? strerror(e) : "",
+	    mm->out_failed_ns ? (double)(clk_mono_ns() -
+	    mm->out_failed_ns) / 1e9 : 0.0);
+}
+
+static int
+nlms(const struct mm *mm)
+{
+	const struct mm_conn *c;
+	int n = 0;
+
+	for (c = mm->conns; c != NULL; c = c->next)
+		n += MM_IS_LM(c);
+	return n;
+}
+
+/* The disk works again (the stop goes on), or the bound passed. */
+static void
+stop_wait_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mm *mm = arg;
+	struct mm_coll *co = mm->stop_wait;
+	char why[600], text[1024];
+	double waited;
+
+	(void)fd;
+	(void)what;
+	if (co == NULL)
+		return;
+	waited = (double)(clk_mono_ns() - co->t0) / 1e9;
+	if (mm->out != NULL && mm->out_failed_ns != 0 &&
+	    waited < mm->disk_wait_secs) {
+		/* Woken early, and writes still fail: wait on. */
+		event_add(mm->stop_wait_ev, &(struct timeval){ .tv_sec =
+		    mm->disk_wait_secs - (unsigned)waited, .tv_usec = 0 });
+		return;
+	}
+	mm->stop_wait = NULL;
+	if (mm->out != NULL && mm->out_failed_ns != 0) {
+		disk_why(mm, why, sizeof why);
+		snprintf(text, sizeof text, "%s; not stopped after waiting "
+		    "%.0f s, nothing lost: mainmon holds %llu bytes unwritten "
+		    "and runs on, %d LM%s keep the rest; stop again once the "
+		    "disk has room", why, waited,
+		    (unsigned long long)held_unwritten(mm), nlms(mm),
+		    nlms(mm) == 1 ? "" : "s");
+		log_warn("stop%s: %s", co->ctl == NULL ? " (signal)" : "",
+		    text);
+		mm_ctl_reply(co->ctl, 1, text);
+		coll_free(co);
+		return;
+	}
+	log_warn("the stop goes on: %s written again after %.1f s",
+	    mm->out_path, waited);
+	snprintf(co->note, sizeof co->note, " (after waiting %.1f s for the "
+	    "disk)", waited);
+	co->next = mm->colls;
+	mm->colls = co;
+	mm->stopping = 1;
+	coll_start(mm, co);
+}
+
+/* co, a stop, waits for the file; 0, or -1 (out of memory). */
+static int
+stop_wait(struct mm *mm, struct mm_coll *co)
+{
+	char why[600];
+
+	if (mm->stop_wait_ev == NULL &&
+	    (mm->stop_wait_ev = evtimer_new(mm->base, stop_wait_cb,
+	    mm)) == NULL)
+		return -1;
+	mm->stop_wait = co;
+	disk_why(mm, why, sizeof why);
+	log_warn("stop%s: %s: waiting up to %u s for it to be written again "
+	    "before the final collection (mainmon holds %llu bytes "
+	    "unwritten, %d LM%s keep the rest)", co->ctl == NULL ?
+	    " (signal)" : "", why, mm->disk_wait_secs,
+	    (unsigned long long)held_unwritten(mm), nlms(mm),
+	    nlms(mm) == 1 ? "" : "s");
+	event_add(mm->stop_wait_ev, &(struct timeval){ .tv_sec =
+	    mm->disk_wait_secs, .tv_usec = 0 });
+	return 0;
+}
+
+void
+mm_round_disk_ok(struct mm *mm)
+{
+	/* From the loop, not from inside the write that worked. */
+	if (mm->stop_wait != NULL)
+		event_active(mm->stop_wait_ev, EV_TIMEOUT, 0);
+}
+
+void
+mm_round_finish(struct mm *mm)
+{
+	if (mm->stop_wait != NULL)
+		coll_free(mm->stop_wait);
+	mm->stop_wait = NULL;
+	if (mm->stop_wait_ev != NULL)
+		event_free(mm->stop_wait_ev);
+	mm->stop_wait_ev = NULL;
+}
+
 void
 mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	 const char *cmd)
@@ -364,6 +495,10 @@ mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 
 	if (mm->stopping) {
 		mm_ctl_reply(ctl, 1, "the main monitor is stopping");
+		return;
+	}
+	if (stop && mm->stop_wait != NULL) {
+		mm_ctl_reply(ctl, 1, "a stop already waits for the disk");
 		return;
 	}
 	co = calloc(1, sizeof *co);
@@ -378,6 +513,13 @@ mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	if (cmd != NULL)
 		snprintf(co->cmd, sizeof co->cmd, "%s", cmd);
 	co->ctl = ctl;
+	if (stop && mm->out != NULL && mm->out_failed_ns != 0) {
+		if (stop_wait(mm, co) != 0) {
+			mm_ctl_reply(ctl, 1, "out of memory");
+			coll_free(co);
+		}
+		return;
+	}
 	co->next = mm->colls;
 	mm->colls = co;
 	if (stop)
@@ -461,6 +603,7 @@ mm_status(struct mm *mm, struct mm_conn *ctl)
 void
 mm_status_text(struct mm *mm, char *text, size_t cap)
 {
+	char buf[600];
 	size_t n;
 
 	n = (size_t)snprintf(text, cap, "main monitor %s\nfile %s: %llu "
@@ -484,6 +627,13 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		    (unsigned long long)mm->causal.violations,
 		    (unsigned long long)mm->causal.worst,
 		    (unsigned long long)mm->causal.unchecked);
+	if (n < cap && mm->out_failed_ns != 0) {
+		mm_out_status(mm, buf, sizeof buf);
+		n += (size_t)snprintf(text + n, cap - n, "file: %s; %llu bytes "
+		    "held unwritten%s\n", buf[0] ? buf : "written again, "
+		    "being watched", (unsigned long long)held_unwritten(mm),
+		    mm->stop_wait != NULL ? "; a stop waits for it" : "");
+	}
 	if (n < cap) {
 		mm_global_status(mm, text + n, cap - n);
 		n += strlen(text + n);
