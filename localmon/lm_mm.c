@@ -497,20 +497,18 @@ lm_below_threshold(const struct lm *lm)
 	return lm->view.nchunks - seg_used(&lm->view) < lm->view.threshold;
 }
 
-void
-lm_threshold(struct lm *lm)
+/* The global scheme: FULL asks the MM for a round (every LM collected,
+ * their processes stopped meanwhile).  Not while the processes are
+ * stopped (a round is under way; at its end, lm_resume looks again);
+ * then once until a collection is acknowledged, again every second if
+ * none is. */
+static void
+send_full(struct lm *lm)
 {
 	unsigned char buf[8];
 	struct wire_wr w;
 	uint64_t now;
 
-	if (!lm->global || lm->mm_state != LM_LINK_READY || lm->exiting) {
-		lm_push(lm);
-		return;
-	}
-	/* Not while the processes are stopped (a round is under way; at
-	 * its end, lm_resume looks again); then once until a collection
-	 * is acknowledged, again every second if none is. */
 	if (lm->pause.on)
 		return;
 	now = clk_mono_ns();
@@ -521,6 +519,16 @@ lm_threshold(struct lm *lm)
 	wire_put_u32(&w, lm->view.nchunks - seg_used(&lm->view));
 	wire_put_u32(&w, lm->view.nchunks);
 	peer_send(lm->mm, WIRE_FULL, buf, w.len, NULL, 0);
+}
+
+void
+lm_threshold(struct lm *lm)
+{
+	if (!lm->global || lm->mm_state != LM_LINK_READY || lm->exiting) {
+		lm_push(lm);
+		return;
+	}
+	send_full(lm);
 }
 
 void
@@ -853,7 +861,11 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
  * least this often, so that a slow writer's events reach the file within
  * seconds.  A collection already in flight, or a replay, carries it soon
  * enough; nothing new committed costs one look at the chunk headers.
- * The local scheme only (mainmon --collect=global moves data in rounds).
+ * In the global scheme (mainmon --collect=global) data moves in rounds
+ * only (a push would wait in mainmon for the next round, and so would a
+ * GMI_Flush asked meanwhile): there the LM asks for a round (FULL) when
+ * something committed waits, as at its threshold, and mainmon collects
+ * every LM with its processes stopped.
  */
 static void
 push_timer_cb(evutil_socket_t fd, short what, void *arg)
@@ -862,16 +874,16 @@ push_timer_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	/* Not in the global scheme: there data moves in rounds, and a push
-	 * is not pulled into the file (it waits for the next round, and so
-	 * would a GMI_Flush asked meanwhile). */
-	if (lm->finished || lm->seg == NULL || lm->exiting || lm->global ||
+	if (lm->finished || lm->seg == NULL || lm->exiting ||
 	    lm->mm_state != LM_LINK_READY || lm->outstanding > 0 ||
 	    lm->spill_bytes > 0 || lm->ndeferred > 0 || lm->pause.on)
 		return;
 	if (evbuffer_get_length(lm->procs) == 0 && !seg_pending(&lm->view))
 		return;
-	lm_collect(lm, WIRE_ROUND_PUSH, 0);
+	if (lm->global)
+		send_full(lm);
+	else
+		lm_collect(lm, WIRE_ROUND_PUSH, 0);
 }
 
 void
