@@ -199,6 +199,10 @@ struct lm {
 	uint64_t		push_ns;
 	struct event		*push_timer;
 	struct lm_guard		guard;
+	/* Successors (lm_guard.c): this LM is the successor-th in a row a
+	 * guard started for one that died soon after its start (0: not a
+	 * successor, or one started after an LM that lived). */
+	unsigned		successor;
 	/* The LM's life (lm_main.c): how far it was made (enum lm_made),
 	 * and its signals. */
 	int			made;
@@ -330,6 +334,12 @@ void lm_pause_tick(struct lm *lm);
 void lm_pause_end(struct lm *lm);
 
 /* lm_guard.c */
+/* Successors that die within LM_SUCCESSOR_QUICK_NS of their start, in a
+ * row: the guard waits 0.5 s, doubled each time, before the next, and
+ * starts no more than LM_SUCCESSOR_MAX (then the segment waits for the
+ * next LM of its MM on the host, and mainmon's stop names it missing). */
+#define LM_SUCCESSOR_MAX	5u
+#define LM_SUCCESSOR_QUICK_NS	10000000000ull
 /* Starts the guard (at the LM's start, after the segment). */
 void lm_guard_init(struct lm *lm);
 /* Starts it if it is not running; 0, or -1 (logged). */
@@ -363,6 +373,7 @@ struct lm_conf {
 	struct mmid	mmid;		/* --mm, else GRM_MM, with the token */
 	int		lockfd;		/* --lock-fd (the election lock), or -1 */
 	int		spawned;	/* started by a traced process */
+	unsigned	successor;	/* --successor (lm_guard.c) */
 	int		debug;
 	double		linger;		/* --linger, else GRM_LM_LINGER: s */
 	double		mm_timeout;	/* GRM_LM_MM_TIMEOUT: s */

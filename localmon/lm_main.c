@@ -426,6 +426,7 @@ main(int argc, char **argv)
 	hmac_wipe(&conf.mmid, sizeof conf.mmid);
 	snprintf(lm.mm_id, sizeof lm.mm_id, "%s", lm.mmid.hostport);
 	lm.standalone = !conf.spawned;
+	lm.successor = conf.successor;
 	lm.linger_ns = (uint64_t)(conf.linger * 1e9);
 	lm.mm_timeout_ns = (uint64_t)(conf.mm_timeout * 1e9);
 	lm.spill_max = conf.spill_max;
