@@ -214,12 +214,25 @@ enum mm_conn_state {
  * (its "sent below" time holds the watermark), pulled (asked for its data
  * for the watermark's sake, no answer yet), or out (it left a pull or a
  * round unanswered for --order-wait: not waited for, until its next
- * DONE).  Its spill replay (wm_unknown) is told by its DONEs (mm_out.c).
+ * DONE), or replaying its spill file (its DONEs say so, mm_out.c: it
+ * cannot say what is older, so it is not waited for nor pulled, until
+ * a DONE gives a time).
  */
 enum mm_order_state {
 	MM_ORD_FOLLOW = 0,
 	MM_ORD_PULLED,
-	MM_ORD_OUT
+	MM_ORD_OUT,
+	MM_ORD_REPLAY
+};
+
+/* A ready LM's part in the global scheme (mm_global.c): its processes
+ * run, it asked for a round (FULL: its threshold, or data waiting past
+ * its push interval) and has not been collected since, or its processes
+ * are stopped for a round (paused_round; the trace has its begin). */
+enum mm_glob_state {
+	MM_GL_RUNS = 0,
+	MM_GL_WANTS,
+	MM_GL_STOPPED
 };
 
 struct mm_conn {
@@ -238,7 +251,7 @@ struct mm_conn {
 	uint32_t		lm_pid;
 	uint64_t		seg_id;		/* the LM's segment */
 	struct wire_status	st;		/* its latest status */
-	int			has_st;
+	int			has_st;		/* st holds one (a datum) */
 	struct mm_sync		clk;		/* its clock, modelled */
 	int			burst;		/* pings left in this burst */
 	int			beats;		/* lone heartbeat pings out */
@@ -251,10 +264,8 @@ struct mm_conn {
 	struct event		*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
 	struct mm_sync_model	model_written;
-	uint64_t		wm;		/* MM ns: nothing older to come */
-	int			wm_unknown;	/* replaying its spill file: it
-						   does not know; not waited
-						   for */
+	uint64_t		wm;		/* MM ns: nothing older to come
+						   (not in MM_ORD_REPLAY) */
 	uint64_t		scan;		/* MM ns of its latest scan */
 	uint64_t		floor;		/* its records from now on are
 						   not older (the previous
@@ -264,11 +275,9 @@ struct mm_conn {
 	uint64_t		last_pull;	/* MM ns of its latest pull */
 	struct mm_ack		*acks, **acks_tail;
 	/* The global scheme (mm_global.c). */
-	uint32_t		paused_round;	/* its processes are stopped
-						   for this round (0: none) */
+	enum mm_glob_state	glob;
+	uint32_t		paused_round;	/* MM_GL_STOPPED: the round */
 	uint64_t		paused_at;	/* MM ns of that begin */
-	int			full;		/* it reached its threshold
-						   since last asked to collect */
 	struct mm_written	*written;	/* to tell, in order */
 	uint32_t		nwritten;
 	uint32_t		capwritten;

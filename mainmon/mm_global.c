@@ -126,7 +126,10 @@ mm_on_full(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	log_debug("LM %u on %s: %u of %u chunks free: global collection",
 	    c->lm_pid, c->node->host, nfree, chunks);
-	c->full = 1;
+	/* None comes while its processes are stopped (the LM sends none
+	 * then); that round's collection takes its data anyway. */
+	if (c->glob == MM_GL_RUNS)
+		c->glob = MM_GL_WANTS;
 	if (!mm_global_busy(mm))
 		mm_round(mm, NULL, MM_SNAPSHOT, NULL);
 	return 0;
@@ -147,8 +150,9 @@ mm_on_paused(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	v[3] = wire_get_u64(msg);	/* ns taken */
 	if (t == 0)
 		return -1;
-	if (c->paused_round == 0)
+	if (c->glob != MM_GL_STOPPED)
 		mark(mm, c, REC_EID_COLL_BEGIN, t, v, 4);
+	c->glob = MM_GL_STOPPED;
 	c->paused_round = (uint32_t)v[0];
 	co = find_round(mm, (uint32_t)v[0]);
 	if (co == NULL || co->phase == MM_PH_WAIT) {
@@ -183,13 +187,14 @@ mm_on_resumed(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	t = wire_get_u64(msg);
 	if (t == 0 || v[2] > REC_COLL_END_EXIT)
 		return -1;
-	if (c->paused_round == 0)
+	if (c->glob != MM_GL_STOPPED)
 		return 0;	/* no begin was written: no end either */
 	if (v[2] == REC_COLL_END_DEADLINE)
 		log_warn("LM %u on %s: collection %u: processes let go at the "
 		    "LM's time limit (mainmon --pause-max)", c->lm_pid,
 		    c->node->host, (unsigned)v[0]);
 	mark(mm, c, REC_EID_COLL_END, t, v, 3);
+	c->glob = MM_GL_RUNS;
 	c->paused_round = 0;
 	return 0;
 }
@@ -235,7 +240,7 @@ next_cb(evutil_socket_t fd, short what, void *arg)
 	if (mm->stopping)
 		return;
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (MM_IS_LM(c) && c->full) {
+		if (MM_IS_LM(c) && c->glob == MM_GL_WANTS) {
 			mm_round(mm, NULL, MM_SNAPSHOT, NULL);
 			return;
 		}
@@ -265,13 +270,14 @@ mm_global_conn_gone(struct mm *mm, struct mm_conn *c)
 	uint64_t v[3];
 	int i;
 
-	if (c->paused_round != 0) {
+	if (c->glob == MM_GL_STOPPED) {
 		/* Its guard lets the processes go (or they died with the
 		 * LM): the phase ends now, as far as anyone can tell. */
 		v[0] = c->paused_round;
 		v[1] = 0;
 		v[2] = REC_COLL_END_LOST;
 		mark(mm, c, REC_EID_COLL_END, 0, v, 3);
+		c->glob = MM_GL_RUNS;
 		c->paused_round = 0;
 	}
 	for (co = mm->colls; co != NULL; co = co->next)

@@ -190,7 +190,7 @@ mm_live_gone(struct mm *mm, struct mm_conn *c, const char *why)
 		log_info("LM %u on %s (%s): %s before its end: the host no "
 		    "longer holds the order", c->lm_pid, c->node->host,
 		    c->addr, why);
-	give_up(mm, c->node, c->wm_unknown ? 0 : c->wm,
+	give_up(mm, c->node, c->order == MM_ORD_REPLAY ? 0 : c->wm,
 	    peer_silent(c->p) ? "silent" : "closed", why);
 }
 
@@ -311,7 +311,8 @@ mm_live_status(struct mm *mm, char *text, size_t cap)
 		    c->clk.model.used, c->clk.n,
 		    (unsigned long long)nd->late,
 		    (unsigned long long)c->records,
-		    c->paused_round ? "; its processes are stopped" : "");
+		    c->glob == MM_GL_STOPPED ? "; its processes are stopped" :
+		    "");
 		if (c->has_st && n < cap)
 			n += st_text(&c->st, "", text + n, cap - n);
 	}

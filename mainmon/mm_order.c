@@ -333,8 +333,8 @@ mm_order_watermark(const struct mm *mm)
 	uint64_t w = UINT64_MAX;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (MM_IS_LM(c) && !c->wm_unknown && c->order != MM_ORD_OUT &&
-		    c->wm < w)
+		if (MM_IS_LM(c) && (c->order == MM_ORD_FOLLOW ||
+		    c->order == MM_ORD_PULLED) && c->wm < w)
 			w = c->wm;
 	return w;
 }
@@ -421,8 +421,8 @@ mm_order_advance(struct mm *mm, int tick)
 	if (mm->global && !push_waits(mm))
 		return r;
 	for (c = mm->conns; c != NULL; c = c->next) {
-		if (!MM_IS_LM(c) || c->wm_unknown || c->order == MM_ORD_OUT ||
-		    now - c->last_pull < PULL_IDLE)
+		if (!MM_IS_LM(c) || c->order == MM_ORD_REPLAY ||
+		    c->order == MM_ORD_OUT || now - c->last_pull < PULL_IDLE)
 			continue;
 		if (c->wm + PULL_LAG < newest || (tick && top <= now &&
 		    c->wm <= top && now - c->last_done >= PULL_IDLE))

@@ -829,10 +829,11 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 	/* An LM delivering its spill file (mainmon was away) cannot say:
 	 * its records are written as they come, and whatever of them is
 	 * older than what is written already is late. */
-	if (below == WIRE_BELOW_REPLAY)
-		c->wm_unknown = 1;
-	else if (below != WIRE_BELOW_NONE) {
-		c->wm_unknown = 0;
+	if (below == WIRE_BELOW_REPLAY) {
+		if (c->order != MM_ORD_OUT)
+			c->order = MM_ORD_REPLAY;
+	} else if (below != WIRE_BELOW_NONE) {
+		/* Followed again: mm_on_done. */
 		/* Nothing older is left with the LM (it allowed for a
 		 * writer between reading its clock and committing). */
 		c->scan = mm_sync_to_mm(&c->clk.model, below);

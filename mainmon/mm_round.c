@@ -548,7 +548,8 @@ coll_start(struct mm *mm, struct mm_coll *co)
 			/* Collected now: a FULL before is answered. */
 			if (co->phase == MM_PH_COLLECT &&
 			    co->what != MM_STATUS && co->what != MM_CONTROL)
-				c->full = 0;
+				if (c->glob == MM_GL_WANTS)
+					c->glob = MM_GL_RUNS;
 			/* One given up for not answering is asked, not
 			 * waited for (mm_live.c). */
 			if (c->order == MM_ORD_OUT && co->what != MM_STATUS)
