@@ -13,40 +13,9 @@
 
 P=4 T=2 N=20000
 WAIT=4
-disk="$T_DIR/disk"
-trace="$disk/trace"
-mkdir "$disk"
-disk_down() { umount "$disk" 2>/dev/null || umount -l "$disk" 2>/dev/null; }
-mount -t tmpfs -o size=32m,mode=700 grm-test-stop "$disk" 2>/dev/null || {
-	t_log "SKIP: cannot mount a tmpfs (not root?)"
-	exit 77
-}
-T_CLEANUP_HOOK=disk_down
-
-t_start_mm "$trace" --disk-wait=$WAIT
-avail=$(df -P -k "$disk" | awk 'NR == 2 { print $4 }')
-dd if=/dev/zero of="$disk/filler" bs=1024 count=$((avail - 512)) \
-    2> /dev/null || t_fail "cannot make the filler"
-
-touch "$T_DIR/go"
-T_WPIDS=""
-i=1
-while [ $i -le $P ]; do
-	GRM_MM=$MM_ID "$B/test/e2e_writer" $T $N "$T_DIR/half.$i" \
-	    "$T_DIR/go" > "$T_DIR/writer.$i.out" 2> "$T_DIR/writer.$i.err" &
-	T_WPIDS="$T_WPIDS $!"
-	T_PIDS="$T_PIDS $!"
-	i=$((i + 1))
-done
-t_reap writer $T_WPIDS
-t_note_lms
-
-failed() { grep -q "cannot write $trace: No space left on device" \
-    "$T_DIR/mm.err"; }
-t_wait_for 30 "mainmon did not say it cannot write" failed
-held=$(t_count "$trace" eid=1)
-[ "$held" -lt $((P * T * N)) ] ||
-	t_fail "the disk was not full: $held records written"
+trace="$T_DIR/disk/trace"
+t_disk_full "$trace" $P $T $N --disk-wait=$WAIT
+held=$HELD
 
 # 1. The stop waits the bound, then fails; nothing ends.
 t0=$(t_now_cs)
@@ -76,7 +45,7 @@ t_wait_for 30 "the second stop did not wait" waits
 	t_fail "status during the wait: $(cat "$T_DIR/status.out")"
 grep -q "file: cannot write since .*bytes held unwritten; a stop waits for it" \
     "$T_DIR/status.out" || t_fail "status does not show the wait: $(cat "$T_DIR/status.out")"
-rm -f "$disk/filler"
+rm -f "$T_DIR/disk/filler"
 rc=0
 wait "$ctl" || rc=$?
 [ $rc -eq 0 ] || t_fail "the stop failed once the disk was freed: $(cat "$T_DIR/stop.out")"
@@ -84,12 +53,7 @@ grep -q "^stopped: [0-9]* records in $trace.*(after waiting [0-9.]* s for the di
     "$T_DIR/stop.out" || t_fail "stop said: $(cat "$T_DIR/stop.out")"
 wait "$MM_PID" || t_fail "mainmon exited non-zero"
 
-cat "$T_DIR"/writer.*.out > "$T_DIR/lost.out"
-[ ! -s "$T_DIR/lost.out" ] || t_fail "writers lost events: $(cat "$T_DIR/lost.out")"
-[ "$(t_count "$trace" '#LOSS')" -eq 0 ] || t_fail "#LOSS lines in the trace"
-t_check_seqs "$trace" $N $((P * T)) || t_fail "trace content"
-dups=$(t_tcheck "$trace" eid=1 dups f1)
-[ "$dups" -eq 0 ] || t_fail "$dups records written twice"
+t_disk_whole "$trace" $P $T $N
 t_check_clean
 t_log "refused: $(cat "$T_DIR/stop1.out")"
 t_log "then: $(cat "$T_DIR/stop.out")"

@@ -17,15 +17,9 @@ T=2 N=20000 MAX=5
 trace="$T_DIR/trace"
 t_start_mm "$trace"
 # Nothing pushed before the end: the data is in the segment.
-export GRM_PUSH_INTERVAL=0 GRM_LM_LINGER=30
-touch "$T_DIR/go"
-GRM_MM=$MM_ID "$B/test/e2e_writer" $T $N "$T_DIR/half" "$T_DIR/go" \
-    > "$T_DIR/writer.out" 2> "$T_DIR/writer.err" || t_fail "writer failed"
-[ -s "$T_DIR/writer.out" ] && t_fail "writer lost events: $(cat "$T_DIR/writer.out")"
-t_note_lms
-for f in "$GRM_RUNDIR"/lm-*.pid; do read -r lm shmid < "$f"; done
-[ -n "${lm:-}" ] || t_fail "no LM running after the job"
-[ -n "$(t_lm_guards "$lm")" ] || t_fail "LM $lm has no guard process"
+export GRM_LM_LINGER=30
+t_job_in_lm $T $N
+lm=$LM shmid=$SHMID
 t0=$(t_now_cs)
 kill -9 "$lm"
 
@@ -83,13 +77,8 @@ t_check_clean
 # 3. LM and guard both killed: the stop names the host.
 trace2="$T_DIR/trace2"
 t_start_mm "$trace2"
-rm -f "$T_DIR/half"
-GRM_MM=$MM_ID "$B/test/e2e_writer" $T $N "$T_DIR/half" "$T_DIR/go" \
-    > "$T_DIR/writer.out" 2> "$T_DIR/writer.err" || t_fail "writer 2 failed"
-for f in "$GRM_RUNDIR"/lm-*.pid; do read -r lm shmid < "$f"; done
-T_LMS="$T_LMS $lm:$shmid"
-guards=$(t_lm_guards "$lm")
-[ -n "$guards" ] || t_fail "LM $lm has no guard process"
+t_job_in_lm $T $N
+lm=$LM shmid=$SHMID guards=$GUARDS
 for g in $guards; do kill -9 "$g"; done
 kill -9 "$lm"
 t_wait_for 30 "LM $lm still running" t_dead "$lm"
