@@ -657,7 +657,7 @@ lm_bye(struct lm *lm)
  * records wait for the global time order).  A piece no flight holds (sent
  * before a reconnection, or a scribbled chunk's) is ignored.
  */
-static void
+static const char *
 written(struct lm *lm, struct wire_rd *msg)
 {
 	struct lm_flight *f;
@@ -665,11 +665,10 @@ written(struct lm *lm, struct wire_rd *msg)
 	uint64_t seq;
 
 	n = wire_get_u32(msg);
-	if (n > WIRE_WRITTEN_MAX ||
-	    wire_rd_left(msg) != (size_t)n * WIRE_WRITTEN_ITEM) {
-		msg->err = 1;
-		return;
-	}
+	if (n > WIRE_WRITTEN_MAX)
+		return "more pieces than WIRE_WRITTEN_MAX";
+	if (wire_rd_left(msg) != (size_t)n * WIRE_WRITTEN_ITEM)
+		return "its pieces do not fill it exactly";
 	while (n-- > 0) {
 		pid = wire_get_u32(msg);
 		session = wire_get_u32(msg);
@@ -680,6 +679,7 @@ written(struct lm *lm, struct wire_rd *msg)
 			    pid, session, seq, end))
 				break;
 	}
+	return NULL;
 }
 
 static void
@@ -717,8 +717,9 @@ send_status(struct lm *lm, uint32_t round)
  * The MM's control state (grmctl enable/disable/filter): written into the
  * segment's control words, then the generation in ctl is bumped so that
  * every writer applies it at its next event.  Acknowledged once in place.
+ * NULL, or what is wrong with msg (nothing is applied).
  */
-static int
+static const char *
 apply_control(struct lm *lm, struct wire_rd *msg)
 {
 	uint32_t round, cls[8], n, i, w;
@@ -732,11 +733,12 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 		cls[i] = wire_get_u32(msg);
 	wire_get_str(msg, filter, sizeof filter);
 	n = wire_get_u32(msg);
-	if (!wire_rd_ok(msg) || n != REC_EID_BITS / 32 ||
-	    wire_rd_left(msg) != (size_t)n * 4) {
-		msg->err = 1;
-		return -1;
-	}
+	if (!wire_rd_ok(msg))
+		return "its filter is cut short or too long";
+	if (n != REC_EID_BITS / 32)
+		return "not as many event words as event ids need";
+	if (wire_rd_left(msg) != (size_t)n * 4)
+		return "its event words do not fill it exactly";
 	for (i = 0; i < 8; i++)
 		atomic_store_explicit(&s->cls_off[i], cls[i],
 		    memory_order_relaxed);
@@ -752,7 +754,7 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 	wire_put_u32(&ww, round);
 	wire_put_u64(&ww, clk_mono_ns());
 	peer_send(lm->mm, WIRE_CONTROL_ACK, buf, ww.len, NULL, 0);
-	return 0;
+	return NULL;
 }
 
 static void
@@ -765,6 +767,7 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	struct wire_wr w;
 	uint64_t t_mm;
 	uint32_t round, flags;
+	const char *wrong = NULL;	/* a handler's check that failed */
 
 	if (msg == NULL) {
 		if (peer_silent(p)) {
@@ -826,13 +829,13 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		lm_collect(lm, round, (flags & WIRE_COLLECT_PROBE) != 0);
 		break;
 	case WIRE_CONTROL:
-		apply_control(lm, msg);
+		wrong = apply_control(lm, msg);
 		break;
 	case WIRE_ACK:
 		acked(lm);
 		break;
 	case WIRE_WRITTEN:
-		written(lm, msg);
+		wrong = written(lm, msg);
 		break;
 	case WIRE_STATUS:
 		send_status(lm, wire_get_u32(msg));
@@ -848,9 +851,12 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			lm_resume(lm, REC_COLL_END_ASKED);
 		break;
 	}
-	if (!wire_rd_ok(msg)) {
-		snprintf(bad, sizeof bad, "%s (%u): malformed",
-		    wire_type_name(type), type);
+	/* Lengths were checked by the rule: what is left is values. */
+	if (wrong == NULL && !wire_rd_ok(msg))
+		wrong = "a field cut short";
+	if (wrong != NULL) {
+		snprintf(bad, sizeof bad, "%s (%u): %s", wire_type_name(type),
+		    type, wrong);
 		lm_mm_lost(lm, bad);
 	}
 }
