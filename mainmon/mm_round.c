@@ -424,10 +424,10 @@ stop_wait_cb(evutil_socket_t fd, short what, void *arg)
 		disk_why(mm, why, sizeof why);
 		snprintf(text, sizeof text, "%s; not stopped after waiting "
 		    "%.0f s, nothing lost: mainmon holds %llu bytes unwritten "
-		    "and runs on, %d LM%s keep the rest; stop again once the "
+		    "and runs on, %d %s the rest; stop again once the "
 		    "disk has room", why, waited,
 		    (unsigned long long)held_unwritten(mm), nlms(mm),
-		    nlms(mm) == 1 ? "" : "s");
+		    nlms(mm) == 1 ? "LM keeps" : "LMs keep");
 		log_warn("stop%s: %s", co->ctl == NULL ? " (signal)" : "",
 		    text);
 		mm_ctl_reply(co->ctl, 1, text);
@@ -458,10 +458,10 @@ stop_wait(struct mm *mm, struct mm_coll *co)
 	disk_why(mm, why, sizeof why);
 	log_warn("stop%s: %s: waiting up to %u s for it to be written again "
 	    "before the final collection (mainmon holds %llu bytes "
-	    "unwritten, %d LM%s keep the rest)", co->ctl == NULL ?
+	    "unwritten, %d %s the rest)", co->ctl == NULL ?
 	    " (signal)" : "", why, mm->disk_wait_secs,
 	    (unsigned long long)held_unwritten(mm), nlms(mm),
-	    nlms(mm) == 1 ? "" : "s");
+	    nlms(mm) == 1 ? "LM keeps" : "LMs keep");
 	event_add(mm->stop_wait_ev, &(struct timeval){ .tv_sec =
 	    mm->disk_wait_secs, .tv_usec = 0 });
 	return 0;

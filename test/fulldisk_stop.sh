@@ -26,7 +26,7 @@ t1=$(t_now_cs)
 [ $((t1 - t0)) -ge $((WAIT * 100 - 50)) ] ||
 	t_fail "the stop failed after $((t1 - t0)) cs, not after the wait"
 grep -q "cannot write $trace: No space left on device" "$T_DIR/stop1.out" &&
-    grep -q "not stopped after waiting.*nothing lost: mainmon holds [0-9]* bytes unwritten and runs on, [1-9][0-9]* LMs* keep the rest" \
+    grep -q "not stopped after waiting.*nothing lost: mainmon holds [0-9]* bytes unwritten and runs on, [1-9][0-9]* LMs* keeps* the rest" \
     "$T_DIR/stop1.out" ||
 	t_fail "the failed stop does not say why or how much is held: $(cat "$T_DIR/stop1.out")"
 t_alive "$MM_PID" || t_fail "mainmon ended at a failed stop"
