@@ -18,7 +18,7 @@ _Static_assert(WIRE_FILTER_MAX == SEG_FILTER_MAX, "the filter fits CONTROL");
 
 struct event_base;
 struct evconnlistener;
-struct event;
+struct loop_ev;
 struct evbuffer;
 struct peer;
 
@@ -94,7 +94,7 @@ struct lm_pause {
 	struct lm_task		*tasks;		/* the threads stopped */
 	uint32_t		ntasks;
 	uint32_t		captasks;
-	struct event		*deadline;
+	struct loop_ev	*deadline;
 };
 
 /* The guard process beside the LM (lm_guard.c). */
@@ -147,8 +147,8 @@ struct lm {
 	struct auth_client	auth;
 	int			refused;	/* it refused our token, or did
 						   not prove it: never again */
-	struct event		*retry;
-	struct event		*hs_timer;	/* the handshake's time limit */
+	struct loop_ev	*retry;
+	struct loop_ev	*hs_timer;	/* the handshake's time limit */
 	int			retry_s;
 	uint64_t		mm_down_since;	/* ns; 0 while connected */
 	int			push_wanted;
@@ -174,7 +174,7 @@ struct lm {
 	uint64_t		spilled_total;
 
 	/* Life. */
-	struct event		*tick;
+	struct loop_ev	*tick;
 	uint64_t		idle_since;	/* ns; 0 while clients live */
 	uint64_t		linger_ns;
 	uint64_t		mm_timeout_ns;
@@ -197,7 +197,7 @@ struct lm {
 	 * silent_s: GRM_LM_SILENT; push_ns: GRM_PUSH_INTERVAL (0: off). */
 	unsigned		silent_s;
 	uint64_t		push_ns;
-	struct event		*push_timer;
+	struct loop_ev	*push_timer;
 	struct lm_guard		guard;
 	/* Successors (lm_guard.c): this LM is the successor-th in a row a
 	 * guard started for one that died soon after its start (0: not a
@@ -206,7 +206,7 @@ struct lm {
 	/* The LM's life (lm_main.c): how far it was made (enum lm_made),
 	 * and its signals. */
 	int			made;
-	struct event		*sigterm, *sigint;
+	struct loop_ev	*sigterm, *sigint;
 };
 
 /* The steps of an LM's life, in the order they are made; each is

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* lm_mm.c: the LM's link to its Main Monitor: hello, clock pongs, and
  * collections (pulled by the MM or pushed at the threshold and job end). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/event.h>
 
 #include "lm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "rec/rec.h"
@@ -21,10 +22,8 @@ static void lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 static void lm_mm_lost(struct lm *lm, const char *why);
 
 static void
-retry_cb(evutil_socket_t fd, short what, void *arg)
+retry_cb(void *arg)
 {
-	(void)fd;
-	(void)what;
 	lm_mm_connect(arg);
 }
 
@@ -33,12 +32,10 @@ retry_cb(evutil_socket_t fd, short what, void *arg)
 #define LM_HANDSHAKE_S	10
 
 static void
-hs_timeout_cb(evutil_socket_t fd, short what, void *arg)
+hs_timeout_cb(void *arg)
 {
 	struct lm *lm = arg;
 
-	(void)fd;
-	(void)what;
 	if (lm->mm != NULL && lm->mm_state == LM_LINK_CONNECTING)
 		lm_mm_lost(lm, "no complete handshake within 10 s");
 }
@@ -54,13 +51,11 @@ lm_mm_connect(struct lm *lm)
 	    &why);
 	if (lm->mm == NULL) {
 		log_warn("main monitor %s: %s", lm->mm_id, why);
-		event_add(lm->retry,
-		    &(struct timeval){ .tv_sec = lm->retry_s, .tv_usec = 0 });
+		(void)loop_arm(lm->retry, lm->retry_s * 1000000000ull);
 		return;
 	}
 	lm->mm_state = LM_LINK_CONNECTING;
-	event_add(lm->hs_timer,
-	    &(struct timeval){ .tv_sec = LM_HANDSHAKE_S, .tv_usec = 0 });
+	(void)loop_arm(lm->hs_timer, LM_HANDSHAKE_S * 1000000000ull);
 	if (peer_send_hello(lm->mm, &lm->auth, lm->mmid.token, WIRE_ROLE_LM,
 	    lm->seg_id) != 0)
 		lm_mm_lost(lm, "cannot start the handshake");
@@ -148,7 +143,7 @@ flights_abort(struct lm *lm)
 static void
 lm_mm_drop(struct lm *lm)
 {
-	event_del(lm->hs_timer);
+	loop_disarm(lm->hs_timer);
 	peer_free(lm->mm);
 	lm->mm = NULL;
 	lm->mm_state = LM_LINK_DOWN;
@@ -172,8 +167,7 @@ lm_mm_lost(struct lm *lm, const char *why)
 		lm_finish(lm);
 		return;
 	}
-	event_add(lm->retry,
-	    &(struct timeval){ .tv_sec = lm->retry_s, .tv_usec = 0 });
+	(void)loop_arm(lm->retry, lm->retry_s * 1000000000ull);
 	if (lm->retry_s < 8)
 		lm->retry_s *= 2;
 }
@@ -212,7 +206,7 @@ lm_mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 	case AUTH_MORE:
 		return;
 	case AUTH_OK:
-		event_del(lm->hs_timer);
+		loop_disarm(lm->hs_timer);
 		/* From now on, an MM that stops answering (hung, stopped,
 		 * cut off) is taken for gone, as if it had closed. */
 		if (peer_set_liveness(lm->mm, lm->silent_s) != 0)
@@ -874,12 +868,10 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
  * every LM with its processes stopped.
  */
 static void
-push_timer_cb(evutil_socket_t fd, short what, void *arg)
+push_timer_cb(void *arg)
 {
 	struct lm *lm = arg;
 
-	(void)fd;
-	(void)what;
 	if (lm->finished || lm->seg == NULL || lm->exiting ||
 	    lm->mm_state != LM_LINK_READY || lm->outstanding > 0 ||
 	    lm->spill_bytes > 0 || lm->ndeferred > 0 || lm->pause.on)
@@ -895,18 +887,14 @@ push_timer_cb(evutil_socket_t fd, short what, void *arg)
 void
 lm_mm_init(struct lm *lm)
 {
-	struct timeval tv;
-
-	lm->retry = evtimer_new(lm->base, retry_cb, lm);
-	lm->hs_timer = evtimer_new(lm->base, hs_timeout_cb, lm);
+	lm->retry = loop_timer(lm->base, retry_cb, lm);
+	lm->hs_timer = loop_timer(lm->base, hs_timeout_cb, lm);
 	lm->retry_s = 1;
 	if (lm->push_ns == 0)
 		return;
-	lm->push_timer = event_new(lm->base, -1, EV_PERSIST, push_timer_cb,
-	    lm);
-	tv.tv_sec = (time_t)(lm->push_ns / 1000000000u);
-	tv.tv_usec = (suseconds_t)(lm->push_ns % 1000000000u / 1000);
-	if (lm->push_timer == NULL || event_add(lm->push_timer, &tv) != 0)
+	lm->push_timer = loop_every(lm->base, push_timer_cb, lm);
+	if (lm->push_timer == NULL || loop_arm(lm->push_timer,
+	    lm->push_ns) != 0)
 		log_warn("cannot push every %llu ms: pushes at the threshold "
 		    "only", (unsigned long long)(lm->push_ns / 1000000));
 }
@@ -914,7 +902,6 @@ lm_mm_init(struct lm *lm)
 void
 lm_mm_finish(struct lm *lm)
 {
-	if (lm->push_timer != NULL)
-		event_free(lm->push_timer);
+	loop_ev_free(lm->push_timer);
 	lm->push_timer = NULL;
 }

@@ -14,7 +14,7 @@
 
 struct event_base;
 struct evconnlistener;
-struct event;
+struct loop_ev;
 struct peer;
 struct wire_rd;
 struct wire_hello;
@@ -261,7 +261,7 @@ struct mm_conn {
 	uint64_t		ready_at;	/* MM ns: READY sent */
 	int			said_bye;	/* sent BYE */
 	struct mm_sync_sample	burst_best;
-	struct event		*sync_ev;	/* the next burst */
+	struct loop_ev	*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
 	struct mm_sync_model	model_written;
 	uint64_t		wm;		/* MM ns: nothing older to come
@@ -324,7 +324,7 @@ struct mm_coll {
 	struct mm_conn		**pending;
 	int			npending;
 	struct mm_conn		*ctl;		/* who asked; may go away */
-	struct event		*timeout;
+	struct loop_ev	*timeout;
 	struct mm_coll		*next;
 };
 
@@ -418,14 +418,14 @@ struct mm {
 	uint64_t		global_rounds;
 	uint64_t		stop_ns_total;	/* processes stopped, MM ns */
 	uint64_t		stop_ns_max;
-	struct event		*global_ev;	/* starts the next round */
-	struct event		*order_ev;	/* pulls laggards */
+	struct loop_ev	*global_ev;	/* starts the next round */
+	struct loop_ev	*order_ev;	/* pulls laggards */
 	/* Liveness (mm_live.c): an LM silent this long is given up (0:
 	 * never); one that leaves an order pull unanswered this long no
 	 * longer holds the order. */
 	unsigned		silent_secs;
 	uint64_t		order_wait_ns;
-	struct event		*beat_ev;	/* heartbeat pings */
+	struct loop_ev	*beat_ev;	/* heartbeat pings */
 	uint64_t		givenup;	/* hosts given up, in all */
 	/* The trace file cannot be written (a full disk, EIO): what the
 	 * writer holds is tried again, with back-off (mm_out.c); nothing is
@@ -434,15 +434,15 @@ struct mm {
 	uint64_t		out_try_ns;	/* the next try */
 	uint64_t		out_ok_ns;	/* writes work again since */
 	uint32_t		out_wait_ms;	/* ... after the one before */
-	struct event		*out_retry;
+	struct loop_ev	*out_retry;
 	/* A stop asked while the file cannot be written waits for it, at
 	 * most disk_wait_secs (--disk-wait), the LMs not told, so that
 	 * nothing is lost (mm_round.c); out of the list of rounds. */
 	struct mm_coll		*stop_wait;
-	struct event		*stop_wait_ev;
+	struct loop_ev	*stop_wait_ev;
 	unsigned		disk_wait_secs;
 	/* Frees the processes that ended, once done with (mm_out.c). */
-	struct event		*procs_ev;
+	struct loop_ev	*procs_ev;
 	uint64_t		procs_freed;
 };
 

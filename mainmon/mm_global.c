@@ -16,9 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "mm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "util/clock.h"
@@ -216,14 +215,12 @@ mm_global_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
 
 /* The event loop's turn after a global round: the next one starts. */
 static void
-next_cb(evutil_socket_t fd, short what, void *arg)
+next_cb(void *arg)
 {
 	struct mm *mm = arg;
 	struct mm_coll *co, *oldest;
 	struct mm_conn *c;
 
-	(void)fd;
-	(void)what;
 	for (;;) {
 		if (mm_global_busy(mm))
 			return;
@@ -255,12 +252,12 @@ mm_global_done(struct mm *mm, struct mm_coll *co)
 		send_resume(co->paused[i], co->round);
 	mm->global_rounds++;
 	if (mm->global_ev == NULL &&
-	    (mm->global_ev = evtimer_new(mm->base, next_cb, mm)) == NULL) {
+	    (mm->global_ev = loop_timer(mm->base, next_cb, mm)) == NULL) {
 		log_warn("out of memory: the next global collection waits for "
 		    "its LM's next report");
 		return;
 	}
-	event_active(mm->global_ev, EV_TIMEOUT, 1);
+	loop_soon(mm->global_ev);
 }
 
 void

@@ -14,9 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "mm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "tape.h"
@@ -89,15 +88,13 @@ again:
 }
 
 static void
-beat(evutil_socket_t fd, short what, void *arg)
+beat(void *arg)
 {
 	struct mm *mm = arg;
 	struct mm_conn *c;
 	uint64_t now = clk_mono_ns();
 	unsigned char buf[4] = { 0 };
 
-	(void)fd;
-	(void)what;
 	for (c = mm->conns; c != NULL; c = c->next) {
 		if (!MM_IS_LM(c))
 			continue;
@@ -121,10 +118,9 @@ beat(evutil_socket_t fd, short what, void *arg)
 int
 mm_live_init(struct mm *mm)
 {
-	struct timeval tv = { 0, BEAT_TICK_US };
-
-	mm->beat_ev = event_new(mm->base, -1, EV_PERSIST, beat, mm);
-	if (mm->beat_ev == NULL || event_add(mm->beat_ev, &tv) != 0)
+	mm->beat_ev = loop_every(mm->base, beat, mm);
+	if (mm->beat_ev == NULL ||
+	    loop_arm(mm->beat_ev, BEAT_TICK_US * 1000ull) != 0)
 		return -1;
 	return 0;
 }
@@ -132,8 +128,7 @@ mm_live_init(struct mm *mm)
 void
 mm_live_finish(struct mm *mm)
 {
-	if (mm->beat_ev != NULL)
-		event_free(mm->beat_ev);
+	loop_ev_free(mm->beat_ev);
 	mm->beat_ev = NULL;
 }
 

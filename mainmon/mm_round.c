@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "mm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "tape.h"
@@ -30,7 +29,7 @@ exit_after_flush(struct peer *p, void *arg)
 	struct mm_conn *c = arg;
 
 	(void)p;
-	event_base_loopexit(c->mm->base, NULL);
+	loop_exit(c->mm->base);
 }
 
 static void
@@ -48,8 +47,7 @@ coll_unlink(struct mm *mm, struct mm_coll *co)
 static void
 coll_free(struct mm_coll *co)
 {
-	if (co->timeout != NULL)
-		event_free(co->timeout);
+	loop_ev_free(co->timeout);
 	free(co->pending);
 	free(co->paused);
 	free(co);
@@ -84,7 +82,7 @@ coll_answer(struct mm *mm, struct mm_coll *co, int r, const char *failed,
 		if (co->ctl != NULL)
 			peer_on_flushed(co->ctl->p, exit_after_flush);
 		else
-			event_base_loopexit(mm->base, NULL);
+			loop_exit(mm->base);
 	}
 }
 
@@ -261,15 +259,13 @@ mm_coll_give_up(struct mm *mm, struct mm_conn *c)
 }
 
 static void
-coll_timeout(evutil_socket_t fd, short what, void *arg)
+coll_timeout(void *arg)
 {
 	struct mm_coll *co = arg;
 	struct mm *mm = co->pending[0]->mm;
 	char failed[300];
 	int i;
 
-	(void)fd;
-	(void)what;
 	snprintf(failed, sizeof failed, "%s", co->dropped);
 	for (i = 0; i < co->npending; i++)
 		snprintf(failed + strlen(failed), sizeof failed -
@@ -400,23 +396,21 @@ nlms(const struct mm *mm)
 
 /* The disk works again (the stop goes on), or the bound passed. */
 static void
-stop_wait_cb(evutil_socket_t fd, short what, void *arg)
+stop_wait_cb(void *arg)
 {
 	struct mm *mm = arg;
 	struct mm_coll *co = mm->stop_wait;
 	char why[600], text[1024];
 	double waited;
 
-	(void)fd;
-	(void)what;
 	if (co == NULL)
 		return;
 	waited = (double)(clk_mono_ns() - co->t0) / 1e9;
 	if (mm->out != NULL && mm->out_failed_ns != 0 &&
 	    waited < mm->disk_wait_secs) {
 		/* Woken early, and writes still fail: wait on. */
-		event_add(mm->stop_wait_ev, &(struct timeval){ .tv_sec =
-		    mm->disk_wait_secs - (unsigned)waited, .tv_usec = 0 });
+		(void)loop_arm(mm->stop_wait_ev, (mm->disk_wait_secs -
+		    (unsigned)waited) * 1000000000ull);
 		return;
 	}
 	mm->stop_wait = NULL;
@@ -451,7 +445,7 @@ stop_wait(struct mm *mm, struct mm_coll *co)
 	char why[600];
 
 	if (mm->stop_wait_ev == NULL &&
-	    (mm->stop_wait_ev = evtimer_new(mm->base, stop_wait_cb,
+	    (mm->stop_wait_ev = loop_timer(mm->base, stop_wait_cb,
 	    mm)) == NULL)
 		return -1;
 	mm->stop_wait = co;
@@ -462,8 +456,8 @@ stop_wait(struct mm *mm, struct mm_coll *co)
 	    " (signal)" : "", why, mm->disk_wait_secs,
 	    (unsigned long long)held_unwritten(mm), nlms(mm),
 	    nlms(mm) == 1 ? "LM keeps" : "LMs keep");
-	event_add(mm->stop_wait_ev, &(struct timeval){ .tv_sec =
-	    mm->disk_wait_secs, .tv_usec = 0 });
+	(void)loop_arm(mm->stop_wait_ev, mm->disk_wait_secs *
+	    1000000000ull);
 	return 0;
 }
 
@@ -472,7 +466,7 @@ mm_round_disk_ok(struct mm *mm)
 {
 	/* From the loop, not from inside the write that worked. */
 	if (mm->stop_wait != NULL)
-		event_active(mm->stop_wait_ev, EV_TIMEOUT, 0);
+		loop_soon(mm->stop_wait_ev);
 }
 
 void
@@ -481,8 +475,7 @@ mm_round_finish(struct mm *mm)
 	if (mm->stop_wait != NULL)
 		coll_free(mm->stop_wait);
 	mm->stop_wait = NULL;
-	if (mm->stop_wait_ev != NULL)
-		event_free(mm->stop_wait_ev);
+	loop_ev_free(mm->stop_wait_ev);
 	mm->stop_wait_ev = NULL;
 }
 
@@ -565,15 +558,15 @@ coll_start(struct mm *mm, struct mm_coll *co)
 		return;
 	}
 	if (co->timeout == NULL)
-		co->timeout = evtimer_new(mm->base, coll_timeout, co);
+		co->timeout = loop_timer(mm->base, coll_timeout, co);
+	if (co->timeout == NULL)
+		return;		/* out of memory: no time limit */
 	/* A status answers within a second whatever an LM does. */
 	if (co->what == MM_STATUS)
-		event_add(co->timeout, &(struct timeval){ 0,
-		    MM_STATUS_TIMEOUT_US });
+		(void)loop_arm(co->timeout, MM_STATUS_TIMEOUT_US * 1000ull);
 	else
-		event_add(co->timeout, &(struct timeval){ .tv_sec =
-		    co->phase == MM_PH_PAUSE ? MM_PAUSE_TIMEOUT :
-		    MM_COLLECT_TIMEOUT, .tv_usec = 0 });
+		(void)loop_arm(co->timeout, (co->phase == MM_PH_PAUSE ?
+		    MM_PAUSE_TIMEOUT : MM_COLLECT_TIMEOUT) * 1000000000ull);
 }
 
 void
@@ -590,7 +583,7 @@ mm_round_next(struct mm *mm, struct mm_coll *co)
 		co->t_paused = clk_mono_ns();
 	co->phase = co->phase == MM_PH_WAIT ? MM_PH_PAUSE : MM_PH_COLLECT;
 	if (co->timeout != NULL)
-		event_del(co->timeout);
+		loop_disarm(co->timeout);
 	coll_start(mm, co);
 }
 
