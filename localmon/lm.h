@@ -326,6 +326,10 @@ void lm_resume(struct lm *lm, unsigned why);
 uint64_t lm_pause_below(struct lm *lm, uint64_t below);
 /* A process attached during a stop: stopped too. */
 void lm_pause_attached(struct lm *lm, uint32_t pid);
+/* The global scheme: asks the MM for a round (FULL), at most once a
+ * second until a collection is acknowledged; not while the processes
+ * are stopped (lm_mm.c). */
+void lm_full(struct lm *lm);
 /* The MM says the scheme is global. */
 void lm_pause_global(struct lm *lm);
 /* Reaps the guard if it died; a new one watches the stopped processes. */

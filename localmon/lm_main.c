@@ -66,6 +66,7 @@ lm_begin_exit(struct lm *lm, const char *why)
 	if (lm->mm_state == LM_LINK_READY && !lm->stopped &&
 	    lm->outstanding == 0)
 		lm_collect(lm, WIRE_ROUND_PUSH, 0);
+
 }
 
 static void
@@ -85,6 +86,12 @@ tick_cb(void *arg)
 		lm_threshold(lm);
 	else if (lm->exiting && lm->mm_state != LM_LINK_READY)
 		lm_push(lm);
+	/* The global scheme, exiting: the last push waits for what is in
+	 * flight, whose tail mainmon may hold for the next round's scan;
+	 * a round is asked for (at most once a second). */
+	if (lm->exiting && lm->global && lm->mm_state == LM_LINK_READY &&
+	    !lm->stopped && lm->outstanding > 0)
+		lm_full(lm);
 	lm_pause_tick(lm);
 	/* Spawned LMs live while the job does: exit once the last process
 	 * is gone (or, if the first never came, after a while). */

@@ -496,8 +496,8 @@ lm_below_threshold(const struct lm *lm)
  * stopped (a round is under way; at its end, lm_resume looks again);
  * then once until a collection is acknowledged, again every second if
  * none is. */
-static void
-send_full(struct lm *lm)
+void
+lm_full(struct lm *lm)
 {
 	unsigned char buf[8];
 	struct wire_wr w;
@@ -522,7 +522,7 @@ lm_threshold(struct lm *lm)
 		lm_push(lm);
 		return;
 	}
-	send_full(lm);
+	lm_full(lm);
 }
 
 void
@@ -864,8 +864,9 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
  * In the global scheme (mainmon --collect=global) data moves in rounds
  * only (a push would wait in mainmon for the next round, and so would a
  * GMI_Flush asked meanwhile): there the LM asks for a round (FULL) when
- * something committed waits, as at its threshold, and mainmon collects
- * every LM with its processes stopped.
+ * something committed waits, as at its threshold, or a collection is
+ * not acknowledged yet, and mainmon collects every LM with its processes
+ * stopped.
  */
 static void
 push_timer_cb(void *arg)
@@ -873,13 +874,22 @@ push_timer_cb(void *arg)
 	struct lm *lm = arg;
 
 	if (lm->finished || lm->seg == NULL || lm->exiting ||
-	    lm->mm_state != LM_LINK_READY || lm->outstanding > 0 ||
-	    lm->spill_bytes > 0 || lm->ndeferred > 0 || lm->pause.on)
+	    lm->mm_state != LM_LINK_READY || lm->spill_bytes > 0 ||
+	    lm->ndeferred > 0 || lm->pause.on)
 		return;
-	if (evbuffer_get_length(lm->procs) == 0 && !seg_pending(&lm->view))
+	/* Global: a round is asked for while something is committed here,
+	 * or a collection is not acknowledged (mainmon holds its newest
+	 * records, those within WIRE_ORDER_GRACE of its scan, for the next
+	 * round's). */
+	if (lm->global && lm->outstanding > 0) {
+		lm_full(lm);
+		return;
+	}
+	if (lm->outstanding > 0 || (evbuffer_get_length(lm->procs) == 0 &&
+	    !seg_pending(&lm->view)))
 		return;
 	if (lm->global)
-		send_full(lm);
+		lm_full(lm);
 	else
 		lm_collect(lm, WIRE_ROUND_PUSH, 0);
 }
