@@ -18,7 +18,7 @@ _Static_assert(WIRE_FILTER_MAX == SEG_FILTER_MAX, "the filter fits CONTROL");
 
 struct event_base;
 struct evconnlistener;
-struct event;
+struct loop_ev;
 struct evbuffer;
 struct peer;
 
@@ -94,7 +94,7 @@ struct lm_pause {
 	struct lm_task		*tasks;		/* the threads stopped */
 	uint32_t		ntasks;
 	uint32_t		captasks;
-	struct event		*deadline;
+	struct loop_ev	*deadline;
 };
 
 /* The guard process beside the LM (lm_guard.c). */
@@ -147,8 +147,8 @@ struct lm {
 	struct auth_client	auth;
 	int			refused;	/* it refused our token, or did
 						   not prove it: never again */
-	struct event		*retry;
-	struct event		*hs_timer;	/* the handshake's time limit */
+	struct loop_ev	*retry;
+	struct loop_ev	*hs_timer;	/* the handshake's time limit */
 	int			retry_s;
 	uint64_t		mm_down_since;	/* ns; 0 while connected */
 	int			push_wanted;
@@ -174,7 +174,7 @@ struct lm {
 	uint64_t		spilled_total;
 
 	/* Life. */
-	struct event		*tick;
+	struct loop_ev	*tick;
 	uint64_t		idle_since;	/* ns; 0 while clients live */
 	uint64_t		linger_ns;
 	uint64_t		mm_timeout_ns;
@@ -197,12 +197,16 @@ struct lm {
 	 * silent_s: GRM_LM_SILENT; push_ns: GRM_PUSH_INTERVAL (0: off). */
 	unsigned		silent_s;
 	uint64_t		push_ns;
-	struct event		*push_timer;
+	struct loop_ev	*push_timer;
 	struct lm_guard		guard;
+	/* Successors (lm_guard.c): this LM is the successor-th in a row a
+	 * guard started for one that died soon after its start (0: not a
+	 * successor, or one started after an LM that lived). */
+	unsigned		successor;
 	/* The LM's life (lm_main.c): how far it was made (enum lm_made),
 	 * and its signals. */
 	int			made;
-	struct event		*sigterm, *sigint;
+	struct loop_ev	*sigterm, *sigint;
 };
 
 /* The steps of an LM's life, in the order they are made; each is
@@ -322,6 +326,10 @@ void lm_resume(struct lm *lm, unsigned why);
 uint64_t lm_pause_below(struct lm *lm, uint64_t below);
 /* A process attached during a stop: stopped too. */
 void lm_pause_attached(struct lm *lm, uint32_t pid);
+/* The global scheme: asks the MM for a round (FULL), at most once a
+ * second until a collection is acknowledged; not while the processes
+ * are stopped (lm_mm.c). */
+void lm_full(struct lm *lm);
 /* The MM says the scheme is global. */
 void lm_pause_global(struct lm *lm);
 /* Reaps the guard if it died; a new one watches the stopped processes. */
@@ -330,6 +338,12 @@ void lm_pause_tick(struct lm *lm);
 void lm_pause_end(struct lm *lm);
 
 /* lm_guard.c */
+/* Successors that die within LM_SUCCESSOR_QUICK_NS of their start, in a
+ * row: the guard waits 0.5 s, doubled each time, before the next, and
+ * starts no more than LM_SUCCESSOR_MAX (then the segment waits for the
+ * next LM of its MM on the host, and mainmon's stop names it missing). */
+#define LM_SUCCESSOR_MAX	5u
+#define LM_SUCCESSOR_QUICK_NS	10000000000ull
 /* Starts the guard (at the LM's start, after the segment). */
 void lm_guard_init(struct lm *lm);
 /* Starts it if it is not running; 0, or -1 (logged). */
@@ -363,6 +377,7 @@ struct lm_conf {
 	struct mmid	mmid;		/* --mm, else GRM_MM, with the token */
 	int		lockfd;		/* --lock-fd (the election lock), or -1 */
 	int		spawned;	/* started by a traced process */
+	unsigned	successor;	/* --successor (lm_guard.c) */
 	int		debug;
 	double		linger;		/* --linger, else GRM_LM_LINGER: s */
 	double		mm_timeout;	/* GRM_LM_MM_TIMEOUT: s */

@@ -72,6 +72,7 @@ lm_conf_read(struct lm_conf *c, int argc, char **argv)
 		{ "mm", required_argument, NULL, 'm' },
 		{ "lock-fd", required_argument, NULL, 'L' },
 		{ "spawned", no_argument, NULL, 'S' },
+		{ "successor", required_argument, NULL, 'G' },
 		{ "linger", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -99,6 +100,13 @@ lm_conf_read(struct lm_conf *c, int argc, char **argv)
 			break;
 		case 'S':
 			c->spawned = 1;
+			break;
+		case 'G':
+			if (num_parse_u64(optarg, 0, LM_SUCCESSOR_MAX, &u) != 0)
+				return lm_conf_bad(num_msg(msg, sizeof msg,
+				    "--successor", optarg, "a count of "
+				    "successors"));
+			c->successor = (unsigned)u;
 			break;
 		case 'l':
 			linger = optarg;

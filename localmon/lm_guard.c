@@ -14,7 +14,12 @@
  *	  --spawned`, which goes through the same election lock as a traced
  *	  process's LM (so at most one runs), adopts the segment, delivers it
  *	  to mainmon and exits after its linger: data is never stranded until
- *	  some other traced process comes.
+ *	  some other traced process comes.  A successor that dies soon after
+ *	  its start (LM_SUCCESSOR_QUICK_NS) is followed by the next only
+ *	  after a wait that doubles, and at most LM_SUCCESSOR_MAX in a row
+ *	  (each is told its place with --successor): a successor that
+ *	  cannot live is not started forever; the last guard says so in one
+ *	  line, and the segment waits for the next LM of that MM.
  *
  * The LM's clean exit says goodbye first; SIGTERM, SIGINT or SIGHUP to the
  * guard end it without a successor.  The LM reaps it (and starts another
@@ -81,9 +86,10 @@ seg_left(int shmid)
  * command line).
  */
 static void
-successor(const char *mm_arg)
+successor(const char *mm_arg, unsigned nth)
 {
-	char *argv[] = { (char *)"localmon", (char *)"--spawned", NULL };
+	char arg[32];
+	char *argv[] = { (char *)"localmon", (char *)"--spawned", arg, NULL };
 	char path[4096];
 	ssize_t n;
 	pid_t pid;
@@ -91,6 +97,7 @@ successor(const char *mm_arg)
 
 	if (setenv("GRM_MM", mm_arg, 1) != 0)
 		return;
+	snprintf(arg, sizeof arg, "--successor=%u", nth);
 	pid = fork();
 	if (pid == -1)
 		return;
@@ -115,12 +122,61 @@ successor(const char *mm_arg)
 		;
 }
 
+/*
+ * The LM (lm_pid, the nth successor in a row, started at t0) died and
+ * left segment shmid: starts the next successor, at once after an LM
+ * that lived, else after a wait (0.5 s, doubled for each quick death
+ * before), and none after LM_SUCCESSOR_MAX quick deaths in a row.  The
+ * wait ends early on SIGTERM, SIGINT or SIGHUP (then none is started).
+ */
+static void
+guard_succeed(int shmid, const char *mm_arg, int lm_pid, unsigned nth,
+	      uint64_t t0, const sigset_t *unblocked)
+{
+	uint64_t age = clk_mono_ns() - t0, wait_ns;
+	struct timespec ts = { 0, 10000000 };
+	unsigned quick = nth > 0 && age < LM_SUCCESSOR_QUICK_NS ? nth : 0;
+	int i;
+
+	/* The pipe closes while the LM exits, maybe before its socket: a
+	 * successor started now could find it still answering and step
+	 * aside.  Once the LM is gone, this guard has another parent. */
+	for (i = 0; i < 200 && getppid() == lm_pid; i++)
+		nanosleep(&ts, NULL);
+
+	if (quick >= LM_SUCCESSOR_MAX) {
+		fprintf(stderr, "localmon-guard: local monitor %d died and "
+		    "left segment %d: %u successors in a row died within "
+		    "%llu s of their start, no more are started; the segment "
+		    "waits for the next local monitor of this main monitor "
+		    "on this host\n", lm_pid, shmid, quick,
+		    LM_SUCCESSOR_QUICK_NS / 1000000000ull);
+		return;
+	}
+	wait_ns = quick == 0 ? 0 : 500000000ull << (quick - 1);
+	fprintf(stderr, "localmon-guard: local monitor %d died and left "
+	    "segment %d: starting a successor to deliver it", lm_pid, shmid);
+	if (quick > 0)
+		fprintf(stderr, " in %.1f s (%u in a row died within %llu s)",
+		    (double)wait_ns / 1e9, quick,
+		    LM_SUCCESSOR_QUICK_NS / 1000000000ull);
+	fputc('\n', stderr);
+	ts.tv_sec = (time_t)(wait_ns / 1000000000u);
+	ts.tv_nsec = (long)(wait_ns % 1000000000u);
+	/* Only the signals end it (ppoll with nothing to watch). */
+	while (wait_ns > 0 && !guard_quit &&
+	    ppoll(NULL, 0, &ts, unblocked) == -1 && errno == EINTR)
+		;
+	if (!guard_quit && seg_left(shmid))
+		successor(mm_arg, quick + 1);
+}
+
 /* The guard's life: holds the list of stopped processes until told to
  * forget it; lets them go when the LM's end of the pipe closes, at the
  * deadline, or on SIGTERM, SIGINT or SIGHUP; starts a successor if the LM
- * died and left segment shmid. */
+ * (the nth successor in a row) died and left segment shmid. */
 static void __attribute__((noreturn))
-guard_main(int fd, int shmid, const char *mm_arg)
+guard_main(int fd, int shmid, const char *mm_arg, unsigned nth)
 {
 	struct guard_msg m;
 	struct sigaction sa;
@@ -131,6 +187,7 @@ guard_main(int fd, int shmid, const char *mm_arg)
 	uint64_t deadline = 0, now;
 	ssize_t r;
 	int died = 0, lm_pid = (int)getppid();
+	uint64_t t0 = clk_mono_ns();	/* about when the LM started */
 
 	prctl(PR_SET_NAME, "localmon-guard", 0, 0, 0);
 	sigemptyset(&block);
@@ -201,12 +258,8 @@ guard_main(int fd, int shmid, const char *mm_arg)
 		deadline = m.deadline;
 	}
 	lm_cont_all(pids, n);
-	if (died && !guard_quit && seg_left(shmid)) {
-		fprintf(stderr, "localmon-guard: local monitor %d died and "
-		    "left segment %d: starting a successor to deliver it\n",
-		    lm_pid, shmid);
-		successor(mm_arg);
-	}
+	if (died && !guard_quit && seg_left(shmid))
+		guard_succeed(shmid, mm_arg, lm_pid, nth, t0, &old);
 	_exit(0);
 }
 
@@ -242,7 +295,7 @@ lm_guard_start(struct lm *lm)
 		close_range(4, ~0u, 0);
 		if (mmid_format(&lm->mmid, id, sizeof id) != 0)
 			_exit(1);
-		guard_main(3, lm->shmid, id);
+		guard_main(3, lm->shmid, id, lm->successor);
 	}
 	close(fds[0]);
 	g->fd = fds[1];

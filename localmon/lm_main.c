@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 
 #include <event2/buffer.h>
-#include <event2/event.h>
 
 #include "lm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "shm/rundir.h"
@@ -52,7 +52,7 @@ lm_finish(struct lm *lm)
 		return;
 	lm->finished = 1;
 	lm_unmake(lm, LM_MADE_LOOP);	/* the loop's objects: after it */
-	event_base_loopexit(lm->base, NULL);
+	loop_exit(lm->base);
 }
 
 void
@@ -66,16 +66,15 @@ lm_begin_exit(struct lm *lm, const char *why)
 	if (lm->mm_state == LM_LINK_READY && !lm->stopped &&
 	    lm->outstanding == 0)
 		lm_collect(lm, WIRE_ROUND_PUSH, 0);
+
 }
 
 static void
-tick_cb(evutil_socket_t fd, short what, void *arg)
+tick_cb(void *arg)
 {
 	struct lm *lm = arg;
 	uint64_t now = clk_mono_ns(), left;
 
-	(void)fd;
-	(void)what;
 	if (lm->seg == NULL)
 		return;
 	if (lm->norphans > 0)
@@ -87,6 +86,12 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 		lm_threshold(lm);
 	else if (lm->exiting && lm->mm_state != LM_LINK_READY)
 		lm_push(lm);
+	/* The global scheme, exiting: the last push waits for what is in
+	 * flight, whose tail mainmon may hold for the next round's scan;
+	 * a round is asked for (at most once a second). */
+	if (lm->exiting && lm->global && lm->mm_state == LM_LINK_READY &&
+	    !lm->stopped && lm->outstanding > 0)
+		lm_full(lm);
 	lm_pause_tick(lm);
 	/* Spawned LMs live while the job does: exit once the last process
 	 * is gone (or, if the first never came, after a while). */
@@ -120,9 +125,8 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 static void
-signal_cb(evutil_socket_t sig, short what, void *arg)
+signal_cb(int sig, void *arg)
 {
-	(void)what;
 	lm_begin_exit(arg, sig == SIGTERM ? "SIGTERM" : "SIGINT");
 }
 
@@ -148,15 +152,14 @@ lm_alive(const char *path)
 
 /* The event loop, its timer and its signals (added when serving). */
 static int
-loop_make(struct lm *lm)
+lm_loop_make(struct lm *lm)
 {
-	lm->base = event_base_new();
+	lm->base = loop_new();
 	if (lm->base == NULL || (lm->procs = evbuffer_new()) == NULL ||
-	    (lm->tick = event_new(lm->base, -1, EV_PERSIST, tick_cb,
+	    (lm->tick = loop_every(lm->base, tick_cb, lm)) == NULL ||
+	    (lm->sigterm = loop_signal(lm->base, SIGTERM, signal_cb,
 	    lm)) == NULL ||
-	    (lm->sigterm = evsignal_new(lm->base, SIGTERM, signal_cb,
-	    lm)) == NULL ||
-	    (lm->sigint = evsignal_new(lm->base, SIGINT, signal_cb,
+	    (lm->sigint = loop_signal(lm->base, SIGINT, signal_cb,
 	    lm)) == NULL) {
 		log_warn("cannot create the event loop");
 		return -1;
@@ -167,22 +170,20 @@ loop_make(struct lm *lm)
 /* Frees the loop's objects, and the MM link's timers (lm_mm_init), which
  * may be the running callback's when lm_finish is called. */
 static void
-loop_unmake(struct lm *lm)
+lm_loop_unmake(struct lm *lm)
 {
-	struct event **evs[] = { &lm->sigterm, &lm->sigint, &lm->tick,
+	struct loop_ev **evs[] = { &lm->sigterm, &lm->sigint, &lm->tick,
 	    &lm->retry, &lm->hs_timer };
 	size_t i;
 
-	for (i = 0; i < sizeof evs / sizeof evs[0]; i++)
-		if (*evs[i] != NULL) {
-			event_free(*evs[i]);
-			*evs[i] = NULL;
-		}
+	for (i = 0; i < sizeof evs / sizeof evs[0]; i++) {
+		loop_ev_free(*evs[i]);
+		*evs[i] = NULL;
+	}
 	if (lm->procs != NULL)
 		evbuffer_free(lm->procs);
 	lm->procs = NULL;
-	if (lm->base != NULL)
-		event_base_free(lm->base);
+	loop_free(lm->base);
 	lm->base = NULL;
 }
 
@@ -242,9 +243,9 @@ mm_unmake(struct lm *lm)
 {
 	lm_mm_finish(lm);
 	if (lm->retry != NULL)
-		event_del(lm->retry);
+		loop_disarm(lm->retry);
 	if (lm->hs_timer != NULL)
-		event_del(lm->hs_timer);
+		loop_disarm(lm->hs_timer);
 	if (lm->mm != NULL) {
 		peer_free(lm->mm);
 		lm->mm = NULL;
@@ -255,10 +256,9 @@ mm_unmake(struct lm *lm)
 static void
 serve_make(struct lm *lm)
 {
-	event_add(lm->tick,
-	    &(struct timeval){ .tv_sec = 0, .tv_usec = 100000 });
-	event_add(lm->sigterm, NULL);
-	event_add(lm->sigint, NULL);
+	(void)loop_arm(lm->tick, 100000000ull);
+	(void)loop_arm(lm->sigterm, 0);
+	(void)loop_arm(lm->sigint, 0);
 	lm->idle_since = clk_mono_ns();
 	lm->mm_down_since = lm->idle_since;
 	lm_mm_connect(lm);
@@ -275,7 +275,7 @@ lm_make(struct lm *lm, const struct lm_conf *c)
 {
 	int r;
 
-	if (loop_make(lm) != 0)
+	if (lm_loop_make(lm) != 0)
 		return -1;
 	lm->made = LM_MADE_LOOP;
 	r = lock_make(lm, c->lockfd);
@@ -309,7 +309,7 @@ lm_unmake(struct lm *lm, int to)
 	for (; lm->made > to; lm->made--)
 		switch (lm->made) {
 		case LM_MADE_SERVE:
-			event_del(lm->tick);
+			loop_disarm(lm->tick);
 			break;
 		case LM_MADE_PAUSE:
 			lm_pause_end(lm);
@@ -330,7 +330,7 @@ lm_unmake(struct lm *lm, int to)
 			lock_unmake(lm);
 			break;
 		case LM_MADE_LOOP:
-			loop_unmake(lm);
+			lm_loop_unmake(lm);
 			break;
 		}
 }
@@ -426,6 +426,7 @@ main(int argc, char **argv)
 	hmac_wipe(&conf.mmid, sizeof conf.mmid);
 	snprintf(lm.mm_id, sizeof lm.mm_id, "%s", lm.mmid.hostport);
 	lm.standalone = !conf.spawned;
+	lm.successor = conf.successor;
 	lm.linger_ns = (uint64_t)(conf.linger * 1e9);
 	lm.mm_timeout_ns = (uint64_t)(conf.mm_timeout * 1e9);
 	lm.spill_max = conf.spill_max;
@@ -451,7 +452,7 @@ main(int argc, char **argv)
 		return rc > 0 && conf.spawned ? 0 : 1;
 	}
 	lm_tell(told, 1);
-	event_base_dispatch(lm.base);
+	loop_run(lm.base);
 	lm_unmake(&lm, LM_MADE_NOTHING);
 	return 0;
 }

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* lm_mm.c: the LM's link to its Main Monitor: hello, clock pongs, and
  * collections (pulled by the MM or pushed at the threshold and job end). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
-#include <event2/event.h>
 
 #include "lm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "rec/rec.h"
@@ -21,10 +22,8 @@ static void lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 static void lm_mm_lost(struct lm *lm, const char *why);
 
 static void
-retry_cb(evutil_socket_t fd, short what, void *arg)
+retry_cb(void *arg)
 {
-	(void)fd;
-	(void)what;
 	lm_mm_connect(arg);
 }
 
@@ -33,12 +32,10 @@ retry_cb(evutil_socket_t fd, short what, void *arg)
 #define LM_HANDSHAKE_S	10
 
 static void
-hs_timeout_cb(evutil_socket_t fd, short what, void *arg)
+hs_timeout_cb(void *arg)
 {
 	struct lm *lm = arg;
 
-	(void)fd;
-	(void)what;
 	if (lm->mm != NULL && lm->mm_state == LM_LINK_CONNECTING)
 		lm_mm_lost(lm, "no complete handshake within 10 s");
 }
@@ -54,13 +51,11 @@ lm_mm_connect(struct lm *lm)
 	    &why);
 	if (lm->mm == NULL) {
 		log_warn("main monitor %s: %s", lm->mm_id, why);
-		event_add(lm->retry,
-		    &(struct timeval){ .tv_sec = lm->retry_s, .tv_usec = 0 });
+		(void)loop_arm(lm->retry, lm->retry_s * 1000000000ull);
 		return;
 	}
 	lm->mm_state = LM_LINK_CONNECTING;
-	event_add(lm->hs_timer,
-	    &(struct timeval){ .tv_sec = LM_HANDSHAKE_S, .tv_usec = 0 });
+	(void)loop_arm(lm->hs_timer, LM_HANDSHAKE_S * 1000000000ull);
 	if (peer_send_hello(lm->mm, &lm->auth, lm->mmid.token, WIRE_ROLE_LM,
 	    lm->seg_id) != 0)
 		lm_mm_lost(lm, "cannot start the handshake");
@@ -148,7 +143,7 @@ flights_abort(struct lm *lm)
 static void
 lm_mm_drop(struct lm *lm)
 {
-	event_del(lm->hs_timer);
+	loop_disarm(lm->hs_timer);
 	peer_free(lm->mm);
 	lm->mm = NULL;
 	lm->mm_state = LM_LINK_DOWN;
@@ -172,8 +167,7 @@ lm_mm_lost(struct lm *lm, const char *why)
 		lm_finish(lm);
 		return;
 	}
-	event_add(lm->retry,
-	    &(struct timeval){ .tv_sec = lm->retry_s, .tv_usec = 0 });
+	(void)loop_arm(lm->retry, lm->retry_s * 1000000000ull);
 	if (lm->retry_s < 8)
 		lm->retry_s *= 2;
 }
@@ -212,7 +206,7 @@ lm_mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 	case AUTH_MORE:
 		return;
 	case AUTH_OK:
-		event_del(lm->hs_timer);
+		loop_disarm(lm->hs_timer);
 		/* From now on, an MM that stops answering (hung, stopped,
 		 * cut off) is taken for gone, as if it had closed. */
 		if (peer_set_liveness(lm->mm, lm->silent_s) != 0)
@@ -497,20 +491,18 @@ lm_below_threshold(const struct lm *lm)
 	return lm->view.nchunks - seg_used(&lm->view) < lm->view.threshold;
 }
 
+/* The global scheme: FULL asks the MM for a round (every LM collected,
+ * their processes stopped meanwhile).  Not while the processes are
+ * stopped (a round is under way; at its end, lm_resume looks again);
+ * then once until a collection is acknowledged, again every second if
+ * none is. */
 void
-lm_threshold(struct lm *lm)
+lm_full(struct lm *lm)
 {
 	unsigned char buf[8];
 	struct wire_wr w;
 	uint64_t now;
 
-	if (!lm->global || lm->mm_state != LM_LINK_READY || lm->exiting) {
-		lm_push(lm);
-		return;
-	}
-	/* Not while the processes are stopped (a round is under way; at
-	 * its end, lm_resume looks again); then once until a collection
-	 * is acknowledged, again every second if none is. */
 	if (lm->pause.on)
 		return;
 	now = clk_mono_ns();
@@ -521,6 +513,16 @@ lm_threshold(struct lm *lm)
 	wire_put_u32(&w, lm->view.nchunks - seg_used(&lm->view));
 	wire_put_u32(&w, lm->view.nchunks);
 	peer_send(lm->mm, WIRE_FULL, buf, w.len, NULL, 0);
+}
+
+void
+lm_threshold(struct lm *lm)
+{
+	if (!lm->global || lm->mm_state != LM_LINK_READY || lm->exiting) {
+		lm_push(lm);
+		return;
+	}
+	lm_full(lm);
 }
 
 void
@@ -649,7 +651,7 @@ lm_bye(struct lm *lm)
  * records wait for the global time order).  A piece no flight holds (sent
  * before a reconnection, or a scribbled chunk's) is ignored.
  */
-static void
+static const char *
 written(struct lm *lm, struct wire_rd *msg)
 {
 	struct lm_flight *f;
@@ -657,11 +659,10 @@ written(struct lm *lm, struct wire_rd *msg)
 	uint64_t seq;
 
 	n = wire_get_u32(msg);
-	if (n > WIRE_WRITTEN_MAX ||
-	    wire_rd_left(msg) != (size_t)n * WIRE_WRITTEN_ITEM) {
-		msg->err = 1;
-		return;
-	}
+	if (n > WIRE_WRITTEN_MAX)
+		return "more pieces than WIRE_WRITTEN_MAX";
+	if (wire_rd_left(msg) != (size_t)n * WIRE_WRITTEN_ITEM)
+		return "its pieces do not fill it exactly";
 	while (n-- > 0) {
 		pid = wire_get_u32(msg);
 		session = wire_get_u32(msg);
@@ -672,6 +673,7 @@ written(struct lm *lm, struct wire_rd *msg)
 			    pid, session, seq, end))
 				break;
 	}
+	return NULL;
 }
 
 static void
@@ -709,8 +711,9 @@ send_status(struct lm *lm, uint32_t round)
  * The MM's control state (grmctl enable/disable/filter): written into the
  * segment's control words, then the generation in ctl is bumped so that
  * every writer applies it at its next event.  Acknowledged once in place.
+ * NULL, or what is wrong with msg (nothing is applied).
  */
-static int
+static const char *
 apply_control(struct lm *lm, struct wire_rd *msg)
 {
 	uint32_t round, cls[8], n, i, w;
@@ -724,11 +727,12 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 		cls[i] = wire_get_u32(msg);
 	wire_get_str(msg, filter, sizeof filter);
 	n = wire_get_u32(msg);
-	if (!wire_rd_ok(msg) || n != REC_EID_BITS / 32 ||
-	    wire_rd_left(msg) != (size_t)n * 4) {
-		msg->err = 1;
-		return -1;
-	}
+	if (!wire_rd_ok(msg))
+		return "its filter is cut short or too long";
+	if (n != REC_EID_BITS / 32)
+		return "not as many event words as event ids need";
+	if (wire_rd_left(msg) != (size_t)n * 4)
+		return "its event words do not fill it exactly";
 	for (i = 0; i < 8; i++)
 		atomic_store_explicit(&s->cls_off[i], cls[i],
 		    memory_order_relaxed);
@@ -744,7 +748,7 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 	wire_put_u32(&ww, round);
 	wire_put_u64(&ww, clk_mono_ns());
 	peer_send(lm->mm, WIRE_CONTROL_ACK, buf, ww.len, NULL, 0);
-	return 0;
+	return NULL;
 }
 
 static void
@@ -757,6 +761,7 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	struct wire_wr w;
 	uint64_t t_mm;
 	uint32_t round, flags;
+	const char *wrong = NULL;	/* a handler's check that failed */
 
 	if (msg == NULL) {
 		if (peer_silent(p)) {
@@ -818,13 +823,13 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		lm_collect(lm, round, (flags & WIRE_COLLECT_PROBE) != 0);
 		break;
 	case WIRE_CONTROL:
-		apply_control(lm, msg);
+		wrong = apply_control(lm, msg);
 		break;
 	case WIRE_ACK:
 		acked(lm);
 		break;
 	case WIRE_WRITTEN:
-		written(lm, msg);
+		wrong = written(lm, msg);
 		break;
 	case WIRE_STATUS:
 		send_status(lm, wire_get_u32(msg));
@@ -840,9 +845,12 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			lm_resume(lm, REC_COLL_END_ASKED);
 		break;
 	}
-	if (!wire_rd_ok(msg)) {
-		snprintf(bad, sizeof bad, "%s (%u): malformed",
-		    wire_type_name(type), type);
+	/* Lengths were checked by the rule: what is left is values. */
+	if (wrong == NULL && !wire_rd_ok(msg))
+		wrong = "a field cut short";
+	if (wrong != NULL) {
+		snprintf(bad, sizeof bad, "%s (%u): %s", wire_type_name(type),
+		    type, wrong);
 		lm_mm_lost(lm, bad);
 	}
 }
@@ -853,42 +861,50 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
  * least this often, so that a slow writer's events reach the file within
  * seconds.  A collection already in flight, or a replay, carries it soon
  * enough; nothing new committed costs one look at the chunk headers.
- * The local scheme only (mainmon --collect=global moves data in rounds).
+ * In the global scheme (mainmon --collect=global) data moves in rounds
+ * only (a push would wait in mainmon for the next round, and so would a
+ * GMI_Flush asked meanwhile): there the LM asks for a round (FULL) when
+ * something committed waits, as at its threshold, or a collection is
+ * not acknowledged yet, and mainmon collects every LM with its processes
+ * stopped.
  */
 static void
-push_timer_cb(evutil_socket_t fd, short what, void *arg)
+push_timer_cb(void *arg)
 {
 	struct lm *lm = arg;
 
-	(void)fd;
-	(void)what;
-	/* Not in the global scheme: there data moves in rounds, and a push
-	 * is not pulled into the file (it waits for the next round, and so
-	 * would a GMI_Flush asked meanwhile). */
-	if (lm->finished || lm->seg == NULL || lm->exiting || lm->global ||
-	    lm->mm_state != LM_LINK_READY || lm->outstanding > 0 ||
-	    lm->spill_bytes > 0 || lm->ndeferred > 0 || lm->pause.on)
+	if (lm->finished || lm->seg == NULL || lm->exiting ||
+	    lm->mm_state != LM_LINK_READY || lm->spill_bytes > 0 ||
+	    lm->ndeferred > 0 || lm->pause.on)
 		return;
-	if (evbuffer_get_length(lm->procs) == 0 && !seg_pending(&lm->view))
+	/* Global: a round is asked for while something is committed here,
+	 * or a collection is not acknowledged (mainmon holds its newest
+	 * records, those within WIRE_ORDER_GRACE of its scan, for the next
+	 * round's). */
+	if (lm->global && lm->outstanding > 0) {
+		lm_full(lm);
 		return;
-	lm_collect(lm, WIRE_ROUND_PUSH, 0);
+	}
+	if (lm->outstanding > 0 || (evbuffer_get_length(lm->procs) == 0 &&
+	    !seg_pending(&lm->view)))
+		return;
+	if (lm->global)
+		lm_full(lm);
+	else
+		lm_collect(lm, WIRE_ROUND_PUSH, 0);
 }
 
 void
 lm_mm_init(struct lm *lm)
 {
-	struct timeval tv;
-
-	lm->retry = evtimer_new(lm->base, retry_cb, lm);
-	lm->hs_timer = evtimer_new(lm->base, hs_timeout_cb, lm);
+	lm->retry = loop_timer(lm->base, retry_cb, lm);
+	lm->hs_timer = loop_timer(lm->base, hs_timeout_cb, lm);
 	lm->retry_s = 1;
 	if (lm->push_ns == 0)
 		return;
-	lm->push_timer = event_new(lm->base, -1, EV_PERSIST, push_timer_cb,
-	    lm);
-	tv.tv_sec = (time_t)(lm->push_ns / 1000000000u);
-	tv.tv_usec = (suseconds_t)(lm->push_ns % 1000000000u / 1000);
-	if (lm->push_timer == NULL || event_add(lm->push_timer, &tv) != 0)
+	lm->push_timer = loop_every(lm->base, push_timer_cb, lm);
+	if (lm->push_timer == NULL || loop_arm(lm->push_timer,
+	    lm->push_ns) != 0)
 		log_warn("cannot push every %llu ms: pushes at the threshold "
 		    "only", (unsigned long long)(lm->push_ns / 1000000));
 }
@@ -896,7 +912,6 @@ lm_mm_init(struct lm *lm)
 void
 lm_mm_finish(struct lm *lm)
 {
-	if (lm->push_timer != NULL)
-		event_free(lm->push_timer);
+	loop_ev_free(lm->push_timer);
 	lm->push_timer = NULL;
 }

@@ -25,9 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <event2/event.h>
-
 #include "lm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "rec/rec.h"
@@ -146,12 +145,10 @@ stop_cb(struct lm *lm, uint32_t pid)
 }
 
 static void
-deadline_cb(evutil_socket_t fd, short what, void *arg)
+deadline_cb(void *arg)
 {
 	struct lm *lm = arg;
 
-	(void)fd;
-	(void)what;
 	log_warn("collection %u: processes stopped for %llu ms: let go "
 	    "without the main monitor's word", lm->pause.round,
 	    (unsigned long long)(lm->pause.max_ns / 1000000));
@@ -177,7 +174,7 @@ send_paused(struct lm *lm)
 void
 lm_pause_init(struct lm *lm)
 {
-	lm->pause.deadline = evtimer_new(lm->base, deadline_cb, lm);
+	lm->pause.deadline = loop_timer(lm->base, deadline_cb, lm);
 }
 
 void
@@ -236,9 +233,7 @@ lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 	ps->took = ps->t_begin - t0;
 	tasks_note(ps);
 	ps->on = 1;
-	event_add(ps->deadline, &(struct timeval){
-	    .tv_sec = (time_t)(ps->max_ns / 1000000000u),
-	    .tv_usec = (suseconds_t)(ps->max_ns % 1000000000u / 1000) });
+	(void)loop_arm(ps->deadline, ps->max_ns);
 	log_debug("collection %u: %u processes stopped in %llu us (%u not)",
 	    round, ps->n, (unsigned long long)(ps->took / 1000), ps->skipped);
 	send_paused(lm);
@@ -370,7 +365,7 @@ lm_resume(struct lm *lm, unsigned why)
 	lm_guard_send(lm, LM_GUARD_CLEAR, 0, 0);
 	ps->on = 0;
 	ps->hold_until = t_end + RESUME_HOLD_NS;
-	event_del(ps->deadline);
+	loop_disarm(ps->deadline);
 	log_debug("collection %u: %u processes let go after %llu us", ps->round,
 	    ps->n, (unsigned long long)((t_end - ps->t_begin) / 1000));
 	if (lm->mm != NULL && lm->mm_state == LM_LINK_READY) {
@@ -396,8 +391,7 @@ lm_pause_end(struct lm *lm)
 
 	lm_resume(lm, REC_COLL_END_EXIT);
 	lm_guard_end(lm);
-	if (ps->deadline != NULL)
-		event_free(ps->deadline);
+	loop_ev_free(ps->deadline);
 	ps->deadline = NULL;
 	free(ps->pids);
 	ps->pids = NULL;

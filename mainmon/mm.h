@@ -14,7 +14,7 @@
 
 struct event_base;
 struct evconnlistener;
-struct event;
+struct loop_ev;
 struct peer;
 struct wire_rd;
 struct wire_hello;
@@ -214,12 +214,25 @@ enum mm_conn_state {
  * (its "sent below" time holds the watermark), pulled (asked for its data
  * for the watermark's sake, no answer yet), or out (it left a pull or a
  * round unanswered for --order-wait: not waited for, until its next
- * DONE).  Its spill replay (wm_unknown) is told by its DONEs (mm_out.c).
+ * DONE), or replaying its spill file (its DONEs say so, mm_out.c: it
+ * cannot say what is older, so it is not waited for nor pulled, until
+ * a DONE gives a time).
  */
 enum mm_order_state {
 	MM_ORD_FOLLOW = 0,
 	MM_ORD_PULLED,
-	MM_ORD_OUT
+	MM_ORD_OUT,
+	MM_ORD_REPLAY
+};
+
+/* A ready LM's part in the global scheme (mm_global.c): its processes
+ * run, it asked for a round (FULL: its threshold, or data waiting past
+ * its push interval) and has not been collected since, or its processes
+ * are stopped for a round (paused_round; the trace has its begin). */
+enum mm_glob_state {
+	MM_GL_RUNS = 0,
+	MM_GL_WANTS,
+	MM_GL_STOPPED
 };
 
 struct mm_conn {
@@ -238,7 +251,7 @@ struct mm_conn {
 	uint32_t		lm_pid;
 	uint64_t		seg_id;		/* the LM's segment */
 	struct wire_status	st;		/* its latest status */
-	int			has_st;
+	int			has_st;		/* st holds one (a datum) */
 	struct mm_sync		clk;		/* its clock, modelled */
 	int			burst;		/* pings left in this burst */
 	int			beats;		/* lone heartbeat pings out */
@@ -248,13 +261,11 @@ struct mm_conn {
 	uint64_t		ready_at;	/* MM ns: READY sent */
 	int			said_bye;	/* sent BYE */
 	struct mm_sync_sample	burst_best;
-	struct event		*sync_ev;	/* the next burst */
+	struct loop_ev	*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
 	struct mm_sync_model	model_written;
-	uint64_t		wm;		/* MM ns: nothing older to come */
-	int			wm_unknown;	/* replaying its spill file: it
-						   does not know; not waited
-						   for */
+	uint64_t		wm;		/* MM ns: nothing older to come
+						   (not in MM_ORD_REPLAY) */
 	uint64_t		scan;		/* MM ns of its latest scan */
 	uint64_t		floor;		/* its records from now on are
 						   not older (the previous
@@ -264,11 +275,9 @@ struct mm_conn {
 	uint64_t		last_pull;	/* MM ns of its latest pull */
 	struct mm_ack		*acks, **acks_tail;
 	/* The global scheme (mm_global.c). */
-	uint32_t		paused_round;	/* its processes are stopped
-						   for this round (0: none) */
+	enum mm_glob_state	glob;
+	uint32_t		paused_round;	/* MM_GL_STOPPED: the round */
 	uint64_t		paused_at;	/* MM ns of that begin */
-	int			full;		/* it reached its threshold
-						   since last asked to collect */
 	struct mm_written	*written;	/* to tell, in order */
 	uint32_t		nwritten;
 	uint32_t		capwritten;
@@ -311,10 +320,11 @@ struct mm_coll {
 	uint64_t		t_asked;	/* MM ns: this phase began */
 	uint64_t		t_applied;	/* MM ns, latest LM application */
 	char			cmd[160];	/* control command, for the file */
+	char			note[160];	/* added to the answer */
 	struct mm_conn		**pending;
 	int			npending;
 	struct mm_conn		*ctl;		/* who asked; may go away */
-	struct event		*timeout;
+	struct loop_ev	*timeout;
 	struct mm_coll		*next;
 };
 
@@ -408,14 +418,14 @@ struct mm {
 	uint64_t		global_rounds;
 	uint64_t		stop_ns_total;	/* processes stopped, MM ns */
 	uint64_t		stop_ns_max;
-	struct event		*global_ev;	/* starts the next round */
-	struct event		*order_ev;	/* pulls laggards */
+	struct loop_ev	*global_ev;	/* starts the next round */
+	struct loop_ev	*order_ev;	/* pulls laggards */
 	/* Liveness (mm_live.c): an LM silent this long is given up (0:
 	 * never); one that leaves an order pull unanswered this long no
 	 * longer holds the order. */
 	unsigned		silent_secs;
 	uint64_t		order_wait_ns;
-	struct event		*beat_ev;	/* heartbeat pings */
+	struct loop_ev	*beat_ev;	/* heartbeat pings */
 	uint64_t		givenup;	/* hosts given up, in all */
 	/* The trace file cannot be written (a full disk, EIO): what the
 	 * writer holds is tried again, with back-off (mm_out.c); nothing is
@@ -424,9 +434,15 @@ struct mm {
 	uint64_t		out_try_ns;	/* the next try */
 	uint64_t		out_ok_ns;	/* writes work again since */
 	uint32_t		out_wait_ms;	/* ... after the one before */
-	struct event		*out_retry;
+	struct loop_ev	*out_retry;
+	/* A stop asked while the file cannot be written waits for it, at
+	 * most disk_wait_secs (--disk-wait), the LMs not told, so that
+	 * nothing is lost (mm_round.c); out of the list of rounds. */
+	struct mm_coll		*stop_wait;
+	struct loop_ev	*stop_wait_ev;
+	unsigned		disk_wait_secs;
 	/* Frees the processes that ended, once done with (mm_out.c). */
-	struct event		*procs_ev;
+	struct loop_ev	*procs_ev;
 	uint64_t		procs_freed;
 };
 
@@ -465,6 +481,10 @@ void mm_coll_drop(struct mm *mm, struct mm_coll *co, struct mm_conn *c);
  * to stop their processes; from that (every LM answered, or the time
  * limit passed) to collecting. */
 void mm_round_next(struct mm *mm, struct mm_coll *co);
+/* The file can be written again: a stop that waited for it goes on. */
+void mm_round_disk_ok(struct mm *mm);
+/* Frees a stop still waiting for the disk (mainmon ends). */
+void mm_round_finish(struct mm *mm);
 
 /* mm_live.c */
 /* Starts the heartbeat: every ready LM is sent something at least every

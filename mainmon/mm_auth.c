@@ -9,10 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "mm.h"
 #include "net/auth.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "util/clock.h"
 #include "util/hmap.h"
@@ -85,7 +84,7 @@ struct mm_src {
 
 struct mm_admit {
 	struct hmap	srcs;		/* struct mm_src_key: struct mm_src */
-	struct event	*tick;		/* the count lines */
+	struct loop_ev	*tick;		/* the count lines */
 	uint32_t	waiting;	/* all addresses */
 };
 
@@ -96,7 +95,7 @@ static const struct hmap_type src_type = {
 };
 
 struct mm_auth {
-	struct event	*timer;
+	struct loop_ev	*timer;
 	struct wire_hello h;
 	unsigned char	hello[WIRE_PREAUTH_MAX];	/* as received */
 	size_t		hello_len;
@@ -168,7 +167,7 @@ src_roll(const struct mm_src_key *k, struct mm_src *s, uint64_t now)
 }
 
 static void
-tick_cb(evutil_socket_t fd, short what, void *arg)
+tick_cb(void *arg)
 {
 	struct mm_admit *ad = arg;
 	const struct mm_src_key *k;
@@ -177,8 +176,6 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 	uint32_t it = 0;
 	int again = 0, j;
 
-	(void)fd;
-	(void)what;
 	while ((s = hmap_next(&ad->srcs, &it, (const void **)&k)) != NULL) {
 		if (now - s->window >= MM_AUTH_LOG_S * 1000000000ull)
 			src_roll(k, s, now);
@@ -191,7 +188,7 @@ tick_cb(evutil_socket_t fd, short what, void *arg)
 			hmap_del_value(&ad->srcs, s);
 	}
 	if (again || hmap_count(&ad->srcs) > 0)
-		event_add(ad->tick, &(struct timeval){ .tv_sec = 1 });
+		(void)loop_arm(ad->tick, 1000000000ull);
 }
 
 /* The entry of k (added), or NULL if out of memory. */
@@ -204,8 +201,7 @@ src_get(struct mm_admit *ad, const struct mm_src_key *k)
 	s = hmap_put(&ad->srcs, k, &added);
 	if (s != NULL && added)
 		s->window = clk_mono_ns();
-	if (!event_pending(ad->tick, EV_TIMEOUT, NULL))
-		event_add(ad->tick, &(struct timeval){ .tv_sec = 1 });
+	loop_arm_idle(ad->tick, 1000000000ull);
 	return s;
 }
 
@@ -248,7 +244,7 @@ mm_auth_init(struct mm *mm)
 	if ((ad = calloc(1, sizeof *ad)) == NULL)
 		return -1;
 	hmap_init(&ad->srcs, &src_type);
-	if ((ad->tick = evtimer_new(mm->base, tick_cb, ad)) == NULL) {
+	if ((ad->tick = loop_timer(mm->base, tick_cb, ad)) == NULL) {
 		free(ad);
 		return -1;
 	}
@@ -269,7 +265,7 @@ mm_auth_finish(struct mm *mm)
 	while ((s = hmap_next(&mm->admit->srcs, &it, (const void **)&k)) !=
 	    NULL)
 		src_roll(k, s, clk_mono_ns());
-	event_free(mm->admit->tick);
+	loop_ev_free(mm->admit->tick);
 	hmap_free(&mm->admit->srcs);
 	free(mm->admit);
 	mm->admit = NULL;
@@ -294,12 +290,10 @@ static void turn_away(struct mm *mm, struct mm_conn *c, int dropped,
 		      uint32_t nwait);
 
 static void
-mm_auth_timeout(evutil_socket_t fd, short what, void *arg)
+mm_auth_timeout(void *arg)
 {
 	struct mm_conn *c = arg;
 
-	(void)fd;
-	(void)what;
 	if (c->auth->refusing && !c->auth->closing) {
 		turn_away(c->mm, c, 0, c->auth->refuse_nwait);
 		return;
@@ -344,9 +338,7 @@ deny(struct mm_conn *c, uint32_t code, const char *text)
 	wire_put_str(&w, text);
 	c->auth->closing = 1;
 	uncount(c);
-	event_add(c->auth->timer, &(struct timeval){
-	    .tv_sec = MM_AUTH_DENY_MS / 1000,
-	    .tv_usec = MM_AUTH_DENY_MS % 1000 * 1000 });
+	(void)loop_arm(c->auth->timer, MM_AUTH_DENY_MS * 1000000ull);
 	if (peer_send(c->p, WIRE_DENIED, buf, w.len, NULL, 0) != 0) {
 		mm_conn_free(c);
 		return;
@@ -440,8 +432,7 @@ turn_away(struct mm *mm, struct mm_conn *c, int dropped, uint32_t nwait)
 		c->auth->refusing = 1;
 		c->auth->refuse_nwait = nwait;
 		uncount(c);
-		event_add(c->auth->timer, &(struct timeval){
-		    .tv_sec = 0, .tv_usec = MM_AUTH_NAME_MS * 1000 });
+		(void)loop_arm(c->auth->timer, MM_AUTH_NAME_MS * 1000000ull);
 		return;
 	}
 
@@ -472,7 +463,7 @@ mm_auth_start(struct mm_conn *c)
 	c->auth = calloc(1, sizeof *c->auth);
 	if (c->auth == NULL)
 		return -1;
-	c->auth->timer = evtimer_new(mm->base, mm_auth_timeout, c);
+	c->auth->timer = loop_timer(mm->base, mm_auth_timeout, c);
 	if (c->auth->timer == NULL) {
 		free(c->auth);
 		c->auth = NULL;
@@ -480,13 +471,12 @@ mm_auth_start(struct mm_conn *c)
 	}
 	src_of(c->addr, &c->auth->src);
 	if ((s = src_get(ad, &c->auth->src)) == NULL) {
-		event_free(c->auth->timer);
+		loop_ev_free(c->auth->timer);
 		free(c->auth);
 		c->auth = NULL;
 		return -1;
 	}
-	event_add(c->auth->timer, &(struct timeval){
-	    .tv_sec = mm->auth_secs, .tv_usec = 0 });
+	(void)loop_arm(c->auth->timer, mm->auth_secs * 1000000000ull);
 	peer_set_max(c->p, WIRE_PREAUTH_MAX);
 	c->auth->t_accept = now;
 	c->auth->waiting = 1;
@@ -525,7 +515,7 @@ mm_auth_free(struct mm_conn *c)
 	if (c->auth == NULL)
 		return;
 	uncount(c);
-	event_free(c->auth->timer);
+	loop_ev_free(c->auth->timer);
 	hmac_wipe(c->auth, sizeof *c->auth);
 	free(c->auth);
 	c->auth = NULL;

@@ -16,9 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "mm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "util/clock.h"
@@ -126,7 +125,10 @@ mm_on_full(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	log_debug("LM %u on %s: %u of %u chunks free: global collection",
 	    c->lm_pid, c->node->host, nfree, chunks);
-	c->full = 1;
+	/* None comes while its processes are stopped (the LM sends none
+	 * then); that round's collection takes its data anyway. */
+	if (c->glob == MM_GL_RUNS)
+		c->glob = MM_GL_WANTS;
 	if (!mm_global_busy(mm))
 		mm_round(mm, NULL, MM_SNAPSHOT, NULL);
 	return 0;
@@ -147,8 +149,9 @@ mm_on_paused(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	v[3] = wire_get_u64(msg);	/* ns taken */
 	if (t == 0)
 		return -1;
-	if (c->paused_round == 0)
+	if (c->glob != MM_GL_STOPPED)
 		mark(mm, c, REC_EID_COLL_BEGIN, t, v, 4);
+	c->glob = MM_GL_STOPPED;
 	c->paused_round = (uint32_t)v[0];
 	co = find_round(mm, (uint32_t)v[0]);
 	if (co == NULL || co->phase == MM_PH_WAIT) {
@@ -183,13 +186,14 @@ mm_on_resumed(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	t = wire_get_u64(msg);
 	if (t == 0 || v[2] > REC_COLL_END_EXIT)
 		return -1;
-	if (c->paused_round == 0)
+	if (c->glob != MM_GL_STOPPED)
 		return 0;	/* no begin was written: no end either */
 	if (v[2] == REC_COLL_END_DEADLINE)
 		log_warn("LM %u on %s: collection %u: processes let go at the "
 		    "LM's time limit (mainmon --pause-max)", c->lm_pid,
 		    c->node->host, (unsigned)v[0]);
 	mark(mm, c, REC_EID_COLL_END, t, v, 3);
+	c->glob = MM_GL_RUNS;
 	c->paused_round = 0;
 	return 0;
 }
@@ -211,14 +215,12 @@ mm_global_msg(struct mm *mm, struct mm_conn *c, uint16_t type,
 
 /* The event loop's turn after a global round: the next one starts. */
 static void
-next_cb(evutil_socket_t fd, short what, void *arg)
+next_cb(void *arg)
 {
 	struct mm *mm = arg;
 	struct mm_coll *co, *oldest;
 	struct mm_conn *c;
 
-	(void)fd;
-	(void)what;
 	for (;;) {
 		if (mm_global_busy(mm))
 			return;
@@ -235,7 +237,7 @@ next_cb(evutil_socket_t fd, short what, void *arg)
 	if (mm->stopping)
 		return;
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (MM_IS_LM(c) && c->full) {
+		if (MM_IS_LM(c) && c->glob == MM_GL_WANTS) {
 			mm_round(mm, NULL, MM_SNAPSHOT, NULL);
 			return;
 		}
@@ -250,12 +252,12 @@ mm_global_done(struct mm *mm, struct mm_coll *co)
 		send_resume(co->paused[i], co->round);
 	mm->global_rounds++;
 	if (mm->global_ev == NULL &&
-	    (mm->global_ev = evtimer_new(mm->base, next_cb, mm)) == NULL) {
+	    (mm->global_ev = loop_timer(mm->base, next_cb, mm)) == NULL) {
 		log_warn("out of memory: the next global collection waits for "
 		    "its LM's next report");
 		return;
 	}
-	event_active(mm->global_ev, EV_TIMEOUT, 1);
+	loop_soon(mm->global_ev);
 }
 
 void
@@ -265,13 +267,14 @@ mm_global_conn_gone(struct mm *mm, struct mm_conn *c)
 	uint64_t v[3];
 	int i;
 
-	if (c->paused_round != 0) {
+	if (c->glob == MM_GL_STOPPED) {
 		/* Its guard lets the processes go (or they died with the
 		 * LM): the phase ends now, as far as anyone can tell. */
 		v[0] = c->paused_round;
 		v[1] = 0;
 		v[2] = REC_COLL_END_LOST;
 		mark(mm, c, REC_EID_COLL_END, 0, v, 3);
+		c->glob = MM_GL_RUNS;
 		c->paused_round = 0;
 	}
 	for (co = mm->colls; co != NULL; co = co->next)

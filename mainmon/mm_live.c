@@ -14,9 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "mm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "tape.h"
@@ -89,15 +88,13 @@ again:
 }
 
 static void
-beat(evutil_socket_t fd, short what, void *arg)
+beat(void *arg)
 {
 	struct mm *mm = arg;
 	struct mm_conn *c;
 	uint64_t now = clk_mono_ns();
 	unsigned char buf[4] = { 0 };
 
-	(void)fd;
-	(void)what;
 	for (c = mm->conns; c != NULL; c = c->next) {
 		if (!MM_IS_LM(c))
 			continue;
@@ -121,10 +118,9 @@ beat(evutil_socket_t fd, short what, void *arg)
 int
 mm_live_init(struct mm *mm)
 {
-	struct timeval tv = { 0, BEAT_TICK_US };
-
-	mm->beat_ev = event_new(mm->base, -1, EV_PERSIST, beat, mm);
-	if (mm->beat_ev == NULL || event_add(mm->beat_ev, &tv) != 0)
+	mm->beat_ev = loop_every(mm->base, beat, mm);
+	if (mm->beat_ev == NULL ||
+	    loop_arm(mm->beat_ev, BEAT_TICK_US * 1000ull) != 0)
 		return -1;
 	return 0;
 }
@@ -132,8 +128,7 @@ mm_live_init(struct mm *mm)
 void
 mm_live_finish(struct mm *mm)
 {
-	if (mm->beat_ev != NULL)
-		event_free(mm->beat_ev);
+	loop_ev_free(mm->beat_ev);
 	mm->beat_ev = NULL;
 }
 
@@ -190,7 +185,7 @@ mm_live_gone(struct mm *mm, struct mm_conn *c, const char *why)
 		log_info("LM %u on %s (%s): %s before its end: the host no "
 		    "longer holds the order", c->lm_pid, c->node->host,
 		    c->addr, why);
-	give_up(mm, c->node, c->wm_unknown ? 0 : c->wm,
+	give_up(mm, c->node, c->order == MM_ORD_REPLAY ? 0 : c->wm,
 	    peer_silent(c->p) ? "silent" : "closed", why);
 }
 
@@ -311,7 +306,8 @@ mm_live_status(struct mm *mm, char *text, size_t cap)
 		    c->clk.model.used, c->clk.n,
 		    (unsigned long long)nd->late,
 		    (unsigned long long)c->records,
-		    c->paused_round ? "; its processes are stopped" : "");
+		    c->glob == MM_GL_STOPPED ? "; its processes are stopped" :
+		    "");
 		if (c->has_st && n < cap)
 			n += st_text(&c->st, "", text + n, cap - n);
 	}

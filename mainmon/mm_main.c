@@ -20,10 +20,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include <event2/event.h>
 #include <event2/listener.h>
 
 #include "mm.h"
+#include "net/loop.h"
 #include "net/mmid.h"
 #include "net/peer.h"
 #include "net/wire.h"
@@ -49,14 +49,15 @@ struct mm_opts {
 	double		pause_s;	/* --pause-max */
 	uint64_t	silent_s;	/* --silent: 0 never */
 	double		order_wait_s;	/* --order-wait: 0 forever */
+	uint64_t	disk_wait_s;	/* --disk-wait: a stop's bound */
 	int		debug;		/* -d */
 };
 
 /* What main made, to be undone in reverse order. */
 struct mm_made {
 	struct evutil_addrinfo	*ai;		/* -b, resolved */
-	struct event		*sigterm, *sigint;
-	struct event		*relisten;	/* after running out of fds */
+	struct loop_ev		*sigterm, *sigint;
+	struct loop_ev		*relisten;	/* after running out of fds */
 	char			out_tmp[4096];	/* --force: the new file's
 						   name until renamed */
 	int			out_made;	/* a trace file was created */
@@ -72,7 +73,8 @@ usage(FILE *f)
 	    "       [-k KEYFILE] [-t SECONDS] [-s SECONDS] [-m MIB] "
 	    "[--collect=global|local]\n"
 	    "       [--pause-max=SECONDS] [--silent=SECONDS] "
-	    "[--order-wait=SECONDS] [-d]\n");
+	    "[--order-wait=SECONDS]\n"
+	    "       [--disk-wait=SECONDS] [-d]\n");
 }
 
 /* Says on stderr what is wrong with the command line; returns 2 (the exit
@@ -110,13 +112,14 @@ static int
 opts_parse(int argc, char **argv, struct mm_opts *o)
 {
 	enum { OPT_COLLECT = 256, OPT_PAUSE_MAX, OPT_FORCE, OPT_SILENT,
-	    OPT_ORDER_WAIT };
+	    OPT_ORDER_WAIT, OPT_DISK_WAIT };
 	static const struct option longopts[] = {
 		{ "collect", required_argument, NULL, OPT_COLLECT },
 		{ "pause-max", required_argument, NULL, OPT_PAUSE_MAX },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "silent", required_argument, NULL, OPT_SILENT },
 		{ "order-wait", required_argument, NULL, OPT_ORDER_WAIT },
+		{ "disk-wait", required_argument, NULL, OPT_DISK_WAIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -132,6 +135,7 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 	o->pause_s = 10;
 	o->silent_s = 5;
 	o->order_wait_s = 5;
+	o->disk_wait_s = 60;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:f:p:b:i:k:t:s:m:dh", longopts,
 	    NULL)) != -1) {
@@ -167,6 +171,12 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 				return bad_value("--order-wait", optarg, "a "
 				    "number of seconds (0 to 3600; 0: "
 				    "forever)");
+			break;
+		case OPT_DISK_WAIT:
+			if (num_parse_u64(optarg, 0, 3600,
+			    &o->disk_wait_s) != 0)
+				return bad_value("--disk-wait", optarg, "a "
+				    "number of seconds (0 to 3600)");
 			break;
 		case 'o':
 			if (*optarg == '\0')
@@ -332,12 +342,10 @@ opts_check(const struct mm_opts *o, struct mm *mm)
 }
 
 static void
-order_tick(evutil_socket_t fd, short what, void *arg)
+order_tick(void *arg)
 {
 	struct mm *mm = arg;
 
-	(void)fd;
-	(void)what;
 	if (mm_order_advance(mm, 1) != 0)
 		mm->exit_code = 1;
 }
@@ -360,12 +368,10 @@ accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct sockaddr *sa,
 }
 
 static void
-relisten_cb(evutil_socket_t fd, short what, void *arg)
+relisten_cb(void *arg)
 {
 	struct mm *mm = arg;
 
-	(void)fd;
-	(void)what;
 	evconnlistener_enable(mm->listener);
 }
 
@@ -387,19 +393,23 @@ accept_error_cb(struct evconnlistener *l, void *arg)
 	}
 	if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
 		evconnlistener_disable(l);
-		event_add(made.relisten, &(struct timeval){ .tv_sec = 0,
-		    .tv_usec = 100000 });
+		(void)loop_arm(made.relisten, 100000000ull);
 	}
 }
 
 static void
-signal_cb(evutil_socket_t sig, short what, void *arg)
+signal_cb(int sig, void *arg)
 {
 	struct mm *mm = arg;
 
-	(void)what;
-	if (mm->stopping) {	/* a second signal: do not wait any longer */
-		event_base_loopexit(mm->base, NULL);
+	if (mm->stopping || mm->stop_wait != NULL) {
+		/* A second signal: do not wait any longer.  What is not
+		 * written was not acknowledged: the LMs keep it. */
+		if (mm->stop_wait != NULL)
+			log_warn("%s: ending without the final collection: "
+			    "what is not written stays with the LMs",
+			    sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		loop_exit(mm->base);
 		return;
 	}
 	log_info("%s: final collection", sig == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -561,24 +571,25 @@ mm_start(struct mm *mm, const struct mm_opts *o)
 	mm->pause_max_ms = (uint32_t)(o->pause_s * 1000);
 	mm->silent_secs = (unsigned)o->silent_s;
 	mm->order_wait_ns = (uint64_t)(o->order_wait_s * 1e9);
+	mm->disk_wait_secs = (unsigned)o->disk_wait_s;
 	mm->order.max_bytes = (uint64_t)(o->order_mib * 1048576);
 	mm->fmt = o->fmt;
 	mm->auth_secs = (unsigned)o->auth_secs;
 	if ((mm->out_path = strdup(o->out)) == NULL ||	/* grmctl file */
-	    (mm->base = event_base_new()) == NULL ||
+	    (mm->base = loop_new()) == NULL ||
 	    mm_auth_init(mm) != 0 ||
-	    (mm->order_ev = evtimer_new(mm->base, order_tick, mm)) == NULL ||
+	    (mm->order_ev = loop_timer(mm->base, order_tick, mm)) == NULL ||
 	    mm_live_init(mm) != 0 ||
-	    (made.relisten = evtimer_new(mm->base, relisten_cb, mm)) == NULL ||
-	    (made.sigterm = evsignal_new(mm->base, SIGTERM, signal_cb,
+	    (made.relisten = loop_timer(mm->base, relisten_cb, mm)) == NULL ||
+	    (made.sigterm = loop_signal(mm->base, SIGTERM, signal_cb,
 	    mm)) == NULL ||
-	    (made.sigint = evsignal_new(mm->base, SIGINT, signal_cb,
+	    (made.sigint = loop_signal(mm->base, SIGINT, signal_cb,
 	    mm)) == NULL) {
 		log_warn("out of memory");
 		return 1;
 	}
-	event_add(made.sigterm, NULL);
-	event_add(made.sigint, NULL);
+	(void)loop_arm(made.sigterm, 0);
+	(void)loop_arm(made.sigint, 0);
 	return 0;
 }
 
@@ -587,7 +598,7 @@ mm_start(struct mm *mm, const struct mm_opts *o)
 static void
 mm_loop(struct mm *mm)
 {
-	event_base_dispatch(mm->base);
+	loop_run(mm->base);
 	mm->stopped = 1;
 	if (mm->out != NULL && (mm_order_write(mm, UINT64_MAX) != 0 ||
 	    mm_order_summary(mm) != 0))
@@ -607,6 +618,7 @@ mm_finish(struct mm *mm, const struct mm_opts *o, int failed)
 		mm->exit_code = 1;
 	mm->out = NULL;
 	mm_out_finish(mm);
+	mm_round_finish(mm);
 	if (made.out_tmp[0] != '\0')
 		unlink(made.out_tmp);
 	else if (failed && made.out_made)
@@ -618,8 +630,7 @@ mm_finish(struct mm *mm, const struct mm_opts *o, int failed)
 	mm_order_free(mm);
 	mm_causal_free(mm);
 	mm_live_finish(mm);
-	if (mm->global_ev != NULL)
-		event_free(mm->global_ev);
+	loop_ev_free(mm->global_ev);
 	for (n = mm->nodes; n != NULL; n = nn) {
 		nn = n->next;
 		mm_node_free(n);
@@ -627,17 +638,12 @@ mm_finish(struct mm *mm, const struct mm_opts *o, int failed)
 	mm_defs_free(&mm->written);
 	mm_stats_free(mm);
 	mm_dedup_free(mm);
-	if (made.sigint != NULL)
-		event_free(made.sigint);
-	if (made.sigterm != NULL)
-		event_free(made.sigterm);
-	if (made.relisten != NULL)
-		event_free(made.relisten);
-	if (mm->order_ev != NULL)
-		event_free(mm->order_ev);
+	loop_ev_free(made.sigint);
+	loop_ev_free(made.sigterm);
+	loop_ev_free(made.relisten);
+	loop_ev_free(mm->order_ev);
 	mm_auth_finish(mm);
-	if (mm->base != NULL)
-		event_base_free(mm->base);
+	loop_free(mm->base);
 	free(mm->out_path);
 	hmac_wipe(&mm->mmid, sizeof mm->mmid);
 }

@@ -5,9 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "mm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "util/clock.h"
@@ -333,8 +332,8 @@ mm_order_watermark(const struct mm *mm)
 	uint64_t w = UINT64_MAX;
 
 	for (c = mm->conns; c != NULL; c = c->next)
-		if (MM_IS_LM(c) && !c->wm_unknown && c->order != MM_ORD_OUT &&
-		    c->wm < w)
+		if (MM_IS_LM(c) && (c->order == MM_ORD_FOLLOW ||
+		    c->order == MM_ORD_PULLED) && c->wm < w)
 			w = c->wm;
 	return w;
 }
@@ -390,7 +389,6 @@ mm_order_advance(struct mm *mm, int tick)
 	struct mm_order *o = &mm->order;
 	struct mm_conn *c;
 	uint64_t now;
-	struct timeval tv = { 0, PULL_TICK_US };
 	uint64_t w = mm_order_watermark(mm), newest = 0, top;
 	uint32_t i;
 	int r;
@@ -421,15 +419,15 @@ mm_order_advance(struct mm *mm, int tick)
 	if (mm->global && !push_waits(mm))
 		return r;
 	for (c = mm->conns; c != NULL; c = c->next) {
-		if (!MM_IS_LM(c) || c->wm_unknown || c->order == MM_ORD_OUT ||
-		    now - c->last_pull < PULL_IDLE)
+		if (!MM_IS_LM(c) || c->order == MM_ORD_REPLAY ||
+		    c->order == MM_ORD_OUT || now - c->last_pull < PULL_IDLE)
 			continue;
 		if (c->wm + PULL_LAG < newest || (tick && top <= now &&
 		    c->wm <= top && now - c->last_done >= PULL_IDLE))
 			pull(mm, c, now);
 	}
-	if (mm->order_ev != NULL && !evtimer_pending(mm->order_ev, NULL))
-		evtimer_add(mm->order_ev, &tv);
+	if (mm->order_ev != NULL)
+		loop_arm_idle(mm->order_ev, PULL_TICK_US * 1000ull);
 	return r;
 }
 

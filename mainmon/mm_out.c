@@ -2,13 +2,13 @@
 /* mm_out.c: turning LM batches into trace file lines: event definitions
  * per node, clock correction, record decoding. */
 #include <errno.h>
-#include <event2/event.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mm.h"
+#include "net/loop.h"
 #include "net/wire.h"
 #include "tape.h"
 #include "util/clock.h"
@@ -194,13 +194,13 @@ mm_node_free(struct mm_node *n)
 /* Arms *ev (made on first use, with cb) to fire in tv, unless it is
  * armed already. */
 static void
-timer_arm(struct mm *mm, struct event **ev, event_callback_fn cb,
-	  const struct timeval *tv)
+timer_arm(struct mm *mm, struct loop_ev **ev, void (*cb)(void *arg),
+	  uint64_t ns)
 {
 	if (*ev == NULL && mm->base != NULL)
-		*ev = evtimer_new(mm->base, cb, mm);
-	if (*ev != NULL && !evtimer_pending(*ev, NULL))
-		evtimer_add(*ev, tv);
+		*ev = loop_timer(mm->base, cb, mm);
+	if (*ev != NULL)
+		loop_arm_idle(*ev, ns);
 }
 
 /* ---- the processes that ended: freed once done with ---- */
@@ -209,7 +209,7 @@ timer_arm(struct mm *mm, struct event **ev, event_callback_fn cb,
  * start (make its first call) after it ended, and decode with its types
  * (resolve). */
 #define PROC_GRACE_NS	(5 * 1000000000ull)
-static const struct timeval sweep_tv = { 1, 0 };	/* between sweeps */
+#define SWEEP_NS	1000000000ull	/* between sweeps */
 
 /* Marks the processes of n with records held: in the merge, or in a
  * batch not taken yet. */
@@ -290,22 +290,20 @@ procs_sweep_node(struct mm *mm, struct mm_node *n, uint64_t now)
 }
 
 static void
-procs_sweep_cb(evutil_socket_t fd, short what, void *arg)
+procs_sweep_cb(void *arg)
 {
 	struct mm *mm = arg;
 	struct mm_node *n;
 	uint64_t now = clk_mono_ns();
 	uint32_t left = 0;
 
-	(void)fd;
-	(void)what;
 	for (n = mm->nodes; n != NULL; n = n->next)
 		if (n->ngone > 0)
 			left += procs_sweep_node(mm, n, now);
 	log_debug("processes freed: %llu; ended, not yet: %u",
 	    (unsigned long long)mm->procs_freed, left);
 	if (left > 0)
-		timer_arm(mm, &mm->procs_ev, procs_sweep_cb, &sweep_tv);
+		timer_arm(mm, &mm->procs_ev, procs_sweep_cb, SWEEP_NS);
 }
 
 /* A collection of c is in: the processes of its node that ended before it
@@ -328,7 +326,7 @@ procs_collected(struct mm *mm, struct mm_conn *c)
 				any = 1;
 			}
 	if (any)
-		timer_arm(mm, &mm->procs_ev, procs_sweep_cb, &sweep_tv);
+		timer_arm(mm, &mm->procs_ev, procs_sweep_cb, SWEEP_NS);
 }
 
 /* Forgets the image before exec's definitions once a newer one exists. */
@@ -501,12 +499,10 @@ meta_record(struct mm *mm, struct mm_node *node, const struct mm_piece *pc,
 #define OUT_QUIET_NS	1000000000ull
 
 static void
-out_retry_cb(evutil_socket_t fd, short what, void *arg)
+out_retry_cb(void *arg)
 {
 	struct mm *mm = arg;
 
-	(void)fd;
-	(void)what;
 	/* Writes what it can, the held buffer first (mm_out_stalled). */
 	if (mm_order_advance(mm, 0) != 0)
 		mm->exit_code = 1;
@@ -518,11 +514,7 @@ out_retry_cb(evutil_socket_t fd, short what, void *arg)
 static void
 out_arm(struct mm *mm, uint32_t ms)
 {
-	struct timeval tv;
-
-	tv.tv_sec = ms / 1000;
-	tv.tv_usec = (ms % 1000) * 1000;
-	timer_arm(mm, &mm->out_retry, out_retry_cb, &tv);
+	timer_arm(mm, &mm->out_retry, out_retry_cb, ms * 1000000ull);
 }
 
 /* A try failed: the next in out_wait_ms, doubled each time to a second. */
@@ -576,6 +568,7 @@ mm_out_stalled(struct mm *mm)
 	log_warn("%s: written again, after %.1f s of write errors",
 	    mm->out_path, (double)(mm->out_ok_ns - mm->out_failed_ns) / 1e9);
 	mm->out_failed_ns = mm->out_ok_ns = 0;
+	mm_round_disk_ok(mm);
 	return 0;
 }
 
@@ -612,11 +605,9 @@ mm_out_status(const struct mm *mm, char *buf, size_t n)
 void
 mm_out_finish(struct mm *mm)
 {
-	if (mm->out_retry != NULL)
-		event_free(mm->out_retry);
+	loop_ev_free(mm->out_retry);
 	mm->out_retry = NULL;
-	if (mm->procs_ev != NULL)
-		event_free(mm->procs_ev);
+	loop_ev_free(mm->procs_ev);
 	mm->procs_ev = NULL;
 }
 
@@ -828,10 +819,11 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 	/* An LM delivering its spill file (mainmon was away) cannot say:
 	 * its records are written as they come, and whatever of them is
 	 * older than what is written already is late. */
-	if (below == WIRE_BELOW_REPLAY)
-		c->wm_unknown = 1;
-	else if (below != WIRE_BELOW_NONE) {
-		c->wm_unknown = 0;
+	if (below == WIRE_BELOW_REPLAY) {
+		if (c->order != MM_ORD_OUT)
+			c->order = MM_ORD_REPLAY;
+	} else if (below != WIRE_BELOW_NONE) {
+		/* Followed again: mm_on_done. */
 		/* Nothing older is left with the LM (it allowed for a
 		 * writer between reading its clock and committing). */
 		c->scan = mm_sync_to_mm(&c->clk.model, below);

@@ -7,10 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
+#include <event2/util.h>
 
 #include "mm.h"
 #include "net/auth.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "tape.h"
@@ -114,12 +115,10 @@ start_burst(struct mm_conn *c, int n)
 }
 
 static void
-sync_due(evutil_socket_t fd, short what, void *arg)
+sync_due(void *arg)
 {
 	struct mm_conn *c = arg;
 
-	(void)fd;
-	(void)what;
 	if (c->burst == 0)
 		start_burst(c, MM_PINGS);
 }
@@ -201,7 +200,7 @@ mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 	peer_send(c->p, WIRE_WELCOME, buf, w.len, NULL, 0);
 	if (c->state == MM_CONN_CTL)
 		return 0;
-	c->sync_ev = evtimer_new(mm->base, sync_due, c);
+	c->sync_ev = loop_timer(mm->base, sync_due, c);
 	if (c->sync_ev == NULL ||
 	    peer_set_liveness(c->p, mm->silent_secs) != 0)
 		return -1;
@@ -216,7 +215,6 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	uint64_t t1, tl, t4 = clk_mono_ns();
 	struct mm_sync_sample smp;
-	struct timeval tv;
 
 	t1 = wire_get_u64(msg);
 	tl = wire_get_u64(msg);
@@ -238,9 +236,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	}
 	mm_sync_add(&c->clk, &c->burst_best);
-	tv.tv_sec = (time_t)(mm->sync_ns / 1000000000u);
-	tv.tv_usec = (suseconds_t)(mm->sync_ns % 1000000000u / 1000);
-	evtimer_add(c->sync_ev, &tv);
+	(void)loop_arm(c->sync_ev, mm->sync_ns);
 	if (c->state == MM_CONN_READY) {
 		mm_write_sync(mm, c, 0);
 		return 0;
@@ -568,16 +564,17 @@ mm_conn_free(struct mm_conn *c)
 			break;
 		}
 	mm_order_conn_gone(c);
-	if (c->sync_ev != NULL)
-		event_free(c->sync_ev);
+	loop_ev_free(c->sync_ev);
 	for (co = mm->colls; co != NULL; co = next) {
 		next = co->next;
 		if (co->ctl == c)
 			co->ctl = NULL;
 		mm_coll_drop(mm, co, c);
 	}
+	if (mm->stop_wait != NULL && mm->stop_wait->ctl == c)
+		mm->stop_wait->ctl = NULL;	/* the stop waits on */
 	if (mm->stopped && mm->stop_ctl == c)
-		event_base_loopexit(mm->base, NULL);
+		loop_exit(mm->base);
 	batch_free(c);
 	mm_auth_free(c);
 	peer_free(c->p);

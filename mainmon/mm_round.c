@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event2/event.h>
-
 #include "mm.h"
+#include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
 #include "tape.h"
@@ -30,7 +29,7 @@ exit_after_flush(struct peer *p, void *arg)
 	struct mm_conn *c = arg;
 
 	(void)p;
-	event_base_loopexit(c->mm->base, NULL);
+	loop_exit(c->mm->base);
 }
 
 static void
@@ -48,8 +47,7 @@ coll_unlink(struct mm *mm, struct mm_coll *co)
 static void
 coll_free(struct mm_coll *co)
 {
-	if (co->timeout != NULL)
-		event_free(co->timeout);
+	loop_ev_free(co->timeout);
 	free(co->pending);
 	free(co->paused);
 	free(co);
@@ -84,7 +82,7 @@ coll_answer(struct mm *mm, struct mm_coll *co, int r, const char *failed,
 		if (co->ctl != NULL)
 			peer_on_flushed(co->ctl->p, exit_after_flush);
 		else
-			event_base_loopexit(mm->base, NULL);
+			loop_exit(mm->base);
 	}
 }
 
@@ -193,6 +191,9 @@ collection_done(struct mm *mm, struct mm_coll *co, const char *failed)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
 		    "; given up: %s (what it holds comes when it returns)",
 		    co->dropped);
+	if (co->note[0] != '\0')
+		snprintf(text + strlen(text), sizeof text - strlen(text),
+		    "%s", co->note);
 	if (co->global)
 		snprintf(text + strlen(text), sizeof text - strlen(text),
 		    "; %llu processes stopped on %d hosts for %.1f ms%s%s",
@@ -258,15 +259,13 @@ mm_coll_give_up(struct mm *mm, struct mm_conn *c)
 }
 
 static void
-coll_timeout(evutil_socket_t fd, short what, void *arg)
+coll_timeout(void *arg)
 {
 	struct mm_coll *co = arg;
 	struct mm *mm = co->pending[0]->mm;
 	char failed[300];
 	int i;
 
-	(void)fd;
-	(void)what;
 	snprintf(failed, sizeof failed, "%s", co->dropped);
 	for (i = 0; i < co->npending; i++)
 		snprintf(failed + strlen(failed), sizeof failed -
@@ -355,6 +354,131 @@ mm_round_ready(struct mm *mm, struct mm_conn *c)
 	}
 }
 
+/* ---- a stop while the file cannot be written ----
+ *
+ * Stopping ends the LMs, and their segments with them: what mainmon
+ * holds unwritten (nothing of it acknowledged) would be lost.  So the
+ * stop waits, the LMs not told, until the file has been written again
+ * for a second (mm_out_stalled), then goes on as any stop; or, after
+ * --disk-wait seconds, fails: mainmon runs on, the LMs keep their data,
+ * and the answer says why and how much mainmon holds. */
+
+/* Bytes mainmon holds that the file does not (its merge, the writer). */
+static uint64_t
+held_unwritten(const struct mm *mm)
+{
+	return mm->order.bytes + (mm->out != NULL ?
+	    (uint64_t)tape_unwritten(mm->out) : 0);
+}
+
+/* Why the file cannot be written, and since when. */
+static void
+disk_why(const struct mm *mm, char *text, size_t cap)
+{
+	int e = mm->out != NULL ? tape_error(mm->out) : 0;
+
+	snprintf(text, cap, "cannot write %s%s%s (for %.1f s)",
+	    mm->out_path, e ? ": " : "", e ? strerror(e) : "",
+	    mm->out_failed_ns ? (double)(clk_mono_ns() -
+	    mm->out_failed_ns) / 1e9 : 0.0);
+}
+
+static int
+nlms(const struct mm *mm)
+{
+	const struct mm_conn *c;
+	int n = 0;
+
+	for (c = mm->conns; c != NULL; c = c->next)
+		n += MM_IS_LM(c);
+	return n;
+}
+
+/* The disk works again (the stop goes on), or the bound passed. */
+static void
+stop_wait_cb(void *arg)
+{
+	struct mm *mm = arg;
+	struct mm_coll *co = mm->stop_wait;
+	char why[600], text[1024];
+	double waited;
+
+	if (co == NULL)
+		return;
+	waited = (double)(clk_mono_ns() - co->t0) / 1e9;
+	if (mm->out != NULL && mm->out_failed_ns != 0 &&
+	    waited < mm->disk_wait_secs) {
+		/* Woken early, and writes still fail: wait on. */
+		(void)loop_arm(mm->stop_wait_ev, (mm->disk_wait_secs -
+		    (unsigned)waited) * 1000000000ull);
+		return;
+	}
+	mm->stop_wait = NULL;
+	if (mm->out != NULL && mm->out_failed_ns != 0) {
+		disk_why(mm, why, sizeof why);
+		snprintf(text, sizeof text, "%s; not stopped after waiting "
+		    "%.0f s, nothing lost: mainmon holds %llu bytes unwritten "
+		    "and runs on, %d %s the rest; stop again once the "
+		    "disk has room", why, waited,
+		    (unsigned long long)held_unwritten(mm), nlms(mm),
+		    nlms(mm) == 1 ? "LM keeps" : "LMs keep");
+		log_warn("stop%s: %s", co->ctl == NULL ? " (signal)" : "",
+		    text);
+		mm_ctl_reply(co->ctl, 1, text);
+		coll_free(co);
+		return;
+	}
+	log_warn("the stop goes on: %s written again after %.1f s",
+	    mm->out_path, waited);
+	snprintf(co->note, sizeof co->note, " (after waiting %.1f s for the "
+	    "disk)", waited);
+	co->next = mm->colls;
+	mm->colls = co;
+	mm->stopping = 1;
+	coll_start(mm, co);
+}
+
+/* co, a stop, waits for the file; 0, or -1 (out of memory). */
+static int
+stop_wait(struct mm *mm, struct mm_coll *co)
+{
+	char why[600];
+
+	if (mm->stop_wait_ev == NULL &&
+	    (mm->stop_wait_ev = loop_timer(mm->base, stop_wait_cb,
+	    mm)) == NULL)
+		return -1;
+	mm->stop_wait = co;
+	disk_why(mm, why, sizeof why);
+	log_warn("stop%s: %s: waiting up to %u s for it to be written again "
+	    "before the final collection (mainmon holds %llu bytes "
+	    "unwritten, %d %s the rest)", co->ctl == NULL ?
+	    " (signal)" : "", why, mm->disk_wait_secs,
+	    (unsigned long long)held_unwritten(mm), nlms(mm),
+	    nlms(mm) == 1 ? "LM keeps" : "LMs keep");
+	(void)loop_arm(mm->stop_wait_ev, mm->disk_wait_secs *
+	    1000000000ull);
+	return 0;
+}
+
+void
+mm_round_disk_ok(struct mm *mm)
+{
+	/* From the loop, not from inside the write that worked. */
+	if (mm->stop_wait != NULL)
+		loop_soon(mm->stop_wait_ev);
+}
+
+void
+mm_round_finish(struct mm *mm)
+{
+	if (mm->stop_wait != NULL)
+		coll_free(mm->stop_wait);
+	mm->stop_wait = NULL;
+	loop_ev_free(mm->stop_wait_ev);
+	mm->stop_wait_ev = NULL;
+}
+
 void
 mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	 const char *cmd)
@@ -364,6 +488,10 @@ mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 
 	if (mm->stopping) {
 		mm_ctl_reply(ctl, 1, "the main monitor is stopping");
+		return;
+	}
+	if (stop && mm->stop_wait != NULL) {
+		mm_ctl_reply(ctl, 1, "a stop already waits for the disk");
 		return;
 	}
 	co = calloc(1, sizeof *co);
@@ -378,6 +506,13 @@ mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	if (cmd != NULL)
 		snprintf(co->cmd, sizeof co->cmd, "%s", cmd);
 	co->ctl = ctl;
+	if (stop && mm->out != NULL && mm->out_failed_ns != 0) {
+		if (stop_wait(mm, co) != 0) {
+			mm_ctl_reply(ctl, 1, "out of memory");
+			coll_free(co);
+		}
+		return;
+	}
 	co->next = mm->colls;
 	mm->colls = co;
 	if (stop)
@@ -406,7 +541,8 @@ coll_start(struct mm *mm, struct mm_coll *co)
 			/* Collected now: a FULL before is answered. */
 			if (co->phase == MM_PH_COLLECT &&
 			    co->what != MM_STATUS && co->what != MM_CONTROL)
-				c->full = 0;
+				if (c->glob == MM_GL_WANTS)
+					c->glob = MM_GL_RUNS;
 			/* One given up for not answering is asked, not
 			 * waited for (mm_live.c). */
 			if (c->order == MM_ORD_OUT && co->what != MM_STATUS)
@@ -422,15 +558,15 @@ coll_start(struct mm *mm, struct mm_coll *co)
 		return;
 	}
 	if (co->timeout == NULL)
-		co->timeout = evtimer_new(mm->base, coll_timeout, co);
+		co->timeout = loop_timer(mm->base, coll_timeout, co);
+	if (co->timeout == NULL)
+		return;		/* out of memory: no time limit */
 	/* A status answers within a second whatever an LM does. */
 	if (co->what == MM_STATUS)
-		event_add(co->timeout, &(struct timeval){ 0,
-		    MM_STATUS_TIMEOUT_US });
+		(void)loop_arm(co->timeout, MM_STATUS_TIMEOUT_US * 1000ull);
 	else
-		event_add(co->timeout, &(struct timeval){ .tv_sec =
-		    co->phase == MM_PH_PAUSE ? MM_PAUSE_TIMEOUT :
-		    MM_COLLECT_TIMEOUT, .tv_usec = 0 });
+		(void)loop_arm(co->timeout, (co->phase == MM_PH_PAUSE ?
+		    MM_PAUSE_TIMEOUT : MM_COLLECT_TIMEOUT) * 1000000000ull);
 }
 
 void
@@ -447,7 +583,7 @@ mm_round_next(struct mm *mm, struct mm_coll *co)
 		co->t_paused = clk_mono_ns();
 	co->phase = co->phase == MM_PH_WAIT ? MM_PH_PAUSE : MM_PH_COLLECT;
 	if (co->timeout != NULL)
-		event_del(co->timeout);
+		loop_disarm(co->timeout);
 	coll_start(mm, co);
 }
 
@@ -461,6 +597,7 @@ mm_status(struct mm *mm, struct mm_conn *ctl)
 void
 mm_status_text(struct mm *mm, char *text, size_t cap)
 {
+	char buf[600];
 	size_t n;
 
 	n = (size_t)snprintf(text, cap, "main monitor %s\nfile %s: %llu "
@@ -484,6 +621,13 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		    (unsigned long long)mm->causal.violations,
 		    (unsigned long long)mm->causal.worst,
 		    (unsigned long long)mm->causal.unchecked);
+	if (n < cap && mm->out_failed_ns != 0) {
+		mm_out_status(mm, buf, sizeof buf);
+		n += (size_t)snprintf(text + n, cap - n, "file: %s; %llu bytes "
+		    "held unwritten%s\n", buf[0] ? buf : "written again, "
+		    "being watched", (unsigned long long)held_unwritten(mm),
+		    mm->stop_wait != NULL ? "; a stop waits for it" : "");
+	}
 	if (n < cap) {
 		mm_global_status(mm, text + n, cap - n);
 		n += strlen(text + n);

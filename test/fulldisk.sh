@@ -12,66 +12,24 @@
 . "$(dirname "$0")/lib.sh"
 
 P=4 T=2 N=20000
-disk="$T_DIR/disk"
-trace="$disk/trace"
-mkdir "$disk"
-# Leaves the mount (after t_cleanup has killed what used it).
-disk_down() { umount "$disk" 2>/dev/null || umount -l "$disk" 2>/dev/null; }
-mount -t tmpfs -o size=32m,mode=700 grm-test-disk "$disk" 2>/dev/null || {
-	t_log "SKIP: cannot mount a tmpfs (not root?)"
-	exit 77
-}
-T_CLEANUP_HOOK=disk_down
-
-t_start_mm "$trace"
-# All but about 512 KiB taken: the job fills the rest.
-avail=$(df -P -k "$disk" | awk 'NR == 2 { print $4 }')
-dd if=/dev/zero of="$disk/filler" bs=1024 count=$((avail - 512)) \
-    2> /dev/null || t_fail "cannot make the filler"
-
-# Writers with nothing to wait for: they run to the end.
-touch "$T_DIR/go"
-T_WPIDS=""
-i=1
-while [ $i -le $P ]; do
-	GRM_MM=$MM_ID "$B/test/e2e_writer" $T $N "$T_DIR/half.$i" \
-	    "$T_DIR/go" > "$T_DIR/writer.$i.out" 2> "$T_DIR/writer.$i.err" &
-	T_WPIDS="$T_WPIDS $!"
-	T_PIDS="$T_PIDS $!"
-	i=$((i + 1))
-done
-t_reap writer $T_WPIDS
-t_note_lms
-
-failed() { grep -q "cannot write $trace: No space left on device" \
-    "$T_DIR/mm.err"; }
-t_wait_for 30 "mainmon did not say it cannot write" failed
+trace="$T_DIR/disk/trace"
+t_disk_full "$trace" $P $T $N
+held=$HELD
 [ "$(grep -c "cannot write" "$T_DIR/mm.err")" -eq 1 ] ||
 	t_fail "more than one 'cannot write' line: $(cat "$T_DIR/mm.err")"
 t_alive "$MM_PID" || t_fail "mainmon died on a full disk"
-# Meanwhile the file is whole: read without a warning or an error.
-held=$(t_count "$trace" eid=1 2> "$T_DIR/held.err") ||
-	t_fail "the file cannot be read while the disk is full: $(cat "$T_DIR/held.err")"
-[ ! -s "$T_DIR/held.err" ] || t_fail "reading it warns: $(cat "$T_DIR/held.err")"
-[ "$held" -lt $((P * T * N)) ] ||
-	t_fail "the disk was not full: $held records written"
 # The file's size does not change while the disk is full (retries do not
 # leave parts of lines behind).
 size=$(stat -c %s "$trace")
 
-rm -f "$disk/filler"
+rm -f "$T_DIR/disk/filler"
 recovered() { grep -q "$trace: written again, after" "$T_DIR/mm.err"; }
 t_wait_for 30 "mainmon did not write again once the disk was freed" recovered
 [ "$(stat -c %s "$trace")" -gt "$size" ] || t_fail "nothing written after"
 t_stop_mm
 
-cat "$T_DIR"/writer.*.out > "$T_DIR/lost.out"
-[ ! -s "$T_DIR/lost.out" ] || t_fail "writers lost events: $(cat "$T_DIR/lost.out")"
 # No #LOSS: nothing was given up.
-[ "$(t_count "$trace" '#LOSS')" -eq 0 ] || t_fail "#LOSS lines in the trace"
-t_check_seqs "$trace" $N $((P * T)) || t_fail "trace content"
-dups=$(t_tcheck "$trace" eid=1 dups f1)
-[ "$dups" -eq 0 ] || t_fail "$dups records written twice"
+t_disk_whole "$trace" $P $T $N
 "$B/prove/prove" stats "$trace" > "$T_DIR/stats.out" 2> "$T_DIR/stats.err" ||
 	t_fail "prove stats failed: $(cat "$T_DIR/stats.err")"
 [ ! -s "$T_DIR/stats.err" ] || t_fail "prove warns: $(cat "$T_DIR/stats.err")"

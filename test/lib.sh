@@ -487,3 +487,82 @@ t_serve_stop() {
 	! grep -E -q 'runtime error|Sanitizer' "$2" ||
 		t_fail "prove serve: $(grep -E 'runtime error|Sanitizer' "$2")"
 }
+
+# ---- faults: a job's data left in its LM, a full disk ----
+# t_job_in_lm T N: one e2e_writer process traced into MM_ID, T threads of
+# N numbered events, run to its end with nothing pushed (its LM lingers
+# GRM_LM_LINGER with the data in its segment); sets LM, SHMID and GUARDS
+# (its guard processes), and fails unless the LM runs with a guard.
+t_job_in_lm() {
+	export GRM_PUSH_INTERVAL=0
+	touch "$T_DIR/go"
+	rm -f "$T_DIR/half"
+	GRM_MM=$MM_ID "$B/test/e2e_writer" "$1" "$2" "$T_DIR/half" \
+	    "$T_DIR/go" > "$T_DIR/writer.out" 2> "$T_DIR/writer.err" ||
+		t_fail "writer failed"
+	[ -s "$T_DIR/writer.out" ] &&
+		t_fail "writer lost events: $(cat "$T_DIR/writer.out")"
+	LM=""
+	for _f in "$GRM_RUNDIR"/lm-*.pid; do read -r LM SHMID < "$_f"; done
+	[ -n "$LM" ] || t_fail "no LM running after the job"
+	T_LMS="$T_LMS $LM:$SHMID"
+	GUARDS=$(t_lm_guards "$LM")
+	[ -n "$GUARDS" ] || t_fail "LM $LM has no guard process"
+}
+
+# t_disk_full TRACE P T N [MAINMON ARGS]: a 32 MiB tmpfs of the test's own
+# at $T_DIR/disk (unmounted by the cleanup; exit 77 if it cannot be
+# mounted), mainmon writing TRACE in it, all but 512 KiB of it filled,
+# and P e2e_writer processes of T threads x N events run to their end;
+# returns once mainmon says it cannot write.  Sets HELD: the events in
+# the file then (fewer than all).
+t_disk_full() {
+	_df_trace=$1 _df_p=$2 _df_t=$3 _df_n=$4
+	shift 4
+	mkdir "$T_DIR/disk"
+	mount -t tmpfs -o size=32m,mode=700 grm-test-disk "$T_DIR/disk" \
+	    2>/dev/null || { t_log "SKIP: cannot mount a tmpfs (not root?)"; exit 77; }
+	T_CLEANUP_HOOK=t_disk_down
+	t_start_mm "$_df_trace" "$@"
+	_df_avail=$(df -P -k "$T_DIR/disk" | awk 'NR == 2 { print $4 }')
+	dd if=/dev/zero of="$T_DIR/disk/filler" bs=1024 \
+	    count=$((_df_avail - 512)) 2> /dev/null ||
+		t_fail "cannot make the filler"
+	touch "$T_DIR/go"
+	T_WPIDS=""
+	_i=1
+	while [ $_i -le "$_df_p" ]; do
+		GRM_MM=$MM_ID "$B/test/e2e_writer" "$_df_t" "$_df_n" \
+		    "$T_DIR/half.$_i" "$T_DIR/go" > "$T_DIR/writer.$_i.out" \
+		    2> "$T_DIR/writer.$_i.err" &
+		T_WPIDS="$T_WPIDS $!"
+		T_PIDS="$T_PIDS $!"
+		_i=$((_i + 1))
+	done
+	t_reap writer $T_WPIDS
+	t_note_lms
+	_df_failed() { grep -q "cannot write $_df_trace: No space left on device" \
+	    "$T_DIR/mm.err"; }
+	t_wait_for 30 "mainmon did not say it cannot write" _df_failed
+	HELD=$(t_count "$_df_trace" eid=1 2> "$T_DIR/held.err") ||
+		t_fail "the file cannot be read while the disk is full: $(cat "$T_DIR/held.err")"
+	[ ! -s "$T_DIR/held.err" ] || t_fail "reading it warns: $(cat "$T_DIR/held.err")"
+	[ "$HELD" -lt $((_df_p * _df_t * _df_n)) ] ||
+		t_fail "the disk was not full: $HELD records written"
+}
+t_disk_down() {
+	umount "$T_DIR/disk" 2>/dev/null || umount -l "$T_DIR/disk" 2>/dev/null
+}
+
+# t_disk_whole TRACE P T N: after t_disk_full and mainmon's end, no writer
+# lost an event, nothing is counted lost, and TRACE holds every event once,
+# in order.
+t_disk_whole() {
+	cat "$T_DIR"/writer.*.out > "$T_DIR/lost.out"
+	[ ! -s "$T_DIR/lost.out" ] ||
+		t_fail "writers lost events: $(cat "$T_DIR/lost.out")"
+	[ "$(t_count "$1" '#LOSS')" -eq 0 ] || t_fail "#LOSS lines in the trace"
+	t_check_seqs "$1" "$4" $(($2 * $3)) || t_fail "trace content"
+	_dups=$(t_tcheck "$1" eid=1 dups f1)
+	[ "$_dups" -eq 0 ] || t_fail "$_dups records written twice"
+}

@@ -10,18 +10,11 @@
 T=2 N=100000
 trace="$T_DIR/trace"
 t_start_mm "$trace"
-# Nothing pushed before the end (no interval, a segment that holds it
-# all): the data is in the segment when the LM dies.
-export GRM_PUSH_INTERVAL=0 GRM_LM_LINGER=3
-touch "$T_DIR/go"
-GRM_MM=$MM_ID "$B/test/e2e_writer" $T $N "$T_DIR/half" "$T_DIR/go" \
-    > "$T_DIR/writer.out" 2> "$T_DIR/writer.err" || t_fail "writer failed"
-[ -s "$T_DIR/writer.out" ] && t_fail "writer lost events: $(cat "$T_DIR/writer.out")"
-t_note_lms
-for f in "$GRM_RUNDIR"/lm-*.pid; do read -r lm shmid < "$f"; done
-[ -n "${lm:-}" ] || t_fail "no LM running after the job"
-guard=$(t_lm_guards "$lm")
-[ -n "$guard" ] || t_fail "LM $lm has no guard process"
+# Nothing pushed before the end (a segment that holds it all): the data
+# is in the segment when the LM dies.
+export GRM_LM_LINGER=3
+t_job_in_lm $T $N
+lm=$LM shmid=$SHMID guard=$GUARDS
 kill -9 "$lm"
 t_log "LM $lm killed in its linger (segment $shmid; guard $guard)"
 t_wait_for 30 "the guard $guard did not end" t_dead "$guard"

@@ -60,6 +60,8 @@ refused "-s inf: not a number of seconds" -o new.trace -s inf
 refused "-f csv: not a format (tape, bee, bin)" -o new.trace -f csv
 refused "--collect both: not a scheme (global, local)" -o new.trace --collect=both
 refused "--pause-max -1: not a number of seconds" -o new.trace --pause-max=-1
+refused "--disk-wait abc: not a number of seconds (0 to 3600)" -o new.trace --disk-wait=abc
+refused "--disk-wait 3601: not a number of seconds" -o new.trace --disk-wait=3601
 refused "-x: not an option" -o new.trace -x
 refused "--frobnicate: not an option" -o new.trace --frobnicate
 refused "-p: a value is needed" -o new.trace -p

@@ -488,9 +488,9 @@ Test(order, the_watermark_is_the_oldest_of_the_lms_that_know_it)
 	ctl->state = MM_CONN_CTL;
 	ctl->wm = 0;
 	cr_assert_eq(mm_order_watermark(mm), 300);
-	lm2->wm_unknown = 1;		/* replaying its spill file */
+	lm2->order = MM_ORD_REPLAY;		/* replaying its spill file */
 	cr_assert_eq(mm_order_watermark(mm), 500);
-	lm1->wm_unknown = 1;
+	lm1->order = MM_ORD_REPLAY;
 	cr_assert_eq(mm_order_watermark(mm), UINT64_MAX, "nobody to wait for");
 }
 
@@ -519,7 +519,7 @@ Test(order, advancing_writes_up_to_and_including_the_watermark)
 Test(order, without_a_file_nothing_advances)
 {
 	ADD(collection(lm1, 1), 10, 1, 1, 100);
-	lm1->wm_unknown = lm2->wm_unknown = 1;
+	lm1->order = lm2->order = MM_ORD_REPLAY;
 	mm->out = NULL;
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	cr_assert_eq(nout, 0);
@@ -570,7 +570,7 @@ Test(order, an_lm_not_synced_or_replaying_is_not_asked)
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	cr_assert_eq(nsent, 0);
 	lm2->state = MM_CONN_READY;
-	lm2->wm_unknown = 1;
+	lm2->order = MM_ORD_REPLAY;
 	cr_assert_eq(mm_order_advance(mm, 0), 0);
 	cr_assert_eq(count_sent((struct peer *)&peer2, WIRE_COLLECT), 0);
 }

@@ -127,6 +127,12 @@ for c in $cases; do
 	grep -q "^localmon: main monitor $BAD_HP: ${c%:*} (" "$T_DIR/lm.err" ||
 		t_fail "lm: $c: no log line: $(cat "$T_DIR/lm.err")"
 done
+# A refusal says which check failed: the rule's length, or the handler's.
+for r in "CONTROL (14) of 41 bytes: at least 42 expected" \
+    "CONTROL (14): its event words do not fill it exactly" \
+    "WRITTEN (22): its pieces do not fill it exactly"; do
+	grep -qF "$r" "$T_DIR/lm.err" || t_fail "lm: no line says: $r"
+done
 n=$(grep -c "^localmon: main monitor $BAD_HP: [A-Z_]* (" "$T_DIR/lm.err")
 [ "$n" -eq 24 ] || t_fail "lm: $n lines for 24 cases: $(cat "$T_DIR/lm.err")"
 kill "$lm"

@@ -177,6 +177,9 @@ int tape_write_out(struct tape_w *w);
 /* The errno of the last write if it failed and none has worked since (the
  * file then ends before what the writer holds), else 0. */
 int tape_error(const struct tape_w *w);
+/* Bytes the writer holds that are not in the file yet (all it holds
+ * while writes fail). */
+size_t tape_unwritten(const struct tape_w *w);
 /* Writes #END, flushes and closes; frees w whatever happens. */
 int tape_close(struct tape_w *w);
 uint64_t tape_records(const struct tape_w *w);

@@ -551,6 +551,12 @@ tape_error(const struct tape_w *w)
 	return w->werr;
 }
 
+size_t
+tape_unwritten(const struct tape_w *w)
+{
+	return w->len;
+}
+
 uint64_t
 tape_records(const struct tape_w *w)
 {

@@ -103,7 +103,9 @@ const struct env_var env_vars[ENV_COUNT] = {
 	    "A decimal fraction is allowed, from 0 to\n86400;\n.B 0\n"
 	    "sends only at the push threshold\n.RB ( GRM_THRESHOLD )\n"
 	    "and at the end.  Under\n.BR \"mainmon \\-\\-collect=global\" ,\n"
-	    "data moves in the global rounds only, and this is not used." },
+	    "data moves in the global rounds only: at this interval the Local "
+	    "Monitor\nasks for a round if anything new was committed, as at "
+	    "its threshold." },
 	[ENV_HOSTNAME] = { "GRM_HOSTNAME", ENV_T_TEXT, NULL, NULL, 0, 0,
 	    "a host name",
 	    "The host name a Local Monitor (or\n.BR grmctl )\ngives the Main "
