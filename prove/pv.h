@@ -319,34 +319,4 @@ int pv_sel_row(const struct pv_sel *s, uint32_t node, uint32_t pid,
 	       uint32_t tid);
 void pv_sel_free(struct pv_sel *s);
 
-/* ---- pv_rate.c: the load meter's buckets (events per process over
- * time) ---- */
-
-struct pv_rate_proc {
-	uint32_t	node;
-	uint32_t	pid;
-	uint64_t	*c;	/* n counts */
-};
-
-/* n buckets of width ns each from origin; a zeroed one with n set (and
- * origin, width 0: from the first time added) is empty. */
-struct pv_rate {
-	uint64_t	origin;
-	uint64_t	width;
-	unsigned	n;
-	int		started;
-	struct pv_map	procs;	/* (node, pid) -> struct pv_rate_proc */
-};
-
-/*
- * Counts an event of process (node, pid) at ts: buckets start 1 ns wide
- * at the first ts given (or at origin if width was set) and double,
- * neighbours added up, whenever ts lies past the last one, so that n
- * buckets always cover what was added; an earlier ts counts in the first.
- * Returns 0, or -1 if out of memory.
- */
-int pv_rate_add(struct pv_rate *r, uint32_t node, uint32_t pid,
-		uint64_t ts);
-void pv_rate_free(struct pv_rate *r);
-
 #endif /* GRM_PV_H */

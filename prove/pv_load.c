@@ -32,6 +32,30 @@ grow_buckets(struct pv_load *l, size_t n)
 	return 0;
 }
 
+void
+pv_load_cap(struct pv_load *l, uint64_t t0, size_t max)
+{
+	l->t0 = t0;
+	l->started = 1;
+	l->max = max != 0 ? max : 1;
+}
+
+/* Doubles the interval: bucket i takes 2i and 2i + 1. */
+static void
+widen(struct pv_load *l)
+{
+	size_t i, b;
+
+	for (i = 0; i < l->nprocs; i++)
+		for (b = 0; b < l->nbuckets; b++)
+			l->procs[i].count[b] =
+			    (2 * b < l->nbuckets ? l->procs[i].count[2 * b] : 0) +
+			    (2 * b + 1 < l->nbuckets ?
+			    l->procs[i].count[2 * b + 1] : 0);
+	l->nbuckets = (l->nbuckets + 1) / 2;
+	l->interval *= 2;
+}
+
 int
 pv_load_add(struct pv_load *l, uint32_t node, uint32_t pid, uint64_t ts)
 {
@@ -44,6 +68,12 @@ pv_load_add(struct pv_load *l, uint32_t node, uint32_t pid, uint64_t ts)
 		l->started = 1;
 	}
 	b = ts > l->t0 ? (ts - l->t0) / l->interval : 0;
+	while (l->max != 0 && b >= l->max && l->interval <= UINT64_MAX / 2) {
+		widen(l);
+		b = (ts - l->t0) / l->interval;
+	}
+	if (l->max != 0 && b >= l->max)
+		b = l->max - 1;
 	if (b >= PV_LOAD_MAX_BUCKETS)
 		return -1;
 	if (b >= l->cbuckets && grow_buckets(l, (size_t)b + 1) != 0)

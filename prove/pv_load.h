@@ -35,6 +35,8 @@ struct pv_load {
 	size_t			cbuckets;	/* room in each count array */
 	struct pv_map		ix;		/* (node, pid) -> index + 1 */
 	uint64_t		records;
+	size_t			max;		/* pv_load_cap: at most max
+						   buckets, 0: no cap */
 };
 
 /* Most buckets a load holds (pv_load_add fails past it). */
@@ -42,6 +44,14 @@ struct pv_load {
 
 /* An empty load of interval ns (not 0). */
 void pv_load_init(struct pv_load *l, uint64_t interval);
+/*
+ * Caps an empty load at max buckets (not 0) from t0: whenever a record lies
+ * past the last bucket, the interval doubles and neighbouring buckets are
+ * added up, so that max buckets always cover what was added (the load
+ * meter of a range whose end is not known: prove serve's views, prove
+ * report).  Memory: processes times max.
+ */
+void pv_load_cap(struct pv_load *l, uint64_t t0, size_t max);
 /*
  * Counts one event of process (node, pid) at ts.  Returns 0, or -1 if out
  * of memory or ts is more than PV_LOAD_MAX_BUCKETS intervals after t0.

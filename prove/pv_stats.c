@@ -10,6 +10,7 @@
 #include <event2/buffer.h>
 
 #include "pv.h"
+#include "pv_load.h"
 #include "pv_idx.h"
 
 struct frame {
@@ -90,7 +91,8 @@ struct stats {
 	uint64_t	unmatched;
 	uint64_t	unclosed;
 	const struct pv_sel *sel;	/* the records taken */
-	struct pv_rate	rate;		/* the load meter (rate.n 0: none) */
+	struct pv_load	load;		/* the load meter (of load_n buckets) */
+	unsigned	load_n;		/* 0: no load meter */
 };
 
 static void
@@ -279,7 +281,8 @@ account(struct stats *st, const struct grmtrace_ev *ev)
 			coll_mark(n, m.kind, ev->ts);
 		return 0;
 	}
-	if (pv_rate_add(&st->rate, ev->node, ev->pid, ev->ts) != 0)
+	if (st->load_n != 0 &&
+	    pv_load_add(&st->load, ev->node, ev->pid, ev->ts) != 0)
 		return -1;
 	if (st->records == 0 || ev->ts < st->first)
 		st->first = ev->ts;
@@ -696,7 +699,7 @@ stats_free(struct stats *st)
 	pv_sym_free(&st->sym);
 	pv_msgs_free(&st->msgs);
 	pv_stmode_free(&st->sm);
-	pv_rate_free(&st->rate);
+	pv_load_free(&st->load);
 }
 
 int
@@ -852,19 +855,17 @@ out:
 static int
 json_load(const struct stats *st, struct evbuffer *out)
 {
-	const struct pv_rate_proc *p;
+	const struct pv_load_proc *p;
 	const struct pv_proc *pr;
-	uint32_t it = 0;
-	unsigned i;
-	int any = 0;
+	size_t i, j;
 
 	evbuffer_add_printf(out, ",\"load\":{\"origin\":%" PRIu64
-	    ",\"width\":%" PRIu64 ",\"n\":%u,\"procs\":[", st->rate.origin,
-	    st->rate.width, st->rate.n);
-	while ((p = pv_map_next(&st->rate.procs, &it)) != NULL) {
+	    ",\"width\":%" PRIu64 ",\"n\":%u,\"procs\":[", st->load.t0,
+	    st->load.interval, st->load_n);
+	for (j = 0; st->load_n != 0 && j < st->load.nprocs; j++) {
+		p = &st->load.procs[j];
 		evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"pid\":%"
-		    PRIu32, any ? "," : "", p->node, p->pid);
-		any = 1;
+		    PRIu32, j ? "," : "", p->node, p->pid);
 		if ((pr = pv_proc(&st->msgs, p->node, p->pid)) != NULL &&
 		    pr->has_rank)
 			evbuffer_add_printf(out, ",\"rank\":%" PRId64, pr->rank);
@@ -873,9 +874,9 @@ json_load(const struct stats *st, struct evbuffer *out)
 			pv_json_str(out, pr->prog, pr->prog_len);
 		}
 		evbuffer_add_printf(out, ",\"c\":[");
-		for (i = 0; i < st->rate.n; i++)
+		for (i = 0; i < st->load_n; i++)
 			evbuffer_add_printf(out, "%s%" PRIu64, i ? "," : "",
-			    p->c[i]);
+			    i < st->load.nbuckets ? p->count[i] : 0);
 		evbuffer_add(out, "]}", 2);
 	}
 	evbuffer_add(out, "]}", 2);
@@ -895,15 +896,19 @@ pv_stats_json(const char *path, const struct pv_sel *sel, unsigned load_n,
 	memset(&st, 0, sizeof st);
 	if (sel == NULL)
 		sel = &all;
-	st.rate.n = load_n;
-	if (sel->from > 0 && sel->to < UINT64_MAX) {
-		/* A range: buckets of it from its start, widened if
-		 * records lie beyond (they cannot). */
-		st.rate.origin = sel->from;
-		st.rate.width = load_n == 0 ? 1 :
-		    (sel->to - sel->from + load_n - 1) / load_n;
-		if (st.rate.width == 0)
-			st.rate.width = 1;
+	st.load_n = load_n;
+	if (load_n != 0) {
+		uint64_t w = 1;
+
+		/* A range: buckets of it from its start (records cannot lie
+		 * beyond); else from the first record, widened as they come. */
+		if (sel->from > 0 && sel->to < UINT64_MAX)
+			w = (sel->to - sel->from + load_n - 1) / load_n;
+		pv_load_init(&st.load, w != 0 ? w : 1);
+		if (sel->from > 0 && sel->to < UINT64_MAX)
+			pv_load_cap(&st.load, sel->from, load_n);
+		else
+			st.load.max = load_n;
 	}
 	rc = collect(path, sel, &st, &r, err, errlen);
 	if (rc == -1)
