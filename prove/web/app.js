@@ -452,10 +452,11 @@ const L = { es: null, paused: false, last: null, seen: [], left: 0 };
 function liveShow() {
   const d = L.last;
   if (!d) return;
+  const st = d.state === 'following' && L.paused ? 'paused' : d.state;
   $('live').textContent = (d.state === 'following' ?
     (L.paused ? 'paused: ' : 'live: ') : '') + d.message;
-  $('live').className = 'live-' + (L.paused ? 'paused' : d.state);
-  document.body.dataset.liveState = L.paused ? 'paused' : d.state;
+  $('live').className = 'live-' + st;
+  document.body.dataset.liveState = st;
 }
 async function liveUpdate(d) {
   L.last = d;
