@@ -154,13 +154,18 @@ on_keep(evutil_socket_t fd, short what, void *arg)
 	send_all(arg, ": keep\n\n", 8);
 }
 
-/* The browser left (or the connection timed out): forget it. */
+/* The browser left (or the connection timed out): forget it.  libevent
+ * 2.1 detaches a request still being answered from a connection that
+ * closes (its connection then NULL) and leaves it to the answer's end to
+ * free: ended here. */
 static void
 on_left(struct evhttp_connection *evcon, void *arg)
 {
 	struct live_client *c = arg;
 
 	(void)evcon;
+	if (evhttp_request_get_connection(c->req) == NULL)
+		evhttp_send_reply_end(c->req);
 	LIST_REMOVE(c, next);
 	c->l->nclients--;
 	free(c);
