@@ -145,9 +145,12 @@ void
 tr_limit(struct tape_r *r, uint64_t off)
 {
 	r->limit = off;
-	/* Input after the new limit may have been read: what is in buf
-	 * stays (the limit only stops more reads).  The end seen before
-	 * is looked at again. */
+	/* Input past the new limit already read but not taken is given
+	 * back (read again once the limit allows); what was taken stays. */
+	if (off != 0 && r->pos + r->end > off && off >= r->pos + r->start &&
+	    r->seekable && lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
+		r->end = (size_t)(off - r->pos);
+	/* The end seen before is looked at again. */
 	if (off == 0 || r->pos + r->end < off)
 		r->eof = 0;
 }
