@@ -118,6 +118,9 @@ pv_live_state(const struct pv_live *l, struct evbuffer *out)
 	    l->collections, l->read_s, (double)l->window_ns / 1e9, x->cut,
 	    x->bytes);
 	pv_json_str(out, l->msg, strlen(l->msg));
+	evbuffer_add_printf(out, ",\"file\":");
+	pv_json_str(out, l->path != NULL ? l->path : "",
+	    l->path != NULL ? strlen(l->path) : 0);
 	return evbuffer_add_printf(out, "}\n") < 0 ? -1 : 0;
 }
 
