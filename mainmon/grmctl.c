@@ -33,7 +33,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f, "usage: grmctl HOST:PORT:TOKEN|@IDFILE COMMAND [ARG...]\n"
-	    "commands: snapshot, stop, status, stats, probe,\n"
+	    "commands: snapshot, live, stop, status, stats, probe,\n"
 	    "          enable CLASS|EID|all, disable CLASS|EID, "
 	    "filter [SUBSTRING],\n"
 	    "          file NEWNAME\n"
@@ -46,7 +46,8 @@ static const struct {
 	const char	*verb;
 	int		min, max;
 } commands[] = {
-	{ "snapshot", 0, 0 }, { "stop", 0, 0 }, { "status", 0, 0 },
+	{ "snapshot", 0, 0 }, { "live", 0, 0 }, { "stop", 0, 0 },
+	{ "status", 0, 0 },
 	{ "stats", 0, 0 }, { "probe", 0, 0 }, { "enable", 1, 1 },
 	{ "disable", 1, 1 }, { "filter", 0, 1000 }, { "file", 1, 1 },
 };

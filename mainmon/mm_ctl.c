@@ -116,6 +116,8 @@ mm_command(struct mm *mm, struct mm_conn *ctl, const char *line)
 		arg++;
 	if (strcmp(verb, "snapshot") == 0 && *arg == '\0')
 		mm_round(mm, ctl, MM_SNAPSHOT, NULL);
+	else if (strcmp(verb, "live") == 0 && *arg == '\0')
+		mm_round(mm, ctl, MM_SNAPSHOT, "live");
 	else if (strcmp(verb, "stop") == 0 && *arg == '\0')
 		mm_round(mm, ctl, MM_STOP, NULL);
 	else if (strcmp(verb, "stats") == 0 && *arg == '\0')
@@ -146,7 +148,7 @@ mm_command(struct mm *mm, struct mm_conn *ctl, const char *line)
 		mm_rotate(mm, ctl, arg);
 	else {
 		snprintf(text, sizeof text, "unknown command \"%.100s\" "
-		    "(snapshot, stop, status, stats, probe, enable X, "
+		    "(snapshot, live, stop, status, stats, probe, enable X, "
 		    "disable X, filter [SUBSTRING], file NEWNAME)", line);
 		mm_ctl_reply(ctl, 1, text);
 	}

@@ -2,6 +2,7 @@
 /* mm_round.c: rounds: collections (snapshot, stop, stats, probe),
  * control changes and status, asked of every LM with a time limit, and
  * their answers once every LM answered, timed out or was given up. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,25 @@ stop_close(struct mm *mm, const char *failed, char *text, size_t cap)
 	return r;
 }
 
+/* The answer to "live" (a snapshot for a reader following the file,
+ * doc/protocol.md): the round, the bytes of the file that hold every
+ * collection so far (whole lines or frames), the records, the file's
+ * absolute path; then what a snapshot says.  A host that did not answer
+ * is said, not an error: what was collected is in the file. */
+static void
+live_answer(struct mm *mm, struct mm_coll *co, const char *said)
+{
+	char text[PATH_MAX + 1200], *abs;
+
+	abs = realpath(mm->out_path, NULL);
+	snprintf(text, sizeof text, "live %u %llu %llu %s\n%s", co->round,
+	    (unsigned long long)tape_written(mm->out),
+	    (unsigned long long)tape_records(mm->out),
+	    abs != NULL ? abs : mm->out_path, said);
+	free(abs);
+	mm_ctl_reply(co->ctl, 0, text);
+}
+
 /* A collection round's answers are in: what the LMs had committed when
  * asked is written (and their own records, stamped with the scan's
  * time); a global round's processes go on while the file is synced. */
@@ -200,6 +220,10 @@ collection_done(struct mm *mm, struct mm_coll *co, const char *failed)
 		    (unsigned long long)co->stopped, co->npaused,
 		    (double)stopped_ns / 1e6,
 		    co->unpaused[0] ? "; not stopped on " : "", co->unpaused);
+	if (r == 0 && strcmp(co->cmd, "live") == 0) {
+		live_answer(mm, co, text);
+		return;
+	}
 	coll_answer(mm, co, r, failed, text, sizeof text);
 }
 

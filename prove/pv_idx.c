@@ -389,31 +389,80 @@ mipmap(struct pv_depth *d, size_t *bytes)
 	return 0;
 }
 
+/* The bytes a depth holds, its mipmap too. */
+static size_t
+depth_bytes(const struct pv_depth *d)
+{
+	size_t b = d->cap * sizeof *d->s;
+	unsigned k;
+
+	for (k = 0; k < d->nlv; k++)
+		b += d->lv[k].n * sizeof *d->lv[k].ix;
+	return b;
+}
+
+/* The mipmap of d made again (its spans changed). */
+static int
+remap(struct pv_depth *d)
+{
+	unsigned k;
+
+	for (k = 0; k < d->nlv; k++)
+		free(d->lv[k].ix);
+	d->nlv = 0;
+	d->mapped = d->n;
+	return mipmap(d, &(size_t){ 0 });
+}
+
+/* Takes back the spans still open that the last pv_idx_finish showed
+ * (at most one a depth: the one open there). */
+static void
+unshow_open(struct pv_row *r)
+{
+	struct pv_depth *d;
+	size_t j, k;
+
+	for (j = 0; j < r->nd; j++) {
+		d = &r->d[j];
+		if (!d->prov)
+			continue;
+		for (k = d->n; k > 0 && !d->s[k - 1].open; k--)
+			continue;
+		if (k > 0) {
+			memmove(&d->s[k - 1], &d->s[k], (d->n - k) *
+			    sizeof *d->s);
+			d->n--;
+		}
+		d->prov = 0;
+	}
+}
+
 static int
 finish_rows(struct pv_idx *x)
 {
 	struct pv_row *r;
+	struct pv_depth *d;
 	size_t i, j, *ix;
 
 	for (i = 0; i < x->nrow; i++) {
 		r = &x->row[i];
-		while (r->depth > 0) {
-			r->depth--;
-			if (span_add(r, r->depth, &r->st[r->depth], x->last,
-			    1) != 0)
+		/* The spans still open, shown to the latest record (and
+		 * taken back when more records come). */
+		for (j = 0; j < r->depth; j++) {
+			if (span_add(r, j, &r->st[j], x->last, 1) != 0)
 				return -1;
+			r->d[j].prov = 1;
 		}
-		free(r->st);
-		r->st = NULL;
-		r->cst = 0;
 		sort(r->pt, r->npt, sizeof *r->pt, by_pt);
 		x->bytes += sizeof *r + r->cpt * sizeof *r->pt +
-		    r->nd * sizeof *r->d;
+		    r->nd * sizeof *r->d + r->cst * sizeof *r->st;
 		for (j = 0; j < r->nd; j++) {
-			sort(r->d[j].s, r->d[j].n, sizeof *r->d[j].s, by_span);
-			x->bytes += r->d[j].cap * sizeof *r->d[j].s;
-			if (mipmap(&r->d[j], &x->bytes) != 0)
+			d = &r->d[j];
+			sort(d->s, d->n, sizeof *d->s, by_span);
+			if ((d->n != d->mapped || d->prov || d->nlv == 0) &&
+			    remap(d) != 0)
 				return -1;
+			x->bytes += depth_bytes(d);
 		}
 	}
 	for (i = 0; i < x->nrow; i++)
@@ -422,6 +471,7 @@ finish_rows(struct pv_idx *x)
 			return -1;
 	sort_msgs = &x->msgs;
 	sort(x->row, x->nrow, sizeof *x->row, by_row);
+	x->lastrow = 0;
 	for (i = 0; i < x->nrow; i++) {
 		r = &x->row[i];
 		if ((ix = pv_map_find(&x->rows, (uint64_t)r->node << 32 |
@@ -470,6 +520,11 @@ finish_arrows(struct pv_idx *x)
 
 	if (pv_msgs_match(&x->msgs) != 0)
 		return -1;
+	free(x->arrow);
+	free(x->arecv);
+	x->arecv = NULL;
+	x->narrow = 0;
+	x->maxlat = 0;
 	if ((x->arrow = calloc(x->msgs.matched + 1, sizeof *a)) == NULL ||
 	    (x->arecv = calloc(x->msgs.matched + 1, sizeof *x->arecv)) == NULL)
 		return -1;
@@ -482,7 +537,8 @@ finish_arrows(struct pv_idx *x)
 		*a = (struct pv_arrow){ s->ts, r->ts,
 		    row_ix(x, s->node, s->pid, s->tid),
 		    row_ix(x, r->node, r->pid, r->tid), s->bytes };
-		if (a->rs == UINT32_MAX || a->rr == UINT32_MAX)
+		if (a->rs == UINT32_MAX || a->rr == UINT32_MAX ||
+		    (a->ts < x->cut && a->tr < x->cut))
 			continue;
 		if (a->tr > a->ts && a->tr - a->ts > x->maxlat)
 			x->maxlat = a->tr - a->ts;
@@ -512,6 +568,8 @@ names(struct pv_idx *x, struct grmtrace *t)
 	size_t i;
 
 	while ((c = pv_map_next(&x->evc, &it)) != NULL) {
+		if (c->name != NULL)
+			continue;
 		if ((def = grmtrace_def(t, c->eid)) == NULL)
 			def = grmtrace_predef(c->eid);
 		s = def == NULL ? "" : def->description[0] != '\0' ?
@@ -519,6 +577,10 @@ names(struct pv_idx *x, struct grmtrace *t)
 		if ((c->name = strdup(s)) == NULL)
 			return -1;
 	}
+	for (i = 0; i < x->nhost; i++)
+		free(x->host[i].name);
+	free(x->host);
+	x->host = NULL;
 	x->nhost = grmtrace_nhosts(t);
 	if ((x->host = calloc(x->nhost + 1, sizeof *x->host)) == NULL)
 		return -1;
@@ -538,54 +600,78 @@ evc_free(void *v)
 }
 
 int
-pv_idx_build(struct pv_idx *x, const char *path)
+pv_idx_begin(struct pv_idx *x, const char *path)
 {
-	const struct grmtrace_ev *ev;
-	struct grmtrace *t;
-	struct timespec a, b;
-	int rc;
-
 	memset(x, 0, sizeof *x);
-	clock_gettime(CLOCK_MONOTONIC, &a);
 	if ((x->path = strdup(path)) == NULL) {
 		fprintf(stderr, "prove: out of memory\n");
 		return -1;
 	}
-	if ((t = pv_open(path)) == NULL) {
-		pv_idx_free(x);
-		return -1;
-	}
+	return 0;
+}
+
+int
+pv_idx_feed(struct pv_idx *x, struct grmtrace *t)
+{
+	const struct grmtrace_ev *ev;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < x->nrow; i++)
+		unshow_open(&x->row[i]);
 	grmtrace_select(t, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
 	while ((rc = grmtrace_next(t, &ev)) == 1)
-		if (take(x, ev) != 0) {
-			rc = -2;
-			break;
-		}
-	if (rc == 0 && (finish_rows(x) != 0 || finish_arrows(x) != 0))
-		rc = -2;
-	if (rc == -1) {
-		pv_fail(path, t);
-		pv_idx_free(x);
+		if (take(x, ev) != 0)
+			return -2;
+	return rc;
+}
+
+int
+pv_idx_finish(struct pv_idx *x, struct grmtrace *t)
+{
+	x->bytes = 0;
+	if (finish_rows(x) != 0 || finish_arrows(x) != 0 || names(x, t) != 0)
 		return -1;
-	}
-	if (rc == 0 && names(x, t) != 0)
-		rc = -2;
 	if (x->tend < x->last || x->records == 0)
 		x->tend = x->last;
 	x->losses = grmtrace_losses(t);
 	x->ended = grmtrace_ended(t, &x->end_records);
+	sort(x->phase, x->nphase, sizeof *x->phase, by_when);
+	sort(x->loss, x->nloss, sizeof *x->loss, by_when);
+	sort(x->proc, x->nproc, sizeof *x->proc, by_when);
+	x->bytes += (x->cphase + x->closs + x->cproc) *
+	    sizeof(struct pv_when) + x->cstates * sizeof *x->states;
+	return 0;
+}
+
+int
+pv_idx_build(struct pv_idx *x, const char *path)
+{
+	struct grmtrace *t;
+	struct timespec a, b;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (pv_idx_begin(x, path) != 0)
+		return -1;
+	if ((t = pv_open(path)) == NULL) {
+		pv_idx_free(x);
+		return -1;
+	}
+	if ((rc = pv_idx_feed(x, t)) == -1) {
+		pv_fail(path, t);
+		pv_idx_free(x);
+		return -1;
+	}
+	if (rc == 0 && pv_idx_finish(x, t) != 0)
+		rc = -2;
 	pv_close(path, t);
 	if (rc != 0) {
 		fprintf(stderr, "prove: %s: out of memory\n", path);
 		pv_idx_free(x);
 		return -1;
 	}
-	sort(x->phase, x->nphase, sizeof *x->phase, by_when);
-	sort(x->loss, x->nloss, sizeof *x->loss, by_when);
-	sort(x->proc, x->nproc, sizeof *x->proc, by_when);
-	x->bytes += (x->cphase + x->closs + x->cproc) *
-	    sizeof(struct pv_when) + x->cstates * sizeof *x->states;
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	x->build_s = (double)(b.tv_sec - a.tv_sec) +
 	    (double)(b.tv_nsec - a.tv_nsec) / 1e9;
@@ -632,4 +718,100 @@ pv_idx_free(struct pv_idx *x)
 	pv_sym_free(&x->sym);
 	pv_msgs_free(&x->msgs);
 	memset(x, 0, sizeof *x);
+}
+
+/* ---- following a job: a bounded window in memory ---- */
+
+/* Drops the messages whose send and receive are both before cut (pairs
+ * matched: the first of their key, so the pairs left match as before). */
+static int
+trim_msgs(struct pv_msgs *g, uint64_t cut)
+{
+	size_t *ns, *nr, i, k;
+	const struct pv_msg *m;
+
+	if ((ns = calloc(g->nsnd + 1, sizeof *ns)) == NULL ||
+	    (nr = calloc(g->nrcv + 1, sizeof *nr)) == NULL) {
+		free(ns);
+		return -1;
+	}
+	for (i = 0, k = 0; i < g->nsnd; i++) {
+		m = &g->snd[i];
+		if (!(m->match != 0 && m->ts < cut &&
+		    g->rcv[m->match - 1].ts < cut))
+			ns[i] = ++k;
+	}
+	for (i = 0, k = 0; i < g->nrcv; i++) {
+		m = &g->rcv[i];
+		if (!(m->match != 0 && m->ts < cut &&
+		    g->snd[m->match - 1].ts < cut))
+			nr[i] = ++k;
+	}
+	for (i = 0, k = 0; i < g->nsnd; i++)
+		if (ns[i] != 0) {
+			g->snd[k] = g->snd[i];
+			if (g->snd[k].match != 0)
+				g->snd[k].match = nr[g->snd[k].match - 1];
+			k++;
+		}
+	g->nsnd = k;
+	for (i = 0, k = 0; i < g->nrcv; i++)
+		if (nr[i] != 0) {
+			g->rcv[k] = g->rcv[i];
+			if (g->rcv[k].match != 0)
+				g->rcv[k].match = ns[g->rcv[k].match - 1];
+			k++;
+		}
+	g->nrcv = k;
+	free(ns);
+	free(nr);
+	return 0;
+}
+
+/* The first i of a[0..n) (in order) whose end is at or after cut. */
+#define TRIM(a, n, endf)	do {					\
+	size_t k_ = 0;							\
+	while (k_ < (n) && (a)[k_].endf < cut)				\
+		k_++;							\
+	if (k_ > 0) {							\
+		memmove((a), (a) + k_, ((n) - k_) * sizeof *(a));	\
+		(n) -= k_;						\
+	}								\
+} while (0)
+
+int
+pv_idx_trim(struct pv_idx *x, uint64_t cut)
+{
+	struct pv_row *r;
+	struct pv_depth *d;
+	size_t i, j, n0;
+
+	if (cut <= x->cut)
+		return 0;
+	x->cut = cut;
+	if (x->first < cut)
+		x->first = cut;
+	for (i = 0; i < x->nrow; i++) {
+		r = &x->row[i];
+		sort(r->pt, r->npt, sizeof *r->pt, by_pt);
+		TRIM(r->pt, r->npt, ts);
+		for (j = 0; j < r->nd; j++) {
+			d = &r->d[j];
+			sort(d->s, d->n, sizeof *d->s, by_span);
+			n0 = d->n;
+			TRIM(d->s, d->n, t1);
+			if (d->n != n0)
+				d->mapped = SIZE_MAX;	/* made again */
+		}
+	}
+	sort(x->phase, x->nphase, sizeof *x->phase, by_when);
+	sort(x->loss, x->nloss, sizeof *x->loss, by_when);
+	sort(x->proc, x->nproc, sizeof *x->proc, by_when);
+	TRIM(x->phase, x->nphase, t1);
+	TRIM(x->loss, x->nloss, t0);
+	TRIM(x->proc, x->nproc, t0);
+	/* Matched afresh first: the pairs dropped are known. */
+	if (pv_msgs_match(&x->msgs) != 0)
+		return -1;
+	return trim_msgs(&x->msgs, cut);
 }

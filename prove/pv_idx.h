@@ -39,6 +39,11 @@ struct pv_depth {
 	size_t		cap;
 	struct pv_lvl	lv[PV_NLVL];	/* finest first */
 	unsigned	nlv;
+	/* Following a job (pv_idx_finish again): spans when the mipmap was
+	 * made, and whether the last span is one still open, to be taken
+	 * back before more records come. */
+	size_t		mapped;
+	int		prov;
 };
 
 /* A mark: one record that is no block or range boundary.  16 bytes. */
@@ -160,15 +165,30 @@ struct pv_idx {
 	double		build_s;	/* seconds the build took */
 	char		*stats;		/* prove stats' text, or NULL */
 	size_t		stats_len;
+	/* Following a job: what is older than cut (ns) was dropped
+	 * (pv_idx_trim); 0: nothing. */
+	uint64_t	cut;
 };
 
 /* Builds the index of path (read once through the public reader; its
  * hosts and processes kept from the reader).  Returns 0, or -1 after
  * saying on stderr why (unreadable, malformed, out of memory); x is then
- * freed.  Appending later: pv_idx_ev takes one more event, pv_idx_finish
- * makes the mipmaps of what was added. */
+ * freed. */
 int pv_idx_build(struct pv_idx *x, const char *path);
 void pv_idx_free(struct pv_idx *x);
+
+/* Appending (prove serve ID, pv_live.c): pv_idx_begin makes x empty, of
+ * path; pv_idx_feed takes what t gives until grmtrace_next returns 0 (at
+ * the end or its limit), -1 if it failed (x as it was before the event
+ * that failed; pv_fail says why) or -2 out of memory; pv_idx_finish
+ * makes what the answers use of what was added (spans still open shown
+ * to the latest record, taken back by the next feed), again after every
+ * feed: 0, or -1 out of memory.  pv_idx_trim drops from memory what ends
+ * before cut (ns), the counts kept: 0, or -1 out of memory. */
+int pv_idx_begin(struct pv_idx *x, const char *path);
+int pv_idx_feed(struct pv_idx *x, struct grmtrace *t);
+int pv_idx_finish(struct pv_idx *x, struct grmtrace *t);
+int pv_idx_trim(struct pv_idx *x, uint64_t cut);
 
 /* The JSON answers of the API, appended to out.  Each returns 0, or -1
  * with a message for the client in err (a request that cannot be

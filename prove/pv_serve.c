@@ -22,6 +22,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "pv_idx.h"
+#include "pv_live.h"
 
 /* Limits of what a client may ask. */
 #define SRV_WIDTH_MAX	16384		/* pixels of a view */
@@ -32,6 +33,11 @@
 struct srv {
 	struct pv_idx	*idx;
 	size_t		n;
+	/* prove serve ID: the job followed, into idx[0] */
+	const char	*liveid;
+	struct pv_live	*live;
+	unsigned	every_s;
+	unsigned	window_s;
 };
 
 static void
@@ -278,6 +284,18 @@ api(struct srv *s, struct evhttp_request *req, const char *name,
 		rc = 0;
 	} else if (strcmp(name, "meta") == 0)
 		rc = pv_idx_meta(x, b);
+	else if (strcmp(name, "follow") == 0)
+		rc = pv_live_state(s->live, b);
+	else if (strcmp(name, "live") == 0) {
+		if (s->live == NULL) {
+			code = 404;
+			msg = "not following a job (prove serve ID does)";
+			goto fail;
+		}
+		evbuffer_free(b);
+		pv_live_stream(s->live, req);
+		return;
+	}
 	else if (strcmp(name, "stats") == 0)
 		rc = pv_idx_stats(x, b);
 	else if (strcmp(name, "view") == 0) {
@@ -441,7 +459,9 @@ stats_end(struct pv_idx *x, pid_t pid, int fd)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: prove serve FILE... [-p PORT] [-b ADDR]\n");
+	fprintf(stderr, "usage: prove serve FILE... [-p PORT] [-b ADDR]\n"
+	    "       prove serve HOST:PORT:TOKEN|@IDFILE [-p PORT] [-b ADDR] "
+	    "[--every SECONDS] [--window SECONDS]\n");
 }
 
 /* Serves until SIGINT or SIGTERM. */
@@ -467,6 +487,11 @@ run(struct srv *s, const char *addr, uint16_t port)
 	evhttp_set_max_body_size(http, 0);
 	evhttp_set_timeout(http, SRV_TIMEOUT_S);
 	evhttp_set_gencb(http, handle, s);
+	/* Following a job: its first collection read before the URL is
+	 * said (a bad identifier or token fails here). */
+	if (s->liveid != NULL && (s->live = pv_live_start(base, s->liveid,
+	    &s->idx[0], s->every_s, s->window_s)) == NULL)
+		goto out;
 	if ((bs = evhttp_bind_socket_with_handle(http, addr, port)) == NULL) {
 		fprintf(stderr, "prove serve: cannot listen on %s port %u: %s\n",
 		    addr, port, strerror(errno));
@@ -504,6 +529,8 @@ out:
 	for (i = 0; i < 2; i++)
 		if (sig[i] != NULL)
 			event_free(sig[i]);
+	pv_live_free(s->live);
+	s->live = NULL;
 	if (http != NULL)
 		evhttp_free(http);
 	if (base != NULL)
@@ -517,17 +544,19 @@ pv_serve(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "port", required_argument, NULL, 'p' },
 		{ "bind", required_argument, NULL, 'b' },
+		{ "every", required_argument, NULL, 'e' },
+		{ "window", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *addr = "127.0.0.1";
-	struct srv s = { NULL, 0 };
-	uint64_t port = 0;
+	struct srv s = { .every_s = 2 };
+	uint64_t port = 0, v;
 	int c, r, fd = -1, rc = 1;
 	size_t i;
 	pid_t pid;
 
-	while ((r = pv_getopt(argc, argv, "serve", ":p:b:h", longopts,
+	while ((r = pv_getopt(argc, argv, "serve", ":p:b:e:w:h", longopts,
 	    &c)) > 0) {
 		switch (c) {
 		case 'p':
@@ -539,6 +568,20 @@ pv_serve(int argc, char **argv)
 			break;
 		case 'b':
 			addr = optarg;
+			break;
+		case 'e':
+		case 'w':
+			if (num(optarg, &v) != 0 || v > 86400 ||
+			    (c == 'e' && v == 0)) {
+				fprintf(stderr, "prove serve: --%s: seconds, "
+				    "%d to 86400\n", c == 'e' ? "every" :
+				    "window", c == 'e');
+				return 2;
+			}
+			if (c == 'e')
+				s.every_s = (unsigned)v;
+			else
+				s.window_s = (unsigned)v;
 			break;
 		default:
 			usage();
@@ -558,6 +601,16 @@ pv_serve(int argc, char **argv)
 	if ((s.idx = calloc((size_t)(argc - optind), sizeof *s.idx)) == NULL) {
 		fprintf(stderr, "prove serve: out of memory\n");
 		return 1;
+	}
+	/* One argument that is no file but an identifier (@FILE, or
+	 * HOST:PORT:...): a running job, followed. */
+	if (argc - optind == 1 && (argv[optind][0] == '@' ||
+	    (strchr(argv[optind], ':') != NULL &&
+	    access(argv[optind], F_OK) != 0))) {
+		s.liveid = argv[optind];
+		s.n = 1;
+		rc = run(&s, addr, (uint16_t)port);
+		goto out;
 	}
 	for (i = 0; optind + (int)i < argc; i++) {
 		pid = stats_start(argv[optind + i], &fd);

@@ -800,3 +800,83 @@ Test(trace, memory_bounded_bin)
 {
 	bounded(TAPE_FMT_BIN);
 }
+
+/* ---- following a file being written (grmtrace_limit) ---- */
+
+/* Reads t to its limit: the records, which must go on from *next. */
+static unsigned
+read_on(struct grmtrace *t, uint64_t *next)
+{
+	const struct grmtrace_ev *ev;
+	unsigned n = 0;
+	int rc;
+
+	while ((rc = grmtrace_next(t, &ev)) == 1) {
+		cr_assert_eq(ev->f[0].v.u, *next, "record %llu, want %llu",
+		    (unsigned long long)ev->f[0].v.u,
+		    (unsigned long long)*next);
+		(*next)++;
+		n++;
+	}
+	cr_assert_eq(rc, 0, "%s", grmtrace_error(t));
+	return n;
+}
+
+/* A reader opened while the writer writes, limited to what the writer
+ * says is whole, reads exactly that, then goes on when the limit is
+ * raised, to the end with no limit; what the writer wrote past the limit
+ * before the open is not read early. */
+static void
+follow(int fmt)
+{
+	const char *p = path("follow");
+	struct grmtrace *t;
+	struct tape_w *w;
+	struct rec_field f[1];
+	uint64_t off1 = 0, off2 = 0, next = 0, i;
+
+	cr_assert_not_null(w = tape_open_fmt(p, fmt, "m", 0, 0));
+	cr_assert_eq(tape_def(w, 1, 8, 2, "%lu", 3, "n", 1), 0);
+	for (i = 0; i < 30; i++) {
+		if (i == 10) {
+			cr_assert_eq(tape_flush(w), 0);
+			off1 = tape_written(w);
+		}
+		if (i == 20) {
+			cr_assert_eq(tape_flush(w), 0);
+			off2 = tape_written(w);
+		}
+		f[0] = fu(i);
+		cr_assert_eq(tape_record(w, 1000 + i, 1, 2, 3, 1, f, 1), 0);
+	}
+	cr_assert_eq(tape_write_out(w), 0);
+	cr_assert_not_null(t = grmtrace_open(p, NULL, 0));
+	cr_assert_eq(grmtrace_select(t, 0), 0);
+	cr_assert_eq(grmtrace_limit(t, off1), 0);
+	cr_assert_eq(read_on(t, &next), 10);
+	cr_assert_eq(read_on(t, &next), 0);
+	cr_assert_eq(grmtrace_limit(t, off2), 0);
+	cr_assert_eq(read_on(t, &next), 10);
+	cr_assert_eq(tape_close(w), 0);
+	cr_assert_eq(grmtrace_limit(t, 0), 0);
+	cr_assert_eq(read_on(t, &next), 10);
+	cr_assert(grmtrace_ended(t, NULL));
+	cr_assert_null(grmtrace_warning(t));
+	grmtrace_close(t);
+	cr_assert_eq(grmtrace_limit(NULL, 1), -1);
+}
+
+Test(trace, follow_text)
+{
+	follow(TAPE_FMT_TAPE);
+}
+
+Test(trace, follow_bin)
+{
+	follow(TAPE_FMT_BIN);
+}
+
+Test(trace, follow_bee)
+{
+	follow(TAPE_FMT_BEE);
+}

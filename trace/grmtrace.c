@@ -22,6 +22,7 @@ struct grmtrace {
 	unsigned	want;
 	int		failed;
 	int		pending;	/* seek found ev: next returns it */
+	uint64_t	limit;		/* grmtrace_limit's, 0: none */
 	uint64_t	records;
 	struct tape_ev	iev;
 	struct grmtrace_ev ev;
@@ -241,6 +242,7 @@ rewind_all(struct grmtrace *t)
 	tape_rclose(t->r);
 	t->r = r;
 	tape_rwant(r, GRMTRACE_WANT_ALL);
+	tr_limit(r, t->limit);
 	tr_tables_free(&t->tab);
 	t->records = 0;
 	return 0;
@@ -277,6 +279,18 @@ grmtrace_seek(struct grmtrace *t, uint64_t ts)
 	}
 	t->pending = 1;
 	return 1;
+}
+
+int
+grmtrace_limit(struct grmtrace *t, uint64_t offset)
+{
+	if (t == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	t->limit = offset;
+	tr_limit(t->r, offset);
+	return 0;
 }
 
 const char *

@@ -183,5 +183,8 @@ size_t tape_unwritten(const struct tape_w *w);
 /* Writes #END, flushes and closes; frees w whatever happens. */
 int tape_close(struct tape_w *w);
 uint64_t tape_records(const struct tape_w *w);
+/* Bytes of the file written out so far (after tape_flush: the whole
+ * file, ending with a whole line or frame). */
+uint64_t tape_written(const struct tape_w *w);
 
 #endif /* GRM_TAPE_H */

@@ -562,3 +562,9 @@ tape_records(const struct tape_w *w)
 {
 	return w->records;
 }
+
+uint64_t
+tape_written(const struct tape_w *w)
+{
+	return w->out;
+}

@@ -42,11 +42,20 @@ static int
 more(struct tape_r *r, size_t max)
 {
 	ssize_t got;
+	uint64_t at;
 
 	memmove(r->buf, r->buf + r->start, r->end - r->start);
 	r->end -= r->start;
 	r->pos += r->start;
 	r->start = 0;
+	/* A limit: the bytes before it only, then the end (for now). */
+	at = r->pos + r->end;
+	if (r->limit != 0 && (at >= r->limit || r->limit - at < max))
+		max = at >= r->limit ? 0 : (size_t)(r->limit - at);
+	if (max == 0) {
+		r->eof = 1;
+		return 0;
+	}
 	for (;;) {
 		got = read(r->fd, r->buf + r->end, max < TR_BUF - r->end ?
 		    max : TR_BUF - r->end);
@@ -130,4 +139,18 @@ tr_goto(struct tape_r *r, uint64_t off)
 	r->start = r->end = 0;
 	r->eof = 0;
 	return 0;
+}
+
+void
+tr_limit(struct tape_r *r, uint64_t off)
+{
+	r->limit = off;
+	/* Input past the new limit already read but not taken is given
+	 * back (read again once the limit allows); what was taken stays. */
+	if (off != 0 && r->pos + r->end > off && off >= r->pos + r->start &&
+	    r->seekable && lseek(r->fd, (off_t)off, SEEK_SET) >= 0)
+		r->end = (size_t)(off - r->pos);
+	/* The end seen before is looked at again. */
+	if (off == 0 || r->pos + r->end < off)
+		r->eof = 0;
 }

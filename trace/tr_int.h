@@ -146,6 +146,8 @@ struct tape_r {
 	int		ended;
 	uint64_t	end_records;
 	uint64_t	pos;		/* file offset of buf[0] */
+	uint64_t	limit;		/* no byte read at or after it
+					   (grmtrace_limit); 0: none */
 	uint64_t	lineno;		/* line (frame) being read */
 	uint64_t	eline;		/* BEE: the line the entry began on */
 	uint64_t	losses;
@@ -218,6 +220,9 @@ int tr_fill_few(struct tape_r *r, size_t n);
 int tr_getln(struct tape_r *r, char **line, size_t *len);
 /* The file offset of the next byte to read. */
 uint64_t tr_tell(const struct tape_r *r);
+/* Reads no byte at or after off (0: no limit); a larger limit later lets
+ * reading go on where it stopped (grmtrace_limit). */
+void tr_limit(struct tape_r *r, uint64_t off);
 /* Goes to file offset off (forward or back, on a seekable file): 0, -1. */
 int tr_goto(struct tape_r *r, uint64_t off);
 

@@ -34,7 +34,7 @@ extern "C" {
  */
 
 #define GRMTRACE_VERSION_MAJOR	0
-#define GRMTRACE_VERSION_MINOR	2
+#define GRMTRACE_VERSION_MINOR	3
 #define GRMTRACE_VERSION_PATCH	0
 /* The version of this header, as one comparable number. */
 #define GRMTRACE_VERSION	(GRMTRACE_VERSION_MAJOR * 10000 + \
@@ -311,6 +311,20 @@ int grmtrace_select(struct grmtrace *t, unsigned kinds);
  * grmtrace_next (and ESPIPE: back on a pipe).
  */
 int grmtrace_seek(struct grmtrace *t, uint64_t ts);
+
+/*
+ * Reads no byte of the file at or after offset (0: no limit, the
+ * default): grmtrace_next returns 0 there, as at the end of the file.  A
+ * later call with a larger offset (or 0) lets grmtrace_next go on from
+ * where it stopped, with what was appended to the file since: this is how
+ * a reader follows a trace a writer is still writing, up to an offset the
+ * writer says holds whole lines or frames (mainmon's "live" command,
+ * doc/protocol.md); a line or frame cut by the limit is taken as cut
+ * short (grmtrace_warning) and lost, so give the offset of a whole one.
+ * The limit stays over grmtrace_seek.  Returns 0, or -1 (EINVAL: t NULL).
+ * Since version 0.3.
+ */
+int grmtrace_limit(struct grmtrace *t, uint64_t offset);
 
 /* The reason of the last failure of t, with the line or frame it was
  * found on ("line 12: record before definition of eid 5"), or "no

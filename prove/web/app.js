@@ -58,7 +58,8 @@ function readHash() {
 }
 function writeHash() {
   const h = 'f=' + S.f + '&from=' + absNs(S.from) + '&to=' +
-    absNs(Math.ceil(S.to)) + (S.rec ? '&rec=' + S.rec : '');
+    absNs(Math.ceil(S.to)) + (S.rec ? '&rec=' + S.rec : '') +
+    (L.paused ? '&live=paused' : '');
   if (location.hash.slice(1) !== h) history.replaceState(null, '', '#' + h);
 }
 function parseRel(s) {
@@ -442,6 +443,80 @@ async function openFile(f, from, to, rec) {
   if (m) await showRecordAt(parseInt(m[1], 10), m[2], m[3]);
 }
 
+// ---- following a running job (prove serve ID): /api/live's events ----
+// Each "update" (a collection read) refreshes the numbers and the view; a
+// view showing the end of the run follows it.  The record counts shown
+// are kept in body's data-live-records, in order.  Pause (the button, or
+// live=paused in the URL) stops following; the server goes on reading.
+// live=N in the URL: follow N collections, then pause (for scripts).
+const L = { es: null, paused: false, last: null, seen: [], left: 0 };
+function liveShow() {
+  const d = L.last;
+  if (!d) return;
+  const st = d.state === 'following' && L.paused ? 'paused' : d.state;
+  $('live').textContent = (d.state === 'following' ?
+    (L.paused ? 'paused: ' : 'live: ') : '') + d.message;
+  $('live').className = 'live-' + st;
+  document.body.dataset.liveState = st;
+}
+async function liveUpdate(d) {
+  L.last = d;
+  liveShow();
+  if (L.paused) return;
+  const atEnd = S.to >= S.span, first0 = S.first;
+  S.meta = await getJSON('/api/meta?f=0');
+  const st = await getJSON('/api/stats?f=0');
+  S.first = BigInt(S.meta.first);
+  const shift = Number(S.first - first0);  // a window dropped the oldest
+  S.span = Math.max(1, Number(BigInt(S.meta.last) - S.first) + 1);
+  for (const k of ['records', 'span', 'processes', 'threads', 'losses',
+    'matched'])
+    $('st-' + k).textContent = st[k];
+  L.seen.push(st.records);
+  document.body.dataset.liveRecords = L.seen.join(' ');
+  filterRows();
+  const len = S.to - S.from;
+  if (atEnd && S.from <= 0) { S.from = 0; S.to = WHOLE * S.span; }
+  else if (atEnd) { S.to = WHOLE * S.span; S.from = Math.max(0, S.to - len); }
+  else { S.from = Math.max(0, S.from - shift); S.to = S.from + len; }
+  reload();
+  if (L.left > 0 && --L.left === 0) livePause(true);
+}
+function liveConnect() {
+  if (L.es) return;
+  L.es = new EventSource('/api/live');
+  L.es.addEventListener('update',
+    (e) => liveUpdate(JSON.parse(e.data)).catch(showError));
+  L.es.onerror = () => {
+    if (L.es && L.es.readyState === EventSource.CLOSED) {
+      $('live').textContent = 'no connection to prove serve';
+      L.es = null;
+    }
+  };
+}
+function livePause(p) {
+  L.paused = p;
+  $('b-live').textContent = p ? 'follow' : 'pause';
+  if (p && L.es) { L.es.close(); L.es = null; }
+  if (!p) liveConnect();
+  liveShow();
+  writeHash();
+}
+async function liveStart(p) {  // p: the URL's live=, read before any
+  // hash is written
+  const f = await getJSON('/api/follow');
+  if (!f.live) return;
+  L.last = f;
+  $('livebar').hidden = false;
+  $('b-live').addEventListener('click', () => livePause(!L.paused));
+  window.addEventListener('hashchange', () => {
+    const p = new URLSearchParams(location.hash.slice(1)).get('live');
+    if ((p === 'paused') !== L.paused) livePause(p === 'paused');
+  });
+  if (/^[0-9]{1,6}$/.test(p || '')) L.left = parseInt(p, 10);
+  livePause(p === 'paused');
+}
+
 async function main() {
   bind();
   const files = await getJSON('/api/files');
@@ -451,9 +526,11 @@ async function main() {
     $('file').appendChild(o);
   });
   const h = readHash();
+  const live = new URLSearchParams(location.hash.slice(1)).get('live');
   const f = h.f >= 0 && h.f < files.length ? h.f : 0;
   $('file').value = f;
   await openFile(f, h.from, h.to, h.rec);
+  await liveStart(live);
   document.body.dataset.ready = '1';
 }
 main().catch(showError);
