@@ -245,6 +245,9 @@ survey_ev(struct ex_walk *w, const struct grmtrace_ev *ev)
 		if (m.range && b->name == NULL)
 			return set_name(b, m.s, m.len);
 		return 0;
+	case PV_SEND:
+	case PV_RECV:
+		return ex_msgs_ev(&w->xm, ev, &m);
 	default:
 		return pv_msgs_ev(&w->msgs, ev, &m);
 	}
@@ -323,7 +326,8 @@ survey(struct ex_walk *w)
 	if (rc == -1 && w->what == NULL)
 		return pv_fail(w->x->in, r) == 0 ? 0 : -1;
 	w->losses = grmtrace_losses(r);
-	if (rc == 0 && (pv_msgs_match(&w->msgs) != 0 || labels(w, r) != 0))
+	if (rc == 0 && (ex_msgs_plan(&w->xm, &w->msgs) != 0 ||
+	    labels(w, r) != 0))
 		rc = ex_oom(w);
 	if (w->npev > 0)
 		qsort(w->pev, w->npev, sizeof *w->pev, by_time);
@@ -331,6 +335,49 @@ survey(struct ex_walk *w)
 	if (rc != 0)
 		fprintf(stderr, "prove: export: %s\n", w->what);
 	return rc == 0 ? 0 : -1;
+}
+
+/* The pass between when the messages must be kept (ex_msgs): their
+ * records, in pv_msgs, matched.  Returns 0, or -1 after a message. */
+static int
+keep_msgs(struct ex_walk *w)
+{
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
+	struct pv_mark m;
+	uint64_t n = 0;
+	int rc = 0;
+
+	if ((r = reopen(w, 2)) == NULL)
+		return -1;
+	while (n < w->run.total && (rc = grmtrace_next(r, &ev)) == 1) {
+		if (ev->kind != GRMTRACE_RECORD)
+			continue;
+		n++;
+		if (pv_mark(&w->names, &w->sym, ev, &m) != 0 ||
+		    ((m.kind == PV_SEND || m.kind == PV_RECV) &&
+		    pv_msgs_ev(&w->msgs, ev, &m) != 0)) {
+			pv_close(w->x->in, r);
+			fprintf(stderr, "prove: export: out of memory\n");
+			return -1;
+		}
+	}
+	if (n < w->run.total) {
+		if (rc == -1)
+			pv_fail(w->x->in, r);
+		else {
+			pv_close(w->x->in, r);
+			fprintf(stderr, "prove: export: %s: shorter than at "
+			    "the first pass\n", w->x->in);
+		}
+		return -1;
+	}
+	pv_close(w->x->in, r);
+	if (pv_msgs_match(&w->msgs) != 0) {
+		fprintf(stderr, "prove: export: out of memory\n");
+		return -1;
+	}
+	return 0;
 }
 
 /* ---- pass 2: the walk ---- */
@@ -392,8 +439,10 @@ walk_record(struct ex_walk *w, const struct ex_ops *ops,
 	struct pv_mark m;
 	struct ex_thr *t;
 	const struct pv_msg *g;
+	struct pv_msg one;
+	uint64_t ts, id = 0;
 	size_t i;
-	uint64_t ts;
+	int k;
 
 	if (pv_mark(&w->names, &w->sym, ev, &m) != 0)
 		return ex_oom(w);
@@ -414,6 +463,14 @@ walk_record(struct ex_walk *w, const struct ex_ops *ops,
 		return 0;
 	case PV_SEND:
 	case PV_RECV:
+		if (!w->xm.keep) {
+			if ((k = ex_msgs_at(&w->xm, &w->msgs, ev, &m, &id)) < 0)
+				return ex_oom(w);
+			one = (struct pv_msg){ .peer = m.id, .tag = m.tag,
+			    .bytes = m.bytes, .match = k ? (size_t)id + 1 : 0 };
+			return ops->msg(w, t, m.kind == PV_SEND, &one,
+			    (size_t)id, ts);
+		}
 		if (m.kind == PV_SEND ? w->ksnd >= w->msgs.nsnd :
 		    w->krcv >= w->msgs.nrcv)
 			return 0;	/* not seen by the survey */
@@ -546,7 +603,7 @@ free_blk(void *v)
 static void
 tell(const struct ex_walk *w)
 {
-	uint64_t un = w->msgs.nsnd + w->msgs.nrcv - 2 * w->msgs.matched;
+	uint64_t un = w->xm.nsnd + w->xm.nrcv - 2 * w->xm.matched;
 
 	if (w->bad_ends > 0)
 		fprintf(stderr, "prove: export: %s: %" PRIu64 " block ends "
@@ -580,7 +637,8 @@ ex_walk_run(const struct pv_export *x, const char *fmt,
 	w.fmt = fmt;
 	pv_xrun_init(&w.run, x, fmt);
 	w.arg = arg;
-	if (survey(&w) == 0 && (w.out = pv_export_create(x, &tmp)) != NULL) {
+	if (survey(&w) == 0 && (!w.xm.keep || keep_msgs(&w) == 0) &&
+	    (w.out = pv_export_create(x, &tmp)) != NULL) {
 		rc = walk(&w, ops);
 		rc = pv_export_finish(x, w.out, tmp, rc == 0);
 	}
@@ -593,6 +651,7 @@ ex_walk_run(const struct pv_export *x, const char *fmt,
 	pv_strs_free(&w.names);
 	pv_sym_free(&w.sym);
 	pv_msgs_free(&w.msgs);
+	ex_msgs_free(&w.xm);
 	for (i = 0; i < w.npev; i++)
 		free(w.pev[i].prog);
 	free(w.pev);

@@ -14,11 +14,79 @@
 
 /*
  * Memory grows with hosts, processes, threads, block ids and names, the
- * open blocks of each thread, and the messages (pv_msgs keeps every send
- * and receive to match them, as prove stats and svg do); never with the
- * other records; #PROC lines are kept, to be put in time order.  The trace is read twice (standard input only if it is a
- * regular file).
+ * open blocks of each thread, and the message channels and the messages
+ * in flight (ex_msgs, below); never with the other records nor with the
+ * messages; #PROC lines are kept, to be put in time order.  The trace is
+ * read twice (standard input only if it is a regular file); three times
+ * if its messages must be kept (ex_msgs.keep).
  */
+
+/*
+ * ---- ex_msg.c: messages matched as they stream ----
+ *
+ * The rule is prove stats's (pv_msgs_match, doc/formats.md 1.9): on each
+ * channel (sender rank, receiver rank, tag), the k-th send in time order
+ * meets the k-th receive, for k < min(sends, receives); messages of a
+ * process with no rank are not matched.  Pass 1 counts each process's
+ * sends and receives per (peer, tag) (ex_msgs_ev); once the ranks are
+ * known, ex_msgs_plan adds them up per channel.  If each end of a channel
+ * with a match is one process's and its times never go back in the file,
+ * time order is the file's order, and pass 2 (ex_msgs_at) tells at each
+ * send or receive whether it is matched, and gives both ends one id: the
+ * send's index among all the sends of the trace, kept in the channel's
+ * queue until its receive comes; or, if the receive comes first in the
+ * file, a new id (after the sends' ones) that waits there for the send.
+ * Memory: the channels and, per channel, the messages in flight (one end
+ * seen, the other not yet: 8 bytes each); never the messages.  Otherwise
+ * (several processes of one rank, late records on a channel) keep is set
+ * and the export keeps every message record to match them (pv_msgs, as
+ * before: about 90 bytes each).
+ */
+
+/* A channel (sender rank, receiver rank, tag). */
+struct ex_chan {
+	uint64_t	nsnd;		/* of the survey */
+	uint64_t	nrcv;
+	uint32_t	ssrc;		/* processes sending, receiving */
+	uint32_t	rsrc;
+	int		backwards;	/* an end's times go back in the file */
+	uint64_t	ksnd;		/* pass 2: passed */
+	uint64_t	krcv;
+	uint64_t	*q;		/* ids of the messages in flight */
+	size_t		qhead;
+	size_t		qn;
+	size_t		qcap;
+};
+
+struct ex_msgs {
+	struct pv_map	pt;		/* (peer, tag) -> id, pass 1 */
+	struct pv_map	src;		/* (node << 32 | pid, pt id << 1 |
+					   send) -> one process's, pass 1 */
+	struct pv_map	rt;		/* (receiver rank, tag) -> id */
+	struct pv_map	chan;		/* (sender rank, rt id) -> ex_chan */
+	uint64_t	nsnd;		/* every send, receive */
+	uint64_t	nrcv;
+	uint64_t	matched;
+	uint64_t	norank;
+	int		keep;		/* match with pv_msgs instead */
+	uint64_t	ksnd;		/* pass 2: passed */
+	uint64_t	krcv;
+	uint64_t	fresh;		/* ids given to receives first */
+};
+
+/* Pass 1: a send or receive (m->kind PV_SEND or PV_RECV).  0, or -1 if
+ * out of memory. */
+int ex_msgs_ev(struct ex_msgs *c, const struct grmtrace_ev *ev,
+	       const struct pv_mark *m);
+/* After pass 1, with the processes' ranks in g: the channels, matched,
+ * norank and keep.  0, or -1 if out of memory. */
+int ex_msgs_plan(struct ex_msgs *c, const struct pv_msgs *g);
+/* Pass 2, each send or receive in the file's order: 1 and its id in *id
+ * if it is matched, 0 if not, -1 if out of memory. */
+int ex_msgs_at(struct ex_msgs *c, const struct pv_msgs *g,
+	       const struct grmtrace_ev *ev, const struct pv_mark *m,
+	       uint64_t *id);
+void ex_msgs_free(struct ex_msgs *c);
 
 struct ex_host {
 	uint32_t	node;
@@ -90,8 +158,10 @@ struct ex_ops {
 	/* b ends; its begin was at t0 (relative too). */
 	int	(*end)(struct ex_walk *w, struct ex_thr *t, struct ex_blk *b,
 		       uint64_t t0, uint64_t ts);
-	/* A send (send 1) or receive; m->match says if it was matched, and
-	 * which index of the other array (w->msgs) it was; i: its own. */
+	/* A send (send 1) or receive; m->match says if it was matched: both
+	 * ends of a matched message have one id, i at the send and
+	 * m->match - 1 at the receive (ex_msgs; the send's index among the
+	 * trace's sends, but where the receive came first in the file). */
 	int	(*msg)(struct ex_walk *w, struct ex_thr *t, int send,
 		       const struct pv_msg *m, size_t i, uint64_t ts);
 	/* Another record (a user event, a preload record, a collection
@@ -123,7 +193,9 @@ struct ex_walk {
 	uint32_t		nbegun;		/* of them, begun */
 	struct pv_strs		names;		/* of ranges and functions */
 	struct pv_sym		sym;
-	struct pv_msgs		msgs;
+	struct pv_msgs		msgs;		/* processes; messages if
+						   xm.keep */
+	struct ex_msgs		xm;
 	struct ex_pev		*pev;		/* #PROC lines, by time */
 	size_t			npev;
 	size_t			cpev;
