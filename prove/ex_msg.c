@@ -1,66 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /* ex_msg.c: the matching of message sends with receives for the exports,
- * as they stream: counts per channel in pass 1, the messages in flight in
- * pass 2 (ex_walk.h, "Messages"). */
+ * as they stream: per channel, counts and the receives waiting for their
+ * send in pass 1, the messages in flight in pass 2 (ex_walk.h,
+ * "Messages"). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ex_walk.h"
 
-/* The sends (or receives) of one process to one (peer, tag), pass 1. */
-struct src {
+/* A process with messages: its rank at its first one (pass 1). */
+struct mproc {
 	uint32_t	node;
 	uint32_t	pid;
-	int		send;
-	int64_t		peer;
-	int64_t		tag;
-	uint64_t	n;
-	uint64_t	last;		/* the latest time */
-	int		backwards;	/* a time before an earlier one's */
+	int		seen;
+	int		has_rank;
+	int64_t		rank;
+	int		changed;	/* another rank (or none) at a later one */
 };
 
-/* The id of (a, b): pairs of 64-bit words that would need a third word
- * of key are first given a 32-bit id in m. */
-static uint64_t
-pair_id(struct pv_map *m, uint64_t a, uint64_t b)
-{
-	uint64_t *v;
-
-	if ((v = pv_map_get(m, a, b, sizeof *v)) == NULL)
-		return 0;
-	if (*v == 0)
-		*v = pv_map_n(m);
-	return *v;
-}
-
-int
-ex_msgs_ev(struct ex_msgs *c, const struct grmtrace_ev *ev,
-	   const struct pv_mark *m)
-{
-	int send = m->kind == PV_SEND;
-	struct src *s;
-	uint64_t pt;
-
-	if ((pt = pair_id(&c->pt, (uint64_t)m->id, (uint64_t)m->tag)) == 0 ||
-	    (s = pv_map_get(&c->src, (uint64_t)ev->node << 32 | ev->pid,
-	    pt << 1 | (uint64_t)send, sizeof *s)) == NULL)
-		return -1;
-	if (s->n == 0)
-		*s = (struct src){ .node = ev->node, .pid = ev->pid,
-		    .send = send, .peer = m->id, .tag = m->tag };
-	else if (ev->ts < s->last)
-		s->backwards = 1;
-	s->last = ev->ts;
-	s->n++;
-	if (send)
-		c->nsnd++;
-	else
-		c->nrcv++;
-	return 0;
-}
-
 /* The channel (sender rank a, receiver rank b, tag), created if new and
- * make; NULL if not there or out of memory. */
+ * make; NULL if not there or out of memory.  (receiver rank, tag) is
+ * first given a 32-bit id, a map's key being two 64-bit words. */
 static struct ex_chan *
 chan(struct ex_msgs *c, int64_t a, int64_t b, int64_t tag, int make)
 {
@@ -79,77 +39,138 @@ chan(struct ex_msgs *c, int64_t a, int64_t b, int64_t tag, int make)
 	return pv_map_get(&c->chan, (uint64_t)a, *rt, sizeof(struct ex_chan));
 }
 
+static int
+q_push(struct ex_q *q, uint64_t v)
+{
+	uint64_t *a;
+	size_t i, n;
+
+	if (q->n == q->cap) {
+		n = q->cap == 0 ? 4 : 2 * q->cap;
+		if ((a = malloc(n * sizeof *a)) == NULL)
+			return -1;
+		for (i = 0; i < q->n; i++)
+			a[i] = q->v[(q->head + i) % q->cap];
+		free(q->v);
+		q->v = a;
+		q->cap = n;
+		q->head = 0;
+	}
+	q->v[(q->head + q->n++) % q->cap] = v;
+	return 0;
+}
+
+static uint64_t
+q_pop(struct ex_q *q)
+{
+	uint64_t v = q->v[q->head];
+
+	q->head = (q->head + 1) % q->cap;
+	q->n--;
+	return v;
+}
+
+static void
+q_free(struct ex_q *q)
+{
+	free(q->v);
+	memset(q, 0, sizeof *q);
+}
+
+/* One end of ch is process (node, pid): a second process is noted. */
+static void
+end_of(struct ex_chan *ch, int send, uint32_t node, uint32_t pid)
+{
+	uint64_t np = (uint64_t)node << 32 | pid;
+
+	if (!(send ? ch->has_s : ch->has_r)) {
+		*(send ? &ch->sproc : &ch->rproc) = np;
+		*(send ? &ch->has_s : &ch->has_r) = 1;
+	} else if ((send ? ch->sproc : ch->rproc) != np)
+		ch->several = 1;
+}
+
+int
+ex_msgs_ev(struct ex_msgs *c, const struct pv_msgs *g,
+	   const struct grmtrace_ev *ev, const struct pv_mark *m)
+{
+	int send = m->kind == PV_SEND;
+	uint64_t i = send ? c->nsnd++ : c->nrcv++, *x;
+	const struct pv_proc *p = pv_proc(g, ev->node, ev->pid);
+	int has = p != NULL && p->has_rank;
+	struct ex_chan *ch;
+	struct mproc *mp;
+
+	if ((mp = pv_map_get(&c->procs, ev->node, ev->pid, sizeof *mp)) ==
+	    NULL)
+		return -1;
+	/* Its rank now must be its rank at the end (ex_msgs_plan). */
+	if (!mp->seen) {
+		mp->seen = 1;
+		mp->node = ev->node;
+		mp->pid = ev->pid;
+		mp->has_rank = has;
+		mp->rank = has ? p->rank : 0;
+	} else if (mp->has_rank != has || (has && mp->rank != p->rank))
+		mp->changed = 1;
+	if (!has)
+		return 0;
+	if ((ch = send ? chan(c, p->rank, m->id, m->tag, 1) :
+	    chan(c, m->id, p->rank, m->tag, 1)) == NULL)
+		return -1;
+	end_of(ch, send, ev->node, ev->pid);
+	if ((send ? ch->nsnd : ch->nrcv) > 0 &&
+	    ev->ts < (send ? ch->slast : ch->rlast))
+		ch->backwards = 1;
+	*(send ? &ch->slast : &ch->rlast) = ev->ts;
+	if (send) {
+		ch->nsnd++;
+		/* A receive waits for it: it is that one's send. */
+		if (ch->wait.n > 0) {
+			if ((x = pv_map_get(&c->first, q_pop(&ch->wait), 0,
+			    sizeof *x)) == NULL)
+				return -1;
+			*x = i;
+		} else
+			ch->ahead++;
+		return 0;
+	}
+	ch->nrcv++;
+	if (ch->ahead > 0) {
+		ch->ahead--;
+		return 0;
+	}
+	return q_push(&ch->wait, i);
+}
+
 int
 ex_msgs_plan(struct ex_msgs *c, const struct pv_msgs *g)
 {
 	const struct pv_proc *p;
 	struct ex_chan *ch;
-	struct src *s;
+	struct mproc *mp;
 	uint32_t it = 0;
 	uint64_t k;
 
-	while ((s = pv_map_next(&c->src, &it)) != NULL) {
-		p = pv_proc(g, s->node, s->pid);
-		if (p == NULL || !p->has_rank) {
-			c->norank += s->n;
-			continue;
-		}
-		if ((ch = s->send ? chan(c, p->rank, s->peer, s->tag, 1) :
-		    chan(c, s->peer, p->rank, s->tag, 1)) == NULL)
-			return -1;
-		if (s->send) {
-			ch->nsnd += s->n;
-			ch->ssrc++;
-		} else {
-			ch->nrcv += s->n;
-			ch->rsrc++;
-		}
-		ch->backwards |= s->backwards;
+	while ((mp = pv_map_next(&c->procs, &it)) != NULL) {
+		p = pv_proc(g, mp->node, mp->pid);
+		if (mp->changed || (p != NULL && p->has_rank) != mp->has_rank ||
+		    (mp->has_rank && p->rank != mp->rank))
+			c->keep = 1;
 	}
 	it = 0;
 	while ((ch = pv_map_next(&c->chan, &it)) != NULL) {
 		k = ch->nsnd < ch->nrcv ? ch->nsnd : ch->nrcv;
 		c->matched += k;
-		/* The k-th send meets the k-th receive in time order; in the
-		 * file's order if each end is one process's, in time order
-		 * in the file. */
-		if (k > 0 && (ch->ssrc > 1 || ch->rsrc > 1 || ch->backwards))
+		/* The k-th send meets the k-th receive in time order: in the
+		 * file's order if each end is one process's and its times
+		 * never go back in the file. */
+		if (k > 0 && (ch->several || ch->backwards))
 			c->keep = 1;
+		q_free(&ch->wait);
 	}
-	pv_map_free(&c->src, NULL);
-	pv_map_free(&c->pt, NULL);
+	pv_map_free(&c->procs, NULL);
 	return 0;
-}
-
-static int
-q_push(struct ex_chan *ch, uint64_t id)
-{
-	uint64_t *q;
-	size_t i, n;
-
-	if (ch->qn == ch->qcap) {
-		n = ch->qcap == 0 ? 4 : 2 * ch->qcap;
-		if ((q = malloc(n * sizeof *q)) == NULL)
-			return -1;
-		for (i = 0; i < ch->qn; i++)
-			q[i] = ch->q[(ch->qhead + i) % ch->qcap];
-		free(ch->q);
-		ch->q = q;
-		ch->qcap = n;
-		ch->qhead = 0;
-	}
-	ch->q[(ch->qhead + ch->qn++) % ch->qcap] = id;
-	return 0;
-}
-
-static uint64_t
-q_pop(struct ex_chan *ch)
-{
-	uint64_t id = ch->q[ch->qhead];
-
-	ch->qhead = (ch->qhead + 1) % ch->qcap;
-	ch->qn--;
-	return id;
 }
 
 int
@@ -157,7 +178,7 @@ ex_msgs_at(struct ex_msgs *c, const struct pv_msgs *g,
 	   const struct grmtrace_ev *ev, const struct pv_mark *m, uint64_t *id)
 {
 	int send = m->kind == PV_SEND;
-	uint64_t i = send ? c->ksnd++ : c->krcv++, k, other;
+	uint64_t i = send ? c->ksnd++ : c->krcv++, k, other, *x;
 	const struct pv_proc *p = pv_proc(g, ev->node, ev->pid);
 	struct ex_chan *ch;
 
@@ -171,34 +192,39 @@ ex_msgs_at(struct ex_msgs *c, const struct pv_msgs *g,
 		k = ch->ksnd++;
 		if (k >= ch->nrcv)
 			return 0;
+		/* Its receive came first (and had its id from pass 1). */
 		other = ch->krcv < ch->nsnd ? ch->krcv : ch->nsnd;
-	} else {
-		k = ch->krcv++;
-		if (k >= ch->nsnd)
-			return 0;
-		other = ch->ksnd < ch->nrcv ? ch->ksnd : ch->nrcv;
+		*id = i;
+		return other > k ? 1 : q_push(&ch->fly, i) == 0 ? 1 : -1;
 	}
-	/* The other end came first: its id waits in the queue. */
-	if (other > k) {
-		*id = q_pop(ch);
-		return 1;
-	}
-	*id = send ? i : c->nsnd + c->fresh++;
-	return q_push(ch, *id) == 0 ? 1 : -1;
+	k = ch->krcv++;
+	if (k >= ch->nsnd)
+		return 0;
+	other = ch->ksnd < ch->nrcv ? ch->ksnd : ch->nrcv;
+	if (other > k)
+		*id = q_pop(&ch->fly);
+	else if ((x = pv_map_find(&c->first, i, 0)) != NULL)
+		*id = *x;
+	else
+		return 0;	/* cannot be */
+	return 1;
 }
 
 static void
 chan_free(void *v)
 {
-	free(((struct ex_chan *)v)->q);
+	struct ex_chan *ch = v;
+
+	q_free(&ch->wait);
+	q_free(&ch->fly);
 }
 
 void
 ex_msgs_free(struct ex_msgs *c)
 {
-	pv_map_free(&c->pt, NULL);
-	pv_map_free(&c->src, NULL);
+	pv_map_free(&c->procs, NULL);
 	pv_map_free(&c->rt, NULL);
 	pv_map_free(&c->chan, chan_free);
+	pv_map_free(&c->first, NULL);
 	memset(c, 0, sizeof *c);
 }

@@ -247,7 +247,7 @@ survey_ev(struct ex_walk *w, const struct grmtrace_ev *ev)
 		return 0;
 	case PV_SEND:
 	case PV_RECV:
-		return ex_msgs_ev(&w->xm, ev, &m);
+		return ex_msgs_ev(&w->xm, &w->msgs, ev, &m);
 	default:
 		return pv_msgs_ev(&w->msgs, ev, &m);
 	}
@@ -377,6 +377,7 @@ keep_msgs(struct ex_walk *w)
 		fprintf(stderr, "prove: export: out of memory\n");
 		return -1;
 	}
+	w->xm.matched = w->msgs.matched;
 	return 0;
 }
 
