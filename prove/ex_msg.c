@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ex_walk.h"
+#include "ex_msg.h"
 
 /* A process with messages: its rank at its first one (pass 1). */
 struct mproc {
 	uint32_t	node;
 	uint32_t	pid;
 	int		seen;
+	uint32_t	mtid;		/* the thread of its first message */
 	int		has_rank;
 	int64_t		rank;
 	int		changed;	/* another rank (or none) at a later one */
@@ -90,12 +91,42 @@ end_of(struct ex_chan *ch, int send, uint32_t node, uint32_t pid)
 		ch->several = 1;
 }
 
+/* With pairs: the message sent (index i) at sts, received at rts, is not
+ * an MPI one if received before sent or an end is not on its process's
+ * message thread (sok, rok: they are). */
+static int
+pair(struct ex_msgs *c, uint64_t i, uint64_t sts, int sok, uint64_t rts,
+     int rok)
+{
+	if (sok && rok && rts >= sts)
+		return 0;
+	return pv_map_get(&c->bad, i, 0, 1) == NULL ? -1 : 0;
+}
+
+int
+ex_msgs_bad(const struct ex_msgs *c, uint64_t id)
+{
+	return pv_map_find(&c->bad, id, 0) != NULL;
+}
+
+int
+ex_msgs_mtid(const struct ex_msgs *c, uint32_t node, uint32_t pid,
+	     uint32_t *tid)
+{
+	const struct mproc *mp = pv_map_find(&c->procs, node, pid);
+
+	if (mp == NULL)
+		return 0;
+	*tid = mp->mtid;
+	return 1;
+}
+
 int
 ex_msgs_ev(struct ex_msgs *c, const struct pv_msgs *g,
 	   const struct grmtrace_ev *ev, const struct pv_mark *m)
 {
 	int send = m->kind == PV_SEND;
-	uint64_t i = send ? c->nsnd++ : c->nrcv++, *x;
+	uint64_t i = send ? c->nsnd++ : c->nrcv++, *x, x0, rts, rok;
 	const struct pv_proc *p = pv_proc(g, ev->node, ev->pid);
 	int has = p != NULL && p->has_rank;
 	struct ex_chan *ch;
@@ -109,6 +140,7 @@ ex_msgs_ev(struct ex_msgs *c, const struct pv_msgs *g,
 		mp->seen = 1;
 		mp->node = ev->node;
 		mp->pid = ev->pid;
+		mp->mtid = ev->tid;
 		mp->has_rank = has;
 		mp->rank = has ? p->rank : 0;
 	} else if (mp->has_rank != has || (has && mp->rank != p->rank))
@@ -131,16 +163,39 @@ ex_msgs_ev(struct ex_msgs *c, const struct pv_msgs *g,
 			    sizeof *x)) == NULL)
 				return -1;
 			*x = i;
-		} else
-			ch->ahead++;
+			if (c->pairs) {
+				rts = q_pop(&ch->wait);
+				rok = q_pop(&ch->wait);
+				return pair(c, i, ev->ts, ev->tid == mp->mtid,
+				    rts, (int)rok);
+			}
+			return 0;
+		}
+		ch->ahead++;
+		if (c->pairs && (q_push(&ch->sent, i) != 0 ||
+		    q_push(&ch->sent, ev->ts) != 0 ||
+		    q_push(&ch->sent, ev->tid == mp->mtid) != 0))
+			return -1;
 		return 0;
 	}
 	ch->nrcv++;
 	if (ch->ahead > 0) {
 		ch->ahead--;
+		if (c->pairs) {
+			x0 = q_pop(&ch->sent);
+			rts = q_pop(&ch->sent);
+			rok = q_pop(&ch->sent);
+			return pair(c, x0, rts, (int)rok, ev->ts,
+			    ev->tid == mp->mtid);
+		}
 		return 0;
 	}
-	return q_push(&ch->wait, i);
+	if (q_push(&ch->wait, i) != 0)
+		return -1;
+	if (c->pairs && (q_push(&ch->wait, ev->ts) != 0 ||
+	    q_push(&ch->wait, ev->tid == mp->mtid) != 0))
+		return -1;
+	return 0;
 }
 
 int
@@ -168,14 +223,15 @@ ex_msgs_plan(struct ex_msgs *c, const struct pv_msgs *g)
 		if (k > 0 && (ch->several || ch->backwards))
 			c->keep = 1;
 		q_free(&ch->wait);
+		q_free(&ch->sent);
 	}
-	pv_map_free(&c->procs, NULL);
 	return 0;
 }
 
 int
 ex_msgs_at(struct ex_msgs *c, const struct pv_msgs *g,
-	   const struct grmtrace_ev *ev, const struct pv_mark *m, uint64_t *id)
+	   const struct grmtrace_ev *ev, const struct pv_mark *m, uint64_t *id,
+	   const struct ex_chan **chp)
 {
 	int send = m->kind == PV_SEND;
 	uint64_t i = send ? c->ksnd++ : c->krcv++, k, other, *x;
@@ -188,6 +244,8 @@ ex_msgs_at(struct ex_msgs *c, const struct pv_msgs *g,
 	    chan(c, m->id, p->rank, m->tag, 0);
 	if (ch == NULL)
 		return 0;	/* not seen by the survey */
+	if (chp != NULL)
+		*chp = ch;
 	if (send) {
 		k = ch->ksnd++;
 		if (k >= ch->nrcv)
@@ -216,6 +274,7 @@ chan_free(void *v)
 	struct ex_chan *ch = v;
 
 	q_free(&ch->wait);
+	q_free(&ch->sent);
 	q_free(&ch->fly);
 }
 
@@ -226,5 +285,6 @@ ex_msgs_free(struct ex_msgs *c)
 	pv_map_free(&c->rt, NULL);
 	pv_map_free(&c->chan, chan_free);
 	pv_map_free(&c->first, NULL);
+	pv_map_free(&c->bad, NULL);
 	memset(c, 0, sizeof *c);
 }

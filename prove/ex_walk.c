@@ -465,7 +465,8 @@ walk_record(struct ex_walk *w, const struct ex_ops *ops,
 	case PV_SEND:
 	case PV_RECV:
 		if (!w->xm.keep) {
-			if ((k = ex_msgs_at(&w->xm, &w->msgs, ev, &m, &id)) < 0)
+			if ((k = ex_msgs_at(&w->xm, &w->msgs, ev, &m, &id,
+			    NULL)) < 0)
 				return ex_oom(w);
 			one = (struct pv_msg){ .peer = m.id, .tag = m.tag,
 			    .bytes = m.bytes, .match = k ? (size_t)id + 1 : 0 };
