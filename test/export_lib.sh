@@ -40,7 +40,9 @@
 #                  keep every message record to match them (the rule of
 #                  prove stats, pv_msgs) rather than match them as they
 #                  stream (ex_msg.c); both outputs must be the same (but
-#                  for the trace's name and count of records).
+#                  for the trace's name and count of records); EX_SHOW,
+#                  if set, is the command that prints an output (a folder)
+#                  to compare.
 #   ex_out FORMAT TRACE: what every export does with OUT: refused if it
 #                  exists, replaced with --force (over a folder, and over
 #                  a file), nothing left there after a malformed trace,
@@ -361,8 +363,12 @@ ex_keep() {
 			"$PV" export --to "$_f" -q "$_d/$_k.trace" \
 			    -o "$_d/$_k.out.$_f" 2> "$T_DIR/$_k.err" ||
 				t_fail "keep: $_k: $(cat "$T_DIR/$_k.err")"
-			grep -v -e '"trace":' -e '"records":' \
-			    "$_d/$_k.out.$_f" > "$_d/$_k.cmp"
+			if [ -n "${EX_SHOW:-}" ]; then
+				$EX_SHOW "$_d/$_k.out.$_f" > "$_d/$_k.cmp"
+			else
+				grep -v -e '"trace":' -e '"records":' \
+				    "$_d/$_k.out.$_f" > "$_d/$_k.cmp"
+			fi
 		done
 		cmp -s "$_d/$_t.cmp" "$_d/$_t-keep.cmp" ||
 			t_fail "keep: $_t: streamed and kept differ"
