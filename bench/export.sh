@@ -3,8 +3,8 @@
 # bench/export.sh: records per second of prove export, per format, on a
 # large made-up trace (doc/PERFORMANCE.md, "Exports"); prove stats, which
 # reads the trace once, for comparison; and the largest resident size of
-# each (an export's memory does not grow with the records but with the
-# messages, as prove stats's).
+# each (an export's memory grows with neither the records nor the
+# messages, prove stats's with the messages).
 # Usage: bench/export.sh [BUILDDIR]
 # BENCH_EXPORT_N: records (default 3000000), BENCH_EXPORT_FORMATS: the
 # formats (default: every one prove export lists), BENCH_EXPORT_MSGS=1:
