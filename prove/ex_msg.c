@@ -268,6 +268,32 @@ ex_msgs_at(struct ex_msgs *c, const struct pv_msgs *g,
 	return 1;
 }
 
+int
+ex_msgs_keep(struct ex_msgs *c, struct pv_msgs *g, struct pv_strs *names,
+	     struct pv_sym *sym, struct grmtrace *r, uint64_t total)
+{
+	const struct grmtrace_ev *ev;
+	struct pv_mark m;
+	uint64_t n = 0;
+	int rc = 0;
+
+	while (n < total && (rc = grmtrace_next(r, &ev)) == 1) {
+		if (ev->kind != GRMTRACE_RECORD)
+			continue;
+		n++;
+		if (pv_mark(names, sym, ev, &m) != 0 ||
+		    ((m.kind == PV_SEND || m.kind == PV_RECV) &&
+		    pv_msgs_ev(g, ev, &m) != 0))
+			return -2;
+	}
+	if (n < total)
+		return rc == -1 ? -1 : -3;
+	if (pv_msgs_match(g) != 0)
+		return -2;
+	c->matched = g->matched;
+	return 0;
+}
+
 static void
 chan_free(void *v)
 {

@@ -105,6 +105,12 @@ int ex_msgs_bad(const struct ex_msgs *c, uint64_t id);
  * 0 if it has none. */
 int ex_msgs_mtid(const struct ex_msgs *c, uint32_t node, uint32_t pid,
 		 uint32_t *tid);
+/* With keep, in a pass of its own: the sends and receives of the first
+ * total records of r (pass 1's) into g, matched (pv_msgs_match), and
+ * matched set.  0; -1 on the reader's error, -2 out of memory, -3 if r
+ * has fewer records (none said). */
+int ex_msgs_keep(struct ex_msgs *c, struct pv_msgs *g, struct pv_strs *names,
+		 struct pv_sym *sym, struct grmtrace *r, uint64_t total);
 void ex_msgs_free(struct ex_msgs *c);
 
 #endif

@@ -173,26 +173,6 @@ ox_survey(struct ox *o, struct grmtrace *r)
 	return rc;
 }
 
-int
-ox_keep(struct ox *o, struct grmtrace *r)
-{
-	const struct grmtrace_ev *ev;
-	struct pv_mark m;
-	uint64_t n = 0;
-	int rc = 0;
-
-	while (n < o->run.total && (rc = grmtrace_next(r, &ev)) == 1) {
-		if (ev->kind != GRMTRACE_RECORD)
-			continue;
-		n++;
-		if (pv_mark(&o->names, &o->sym, ev, &m) != 0 ||
-		    ((m.kind == PV_SEND || m.kind == PV_RECV) &&
-		    pv_msgs_ev(&o->msgs, ev, &m) != 0))
-			return -2;
-	}
-	return rc == -1 ? -1 : 0;
-}
-
 static int
 by_rank(const void *a, const void *b)
 {
@@ -590,11 +570,14 @@ ex_otf2(const struct pv_export *x)
 			ox_free(&o);
 			return 1;
 		}
-		if ((rc = ox_keep(&o, r)) == -1) {
+		if ((rc = ex_msgs_keep(&o.xm, &o.msgs, &o.names, &o.sym, r,
+		    o.run.total)) == -1) {
 			ox_free(&o);
 			return pv_fail(x->in, r);
 		}
 		grmtrace_close(r);
+		if (rc == -3)
+			rc = 0;	/* pass 2 says it */
 	}
 	if (rc != 0) {
 		ox_oom();

@@ -124,9 +124,6 @@ int ox_sref_f(struct ox *o, uint32_t *ref, const char *fmt, ...)
  * messages (ex_msgs).  0 at the end of the trace; -1 on the reader's
  * error, -2 out of memory (neither said yet). */
 int ox_survey(struct ox *o, struct grmtrace *r);
-/* After pass 1, if xm.keep: the message records, in a pass of their own
- * (r, opened again).  Same returns as ox_survey. */
-int ox_keep(struct ox *o, struct grmtrace *r);
 /* After pass 1: the ranks' communicator, the locations' numbers, which
  * messages are written as MPI ones. */
 int ox_plan(struct ox *o);

@@ -337,48 +337,39 @@ survey(struct ex_walk *w)
 	return rc == 0 ? 0 : -1;
 }
 
+/* Closes r after pass 2 (or the pass between) read fewer records than
+ * pass 1 (rc: -1 on the reader's error); says so.  Returns -1. */
+static int
+cut_short(struct ex_walk *w, struct grmtrace *r, int rc)
+{
+	if (rc == -1) {
+		pv_fail(w->x->in, r);
+		return -1;
+	}
+	pv_close(w->x->in, r);
+	fprintf(stderr, "prove: export: %s: shorter than at the first pass\n",
+	    w->x->in);
+	return -1;
+}
+
 /* The pass between when the messages must be kept (ex_msgs): their
  * records, in pv_msgs, matched.  Returns 0, or -1 after a message. */
 static int
 keep_msgs(struct ex_walk *w)
 {
-	const struct grmtrace_ev *ev;
 	struct grmtrace *r;
-	struct pv_mark m;
-	uint64_t n = 0;
-	int rc = 0;
+	int rc;
 
 	if ((r = reopen(w, 2)) == NULL)
 		return -1;
-	while (n < w->run.total && (rc = grmtrace_next(r, &ev)) == 1) {
-		if (ev->kind != GRMTRACE_RECORD)
-			continue;
-		n++;
-		if (pv_mark(&w->names, &w->sym, ev, &m) != 0 ||
-		    ((m.kind == PV_SEND || m.kind == PV_RECV) &&
-		    pv_msgs_ev(&w->msgs, ev, &m) != 0)) {
-			pv_close(w->x->in, r);
-			fprintf(stderr, "prove: export: out of memory\n");
-			return -1;
-		}
-	}
-	if (n < w->run.total) {
-		if (rc == -1)
-			pv_fail(w->x->in, r);
-		else {
-			pv_close(w->x->in, r);
-			fprintf(stderr, "prove: export: %s: shorter than at "
-			    "the first pass\n", w->x->in);
-		}
-		return -1;
-	}
+	rc = ex_msgs_keep(&w->xm, &w->msgs, &w->names, &w->sym, r,
+	    w->run.total);
+	if (rc == -1 || rc == -3)
+		return cut_short(w, r, rc);
 	pv_close(w->x->in, r);
-	if (pv_msgs_match(&w->msgs) != 0) {
+	if (rc != 0)
 		fprintf(stderr, "prove: export: out of memory\n");
-		return -1;
-	}
-	w->xm.matched = w->msgs.matched;
-	return 0;
+	return rc == 0 ? 0 : -1;
 }
 
 /* ---- pass 2: the walk ---- */
@@ -541,16 +532,8 @@ walk(struct ex_walk *w, const struct ex_ops *ops)
 		if (e != 0)
 			goto fail;
 	}
-	if (rc == -1 || w->run.done < w->run.total) {
-		if (rc == -1)
-			pv_fail(w->x->in, r);
-		else {
-			pv_close(w->x->in, r);
-			fprintf(stderr, "prove: export: %s: shorter than at "
-			    "the first pass\n", w->x->in);
-		}
-		return -1;
-	}
+	if (rc == -1 || w->run.done < w->run.total)
+		return cut_short(w, r, rc);
 	pv_close(w->x->in, r);
 	pv_xrun_done(&w->run);
 	if (procs_until(w, ops, UINT64_MAX) != 0)
