@@ -3,11 +3,13 @@
 # bench/export.sh: records per second of prove export, per format, on a
 # large made-up trace (doc/PERFORMANCE.md, "Exports"); prove stats, which
 # reads the trace once, for comparison; and the largest resident size of
-# each (an export's memory does not grow with the records but with the
-# messages, as prove stats's).
+# each (an export's memory grows with neither the records nor the
+# messages, prove stats's with the messages).
 # Usage: bench/export.sh [BUILDDIR]
 # BENCH_EXPORT_N: records (default 3000000), BENCH_EXPORT_FORMATS: the
-# formats (default: every one prove export lists).
+# formats (default: every one prove export lists), BENCH_EXPORT_MSGS=1:
+# rounds of a message only (sent, received), to measure the memory the
+# messages take.
 set -eu
 b=${1:-${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}}
 pv="$b/prove/prove"
@@ -21,7 +23,7 @@ fmts=${BENCH_EXPORT_FORMATS:-$("$pv" export --help |
 # 4 processes on 2 hosts, a thread each, in rounds of 10 records: a
 # block begun, a user event, a nested block, a message to the next rank
 # (received by it), both blocks ended.
-awk -v n="$n" 'BEGIN {
+awk -v n="$n" -v msgs="${BENCH_EXPORT_MSGS:-0}" 'BEGIN {
 	print "#GRM-TRACE 1"
 	print "#CLOCK 1700000000000000000 1000"
 	print "#HOST 1 0 10 alpha"
@@ -43,6 +45,12 @@ awk -v n="$n" 'BEGIN {
 	for (i = 0; k < n; i++) {
 		r = i % 4; q = (r + 1) % 4
 		h = 1 + r % 2; p = 100 + r; hq = 1 + q % 2; pq = 100 + q
+		if (msgs) {
+			printf "%d %d %d %d -4 %d 7 64\n", t += 11, h, p, p, q
+			printf "%d %d %d %d -5 %d 7 64\n", t += 13, hq, pq, pq, r
+			k += 2
+			continue
+		}
 		printf "%d %d %d %d -1 1\n", t += 7, h, p, p
 		printf "%d %d %d %d 1 %d 0.5\n", t += 3, h, p, p, i
 		printf "%d %d %d %d -1 2\n", t += 5, h, p, p

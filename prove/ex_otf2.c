@@ -14,15 +14,20 @@
  * Two passes over the trace.  Pass 1 learns the threads (one OTF2
  * location each), processes (location groups), hosts (system tree nodes),
  * processes' ranks, the first time stamp and the wall-clock epoch, and
- * matches message sends with receives (pv_msgs).  Pass 2 writes the
+ * matches message sends with receives as they stream (ex_msgs, with
+ * pairs: which matched ones are not MPI messages).  Pass 2 writes the
  * events; definitions met on the way (regions, metric classes) are kept
  * and written with the others at the end, as the global definitions may
  * come after the events.
  *
  * Memory grows with threads, processes, hosts, definitions (regions,
- * metric classes, strings) and open blocks, and with the number of
- * message records (pv_msgs keeps each send and receive to match them, as
- * prove stats and svg do); never with the other records.  The OTF2 library
+ * metric classes, strings) and open blocks, and with the message channels
+ * and the messages in flight (ex_msg.h: 24 bytes per send not yet
+ * received, and per receive before its send, in pass 1; 8 bytes per send
+ * not yet received in pass 2; plus one entry per matched message that is
+ * not an MPI one); never with the other records nor with the messages,
+ * but for traces whose messages must be kept to be matched (ex_msgs.keep:
+ * pv_msgs, about 90 bytes each).  The OTF2 library
  * buffers at most two chunks (2 MiB) per location (chunk_alloc).
  *
  * Mapping (doc/formats.md, "OTF2"): locations are numbered 0 .. n-1: first
@@ -157,10 +162,14 @@ ox_survey(struct ox *o, struct grmtrace *r)
 		pv_xrun_record(&o->run);
 		if (thr_get(o, ev->node, ev->pid, ev->tid) == NULL ||
 		    pv_mark(&o->names, &o->sym, ev, &m) != 0 ||
-		    pv_msgs_ev(&o->msgs, ev, &m) != 0)
+		    (m.kind == PV_SEND || m.kind == PV_RECV ?
+		    ex_msgs_ev(&o->xm, &o->msgs, ev, &m) :
+		    pv_msgs_ev(&o->msgs, ev, &m)) != 0)
 			return -2;
 	}
 	pv_xrun_done(&o->run);
+	if (rc == 0 && ex_msgs_plan(&o->xm, &o->msgs) != 0)
+		return -2;
 	return rc;
 }
 
@@ -257,8 +266,13 @@ ox_plan(struct ox *o)
 	/* Location ids: the holders' message threads (else their first),
 	 * then the others.  ViTE takes rank i for location i, and draws a
 	 * message from any other location of a rank wrong (or crashes). */
-	msg_threads(o, o->msgs.snd, o->msgs.nsnd);
-	msg_threads(o, o->msgs.rcv, o->msgs.nrcv);
+	if (o->xm.keep) {
+		msg_threads(o, o->msgs.snd, o->msgs.nsnd);
+		msg_threads(o, o->msgs.rcv, o->msgs.nrcv);
+	} else
+		for (i = 0; i < o->npr; i++)
+			o->pr[i]->has_mtid = ex_msgs_mtid(&o->xm,
+			    o->pr[i]->node, o->pr[i]->pid, &o->pr[i]->mtid);
 	for (i = 0; i < o->nth; i++)
 		o->th[i]->loc = UINT64_MAX;
 	for (i = 0; i < o->npr && ord[i]->holder; i++)
@@ -292,6 +306,10 @@ ox_plan(struct ox *o)
 			byloc[o->th[i]->loc] = o->th[i];
 		free(o->th);
 		o->th = byloc;
+	}
+	if (!o->xm.keep) {
+		o->epoch = pv_xrun_epoch(&o->run, o->run.t0);
+		return 0;
 	}
 	if (pv_msgs_match(&o->msgs) != 0 ||
 	    (o->sok = calloc(o->msgs.nsnd + 1, 1)) == NULL ||
@@ -433,6 +451,7 @@ ox_free(struct ox *o)
 	pv_strs_free(&o->names);
 	pv_sym_free(&o->sym);
 	pv_msgs_free(&o->msgs);
+	ex_msgs_free(&o->xm);
 	pv_map_free(&o->thx, thr_free);
 	pv_map_free(&o->px, NULL);
 	pv_map_free(&o->hx, NULL);
@@ -534,6 +553,7 @@ ex_otf2(const struct pv_export *x)
 
 	memset(&o, 0, sizeof o);
 	o.x = x;
+	o.xm.pairs = 1;
 	pv_xrun_init(&o.run, x, "otf2");
 	if ((r = pv_export_open(x)) == NULL)
 		return 1;
@@ -545,6 +565,20 @@ ex_otf2(const struct pv_export *x)
 		return pv_fail(x->in, r);
 	}
 	grmtrace_close(r);
+	if (rc == 0 && o.xm.keep) {
+		if ((r = pv_export_open(x)) == NULL) {
+			ox_free(&o);
+			return 1;
+		}
+		if ((rc = ex_msgs_keep(&o.xm, &o.msgs, &o.names, &o.sym, r,
+		    o.run.total)) == -1) {
+			ox_free(&o);
+			return pv_fail(x->in, r);
+		}
+		grmtrace_close(r);
+		if (rc == -3)
+			rc = 0;	/* pass 2 says it */
+	}
 	if (rc != 0) {
 		ox_oom();
 		ox_free(&o);

@@ -10,6 +10,7 @@
 #include <otf2/otf2.h>
 
 #include "pv.h"
+#include "ex_msg.h"
 #include "pv_export.h"
 
 #define REGION_PHASE	2	/* a collection phase, in frame.range */
@@ -70,7 +71,8 @@ struct ox {
 	struct pv_strs	strs;		/* every OTF2 string: id - 1 */
 	struct pv_strs	names;		/* pv_mark's range names */
 	struct pv_sym	sym;
-	struct pv_msgs	msgs;
+	struct pv_msgs	msgs;		/* processes; messages if xm.keep */
+	struct ex_msgs	xm;		/* messages matched as they stream */
 	struct pv_map	thx;		/* (node << 32 | pid, tid) -> thr */
 	struct thr	**th;		/* by location */
 	size_t		nth;
@@ -119,7 +121,7 @@ int ox_sref(struct ox *o, const char *s, size_t n, uint32_t *ref);
 int ox_sref_f(struct ox *o, uint32_t *ref, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Pass 1: the threads, processes, hosts, ranks, time span, #CLOCK and the
- * messages (pv_msgs).  0 at the end of the trace; -1 on the reader's
+ * messages (ex_msgs).  0 at the end of the trace; -1 on the reader's
  * error, -2 out of memory (neither said yet). */
 int ox_survey(struct ox *o, struct grmtrace *r);
 /* After pass 1: the ranks' communicator, the locations' numbers, which

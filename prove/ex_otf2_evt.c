@@ -248,6 +248,28 @@ user_event(struct ox *o, struct thr *t, const struct grmtrace_ev *ev)
 	return metric(o, t, ev->ts, c, val);
 }
 
+/* Whether a send or receive is written as an MPI one, matched as the
+ * trace streams (ex_msgs): as msg_ok (ex_otf2.c) says.  -1 if out of
+ * memory. */
+static int
+streamed(struct ox *o, const struct grmtrace_ev *ev, const struct pv_mark *m)
+{
+	const struct ex_chan *ch;
+	const struct proc *ps, *pr;
+	uint64_t id;
+	int k;
+
+	if ((k = ex_msgs_at(&o->xm, &o->msgs, ev, m, &id, &ch)) <= 0)
+		return k;
+	ps = pv_map_find(&o->px, (uint32_t)(ch->sproc >> 32),
+	    (uint32_t)ch->sproc);
+	pr = pv_map_find(&o->px, (uint32_t)(ch->rproc >> 32),
+	    (uint32_t)ch->rproc);
+	return ps != NULL && pr != NULL && ps->holder && pr->holder &&
+	    m->tag >= 0 && m->tag <= (int64_t)UINT32_MAX &&
+	    !ex_msgs_bad(&o->xm, id);
+}
+
 static int
 message(struct ox *o, struct thr *t, const struct grmtrace_ev *ev,
 	const struct pv_mark *m)
@@ -258,9 +280,13 @@ message(struct ox *o, struct thr *t, const struct grmtrace_ev *ev,
 	OTF2_ErrorCode e;
 	uint64_t len = m->bytes > 0 ? (uint64_t)m->bytes : 0;
 	int64_t peer;
+	int mpi;
 
-	if (i >= (send ? o->msgs.nsnd : o->msgs.nrcv) || !ok[i] ||
-	    (peer = ox_rank_ix(o, m->id)) < 0) {
+	if (o->xm.keep)
+		mpi = i < (send ? o->msgs.nsnd : o->msgs.nrcv) && ok[i];
+	else if ((mpi = streamed(o, ev, m)) < 0)
+		return ox_oom();
+	if (!mpi || (peer = ox_rank_ix(o, m->id)) < 0) {
 		o->msg_metric++;
 		return user_event(o, t, ev);
 	}

@@ -245,6 +245,9 @@ survey_ev(struct ex_walk *w, const struct grmtrace_ev *ev)
 		if (m.range && b->name == NULL)
 			return set_name(b, m.s, m.len);
 		return 0;
+	case PV_SEND:
+	case PV_RECV:
+		return ex_msgs_ev(&w->xm, &w->msgs, ev, &m);
 	default:
 		return pv_msgs_ev(&w->msgs, ev, &m);
 	}
@@ -323,13 +326,49 @@ survey(struct ex_walk *w)
 	if (rc == -1 && w->what == NULL)
 		return pv_fail(w->x->in, r) == 0 ? 0 : -1;
 	w->losses = grmtrace_losses(r);
-	if (rc == 0 && (pv_msgs_match(&w->msgs) != 0 || labels(w, r) != 0))
+	if (rc == 0 && (ex_msgs_plan(&w->xm, &w->msgs) != 0 ||
+	    labels(w, r) != 0))
 		rc = ex_oom(w);
 	if (w->npev > 0)
 		qsort(w->pev, w->npev, sizeof *w->pev, by_time);
 	pv_close(w->x->in, r);
 	if (rc != 0)
 		fprintf(stderr, "prove: export: %s\n", w->what);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Closes r after pass 2 (or the pass between) read fewer records than
+ * pass 1 (rc: -1 on the reader's error); says so.  Returns -1. */
+static int
+cut_short(struct ex_walk *w, struct grmtrace *r, int rc)
+{
+	if (rc == -1) {
+		pv_fail(w->x->in, r);
+		return -1;
+	}
+	pv_close(w->x->in, r);
+	fprintf(stderr, "prove: export: %s: shorter than at the first pass\n",
+	    w->x->in);
+	return -1;
+}
+
+/* The pass between when the messages must be kept (ex_msgs): their
+ * records, in pv_msgs, matched.  Returns 0, or -1 after a message. */
+static int
+keep_msgs(struct ex_walk *w)
+{
+	struct grmtrace *r;
+	int rc;
+
+	if ((r = reopen(w, 2)) == NULL)
+		return -1;
+	rc = ex_msgs_keep(&w->xm, &w->msgs, &w->names, &w->sym, r,
+	    w->run.total);
+	if (rc == -1 || rc == -3)
+		return cut_short(w, r, rc);
+	pv_close(w->x->in, r);
+	if (rc != 0)
+		fprintf(stderr, "prove: export: out of memory\n");
 	return rc == 0 ? 0 : -1;
 }
 
@@ -392,8 +431,10 @@ walk_record(struct ex_walk *w, const struct ex_ops *ops,
 	struct pv_mark m;
 	struct ex_thr *t;
 	const struct pv_msg *g;
+	struct pv_msg one;
+	uint64_t ts, id = 0;
 	size_t i;
-	uint64_t ts;
+	int k;
 
 	if (pv_mark(&w->names, &w->sym, ev, &m) != 0)
 		return ex_oom(w);
@@ -414,6 +455,15 @@ walk_record(struct ex_walk *w, const struct ex_ops *ops,
 		return 0;
 	case PV_SEND:
 	case PV_RECV:
+		if (!w->xm.keep) {
+			if ((k = ex_msgs_at(&w->xm, &w->msgs, ev, &m, &id,
+			    NULL)) < 0)
+				return ex_oom(w);
+			one = (struct pv_msg){ .peer = m.id, .tag = m.tag,
+			    .bytes = m.bytes, .match = k ? (size_t)id + 1 : 0 };
+			return ops->msg(w, t, m.kind == PV_SEND, &one,
+			    (size_t)id, ts);
+		}
 		if (m.kind == PV_SEND ? w->ksnd >= w->msgs.nsnd :
 		    w->krcv >= w->msgs.nrcv)
 			return 0;	/* not seen by the survey */
@@ -482,16 +532,8 @@ walk(struct ex_walk *w, const struct ex_ops *ops)
 		if (e != 0)
 			goto fail;
 	}
-	if (rc == -1 || w->run.done < w->run.total) {
-		if (rc == -1)
-			pv_fail(w->x->in, r);
-		else {
-			pv_close(w->x->in, r);
-			fprintf(stderr, "prove: export: %s: shorter than at "
-			    "the first pass\n", w->x->in);
-		}
-		return -1;
-	}
+	if (rc == -1 || w->run.done < w->run.total)
+		return cut_short(w, r, rc);
 	pv_close(w->x->in, r);
 	pv_xrun_done(&w->run);
 	if (procs_until(w, ops, UINT64_MAX) != 0)
@@ -546,7 +588,7 @@ free_blk(void *v)
 static void
 tell(const struct ex_walk *w)
 {
-	uint64_t un = w->msgs.nsnd + w->msgs.nrcv - 2 * w->msgs.matched;
+	uint64_t un = w->xm.nsnd + w->xm.nrcv - 2 * w->xm.matched;
 
 	if (w->bad_ends > 0)
 		fprintf(stderr, "prove: export: %s: %" PRIu64 " block ends "
@@ -580,7 +622,8 @@ ex_walk_run(const struct pv_export *x, const char *fmt,
 	w.fmt = fmt;
 	pv_xrun_init(&w.run, x, fmt);
 	w.arg = arg;
-	if (survey(&w) == 0 && (w.out = pv_export_create(x, &tmp)) != NULL) {
+	if (survey(&w) == 0 && (!w.xm.keep || keep_msgs(&w) == 0) &&
+	    (w.out = pv_export_create(x, &tmp)) != NULL) {
 		rc = walk(&w, ops);
 		rc = pv_export_finish(x, w.out, tmp, rc == 0);
 	}
@@ -593,6 +636,7 @@ ex_walk_run(const struct pv_export *x, const char *fmt,
 	pv_strs_free(&w.names);
 	pv_sym_free(&w.sym);
 	pv_msgs_free(&w.msgs);
+	ex_msgs_free(&w.xm);
 	for (i = 0; i < w.npev; i++)
 		free(w.pev[i].prog);
 	free(w.pev);

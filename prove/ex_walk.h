@@ -11,14 +11,17 @@
 
 #include "pv.h"
 #include "pv_export.h"
+#include "ex_msg.h"
 
 /*
  * Memory grows with hosts, processes, threads, block ids and names, the
- * open blocks of each thread, and the messages (pv_msgs keeps every send
- * and receive to match them, as prove stats and svg do); never with the
- * other records; #PROC lines are kept, to be put in time order.  The trace is read twice (standard input only if it is a
- * regular file).
+ * open blocks of each thread, and the message channels and the messages
+ * in flight (ex_msg.h); never with the other records nor with the
+ * messages; #PROC lines are kept, to be put in time order.  The trace is
+ * read twice (standard input only if it is a regular file); three times
+ * if its messages must be kept (ex_msgs.keep).
  */
+
 
 struct ex_host {
 	uint32_t	node;
@@ -90,8 +93,9 @@ struct ex_ops {
 	/* b ends; its begin was at t0 (relative too). */
 	int	(*end)(struct ex_walk *w, struct ex_thr *t, struct ex_blk *b,
 		       uint64_t t0, uint64_t ts);
-	/* A send (send 1) or receive; m->match says if it was matched, and
-	 * which index of the other array (w->msgs) it was; i: its own. */
+	/* A send (send 1) or receive; m->match says if it was matched: both
+	 * ends of a matched message have one id, the send's index among the
+	 * trace's sends: i at the send, m->match - 1 at the receive. */
 	int	(*msg)(struct ex_walk *w, struct ex_thr *t, int send,
 		       const struct pv_msg *m, size_t i, uint64_t ts);
 	/* Another record (a user event, a preload record, a collection
@@ -123,7 +127,9 @@ struct ex_walk {
 	uint32_t		nbegun;		/* of them, begun */
 	struct pv_strs		names;		/* of ranges and functions */
 	struct pv_sym		sym;
-	struct pv_msgs		msgs;
+	struct pv_msgs		msgs;		/* processes; messages if
+						   xm.keep */
+	struct ex_msgs		xm;
 	struct ex_pev		*pev;		/* #PROC lines, by time */
 	size_t			npev;
 	size_t			cpev;

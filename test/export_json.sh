@@ -140,6 +140,9 @@ for t in short ends lonely same back; do
 	jcheck "$X/$t.json" > "$T_DIR/c.out" || t_fail "$t: invalid"
 done
 grep -q "cut short" "$T_DIR/short.err" || t_fail "short: not said"
+# Messages matched as they stream, and kept (a receive before its send
+# in back): the same output.
+ex_keep "$X" json ring back
 grep -q "2 block ends with no open block" "$T_DIR/ends.err" ||
 	t_fail "ends: $(cat "$T_DIR/ends.err")"
 jcheck "$X/lonely.json" > "$T_DIR/c.out"

@@ -33,6 +33,16 @@
 #                  sent, as a clock error beyond its bound makes).
 #   ex_want, ex_get, ex_counts: what an export must count (below).
 #   ex_real DIR FORMAT CHECK: ex_traces, each exported and checked.
+#   ex_keep DIR FORMAT T...: DIR/T.trace (text) exported, and a copy whose
+#                  process name records give another rank, the right one
+#                  coming again after the last record: a process whose
+#                  rank changes after its first message makes the export
+#                  keep every message record to match them (the rule of
+#                  prove stats, pv_msgs) rather than match them as they
+#                  stream (ex_msg.c); both outputs must be the same (but
+#                  for the trace's name and count of records); EX_SHOW,
+#                  if set, is the command that prints an output (a folder)
+#                  to compare.
 #   ex_out FORMAT TRACE: what every export does with OUT: refused if it
 #                  exists, replaced with --force (over a folder, and over
 #                  a file), nothing left there after a malformed trace,
@@ -334,4 +344,33 @@ ex_out() {
 	cat "$_t" | "$PV" export --to "$_f" - -o "$T_DIR/in.$_f" -q \
 	    2> /dev/null || t_fail "$_f: export of standard input failed"
 	[ $_k "$T_DIR/in.$_f" ] || t_fail "$_f: standard input: no OUT"
+}
+
+# ---- messages matched as they stream (ex_msg.c) ----
+
+ex_keep() {
+	_d=$1 _f=$2
+	shift 2
+	for _t in "$@"; do
+		awk 'NR == FNR { if ($0 ~ /^[0-9]/) last = FNR; next }
+		    $5 == "-6" && $1 ~ /^[0-9]+$/ { held = held $0 "\n"
+		    $6 += 1000000 }
+		    { print } FNR == last { printf "%s", held }' \
+		    "$_d/$_t.trace" "$_d/$_t.trace" > "$_d/$_t-keep.trace"
+		cmp -s "$_d/$_t.trace" "$_d/$_t-keep.trace" &&
+			t_fail "keep: $_t has no process name record"
+		for _k in "$_t" "$_t-keep"; do
+			"$PV" export --to "$_f" -q "$_d/$_k.trace" \
+			    -o "$_d/$_k.out.$_f" 2> "$T_DIR/$_k.err" ||
+				t_fail "keep: $_k: $(cat "$T_DIR/$_k.err")"
+			if [ -n "${EX_SHOW:-}" ]; then
+				$EX_SHOW "$_d/$_k.out.$_f" > "$_d/$_k.cmp"
+			else
+				grep -v -e '"trace":' -e '"records":' \
+				    "$_d/$_k.out.$_f" > "$_d/$_k.cmp"
+			fi
+		done
+		cmp -s "$_d/$_t.cmp" "$_d/$_t-keep.cmp" ||
+			t_fail "keep: $_t: streamed and kept differ"
+	done
 }

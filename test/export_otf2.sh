@@ -179,5 +179,12 @@ grep -q "^prove: export: otf2: 2 message records written as metrics" \
 	t_fail "back: want 2 metrics, no MPI message"
 vite_ok "$a"
 
+# Messages matched as they stream, and kept (test/export_lib.sh): the same
+# events.
+oprint() { otf2-print "$1/traces.otf2"; }
+EX_SHOW=oprint
+ex_keep "$out" otf2 ring back
+EX_SHOW=
+
 ex_out otf2 "$out/hostile.trace"
 t_check_clean

@@ -75,6 +75,9 @@ for t in short ends lonely same back; do
 	pcheck "$X/$t.paje" > "$T_DIR/c.out"
 	vcheck "$X/$t.paje"
 done
+# Messages matched as they stream, and kept (a receive before its send
+# in back): the same output.
+ex_keep "$X" paje ring back
 # A user event's fields, and a message's tag and size, in Fields.
 grep -qF ' E t1 e1 "1 x\x01y\xff 1.5"' "$X/short.paje" ||
 	t_fail "short: a user event's fields not kept: $(grep ' E ' "$X/short.paje")"
