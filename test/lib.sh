@@ -433,14 +433,16 @@ t_ring_trace() {
 	t_stop_mm
 }
 # t_chrome OUT ARGS...: headless Chromium (its own profile, no sandbox: the
-# tests run as root), the page's scripts run for up to 8 s of virtual time;
-# skipped by the caller when `command -v chromium` fails.
+# tests run as root), the page's scripts run for up to 8 s of virtual time,
+# in a window of T_CHROME_SIZE (default 1400,2400); skipped by the caller
+# when `command -v chromium` fails.
 t_chrome() {
 	_o=$1
 	shift
 	timeout 120 chromium --headless --no-sandbox --disable-gpu \
 	    --hide-scrollbars --user-data-dir="$T_DIR/chromium" \
-	    --window-size=1400,2400 --virtual-time-budget=8000 "$@" \
+	    --window-size="${T_CHROME_SIZE:-1400,2400}" \
+	    --virtual-time-budget=8000 "$@" \
 	    > "$_o" 2> "$T_DIR/chromium.err" ||
 		t_fail "chromium failed: $(tail -n 3 "$T_DIR/chromium.err")"
 }

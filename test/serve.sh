@@ -222,44 +222,35 @@ if ! command -v chromium > /dev/null 2>&1; then
 	t_log "chromium not installed: the page is not tested in a browser"
 	exit 0
 fi
-# chrome OUT ARGS...: headless Chromium (its own profile, no sandbox: the
-# tests run as root), the page's scripts run for up to 8 s of virtual time.
-chrome() {
-	_o=$1
-	shift
-	timeout 120 chromium --headless --no-sandbox --disable-gpu \
-	    --hide-scrollbars --user-data-dir="$T_DIR/chromium" \
-	    --window-size=1400,700 --virtual-time-budget=8000 "$@" \
-	    > "$_o" 2> "$T_DIR/chromium.err" ||
-		t_fail "chromium failed: $(tail -n 3 "$T_DIR/chromium.err")"
-}
+# The page in a window of the screenshots' size (t_chrome).
+T_CHROME_SIZE=1400,700
 # dom ID: the text of the element ID in $T_DIR/dom.
 dom() { sed -n "s/.*id=\"$1\"[^>]*>\([^<]*\)<.*/\1/p" "$T_DIR/dom"; }
 
-chrome "$T_DIR/dom" --dump-dom "$url"
+t_chrome "$T_DIR/dom" --dump-dom "$url"
 grep -q 'data-ready="1"' "$T_DIR/dom" || t_fail "the page never got ready"
 [ -z "$(dom errors)" ] || t_fail "script error: $(dom errors)"
 for k in records processes threads losses span; do
 	[ "$(dom "st-$k")" = "$(stat $k)" ] ||
 		t_fail "page shows $k $(dom "st-$k"), prove stats $(stat $k)"
 done
-chrome "$T_DIR/dom" --dump-dom "$url#f=1"
+t_chrome "$T_DIR/dom" --dump-dom "$url#f=1"
 grep -q 'data-ready="1"' "$T_DIR/dom" || t_fail "the second file's page"
 [ -z "$(dom errors)" ] || t_fail "script error on file 1: $(dom errors)"
 # A range around the message, as a shared URL would have it.
 zoom="$url#f=0&from=$((ts_s - 1000))&to=$((ts_r + 1000))"
-chrome "$T_DIR/dom" --dump-dom "$zoom"
+t_chrome "$T_DIR/dom" --dump-dom "$zoom"
 [ -z "$(dom errors)" ] || t_fail "script error when zoomed: $(dom errors)"
 grep -q "class=\"lat\" data-ns=\"$lat\"" "$T_DIR/dom" ||
 	t_fail "the message ($lat ns) not shown in the zoomed view"
 # And its send's record, selected in the URL as a click leaves it: its
 # other end and latency below the view.
-chrome "$T_DIR/dom" --dump-dom "$zoom&rec=$row,$ts_s,-4"
+t_chrome "$T_DIR/dom" --dump-dom "$zoom&rec=$row,$ts_s,-4"
 [ -z "$(dom errors)" ] || t_fail "script error with a record: $(dom errors)"
 grep -q "latency [^<]*($lat ns)" "$T_DIR/dom" ||
 	t_fail "the record's latency ($lat ns) not shown: $(grep -A3 'id="detail"' "$T_DIR/dom")"
-chrome "$T_DIR/shot.out" --screenshot="$B/test/serve-whole.png" "$url"
-chrome "$T_DIR/shot.out" --screenshot="$B/test/serve-message.png" \
+t_chrome "$T_DIR/shot.out" --screenshot="$B/test/serve-whole.png" "$url"
+t_chrome "$T_DIR/shot.out" --screenshot="$B/test/serve-message.png" \
     "$zoom&rec=$row,$ts_s,-4"
 [ -s "$B/test/serve-whole.png" ] && [ -s "$B/test/serve-message.png" ] ||
 	t_fail "no screenshot"

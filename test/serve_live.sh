@@ -102,12 +102,9 @@ command -v chromium > /dev/null 2>&1 && have_chromium=1
 # chrome OUT URL: the page's DOM after its scripts ran (up to 8 s of
 # virtual time; an open event stream holds virtual time, so the page is
 # told to follow N collections and pause: #live=N).
+T_CHROME_SIZE=1400,700
 chrome() {
-	timeout 120 chromium --headless --no-sandbox --disable-gpu \
-	    --hide-scrollbars --user-data-dir="$T_DIR/chromium" \
-	    --window-size=1400,700 --virtual-time-budget=8000 \
-	    --dump-dom "$2" > "$1" 2> "$T_DIR/chromium.err" ||
-		t_fail "chromium failed: $(tail -n 3 "$T_DIR/chromium.err")"
+	t_chrome "$1" --dump-dom "$2"
 	grep -q 'data-ready="1"' "$1" || t_fail "the page never got ready"
 	! grep -q 'id="errors">[^<]' "$1" ||
 		t_fail "script error: $(grep -o 'id="errors">[^<]*' "$1")"
@@ -131,11 +128,8 @@ if [ $have_chromium = 1 ]; then
 		t_fail "live=paused not paused"
 	! grep -q 'data-live-records' "$T_DIR/dom" ||
 		t_fail "a paused page was updated"
-	timeout 120 chromium --headless --no-sandbox --disable-gpu \
-	    --hide-scrollbars --user-data-dir="$T_DIR/chromium" \
-	    --window-size=1400,700 --virtual-time-budget=8000 \
-	    --screenshot="$B/test/serve-live.png" "${url1}#live=2" \
-	    > /dev/null 2>&1 || t_fail "no screenshot"
+	t_chrome "$T_DIR/shot.out" --screenshot="$B/test/serve-live.png" \
+	    "${url1}#live=2"
 fi
 
 t_reap writer "$WP"
