@@ -326,6 +326,12 @@ struct mm_coll {
 	struct mm_conn		*ctl;		/* who asked; may go away */
 	struct loop_ev	*timeout;
 	struct mm_coll		*next;
+	/* A stop waiting for the disk (mm_round.c, mm->stop_wait): since
+	 * when; final: its collection is in, not yet all written (the LMs
+	 * keep it, unacknowledged); failed: the LMs that did not answer. */
+	uint64_t		t_wait;
+	int			final;
+	char			failed[300];
 };
 
 /* What grmctl enable/disable/filter set: sent whole to every LM. */
@@ -437,7 +443,9 @@ struct mm {
 	struct loop_ev	*out_retry;
 	/* A stop asked while the file cannot be written waits for it, at
 	 * most disk_wait_secs (--disk-wait), the LMs not told, so that
-	 * nothing is lost (mm_round.c); out of the list of rounds. */
+	 * nothing is lost (mm_round.c); so does one whose final collection
+	 * cannot be written, the LMs not acknowledged; out of the list of
+	 * rounds. */
 	struct mm_coll		*stop_wait;
 	struct loop_ev	*stop_wait_ev;
 	unsigned		disk_wait_secs;

@@ -583,8 +583,9 @@ mm_out_write_out(struct mm *mm)
 		return 0;
 	if (!stalled && (tape_error(mm->out) == 0 || !mm_out_stalled(mm)))
 		return -1;
-	/* Stopping: nobody will try again. */
-	return mm->stopping || mm->stopped ? -1 : 1;
+	/* Tried again (mm_out_stalled), a stop's final collection too: it
+	 * waits for the disk (mm_round.c). */
+	return 1;
 }
 
 const char *

@@ -23,6 +23,7 @@
 #define MM_PAUSE_TIMEOUT	5
 
 static void coll_start(struct mm *mm, struct mm_coll *co);
+static int stop_wait(struct mm *mm, struct mm_coll *co);
 
 static void
 exit_after_flush(struct peer *p, void *arg)
@@ -174,18 +175,31 @@ live_answer(struct mm *mm, struct mm_coll *co, const char *said)
 
 /* A collection round's answers are in: what the LMs had committed when
  * asked is written (and their own records, stamped with the scan's
- * time); a global round's processes go on while the file is synced. */
-static void
+ * time); a global round's processes go on while the file is synced.
+ * A stop's that cannot all be written now waits for the disk, nothing
+ * acknowledged (stop_wait): 1, co kept; else 0, co answered. */
+static int
 collection_done(struct mm *mm, struct mm_coll *co, const char *failed)
 {
 	char text[1024];
 	uint64_t stopped_ns = 0, w;
 	int r = 0;
 
-	mm->collections++;
+	if (!co->final)
+		mm->collections++;
 	if (mm->out != NULL) {
 		w = co->stop ? UINT64_MAX : mm_order_scanned(mm);
 		r = mm_order_write(mm, w == UINT64_MAX ? w : w + 1);
+	}
+	if (co->stop && r == 0 && mm->out != NULL && mm->out_failed_ns != 0) {
+		co->final = 1;
+		snprintf(co->failed, sizeof co->failed, "%s",
+		    failed != NULL ? failed : "");
+		if (co->timeout != NULL)
+			loop_disarm(co->timeout);
+		if (stop_wait(mm, co) == 0)
+			return 1;
+		r = -1;		/* out of memory: the stop fails */
 	}
 	if (co->global) {
 		stopped_ns = clk_mono_ns() - co->t_paused;
@@ -225,6 +239,7 @@ collection_done(struct mm *mm, struct mm_coll *co, const char *failed)
 		return;
 	}
 	coll_answer(mm, co, r, failed, text, sizeof text);
+	return 0;
 }
 
 static void
@@ -235,8 +250,8 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		control_done(mm, co, failed);
 	else if (co->what == MM_STATUS)
 		status_done(mm, co);
-	else
-		collection_done(mm, co, failed);
+	else if (collection_done(mm, co, failed) != 0)
+		return;		/* a stop waits for the disk: kept */
 	coll_free(co);
 }
 
@@ -385,7 +400,16 @@ mm_round_ready(struct mm *mm, struct mm_conn *c)
  * stop waits, the LMs not told, until the file has been written again
  * for a second (mm_out_stalled), then goes on as any stop; or, after
  * --disk-wait seconds, fails: mainmon runs on, the LMs keep their data,
- * and the answer says why and how much mainmon holds. */
+ * and the answer says why and how much mainmon holds.
+ *
+ * The disk can also fill while the final collection is written (the LMs
+ * told, their processes recording nothing more): then mainmon neither
+ * acknowledges it nor closes the file (an LM exits on the ACK of its
+ * final collection, and with its connection), but waits in the same way
+ * (co->final), writes the rest once the disk works, and completes the
+ * stop; past the bound the stop fails as above, the LMs still holding
+ * what is unwritten, and a later stop (or the disk coming back) writes
+ * it. */
 
 /* Bytes mainmon holds that the file does not (its merge, the writer). */
 static uint64_t
@@ -429,7 +453,7 @@ stop_wait_cb(void *arg)
 
 	if (co == NULL)
 		return;
-	waited = (double)(clk_mono_ns() - co->t0) / 1e9;
+	waited = (double)(clk_mono_ns() - co->t_wait) / 1e9;
 	if (mm->out != NULL && mm->out_failed_ns != 0 &&
 	    waited < mm->disk_wait_secs) {
 		/* Woken early, and writes still fail: wait on. */
@@ -446,6 +470,14 @@ stop_wait_cb(void *arg)
 		    "disk has room", why, waited,
 		    (unsigned long long)held_unwritten(mm), nlms(mm),
 		    nlms(mm) == 1 ? "LM keeps" : "LMs keep");
+		if (co->final) {
+			/* Its processes record nothing more; mainmon takes
+			 * commands again, a stop among them. */
+			snprintf(text + strlen(text), sizeof text -
+			    strlen(text), " (the final collection had begun: "
+			    "tracing has ended)");
+			mm->stopping = 0;
+		}
 		log_warn("stop%s: %s", co->ctl == NULL ? " (signal)" : "",
 		    text);
 		mm_ctl_reply(co->ctl, 1, text);
@@ -456,6 +488,13 @@ stop_wait_cb(void *arg)
 	    mm->out_path, waited);
 	snprintf(co->note, sizeof co->note, " (after waiting %.1f s for the "
 	    "disk)", waited);
+	if (co->final) {
+		/* The rest of the final collection, then the end. */
+		if (collection_done(mm, co, co->failed[0] ? co->failed :
+		    NULL) == 0)
+			coll_free(co);
+		return;
+	}
 	co->next = mm->colls;
 	mm->colls = co;
 	mm->stopping = 1;
@@ -467,6 +506,7 @@ static int
 stop_wait(struct mm *mm, struct mm_coll *co)
 {
 	char why[600];
+	uint64_t waited;
 
 	if (mm->stop_wait_ev == NULL &&
 	    (mm->stop_wait_ev = loop_timer(mm->base, stop_wait_cb,
@@ -474,14 +514,20 @@ stop_wait(struct mm *mm, struct mm_coll *co)
 		return -1;
 	mm->stop_wait = co;
 	disk_why(mm, why, sizeof why);
+	/* Written again, then failing again in the final collection: the
+	 * bound counts from the first wait. */
+	if (co->t_wait == 0)
+		co->t_wait = clk_mono_ns();
+	waited = (clk_mono_ns() - co->t_wait) / 1000000000ull;
 	log_warn("stop%s: %s: waiting up to %u s for it to be written again "
-	    "before the final collection (mainmon holds %llu bytes "
-	    "unwritten, %d %s the rest)", co->ctl == NULL ?
-	    " (signal)" : "", why, mm->disk_wait_secs,
+	    "%s (mainmon holds %llu bytes unwritten, %d %s the rest)",
+	    co->ctl == NULL ? " (signal)" : "", why, mm->disk_wait_secs,
+	    co->final ? "to complete the final collection" :
+	    "before the final collection",
 	    (unsigned long long)held_unwritten(mm), nlms(mm),
 	    nlms(mm) == 1 ? "LM keeps" : "LMs keep");
-	(void)loop_arm(mm->stop_wait_ev, mm->disk_wait_secs *
-	    1000000000ull);
+	(void)loop_arm(mm->stop_wait_ev, (waited < mm->disk_wait_secs ?
+	    mm->disk_wait_secs - waited : 0) * 1000000000ull);
 	return 0;
 }
 

@@ -568,3 +568,19 @@ t_disk_whole() {
 	_dups=$(t_tcheck "$1" eid=1 dups f1)
 	[ "$_dups" -eq 0 ] || t_fail "$_dups records written twice"
 }
+
+# ---- a stop refused on a full disk ----
+# t_stop_refused OUT TRACE [MORE]: OUT, a failed grmctl stop's answer,
+# says why (TRACE cannot be written) and how much mainmon holds, and
+# matches MORE (a regular expression) after that; mainmon and every LM
+# noted still run (nothing ended).
+t_stop_refused() {
+	grep -q "cannot write $2: No space left on device" "$1" &&
+	    grep -q "not stopped after waiting.*nothing lost: mainmon holds [0-9]* bytes unwritten and runs on, [1-9][0-9]* LMs* keeps* the rest${3:-}" \
+	    "$1" ||
+		t_fail "the failed stop does not say why or how much is held: $(cat "$1")"
+	t_alive "$MM_PID" || t_fail "mainmon ended at a failed stop"
+	for _e in $T_LMS; do
+		t_alive "${_e%%:*}" || t_fail "LM ${_e%%:*} ended at a failed stop"
+	done
+}
