@@ -236,7 +236,7 @@ collection_done(struct mm *mm, struct mm_coll *co, const char *failed)
 		    co->unpaused[0] ? "; not stopped on " : "", co->unpaused);
 	if (r == 0 && strcmp(co->cmd, "live") == 0) {
 		live_answer(mm, co, text);
-		return;
+		return 0;
 	}
 	coll_answer(mm, co, r, failed, text, sizeof text);
 	return 0;
