@@ -80,6 +80,8 @@ struct rp_node {
 	int		state;
 	uint64_t	seg_id;
 	unsigned	unacked;	/* DONEs not acknowledged */
+	int		final;		/* its final collection answered:
+					   nothing more is sent on it */
 	struct rp_thr	**dirty;	/* pieces with records */
 	size_t		ndirty;
 	size_t		cdirty;

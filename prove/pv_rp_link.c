@@ -155,6 +155,10 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			rp->stopped = 1;
 		}
 		rp_flush_node(n, round, rp_below(rp, clk_mono_ns()));
+		/* Its final collection: a DONE sent on it after this one
+		 * would never be acknowledged. */
+		if (flags & WIRE_COLLECT_STOP)
+			n->final = 1;
 		/* The other hosts' pieces too: all that was read is sent. */
 		if (rp->stopped)
 			rp_flush_all(rp, clk_mono_ns());

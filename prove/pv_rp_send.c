@@ -87,6 +87,8 @@ rp_flush_node(struct rp_node *n, uint32_t round, uint64_t below)
 	unsigned char buf[20];
 	struct wire_wr w;
 
+	if (n->final)
+		return 0;	/* mainmon is done with this host */
 	if (n->state != RP_READY || send_pieces(n) != 0)
 		return -1;
 	wire_wr_init(&w, buf, sizeof buf);

@@ -3,8 +3,8 @@
 # test/replay.sh: prove replay into a second, running mainmon.  A real
 # trace of two hosts (t_bee_trace) replayed at --speed 0, 1 and 10, and
 # into a mainmon of the global scheme: the new trace holds the same hosts,
-# the same records of each host (prove trace -H, times left out), the same
-# #PROC lines, and prove stats says the same of both but the span (times
+# the same records of each thread of each host (prove trace -H, times left
+# out), the same #PROC lines, and prove stats says the same of both but the span (times
 # within the new mainmon's clock model, divided by the speed); --speed 1
 # takes the trace's span, 10 a tenth, 0 much less.  A hand-written trace
 # with losses (a thread's, and the LM's own): the same #LOSS lines.  One
@@ -43,9 +43,13 @@ same_as() {
 	grep '^#HOST' "$orig" | cut -d' ' -f2,5 > "$T_DIR/h1"
 	grep '^#HOST' "$1" | cut -d' ' -f2,5 > "$T_DIR/h2"
 	cmp -s "$T_DIR/h1" "$T_DIR/h2" || t_fail "$2: hosts differ"
+	# Each thread's records in order (between threads, records close in
+	# time may be ordered otherwise by the new mainmon's clock model).
 	for h in hostA hostB; do
-		"$PV" trace "$orig" -H $h | cut -d' ' -f2- > "$T_DIR/r1"
-		"$PV" trace "$1" -H $h | cut -d' ' -f2- > "$T_DIR/r2"
+		"$PV" trace "$orig" -H $h | cut -d' ' -f2- |
+			sort -s -k1,1n -k2,2n -k3,3n > "$T_DIR/r1"
+		"$PV" trace "$1" -H $h | cut -d' ' -f2- |
+			sort -s -k1,1n -k2,2n -k3,3n > "$T_DIR/r2"
 		cmp -s "$T_DIR/r1" "$T_DIR/r2" ||
 			t_fail "$2: the records of $h differ"
 	done
