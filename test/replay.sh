@@ -6,8 +6,8 @@
 # the same records of each thread of each host (prove trace -H, times left
 # out), the same #PROC lines, and prove stats says the same of both but
 # the span (times within the new mainmon's clock model, divided by the
-# speed); --speed 1
-# takes the trace's span, 10 a tenth, 0 much less.  A hand-written trace
+# speed); --speed 1 takes the trace's span, 10 a tenth, 0 much less.  A
+# hand-written trace
 # with losses (a thread's, and the LM's own): the same #LOSS lines.  One
 # thread's 300,000 records at once: the same records, in order.  mainmon
 # stopped during a replay: the replay ends, exit 1, all it sent in the
