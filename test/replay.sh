@@ -1,17 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test/replay.sh: prove replay into a second, running mainmon.  A real
-# trace of two hosts (t_bee_trace) replayed at --speed 0, 1 and 10, and
-# into a mainmon of the global scheme: the new trace holds the same hosts,
-# the same records of each thread of each host (prove trace -H, times left
-# out), the same #PROC lines, and prove stats says the same of both but
-# the span (times within the new mainmon's clock model, divided by the
-# speed); --speed 1 takes the trace's span, 10 a tenth, 0 much less.  A
-# hand-written trace
-# with losses (a thread's, and the LM's own): the same #LOSS lines.  One
-# thread's 300,000 records at once: the same records, in order.  mainmon
-# stopped during a replay: the replay ends, exit 1, all it sent in the
-# trace.  Bad arguments and a wrong token are refused.
+# test/replay.sh: prove replay into a second, running mainmon.  A real trace
+# of two hosts (t_bee_trace) replayed at --speed 0, 1 and 10, and into a
+# mainmon of the global scheme: the new trace holds the same hosts, the same
+# records of each thread of each host (prove trace -H, times left out), the
+# same #PROC lines, and prove stats says the same of both but the span
+# (times within the new mainmon's clock model, divided by the speed);
+# --speed 1 takes the trace's span, 10 a tenth, 0 much less.  A hand-written
+# trace with losses (a thread's, and the LM's own): the same #LOSS
+# lines.  One thread's 300,000 records at once: the same records, in
+# order.  mainmon stopped during a replay: the replay ends, exit 1, all it
+# sent in the trace.  Bad arguments and a wrong token are refused.
 . "$(dirname "$0")/lib.sh"
 
 PV="$B/prove/prove"
