@@ -52,13 +52,8 @@ t_wait test -s "$T_DIR/serve.out" || t_fail "prove serve printed no address"
 url=$(head -n 1 "$T_DIR/serve.out")
 echo "prove serve $trace: open $url"
 if command -v chromium > /dev/null 2>&1; then
-	sandbox=""
-	[ "$(id -u)" -ne 0 ] || sandbox=--no-sandbox	# root: no sandbox
-	timeout 120 chromium --headless $sandbox --disable-gpu \
-	    --hide-scrollbars --user-data-dir="$T_DIR/chromium" \
-	    --window-size=1400,500 --virtual-time-budget=8000 \
-	    --screenshot="$out/ring-view.png" "$url" > /dev/null 2>&1 ||
-		t_fail "chromium could not show the page"
+	T_CHROME_SIZE=1400,500 t_chrome "$T_DIR/shot.out" \
+	    --screenshot="$out/ring-view.png" "$url"
 	[ -s "$out/ring-view.png" ] || t_fail "no picture of the page"
 	echo "what the browser shows: $out/ring-view.png"
 fi

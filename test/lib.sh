@@ -432,14 +432,16 @@ t_ring_trace() {
 	    > "$T_DIR/ring.out" || t_fail "ring failed"
 	t_stop_mm
 }
-# t_chrome OUT ARGS...: headless Chromium (its own profile, no sandbox: the
-# tests run as root), the page's scripts run for up to 8 s of virtual time,
-# in a window of T_CHROME_SIZE (default 1400,2400); skipped by the caller
-# when `command -v chromium` fails.
+# t_chrome OUT ARGS...: headless Chromium (its own profile; no sandbox as
+# root, where Chromium refuses one), the page's scripts run for up to 8 s
+# of virtual time, in a window of T_CHROME_SIZE (default 1400,2400);
+# skipped by the caller when `command -v chromium` fails.
 t_chrome() {
 	_o=$1
 	shift
-	timeout 120 chromium --headless --no-sandbox --disable-gpu \
+	_sb=
+	[ "$(id -u)" -ne 0 ] || _sb=--no-sandbox
+	timeout 120 chromium --headless $_sb --disable-gpu \
 	    --hide-scrollbars --user-data-dir="$T_DIR/chromium" \
 	    --window-size="${T_CHROME_SIZE:-1400,2400}" \
 	    --virtual-time-budget=8000 "$@" \
