@@ -406,8 +406,15 @@ gmi_lm_find(const struct mmid *id, int resume)
 		while (flock(lockfd, LOCK_EX) == -1 && errno == EINTR)
 			;
 		fd = gmi_lm_connect(sock);
-		if (fd == -1 && (pid = gmi_lm_spawn(id, lockfd, logp)) > 0)
+		if (fd == -1) {
+			/* A program that cannot be started now will not be
+			 * started by trying again: said once, not per try. */
+			if ((pid = gmi_lm_spawn(id, lockfd, logp)) == -1) {
+				close(lockfd);
+				return -1;
+			}
 			fd = gmi_lm_wait(sock, pid, deadline);
+		}
 		close(lockfd);
 		if (fd == -2) {
 			gmi_error(0, "local monitor for %s refused to start: "

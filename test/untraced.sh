@@ -24,7 +24,8 @@ GRM_MM=$MM_ID GRM_LOCALMON=/nonexistent/localmon "$B/test/e2e_writer" 1 1000 \
 GRM_DEBUG=1 GRM_MM=$MM_ID GRM_LOCALMON=/nonexistent/localmon \
     "$B/test/e2e_writer" 1 1000 "$T_DIR/half" "$T_DIR/go" > "$T_DIR/out" 2>&1 ||
 	t_fail "run without LM failed"
-grep -q "cannot start local monitor /nonexistent/localmon" "$T_DIR/out" ||
-	t_fail "GRM_DEBUG gave no reason: $(cat "$T_DIR/out")"
+n=$(grep -c "cannot start local monitor /nonexistent/localmon" "$T_DIR/out")
+[ "$n" -eq 1 ] ||
+	t_fail "GRM_DEBUG gave the reason $n times, not once: $(cat "$T_DIR/out")"
 t_stop_mm
 t_log "ok: untraced runs are silent and start nothing"
