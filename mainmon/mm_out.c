@@ -909,6 +909,12 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		p->gone_ns = clk_mono_ns();
 		c->node->ngone++;
 	}
-	return tape_proc(mm->out, c->node->id, pid, ppid, how, ts,
-	    (int32_t)status, name);
+	/* A file that cannot be written is not the LM's fault: said, and
+	 * the connection kept (a PROC sent again would be taken for the one
+	 * already noted above). */
+	if (tape_proc(mm->out, c->node->id, pid, ppid, how, ts,
+	    (int32_t)status, name) != 0)
+		log_warn("cannot write %s: %s (a #PROC line of process %u)",
+		    mm->out_path, strerror(errno), pid);
+	return 0;
 }
