@@ -61,6 +61,7 @@ static void
 coll_answer(struct mm *mm, struct mm_coll *co, int r, const char *failed,
 	    char *text, size_t cap)
 {
+	struct mm_conn *c;
 	char *big;
 
 	if (r != 0 && mm->out != NULL) {
@@ -77,6 +78,12 @@ coll_answer(struct mm *mm, struct mm_coll *co, int r, const char *failed,
 	} else
 		mm_ctl_reply(co->ctl, r != 0 || failed != NULL, text);
 	if (co->stop) {
+		/* An LM whose processes are stopped for a round still going
+		 * lets them go when mainmon leaves: the phase ends in the
+		 * file now, not never. */
+		for (c = mm->conns; c != NULL; c = c->next)
+			if (MM_IS_LM(c) && c->glob == MM_GL_STOPPED)
+				mm_global_conn_gone(mm, c);
 		/* Exit once the answer is out, or at once if nobody waits
 		 * (mm_conn_free ends the loop if the requester goes). */
 		mm->stopped = 1;
