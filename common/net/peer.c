@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <event2/buffer.h>
@@ -144,11 +145,24 @@ peer_sock_liveness(int fd, unsigned secs)
 	setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
 }
 
+/* Bytes from the peer not read yet: in the socket, or read ahead. */
+static int
+peer_unread(struct peer *p)
+{
+	int n = 0, fd = bufferevent_getfd(p->bev);
+
+	if (evbuffer_get_length(bufferevent_get_input(p->bev)) > 0)
+		return 1;
+	return fd >= 0 && ioctl(fd, FIONREAD, &n) == 0 && n > 0;
+}
+
 /*
  * The application's part, every quarter of the bound: nothing received
  * for the bound kills the peer.  A watchdog that itself ran late (this
- * process was stopped or starved) first gives the peer a whole bound
- * again: the silence was ours.
+ * process was stopped, or its loop busy or starved) first gives the peer
+ * a whole bound again if the peer's bytes wait unread: the silence was
+ * ours.  With nothing waiting, a late watchdog judges as usual, so that
+ * a loop kept busy (a spill under load) still notices a hung peer.
  */
 static void
 peer_live_cb(evutil_socket_t fd, short what, void *arg)
@@ -160,7 +174,7 @@ peer_live_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	bound = (uint64_t)p->live_secs * 1000000000u;
-	if (now - p->last_tick > bound / 2)
+	if (now - p->last_tick > bound / 2 && peer_unread(p))
 		p->last_rx = now;
 	p->last_tick = now;
 	if (p->dead || now - p->last_rx < bound)
