@@ -469,8 +469,9 @@ struct mm_plan {
 };
 
 /* mm_plan.c */
-/* Loads plan file path (-P) at start, after allow_exec is set.  0, or -1
- * with the error in why (FILE:LINE:COL: ..., its line and a caret). */
+/* Loads plan file path (-P) at start, after allow_exec is set.  0; -1
+ * with the error in why (FILE:LINE:COL: ..., its line and a caret); -2 if
+ * the file cannot be read (why: "PATH: reason"). */
 int mm_plan_load(struct mm *mm, const char *path, char *why, size_t cap);
 /* grmctl plan ARG: add RULE, list, del N; answers ctl. */
 void mm_plan_command(struct mm *mm, struct mm_conn *ctl, const char *arg);

@@ -345,9 +345,9 @@ opts_check(const struct mm_opts *o, struct mm *mm)
 		return refuse("-b %s: not an address of this host (%s)",
 		    o->bind, evutil_gai_strerror(err));
 	mm->allow_exec = o->allow_exec;
-	if (o->plan != NULL && mm_plan_load(mm, o->plan, why,
-	    sizeof why) != 0)
-		return refuse("%s", why);
+	if (o->plan != NULL && (err = mm_plan_load(mm, o->plan, why,
+	    sizeof why)) != 0)
+		return refuse("%s%s", err == -2 ? "-P " : "", why);
 	if (o->keyfile != NULL)
 		return read_key(mm, o->keyfile);
 	if (mmid_token_new(&mm->mmid) != 0) {

@@ -4,12 +4,9 @@
  * written to the trace as #PLAN lines.  Not armed: this version stores
  * and shows plans, it does not fire them. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
 
 #include "mm.h"
 #include "net/wire.h"
@@ -58,7 +55,7 @@ plan_store(struct mm *mm, const struct plan_rule *r, uint64_t ts,
 	return 0;
 }
 
-/* plan_parse_file's callback: one rule of the -P file. */
+/* plan_load's callback: one rule of the -P file. */
 static int
 load_one(const struct plan_rule *r, unsigned line, void *arg,
 	 struct plan_err *e)
@@ -81,40 +78,7 @@ load_one(const struct plan_rule *r, unsigned line, void *arg,
 int
 mm_plan_load(struct mm *mm, const char *path, char *why, size_t cap)
 {
-	static char text[PLAN_FILE_MAX + 1];
-	struct plan_err e;
-	struct stat st;
-	ssize_t got;
-	size_t len = 0;
-	int fd, rc;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd == -1) {
-		snprintf(why, cap, "-P %s: %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		snprintf(why, cap, "-P %s: not a regular file", path);
-		return -1;
-	}
-	/* One byte more than a plan may hold: too long is said, not cut. */
-	while (len < sizeof text && (got = read(fd, text + len,
-	    sizeof text - len)) != 0) {
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			snprintf(why, cap, "-P %s: %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		len += (size_t)got;
-	}
-	close(fd);
-	rc = plan_parse_file(text, len, load_one, mm, &e);
-	if (rc != 0)
-		plan_err_format(&e, path, text, len, why, cap);
-	return rc;
+	return plan_load(path, mm->allow_exec, load_one, mm, why, cap);
 }
 
 /* grmctl ID plan add RULE */

@@ -2,9 +2,13 @@
 /* plan.c: the plan language's lexer, parser and canonical printer
  * (doc/plans.md).  Input is hostile: every length is bounded before use,
  * nothing is allocated, every error names its line and column. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "plan/plan.h"
 #include "rec/rec.h"
@@ -1218,4 +1222,74 @@ plan_err_format(const struct plan_err *e, const char *where,
 		    (unsigned char)src[i] >= 0x7f ? '?' : src[i]);
 	put(&o, "\n  %*s^", (int)(e->col > 201 ? 200 : e->col - 1), "");
 	return o.len;
+}
+
+/* ---- plan files ---- */
+
+/* What plan_load gives plan_parse_file's callback. */
+struct load {
+	int	allow_exec;
+	int	(*add)(const struct plan_rule *, unsigned, void *,
+		       struct plan_err *);
+	void	*arg;
+};
+
+static int
+load_one(const struct plan_rule *r, unsigned line, void *arg,
+	 struct plan_err *e)
+{
+	const struct load *l = arg;
+
+	if (plan_has_exec(r) && !l->allow_exec) {
+		e->col = 1;
+		snprintf(e->msg, sizeof e->msg, "a rule with exec is refused: "
+		    "mainmon was not started with --allow-exec");
+		return -1;
+	}
+	return l->add != NULL ? l->add(r, line, l->arg, e) : 0;
+}
+
+int
+plan_load(const char *path, int allow_exec,
+	  int (*add)(const struct plan_rule *, unsigned, void *,
+		     struct plan_err *),
+	  void *arg, char *why, size_t cap)
+{
+	static __thread char text[PLAN_FILE_MAX + 1];
+	struct load l = { allow_exec, add, arg };
+	struct plan_err e;
+	struct stat st;
+	ssize_t got;
+	size_t len = 0;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd == -1) {
+		snprintf(why, cap, "%s: %s", path, strerror(errno));
+		return -2;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(why, cap, "%s: not a regular file", path);
+		return -2;
+	}
+	/* One byte more than a plan may hold: too long is said, not cut. */
+	while (len < sizeof text) {
+		got = read(fd, text + len, sizeof text - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			snprintf(why, cap, "%s: %s", path, strerror(errno));
+			close(fd);
+			return -2;
+		}
+		if (got == 0)
+			break;
+		len += (size_t)got;
+	}
+	close(fd);
+	rc = plan_parse_file(text, len, load_one, &l, &e);
+	if (rc != 0)
+		plan_err_format(&e, path, text, len, why, cap);
+	return rc;
 }

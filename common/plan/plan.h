@@ -139,6 +139,17 @@ int plan_parse_file(const char *text, size_t len,
 		    void *arg, struct plan_err *e);
 
 /*
+ * Reads plan file path (a regular file, at most PLAN_FILE_MAX bytes) and
+ * parses it as plan_parse_file does; a rule with exec is refused unless
+ * allow_exec.  0; -1 with the error in why as plan_err_format gives it;
+ * -2 when the file cannot be read ("PATH: reason" in why).
+ */
+int plan_load(const char *path, int allow_exec,
+	      int (*add)(const struct plan_rule *, unsigned, void *,
+			 struct plan_err *),
+	      void *arg, char *why, size_t cap);
+
+/*
  * Prints r canonically into buf (always NUL-terminated when cap > 0).
  * Returns the length it needs (as snprintf); a rule printed is at most a
  * few times PLAN_RULE_MAX long (PLAN_PRINT_MAX fits any).
