@@ -12,7 +12,8 @@
 #     add and del.
 #  3. -P errors: mainmon refuses to start (exit 2) with FILE:LINE:COL, the
 #     line and a caret, and makes no trace; exec without --allow-exec too;
-#     with --allow-exec the rule is stored (and nothing is run).
+#     with --allow-exec the rule is stored (and nothing is run); a new
+#     file (grmctl file) starts with the rules in force.
 #  4. grm-run --plan: its errors said at their place; the private
 #     mainmon's trace holds the plan (where the preload library runs).
 . "$(dirname "$0")/lib.sh"
@@ -175,8 +176,14 @@ t_start_mm "$T_DIR/exec.trace" -P "$T_DIR/exec.plan" --allow-exec
 	t_fail "3: exec with --allow-exec refused"
 [ "$(cat "$T_DIR/add.out")" = "plan 2 added ($NOT_ARMED)" ] ||
 	t_fail "3: said: $(cat "$T_DIR/add.out")"
+# A new file (grmctl file) starts with the rules in force.
+"$G" "$MM_ID" plan del 1 > /dev/null || t_fail "3: plan del failed"
+"$G" "$MM_ID" file "$T_DIR/exec2.trace" > /dev/null || t_fail "3: file failed"
 t_stop_mm "3"
 [ "$(t_count "$T_DIR/exec.trace" '#PLAN add')" -eq 2 ] || t_fail "3: not 2 rules in the trace"
+[ "$(t_count "$T_DIR/exec2.trace" '#PLAN add')" -eq 1 ] &&
+    [ "$(t_count "$T_DIR/exec2.trace" '#PLAN add' n=2)" -eq 1 ] ||
+	t_fail "3: the new file does not start with rule 2 alone"
 [ -e "$T_DIR/ran" ] && t_fail "3: a plan fired: this version must not"
 t_log "3: -P errors exact, exec only with --allow-exec"
 
