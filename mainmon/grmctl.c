@@ -76,8 +76,8 @@ check_command(char **argv, int n)
 	if (args < commands[i].min || args > commands[i].max) {
 		fprintf(stderr, "grmctl: %s: %s\n", argv[0],
 		    commands[i].max == 0 ? "takes no argument" :
-		    args < commands[i].min ? "needs an argument" :
-		    "takes one argument");
+		    commands[i].max == 1 ? "takes one argument" :
+		    "needs an argument");
 		usage(stderr);
 		return 2;
 	}
