@@ -77,17 +77,17 @@ mkdir -p "$out/logs" || exit 1
 for t in $targets; do
 	case $t in
 	tape)	src="$(cd "$top" && echo trace/*.c) common/rec/rec.c \
-		    common/util/hmap.c"; libs=-lm ;;
+		    common/util/hmap.c common/util/num.c"; libs=-lm ;;
 	rec)	src="common/rec/rec.c"; libs= ;;
 	seg|seghdr)
 		t=seg
 		[ -x "$out/fuzz_seg" ] && continue
 		src="common/shm/seg.c common/rec/rec.c common/shm/stab.c"; libs= ;;
 	wire)	src="common/net/wire.c common/net/auth.c common/net/mmid.c \
-		    common/util/sha256.c"
+		    common/util/sha256.c common/util/num.c"
 		libs= ;;
 	elfsym)	src="common/util/elfsym.c"; libs= ;;
-	plan)	src="common/plan/plan.c"; libs= ;;
+	plan)	src="common/plan/plan.c common/util/num.c"; libs= ;;
 	*)	echo "fuzz: unknown target $t" >&2; exit 2 ;;
 	esac
 	set --

@@ -12,6 +12,7 @@
 
 #include "plan/plan.h"
 #include "rec/rec.h"
+#include "util/num.h"
 
 /* ---- tokens ---- */
 
@@ -192,18 +193,6 @@ pool_add(struct ps *p, const char *b, size_t n, struct plan_str *out)
 	return 0;
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The current string token, unescaped into the pool. */
 static int
 string_val(struct ps *p, struct plan_str *out)
@@ -228,8 +217,8 @@ string_val(struct ps *p, struct plan_str *out)
 		case 'n': buf[k++] = '\n'; break;
 		case 't': buf[k++] = '\t'; break;
 		case 'x':
-			if (i + 2 >= n + 0 || (h = hexval(s[i + 1])) < 0 ||
-			    (l = hexval(s[i + 2])) < 0)
+			if (i + 2 >= n + 0 || (h = num_hexdigit(s[i + 1])) < 0 ||
+			    (l = num_hexdigit(s[i + 2])) < 0)
 				return fail_at(p, t->off + i, "expected two hex "
 				    "digits after '\\x'");
 			if (h == 0 && l == 0)
@@ -307,12 +296,12 @@ int_of(const struct ps *p, const struct tok *t, int64_t lo, int64_t hi,
 	if (i == n)
 		return -2;
 	for (d = (int)i; (size_t)d < n; d++)
-		if (hexval((unsigned char)s[d]) < 0 || hexval((unsigned char)
+		if (num_hexdigit((unsigned char)s[d]) < 0 || num_hexdigit((unsigned char)
 		    s[d]) >= base)
 			return -2;
 	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	for (; i < n; i++) {
-		d = hexval((unsigned char)s[i]);
+		d = num_hexdigit((unsigned char)s[i]);
 		if (x > (lim - (uint64_t)d) / (uint64_t)base)
 			return -1;
 		x = x * (uint64_t)base + (uint64_t)d;
