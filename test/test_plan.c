@@ -87,6 +87,12 @@ Test(plan, block_rate_abnormal_loss_at_every)
 	ok("when every 1ns do mark", "when every 1ns do mark");
 	ok("when every 0.000000001s do mark", "when every 1ns do mark");
 	ok("when every 720h do mark", "when every 720h do mark");
+	/* Fractions of the large units, to the nanosecond. */
+	ok("when every 1.999999999h do mark",
+	    "when every 7199999996400ns do mark");
+	cr_expect_eq(r.when.ns, 7199999996400ull);
+	ok("when every 0.5m do mark", "when every 30s do mark");
+	ok("when every 2.5ms do mark", "when every 2500us do mark");
 }
 
 Test(plan, keywords_any_case_and_comments)

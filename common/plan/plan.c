@@ -393,10 +393,17 @@ dur_val(struct ps *p, const char *after, uint64_t min_ns, uint64_t *ns)
 		    (int)u, s + i);
 	if (whole > PLAN_DUR_MAX / unit)
 		goto range;
-	if ((frac * unit) % scale != 0)
+	/* frac / scale of a unit, in ns, without overflow: from seconds up
+	 * the unit is a multiple of scale (at most 10^9); below, frac * unit
+	 * is under 10^15. */
+	if (unit % scale == 0)
+		frac *= unit / scale;
+	else if ((frac * unit) % scale != 0)
 		return FAIL(p, "a duration finer than a nanosecond: '%.*s'",
 		    (int)n, s);
-	*ns = whole * unit + frac * unit / scale;
+	else
+		frac = frac * unit / scale;
+	*ns = whole * unit + frac;
 	if (*ns > PLAN_DUR_MAX)
 		goto range;
 	if (*ns < min_ns)

@@ -128,7 +128,8 @@ int plan_parse_rule(const char *text, size_t len, struct plan_rule *r,
 
 /*
  * Parses a plan file: one rule per line, blank lines and "# comments"
- * skipped.  Calls add(rule, line, arg) for each rule in order; add
+ * skipped (add must not parse a plan file itself: the rule it is given
+ * is the parser's).  Calls add(rule, line, arg) for each rule in order; add
  * returning non-zero stops with that error (e->msg set by add, e->line
  * set here).  0, or -1 with *e filled.  At most PLAN_RULES_MAX rules and
  * PLAN_FILE_MAX bytes.
