@@ -300,6 +300,10 @@ Test(plan, errors_scope_actions_firing)
 	bad("when loss do enable for 1s", 21, "expected an event type or a "
 	    "class (procedure, event, string, message, user, class:N) after "
 	    "'enable'");
+	bad("when loss do disable 70000", 22, "an event type out of range: "
+	    "'70000' (-64 to 69631)");
+	bad("when loss do disable 1 0x", 24,
+	    "expected an event type after 'disable'");
 	bad("when loss do disable class:255", 22,
 	    "expected a class number (0 to 254) after 'class:'");
 	bad("when loss do enable 1 for 0s", 27, "a duration of 0 after 'for'");

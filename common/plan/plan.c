@@ -644,7 +644,7 @@ static const struct {
 /* A target of enable/disable, if the current token is one: 1 read, 0
  * not one (nothing read), -1 error. */
 static int
-target(struct ps *p, struct plan_target *g)
+target(struct ps *p, const char *verb, struct plan_target *g)
 {
 	const struct tok *t = cur(p);
 	unsigned k;
@@ -655,7 +655,7 @@ target(struct ps *p, struct plan_target *g)
 		if (tok_is(p, &p->t[p->i + 1], "times"))
 			return 0;
 		g->is_class = 0;
-		return eid_val(p, "enable", &g->value) == 0 ? 1 : -1;
+		return eid_val(p, verb, &g->value) == 0 ? 1 : -1;
 	}
 	if (t->kind != T_WORD)
 		return 0;
@@ -705,11 +705,11 @@ action(struct ps *p, struct plan_act *a)
 		    PLAN_D_DISABLE;
 		verb = a->kind == PLAN_D_ENABLE ? "enable" : "disable";
 		p->i++;
-		while ((n = target(p, &a->tgt[a->ntgt])) == 1)
+		while ((n = target(p, verb, &a->tgt[a->ntgt])) == 1)
 			if (++a->ntgt == PLAN_TARGETS_MAX) {
 				off = cur(p)->off;
-				if (target(p, &(struct plan_target){ 0, 0 })
-				    != 0)
+				if (target(p, verb,
+				    &(struct plan_target){ 0, 0 }) != 0)
 					return fail_at(p, off, "more than %d "
 					    "types or classes",
 					    PLAN_TARGETS_MAX);
