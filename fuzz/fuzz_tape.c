@@ -200,7 +200,8 @@ touch_meta(const struct grmtrace_ev *ev)
 			abort();
 		h += ev->f[i].v.u;
 	}
-	if ((ev->kind == GRMTRACE_PROC || ev->kind == GRMTRACE_CONTROL) &&
+	if ((ev->kind == GRMTRACE_PROC || ev->kind == GRMTRACE_CONTROL ||
+	    ev->kind == GRMTRACE_PLAN_ADD) &&
 	    (ev->str == NULL || ev->str[ev->str_len] != '\0'))
 		abort();
 	if (ev->str != NULL)
@@ -217,7 +218,8 @@ touch_meta(const struct grmtrace_ev *ev)
 	GRMTRACE_WANT(GRMTRACE_SYNC) | GRMTRACE_WANT(GRMTRACE_ORDER) | \
 	GRMTRACE_WANT(GRMTRACE_CAUSAL) | GRMTRACE_WANT(GRMTRACE_PROC) | \
 	GRMTRACE_WANT(GRMTRACE_LOSS) | GRMTRACE_WANT(GRMTRACE_STATS_COUNT) | \
-	GRMTRACE_WANT(GRMTRACE_STATS_RANGE) | GRMTRACE_WANT(GRMTRACE_CONTROL))
+	GRMTRACE_WANT(GRMTRACE_STATS_RANGE) | GRMTRACE_WANT(GRMTRACE_CONTROL) | \
+	GRMTRACE_WANT(GRMTRACE_PLAN_ADD) | GRMTRACE_WANT(GRMTRACE_PLAN_DEL))
 
 /* Writes a meta line as read; a line grown too long is left out. */
 static void
@@ -258,6 +260,13 @@ put_meta(struct tape_w *w, const struct grmtrace_ev *ev)
 		rc = tape_stats_range(w, ev->node, ev->pid, ev->eid, f[4].v.i,
 		    ev->count, f[6].v.u, f[7].v.u, f[8].v.u, f[9].v.d,
 		    f[10].v.d);
+		break;
+	case GRMTRACE_PLAN_ADD:
+		rc = tape_plan_add(w, (uint32_t)ev->count, ev->ts, ev->str,
+		    ev->str_len);
+		break;
+	case GRMTRACE_PLAN_DEL:
+		rc = tape_plan_del(w, (uint32_t)ev->count, ev->ts);
 		break;
 	default:
 		rc = tape_control(w, ev->ts, ev->str, ev->str_len);

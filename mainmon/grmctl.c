@@ -25,7 +25,8 @@ struct ctl {
 	unsigned		wait;		/* seconds for the answer */
 };
 
-/* Seconds grmctl waits for mainmon's answer: a status, anything else. */
+/* Seconds grmctl waits for mainmon's answer: a status or a plan command,
+ * anything else. */
 #define CTL_WAIT_STATUS	5
 #define CTL_WAIT	120
 
@@ -36,7 +37,8 @@ usage(FILE *f)
 	    "commands: snapshot, live, stop, status, stats, probe,\n"
 	    "          enable CLASS|EID|all, disable CLASS|EID, "
 	    "filter [SUBSTRING],\n"
-	    "          file NEWNAME\n"
+	    "          file NEWNAME, plan add 'RULE', plan list, plan del N "
+	    "(doc/plans.md)\n"
 	    "classes:  procedure, event, string, message, user, class:N\n");
 }
 
@@ -50,6 +52,7 @@ static const struct {
 	{ "status", 0, 0 },
 	{ "stats", 0, 0 }, { "probe", 0, 0 }, { "enable", 1, 1 },
 	{ "disable", 1, 1 }, { "filter", 0, 1000 }, { "file", 1, 1 },
+	{ "plan", 1, 1000 },
 };
 
 /*
@@ -73,7 +76,8 @@ check_command(char **argv, int n)
 	if (args < commands[i].min || args > commands[i].max) {
 		fprintf(stderr, "grmctl: %s: %s\n", argv[0],
 		    commands[i].max == 0 ? "takes no argument" :
-		    "takes one argument");
+		    commands[i].max == 1 ? "takes one argument" :
+		    "needs an argument");
 		usage(stderr);
 		return 2;
 	}
@@ -189,7 +193,7 @@ main(int argc, char **argv)
 	struct event *to;
 	struct mmid id;
 	const char *why;
-	char line[MMID_MAX], cmd[1024];
+	char line[MMID_MAX], cmd[WIRE_STR_MAX];
 	int i;
 
 	if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
@@ -250,7 +254,8 @@ main(int argc, char **argv)
 	hmac_wipe(id.token, sizeof id.token);
 	/* mainmon answers a status within a second whatever its LMs do;
 	 * a collection may wait a minute for theirs, then be written. */
-	c.wait = strcmp(argv[2], "status") == 0 ? CTL_WAIT_STATUS : CTL_WAIT;
+	c.wait = strcmp(argv[2], "status") == 0 ||
+	    strcmp(argv[2], "plan") == 0 ? CTL_WAIT_STATUS : CTL_WAIT;
 	to = evtimer_new(c.base, timeout_cb, &c);
 	event_add(to,
 	    &(struct timeval){ .tv_sec = c.wait, .tv_usec = 0 });

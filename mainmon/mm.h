@@ -452,7 +452,35 @@ struct mm {
 	/* Frees the processes that ended, once done with (mm_out.c). */
 	struct loop_ev	*procs_ev;
 	uint64_t		procs_freed;
+	/* The monitoring plan (mm_plan.c): rules in order of number,
+	 * stored and shown, not fired yet. */
+	struct mm_plan		*plans;
+	unsigned		nplans;
+	uint32_t		plan_next;	/* the last number given */
+	int			allow_exec;	/* --allow-exec */
 };
+
+/* A rule of the plan, in canonical form (doc/plans.md). */
+struct mm_plan {
+	uint32_t		n;		/* from 1, never reused */
+	uint64_t		ts;		/* MM time it was added */
+	char			*text;
+	struct mm_plan		*next;
+};
+
+/* mm_plan.c */
+/* Loads plan file path (-P) at start, after allow_exec is set.  0; -1
+ * with the error in why (FILE:LINE:COL: ..., its line and a caret); -2 if
+ * the file cannot be read (why: "PATH: reason"). */
+int mm_plan_load(struct mm *mm, const char *path, char *why, size_t cap);
+/* grmctl plan ARG: add RULE, list, del N; answers ctl. */
+void mm_plan_command(struct mm *mm, struct mm_conn *ctl, const char *arg);
+/* The plan as plan list and status show it; returns what snprintf
+ * would. */
+size_t mm_plan_list(const struct mm *mm, char *buf, size_t cap);
+/* Writes #PLAN add lines to w: rule n, or every rule (n 0).  0 or -1. */
+int mm_plan_write(const struct mm *mm, struct tape_w *w, uint32_t n);
+void mm_plan_free(struct mm *mm);
 
 /* mm_peer.c */
 /* A new connection from addr (shown in the log). */

@@ -146,10 +146,13 @@ mm_command(struct mm *mm, struct mm_conn *ctl, const char *line)
 		mm_round(mm, ctl, MM_CONTROL, line);
 	} else if (strcmp(verb, "file") == 0 && *arg != '\0')
 		mm_rotate(mm, ctl, arg);
+	else if (strcmp(verb, "plan") == 0)
+		mm_plan_command(mm, ctl, arg);
 	else {
 		snprintf(text, sizeof text, "unknown command \"%.100s\" "
 		    "(snapshot, live, stop, status, stats, probe, enable X, "
-		    "disable X, filter [SUBSTRING], file NEWNAME)", line);
+		    "disable X, filter [SUBSTRING], file NEWNAME, plan add "
+		    "RULE|list|del N)", line);
 		mm_ctl_reply(ctl, 1, text);
 	}
 }

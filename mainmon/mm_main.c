@@ -51,6 +51,8 @@ struct mm_opts {
 	double		order_wait_s;	/* --order-wait: 0 forever */
 	uint64_t	disk_wait_s;	/* --disk-wait: a stop's bound */
 	int		debug;		/* -d */
+	const char	*plan;		/* -P: a plan file */
+	int		allow_exec;	/* --allow-exec: plans may exec */
 };
 
 /* What main made, to be undone in reverse order. */
@@ -74,7 +76,8 @@ usage(FILE *f)
 	    "[--collect=global|local]\n"
 	    "       [--pause-max=SECONDS] [--silent=SECONDS] "
 	    "[--order-wait=SECONDS]\n"
-	    "       [--disk-wait=SECONDS] [-d]\n");
+	    "       [--disk-wait=SECONDS] [-P PLANFILE] [--allow-exec] "
+	    "[-d]\n");
 }
 
 /* Says on stderr what is wrong with the command line; returns 2 (the exit
@@ -112,7 +115,7 @@ static int
 opts_parse(int argc, char **argv, struct mm_opts *o)
 {
 	enum { OPT_COLLECT = 256, OPT_PAUSE_MAX, OPT_FORCE, OPT_SILENT,
-	    OPT_ORDER_WAIT, OPT_DISK_WAIT };
+	    OPT_ORDER_WAIT, OPT_DISK_WAIT, OPT_ALLOW_EXEC };
 	static const struct option longopts[] = {
 		{ "collect", required_argument, NULL, OPT_COLLECT },
 		{ "pause-max", required_argument, NULL, OPT_PAUSE_MAX },
@@ -120,6 +123,8 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 		{ "silent", required_argument, NULL, OPT_SILENT },
 		{ "order-wait", required_argument, NULL, OPT_ORDER_WAIT },
 		{ "disk-wait", required_argument, NULL, OPT_DISK_WAIT },
+		{ "allow-exec", no_argument, NULL, OPT_ALLOW_EXEC },
+		{ "plan", required_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -137,7 +142,7 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 	o->order_wait_s = 5;
 	o->disk_wait_s = 60;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:f:p:b:i:k:t:s:m:dh", longopts,
+	while ((c = getopt_long(argc, argv, ":o:f:p:b:i:k:t:s:m:P:dh", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case OPT_COLLECT:
@@ -159,6 +164,14 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 			break;
 		case OPT_FORCE:
 			o->force = 1;
+			break;
+		case OPT_ALLOW_EXEC:
+			o->allow_exec = 1;
+			break;
+		case 'P':
+			if (*optarg == '\0')
+				return refuse("-P: an empty file name");
+			o->plan = optarg;
 			break;
 		case OPT_SILENT:
 			if (num_parse_u64(optarg, 0, 3600, &o->silent_s) != 0)
@@ -331,6 +344,10 @@ opts_check(const struct mm_opts *o, struct mm *mm)
 	if (err != 0 || made.ai == NULL)
 		return refuse("-b %s: not an address of this host (%s)",
 		    o->bind, evutil_gai_strerror(err));
+	mm->allow_exec = o->allow_exec;
+	if (o->plan != NULL && (err = mm_plan_load(mm, o->plan, why,
+	    sizeof why)) != 0)
+		return refuse("%s%s", err == -2 ? "-P " : "", why);
 	if (o->keyfile != NULL)
 		return read_key(mm, o->keyfile);
 	if (mmid_token_new(&mm->mmid) != 0) {
@@ -638,6 +655,7 @@ mm_finish(struct mm *mm, const struct mm_opts *o, int failed)
 	mm_defs_free(&mm->written);
 	mm_stats_free(mm);
 	mm_dedup_free(mm);
+	mm_plan_free(mm);
 	loop_ev_free(made.sigint);
 	loop_ev_free(made.sigterm);
 	loop_ev_free(made.relisten);
@@ -662,6 +680,7 @@ main(int argc, char **argv)
 	if ((r = opts_check(&o, &mm)) != 0) {
 		if (made.ai != NULL)
 			evutil_freeaddrinfo(made.ai);
+		mm_plan_free(&mm);
 		return r;
 	}
 	if ((r = mm_start(&mm, &o)) == 0 && (r = listen_on(&mm, &o)) == 0 &&

@@ -432,6 +432,8 @@ mm_out_open(struct mm *mm, const char *path)
 	if (mm->out == NULL)
 		return -1;
 	define_predefined(mm, NULL);
+	if (mm_plan_write(mm, mm->out, 0) != 0)
+		return -1;
 	return tape_flush(mm->out);
 }
 

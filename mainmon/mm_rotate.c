@@ -65,7 +65,8 @@ write_state(struct mm *mm, struct tape_w *w)
 		    md->used) != 0))
 			return -1;
 	}
-	if (write_defs(w, &mm->written, 0, 0) != 0)
+	if (write_defs(w, &mm->written, 0, 0) != 0 ||
+	    mm_plan_write(mm, w, 0) != 0)
 		return -1;
 	for (n = mm->nodes; n != NULL; n = n->next)
 		for (b = 0; b < MM_PROC_BUCKETS; b++)

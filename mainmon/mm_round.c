@@ -711,6 +711,8 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 	}
 	if (n < cap)
 		n += mm_live_status(mm, text + n, cap - n);
+	if (n < cap)
+		n += mm_plan_list(mm, text + n, cap - n);
 	if (n >= cap && cap > 16)
 		memcpy(text + cap - 16, "\n(truncated)\n", 14);
 }

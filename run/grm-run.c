@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "net/mmid.h"
+#include "plan/plan.h"
 #include "shm/rundir.h"
 #include "util/env.h"
 
@@ -45,7 +46,9 @@ usage(FILE *f)
 	    "               [--mpi[=openmpi|mpich]] "
 	    "[--policy=block|discard|overwrite] [--debug]\n"
 	    "               [--functions=PATTERN[,PATTERN...]] "
-	    "[--min-duration=TIME] -- PROGRAM [ARG...]\n");
+	    "[--min-duration=TIME]\n"
+	    "               [--plan=FILE [--allow-exec]] "
+	    "-- PROGRAM [ARG...]\n");
 }
 
 /* --min-duration: a number with ns (the default), us, ms or s after, as
@@ -156,23 +159,32 @@ check_program(const char *prog)
 	close(fd);
 }
 
-/* Starts mainmon -o file -f fmt in its own process group (a ^C is the
- * job's, not the trace's); its identifier into id.  Returns its pid or
- * -1. */
+/* Starts mainmon -o file -f fmt [-P plan [--allow-exec]] in its own
+ * process group (a ^C is the job's, not the trace's); its identifier into
+ * id.  Returns its pid or -1. */
 static pid_t
-start_mainmon(const char *file, const char *fmt, int force, char *id,
-	      size_t cap)
+start_mainmon(const char *file, const char *fmt, int force, const char *plan,
+	      int allow_exec, char *id, size_t cap)
 {
 	const char *prog = env_get(ENV_MAINMON);
-	char *argv[] = { (char *)"mainmon", (char *)"-o", (char *)file,
-	    (char *)"-f", (char *)fmt, force ? (char *)"--force" : NULL,
-	    NULL };
+	char *argv[10] = { (char *)"mainmon", (char *)"-o", (char *)file,
+	    (char *)"-f", (char *)fmt };
+	int k = 5;
 	struct pollfd pfd;
 	size_t n = 0;
 	ssize_t r;
 	pid_t pid;
 	int p[2], st, devnull;
 
+	if (force)
+		argv[k++] = (char *)"--force";
+	if (plan != NULL) {
+		argv[k++] = (char *)"-P";
+		argv[k++] = (char *)plan;
+	}
+	if (allow_exec)
+		argv[k++] = (char *)"--allow-exec";
+	argv[k] = NULL;
 	if (prog == NULL)
 		prog = GRM_MAINMON_PATH;
 	if (pipe2(p, O_CLOEXEC) == -1)
@@ -461,18 +473,21 @@ main(int argc, char **argv)
 		/* function entry and exit */
 		{ "functions", required_argument, NULL, 'U' },
 		{ "min-duration", required_argument, NULL, 'D' },
+		/* the private mainmon's monitoring plan */
+		{ "plan", required_argument, NULL, 'L' },
+		{ "allow-exec", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *mm = NULL, *out = NULL, *fmt = NULL, *policy = NULL;
-	const char *lib, *why, *functions = NULL, *mpi = NULL;
+	const char *lib, *why, *functions = NULL, *mpi = NULL, *plan = NULL;
 	char mindur[32] = "";
 	char id[MMID_MAX + 16], wrap[4096];
 	struct mmid parsed;
 	struct sigaction sa;
 	pid_t mm_pid = -1, pid;
 	struct stat sb;
-	int c, threads = 1, force = 0, st, rc;
+	int c, threads = 1, force = 0, allow_exec = 0, st, rc;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+m:o:f:h", opts, NULL)) != -1) {
@@ -485,6 +500,8 @@ main(int argc, char **argv)
 		case 'M': mpi = optarg != NULL ? optarg : ""; break;
 		case 'd': debug = 1; break;
 		case 'F': force = 1; break;
+		case 'L': plan = optarg; break;
+		case 'X': allow_exec = 1; break;
 		case 'U': functions = optarg; break;
 		case 'D':
 			if (min_duration(optarg, mindur, sizeof mindur) != 0) {
@@ -517,6 +534,23 @@ main(int argc, char **argv)
 	}
 	if (out != NULL && !force && lstat(out, &sb) == 0) {
 		say("%s: exists (--force replaces it)", out);
+		return 2;
+	}
+	if ((plan != NULL || allow_exec) && out == NULL) {
+		say("--plan and --allow-exec are for the main monitor -o "
+		    "starts (a running one: grmctl ID plan add)");
+		return 2;
+	}
+	if (allow_exec && plan == NULL) {
+		say("--allow-exec goes with --plan");
+		return 2;
+	}
+	/* The plan's errors are said here, at their line and column: the
+	 * private mainmon's messages are not shown. */
+	if (plan != NULL && (rc = plan_load(plan, allow_exec, NULL, NULL,
+	    wrap, sizeof wrap)) != 0) {
+		fprintf(stderr, "grm-run: %s%s\n", rc == -2 ? "--plan " : "",
+		    wrap);
 		return 2;
 	}
 	if (fmt != NULL && out == NULL) {
@@ -560,8 +594,8 @@ main(int argc, char **argv)
 	if (find_mpi(mpi, argv[optind], lib, wrap, sizeof wrap) != 0)
 		return 2;
 	if (out != NULL) {
-		mm_pid = start_mainmon(out, fmt != NULL ? fmt : "tape", force, id,
-		    sizeof id);
+		mm_pid = start_mainmon(out, fmt != NULL ? fmt : "tape", force,
+		    plan, allow_exec, id, sizeof id);
 		if (mm_pid == -1)
 			return 2;
 		if (debug)

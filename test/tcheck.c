@@ -397,6 +397,10 @@ kind_of(const char *s)
 		return GRMTRACE_STATS_COUNT;
 	if (strcmp(s, "#STATS range") == 0)
 		return GRMTRACE_STATS_RANGE;
+	if (strcmp(s, "#PLAN add") == 0)
+		return GRMTRACE_PLAN_ADD;
+	if (strcmp(s, "#PLAN del") == 0)
+		return GRMTRACE_PLAN_DEL;
 	for (k = 0; k < GRMTRACE_NKINDS; k++)
 		if (strcmp(s, grmtrace_kind_name(k)) == 0)
 			return k;

@@ -283,3 +283,17 @@ Test(env, check_finds_the_first_bad_value)
 	unsetenv("GRM_POLICY");
 	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), 0);
 }
+
+Test(num, hex_digits)
+{
+	cr_expect_eq(num_hexdigit('0'), 0);
+	cr_expect_eq(num_hexdigit('9'), 9);
+	cr_expect_eq(num_hexdigit('a'), 10);
+	cr_expect_eq(num_hexdigit('F'), 15);
+	cr_expect_eq(num_hexdigit('g'), -1);
+	cr_expect_eq(num_hexdigit('G'), -1);
+	cr_expect_eq(num_hexdigit('/'), -1);
+	cr_expect_eq(num_hexdigit(':'), -1);
+	cr_expect_eq(num_hexdigit(0xc1), -1);
+	cr_expect_eq(num_hexdigit(-1), -1);
+}

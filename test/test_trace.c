@@ -44,6 +44,9 @@ write_all_kinds(const char *p, int fmt)
 	cr_assert_eq(tape_stats_range(w, 1, 100, -1, 9, 2, 30, 10, 20, 15.5,
 	    50.25), 0);
 	cr_assert_eq(tape_control(w, 80, "disable class 8", 15), 0);
+	cr_assert_eq(tape_plan_add(w, 3, 81, "when loss do mark \"a b\"",
+	    24), 0);
+	cr_assert_eq(tape_plan_del(w, 3, 82), 0);
 	cr_assert_eq(tape_collect(w, 1, 85), 0);
 	cr_assert_eq(tape_order(w, 1, 2, 3, 4), 0);
 	cr_assert_eq(tape_causal(w, 5, 6, 7, 8), 0);
@@ -185,6 +188,16 @@ read_all_kinds(int fmt)
 	ev = next_kind(t, GRMTRACE_CONTROL);
 	cr_assert(ev->ts == 80 && ev->str_len == 15);
 	cr_assert_str_eq(ev->str, "disable class 8");
+	ev = next_kind(t, GRMTRACE_PLAN_ADD);
+	cr_assert(ev->count == 3 && ev->ts == 81 && ev->str_len == 24 &&
+	    fu_of(ev, "n") == 3 && fu_of(ev, "ts") == 81);
+	cr_assert_str_eq(ev->str, "when loss do mark \"a b\"");
+	cr_assert_str_eq(fs_of(ev, "what"), "add");
+	cr_assert_str_eq(fs_of(ev, "rule"), "when loss do mark \"a b\"");
+	cr_assert_str_eq(grmtrace_kind_name(ev->kind), "#PLAN");
+	ev = next_kind(t, GRMTRACE_PLAN_DEL);
+	cr_assert(ev->count == 3 && ev->ts == 82 && ev->n == 3);
+	cr_assert_str_eq(fs_of(ev, "what"), "del");
 	ev = next_kind(t, GRMTRACE_COLLECT);
 	cr_assert(ev->count == 1 && ev->ts == 85 && ev->records == 3);
 	ev = next_kind(t, GRMTRACE_ORDER);

@@ -43,6 +43,8 @@ struct tape_def {
  *	#STATS <node> <pid> count <eid> <n>
  *	#STATS <node> <pid> range <eid> <key> <n> <total> <min> <max> <mean> <m2>
  *	#CONTROL <ts> "<command>"
+ *	#PLAN add <n> <ts> "<rule>"
+ *	#PLAN del <n> <ts>
  *	#COLLECT <n> <ts> <records so far>
  *	#END <records>
  *	<ts> <node> <pid> <tid> <eid> <field>...
@@ -169,6 +171,12 @@ int tape_stats_range(struct tape_w *w, uint32_t node, uint32_t pid,
 /* A runtime control command took effect everywhere at ts. */
 int tape_control(struct tape_w *w, uint64_t ts, const char *command,
 		 size_t command_len);
+/* A monitoring plan's rule n (doc/plans.md), in force from ts (MM
+ * time; the file's start for the rules it starts with), and its
+ * removal. */
+int tape_plan_add(struct tape_w *w, uint32_t n, uint64_t ts, const char *rule,
+		  size_t rule_len);
+int tape_plan_del(struct tape_w *w, uint32_t n, uint64_t ts);
 /* Pushes everything written so far to the file and to disk. */
 int tape_flush(struct tape_w *w);
 /* Pushes everything written so far to the file (the kernel), not to

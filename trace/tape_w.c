@@ -493,6 +493,32 @@ tape_control(struct tape_w *w, uint64_t ts, const char *command,
 }
 
 int
+tape_plan_add(struct tape_w *w, uint32_t n, uint64_t ts, const char *rule,
+	      size_t rule_len)
+{
+	struct rec_field v[4];
+
+	if (rule == NULL && rule_len > 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	v[0] = vt(NULL);	/* the word: the writer's */
+	v[1] = rec_fu(n);
+	v[2] = rec_fu(ts);
+	v[3] = rec_fs(rule, rule_len);
+	return meta(w, TR_M_PLAN_ADD, v, 4);
+}
+
+int
+tape_plan_del(struct tape_w *w, uint32_t n, uint64_t ts)
+{
+	struct rec_field v[3] = { vt(NULL),
+	    rec_fu(n), rec_fu(ts) };
+
+	return meta(w, TR_M_PLAN_DEL, v, 3);
+}
+
+int
 tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	   const void *recs, size_t len)
 {

@@ -197,6 +197,14 @@ tr_meta_apply(struct tape_r *r, int m, const struct rec_field *v,
 		ev->str = v[1].v.s.p;
 		ev->str_len = v[1].v.s.len;
 		break;
+	case TR_M_PLAN_ADD:
+		ev->str = v[3].v.s.p;
+		ev->str_len = v[3].v.s.len;
+		/* FALLTHROUGH */
+	case TR_M_PLAN_DEL:
+		ev->count = v[1].v.u;
+		ev->ts = v[2].v.u;
+		break;
 	case TR_M_COLLECT:
 		ev->count = v[0].v.u;
 		ev->ts = v[1].v.u;

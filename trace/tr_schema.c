@@ -39,6 +39,9 @@ const struct tr_schema tr_schema[TR_M_N] = {
 	[TR_M_LATE] = { "#LATE", NULL, "Uu", 0, { "node", "count" } },
 	[TR_M_MISSING] = { "#MISSING", NULL, "UuuuU", 0,
 	    { "node", "ts", "held_bytes", "spilled_bytes", "known" } },
+	[TR_M_PLAN_ADD] = { "#PLAN", "add", "=Uus", 0,
+	    { "what", "n", "ts", "rule" } },
+	[TR_M_PLAN_DEL] = { "#PLAN", "del", "=Uu", 0, { "what", "n", "ts" } },
 	[TR_M_HEADER] = { "#GRM-TRACE", NULL, "u", 0, { "version" } },
 };
 

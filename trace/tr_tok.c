@@ -3,12 +3,12 @@
  * numbers, doubles and quoted strings as doc/formats.md 1.2 has them, and
  * the text format's fields.  The input is hostile: every length and number
  * is checked. */
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tr_int.h"
+#include "util/num.h"
 
 #define NUM_MAX		32	/* longest number we read as a double */
 
@@ -133,14 +133,6 @@ get_d(struct cur *c, double *v)
 	return tr_double(c, s, n, v);
 }
 
-static int
-hexval(char h)
-{
-	if (!isxdigit((unsigned char)h))
-		return -1;
-	return h <= '9' ? h - '0' : (h | 0x20) - 'a' + 10;
-}
-
 /* A quoted string, unescaped into r->sbuf (and NUL-terminated there). */
 int
 tr_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
@@ -176,8 +168,9 @@ tr_str(struct tape_r *r, struct cur *c, const char **s, uint32_t *len)
 			*d++ = '\r';
 			break;
 		case 'x':
-			if (c->e - c->p < 3 || (h = hexval(c->p[1])) < 0 ||
-			    (l = hexval(c->p[2])) < 0)
+			if (c->e - c->p < 3 ||
+			    (h = num_hexdigit((unsigned char)c->p[1])) < 0 ||
+			    (l = num_hexdigit((unsigned char)c->p[2])) < 0)
 				return tr_bad(c, "bad \\x escape in string");
 			*d++ = (char)(h << 4 | l);
 			c->p += 2;

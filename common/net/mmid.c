@@ -9,19 +9,8 @@
 #include <sys/un.h>
 
 #include "net/mmid.h"
+#include "util/num.h"
 #include "util/sha256.h"
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 static void
 to_hex(const unsigned char *b, size_t n, char *out)
@@ -45,8 +34,8 @@ token_hex(const char *s, unsigned char token[MMID_TOKEN_LEN])
 	if (strlen(s) != MMID_TOKEN_HEX)
 		return -1;
 	for (i = 0; i < MMID_TOKEN_LEN; i++) {
-		hi = hexval((unsigned char)s[2 * i]);
-		lo = hexval((unsigned char)s[2 * i + 1]);
+		hi = num_hexdigit((unsigned char)s[2 * i]);
+		lo = num_hexdigit((unsigned char)s[2 * i + 1]);
 		if (hi < 0 || lo < 0)
 			return -1;
 		token[i] = (unsigned char)(hi << 4 | lo);

@@ -110,3 +110,15 @@ num_msg(char *buf, size_t cap, const char *what, const char *s,
 	    expected);
 	return buf;
 }
+
+int
+num_hexdigit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -34,6 +34,9 @@ int num_parse_double(const char *s, double min, double max, double *v);
 const char *num_msg(char *buf, size_t cap, const char *what, const char *s,
 		    const char *expected);
 
+/* The value of hexadecimal digit c (either case), or -1. */
+int num_hexdigit(int c);
+
 /* Enough for num_msg's usual messages (longer ones are cut). */
 #define NUM_MSG_MAX	256
 

@@ -75,6 +75,8 @@ enum grmtrace_kind {
 	GRMTRACE_GIVENUP,	/* #GIVENUP: a host's order open from ts */
 	GRMTRACE_LATE,		/* #LATE: a host's records written late */
 	GRMTRACE_MISSING,	/* #MISSING: a host gone at the end */
+	GRMTRACE_PLAN_ADD,	/* #PLAN add: a monitoring plan's rule */
+	GRMTRACE_PLAN_DEL,	/* #PLAN del: a rule removed */
 	GRMTRACE_NKINDS
 };
 #define GRMTRACE_WANT(kind)	(1u << (kind))
@@ -178,8 +180,8 @@ struct grmtrace_ev {
 	uint64_t	where;		/* line (text, BEE: the entry's first
 					   line) or frame number (binary) */
 	uint64_t	ts;		/* record, PROC, LOSS, CONTROL,
-					   COLLECT, GIVENUP, MISSING; SYNC:
-					   at_ns */
+					   COLLECT, GIVENUP, MISSING, PLAN_*;
+					   SYNC: at_ns */
 	uint32_t	node;		/* record, HOST, SYNC, DEF (scope),
 					   PROC, LOSS, STATS_*, GIVENUP,
 					   LATE, MISSING */
@@ -197,11 +199,12 @@ struct grmtrace_ev {
 	int		how;		/* enum grmtrace_how */
 	int32_t		status;
 	/* LOSS: events lost; STATS_*: n; COLLECT: round; LATE: records
-	 * written late; END, COLLECT: records */
+	 * written late; END, COLLECT: records; PLAN_*: the rule's number */
 	uint64_t	count;
 	uint64_t	records;
 	/* PROC: the name; CONTROL: the command; MM: the identifier; HOST:
-	 * the host name; GIVENUP: why (NUL-terminated; str_len bytes) */
+	 * the host name; GIVENUP: why; PLAN_ADD: the rule (NUL-terminated;
+	 * str_len bytes) */
 	const char	*str;
 	uint32_t	str_len;
 };
