@@ -621,9 +621,17 @@ pv_idx_feed(struct pv_idx *x, struct grmtrace *t)
 		unshow_open(&x->row[i]);
 	grmtrace_select(t, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
-	while ((rc = grmtrace_next(t, &ev)) == 1)
+	while ((rc = grmtrace_next(t, &ev)) == 1) {
 		if (take(x, ev) != 0)
 			return -2;
+		if (x->progress != NULL && (x->records & 0xffff) == 0) {
+			__atomic_store_n(x->progress, x->records,
+			    __ATOMIC_RELAXED);
+			if (x->stop != NULL && __atomic_load_n(x->stop,
+			    __ATOMIC_RELAXED))
+				return -3;
+		}
+	}
 	return rc;
 }
 
@@ -648,6 +656,13 @@ pv_idx_finish(struct pv_idx *x, struct grmtrace *t)
 int
 pv_idx_build(struct pv_idx *x, const char *path)
 {
+	return pv_idx_build_bg(x, path, NULL, NULL);
+}
+
+int
+pv_idx_build_bg(struct pv_idx *x, const char *path, uint64_t *progress,
+		const int *stop)
+{
 	struct grmtrace *t;
 	struct timespec a, b;
 	int rc;
@@ -655,6 +670,8 @@ pv_idx_build(struct pv_idx *x, const char *path)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	if (pv_idx_begin(x, path) != 0)
 		return -1;
+	x->progress = progress;
+	x->stop = stop;
 	if ((t = pv_open(path)) == NULL) {
 		pv_idx_free(x);
 		return -1;
@@ -667,6 +684,12 @@ pv_idx_build(struct pv_idx *x, const char *path)
 	if (rc == 0 && pv_idx_finish(x, t) != 0)
 		rc = -2;
 	pv_close(path, t);
+	if (rc == -3) {
+		fprintf(stderr, "prove: %s: index not finished (stopped)\n",
+		    path);
+		pv_idx_free(x);
+		return -1;
+	}
 	if (rc != 0) {
 		fprintf(stderr, "prove: %s: out of memory\n", path);
 		pv_idx_free(x);

@@ -168,6 +168,11 @@ struct pv_idx {
 	/* Following a job: what is older than cut (ns) was dropped
 	 * (pv_idx_trim); 0: nothing. */
 	uint64_t	cut;
+	/* Built in another thread (prove serve with a summary sidecar):
+	 * the records read so far are stored in *progress every 2^16
+	 * (atomically), and the build stops when *stop is set; NULL: not. */
+	uint64_t	*progress;
+	const int	*stop;
 };
 
 /* Builds the index of path (read once through the public reader; its
@@ -175,6 +180,9 @@ struct pv_idx {
  * saying on stderr why (unreadable, malformed, out of memory); x is then
  * freed. */
 int pv_idx_build(struct pv_idx *x, const char *path);
+/* The same, its progress and stop as above (a stop fails it, said). */
+int pv_idx_build_bg(struct pv_idx *x, const char *path, uint64_t *progress,
+		    const int *stop);
 void pv_idx_free(struct pv_idx *x);
 
 /* Appending (prove serve ID, pv_live.c): pv_idx_begin makes x empty, of

@@ -61,6 +61,7 @@ getframe(struct tape_r *r, char *kind, char **p, size_t *len)
 		return rc < 0 ? -1 : tr_cut(r, "frame", r->end - r->start);
 	*p = r->buf + r->start + 5;
 	*len = n;
+	r->foff = tr_tell(r);
 	r->start += 5 + (size_t)n;
 	return 1;
 }

@@ -65,7 +65,17 @@ struct tape_w {
 	int		cut;		/* the cut back is still to be done */
 	size_t		cap;		/* buf's size: TW_BUF, or more */
 	char		*buf;
+	/* The summary sidecar (binary format, tr_sum.h): NULL if none is
+	 * written; path the trace's; sum_ns when it was last written. */
+	struct tr_sum	*sum;
+	char		*path;
+	uint64_t	sum_ns;
 };
+
+/* Feeds one record of the frame at file offset foff to w's summary, if
+ * it has one (dropped, not to be written, if memory runs out). */
+void tw_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
+	    uint32_t pid, uint32_t tid, int32_t eid, int64_t arg);
 
 /* Makes room for one line (at most TAPE_LINE_MAX bytes and its LF) and
  * returns where it starts; *lim is as far as it may go.  A buffer that
@@ -146,6 +156,8 @@ struct tape_r {
 	int		ended;
 	uint64_t	end_records;
 	uint64_t	pos;		/* file offset of buf[0] */
+	uint64_t	foff;		/* binary: offset of the last frame
+					   read (tr_bin_r.c) */
 	uint64_t	limit;		/* no byte read at or after it
 					   (grmtrace_limit); 0: none */
 	uint64_t	lineno;		/* line (frame) being read */
