@@ -18,7 +18,7 @@ usage(FILE *f)
 	    "       prove svg FILE [-o OUT.svg] [-w WIDTH] [-t FROM:TO] "
 	    "[-r ROWS]\n"
 	    "       prove export --to FORMAT FILE -o OUT\n"
-	    "       prove serve FILE... [-p PORT] [-b ADDR]\n"
+	    "       prove serve FILE... [-p PORT] [-b ADDR] [--summary-only]\n"
 	    "       prove index FILE...\n"
 	    "       prove trace FILE [-t FROM:TO] [-H HOST] [-p PROC] "
 	    "[-T TID] [-e EVENT]\n"

@@ -49,6 +49,7 @@ struct srv {
 	pthread_t	bg;		/* builds the indexes of those */
 	int		bg_on;
 	int		stop;		/* atomic: the thread is to stop */
+	int		sum_only;	/* --summary-only: no such thread */
 	/* prove serve ID: the job followed, into idx[0] */
 	const char	*liveid;
 	struct pv_live	*live;
@@ -301,9 +302,13 @@ sum_api(struct srv *s, uint64_t f, const char *name,
 			return 1;
 		return pv_sum_view(m, &vq, p, b);
 	}
-	snprintf(err, errlen, "the index of this file is being built (%.0f%% "
-	    "read); until then only meta, stats and view are answered, "
-	    "from its summary", p * 100);
+	if (s->sum_only)
+		snprintf(err, errlen, "served from its summary only "
+		    "(--summary-only): meta, stats and view");
+	else
+		snprintf(err, errlen, "the index of this file is being built "
+		    "(%.0f%% read); until then only meta, stats and view are "
+		    "answered, from its summary", p * 100);
 	return 2;
 }
 
@@ -378,7 +383,8 @@ api(struct srv *s, struct evhttp_request *req, const char *name,
 		}
 		evbuffer_add(b, "]\n", 2);
 		rc = 0;
-	} else if (!srv_ready(s, f)) {
+	} else if (!srv_ready(s, f) && strcmp(name, "follow") != 0 &&
+	    strcmp(name, "live") != 0) {
 		/* From the summary until the index is built. */
 		if ((rc = sum_api(s, f, name, q, b, err, sizeof err)) > 0) {
 			code = rc == 2 ? 503 : 400;
@@ -562,7 +568,8 @@ stats_end(struct pv_idx *x, pid_t pid, int fd)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: prove serve FILE... [-p PORT] [-b ADDR]\n"
+	fprintf(stderr, "usage: prove serve FILE... [-p PORT] [-b ADDR] "
+	    "[--summary-only]\n"
 	    "       prove serve HOST:PORT:TOKEN|@IDFILE [-p PORT] [-b ADDR] "
 	    "[--every SECONDS] [--window SECONDS]\n");
 }
@@ -649,6 +656,7 @@ pv_serve(int argc, char **argv)
 		{ "bind", required_argument, NULL, 'b' },
 		{ "every", required_argument, NULL, 'e' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "summary-only", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -659,7 +667,7 @@ pv_serve(int argc, char **argv)
 	size_t i;
 	pid_t pid;
 
-	while ((r = pv_getopt(argc, argv, "serve", ":p:b:e:w:h", longopts,
+	while ((r = pv_getopt(argc, argv, "serve", ":p:b:e:w:Sh", longopts,
 	    &c)) > 0) {
 		switch (c) {
 		case 'p':
@@ -671,6 +679,9 @@ pv_serve(int argc, char **argv)
 			break;
 		case 'b':
 			addr = optarg;
+			break;
+		case 'S':
+			s.sum_only = 1;
 			break;
 		case 'e':
 		case 'w':
@@ -726,9 +737,10 @@ pv_serve(int argc, char **argv)
 			goto out;
 		if (r == 0) {
 			fprintf(stderr, "prove serve: %s: %" PRIu64 " records "
-			    "in its summary %s.idx; answering from it while "
-			    "the index is built\n", argv[optind + i],
-			    s.sum[i].sum.in.records, argv[optind + i]);
+			    "in its summary %s.idx; answering from it%s\n",
+			    argv[optind + i], s.sum[i].sum.in.records,
+			    argv[optind + i], s.sum_only ? "" :
+			    " while the index is built");
 			s.n++;
 			continue;
 		}
@@ -748,7 +760,7 @@ pv_serve(int argc, char **argv)
 		    s.idx[i].path, s.idx[i].records, s.idx[i].nrow,
 		    s.idx[i].bytes, s.idx[i].build_s);
 	}
-	for (i = 0; i < s.n && !s.bg_on; i++)
+	for (i = 0; i < s.n && !s.bg_on && !s.sum_only; i++)
 		if (s.sum[i].sum.g != NULL) {
 			if ((r = pthread_create(&s.bg, NULL, bg_build, &s)) !=
 			    0) {

@@ -453,7 +453,9 @@ sum_parse(struct tr_sum *s, const unsigned char *p, size_t n, char *err,
 		s->row[i].pid = get32(q + 4);
 		s->row[i].tid = get32(q + 8);
 		s->nrow++;
-		if ((s->row[i].c = calloc(SUM_NB, sizeof(struct sum_cell))) ==
+		/* nb cells, not SUM_NB: what is loaded is not fed, and its
+		 * memory stays that of the file. */
+		if ((s->row[i].c = calloc(nb + 1, sizeof(struct sum_cell))) ==
 		    NULL)
 			BAD("out of memory");
 	}

@@ -33,7 +33,7 @@ struct sum_row {
 	uint32_t	depth;	/* blocks open */
 	uint32_t	open;	/* the outermost: state + 1 */
 	uint64_t	open_t0;
-	struct sum_cell	*c;	/* SUM_NB */
+	struct sum_cell	*c;	/* SUM_NB (loaded: nb) */
 };
 
 struct tr_sum {
