@@ -251,6 +251,15 @@ tw_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
 		sum_drop(w);
 }
 
+void
+tw_sum_piece(struct tape_w *w, uint64_t foff, uint32_t node, uint32_t pid,
+	     uint32_t tid, const void *recs, size_t len)
+{
+	w->sum->foff = foff;
+	if (sum_piece(w->sum, node, pid, tid, recs, len) != 0)
+		sum_drop(w);
+}
+
 static uint64_t
 mono_ns(void)
 {

@@ -167,25 +167,6 @@ bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 	return 0;
 }
 
-/* The summary's part of a piece's records (after they are committed):
- * per record its header, and a block begin's first slot. */
-static void
-piece_sum(struct tape_w *w, uint64_t foff, uint32_t node, uint32_t pid,
-	  uint32_t tid, const char *p, size_t len)
-{
-	struct rec_hdr h;
-	size_t off;
-	int64_t arg;
-
-	for (off = 0; off + sizeof h <= len && w->sum != NULL; off += h.len) {
-		memcpy(&h, p + off, sizeof h);
-		arg = 0;
-		if (h.eid == -1 && h.len >= sizeof h + 8)
-			memcpy(&arg, p + off + sizeof h, 8);
-		tw_sum(w, foff, h.ts, node, pid, tid, h.eid, arg);
-	}
-}
-
 static int
 bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	  const void *recs, size_t len)
@@ -224,7 +205,7 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 			return -1;
 		w->records += n;
 		if (w->sum != NULL)
-			piece_sum(w, foff, node, pid, tid, p + start,
+			tw_sum_piece(w, foff, node, pid, tid, p + start,
 			    off - start);
 	}
 	return 0;

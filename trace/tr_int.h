@@ -76,6 +76,9 @@ struct tape_w {
  * it has one (dropped, not to be written, if memory runs out). */
 void tw_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
 	    uint32_t pid, uint32_t tid, int32_t eid, int64_t arg);
+/* The same for the records of a piece (len bytes at recs). */
+void tw_sum_piece(struct tape_w *w, uint64_t foff, uint32_t node,
+		  uint32_t pid, uint32_t tid, const void *recs, size_t len);
 
 /* Makes room for one line (at most TAPE_LINE_MAX bytes and its LF) and
  * returns where it starts; *lim is as far as it may go.  A buffer that

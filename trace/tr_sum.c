@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rec/rec.h"
 #include "tr_sum.h"
 
 struct rowkey {
@@ -91,6 +92,7 @@ widen(struct tr_sum *s)
 	}
 	s->nb = nb;
 	s->shift++;
+	s->cur_w = 0;
 }
 
 /* The bucket of ts, the width doubled until it fits. */
@@ -193,22 +195,28 @@ state_of(struct tr_sum *s, int64_t id)
 	return (uint32_t)*ix;
 }
 
-int
-sum_rec(struct tr_sum *s, uint64_t ts, uint32_t node, uint32_t pid,
-	uint32_t tid, int32_t eid, int64_t arg)
+/* One record of row r. */
+static inline int
+rec1(struct tr_sum *s, struct sum_row *r, uint64_t ts, int32_t eid,
+     int64_t arg)
 {
-	struct sum_row *r;
 	uint32_t b;
 
 	if (s->records++ == 0)
 		s->t0 = ts;
 	if (ts > s->tlast)
 		s->tlast = ts;
-	if ((r = row_get(s, node, pid, tid)) == NULL)
-		return -1;
-	b = bucket(s, ts);
-	if (s->off[b] == SUM_NOOFF)
-		s->off[b] = s->foff;
+	/* Records come in time order: mostly in the bucket of the last. */
+	if (ts - s->cur_lo < s->cur_w)
+		b = s->cur_b;
+	else {
+		b = bucket(s, ts);
+		if (s->off[b] == SUM_NOOFF)
+			s->off[b] = s->foff;
+		s->cur_b = b;
+		s->cur_lo = s->t0 + ((uint64_t)b << s->shift);
+		s->cur_w = ts < s->t0 ? 0 : UINT64_C(1) << s->shift;
+	}
 	r->c[b].n++;
 	if (eid == -1) {		/* block begin */
 		if (r->depth++ == 0) {
@@ -218,6 +226,42 @@ sum_rec(struct tr_sum *s, uint64_t ts, uint32_t node, uint32_t pid,
 		}
 	} else if (eid == -2 && r->depth > 0 && --r->depth == 0)
 		stretch(s, r->c, r->open, r->open_t0, ts);
+	return 0;
+}
+
+int
+sum_rec(struct tr_sum *s, uint64_t ts, uint32_t node, uint32_t pid,
+	uint32_t tid, int32_t eid, int64_t arg)
+{
+	struct sum_row *r;
+
+	if ((r = row_get(s, node, pid, tid)) == NULL)
+		return -1;
+	return rec1(s, r, ts, eid, arg);
+}
+
+int
+sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
+	  const void *recs, size_t len)
+{
+	const char *p = recs;
+	struct sum_row *r;
+	struct rec_hdr h;
+	size_t off;
+	int64_t arg;
+
+	if ((r = row_get(s, node, pid, tid)) == NULL)
+		return -1;
+	for (off = 0; off + sizeof h <= len; off += h.len) {
+		memcpy(&h, p + off, sizeof h);
+		if (h.len < sizeof h)
+			break;
+		arg = 0;
+		if (h.eid == -1 && h.len >= sizeof h + 8)
+			memcpy(&arg, p + off + sizeof h, 8);
+		if (rec1(s, r, h.ts, h.eid, arg) != 0)
+			return -1;
+	}
 	return 0;
 }
 

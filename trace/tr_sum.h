@@ -43,6 +43,9 @@ struct tr_sum {
 	uint64_t	records;
 	uint64_t	tlast;
 	uint64_t	foff;	/* file offset of the frame being fed */
+	uint64_t	cur_lo;	/* the last record's bucket cur_b: from */
+	uint64_t	cur_w;	/* cur_lo for cur_w ns (0: none) */
+	uint32_t	cur_b;
 	uint64_t	off[SUM_NB];	/* of each bucket's first record's frame */
 	struct sum_row	*row;
 	size_t		nrow;
@@ -66,6 +69,10 @@ void sum_free(struct tr_sum *s);
  * 0, or -1 out of memory (s is then unusable). */
 int sum_rec(struct tr_sum *s, uint64_t ts, uint32_t node, uint32_t pid,
 	    uint32_t tid, int32_t eid, int64_t arg);
+/* The same for the records of a piece (doc/formats.md section 3: whole
+ * in-memory records of one thread, len bytes at recs). */
+int sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
+	      const void *recs, size_t len);
 /* Writes s as the sidecar of trace (trace + ".idx", through a temporary
  * file renamed), covering its first covers bytes (whole frames).  0, or
  * -1 with errno set. */
