@@ -4,8 +4,8 @@
 # doc/formats.md section 6).  mainmon writes it beside a binary trace, and
 # it is byte for byte the one `prove index` writes for the same trace (the
 # ring example traced; a synthetic trace of 300,000 records from the trace
-# writer, whose buckets widened many times); mainmon --no-index writes
-# none.  prove serve --summary-only answers meta, stats and view from it
+# writer, whose buckets widened many times; never written through a link
+# at its temporary name); mainmon --no-index writes none.  prove serve --summary-only answers meta, stats and view from it
 # (marked approximate; its counts those of prove stats; other calls 503);
 # prove serve with it switches to its own index, whose answers are then the
 # same JSON as those of a serve without the sidecar.  Stale, truncated and
@@ -42,7 +42,13 @@ big="$T_DIR/big.bin"
 "$B/bench/mkbin" -n 300000 -t 5 -o "$big" > /dev/null ||
 	t_fail "mkbin failed"
 cp "$big.idx" "$T_DIR/big.w.idx"
+# A link left at the temporary name is not written through.
+echo keep > "$T_DIR/victim"
+ln -s "$T_DIR/victim" "$big.idx.new"
 "$PV" index "$big" > /dev/null || t_fail "prove index $big failed"
+[ "$(cat "$T_DIR/victim")" = keep ] ||
+	t_fail "prove index wrote through a link at $big.idx.new"
+[ ! -e "$big.idx.new" ] || t_fail "$big.idx.new left behind"
 cmp "$big.idx" "$T_DIR/big.w.idx" ||
 	t_fail "the writer's sidecar differs from prove index's (big)"
 "$PV" stats "$big" > "$T_DIR/big.stats" || t_fail "prove stats failed"
@@ -55,6 +61,7 @@ SV=
 serve() {
 	_err=$1
 	shift
+	rm -f "$T_DIR/serve.out"
 	"$PV" serve "$@" > "$T_DIR/serve.out" 2> "$_err" &
 	SV=$!
 	T_PIDS="$T_PIDS $SV"

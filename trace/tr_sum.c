@@ -423,13 +423,15 @@ sum_write(const struct tr_sum *s, const char *trace, uint64_t covers)
 			d = put32(d, c.st);
 			d = put64(d, c.ns);
 		}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-	    0644)) < 0 || write_all(fd, buf, len) != 0 || close(fd) != 0) {
-		fd = -1;
+	/* A new file, never through a link someone left at its name (the
+	 * rename replaces a link at path, not what it points to). */
+	(void)unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) < 0 || write_all(fd, buf, len) != 0)
 		goto fail;
-	}
+	e = close(fd);
 	fd = -1;
-	if (rename(tmp, path) != 0)
+	if (e != 0 || rename(tmp, path) != 0)
 		goto fail;
 	free(buf);
 	free(path);
@@ -529,7 +531,7 @@ sum_load(struct tr_sum *s, const char *trace, char *err, size_t errlen)
 {
 	unsigned char *p = NULL;
 	struct stat sb, tb;
-	char *path;
+	char *path, why[256];
 	size_t plen = strlen(trace);
 	uint64_t h;
 	ssize_t k;
@@ -551,8 +553,8 @@ sum_load(struct tr_sum *s, const char *trace, char *err, size_t errlen)
 		BAD("out of memory");
 	if ((k = pread(fd, p, (size_t)sb.st_size, 0)) != sb.st_size)
 		BAD("%s: cannot read it", path);
-	if (sum_parse(s, p, (size_t)k, err, errlen) != 0)
-		goto bad;
+	if (sum_parse(s, p, (size_t)k, why, sizeof why) != 0)
+		BAD("%s: %s", path, why);
 	if (stat(trace, &tb) != 0 || (uint64_t)tb.st_size < s->covers ||
 	    sum_hash(trace, s->covers, &h) != 0 || h != s->hash)
 		BAD("%s: stale (not of this trace, or of a longer one)", path);
