@@ -560,12 +560,10 @@ finish_arrows(struct pv_idx *x)
 static int
 names(struct pv_idx *x, struct grmtrace *t)
 {
-	const struct grmtrace_host *h;
 	const struct grmtrace_def *def;
 	struct pv_evc *c;
 	const char *s;
 	uint32_t it = 0;
-	size_t i;
 
 	while ((c = pv_map_next(&x->evc, &it)) != NULL) {
 		if (c->name != NULL)
@@ -577,20 +575,38 @@ names(struct pv_idx *x, struct grmtrace *t)
 		if ((c->name = strdup(s)) == NULL)
 			return -1;
 	}
-	for (i = 0; i < x->nhost; i++)
-		free(x->host[i].name);
-	free(x->host);
+	pv_hosts_free(x->host, x->nhost);
 	x->host = NULL;
-	x->nhost = grmtrace_nhosts(t);
-	if ((x->host = calloc(x->nhost + 1, sizeof *x->host)) == NULL)
+	x->nhost = 0;
+	return pv_hosts_get(t, &x->host, &x->nhost);
+}
+
+int
+pv_hosts_get(struct grmtrace *t, struct pv_host **hp, size_t *np)
+{
+	const struct grmtrace_host *h;
+	size_t i, n = grmtrace_nhosts(t);
+
+	if ((*hp = calloc(n + 1, sizeof **hp)) == NULL)
 		return -1;
-	for (i = 0; i < x->nhost; i++) {
+	*np = n;
+	for (i = 0; i < n; i++) {
 		h = grmtrace_host_at(t, i);
-		x->host[i].node = h->node;
-		if ((x->host[i].name = strdup(h->hostname)) == NULL)
+		(*hp)[i].node = h->node;
+		if (((*hp)[i].name = strdup(h->hostname)) == NULL)
 			return -1;
 	}
 	return 0;
+}
+
+void
+pv_hosts_free(struct pv_host *h, size_t n)
+{
+	size_t i;
+
+	for (i = 0; h != NULL && i < n; i++)
+		free(h[i].name);
+	free(h);
 }
 
 static void
@@ -732,9 +748,7 @@ pv_idx_free(struct pv_idx *x)
 	pv_map_free(&x->rows, NULL);
 	pv_map_free(&x->stix, NULL);
 	pv_map_free(&x->evc, evc_free);
-	for (i = 0; i < x->nhost; i++)
-		free(x->host[i].name);
-	free(x->host);
+	pv_hosts_free(x->host, x->nhost);
 	pv_map_free(&x->procs, NULL);
 	pv_map_free(&x->coll, NULL);
 	pv_strs_free(&x->names);

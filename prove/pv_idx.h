@@ -275,5 +275,13 @@ int pv_tracer(const struct pv_idx *x, const struct pv_sel *sel,
 
 /* JSON: s[0..n) as a quoted string with escapes. */
 void pv_json_str(struct evbuffer *out, const char *s, size_t n);
+/* The name of host node among h[0..n), or "". */
+const char *pv_host_name(const struct pv_host *h, size_t n, uint32_t node);
+/* JSON: ,"hosts":[{"node":N,"name":"..."},...] of h[0..n). */
+void pv_hosts_json(const struct pv_host *h, size_t n, struct evbuffer *out);
+/* The reader's hosts so far, into a new array *h of *n (NULL and 0 before
+ * the call; freed with pv_hosts_free): 0, or -1 out of memory. */
+int pv_hosts_get(struct grmtrace *t, struct pv_host **h, size_t *n);
+void pv_hosts_free(struct pv_host *h, size_t n);
 
 #endif /* GRM_PV_IDX_H */

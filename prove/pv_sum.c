@@ -73,35 +73,23 @@ by_row(const void *a, const void *b, void *arg)
 	return (t[0] > t[1]) - (t[0] < t[1]);
 }
 
-/* The hosts named before the first record (the trace's start). */
+/* The hosts named before the first record (the trace's start); none if
+ * the trace cannot be opened.  0, or -1 out of memory. */
 static int
 hosts(struct pv_sum *s, const char *path)
 {
 	const struct grmtrace_ev *ev;
-	const struct grmtrace_host *h;
 	struct grmtrace *t;
 	char err[256];
-	size_t i;
+	int rc;
 
 	if ((t = grmtrace_open(path, err, sizeof err)) == NULL)
 		return 0;
 	while (grmtrace_next(t, &ev) == 1 && ev->kind != GRMTRACE_RECORD)
 		continue;
-	s->nhost = grmtrace_nhosts(t);
-	if ((s->host = calloc(s->nhost + 1, sizeof *s->host)) == NULL) {
-		grmtrace_close(t);
-		return -1;
-	}
-	for (i = 0; i < s->nhost; i++) {
-		h = grmtrace_host_at(t, i);
-		s->host[i].node = h->node;
-		if ((s->host[i].name = strdup(h->hostname)) == NULL) {
-			grmtrace_close(t);
-			return -1;
-		}
-	}
+	rc = pv_hosts_get(t, &s->host, &s->nhost);
 	grmtrace_close(t);
-	return 0;
+	return rc;
 }
 
 int
@@ -149,25 +137,10 @@ nomem:
 void
 pv_sum_free(struct pv_sum *s)
 {
-	size_t i;
-
 	grmtrace_sum_close(s->g);
 	free(s->row);
-	for (i = 0; i < s->nhost; i++)
-		free(s->host[i].name);
-	free(s->host);
+	pv_hosts_free(s->host, s->nhost);
 	memset(s, 0, sizeof *s);
-}
-
-static const char *
-host_name(const struct pv_sum *s, uint32_t node)
-{
-	size_t i;
-
-	for (i = 0; i < s->nhost; i++)
-		if (s->host[i].node == node)
-			return s->host[i].name;
-	return "";
 }
 
 int
@@ -185,22 +158,17 @@ pv_sum_meta(const struct pv_sum *s, const char *path, double progress,
 	evbuffer_add_printf(out, ",\"first\":\"%" PRIu64 "\",\"last\":\"%"
 	    PRIu64 "\",\"records\":%" PRIu64 ",\"ended\":false,\"losses\":0"
 	    ",\"messages\":0,\"index_bytes\":0,\"build_s\":0"
-	    ",\"approximate\":true,\"progress\":%.3f,\"bucket_ns\":%" PRIu64
-	    ",\"hosts\":[", s->in.first, s->in.last, s->in.records, progress,
+	    ",\"approximate\":true,\"progress\":%.3f,\"bucket_ns\":%" PRIu64,
+	    s->in.first, s->in.last, s->in.records, progress,
 	    s->in.width_ns);
-	for (i = 0; i < s->nhost; i++) {
-		evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"name\":",
-		    i ? "," : "", s->host[i].node);
-		pv_json_str(out, s->host[i].name, strlen(s->host[i].name));
-		evbuffer_add(out, "}", 1);
-	}
-	evbuffer_add_printf(out, "],\"rows\":[");
+	pv_hosts_json(s->host, s->nhost, out);
+	evbuffer_add_printf(out, ",\"rows\":[");
 	for (i = 0; i < s->nrow; i++) {
 		grmtrace_sum_row(s->g, s->row[i], &node, &pid, &tid);
 		c = grmtrace_sum_cells(s->g, s->row[i]);
 		for (b = 0, n = 0; b < s->in.nbuckets; b++)
 			n += c[b].records;
-		h = host_name(s, node);
+		h = pv_host_name(s->host, s->nhost, node);
 		evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"host\":",
 		    i ? "," : "", node);
 		pv_json_str(out, h, strlen(h));
