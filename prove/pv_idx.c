@@ -616,6 +616,18 @@ evc_free(void *v)
 }
 
 int
+pv_idx_add_row(struct pv_idx *x, uint32_t node, uint32_t pid, uint32_t tid)
+{
+	return row_get(x, node, pid, tid) == NULL ? -1 : 0;
+}
+
+int
+pv_idx_add_block(struct pv_idx *x, int64_t id)
+{
+	return state_of(x, id, 0, NULL, 0) == UINT32_MAX ? -1 : 0;
+}
+
+int
 pv_idx_begin(struct pv_idx *x, const char *path)
 {
 	memset(x, 0, sizeof *x);
@@ -638,6 +650,11 @@ pv_idx_feed(struct pv_idx *x, struct grmtrace *t)
 	grmtrace_select(t, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
 	while ((rc = grmtrace_next(t, &ev)) == 1) {
+		if (x->until != 0 && ev->kind == GRMTRACE_RECORD &&
+		    ev->ts >= x->until)
+			return 0;
+		if (x->max != 0 && x->records >= x->max)
+			return -4;
 		if (take(x, ev) != 0)
 			return -2;
 		if (x->progress != NULL && (x->records & 0xffff) == 0) {

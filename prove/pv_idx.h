@@ -173,6 +173,11 @@ struct pv_idx {
 	 * (atomically), and the build stops when *stop is set; NULL: not. */
 	uint64_t	*progress;
 	const int	*stop;
+	/* A time range read from the middle of a file (pv_sum.c): feeding
+	 * stops at the first record at or after until (0: none), and fails
+	 * (-4) past max records (0: none). */
+	uint64_t	until;
+	uint64_t	max;
 };
 
 /* Builds the index of path (read once through the public reader; its
@@ -197,6 +202,12 @@ int pv_idx_begin(struct pv_idx *x, const char *path);
 int pv_idx_feed(struct pv_idx *x, struct grmtrace *t);
 int pv_idx_finish(struct pv_idx *x, struct grmtrace *t);
 int pv_idx_trim(struct pv_idx *x, uint64_t cut);
+/* Before feeding: the row of (node, pid, tid) and the state of block id
+ * made now (the next index), so that an index of part of a file numbers
+ * them as another one does.  0, or -1 out of memory. */
+int pv_idx_add_row(struct pv_idx *x, uint32_t node, uint32_t pid,
+		   uint32_t tid);
+int pv_idx_add_block(struct pv_idx *x, int64_t id);
 
 /* The JSON answers of the API, appended to out.  Each returns 0, or -1
  * with a message for the client in err (a request that cannot be

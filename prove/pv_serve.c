@@ -292,6 +292,7 @@ sum_api(struct srv *s, uint64_t f, const char *name,
 	struct pv_idx v = { .first = m->in.first, .tend = m->in.last,
 	    .nrow = m->nrow };
 	struct pv_q vq;
+	int rc;
 
 	p = p > 1 ? 1 : p;
 	if (strcmp(name, "meta") == 0)
@@ -301,6 +302,11 @@ sum_api(struct srv *s, uint64_t f, const char *name,
 	if (strcmp(name, "view") == 0) {
 		if (view_query(&v, q, &vq, err, errlen) != 0)
 			return 1;
+		/* Finer than a bucket: that range read from the file. */
+		if ((double)(vq.to - vq.from) / vq.width <
+		    (double)m->in.width_ns &&
+		    (rc = pv_sum_range(m, s->path[f], &vq, p, b)) <= 0)
+			return rc;
 		return pv_sum_view(m, &vq, p, b);
 	}
 	if (s->sum_only)

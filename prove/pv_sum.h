@@ -39,5 +39,14 @@ int pv_sum_meta(const struct pv_sum *s, const char *path, double progress,
 int pv_sum_stats(const struct pv_sum *s, struct evbuffer *out);
 int pv_sum_view(const struct pv_sum *s, const struct pv_q *q,
 		double progress, struct evbuffer *out);
+/* A view finer than the summary's buckets: the records of its time range
+ * read from the file (from the frame the summary gives for its first
+ * bucket, at most 2^18 of them) into an index of their own, answered as
+ * the index answers (states begun before the range left out), with
+ * "approximate":true and "from_file":true.  0; 1 if it cannot be (too
+ * many records, none, the rows in another order, a reader's error: then
+ * pv_sum_view answers); -1 out of memory. */
+int pv_sum_range(const struct pv_sum *s, const char *path,
+		 const struct pv_q *q, double progress, struct evbuffer *out);
 
 #endif /* GRM_PV_SUM_H */

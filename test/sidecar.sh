@@ -4,13 +4,15 @@
 # doc/formats.md section 6).  mainmon writes it beside a binary trace, and
 # it is byte for byte the one `prove index` writes for the same trace (the
 # ring example traced; a synthetic trace of 300,000 records from the trace
-# writer, whose buckets widened many times; never written through a link
-# at its temporary name); mainmon --no-index writes none.  prove serve --summary-only answers meta, stats and view from it
-# (marked approximate; its counts those of prove stats; other calls 503);
-# prove serve with it switches to its own index, whose answers are then the
-# same JSON as those of a serve without the sidecar.  Stale, truncated and
-# hostile sidecars are refused with a message and the trace is served from
-# its index.  In headless Chromium (skipped with a message when absent) the
+# writer, whose buckets widened many times); it is never written through a
+# link at its temporary name; mainmon --no-index writes none.  prove serve
+# --summary-only answers meta, stats and view from it (marked approximate;
+# its counts those of prove stats; a view finer than a bucket read from the
+# file at the offset the summary gives; other calls 503); prove serve with
+# it switches to its own index, whose answers are then the same JSON as
+# those of a serve without the sidecar.  Stale, truncated and hostile
+# sidecars are refused with a message and the trace is served from its
+# index.  In headless Chromium (skipped with a message when absent) the
 # page served from a summary loads with no script error and says so.
 . "$(dirname "$0")/lib.sh"
 
@@ -94,6 +96,18 @@ done
 [ "$(get '/api/view?width=700' "$T_DIR/view")" = 200 ] || t_fail "view"
 approx "$T_DIR/view" || t_fail "view from the summary not approximate"
 grep -q '"d":\[\[\[0,' "$T_DIR/view" || t_fail "no state in the summary view"
+# Finer than a bucket: the range's records read from the file, from the
+# frame the summary gives (both depths of blocks, the marks' types).
+bns=$(json bucket_ns "$T_DIR/meta")
+first=$(json first "$T_DIR/meta")
+from=$((first + 40 * bns))
+[ "$(get "/api/view?width=100&from=$from&to=$((from + bns / 2))" \
+    "$T_DIR/fine")" = 200 ] || t_fail "a fine view from the summary"
+grep -q '"from_file":true' "$T_DIR/fine" ||
+	t_fail "a view finer than a bucket not read from the file: $(head -c 300 "$T_DIR/fine")"
+grep -q '"d":\[\[\[[0-9,]*\]*\],\[\[' "$T_DIR/fine" ||
+	t_fail "no nested block in the fine view"
+grep -q ',-4,' "$T_DIR/fine" || t_fail "no message send mark in the fine view"
 [ "$(get '/api/view?width=0' "$T_DIR/bad")" = 400 ] ||
 	t_fail "a bad view from the summary: not 400"
 [ "$(get '/api/record?row=0&ts=1' "$T_DIR/bad")" = 503 ] ||

@@ -72,6 +72,12 @@ struct tape_w {
 	uint64_t	sum_ns;
 };
 
+/* Binary format: the next frame read is the one at file offset off (a
+ * frame's start, from a summary sidecar); what was read before is kept
+ * (definitions, hosts).  0, or -1 (EINVAL: not a binary file one can
+ * seek in, or failed). */
+int tr_bin_at(struct tape_r *r, uint64_t off);
+
 /* Feeds one record of the frame at file offset foff to w's summary, if
  * it has one (dropped, not to be written, if memory runs out). */
 void tw_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,

@@ -454,6 +454,16 @@ const struct grmtrace_sum_cell *grmtrace_sum_cells(
 int64_t grmtrace_sum_state(const struct grmtrace_sum *s, size_t i);
 /* Bucket b's first record's frame offset (UINT64_MAX: no record). */
 uint64_t grmtrace_sum_offset(const struct grmtrace_sum *s, size_t b);
+/*
+ * Binary traces: the next grmtrace_next reads from the frame at offset
+ * (a frame's start: grmtrace_sum_offset's), with the definitions, hosts
+ * and processes read so far; read the file's start first (up to its first
+ * record, where mainmon writes the definitions it knows).  A record of a
+ * type defined between there and offset is then an error ("record before
+ * definition").  Returns 0, or -1 (EINVAL: not a binary file one can seek
+ * in, t NULL or failed).  Since version 0.4.
+ */
+int grmtrace_seek_offset(struct grmtrace *t, uint64_t offset);
 
 /* ---- printing ---- */
 
