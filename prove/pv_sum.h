@@ -41,7 +41,7 @@ int pv_sum_view(const struct pv_sum *s, const struct pv_q *q,
 		double progress, struct evbuffer *out);
 /* A view finer than the summary's buckets: the records of its time range
  * read from the file (from the frame the summary gives for its first
- * bucket, at most 2^18 of them) into an index of their own, answered as
+ * bucket, at most 2^15 of them) into an index of their own, answered as
  * the index answers (states begun before the range left out), with
  * "approximate":true and "from_file":true.  0; 1 if it cannot be (too
  * many records, none, the rows in another order, a reader's error: then

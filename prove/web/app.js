@@ -272,8 +272,9 @@ async function load() {
   $('r-from').textContent = fmtSecs(S.from);
   $('r-to').textContent = fmtSecs(S.to);
   $('r-len').textContent = fmtDur(S.to - S.from);
-  $('r-note').textContent = v.approximate ? '(from the summary file: ' +
-    'the index is ' + Math.round(v.progress * 100) + '% read)' :
+  $('r-note').textContent = v.approximate ? (v.from_file ?
+    '(this range read from the file' : '(from the summary file') +
+    ': the index is ' + Math.round(v.progress * 100) + '% read)' :
     v.truncated ? '(some detail left out)' : '';
   writeHash();
   draw();
