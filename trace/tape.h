@@ -95,8 +95,9 @@ struct tape_w *tape_open_fmt(const char *path, int fmt, const char *mm_id,
 /* Or'ed into tape_open_fmt's fmt: path must not exist yet (EEXIST). */
 #define TAPE_OPEN_NEW	0x100
 /* Or'ed into fmt: no summary sidecar.  Without it a binary trace gets one,
- * path + ".idx" (doc/formats.md section 6), written at most once a second
- * by tape_write_out and tape_flush and at tape_close; a sidecar that
+ * path + ".idx" (doc/formats.md section 6), written by tape_write_out and
+ * tape_flush when it has new records, at most once a second (a second
+ * more per 4 MiB of it), and at tape_close; a sidecar that
  * cannot be written is left as it was (it is optional: readers check it
  * belongs to the trace). */
 #define TAPE_OPEN_NOIDX	0x200

@@ -70,6 +70,7 @@ struct tape_w {
 	struct tr_sum	*sum;
 	char		*path;
 	uint64_t	sum_ns;
+	uint64_t	sum_records;	/* records it had then */
 };
 
 /* Binary format: the next frame read is the one at file offset off (a
