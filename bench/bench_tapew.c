@@ -50,7 +50,7 @@ write_all(struct tape_w *w, int fmt)
 	long i, k;
 
 	f[1].kind = dbl ? REC_K_DOUBLE : REC_K_INT;
-	if (fmt != TAPE_FMT_BIN) {
+	if ((fmt & ~TAPE_OPEN_NOIDX) != TAPE_FMT_BIN) {
 		for (i = 0; i < nrec; i++) {
 			f[0].v.i = i & 0xffff;
 			if (dbl)	/* seconds with some decimals */
@@ -127,6 +127,12 @@ run(int fmt, const char *path, struct best *b)
 		fclose(f);
 		unlink(path);
 	}
+	if (strcmp(path, "/dev/null") != 0) {	/* its summary sidecar */
+		char idx[4300];
+
+		snprintf(idx, sizeof idx, "%s.idx", path);
+		unlink(idx);
+	}
 	return 0;
 fail:
 	fprintf(stderr, "bench_tapew: %s: %s\n", path, strerror(errno));
@@ -138,7 +144,7 @@ fail:
 static void
 report(const char *name, const char *target, const struct best *b)
 {
-	printf("%-5s %-10s %7.2f M records/s per CPU second, %7.2f per second",
+	printf("%-9s %-10s %7.2f M records/s per CPU second, %7.2f per second",
 	    name, target, (double)nrec / ((double)b->cpu / 1e9) / 1e6,
 	    (double)nrec / ((double)b->wall / 1e9) / 1e6);
 	if (b->size > 0)
@@ -157,7 +163,8 @@ main(int argc, char **argv)
 		const char	*name;
 		int		fmt;
 	} fmts[] = { { "tape", TAPE_FMT_TAPE }, { "bee", TAPE_FMT_BEE },
-	    { "bin", TAPE_FMT_BIN } };
+	    { "bin", TAPE_FMT_BIN },
+	    { "bin-noidx", TAPE_FMT_BIN | TAPE_OPEN_NOIDX } };
 	const char *only = NULL, *tmp = getenv("TMPDIR");
 	char dir[4096], path[4200];
 	unsigned i;
@@ -183,7 +190,7 @@ main(int argc, char **argv)
 		default:
 usage:
 			fprintf(stderr, "usage: bench_tapew [-n RECORDS] "
-			    "[-f tape|bee|bin] [-r RUNS] [-m ints|double]\n");
+			    "[-f tape|bee|bin|bin-noidx] [-r RUNS] [-m ints|double]\n");
 			return 2;
 		}
 	}

@@ -10,7 +10,7 @@
 #                  afterwards unless something was found)
 #   FUZZ_SECONDS   seconds per target (default 20); 0 only builds
 #   FUZZ_TARGETS   the targets to run (default: "tape rec seg seghdr wire
-#                  elfsym plan";
+#                  elfsym plan sum");
 #                  seghdr is fuzz_seg with FUZZ_SEG_HOSTILE_HEADER=1)
 #   CC             the compiler (default: clang)
 #   FUZZ_CFLAGS    more compiler flags
@@ -24,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 CC=${CC:-clang}
 secs=${FUZZ_SECONDS:-20}
-targets=${FUZZ_TARGETS:-tape rec seg seghdr wire elfsym plan}
+targets=${FUZZ_TARGETS:-tape rec seg seghdr wire elfsym plan sum}
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-D_GNU_SOURCE -std=gnu11 -Wall -Wextra -I$top/include -I$top/common -I$top/trace
 	${FUZZ_CFLAGS:-}"
@@ -88,6 +88,7 @@ for t in $targets; do
 		libs= ;;
 	elfsym)	src="common/util/elfsym.c"; libs= ;;
 	plan)	src="common/plan/plan.c common/util/num.c"; libs= ;;
+	sum)	src="trace/tr_sum.c common/util/hmap.c"; libs= ;;
 	*)	echo "fuzz: unknown target $t" >&2; exit 2 ;;
 	esac
 	set --

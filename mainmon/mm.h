@@ -395,6 +395,8 @@ struct mm {
 						   (mm_auth.c) */
 	struct tape_w		*out;
 	int			fmt;		/* TAPE_FMT_* */
+	int			tape_flags;	/* TAPE_OPEN_NOIDX:
+						   --no-index */
 	char			*out_path;
 	struct mm_conn		*conns;
 	struct mm_node		*nodes;

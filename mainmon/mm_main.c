@@ -50,6 +50,7 @@ struct mm_opts {
 	uint64_t	silent_s;	/* --silent: 0 never */
 	double		order_wait_s;	/* --order-wait: 0 forever */
 	uint64_t	disk_wait_s;	/* --disk-wait: a stop's bound */
+	int		noindex;	/* --no-index: no sidecar */
 	int		debug;		/* -d */
 	const char	*plan;		/* -P: a plan file */
 	int		allow_exec;	/* --allow-exec: plans may exec */
@@ -76,8 +77,8 @@ usage(FILE *f)
 	    "[--collect=global|local]\n"
 	    "       [--pause-max=SECONDS] [--silent=SECONDS] "
 	    "[--order-wait=SECONDS]\n"
-	    "       [--disk-wait=SECONDS] [-P PLANFILE] [--allow-exec] "
-	    "[-d]\n");
+	    "       [--disk-wait=SECONDS] [--no-index] [-P PLANFILE] "
+	    "[--allow-exec] [-d]\n");
 }
 
 /* Says on stderr what is wrong with the command line; returns 2 (the exit
@@ -115,7 +116,7 @@ static int
 opts_parse(int argc, char **argv, struct mm_opts *o)
 {
 	enum { OPT_COLLECT = 256, OPT_PAUSE_MAX, OPT_FORCE, OPT_SILENT,
-	    OPT_ORDER_WAIT, OPT_DISK_WAIT, OPT_ALLOW_EXEC };
+	    OPT_ORDER_WAIT, OPT_DISK_WAIT, OPT_ALLOW_EXEC, OPT_NOINDEX };
 	static const struct option longopts[] = {
 		{ "collect", required_argument, NULL, OPT_COLLECT },
 		{ "pause-max", required_argument, NULL, OPT_PAUSE_MAX },
@@ -125,6 +126,7 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 		{ "disk-wait", required_argument, NULL, OPT_DISK_WAIT },
 		{ "allow-exec", no_argument, NULL, OPT_ALLOW_EXEC },
 		{ "plan", required_argument, NULL, 'P' },
+		{ "no-index", no_argument, NULL, OPT_NOINDEX },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -190,6 +192,9 @@ opts_parse(int argc, char **argv, struct mm_opts *o)
 			    &o->disk_wait_s) != 0)
 				return bad_value("--disk-wait", optarg, "a "
 				    "number of seconds (0 to 3600)");
+			break;
+		case OPT_NOINDEX:
+			o->noindex = 1;
 			break;
 		case 'o':
 			if (*optarg == '\0')
@@ -589,6 +594,7 @@ mm_start(struct mm *mm, const struct mm_opts *o)
 	mm->silent_secs = (unsigned)o->silent_s;
 	mm->order_wait_ns = (uint64_t)(o->order_wait_s * 1e9);
 	mm->disk_wait_secs = (unsigned)o->disk_wait_s;
+	mm->tape_flags = o->noindex ? TAPE_OPEN_NOIDX : 0;
 	mm->order.max_bytes = (uint64_t)(o->order_mib * 1048576);
 	mm->fmt = o->fmt;
 	mm->auth_secs = (unsigned)o->auth_secs;

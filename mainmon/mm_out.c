@@ -427,8 +427,8 @@ define_predefined(struct mm *mm, struct mm_node *n)
 int
 mm_out_open(struct mm *mm, const char *path)
 {
-	mm->out = tape_open_fmt(path, mm->fmt | TAPE_OPEN_NEW, mm->id,
-	    clk_real_ns(), clk_mono_ns());
+	mm->out = tape_open_fmt(path, mm->fmt | mm->tape_flags | TAPE_OPEN_NEW,
+	    mm->id, clk_real_ns(), clk_mono_ns());
 	if (mm->out == NULL)
 		return -1;
 	define_predefined(mm, NULL);

@@ -103,8 +103,8 @@ mm_rotate(struct mm *mm, struct mm_conn *ctl, const char *name)
 		mm_ctl_reply(ctl, 1, "out of memory");
 		return;
 	}
-	w = tape_open_fmt(name, mm->fmt | TAPE_OPEN_NEW, mm->id,
-	    clk_real_ns(), clk_mono_ns());
+	w = tape_open_fmt(name, mm->fmt | mm->tape_flags | TAPE_OPEN_NEW,
+	    mm->id, clk_real_ns(), clk_mono_ns());
 	if (w == NULL) {
 		e = errno;
 		snprintf(text, sizeof text, "file %.1000s: cannot create it: "

@@ -560,12 +560,10 @@ finish_arrows(struct pv_idx *x)
 static int
 names(struct pv_idx *x, struct grmtrace *t)
 {
-	const struct grmtrace_host *h;
 	const struct grmtrace_def *def;
 	struct pv_evc *c;
 	const char *s;
 	uint32_t it = 0;
-	size_t i;
 
 	while ((c = pv_map_next(&x->evc, &it)) != NULL) {
 		if (c->name != NULL)
@@ -577,26 +575,56 @@ names(struct pv_idx *x, struct grmtrace *t)
 		if ((c->name = strdup(s)) == NULL)
 			return -1;
 	}
-	for (i = 0; i < x->nhost; i++)
-		free(x->host[i].name);
-	free(x->host);
+	pv_hosts_free(x->host, x->nhost);
 	x->host = NULL;
-	x->nhost = grmtrace_nhosts(t);
-	if ((x->host = calloc(x->nhost + 1, sizeof *x->host)) == NULL)
+	x->nhost = 0;
+	return pv_hosts_get(t, &x->host, &x->nhost);
+}
+
+int
+pv_hosts_get(struct grmtrace *t, struct pv_host **hp, size_t *np)
+{
+	const struct grmtrace_host *h;
+	size_t i, n = grmtrace_nhosts(t);
+
+	if ((*hp = calloc(n + 1, sizeof **hp)) == NULL)
 		return -1;
-	for (i = 0; i < x->nhost; i++) {
+	*np = n;
+	for (i = 0; i < n; i++) {
 		h = grmtrace_host_at(t, i);
-		x->host[i].node = h->node;
-		if ((x->host[i].name = strdup(h->hostname)) == NULL)
+		(*hp)[i].node = h->node;
+		if (((*hp)[i].name = strdup(h->hostname)) == NULL)
 			return -1;
 	}
 	return 0;
+}
+
+void
+pv_hosts_free(struct pv_host *h, size_t n)
+{
+	size_t i;
+
+	for (i = 0; h != NULL && i < n; i++)
+		free(h[i].name);
+	free(h);
 }
 
 static void
 evc_free(void *v)
 {
 	free(((struct pv_evc *)v)->name);
+}
+
+int
+pv_idx_add_row(struct pv_idx *x, uint32_t node, uint32_t pid, uint32_t tid)
+{
+	return row_get(x, node, pid, tid) == NULL ? -1 : 0;
+}
+
+int
+pv_idx_add_block(struct pv_idx *x, int64_t id)
+{
+	return state_of(x, id, 0, NULL, 0) == UINT32_MAX ? -1 : 0;
 }
 
 int
@@ -621,9 +649,22 @@ pv_idx_feed(struct pv_idx *x, struct grmtrace *t)
 		unshow_open(&x->row[i]);
 	grmtrace_select(t, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
-	while ((rc = grmtrace_next(t, &ev)) == 1)
+	while ((rc = grmtrace_next(t, &ev)) == 1) {
+		if (x->until != 0 && ev->kind == GRMTRACE_RECORD &&
+		    ev->ts >= x->until)
+			return 0;
+		if (x->max != 0 && x->records >= x->max)
+			return -4;
 		if (take(x, ev) != 0)
 			return -2;
+		if (x->progress != NULL && (x->records & 0xffff) == 0) {
+			__atomic_store_n(x->progress, x->records,
+			    __ATOMIC_RELAXED);
+			if (x->stop != NULL && __atomic_load_n(x->stop,
+			    __ATOMIC_RELAXED))
+				return -3;
+		}
+	}
 	return rc;
 }
 
@@ -648,6 +689,13 @@ pv_idx_finish(struct pv_idx *x, struct grmtrace *t)
 int
 pv_idx_build(struct pv_idx *x, const char *path)
 {
+	return pv_idx_build_bg(x, path, NULL, NULL);
+}
+
+int
+pv_idx_build_bg(struct pv_idx *x, const char *path, uint64_t *progress,
+		const int *stop)
+{
 	struct grmtrace *t;
 	struct timespec a, b;
 	int rc;
@@ -655,6 +703,8 @@ pv_idx_build(struct pv_idx *x, const char *path)
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	if (pv_idx_begin(x, path) != 0)
 		return -1;
+	x->progress = progress;
+	x->stop = stop;
 	if ((t = pv_open(path)) == NULL) {
 		pv_idx_free(x);
 		return -1;
@@ -667,6 +717,12 @@ pv_idx_build(struct pv_idx *x, const char *path)
 	if (rc == 0 && pv_idx_finish(x, t) != 0)
 		rc = -2;
 	pv_close(path, t);
+	if (rc == -3) {
+		fprintf(stderr, "prove: %s: index not finished (stopped)\n",
+		    path);
+		pv_idx_free(x);
+		return -1;
+	}
 	if (rc != 0) {
 		fprintf(stderr, "prove: %s: out of memory\n", path);
 		pv_idx_free(x);
@@ -709,9 +765,7 @@ pv_idx_free(struct pv_idx *x)
 	pv_map_free(&x->rows, NULL);
 	pv_map_free(&x->stix, NULL);
 	pv_map_free(&x->evc, evc_free);
-	for (i = 0; i < x->nhost; i++)
-		free(x->host[i].name);
-	free(x->host);
+	pv_hosts_free(x->host, x->nhost);
 	pv_map_free(&x->procs, NULL);
 	pv_map_free(&x->coll, NULL);
 	pv_strs_free(&x->names);

@@ -168,6 +168,16 @@ struct pv_idx {
 	/* Following a job: what is older than cut (ns) was dropped
 	 * (pv_idx_trim); 0: nothing. */
 	uint64_t	cut;
+	/* Built in another thread (prove serve with a summary sidecar):
+	 * the records read so far are stored in *progress every 2^16
+	 * (atomically), and the build stops when *stop is set; NULL: not. */
+	uint64_t	*progress;
+	const int	*stop;
+	/* A time range read from the middle of a file (pv_sum.c): feeding
+	 * stops at the first record at or after until (0: none), and fails
+	 * (-4) past max records (0: none). */
+	uint64_t	until;
+	uint64_t	max;
 };
 
 /* Builds the index of path (read once through the public reader; its
@@ -175,6 +185,9 @@ struct pv_idx {
  * saying on stderr why (unreadable, malformed, out of memory); x is then
  * freed. */
 int pv_idx_build(struct pv_idx *x, const char *path);
+/* The same, its progress and stop as above (a stop fails it, said). */
+int pv_idx_build_bg(struct pv_idx *x, const char *path, uint64_t *progress,
+		    const int *stop);
 void pv_idx_free(struct pv_idx *x);
 
 /* Appending (prove serve ID, pv_live.c): pv_idx_begin makes x empty, of
@@ -189,6 +202,12 @@ int pv_idx_begin(struct pv_idx *x, const char *path);
 int pv_idx_feed(struct pv_idx *x, struct grmtrace *t);
 int pv_idx_finish(struct pv_idx *x, struct grmtrace *t);
 int pv_idx_trim(struct pv_idx *x, uint64_t cut);
+/* Before feeding: the row of (node, pid, tid) and the state of block id
+ * made now (the next index), so that an index of part of a file numbers
+ * them as another one does.  0, or -1 out of memory. */
+int pv_idx_add_row(struct pv_idx *x, uint32_t node, uint32_t pid,
+		   uint32_t tid);
+int pv_idx_add_block(struct pv_idx *x, int64_t id);
 
 /* The JSON answers of the API, appended to out.  Each returns 0, or -1
  * with a message for the client in err (a request that cannot be
@@ -267,5 +286,13 @@ int pv_tracer(const struct pv_idx *x, const struct pv_sel *sel,
 
 /* JSON: s[0..n) as a quoted string with escapes. */
 void pv_json_str(struct evbuffer *out, const char *s, size_t n);
+/* The name of host node among h[0..n), or "". */
+const char *pv_host_name(const struct pv_host *h, size_t n, uint32_t node);
+/* JSON: ,"hosts":[{"node":N,"name":"..."},...] of h[0..n). */
+void pv_hosts_json(const struct pv_host *h, size_t n, struct evbuffer *out);
+/* The reader's hosts so far, into a new array *h of *n (NULL and 0 before
+ * the call; freed with pv_hosts_free): 0, or -1 out of memory. */
+int pv_hosts_get(struct grmtrace *t, struct pv_host **h, size_t *n);
+void pv_hosts_free(struct pv_host *h, size_t n);
 
 #endif /* GRM_PV_IDX_H */

@@ -8,6 +8,7 @@
 
 #include "pv.h"
 #include "pv_export.h"
+#include "pv_sum.h"
 
 static void
 usage(FILE *f)
@@ -17,7 +18,8 @@ usage(FILE *f)
 	    "       prove svg FILE [-o OUT.svg] [-w WIDTH] [-t FROM:TO] "
 	    "[-r ROWS]\n"
 	    "       prove export --to FORMAT FILE -o OUT\n"
-	    "       prove serve FILE... [-p PORT] [-b ADDR]\n"
+	    "       prove serve FILE... [-p PORT] [-b ADDR] [--summary-only]\n"
+	    "       prove index FILE...\n"
 	    "       prove trace FILE [-t FROM:TO] [-H HOST] [-p PROC] "
 	    "[-T TID] [-e EVENT]\n"
 	    "       prove load FILE [-i INTERVAL] [--csv]\n"
@@ -43,6 +45,9 @@ help(void)
 	    "space-time view\n"
 	    "         (prints the address; -p PORT, default any free one; "
 	    "-b ADDR,\n         default 127.0.0.1)\n"
+	    "  index  write FILE.idx, the summary of a binary trace that "
+	    "serve opens\n         at once (mainmon writes it as it "
+	    "writes the trace)\n"
 	    "  trace  print the records that match filters, as dump does "
 	    "(prove trace --help)\n"
 	    "  load   events per second per process over time (prove load "
@@ -292,12 +297,14 @@ main(int argc, char **argv)
 		return pv_serve(argc, argv);
 	if (strcmp(argv[0], "trace") == 0)
 		return pv_trace(argc, argv);
+	if (strcmp(argv[0], "index") == 0)
+		return pv_index_cmd(argc, argv);
 	if (strcmp(argv[0], "load") == 0)
 		return pv_load_cmd(argc, argv);
 	if (strcmp(argv[0], "replay") == 0)
 		return pv_replay(argc, argv);
 	fprintf(stderr, "prove: %s: not a command (dump, stats, svg, "
-	    "export, serve, trace, load, replay, report)\n",
+	    "export, serve, index, trace, load, replay, report)\n",
 	    argv[0]);
 	usage(stderr);
 	return 2;

@@ -7,11 +7,13 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,6 +25,7 @@
 
 #include "pv_idx.h"
 #include "pv_live.h"
+#include "pv_sum.h"
 
 /* Limits of what a client may ask. */
 #define SRV_WIDTH_MAX	16384		/* pixels of a view */
@@ -30,9 +33,24 @@
 #define SRV_HEADERS_MAX	8192		/* bytes of request line + headers */
 #define SRV_TIMEOUT_S	20		/* an idle or slow connection */
 
+/* A file opened with its summary sidecar: answered from it until the
+ * full index, built by a thread, is ready (then idx[i] is the thread's no
+ * more: ready is set with release, read with acquire). */
+struct srv_sum {
+	struct pv_sum	sum;
+	int		ready;		/* atomic */
+	uint64_t	progress;	/* atomic: records read */
+};
+
 struct srv {
 	struct pv_idx	*idx;
 	size_t		n;
+	char		**path;		/* the files, as given */
+	struct srv_sum	*sum;		/* by file: sum.g NULL if none */
+	pthread_t	bg;		/* builds the indexes of those */
+	int		bg_on;
+	int		stop;		/* atomic: the thread is to stop */
+	int		sum_only;	/* --summary-only: no such thread */
 	/* prove serve ID: the job followed, into idx[0] */
 	const char	*liveid;
 	struct pv_live	*live;
@@ -249,6 +267,99 @@ out:
 	return rc;
 }
 
+static pid_t stats_start(const char *path, int *fd);
+static void stats_end(struct pv_idx *x, pid_t pid, int fd);
+
+/* Whether file f's answers come from its index (built, or never from a
+ * summary). */
+static int
+srv_ready(const struct srv *s, uint64_t f)
+{
+	return s->sum == NULL || s->sum[f].sum.g == NULL ||
+	    __atomic_load_n(&s->sum[f].ready, __ATOMIC_ACQUIRE);
+}
+
+/* The answers of file f from its summary: 0; 1 with err for the client
+ * (a bad request), 2 (not until the index is built); -1 out of memory. */
+static int
+sum_api(struct srv *s, uint64_t f, const char *name,
+	const struct evkeyvalq *q, struct evbuffer *b, char *err,
+	size_t errlen)
+{
+	const struct pv_sum *m = &s->sum[f].sum;
+	double p = m->in.records == 0 ? 0 : (double)__atomic_load_n(
+	    &s->sum[f].progress, __ATOMIC_RELAXED) / (double)m->in.records;
+	struct pv_idx v = { .first = m->in.first, .tend = m->in.last,
+	    .nrow = m->nrow };
+	struct pv_q vq;
+	int rc;
+
+	p = p > 1 ? 1 : p;
+	if (strcmp(name, "meta") == 0)
+		return pv_sum_meta(m, s->path[f], p, b);
+	if (strcmp(name, "stats") == 0)
+		return pv_sum_stats(m, b);
+	if (strcmp(name, "view") == 0) {
+		if (view_query(&v, q, &vq, err, errlen) != 0)
+			return 1;
+		/* Finer than a bucket: that range read from the file. */
+		if ((double)(vq.to - vq.from) / vq.width <
+		    (double)m->in.width_ns &&
+		    (rc = pv_sum_range(m, s->path[f], &vq, p, b)) <= 0)
+			return rc;
+		return pv_sum_view(m, &vq, p, b);
+	}
+	if (s->sum_only)
+		snprintf(err, errlen, "served from its summary only "
+		    "(--summary-only): meta, stats and view");
+	else
+		snprintf(err, errlen, "the index of this file is being built "
+		    "(%.0f%% read); until then only meta, stats and view are "
+		    "answered, from its summary", p * 100);
+	return 2;
+}
+
+/* Builds the full index of each file that has a summary, in turn (a
+ * thread, while the event loop answers from the summaries). */
+static void *
+bg_build(void *arg)
+{
+	struct srv *s = arg;
+	struct pv_idx x;
+	size_t i;
+	pid_t pid;
+	int fd = -1;
+
+	/* Behind the answers: a nice value is a thread's own on Linux (and
+	 * the prove stats child's, forked here). */
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	for (i = 0; i < s->n; i++) {
+		if (s->sum[i].sum.g == NULL)
+			continue;
+		pid = stats_start(s->path[i], &fd);
+		if (pv_idx_build_bg(&x, s->path[i], &s->sum[i].progress,
+		    &s->stop) != 0) {
+			if (pid > 0) {
+				close(fd);
+				waitpid(pid, NULL, 0);
+			}
+			if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
+				break;
+			fprintf(stderr, "prove serve: %s: answered from its "
+			    "summary only\n", s->path[i]);
+			continue;
+		}
+		if (pid > 0)
+			stats_end(&x, pid, fd);
+		fprintf(stderr, "prove serve: %s: %" PRIu64 " records, %zu rows, "
+		    "index %zu bytes, built in %.3f s (in the background)\n",
+		    x.path, x.records, x.nrow, x.bytes, x.build_s);
+		s->idx[i] = x;
+		__atomic_store_n(&s->sum[i].ready, 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
 /* The API: /api/NAME?f=FILE&...; every answer JSON, an error too. */
 static void
 api(struct srv *s, struct evhttp_request *req, const char *name,
@@ -278,10 +389,17 @@ api(struct srv *s, struct evhttp_request *req, const char *name,
 		for (f = 0; f < s->n; f++) {
 			if (f > 0)
 				evbuffer_add(b, ",", 1);
-			pv_json_str(b, s->idx[f].path, strlen(s->idx[f].path));
+			pv_json_str(b, s->path[f], strlen(s->path[f]));
 		}
 		evbuffer_add(b, "]\n", 2);
 		rc = 0;
+	} else if (!srv_ready(s, f) && strcmp(name, "follow") != 0 &&
+	    strcmp(name, "live") != 0) {
+		/* From the summary until the index is built. */
+		if ((rc = sum_api(s, f, name, q, b, err, sizeof err)) > 0) {
+			code = rc == 2 ? 503 : 400;
+			goto fail;
+		}
 	} else if (strcmp(name, "meta") == 0)
 		rc = pv_idx_meta(x, b);
 	else if (strcmp(name, "follow") == 0)
@@ -335,7 +453,8 @@ api(struct srv *s, struct evhttp_request *req, const char *name,
 	evbuffer_free(b);
 	return;
 fail:
-	fail(req, code, code == 404 ? "Not Found" : "Bad Request", msg);
+	fail(req, code, code == 404 ? "Not Found" : code == 503 ?
+	    "Service Unavailable" : "Bad Request", msg);
 	if (b != NULL)
 		evbuffer_free(b);
 	return;
@@ -459,7 +578,8 @@ stats_end(struct pv_idx *x, pid_t pid, int fd)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: prove serve FILE... [-p PORT] [-b ADDR]\n"
+	fprintf(stderr, "usage: prove serve FILE... [-p PORT] [-b ADDR] "
+	    "[--summary-only]\n"
 	    "       prove serve HOST:PORT:TOKEN|@IDFILE [-p PORT] [-b ADDR] "
 	    "[--every SECONDS] [--window SECONDS]\n");
 }
@@ -546,6 +666,7 @@ pv_serve(int argc, char **argv)
 		{ "bind", required_argument, NULL, 'b' },
 		{ "every", required_argument, NULL, 'e' },
 		{ "window", required_argument, NULL, 'w' },
+		{ "summary-only", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -556,7 +677,7 @@ pv_serve(int argc, char **argv)
 	size_t i;
 	pid_t pid;
 
-	while ((r = pv_getopt(argc, argv, "serve", ":p:b:e:w:h", longopts,
+	while ((r = pv_getopt(argc, argv, "serve", ":p:b:e:w:Sh", longopts,
 	    &c)) > 0) {
 		switch (c) {
 		case 'p':
@@ -568,6 +689,9 @@ pv_serve(int argc, char **argv)
 			break;
 		case 'b':
 			addr = optarg;
+			break;
+		case 'S':
+			s.sum_only = 1;
 			break;
 		case 'e':
 		case 'w':
@@ -602,6 +726,7 @@ pv_serve(int argc, char **argv)
 		fprintf(stderr, "prove serve: out of memory\n");
 		return 1;
 	}
+	s.path = argv + optind;
 	/* One argument that is no file but an identifier (@FILE, or
 	 * HOST:PORT:...): a running job, followed. */
 	if (argc - optind == 1 && (argv[optind][0] == '@' ||
@@ -612,7 +737,23 @@ pv_serve(int argc, char **argv)
 		rc = run(&s, addr, (uint16_t)port);
 		goto out;
 	}
+	if ((s.sum = calloc((size_t)(argc - optind), sizeof *s.sum)) == NULL) {
+		fprintf(stderr, "prove serve: out of memory\n");
+		goto out;
+	}
 	for (i = 0; optind + (int)i < argc; i++) {
+		/* A summary: answers at once, the index built meanwhile. */
+		if ((r = pv_sum_load(&s.sum[i].sum, argv[optind + i])) < 0)
+			goto out;
+		if (r == 0) {
+			fprintf(stderr, "prove serve: %s: %" PRIu64 " records "
+			    "in its summary %s.idx; answering from it%s\n",
+			    argv[optind + i], s.sum[i].sum.in.records,
+			    argv[optind + i], s.sum_only ? "" :
+			    " while the index is built");
+			s.n++;
+			continue;
+		}
 		pid = stats_start(argv[optind + i], &fd);
 		if (pv_idx_build(&s.idx[i], argv[optind + i]) != 0) {
 			if (pid > 0) {
@@ -629,10 +770,28 @@ pv_serve(int argc, char **argv)
 		    s.idx[i].path, s.idx[i].records, s.idx[i].nrow,
 		    s.idx[i].bytes, s.idx[i].build_s);
 	}
+	for (i = 0; i < s.n && !s.bg_on && !s.sum_only; i++)
+		if (s.sum[i].sum.g != NULL) {
+			if ((r = pthread_create(&s.bg, NULL, bg_build, &s)) !=
+			    0) {
+				fprintf(stderr, "prove serve: cannot start a "
+				    "thread: %s\n", strerror(r));
+				goto out;
+			}
+			s.bg_on = 1;
+		}
 	rc = run(&s, addr, (uint16_t)port);
 out:
+	if (s.bg_on) {
+		__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
+		pthread_join(s.bg, NULL);
+	}
 	for (i = 0; i < s.n; i++)
-		pv_idx_free(&s.idx[i]);
+		if (srv_ready(&s, i))
+			pv_idx_free(&s.idx[i]);
+	for (i = 0; s.sum != NULL && i < s.n; i++)
+		pv_sum_free(&s.sum[i].sum);
+	free(s.sum);
 	free(s.idx);
 	return rc;
 }

@@ -44,15 +44,30 @@ pv_json_str(struct evbuffer *out, const char *s, size_t n)
 	evbuffer_add(out, "\"", 1);
 }
 
-static const char *
-host_name(const struct pv_idx *x, uint32_t node)
+const char *
+pv_host_name(const struct pv_host *h, size_t n, uint32_t node)
 {
 	size_t i;
 
-	for (i = 0; i < x->nhost; i++)
-		if (x->host[i].node == node)
-			return x->host[i].name;
+	for (i = 0; i < n; i++)
+		if (h[i].node == node)
+			return h[i].name;
 	return "";
+}
+
+void
+pv_hosts_json(const struct pv_host *h, size_t n, struct evbuffer *out)
+{
+	size_t i;
+
+	evbuffer_add_printf(out, ",\"hosts\":[");
+	for (i = 0; i < n; i++) {
+		evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"name\":",
+		    i ? "," : "", h[i].node);
+		pv_json_str(out, h[i].name, strlen(h[i].name));
+		evbuffer_add(out, "}", 1);
+	}
+	evbuffer_add(out, "]", 1);
 }
 
 static void
@@ -60,7 +75,7 @@ row_meta(const struct pv_idx *x, const struct pv_row *r,
 	 struct evbuffer *out)
 {
 	const struct pv_proc *p = pv_proc(&x->msgs, r->node, r->pid);
-	const char *h = host_name(x, r->node);
+	const char *h = pv_host_name(x->host, x->nhost, r->node);
 
 	evbuffer_add_printf(out, "{\"node\":%" PRIu32 ",\"host\":", r->node);
 	pv_json_str(out, h, strlen(h));
@@ -90,17 +105,11 @@ pv_idx_meta(const struct pv_idx *x, struct evbuffer *out)
 	pv_json_str(out, x->path, strlen(x->path));
 	evbuffer_add_printf(out, ",\"first\":\"%" PRIu64 "\",\"last\":\"%"
 	    PRIu64 "\",\"records\":%" PRIu64 ",\"ended\":%s,\"losses\":%" PRIu64
-	    ",\"messages\":%zu,\"index_bytes\":%zu,\"build_s\":%.3f"
-	    ",\"hosts\":[", x->first, x->tend, x->records,
-	    x->ended ? "true" : "false", x->losses, x->narrow, x->bytes,
-	    x->build_s);
-	for (i = 0; i < x->nhost; i++) {
-		evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"name\":",
-		    i ? "," : "", x->host[i].node);
-		pv_json_str(out, x->host[i].name, strlen(x->host[i].name));
-		evbuffer_add(out, "}", 1);
-	}
-	evbuffer_add_printf(out, "],\"rows\":[");
+	    ",\"messages\":%zu,\"index_bytes\":%zu,\"build_s\":%.3f",
+	    x->first, x->tend, x->records, x->ended ? "true" : "false",
+	    x->losses, x->narrow, x->bytes, x->build_s);
+	pv_hosts_json(x->host, x->nhost, out);
+	evbuffer_add_printf(out, ",\"rows\":[");
 	for (i = 0; i < x->nrow; i++) {
 		if (i > 0)
 			evbuffer_add(out, ",", 1);

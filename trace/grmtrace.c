@@ -282,6 +282,21 @@ grmtrace_seek(struct grmtrace *t, uint64_t ts)
 }
 
 int
+grmtrace_seek_offset(struct grmtrace *t, uint64_t offset)
+{
+	if (t == NULL || t->failed) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (tr_bin_at(t->r, offset) != 0)
+		return fail(t, errno, "cannot go to offset %llu: %s",
+		    (unsigned long long)offset, errno == EINVAL ? "not a "
+		    "binary file one can seek in" : strerror(errno));
+	t->pending = 0;
+	return 0;
+}
+
+int
 grmtrace_limit(struct grmtrace *t, uint64_t offset)
 {
 	if (t == NULL) {

@@ -96,6 +96,13 @@ struct tape_w *tape_open_fmt(const char *path, int fmt, const char *mm_id,
 			     uint64_t realtime_ns, uint64_t monotonic_ns);
 /* Or'ed into tape_open_fmt's fmt: path must not exist yet (EEXIST). */
 #define TAPE_OPEN_NEW	0x100
+/* Or'ed into fmt: no summary sidecar.  Without it a binary trace gets one,
+ * path + ".idx" (doc/formats.md section 6), written by tape_write_out and
+ * tape_flush when it has new records, at most once a second (a second
+ * more per 4 MiB of it), and at tape_close; a sidecar that
+ * cannot be written is left as it was (it is optional: readers check it
+ * belongs to the trace). */
+#define TAPE_OPEN_NOIDX	0x200
 /*
  * Binary format only: records of thread (node, pid, tid) as they are in
  * memory (struct rec_hdr and slots; timestamps already in the file's

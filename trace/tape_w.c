@@ -7,9 +7,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tr_int.h"
+#include "tr_sum.h"
 
 #define NUM_MAX		(TR_FMT_NUM_MAX + 1)	/* a number with its space */
 
@@ -226,6 +229,69 @@ meta(struct tape_w *w, int m, const struct rec_field *v, unsigned n)
 	return w->ops->meta(w, m, v, n);
 }
 
+/* ---- the summary sidecar ---- */
+
+static void
+sum_drop(struct tape_w *w)
+{
+	if (w->sum != NULL)
+		sum_free(w->sum);
+	free(w->sum);
+	free(w->path);
+	w->sum = NULL;
+	w->path = NULL;
+}
+
+void
+tw_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
+       uint32_t pid, uint32_t tid, int32_t eid, int64_t arg)
+{
+	w->sum->foff = foff;
+	if (sum_rec(w->sum, ts, node, pid, tid, eid, arg) != 0)
+		sum_drop(w);
+}
+
+void
+tw_sum_piece(struct tape_w *w, uint64_t foff, uint32_t node, uint32_t pid,
+	     uint32_t tid, const void *recs, size_t len)
+{
+	w->sum->foff = foff;
+	if (sum_piece(w->sum, node, pid, tid, recs, len) != 0)
+		sum_drop(w);
+}
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Writes the sidecar if everything summarised is in the file, and (unless
+ * now) it has new records and a second has passed since the last, a
+ * second more for each 4 MiB it has (64 KiB a thread: with a thousand
+ * threads, every 17 s, so that writing it stays a small part of the
+ * writer's work). */
+static void
+sum_out(struct tape_w *w, int now)
+{
+	uint64_t t, wait;
+
+	if (w->sum == NULL || w->len != 0)
+		return;
+	t = mono_ns();
+	wait = 1000000000u * (1 + (uint64_t)w->sum->nrow * SUM_NB *
+	    sizeof(struct sum_cell) / (4u << 20));
+	if (!now && (t - w->sum_ns < wait ||
+	    w->sum->records == w->sum_records))
+		return;
+	w->sum_ns = t;
+	w->sum_records = w->sum->records;
+	(void)sum_write(w->sum, w->path, w->out);
+}
+
 struct tape_w *
 tape_open(const char *path, const char *mm_id, uint64_t realtime_ns,
 	  uint64_t monotonic_ns)
@@ -241,10 +307,12 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 	static const struct tr_wops *const ops[] = { &tr_text_wops,
 	    &tr_bin_wops, &tr_bee_wops };
 	struct rec_field v[2];
+	struct stat sb;
 	struct tape_w *w;
 	int e, how = fmt & TAPE_OPEN_NEW ? O_EXCL : O_TRUNC;
+	int idx = !(fmt & TAPE_OPEN_NOIDX);
 
-	fmt &= ~TAPE_OPEN_NEW;
+	fmt &= ~(TAPE_OPEN_NEW | TAPE_OPEN_NOIDX);
 	if (fmt != TAPE_FMT_TAPE && fmt != TAPE_FMT_BIN &&
 	    fmt != TAPE_FMT_BEE) {
 		errno = EINVAL;
@@ -263,6 +331,14 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 		errno = e;
 		return NULL;
 	}
+	/* A sidecar beside a file only (not /dev/null). */
+	if (idx && fmt == TAPE_FMT_BIN && fstat(w->fd, &sb) == 0 &&
+	    S_ISREG(sb.st_mode)) {
+		if ((w->sum = malloc(sizeof *w->sum)) == NULL ||
+		    (w->path = strdup(path)) == NULL)
+			goto fail;
+		sum_init(w->sum);
+	}
 	v[0] = rec_fu(TAPE_VERSION);
 	if ((w->ops->open != NULL && w->ops->open(w) != 0) ||
 	    meta(w, TR_M_HEADER, v, 1) != 0)
@@ -278,6 +354,7 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 fail:
 	e = errno;
 	close(w->fd);
+	sum_drop(w);
 	if (w->ops->free != NULL)
 		w->ops->free(w);
 	free(w->buf);
@@ -532,7 +609,10 @@ tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 int
 tape_write_out(struct tape_w *w)
 {
-	return wflush(w);
+	if (wflush(w) != 0)
+		return -1;
+	sum_out(w, 0);
+	return 0;
 }
 
 int
@@ -542,6 +622,7 @@ tape_flush(struct tape_w *w)
 		return -1;
 	if (fdatasync(w->fd) != 0 && errno != EINVAL && errno != EROFS)
 		return -1;
+	sum_out(w, 0);
 	return 0;
 }
 
@@ -557,13 +638,15 @@ tape_close(struct tape_w *w)
 	if (meta(w, TR_M_END, &v, 1) != 0 || tape_flush(w) != 0) {
 		rc = -1;
 		e = errno;
-	}
+	} else
+		sum_out(w, 1);
 	if (close(w->fd) != 0 && rc == 0) {
 		rc = -1;
 		e = errno;
 	}
 	if (w->ops->free != NULL)
 		w->ops->free(w);
+	sum_drop(w);
 	free(w->buf);
 	free(w);
 	if (rc != 0)

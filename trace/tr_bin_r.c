@@ -2,6 +2,7 @@
 /* tr_bin_r.c: reading the binary trace format (doc/formats.md section 3):
  * frames of meta lines (L), records (R) and pieces of in-memory records
  * (P).  The input is hostile: every length is checked. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -61,6 +62,7 @@ getframe(struct tape_r *r, char *kind, char **p, size_t *len)
 		return rc < 0 ? -1 : tr_cut(r, "frame", r->end - r->start);
 	*p = r->buf + r->start + 5;
 	*len = n;
+	r->foff = tr_tell(r);
 	r->start += 5 + (size_t)n;
 	return 1;
 }
@@ -335,6 +337,20 @@ bin_skip(struct tape_r *r, uint64_t ts, struct tape_ev *ev)
 			return rc == 2 ? 0 : rc;
 	}
 	return -1;
+}
+
+int
+tr_bin_at(struct tape_r *r, uint64_t off)
+{
+	struct bin_r *b = r->priv;
+
+	if (r->fmt != GRMTRACE_FMT_BIN || !r->seekable || r->failed ||
+	    off < 8) {
+		errno = EINVAL;
+		return -1;
+	}
+	b->pp = NULL;
+	return tr_goto(r, off);
 }
 
 static void

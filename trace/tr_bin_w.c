@@ -145,6 +145,7 @@ static int
 bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 	   uint32_t tid, int32_t eid, const struct rec_field *f, unsigned n)
 {
+	uint64_t foff = w->out + w->len;
 	const char *lim;
 	unsigned i;
 	char *d;
@@ -158,7 +159,12 @@ bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 	d = b_u64(d, lim, (uint64_t)(int64_t)eid);
 	for (i = 0; i < n; i++)
 		d = b_field(d, lim, &f[i]);
-	return fend(w, d);
+	if (fend(w, d) != 0)
+		return -1;
+	if (w->sum != NULL)
+		tw_sum(w, foff, ts, node, pid, tid, eid, eid == -1 && n > 0 &&
+		    f[0].kind != REC_K_STR ? f[0].v.i : 0);
+	return 0;
 }
 
 static int
@@ -168,10 +174,12 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	const char *p = recs, *lim;
 	struct rec_hdr h;
 	size_t off = 0, start, n;
+	uint64_t foff;
 	char *d;
 
 	/* One frame per run of records that fits in a line's room. */
 	while (off < len) {
+		foff = w->out + w->len;
 		if ((d = fbegin(w, &lim, 'P')) == NULL)
 			return fend(w, NULL);
 		d = b_u32(d, lim, node);
@@ -196,6 +204,9 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		if (fend(w, d + (off - start)) != 0)
 			return -1;
 		w->records += n;
+		if (w->sum != NULL)
+			tw_sum_piece(w, foff, node, pid, tid, p + start,
+			    off - start);
 	}
 	return 0;
 }

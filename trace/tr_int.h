@@ -65,7 +65,27 @@ struct tape_w {
 	int		cut;		/* the cut back is still to be done */
 	size_t		cap;		/* buf's size: TW_BUF, or more */
 	char		*buf;
+	/* The summary sidecar (binary format, tr_sum.h): NULL if none is
+	 * written; path the trace's; sum_ns when it was last written. */
+	struct tr_sum	*sum;
+	char		*path;
+	uint64_t	sum_ns;
+	uint64_t	sum_records;	/* records it had then */
 };
+
+/* Binary format: the next frame read is the one at file offset off (a
+ * frame's start, from a summary sidecar); what was read before is kept
+ * (definitions, hosts).  0, or -1 (EINVAL: not a binary file one can
+ * seek in, or failed). */
+int tr_bin_at(struct tape_r *r, uint64_t off);
+
+/* Feeds one record of the frame at file offset foff to w's summary, if
+ * it has one (dropped, not to be written, if memory runs out). */
+void tw_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
+	    uint32_t pid, uint32_t tid, int32_t eid, int64_t arg);
+/* The same for the records of a piece (len bytes at recs). */
+void tw_sum_piece(struct tape_w *w, uint64_t foff, uint32_t node,
+		  uint32_t pid, uint32_t tid, const void *recs, size_t len);
 
 /* Makes room for one line (at most TAPE_LINE_MAX bytes and its LF) and
  * returns where it starts; *lim is as far as it may go.  A buffer that
@@ -146,6 +166,8 @@ struct tape_r {
 	int		ended;
 	uint64_t	end_records;
 	uint64_t	pos;		/* file offset of buf[0] */
+	uint64_t	foff;		/* binary: offset of the last frame
+					   read (tr_bin_r.c) */
 	uint64_t	limit;		/* no byte read at or after it
 					   (grmtrace_limit); 0: none */
 	uint64_t	lineno;		/* line (frame) being read */

@@ -34,7 +34,7 @@ extern "C" {
  */
 
 #define GRMTRACE_VERSION_MAJOR	0
-#define GRMTRACE_VERSION_MINOR	3
+#define GRMTRACE_VERSION_MINOR	4
 #define GRMTRACE_VERSION_PATCH	0
 /* The version of this header, as one comparable number. */
 #define GRMTRACE_VERSION	(GRMTRACE_VERSION_MAJOR * 10000 + \
@@ -396,6 +396,77 @@ uint64_t grmtrace_losses(const struct grmtrace *t);
 uint64_t grmtrace_records(const struct grmtrace *t);
 /* Whether #END was read; if so, *records (if not NULL) is its count. */
 int grmtrace_ended(const struct grmtrace *t, uint64_t *records);
+
+/* ---- the summary sidecar (doc/formats.md section 6) ---- */
+
+/*
+ * A binary trace may have a summary beside it, FILE.idx (mainmon writes
+ * it as it writes the trace; grmtrace_index writes it for any binary
+ * trace): per thread (row) and time bucket (at most 4096 buckets, of a
+ * width 2^k ns), the records and the outermost block that took most of
+ * the bucket, and the file offset of the frame each bucket's first record
+ * is in.  It lets a viewer draw a whole run at once.  Since version 0.4.
+ */
+struct grmtrace_sum;
+
+/* One row in one bucket. */
+struct grmtrace_sum_cell {
+	uint32_t	records;
+	uint32_t	state;	/* the outermost block that took most of the
+				   bucket: grmtrace_sum_state(state - 1);
+				   0: none */
+	uint64_t	ns;	/* its time in the bucket */
+};
+
+struct grmtrace_sum_info {
+	uint64_t	first;		/* bucket 0 starts here (the first
+					   record's ts) */
+	uint64_t	width_ns;	/* of a bucket */
+	uint32_t	nbuckets;
+	uint32_t	nrows;
+	uint32_t	nstates;
+	uint64_t	records;
+	uint64_t	last;		/* the latest record's ts */
+	uint64_t	covers;		/* the trace's first bytes it is of */
+};
+
+/*
+ * Reads the binary trace path and writes its summary to path + ".idx"
+ * (through a temporary file, renamed).  Returns 0, or -1 with why in err
+ * (not a binary trace, unreadable, malformed, cannot write).
+ */
+int grmtrace_index(const char *path, char *err, size_t errlen);
+/*
+ * The summary of trace path, checked to be its own (the trace bytes it
+ * covers are there and hash the same: a trace that grew since is fine).
+ * NULL with why in err: errno ENOENT if there is none; EINVAL if it is
+ * malformed, of another version, or stale.
+ */
+struct grmtrace_sum *grmtrace_sum_open(const char *path, char *err,
+				       size_t errlen);
+void grmtrace_sum_close(struct grmtrace_sum *s);
+void grmtrace_sum_get_info(const struct grmtrace_sum *s,
+			   struct grmtrace_sum_info *info);
+/* Row i's thread: 0, or -1 if there is no row i. */
+int grmtrace_sum_row(const struct grmtrace_sum *s, size_t i, uint32_t *node,
+		     uint32_t *pid, uint32_t *tid);
+/* Row i's cells, nbuckets of them, or NULL. */
+const struct grmtrace_sum_cell *grmtrace_sum_cells(
+    const struct grmtrace_sum *s, size_t i);
+/* State i's block id (0 if out of range). */
+int64_t grmtrace_sum_state(const struct grmtrace_sum *s, size_t i);
+/* Bucket b's first record's frame offset (UINT64_MAX: no record). */
+uint64_t grmtrace_sum_offset(const struct grmtrace_sum *s, size_t b);
+/*
+ * Binary traces: the next grmtrace_next reads from the frame at offset
+ * (a frame's start: grmtrace_sum_offset's), with the definitions, hosts
+ * and processes read so far; read the file's start first (up to its first
+ * record, where mainmon writes the definitions it knows).  A record of a
+ * type defined between there and offset is then an error ("record before
+ * definition").  Returns 0, or -1 (EINVAL: not a binary file one can seek
+ * in, t NULL or failed).  Since version 0.4.
+ */
+int grmtrace_seek_offset(struct grmtrace *t, uint64_t offset);
 
 /* ---- printing ---- */
 

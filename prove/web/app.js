@@ -272,10 +272,14 @@ async function load() {
   $('r-from').textContent = fmtSecs(S.from);
   $('r-to').textContent = fmtSecs(S.to);
   $('r-len').textContent = fmtDur(S.to - S.from);
-  $('r-note').textContent = v.truncated ? '(some detail left out)' : '';
+  $('r-note').textContent = v.approximate ? (v.from_file ?
+    '(this range read from the file' : '(from the summary file') +
+    ': the index is ' + Math.round(v.progress * 100) + '% read)' :
+    v.truncated ? '(some detail left out)' : '';
   writeHash();
   draw();
-  if (typeof Views !== 'undefined') Views.update(S, showError);  // views.js
+  if (typeof Views !== 'undefined' && !S.meta.approximate)
+    Views.update(S, showError);  // views.js
 }
 let timer = null;
 function reload() {
@@ -439,8 +443,24 @@ async function openFile(f, from, to, rec) {
   else { S.from = 0; S.to = WHOLE * S.span; }
   S.rec = null;
   await load();
+  if (S.meta.approximate) summaryWait(f);
   const m = /^([0-9]{1,9}),([0-9]{1,20})(?:,(-?[0-9]{1,10}))?$/.exec(rec || '');
   if (m) await showRecordAt(parseInt(m[1], 10), m[2], m[3]);
+}
+
+// Answered from the trace's summary sidecar while the server builds the
+// index: asked again every second until it is built, then the file is
+// opened again at the same range (rows, states and marks in full).  The
+// body's data-index is "summary" until then, "full" after.
+function summaryWait(f) {
+  document.body.dataset.index = 'summary';
+  setTimeout(async () => {
+    if (S.f !== f) return;
+    const m = await getJSON('/api/meta?f=' + f);
+    if (m.approximate) { summaryWait(f); return; }
+    await openFile(f, String(absNs(S.from)), String(absNs(Math.ceil(S.to))));
+    document.body.dataset.index = 'full';
+  }, 1000);
 }
 
 // ---- following a running job (prove serve ID): /api/live's events ----

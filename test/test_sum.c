@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* test_sum.c: the summary sidecar (trace/tr_sum.c): buckets that widen
+ * keep every record, an outermost block's time spread over its buckets,
+ * the dominant state of a cell, a sidecar written and loaded back, and
+ * refused when stale or not what its header says. */
+#include "tape_test.h"
+#include "tr_sum.h"
+
+TestSuite(sum, .init = setup, .fini = teardown);
+
+static uint64_t
+total(const struct tr_sum *s, size_t row)
+{
+	uint64_t n = 0;
+	uint32_t b;
+
+	for (b = 0; b < s->nb; b++)
+		n += s->row[row].c[b].n;
+	return n;
+}
+
+Test(sum, widening_keeps_every_record)
+{
+	struct tr_sum s;
+	uint64_t i;
+
+	sum_init(&s);
+	/* 1,000,000 records 1 us apart: 1 s, far more than 4096 buckets of
+	 * 1024 ns, on two threads. */
+	for (i = 0; i < 1000000; i++)
+		cr_assert_eq(sum_rec(&s, 5000 + i * 1000, 1, 10, 10 + i % 2, 1,
+		    0), 0);
+	cr_assert_leq(s.nb, SUM_NB);
+	cr_assert_gt(s.shift, SUM_SHIFT0);
+	cr_assert_eq(s.nrow, 2);
+	cr_assert_eq(s.records, 1000000);
+	cr_assert_eq(total(&s, 0) + total(&s, 1), 1000000);
+	cr_assert_eq(total(&s, 0), 500000);
+	cr_assert_eq(s.off[0], 0);
+	sum_free(&s);
+}
+
+Test(sum, outermost_block_spread_over_buckets)
+{
+	struct tr_sum s;
+	const uint64_t w = UINT64_C(1) << SUM_SHIFT0, t0 = 1000000;
+
+	sum_init(&s);
+	/* Block 7 from t0 to t0 + 3w, a nested block 8 inside it (not a
+	 * state of the summary), then block 9 for w / 2 in bucket 3. */
+	cr_assert_eq(sum_rec(&s, t0, 1, 2, 2, -1, 7), 0);
+	cr_assert_eq(sum_rec(&s, t0 + 10, 1, 2, 2, -1, 8), 0);
+	cr_assert_eq(sum_rec(&s, t0 + 20, 1, 2, 2, -2, 8), 0);
+	cr_assert_eq(sum_rec(&s, t0 + 3 * w, 1, 2, 2, -2, 7), 0);
+	cr_assert_eq(sum_rec(&s, t0 + 3 * w + 1, 1, 2, 2, -1, 9), 0);
+	cr_assert_eq(sum_rec(&s, t0 + 3 * w + 1 + w / 2, 1, 2, 2, -2, 9), 0);
+	cr_assert_eq(s.nstate, 2);
+	cr_assert_eq(s.state[0], 7);
+	cr_assert_eq(s.state[1], 9);
+	cr_assert_eq(s.row[0].c[0].st, 1);
+	cr_assert_eq(s.row[0].c[0].ns, w);
+	cr_assert_eq(s.row[0].c[2].st, 1);
+	cr_assert_eq(s.row[0].c[2].ns, w);
+	cr_assert_eq(s.row[0].c[3].st, 2);
+	cr_assert_eq(s.row[0].c[3].ns, w / 2);
+	cr_assert_eq(s.row[0].c[0].n, 3);
+	cr_assert_eq(s.row[0].depth, 0);
+	sum_free(&s);
+}
+
+Test(sum, written_loaded_and_refused_when_stale)
+{
+	struct tr_sum s, l;
+	const char *tr = path("t.bin");
+	char err[256], idx[PATH_MAX + 80];
+	FILE *f;
+	int i;
+
+	/* Any bytes stand for the trace: the sidecar hashes its start. */
+	cr_assert_not_null(f = fopen(tr, "w"));
+	for (i = 0; i < 10000; i++)
+		fputc('a' + i % 26, f);
+	cr_assert_eq(fclose(f), 0);
+	sum_init(&s);
+	cr_assert_eq(sum_rec(&s, 100, 1, 2, 3, -1, 4), 0);
+	cr_assert_eq(sum_rec(&s, 5000, 1, 2, 3, 1, 0), 0);
+	s.foff = 77;
+	cr_assert_eq(sum_rec(&s, 9000, 1, 2, 4, 1, 0), 0);
+	cr_assert_eq(sum_write(&s, tr, 10000), 0);
+	cr_assert_eq(sum_load(&l, tr, err, sizeof err), 0, "%s", err);
+	cr_assert_eq(l.nb, s.nb);
+	cr_assert_eq(l.nrow, 2);
+	cr_assert_eq(l.records, 3);
+	cr_assert_eq(l.covers, 10000);
+	cr_assert_eq(l.off[(9000 - 100) >> SUM_SHIFT0], 77);
+	/* The block still open counts to the last record. */
+	cr_assert_eq(l.row[0].c[0].st, 1);
+	cr_assert_eq(l.row[0].c[0].ns, 1024);
+	sum_free(&l);
+	/* Another trace (its start differs): stale. */
+	cr_assert_not_null(f = fopen(tr, "r+"));
+	fputc('Z', f);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(sum_load(&l, tr, err, sizeof err), -1);
+	cr_assert_not_null(strstr(err, "stale"), "%s", err);
+	cr_assert_eq(l.nrow, 0);
+	/* Cut short: not what its header says. */
+	snprintf(idx, sizeof idx, "%s.idx", tr);
+	cr_assert_eq(truncate(idx, 100), 0);
+	cr_assert_eq(sum_load(&l, tr, err, sizeof err), -1);
+	cr_assert_not_null(strstr(err, "its header says"), "%s", err);
+	unlink(idx);
+	cr_assert_eq(sum_load(&l, tr, err, sizeof err), -1);
+	cr_assert_eq(errno, ENOENT);
+	sum_free(&s);
+}

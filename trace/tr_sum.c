@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: MIT */
+/* tr_sum.c: the summary sidecar of a binary trace: built record by record,
+ * written beside the trace, loaded and checked (the file is hostile). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rec/rec.h"
+#include "tr_sum.h"
+
+struct rowkey {
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+};
+
+static const struct hmap_type rows_type = {
+	sizeof(struct rowkey), sizeof(size_t), 64, NULL
+};
+static const struct hmap_type states_type = {
+	sizeof(int64_t), sizeof(size_t), 64, NULL
+};
+
+/* Header: magic, u32 version, u32 shift, u64 t0, u64 covers, u64 hash,
+ * u32 nb, u32 nrow, u32 nstate, u32 0, u64 records, u64 tlast. */
+#define SUM_HDR	72
+
+void
+sum_init(struct tr_sum *s)
+{
+	memset(s, 0, sizeof *s);
+	s->shift = SUM_SHIFT0;
+	memset(s->off, 0xff, sizeof s->off);
+	hmap_init(&s->rows, &rows_type);
+	hmap_init(&s->states, &states_type);
+}
+
+void
+sum_free(struct tr_sum *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nrow; i++)
+		free(s->row[i].c);
+	free(s->row);
+	free(s->state);
+	hmap_free(&s->rows);
+	hmap_free(&s->states);
+	sum_init(s);
+}
+
+/* The dominant state of a cell: time of the same state adds up; another
+ * takes the cell if it alone has more.  Order-dependent, but the same for
+ * every writer, which feeds the same records in the same order. */
+static void
+cell_add(struct sum_cell *c, uint32_t st, uint64_t ns)
+{
+	if (st == c->st)
+		c->ns += ns;
+	else if (ns > c->ns) {
+		c->st = st;
+		c->ns = ns;
+	}
+}
+
+/* Doubles the bucket width: pairs of buckets merged. */
+static void
+widen(struct tr_sum *s)
+{
+	struct sum_cell *c, m;
+	uint32_t b, nb = (s->nb + 1) / 2;
+	size_t i;
+
+	for (b = 0; b < nb; b++)
+		s->off[b] = s->off[2 * b] < s->off[2 * b + 1] ?
+		    s->off[2 * b] : s->off[2 * b + 1];
+	for (b = nb; b < SUM_NB; b++)
+		s->off[b] = SUM_NOOFF;
+	for (i = 0; i < s->nrow; i++) {
+		c = s->row[i].c;
+		for (b = 0; b < nb; b++) {
+			m = c[2 * b];
+			m.n += c[2 * b + 1].n;
+			cell_add(&m, c[2 * b + 1].st, c[2 * b + 1].ns);
+			c[b] = m;
+		}
+		memset(&c[nb], 0, (SUM_NB - nb) * sizeof *c);
+	}
+	s->nb = nb;
+	s->shift++;
+	s->cur_w = 0;
+}
+
+/* The bucket of ts, the width doubled until it fits. */
+static uint32_t
+bucket(struct tr_sum *s, uint64_t ts)
+{
+	uint64_t b;
+
+	if (ts < s->t0)
+		return 0;
+	while ((b = (ts - s->t0) >> s->shift) >= SUM_NB)
+		widen(s);
+	if (b >= s->nb)
+		s->nb = (uint32_t)b + 1;
+	return (uint32_t)b;
+}
+
+/* Time [t0, t1) of state st spread over the buckets it covers. */
+static void
+stretch(const struct tr_sum *s, struct sum_cell *c, uint32_t st,
+	uint64_t t0, uint64_t t1)
+{
+	uint64_t b, lo, hi, e;
+
+	t0 = t0 < s->t0 ? s->t0 : t0;
+	if (t1 <= t0)
+		return;
+	for (b = (t0 - s->t0) >> s->shift; b < s->nb; b++) {
+		lo = s->t0 + (b << s->shift);
+		hi = lo + (UINT64_C(1) << s->shift);
+		if (lo >= t1)
+			break;
+		e = t1 < hi ? t1 : hi;
+		cell_add(&c[b], st, e - (t0 > lo ? t0 : lo));
+	}
+}
+
+static struct sum_row *
+row_get(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid)
+{
+	struct rowkey k = { node, pid, tid };
+	struct sum_row *r;
+	size_t *ix;
+	int added;
+
+	if (s->last > 0) {
+		r = &s->row[s->last - 1];
+		if (r->tid == tid && r->pid == pid && r->node == node)
+			return r;
+	}
+	if ((ix = hmap_put(&s->rows, &k, &added)) == NULL)
+		return NULL;
+	if (added) {
+		if (s->nrow == s->crow) {
+			r = realloc(s->row, (s->crow * 2 + 8) * sizeof *r);
+			if (r == NULL) {
+				hmap_del(&s->rows, &k);
+				return NULL;
+			}
+			s->row = r;
+			s->crow = s->crow * 2 + 8;
+		}
+		r = &s->row[s->nrow];
+		memset(r, 0, sizeof *r);
+		if ((r->c = calloc(SUM_NB, sizeof *r->c)) == NULL) {
+			hmap_del(&s->rows, &k);
+			return NULL;
+		}
+		r->node = node;
+		r->pid = pid;
+		r->tid = tid;
+		*ix = ++s->nrow;
+	}
+	s->last = *ix;
+	return &s->row[*ix - 1];
+}
+
+static uint32_t
+state_of(struct tr_sum *s, int64_t id)
+{
+	size_t *ix;
+	int64_t *a;
+	int added;
+
+	if ((ix = hmap_put(&s->states, &id, &added)) == NULL)
+		return 0;
+	if (added) {
+		if (s->nstate == s->cstate) {
+			a = realloc(s->state, (s->cstate * 2 + 16) * sizeof *a);
+			if (a == NULL) {
+				hmap_del(&s->states, &id);
+				return 0;
+			}
+			s->state = a;
+			s->cstate = s->cstate * 2 + 16;
+		}
+		s->state[s->nstate] = id;
+		*ix = ++s->nstate;
+	}
+	return (uint32_t)*ix;
+}
+
+/* One record of row r. */
+static inline int
+rec1(struct tr_sum *s, struct sum_row *r, uint64_t ts, int32_t eid,
+     int64_t arg)
+{
+	uint32_t b;
+
+	if (s->records++ == 0)
+		s->t0 = ts;
+	if (ts > s->tlast)
+		s->tlast = ts;
+	/* Records come in time order: mostly in the bucket of the last. */
+	if (ts - s->cur_lo < s->cur_w)
+		b = s->cur_b;
+	else {
+		b = bucket(s, ts);
+		if (s->off[b] == SUM_NOOFF)
+			s->off[b] = s->foff;
+		s->cur_b = b;
+		s->cur_lo = s->t0 + ((uint64_t)b << s->shift);
+		s->cur_w = ts < s->t0 ? 0 : UINT64_C(1) << s->shift;
+	}
+	r->c[b].n++;
+	if (eid == -1) {		/* block begin */
+		if (r->depth++ == 0) {
+			if ((r->open = state_of(s, arg)) == 0)
+				return -1;
+			r->open_t0 = ts;
+		}
+	} else if (eid == -2 && r->depth > 0 && --r->depth == 0)
+		stretch(s, r->c, r->open, r->open_t0, ts);
+	return 0;
+}
+
+int
+sum_rec(struct tr_sum *s, uint64_t ts, uint32_t node, uint32_t pid,
+	uint32_t tid, int32_t eid, int64_t arg)
+{
+	struct sum_row *r;
+
+	if ((r = row_get(s, node, pid, tid)) == NULL)
+		return -1;
+	return rec1(s, r, ts, eid, arg);
+}
+
+int
+sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
+	  const void *recs, size_t len)
+{
+	const char *p = recs;
+	struct sum_row *r;
+	struct rec_hdr h;
+	size_t off;
+	int64_t arg;
+
+	if ((r = row_get(s, node, pid, tid)) == NULL)
+		return -1;
+	for (off = 0; off + sizeof h <= len; off += h.len) {
+		memcpy(&h, p + off, sizeof h);
+		if (h.len < sizeof h)
+			break;
+		arg = 0;
+		if (h.eid == -1 && h.len >= sizeof h + 8)
+			memcpy(&arg, p + off + sizeof h, 8);
+		if (rec1(s, r, h.ts, h.eid, arg) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- the file ---- */
+
+static unsigned char *
+put32(unsigned char *d, uint32_t v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		*d++ = (unsigned char)(v >> (8 * i));
+	return d;
+}
+
+static unsigned char *
+put64(unsigned char *d, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++)
+		*d++ = (unsigned char)(v >> (8 * i));
+	return d;
+}
+
+static uint32_t
+get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+static uint64_t
+get64(const unsigned char *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* FNV-1a, 64 bits. */
+static uint64_t
+fnv(const unsigned char *p, size_t n)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	while (n-- > 0)
+		h = (h ^ *p++) * UINT64_C(0x100000001b3);
+	return h;
+}
+
+int
+sum_hash(const char *trace, uint64_t covers, uint64_t *h)
+{
+	unsigned char b[SUM_HASHED];
+	size_t want = covers < SUM_HASHED ? (size_t)covers : SUM_HASHED;
+	ssize_t k;
+	int fd, e;
+
+	if ((fd = open(trace, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	k = pread(fd, b, want, 0);
+	e = errno;
+	close(fd);
+	if (k < 0 || (size_t)k != want) {
+		errno = k < 0 ? e : EINVAL;
+		return -1;
+	}
+	*h = fnv(b, want);
+	return 0;
+}
+
+/* The file's bytes: nrow rows, nstate states, nb offsets, then the
+ * cells, row after row. */
+static size_t
+file_size(uint32_t nb, size_t nrow, size_t nstate)
+{
+	return SUM_HDR + (size_t)nb * 8 + nrow * 16 + nstate * 8 +
+	    nrow * (size_t)nb * sizeof(struct sum_cell);
+}
+
+/* A block still open at the end counts in cell c of bucket b to the last
+ * record (in what is written, not in s: more records may close it). */
+static void
+open_add(const struct tr_sum *s, const struct sum_row *r, uint32_t b,
+	 struct sum_cell *c)
+{
+	uint64_t lo = s->t0 + ((uint64_t)b << s->shift);
+	uint64_t hi = lo + (UINT64_C(1) << s->shift);
+	uint64_t a = r->open_t0 > lo ? r->open_t0 : lo;
+	uint64_t z = s->tlast < hi ? s->tlast : hi;
+
+	if (z > a)
+		cell_add(c, r->open, z - a);
+}
+
+static int
+write_all(int fd, const unsigned char *p, size_t n)
+{
+	ssize_t k;
+
+	while (n > 0) {
+		if ((k = write(fd, p, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int
+sum_write(const struct tr_sum *s, const char *trace, uint64_t covers)
+{
+	size_t len = file_size(s->nb, s->nrow, s->nstate), i, plen;
+	unsigned char *buf, *d;
+	struct sum_cell c;
+	char *tmp = NULL, *path = NULL;
+	uint64_t h;
+	uint32_t b;
+	int fd = -1, e;
+
+	if (sum_hash(trace, covers, &h) != 0)
+		return -1;
+	plen = strlen(trace);
+	if ((buf = malloc(len)) == NULL || (path = malloc(plen + 5)) == NULL ||
+	    (tmp = malloc(plen + 9)) == NULL)
+		goto fail;
+	snprintf(path, plen + 5, "%s.idx", trace);
+	snprintf(tmp, plen + 9, "%s.idx.new", trace);
+	memcpy(buf, SUM_MAGIC, 8);
+	d = put32(buf + 8, SUM_VERSION);
+	d = put32(d, s->shift);
+	d = put64(d, s->t0);
+	d = put64(d, covers);
+	d = put64(d, h);
+	d = put32(d, s->nb);
+	d = put32(d, (uint32_t)s->nrow);
+	d = put32(d, (uint32_t)s->nstate);
+	d = put32(d, 0);
+	d = put64(d, s->records);
+	d = put64(d, s->tlast);
+	for (b = 0; b < s->nb; b++)
+		d = put64(d, s->off[b]);
+	for (i = 0; i < s->nrow; i++) {
+		d = put32(d, s->row[i].node);
+		d = put32(d, s->row[i].pid);
+		d = put32(d, s->row[i].tid);
+		d = put32(d, 0);
+	}
+	for (i = 0; i < s->nstate; i++)
+		d = put64(d, (uint64_t)s->state[i]);
+	for (i = 0; i < s->nrow; i++)
+		for (b = 0; b < s->nb; b++) {
+			c = s->row[i].c[b];
+			if (s->row[i].depth > 0)	/* open: to the last */
+				open_add(s, &s->row[i], b, &c);
+			d = put32(d, c.n);
+			d = put32(d, c.st);
+			d = put64(d, c.ns);
+		}
+	/* A new file, never through a link someone left at its name (the
+	 * rename replaces a link at path, not what it points to). */
+	(void)unlink(tmp);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) < 0 || write_all(fd, buf, len) != 0)
+		goto fail;
+	e = close(fd);
+	fd = -1;
+	if (e != 0 || rename(tmp, path) != 0)
+		goto fail;
+	free(buf);
+	free(path);
+	free(tmp);
+	return 0;
+fail:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (tmp != NULL)
+		unlink(tmp);
+	free(buf);
+	free(path);
+	free(tmp);
+	errno = e;
+	return -1;
+}
+
+/* ---- loading ---- */
+
+#define BAD(...)	do {						\
+	snprintf(err, errlen, __VA_ARGS__);				\
+	goto bad;							\
+} while (0)
+
+int
+sum_parse(struct tr_sum *s, const unsigned char *p, size_t n, char *err,
+	  size_t errlen)
+{
+	const unsigned char *q;
+	uint32_t nb, nrow, nstate, b, v;
+	size_t i;
+
+	sum_free(s);
+	if (n < SUM_HDR || memcmp(p, SUM_MAGIC, 8) != 0)
+		BAD("not a grm trace sidecar");
+	if ((v = get32(p + 8)) != SUM_VERSION)
+		BAD("sidecar version %u (this reader knows %d)", v,
+		    SUM_VERSION);
+	s->shift = get32(p + 12);
+	s->t0 = get64(p + 16);
+	s->covers = get64(p + 24);
+	s->hash = get64(p + 32);
+	nb = get32(p + 40);
+	nrow = get32(p + 44);
+	nstate = get32(p + 48);
+	s->records = get64(p + 56);
+	s->tlast = get64(p + 64);
+	if (s->shift < SUM_SHIFT0 || s->shift > 63 || nb > SUM_NB ||
+	    get32(p + 52) != 0 || (nb == 0) != (s->records == 0) ||
+	    s->tlast < s->t0 || nrow > (1u << 20) || nstate > (1u << 24))
+		BAD("malformed sidecar header");
+	if (n != file_size(nb, nrow, nstate))
+		BAD("sidecar of %zu bytes, its header says %zu", n,
+		    file_size(nb, nrow, nstate));
+	q = p + SUM_HDR;
+	s->nb = nb;
+	for (b = 0; b < nb; b++, q += 8)
+		s->off[b] = get64(q);
+	if (nrow > 0 && (s->row = calloc(nrow, sizeof *s->row)) == NULL)
+		BAD("out of memory");
+	s->crow = nrow;
+	for (i = 0; i < nrow; i++, q += 16) {
+		s->row[i].node = get32(q);
+		s->row[i].pid = get32(q + 4);
+		s->row[i].tid = get32(q + 8);
+		s->nrow++;
+		/* nb cells, not SUM_NB: what is loaded is not fed, and its
+		 * memory stays that of the file. */
+		if ((s->row[i].c = calloc(nb + 1, sizeof(struct sum_cell))) ==
+		    NULL)
+			BAD("out of memory");
+	}
+	if (nstate > 0 && (s->state = calloc(nstate, sizeof *s->state)) ==
+	    NULL)
+		BAD("out of memory");
+	s->nstate = s->cstate = nstate;
+	for (i = 0; i < nstate; i++, q += 8)
+		s->state[i] = (int64_t)get64(q);
+	for (i = 0; i < nrow; i++)
+		for (b = 0; b < nb; b++, q += 16) {
+			s->row[i].c[b].n = get32(q);
+			s->row[i].c[b].st = get32(q + 4);
+			s->row[i].c[b].ns = get64(q + 8);
+			if (s->row[i].c[b].st > nstate)
+				BAD("sidecar cell names state %u of %u",
+				    s->row[i].c[b].st, nstate);
+		}
+	return 0;
+bad:
+	sum_free(s);
+	return -1;
+}
+
+int
+sum_load(struct tr_sum *s, const char *trace, char *err, size_t errlen)
+{
+	unsigned char *p = NULL;
+	struct stat sb, tb;
+	char *path, why[256];
+	size_t plen = strlen(trace);
+	uint64_t h;
+	ssize_t k;
+	int fd = -1;
+
+	sum_init(s);
+	if ((path = malloc(plen + 5)) == NULL)
+		BAD("out of memory");
+	snprintf(path, plen + 5, "%s.idx", trace);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(path);
+		errno = errno == ENOENT ? ENOENT : errno;
+		return -1;
+	}
+	if (fstat(fd, &sb) != 0 || sb.st_size > (off_t)1 << 32)
+		BAD("%s: unreadable or too large", path);
+	if ((p = malloc((size_t)sb.st_size + 1)) == NULL)
+		BAD("out of memory");
+	if ((k = pread(fd, p, (size_t)sb.st_size, 0)) != sb.st_size)
+		BAD("%s: cannot read it", path);
+	if (sum_parse(s, p, (size_t)k, why, sizeof why) != 0)
+		BAD("%s: %s", path, why);
+	if (stat(trace, &tb) != 0 || (uint64_t)tb.st_size < s->covers ||
+	    sum_hash(trace, s->covers, &h) != 0 || h != s->hash)
+		BAD("%s: stale (not of this trace, or of a longer one)", path);
+	free(p);
+	free(path);
+	close(fd);
+	errno = 0;
+	return 0;
+bad:
+	sum_free(s);
+	free(p);
+	free(path);
+	if (fd >= 0)
+		close(fd);
+	errno = EINVAL;
+	return -1;
+}
