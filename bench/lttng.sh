@@ -14,7 +14,8 @@
 #
 # Then the amortized figures (BENCH_SUSTAINED=0 leaves them out): loops of
 # BENCH_EVENTS calls per thread (default 10000000; BENCH_BIG=1 adds loops of
-# 100000000 for one writer, several minutes more), far more than the
+# 100000000 for one writer, BENCH_BIG_RUNS runs (default 3), on disk only,
+# several minutes more and 3.2 GB of trace per run), far more than the
 # segment holds, and of BENCH_BURST_EVENTS (default 200000, a burst that
 # fits in it), each timed whole, grm and LTTng alternating, BENCH_RUNS runs
 # (default 7), medians; one writer pinned to CPU 0 (taskset), mainmon to
@@ -323,6 +324,12 @@ if [ "${BENCH_SUSTAINED:-1}" != 0 ]; then
 		where="a file on disk"
 		[ "$out" = "$tmp/grm.bin" ] || where="a file in tmpfs"
 		for n in $ev; do
+			runs=${BENCH_RUNS:-7}
+			if [ "$n" = 100000000 ]; then
+				# 3.2 GB of trace per run: on disk only
+				[ "$out" = "$tmp/grm.bin" ] || continue
+				runs=${BENCH_BIG_RUNS:-3}
+			fi
 			echo "== amortized, $n calls, one writer thread" \
 			    "${pin0:+pinned to CPU 0 }(mainmon${pin1:+ on CPU 1}" \
 			    "writing to $where); load: $(uptime |
@@ -331,6 +338,7 @@ if [ "${BENCH_SUSTAINED:-1}" != 0 ]; then
 			amort "$out" 1 "$n" 1 $pin0
 		done
 		n=$big
+		runs=${BENCH_RUNS:-7}
 		echo "== amortized, $n calls, two writer threads in one" \
 		    "process, not pinned (mainmon writing to $where)"
 		amort "$out" 1 "$n" 2
