@@ -209,7 +209,7 @@ lt_end() {
 # it: taskset), its identifier in $id.
 mm_start() {
 	f=$1 fmt=${2:-tape}
-	shift 2 || shift $#
+	if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 	rm -f "$tmp/mm.out"
 	"$@" "$b/mainmon/mainmon" -f "$fmt" -o "$f" > "$tmp/mm.out" \
 	    2> "$tmp/mm.err" &
