@@ -314,7 +314,7 @@ arun_thread(void *arg)
 				if (lm == 0)
 					lm = lm_pid();
 				aglob[s][r].mm_cpu = cpu_ns(mm_pid) - m0;
-				aglob[s][r].lm_cpu = l0 != 0 ?
+				aglob[s][r].lm_cpu = lm != 0 ?
 				    cpu_ns(lm) - l0 : 0;
 			}
 		}

@@ -23,8 +23,8 @@
 # in tmpfs (BENCH_TMPFS=0: not); block policy, every call checked in the
 # file; LTTng's discarded events counted.  Also 2 threads in one process
 # and 2 processes of 1 thread, and the CPU mainmon and the Local Monitor
-# spend per record.  `make bench-sustained` runs this part alone
-# (BENCH_BURST=0).
+# spend per record (BENCH_ONE=1: one writer only).  `make bench-sustained`
+# runs this part alone (BENCH_BURST=0).
 set -eu
 me=lttng.sh
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -339,6 +339,7 @@ if [ "${BENCH_SUSTAINED:-1}" != 0 ]; then
 		done
 		n=$big
 		runs=${BENCH_RUNS:-7}
+		[ -z "${BENCH_ONE:-}" ] || continue
 		echo "== amortized, $n calls, two writer threads in one" \
 		    "process, not pinned (mainmon writing to $where)"
 		amort "$out" 1 "$n" 2

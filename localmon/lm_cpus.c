@@ -22,9 +22,14 @@ lm_cpus_place(const struct lm_conf *c)
 
 	src = cpus_host(&host);
 	if (sched_getaffinity(0, sizeof mine, &mine) != 0) {
+		if (v != NULL) {
+			log_msg(GRM_LOG_FATAL, "GRM_LM_CPUS=%s: "
+			    "sched_getaffinity: %s", v, strerror(errno));
+			return -1;
+		}
 		log_warn("sched_getaffinity: %s; staying where it runs",
 		    strerror(errno));
-		return v == NULL ? 0 : -1;
+		return 0;
 	}
 	if (v != NULL) {
 		/* Its syntax was checked with the environment (lm_conf.c). */
