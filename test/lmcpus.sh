@@ -21,7 +21,10 @@ allowed() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
 
 mine=$(allowed $$)
 set -- $(expand "$mine")
-[ $# -ge 2 ] || { t_log "SKIP: this test may run on one CPU only ($mine)"; exit 77; }
+if [ $# -lt 2 ]; then
+	t_log "SKIP: this test may run on one CPU only ($mine)"
+	exit 77
+fi
 A=$1
 
 trace="$T_DIR/trace.txt"
@@ -79,12 +82,14 @@ t_wait test -n "$(status_cpus "$LM")" || t_fail "default: no status of LM $LM"
 [ "$(status_cpus "$LM")" = "$LMCPUS" ] ||
 	t_fail "default: status says $(status_cpus "$LM"), LM runs on $LMCPUS"
 finish default
-t_log "default: writer on CPU $A, LM $LM on $LMCPUS${GUARD:+ (guard too)}, as status says"
+t_log "default: writer on CPU $A, LM $LM on $LMCPUS${GUARD:+ (guard too)}," \
+    "as status says"
 
 # 2. GRM_LM_CPUS chooses, even the writer's own CPU.
 run chosen "$A" "$A"
 [ "$LMCPUS" = "$A" ] || t_fail "GRM_LM_CPUS=$A: LM $LM runs on $LMCPUS"
-[ "$(status_cpus "$LM")" = "$A" ] || t_fail "GRM_LM_CPUS=$A: status says $(status_cpus "$LM")"
+[ "$(status_cpus "$LM")" = "$A" ] ||
+	t_fail "GRM_LM_CPUS=$A: status says $(status_cpus "$LM")"
 finish chosen
 t_log "GRM_LM_CPUS=$A: LM $LM on $LMCPUS"
 
@@ -105,7 +110,8 @@ GRM_LM_CPUS=1023 "$B/localmon/localmon" > /dev/null 2> "$T_DIR/bad.err" || rc=$?
 [ $rc -eq 1 ] || t_fail "GRM_LM_CPUS=1023: localmon exit status $rc, want 1"
 grep -q "GRM_LM_CPUS=1023: not CPUs this host allows" "$T_DIR/bad.err" ||
 	t_fail "GRM_LM_CPUS=1023: said $(cat "$T_DIR/bad.err")"
-[ -z "$(ls "$GRM_RUNDIR")" ] || t_fail "refused localmon left $(ls "$GRM_RUNDIR")"
+[ -z "$(ls "$GRM_RUNDIR")" ] ||
+	t_fail "refused localmon left $(ls "$GRM_RUNDIR")"
 # A traced process with a bad value runs untraced and says why.
 touch "$T_DIR/go.untraced"
 GRM_DEBUG=1 GRM_LM_CPUS=x "$B/test/e2e_writer" 1 10 "$T_DIR/half.untraced" \
