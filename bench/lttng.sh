@@ -260,10 +260,11 @@ if command -v taskset > /dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
 	pin1="taskset -c 1"
 fi
 # amort OUT WHAT N T [CMD...]: an LTTng session and a mainmon writing its
-# binary format to OUT (pinned to CPU 1), CMD bench_lttng -n N -t T, then the
-# calls that returned GRM_OK checked against the file and LTTng's discarded events; the traces removed.  WHAT: "1" (one
-# process, ARGS: its taskset and options) or "2" (two processes of one
-# thread at once, grm alone then LTTng alone).
+# binary format to OUT (pinned to CPU 1), CMD bench_lttng -n N -t T, then
+# the calls that returned GRM_OK checked against the file and LTTng's
+# discarded events; the traces removed.  WHAT: "1" (one process; CMD: its
+# taskset) or "2" (two processes of one thread at once, grm alone then
+# LTTng alone).
 amort() {
 	out=$1 what=$2 n=$3 nt=$4
 	shift 4
@@ -289,7 +290,8 @@ amort() {
 			{ wait "$pp1" && wait "$pp2"; } ||
 			    die "bench_lttng failed"
 			for p in 1 2; do
-				sed -n 's/^\(.*\) *amortized/process '$p' \1 amortized/p; /aggregate/p; /^grm calls/p' "$tmp/p$p.out"
+				sed -n "s/^\\(.*\\) *amortized/process $p \\1 amortized/p
+				    /aggregate/p; /^grm calls/p" "$tmp/p$p.out"
 				cat "$tmp/p$p.out" >> "$tmp/a.out"
 			done
 		done
