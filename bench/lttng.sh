@@ -11,6 +11,20 @@
 # daemon's sockets are LTTng's fixed ones under /var/run/lttng), one session
 # in discard mode with 4 MiB sub-buffers, and a live mainmon; it stops all of
 # them at the end, even on failure.  Never part of make check.
+#
+# Then the amortized figures (BENCH_SUSTAINED=0 leaves them out): loops of
+# BENCH_EVENTS calls per thread (default 10000000; BENCH_BIG=1 adds loops of
+# 100000000 for one writer, BENCH_BIG_RUNS runs (default 3), on disk only,
+# several minutes more and 3.2 GB of trace per run), far more than the
+# segment holds, and of BENCH_BURST_EVENTS (default 200000, a burst that
+# fits in it), each timed whole, grm and LTTng alternating, BENCH_RUNS runs
+# (default 7), medians; one writer pinned to CPU 0 (taskset), mainmon to
+# CPU 1; mainmon writing its binary format to a file on disk, then to a file
+# in tmpfs (BENCH_TMPFS=0: not); block policy, every call checked in the
+# file; LTTng's discarded events counted.  Also 2 threads in one process
+# and 2 processes of 1 thread, and the CPU mainmon and the Local Monitor
+# spend per record (BENCH_ONE=1: one writer only).  `make bench-sustained`
+# runs this part alone (BENCH_BURST=0).
 set -eu
 me=lttng.sh
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -112,6 +126,7 @@ cleanup() {
 	fi
 	stop_sessiond
 	rm -rf "$tmp"
+	[ -n "${shm:-}" ] && rm -rf "$shm"
 	[ $had_run = no ] && [ "$uid" -eq 0 ] && rmdir "$lt_run" 2>/dev/null
 	for f in $wait_shm; do
 		case " $had_shm " in *" $f "*) ;; *) rm -f "$f" ;; esac
@@ -165,44 +180,68 @@ lttng-sessiond --daemonize --no-kernel --load="$tmp/empty" \
 read -r sd_pid < "$lt_run/lttng-sessiond.pid"
 our_pids="$our_pids $sd_pid"
 
-session=grm-bench-$$
-lttng create "$session" --output="$tmp/lttng-trace" > /dev/null
-lttng enable-channel --userspace --discard --subbuf-size=4M \
-    --session="$session" grmch > /dev/null
-lttng enable-event --userspace --session="$session" --channel=grmch \
-    grm_bench:two_ints > /dev/null
-lttng start "$session" > /dev/null
+# lt_start: a session listening to grm_bench:two_ints, discard mode,
+# 8 sub-buffers of 4 MiB; lt_end: stopped and destroyed, its discarded
+# events in $discarded, its bytes in $lt_bytes, its trace removed.
+nsess=0
+lt_start() {
+	nsess=$((nsess + 1))
+	session=grm-bench-$$-$nsess
+	lttng create "$session" --output="$tmp/lttng-trace" > /dev/null
+	lttng enable-channel --userspace --discard --subbuf-size=4M \
+	    --num-subbuf=8 --session="$session" grmch > /dev/null
+	lttng enable-event --userspace --session="$session" --channel=grmch \
+	    grm_bench:two_ints > /dev/null
+	lttng start "$session" > /dev/null
+}
+lt_end() {
+	lttng stop "$session" > /dev/null
+	discarded=$(lttng list "$session" |
+	    sed -n 's/^ *Discarded events: *\([0-9][0-9]*\).*/\1/p' |
+	    head -n 1)
+	lt_bytes=$(du -sb "$tmp/lttng-trace" | cut -f 1)
+	lttng destroy "$session" > /dev/null
+	session=
+	rm -rf "$tmp/lttng-trace"
+}
 
-# ---- a live mainmon, the Local Monitor draining into it ----
+# mm_start FILE [FORMAT] [CMD...]: a live mainmon writing FILE (CMD before
+# it: taskset), its identifier in $id.
+mm_start() {
+	f=$1 fmt=${2:-tape}
+	if [ $# -ge 2 ]; then shift 2; else shift $#; fi
+	rm -f "$tmp/mm.out"
+	"$@" "$b/mainmon/mainmon" -f "$fmt" -o "$f" > "$tmp/mm.out" \
+	    2> "$tmp/mm.err" &
+	mm_pid=$!
+	our_pids="$our_pids $mm_pid"
+	i=0
+	while [ ! -s "$tmp/mm.out" ] && [ $i -lt 500 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	[ -s "$tmp/mm.out" ] || die "mainmon printed no identifier"
+	id=$(head -n 1 "$tmp/mm.out")
+}
+mm_stop() {
+	"$b/mainmon/grmctl" "$id" stop > /dev/null
+	wait "$mm_pid" || true
+	mm_pid=
+}
+
 export GRM_RUNDIR="$tmp/run"
 mkdir -m 700 "$GRM_RUNDIR"
 export GRM_LOCALMON="$b/localmon/localmon"
-"$b/mainmon/mainmon" -o "$tmp/grm.trace" > "$tmp/mm.out" 2> "$tmp/mm.err" &
-mm_pid=$!
-our_pids="$our_pids $mm_pid"
-i=0
-while [ ! -s "$tmp/mm.out" ] && [ $i -lt 500 ]; do
-	sleep 0.01
-	i=$((i + 1))
-done
-[ -s "$tmp/mm.out" ] || die "mainmon printed no identifier"
-id=$(head -n 1 "$tmp/mm.out")
 
+if [ "${BENCH_BURST:-1}" != 0 ]; then
+lt_start
+mm_start "$tmp/grm.trace"
 echo "== $(lttng --version | head -n 1): session (discard, 4 MiB" \
     "sub-buffers) and grm mainmon ${id%:*}, both recording"
 GRM_MM=$id "$tmp/bench_lttng" -m on -b "$nb" -t 2
 note_lms
-
-lttng stop "$session" > /dev/null
-discarded=$(lttng list "$session" |
-    sed -n 's/^ *Discarded events: *\([0-9][0-9]*\).*/\1/p' | head -n 1)
-lt_bytes=$(du -sb "$tmp/lttng-trace" | cut -f 1)
-lttng destroy "$session" > /dev/null
-session=
-
-"$b/mainmon/grmctl" "$id" stop > /dev/null
-wait "$mm_pid" || true
-mm_pid=
+lt_end
+mm_stop
 calls=$((nb * 10000 * 3))
 echo "LTTng: $calls calls, ${discarded:-?} discarded (channel statistics)," \
     "$lt_bytes bytes of trace"
@@ -211,6 +250,106 @@ echo "grm:   $calls calls, $(grep -vc '^#' "$tmp/grm.trace" || true) record" \
 
 echo "== disabled: no LTTng session, GRM_MM unset"
 (unset GRM_MM; "$tmp/bench_lttng" -m off -b "$nb" -t 2)
+
+fi	# BENCH_BURST
+
+# ---- amortized: loops far larger than the segment ----
+pin0= pin1=
+if command -v taskset > /dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
+	pin0="taskset -c 0"
+	pin1="taskset -c 1"
+fi
+# amort OUT WHAT N T [CMD...]: an LTTng session and a mainmon writing its
+# binary format to OUT (pinned to CPU 1), CMD bench_lttng -n N -t T, then
+# the calls that returned GRM_OK checked against the file and LTTng's
+# discarded events; the traces removed.  WHAT: "1" (one process; CMD: its
+# taskset) or "2" (two processes of one thread at once, grm alone then
+# LTTng alone).
+amort() {
+	out=$1 what=$2 n=$3 nt=$4
+	shift 4
+	lt_start
+	# shellcheck disable=SC2086
+	mm_start "$out" bin $pin1
+	if [ "$what" = 1 ]; then
+		GRM_MM=$id "$@" "$tmp/bench_lttng" -m on -n "$n" -r "$runs" \
+		    -t "$nt" -M "$mm_pid" > "$tmp/a.out" ||
+		    die "bench_lttng failed"
+		grep -v '^LTTng-UST' "$tmp/a.out"
+	else
+		: > "$tmp/a.out"
+		for s in grm lttng; do
+			at=$(( $(date +%s%N) + 500000000 ))
+			for p in 1 2; do
+				GRM_MM=$id "$tmp/bench_lttng" -m on -n "$n" \
+				    -r "$runs" -t 1 -s $s -S $at \
+				    > "$tmp/p$p.out" &
+				eval "pp$p=\$!"
+			done
+			# shellcheck disable=SC2154
+			{ wait "$pp1" && wait "$pp2"; } ||
+			    die "bench_lttng failed"
+			for p in 1 2; do
+				sed -n "s/^\\(.*\\) *amortized/process $p \\1 amortized/p
+				    /aggregate/p; /^grm calls/p" "$tmp/p$p.out"
+				cat "$tmp/p$p.out" >> "$tmp/a.out"
+			done
+		done
+	fi
+	note_lms
+	mm_stop
+	lt_end
+	want=$(awk '/^grm calls recorded:/ { n += $4 } END { print n + 0 }' \
+	    "$tmp/a.out")
+	echo "LTTng: ${discarded:-?} events discarded (channel statistics)"
+	got=$("$b/test/tcheck" "$out" eid=1 count)
+	lost=$("$b/test/tcheck" "$out" '#LOSS' sum count)
+	echo "grm: $got records in the file of $want calls that returned" \
+	    "GRM_OK; ${lost:-0} counted lost (#LOSS); $(wc -c < "$out") bytes"
+	[ "$got" -eq "$want" ] || say "the file does not hold every call"
+	rm -f "$out"
+}
+if [ "${BENCH_SUSTAINED:-1}" != 0 ]; then
+	[ -x "$b/test/tcheck" ] || die "$b/test/tcheck is missing" \
+	    "(make test/tcheck)"
+	big=${BENCH_EVENTS:-10000000}
+	ev="${BENCH_BURST_EVENTS:-200000} $big"
+	[ -n "${BENCH_BIG:-}" ] && ev="$ev 100000000"
+	runs=${BENCH_RUNS:-7}
+	# mainmon will not write to /dev/null (-o makes a new file): the
+	# second series writes to a file in tmpfs (memory, no disk).
+	shm=
+	if [ "${BENCH_TMPFS:-1}" != 0 ] && [ -d /dev/shm ]; then
+		shm=$(mktemp -d /dev/shm/grm-bench.XXXXXX)
+	fi
+	for out in "$tmp/grm.bin" ${shm:+"$shm/grm.bin"}; do
+		where="a file on disk"
+		[ "$out" = "$tmp/grm.bin" ] || where="a file in tmpfs"
+		for n in $ev; do
+			runs=${BENCH_RUNS:-7}
+			if [ "$n" = 100000000 ]; then
+				# 3.2 GB of trace per run: on disk only
+				[ "$out" = "$tmp/grm.bin" ] || continue
+				runs=${BENCH_BIG_RUNS:-3}
+			fi
+			echo "== amortized, $n calls, one writer thread" \
+			    "${pin0:+pinned to CPU 0 }(mainmon${pin1:+ on CPU 1}" \
+			    "writing to $where); load: $(uptime |
+			    sed 's/.*average: //')"
+			# shellcheck disable=SC2086
+			amort "$out" 1 "$n" 1 $pin0
+		done
+		n=$big
+		runs=${BENCH_RUNS:-7}
+		[ -z "${BENCH_ONE:-}" ] || continue
+		echo "== amortized, $n calls, two writer threads in one" \
+		    "process, not pinned (mainmon writing to $where)"
+		amort "$out" 1 "$n" 2
+		echo "== amortized, $n calls, two processes of one thread," \
+		    "not pinned (mainmon writing to $where)"
+		amort "$out" 2 "$n" 1
+	done
+fi
 
 # ---- stop everything and check that nothing of ours is left ----
 note_lms

@@ -438,4 +438,19 @@ void lm_orphan_resumed(struct lm *lm, uint32_t session);
 /* Reaps orphans that died: their chunks are collected, their end sent. */
 void lm_orphans_check(struct lm *lm);
 
+/* lm_cpus.c: the LM's CPUs */
+/*
+ * Moves the LM (before it forks anything, so that its guard and successors
+ * follow) to the CPUs GRM_LM_CPUS names; without it, an LM started by a
+ * traced process (c->spawned, not a successor) moves off the CPUs it
+ * inherited from that process if they are not all the host allows
+ * (util/cpus.h's cpus_host), onto the others (all of them if none is
+ * left).  0; -1 if GRM_LM_CPUS names CPUs the host does not allow or
+ * cannot be applied (said on stderr: the LM must not start).  Any other
+ * failure is logged and the LM stays where it is.
+ */
+int lm_cpus_place(const struct lm_conf *c);
+/* The CPUs the LM may run on now, as a CPU list in buf ("" if unknown). */
+char *lm_cpus_now(char *buf, size_t cap);
+
 #endif /* GRM_LM_H */

@@ -419,6 +419,8 @@ main(int argc, char **argv)
 		return rc;
 	if (conf.debug)
 		log_level = GRM_LOG_DEBUG;
+	if (lm_cpus_place(&conf) != 0)
+		return 1;
 	peer_keep_memory();
 	signal(SIGPIPE, SIG_IGN);
 	memset(&lm, 0, sizeof lm);

@@ -680,7 +680,8 @@ static void
 send_status(struct lm *lm, uint32_t round)
 {
 	struct wire_status st;
-	unsigned char buf[4 + sizeof st];
+	unsigned char buf[4 + sizeof st + 2 + WIRE_CPUS_MAX];
+	char cpus[WIRE_CPUS_MAX];
 	const uint64_t *v = (const uint64_t *)&st;
 	struct wire_wr w;
 	size_t i;
@@ -704,6 +705,7 @@ send_status(struct lm *lm, uint32_t round)
 	wire_put_u32(&w, round);
 	for (i = 0; i < WIRE_STATUS_FIELDS; i++)
 		wire_put_u64(&w, v[i]);
+	wire_put_str(&w, lm_cpus_now(cpus, sizeof cpus));
 	peer_send(lm->mm, WIRE_STATUS_REPLY, buf, w.len, NULL, 0);
 }
 

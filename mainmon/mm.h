@@ -94,6 +94,7 @@ struct mm_node {
 	struct wire_status st;		/* the latest status of an LM of
 					   it (what it held, if it goes) */
 	int		has_st;
+	char		st_cpus[WIRE_CPUS_MAX];	/* and the CPUs it ran on */
 	struct mm_defs	defs;		/* every definition seen on the node */
 	struct mm_proc	*procs[MM_PROC_BUCKETS];
 	uint32_t	ngone;		/* of which gone, not freed yet */
@@ -252,6 +253,8 @@ struct mm_conn {
 	uint64_t		seg_id;		/* the LM's segment */
 	struct wire_status	st;		/* its latest status */
 	int			has_st;		/* st holds one (a datum) */
+	char			st_cpus[WIRE_CPUS_MAX];	/* st's: the CPUs
+						   it may run on */
 	struct mm_sync		clk;		/* its clock, modelled */
 	int			burst;		/* pings left in this burst */
 	int			beats;		/* lone heartbeat pings out */

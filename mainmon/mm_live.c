@@ -258,15 +258,16 @@ state_text(const struct mm_node *n, const struct mm_conn *c, uint64_t now,
 		snprintf(buf + k, cap - k, ", spilling");
 }
 
-/* An LM's status, as its last STATUS_REPLY said. */
+/* An LM's status, as its last STATUS_REPLY said (cpus: its CPU list). */
 static size_t
-st_text(const struct wire_status *st, const char *what, char *text,
-	size_t cap)
+st_text(const struct wire_status *st, const char *cpus, const char *what,
+	char *text, size_t cap)
 {
 	return (size_t)snprintf(text, cap, "  %sprocesses %llu alive, %llu "
 	    "ended; segment %llu bytes, %llu of %llu chunks used (%.0f%%), "
 	    "push below %llu free; spilled %llu bytes now (at most %llu), "
-	    "%llu in all; %llu pushes; %llu events lost; %llu bad bytes\n",
+	    "%llu in all; %llu pushes; %llu events lost; %llu bad bytes; "
+	    "runs on CPUs %s\n",
 	    what, (unsigned long long)st->alive, (unsigned long long)st->dead,
 	    (unsigned long long)st->seg_size, (unsigned long long)st->used,
 	    (unsigned long long)st->chunks,
@@ -276,7 +277,7 @@ st_text(const struct wire_status *st, const char *what, char *text,
 	    (unsigned long long)st->spill_max,
 	    (unsigned long long)st->spilled_total,
 	    (unsigned long long)st->pushes, (unsigned long long)st->lost,
-	    (unsigned long long)st->bad_bytes);
+	    (unsigned long long)st->bad_bytes, *cpus != '\0' ? cpus : "?");
 }
 
 size_t
@@ -309,7 +310,8 @@ mm_live_status(struct mm *mm, char *text, size_t cap)
 		    c->glob == MM_GL_STOPPED ? "; its processes are stopped" :
 		    "");
 		if (c->has_st && n < cap)
-			n += st_text(&c->st, "", text + n, cap - n);
+			n += st_text(&c->st, c->st_cpus, "", text + n,
+			    cap - n);
 	}
 	for (nd = mm->nodes; nd != NULL && n < cap; nd = nd->next) {
 		if (nd->state != MM_NODE_GIVENUP || lm_of(mm, nd) != NULL)
@@ -320,8 +322,8 @@ mm_live_status(struct mm *mm, char *text, size_t cap)
 		    nd->id, nd->host, state, nd->lm_pid, nd->addr,
 		    (unsigned long long)nd->late);
 		if (nd->has_st && n < cap)
-			n += st_text(&nd->st, "last status: ", text + n,
-			    cap - n);
+			n += st_text(&nd->st, nd->st_cpus, "last status: ",
+			    text + n, cap - n);
 	}
 	return n < cap ? n : cap;
 }

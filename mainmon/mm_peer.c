@@ -381,9 +381,16 @@ mm_on_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	uint32_t round;
 	size_t i;
 
+	char cpus[WIRE_CPUS_MAX];
+
 	round = wire_get_u32(msg);
 	for (i = 0; i < WIRE_STATUS_FIELDS; i++)
 		v[i] = wire_get_u64(msg);
+	wire_get_str(msg, cpus, sizeof cpus);
+	if (!wire_rd_end(msg))
+		return -1;
+	snprintf(c->st_cpus, sizeof c->st_cpus, "%s", cpus);
+	snprintf(c->node->st_cpus, sizeof c->node->st_cpus, "%s", cpus);
 	c->st = st;
 	c->has_st = 1;
 	c->node->st = st;

@@ -2,13 +2,15 @@
 /* test_num.c: the number parsers (common/util/num.c) and their edges
  * (overflow, sign, trailing garbage), their message, and the table of
  * environment variables (common/util/env.c): defaults, ranges, choices,
- * the defaults the code relies on, and the check of every value. */
+ * the defaults the code relies on, and the check of every value; CPU lists
+ * (common/util/cpus.c, GRM_LM_CPUS). */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shm/seg.h"
+#include "util/cpus.h"
 #include "util/env.h"
 #include "util/num.h"
 
@@ -296,4 +298,58 @@ Test(num, hex_digits)
 	cr_expect_eq(num_hexdigit(':'), -1);
 	cr_expect_eq(num_hexdigit(0xc1), -1);
 	cr_expect_eq(num_hexdigit(-1), -1);
+}
+
+Test(cpus, lists_parsed_strictly_and_written_back)
+{
+	static const char *good[][2] = {
+		{ "0", "0" }, { "0-3,6", "0-3,6" }, { "6,0-3", "0-3,6" },
+		{ "1,2,3", "1-3" }, { "5-5", "5" }, { "0-1,1-2", "0-2" },
+		{ "1023", "1023" },
+	};
+	static const char *bad[] = {
+		"", "a", "-1", "1-0", "0-", "0,", ",0", "0,,1", " 0", "0 ",
+		"+1", "0x1", "1024", "99999999999999999999", "0-1024", "1--2",
+	};
+	char buf[CPUS_LIST_MAX];
+	cpu_set_t set;
+	size_t i;
+
+	for (i = 0; i < sizeof good / sizeof good[0]; i++) {
+		cr_expect_eq(cpus_parse(good[i][0], &set), 0, "%s", good[i][0]);
+		cr_expect_str_eq(cpus_format(&set, buf, sizeof buf),
+		    good[i][1], "%s", good[i][0]);
+	}
+	for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_expect_eq(cpus_parse(bad[i], &set), -1, "'%s'", bad[i]);
+		cr_expect_eq(CPU_COUNT(&set), 0, "'%s'", bad[i]);
+	}
+	CPU_ZERO(&set);
+	cr_expect_str_eq(cpus_format(&set, buf, sizeof buf), "");
+	/* Cut after the last whole item that fits. */
+	cr_expect_eq(cpus_parse("0,2,4,6", &set), 0);
+	cr_expect_str_eq(cpus_format(&set, buf, 6), "0,2,4");
+}
+
+Test(cpus, the_host_allows_at_least_this_process_s_cpus)
+{
+	cpu_set_t host, mine, both;
+
+	cpus_host(&host);
+	cr_assert_gt(CPU_COUNT(&host), 0);
+	cr_assert_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+	CPU_AND(&both, &host, &mine);
+	cr_expect(CPU_EQUAL(&both, &mine), "allowed CPUs outside the host's");
+}
+
+Test(cpus, grm_lm_cpus_checked_with_the_environment)
+{
+	char msg[NUM_MSG_MAX];
+
+	setenv("GRM_LM_CPUS", "0-1", 1);
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), 0);
+	setenv("GRM_LM_CPUS", "1-0", 1);
+	cr_expect_eq(env_check(NULL, 0, msg, sizeof msg), -1);
+	cr_expect_str_eq(msg, "GRM_LM_CPUS=1-0: not a CPU list such as 0-3,6");
+	unsetenv("GRM_LM_CPUS");
 }

@@ -304,7 +304,7 @@ Test(wire, get_str_embedded_nul)
 Test(header, round_trip)
 {
 	static const unsigned char want[WIRE_HDR] = {
-		'G', 'M', 'R', 'W', 0x05, 0x00, 0x07, 0x00,
+		'G', 'M', 'R', 'W', 0x06, 0x00, 0x07, 0x00,
 		0xd2, 0x04, 0x00, 0x00
 	};
 	unsigned char buf[WIRE_HDR + 4];
@@ -432,7 +432,7 @@ Test(rules, the_lengths_of_the_protocol)
 		{ WIRE_BYE, 1, 0 }, { WIRE_CTL, 0, 2 },
 		{ WIRE_CTL_REPLY, 0, 6 }, { WIRE_CONTROL, 0, 42 },
 		{ WIRE_CONTROL_ACK, 1, 12 }, { WIRE_STATUS, 1, 4 },
-		{ WIRE_STATUS_REPLY, 1, 116 }, { WIRE_SEGMENT, 1, 8 },
+		{ WIRE_STATUS_REPLY, 0, 118 }, { WIRE_SEGMENT, 1, 8 },
 		{ WIRE_CHALLENGE, 1, 16 }, { WIRE_AUTH, 1, 32 },
 		{ WIRE_DENIED, 0, 6 }, { WIRE_WRITTEN, 0, 4 },
 		{ WIRE_FULL, 1, 8 }, { WIRE_PAUSE, 1, 8 },

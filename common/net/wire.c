@@ -230,7 +230,7 @@ static const struct wire_rule rules[] = {
 	R(CONTROL,	MM,   LM,   READY, LEAST, 10 * U32 + S),
 	R(CONTROL_ACK,	LM,   MM,   READY, EXACT, U32 + U64),
 	R(STATUS,	MM,   LM,   READY, EXACT, U32),
-	R(STATUS_REPLY,	LM,   MM,   READY, EXACT, U32 + 14 * U64),
+	R(STATUS_REPLY,	LM,   MM,   READY, LEAST, U32 + 14 * U64 + S),
 	R(SEGMENT,	LM,   MM,   AUTHD, EXACT, U64),
 	R(CHALLENGE,	MM,   PEER, HS,    EXACT, WIRE_NONCE),
 	R(AUTH,		PEER, MM,   HS,    EXACT, WIRE_PROOF),

@@ -22,7 +22,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	5
+#define WIRE_VERSION	6
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -54,7 +54,8 @@ enum wire_type {
 				   was applied, LM clock */
 	WIRE_STATUS = 16,	/* MM -> LM: u32 round */
 	WIRE_STATUS_REPLY = 17,	/* LM -> MM: u32 round, then struct
-				   wire_status's fields in order */
+				   wire_status's fields in order, then
+				   str cpus (WIRE_CPUS_MAX) */
 	WIRE_SEGMENT = 18,	/* LM -> MM: u64 seg_id: the DATA that
 				   follow come from that segment (a spill
 				   file written under another LM) */
@@ -142,6 +143,9 @@ struct wire_status {
 	uint64_t	adopted;	/* 1: it adopted a dead LM's segment */
 };
 #define WIRE_STATUS_FIELDS	(sizeof(struct wire_status) / 8)
+/* STATUS_REPLY's cpus: the CPUs the LM may run on, a CPU list ("0-3,6"),
+ * shorter than this (a longer list is cut after its last whole item). */
+#define WIRE_CPUS_MAX		256
 
 /* Round number of a collection the LM started itself (threshold, job end). */
 #define WIRE_ROUND_PUSH	0u

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/cpus.h"
 #include "util/env.h"
 #include "util/num.h"
 
@@ -114,6 +115,18 @@ const struct env_var env_vars[ENV_COUNT] = {
 	    "give the\nsame name, so set it to tell apart hosts that share a "
 	    "name (containers,\nsay), or to give a host the name the trace "
 	    "should show." },
+	[ENV_LM_CPUS] = { "GRM_LM_CPUS", ENV_T_CPUS, NULL, NULL, 0, 0,
+	    "a CPU list such as 0-3,6",
+	    "The CPUs a Local Monitor (and its guard and successors) runs on, "
+	    "as a list\nof CPU numbers and ranges separated by commas, such "
+	    "as\n.BR 0\\-3,6 ;\nthey must be CPUs this host allows it "
+	    "(its cgroup's cpuset).\nUnset: a Local Monitor started by a "
+	    "traced process runs on the CPUs the\nhost allows less those the "
+	    "process was pinned to (all of them if that\nleaves none), so "
+	    "that it does not compete with a writer pinned with\n"
+	    ".BR taskset (1)\nor\n.BR \"mpirun \\-\\-bind\\-to core\" ;\n"
+	    "one started by hand keeps the CPUs it was started with.\n"
+	    ".B grmctl status\nshows where each runs." },
 	[ENV_RUNDIR] = { "GRM_RUNDIR", ENV_T_TEXT, NULL, NULL, 0, 0,
 	    "a folder",
 	    "The run folder, where the Local Monitors' sockets, locks and "
@@ -261,11 +274,15 @@ env_ok(enum env_id id)
 	uint64_t u;
 	double d;
 	int ix;
+	cpu_set_t set;
 
 	switch (env_vars[id].type) {
 	case ENV_T_TEXT:
 	case ENV_T_FLAG:
 		return 1;
+	case ENV_T_CPUS:
+		return env_get(id) == NULL || cpus_parse(env_get(id),
+		    &set) == 0;
 	case ENV_T_CHOICE:
 		return env_choice(id, &ix) == 0;
 	case ENV_T_SECONDS:

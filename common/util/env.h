@@ -25,6 +25,7 @@ enum env_id {
 	ENV_LM_SILENT,
 	ENV_PUSH_INTERVAL,
 	ENV_HOSTNAME,
+	ENV_LM_CPUS,
 	ENV_RUNDIR,
 	ENV_TMPDIR,
 	/* the preload library and grm-run */
@@ -44,7 +45,8 @@ enum env_type {
 	ENV_T_INT,		/* a decimal integer */
 	ENV_T_SIZE,		/* bytes, K, M or G after */
 	ENV_T_PERCENT,		/* a decimal integer, % after */
-	ENV_T_SECONDS		/* a decimal number */
+	ENV_T_SECONDS,		/* a decimal number */
+	ENV_T_CPUS		/* a CPU list: 0-3,6 (util/cpus.h) */
 };
 
 struct env_var {

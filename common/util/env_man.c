@@ -47,12 +47,12 @@ static const struct page pages[] = {
 	  ".TP\n.BR GRM_SEGSIZE \", \" GRM_CHUNKSIZE \", \" GRM_THRESHOLD "
 	  "\", \" GRM_SPILL_MAX \", \" GRM_LM_LINGER \", \" GRM_LM_MM_TIMEOUT "
 	  "\", \" GRM_LM_SILENT \", \" GRM_PUSH_INTERVAL "
-	  "\", \" GRM_HOSTNAME\nPassed on to a Local Monitor the process "
-	  "starts; see\n.BR localmon (1).\n.B GRM_HOSTNAME\nsets the host "
-	  "name the trace shows for this host (its node).\n.PP\n.BR GRM_MM ,"
-	  "\n.BR GRM_DEBUG ,\n.BR GRM_BLOCK_MS ,\n.BR GRM_POLICY ,\n"
-	  ".B GRM_MODE\nand\n.B GRM_SIGNALS\nare read at the process's first "
-	  "GMI call.\n"
+	  "\", \" GRM_HOSTNAME \", \" GRM_LM_CPUS\nPassed on to a Local "
+	  "Monitor the process starts; see\n.BR localmon (1).\n"
+	  ".B GRM_HOSTNAME\nsets the host name the trace shows for this host "
+	  "(its node).\n.PP\n.BR GRM_MM ,\n.BR GRM_DEBUG ,\n"
+	  ".BR GRM_BLOCK_MS ,\n.BR GRM_POLICY ,\n.B GRM_MODE\nand\n"
+	  ".B GRM_SIGNALS\nare read at the process's first GMI call.\n"
 	  ".PP\nA bad setting is never replaced by the default: a value of\n"
 	  ".BR GRM_BLOCK_MS ,\n.B GRM_POLICY\nor\n.B GRM_MODE\n"
 	  "that is not one of its type and range (not a number, negative, too "
@@ -95,9 +95,12 @@ static const struct page pages[] = {
 	    { ENV_LM_SILENT, "See\n.BR \"A silent Main Monitor\" ." },
 	    { ENV_PUSH_INTERVAL, NULL },
 	    { ENV_HOSTNAME, NULL },
+	    { ENV_LM_CPUS, "A value that is not a CPU list, or that names "
+		"CPUs the host does not\nallow, stops\n.B localmon\nas "
+		"below; see\n.BR \"The Local Monitor's CPUs\" ." },
 	    { ENV_RUNDIR, NULL },
 	    { ENV_TMPDIR, NULL },
-	    { ENV_DEBUG, NULL } }, 14,
+	    { ENV_DEBUG, NULL } }, 15,
 	  ".PP\nA Local Monitor started by a traced process gets that "
 	  "process's environment,\nso these variables are best set for the "
 	  "whole job.\n"
