@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mm_sync.h"
+#include "util/clock.h"
 
 int
 mm_sync_sample_of(uint64_t t1, uint64_t tl, uint64_t t4, struct mm_sync_sample *s)
@@ -30,6 +31,83 @@ int64_t
 mm_sync_drift_ppb(const struct mm_sync_model *md)
 {
 	return (int64_t)llround(md->drift * 1e9);
+}
+
+uint64_t
+mm_sync_bound(const struct mm_sync_model *md, uint64_t t)
+{
+	return clk_bound_ns(md->err, md->allow_ppb, md->lo, md->hi, t);
+}
+
+int
+mm_sync_publish(struct mm_sync_book *b, const struct mm_sync_model *md,
+		uint32_t num, uint64_t from)
+{
+	struct mm_sync_used *v;
+	uint32_t cap;
+
+	if (b->n == MM_SYNC_KEPT) {
+		memmove(b->v, b->v + 1, (b->n - 1) * sizeof *b->v);
+		b->n--;
+	}
+	if (b->n == b->cap) {
+		cap = b->cap == 0 ? 8 : b->cap * 2;
+		if (cap > MM_SYNC_KEPT)
+			cap = MM_SYNC_KEPT;
+		if ((v = realloc(b->v, cap * sizeof *v)) == NULL)
+			return -1;
+		b->v = v;
+		b->cap = cap;
+	}
+	/* Ranges follow each other. */
+	if (b->n > 0 && from < b->v[b->n - 1].from)
+		from = b->v[b->n - 1].from;
+	b->v[b->n].md = *md;
+	b->v[b->n].from = from;
+	b->v[b->n].num = num;
+	b->n++;
+	return 0;
+}
+
+uint64_t
+mm_sync_conv(struct mm_sync_book *b, const struct mm_sync_model *fallback,
+	     uint64_t h, const struct mm_sync_used **u)
+{
+	uint64_t t = 0;
+	uint32_t i;
+
+	if (b->n == 0) {
+		if (u != NULL)
+			*u = NULL;
+		return mm_sync_to_mm(fallback, h);
+	}
+	/* Newest first: nearly every record is the newest model's. */
+	for (i = b->n; i-- > 0;) {
+		t = mm_sync_to_mm(&b->v[i].md, h);
+		if (t >= b->v[i].from)
+			break;
+	}
+	if (i == UINT32_MAX) {
+		i = 0;
+		if (b->n == MM_SYNC_KEPT)
+			b->stale++;
+	}
+	if (u != NULL)
+		*u = &b->v[i];
+	return t;
+}
+
+const struct mm_sync_used *
+mm_sync_current(const struct mm_sync_book *b)
+{
+	return b->n > 0 ? &b->v[b->n - 1] : NULL;
+}
+
+void
+mm_sync_book_free(struct mm_sync_book *b)
+{
+	free(b->v);
+	memset(b, 0, sizeof *b);
 }
 
 static int
@@ -111,6 +189,8 @@ refit(struct mm_sync *cs)
 		}
 	}
 	md.k = md.drift / (1.0 + md.drift);
+	md.lo = mmin;
+	md.hi = mmax;
 	/* The host's offset at a sample lies within rtt / 2 of the
 	 * sample's: the model is that far off at most, plus its residual. */
 	for (i = 0; i < cs->n; i++) {
@@ -124,6 +204,18 @@ refit(struct mm_sync *cs)
 		e = (uint64_t)(res < 0 ? -res : res) + s->rtt / 2;
 		if (e > md.err)
 			md.err = e;
+	}
+	/* Outside [lo, hi] the model and the true (straight) clock part at
+	 * the difference of their drifts: at most 2 err / (hi - lo), since
+	 * they are within err of each other at lo and at hi, and at most
+	 * the largest drift believed plus the model's. */
+	{
+		double cap = MM_SYNC_DRIFT_MAX + fabs(md.drift), a = cap;
+
+		if (mmax > mmin && 2.0 * (double)md.err /
+		    (double)(mmax - mmin) < cap)
+			a = 2.0 * (double)md.err / (double)(mmax - mmin);
+		md.allow_ppb = (uint64_t)ceil(a * 1e9);
 	}
 	cs->model = md;
 	cs->valid = 1;

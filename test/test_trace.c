@@ -23,7 +23,8 @@ write_all_kinds(const char *p, int fmt)
 
 	cr_assert_not_null(w = tape_open_fmt(p, fmt, "mm-1", 11, 22));
 	cr_assert_eq(tape_host(w, 1, -5, 700, "alpha"), 0);
-	cr_assert_eq(tape_sync(w, 1, 30, -6, 7, 8, 9, 10), 0);
+	cr_assert_eq(tape_sync(w, &(struct tape_sync){ 1, 30, -6, 7, 8, 9,
+	    10, 1, 25, 20, 40, 500000 }), 0);
 	cr_assert_eq(tape_def(w, -6, 1, 4, "%d %s", 5, "process name", 12),
 	    0);
 	cr_assert_eq(tape_def(w, 5, 8, 2, "%d %p", 5, "five", 4), 0);
