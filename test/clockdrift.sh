@@ -1,0 +1,102 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test/clockdrift.sh: a host whose clock really runs at another rate.  A
+# writer and the Local Monitor it starts run under libfaketime with a rate
+# (+100 ppm, then -50 ppm: their CLOCK_MONOTONIC runs that much fast or
+# slow), mainmon on the machine's clock; every event carries the machine's
+# true CLOCK_MONOTONIC (test/truewriter.c, read by a raw system call that
+# libfaketime does not see).  A snapshot every 0.5 s, from the first event
+# on.  Checked, for every record from the first to the last: its time on
+# mainmon's clock is within its stated bound (libgrmtrace's bound_ns, from
+# the #SYNC model that converted it) of the truth; every event once; the
+# #SYNC lines numbered.  CLOCKDRIFT_RATES, CLOCKDRIFT_SECS and
+# CLOCKDRIFT_REPORT (print the figures) serve bench/clockdrift.sh.
+# Skipped without libfaketime (Debian: faketime, libfaketime).
+. "$(dirname "$0")/lib.sh"
+
+command -v faketime > /dev/null 2>&1 ||
+	{ t_log "SKIP: no faketime (libfaketime)"; exit 77; }
+RATES=${CLOCKDRIFT_RATES:-"1.0001 0.99995"}
+SECS=${CLOCKDRIFT_SECS:-7}
+EVERY_US=10000
+N=$((SECS * 1000000 / EVERY_US))
+# The true time is read this long before the event's own (truewriter.c's
+# APART_NS): the slack of the check.
+SLACK=2000
+
+# libfaketime's wrapper shares its start time through POSIX shared memory
+# named after its pid, and removes it when it exits, not when killed.
+FT_PIDS=""
+ft_clean() {
+	for p in $FT_PIDS; do
+		rm -f "/dev/shm/faketime_shm_$p" "/dev/shm/sem.faketime_sem_$p"
+	done
+}
+T_CLEANUP_HOOK=ft_clean
+# sanitizer builds: libfaketime is preloaded before their runtime.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+
+# run RATE: one run with the host's clock at RATE; checks it.
+run() {
+	_rate=$1
+	trace="$T_DIR/trace-$_rate.txt"
+	export GRM_RUNDIR="$T_DIR/run-$_rate"
+	mkdir -m 700 "$GRM_RUNDIR"
+	rm -f "$T_DIR/stop"
+	t_start_mm "$trace"
+	LC_ALL=C GRM_MM=$MM_ID GRM_LM_LINGER=60 faketime -f "+0 x$_rate" \
+	    "$B/test/truewriter" "$N" "$EVERY_US" "$T_DIR/stop" \
+	    2> "$T_DIR/writer.err" &
+	_w=$!
+	T_PIDS="$T_PIDS $_w"
+	FT_PIDS="$FT_PIDS $_w"
+	# A snapshot every 0.5 s while the writer runs: the cadence is what
+	# is tested, not a wait.
+	while t_ours "$_w" && ! t_dead "$_w"; do
+		"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null 2>&1 || :
+		sleep 0.5
+	done
+	wait "$_w" || t_fail "x$_rate: the writer failed: $(cat "$T_DIR/writer.err")"
+	"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null ||
+		t_fail "x$_rate: the last snapshot failed"
+	t_note_lms
+	t_stop_mm "x$_rate"
+	_n=$(t_count "$trace" eid=1)
+	[ "$_n" -eq "$N" ] || t_fail "x$_rate: $_n events of $N"
+	t_check_order "$trace" || t_fail "x$_rate: not in order"
+	_m=$(t_tcheck "$trace" '#SYNC' model\>=1 count)
+	[ "$_m" -ge 2 ] || t_fail "x$_rate: $_m numbered #SYNC lines"
+	t_tcheck "$trace" eid=2 values f0 f1 > "$T_DIR/apart"
+	t_tcheck "$trace" eid=1 values ts f0 f1 bound model > "$T_DIR/recs"
+	# Every record within its bound of the truth (plus how long before
+	# the event its true time was read), from the first to the last.
+	awk -v slack="$SLACK" -v rate="$_rate" '
+	FNR == NR { apart[$1] = $2; next }
+	{
+		e = $1 - $2; a = e < 0 ? -e : e
+		if ($4 == 0 || a > $4 + slack + apart[$3]) {
+			bad++
+			if (bad <= 5)
+				printf "x%s: record %d: error %d ns, bound %d (model %d)\n", rate, $3, e, $4, $5 > "/dev/stderr"
+		}
+		print a, $4 > "'"$T_DIR/errs"'"
+	}
+	END { if (bad > 0) printf "x%s: %d records outside their bound\n", rate, bad > "/dev/stderr"; exit bad > 0 }' \
+	    "$T_DIR/apart" "$T_DIR/recs" ||
+		t_fail "x$_rate: records outside their bound"
+	[ -n "${CLOCKDRIFT_REPORT:-}" ] || return 0
+	# The figures (bench/clockdrift.sh): the real error's maximum and
+	# median, the stated bound's, and the last model against the truth.
+	_e=$(cut -d' ' -f1 "$T_DIR/errs" | sort -n | awk '{ v[NR] = $1 }
+	    END { printf "error max %.1f us median %.1f us", v[NR] / 1000, v[int((NR + 1) / 2)] / 1000 }')
+	_b=$(cut -d' ' -f2 "$T_DIR/errs" | sort -n | awk '{ v[NR] = $1 }
+	    END { printf "bound max %.1f us median %.1f us", v[NR] / 1000, v[int((NR + 1) / 2)] / 1000 }')
+	echo "x$_rate: $N records: $_e; $_b"
+	t_tcheck "$trace" '#SYNC' values model offset_ns drift_ppb error_ns \
+	    lo_ns hi_ns allow_ppb | tail -n 1 | awk -v r="$_rate" '{
+	    printf "x%s: last model %d: drift %.3f ppm (true %.3f), error %.1f us, growing %.3f ppm outside its %.1f s\n", r, $1, $3 / 1000, (r - 1) * 1e6, $4 / 1000, $7 / 1000, ($6 - $5) / 1e9 }'
+}
+
+for r in $RATES; do
+	run "$r"
+done
