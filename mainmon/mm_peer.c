@@ -243,6 +243,20 @@ mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 	return 0;
 }
 
+/* When c's next burst is due: every MM_SYNC_START_NS until its samples
+ * span enough for a drift (the model until then knows none, and its bound
+ * grows by the largest drift believed), then every -s. */
+static uint64_t
+next_burst(const struct mm *mm, const struct mm_conn *c)
+{
+	const struct mm_sync_model *md = &c->clk.model;
+
+	if (md->hi - md->lo < MM_SYNC_DRIFT_SPAN &&
+	    mm->sync_ns > MM_SYNC_START_NS)
+		return MM_SYNC_START_NS;
+	return mm->sync_ns;
+}
+
 static int
 mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
@@ -269,7 +283,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	}
 	mm_sync_add(&c->clk, &c->burst_best);
-	(void)loop_arm(c->sync_ev, mm->sync_ns);
+	(void)loop_arm(c->sync_ev, next_burst(mm, c));
 	if (c->state == MM_CONN_READY) {
 		mm_write_sync(mm, c, 0);
 		return 0;

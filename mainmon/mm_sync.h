@@ -38,6 +38,8 @@ struct mm_sync_model {
 #define MM_SYNC_RTT_SLACK	20000u
 /* Below this span of samples the drift is not estimated (taken as 0). */
 #define MM_SYNC_DRIFT_SPAN	1000000000u
+/* Until then, a burst this often (mm_peer.c). */
+#define MM_SYNC_START_NS	100000000u
 /* The largest drift of a host's clock against mainmon's we accept: Linux
  * refuses a frequency correction beyond 500 ppm (adjtimex, MAXFREQ), and a
  * clock further off is broken.  A fitted drift beyond it is not believed

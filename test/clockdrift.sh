@@ -84,6 +84,7 @@ run() {
 	END { if (bad > 0) printf "x%s: %d records outside their bound\n", rate, bad > "/dev/stderr"; exit bad > 0 }' \
 	    "$T_DIR/apart" "$T_DIR/recs" ||
 		t_fail "x$_rate: records outside their bound"
+	[ -z "${CLOCKDRIFT_KEEP:-}" ] || cp "$trace" "$T_DIR/recs" "$T_DIR/apart" "$CLOCKDRIFT_KEEP/"
 	[ -n "${CLOCKDRIFT_REPORT:-}" ] || return 0
 	# The figures (bench/clockdrift.sh): the real error's maximum and
 	# median, the stated bound's, and the last model against the truth.
