@@ -93,9 +93,18 @@ run() {
 	_b=$(cut -d' ' -f2 "$T_DIR/errs" | sort -n | awk '{ v[NR] = $1 }
 	    END { printf "bound max %.1f us median %.1f us", v[NR] / 1000, v[int((NR + 1) / 2)] / 1000 }')
 	echo "x$_rate: $N records: $_e; $_b"
-	t_tcheck "$trace" '#SYNC' values model offset_ns drift_ppb error_ns \
-	    lo_ns hi_ns allow_ppb | tail -n 1 | awk -v r="$_rate" '{
-	    printf "x%s: last model %d: drift %.3f ppm (true %.3f), error %.1f us, growing %.3f ppm outside its %.1f s\n", r, $1, $3 / 1000, (r - 1) * 1e6, $4 / 1000, $7 / 1000, ($6 - $5) / 1e9 }'
+	# The true offset (host - machine, by the last event's two reads)
+	# and the last model's there.
+	# (Shell arithmetic: the offsets need more than a double's 53 bits.)
+	set -- $(t_tcheck "$trace" eid=1 values f0 f2 | tail -n 1) \
+	    $(t_tcheck "$trace" '#SYNC' values model at_ns offset_ns drift_ppb \
+	    error_ns lo_ns hi_ns allow_ppb | tail -n 1)
+	_true=$(($2 - $1))
+	_fit=$(($5 + $6 * ($1 - $4) / 1000000000))
+	echo "x$_rate: at the end: offset true $_true ns, fitted" \
+	    "$((_fit - _true)) ns from it (model $3); drift true" \
+	    "$(awk -v r="$_rate" -v d="$6" -v e="$7" -v s="$(($9 - $8))" \
+	    -v g="${10}" 'BEGIN { printf "%.3f ppm, fitted %.3f ppm; bound %.1f us inside its %.1f s, growing %.3f ppm outside", (r - 1) * 1e6, d / 1000, e / 1000, s / 1e9, g / 1000 }')"
 }
 
 for r in $RATES; do

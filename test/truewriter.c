@@ -5,11 +5,13 @@
  *
  *	truewriter EVENTS EVERY_US [STOP_FILE]
  *
- * Emits EVENTS events of type 1, "true %lu seq %ld", every EVERY_US
- * microseconds (or until STOP_FILE exists): the machine's CLOCK_MONOTONIC
- * read by a raw system call (libfaketime interposes on the C library's
- * clock_gettime, not on the system call) just before the event, whose own
- * timestamp the library reads from the host's (faked) clock.  Should the
+ * Emits EVENTS events of type 1, "true %lu seq %ld host %lu", every
+ * EVERY_US microseconds (or until STOP_FILE exists): the machine's
+ * CLOCK_MONOTONIC read by a raw system call (libfaketime interposes on the
+ * C library's clock_gettime, not on the system call) just before the
+ * event, whose own timestamp the library reads from the host's (faked)
+ * clock; and the host's clock, read just after the machine's (so the
+ * true offset of the host's clock is known, to the time between).  Should the
  * two reads be far apart (the thread preempted), an event of type 2,
  * "seq %ld apart %lu", follows with how far (ns) apart the raw reads
  * around the event were: the truth is within that of the first.  Exits 0,
@@ -27,6 +29,16 @@
 #define EV_APART	2
 #define APART_NS	2000u	/* reads further apart are reported */
 
+/* The host's clock, as the library reads it. */
+static uint64_t
+host_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static uint64_t
 true_ns(void)
 {
@@ -40,7 +52,7 @@ int
 main(int argc, char **argv)
 {
 	struct timespec d;
-	uint64_t a, b;
+	uint64_t a, b, h;
 	long n, every, i;
 
 	if (argc != 3 && argc != 4) {
@@ -52,7 +64,8 @@ main(int argc, char **argv)
 	every = atol(argv[2]);
 	if (n < 1 || every < 0)
 		return 2;
-	if (GMI_DefineEvent(EV_TRUE, "true %lu seq %ld", "true time") !=
+	if (GMI_DefineEvent(EV_TRUE, "true %lu seq %ld host %lu",
+	    "true time") !=
 	    GRM_OK || GMI_DefineEvent(EV_APART, "seq %ld apart %lu",
 	    "true time unsure") != GRM_OK)
 		return 1;
@@ -62,7 +75,9 @@ main(int argc, char **argv)
 		if (argc == 4 && access(argv[3], F_OK) == 0)
 			break;
 		a = true_ns();
-		if (GMI_Event(EV_TRUE, (unsigned long)a, i) != GRM_OK)
+		h = host_ns();
+		if (GMI_Event(EV_TRUE, (unsigned long)a, i, (unsigned long)h) !=
+		    GRM_OK)
 			return 1;
 		b = true_ns();
 		if (b - a > APART_NS &&
