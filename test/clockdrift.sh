@@ -9,7 +9,8 @@
 # on.  Checked, for every record from the first to the last: its time on
 # mainmon's clock is within its stated bound (libgrmtrace's bound_ns, from
 # the #SYNC model that converted it) of the truth; every event once; the
-# #SYNC lines numbered.  CLOCKDRIFT_RATES, CLOCKDRIFT_SECS and
+# #SYNC lines numbered.  Rate 1 runs without libfaketime (the machine's
+# clock: no drift, no offset).  CLOCKDRIFT_RATES, CLOCKDRIFT_SECS and
 # CLOCKDRIFT_REPORT (print the figures) serve bench/clockdrift.sh.
 # Skipped without libfaketime (Debian: faketime, libfaketime).
 . "$(dirname "$0")/lib.sh"
@@ -44,9 +45,12 @@ run() {
 	mkdir -m 700 "$GRM_RUNDIR"
 	rm -f "$T_DIR/stop"
 	t_start_mm "$trace"
-	LC_ALL=C GRM_MM=$MM_ID GRM_LM_LINGER=60 faketime -f "+0 x$_rate" \
-	    "$B/test/truewriter" "$N" "$EVERY_US" "$T_DIR/stop" \
-	    2> "$T_DIR/writer.err" &
+	# Rate 1: the machine's clock itself, without libfaketime.
+	_ft=1
+	[ "$_rate" != 1 ] || _ft=""
+	LC_ALL=C GRM_MM=$MM_ID GRM_LM_LINGER=60 ${_ft:+faketime -f} \
+	    ${_ft:+"+0 x$_rate"} "$B/test/truewriter" "$N" "$EVERY_US" \
+	    "$T_DIR/stop" 2> "$T_DIR/writer.err" &
 	_w=$!
 	T_PIDS="$T_PIDS $_w"
 	FT_PIDS="$FT_PIDS $_w"
@@ -67,22 +71,31 @@ run() {
 	_m=$(t_tcheck "$trace" '#SYNC' model\>=1 count)
 	[ "$_m" -ge 2 ] || t_fail "x$_rate: $_m numbered #SYNC lines"
 	t_tcheck "$trace" eid=2 values f0 f1 > "$T_DIR/apart"
-	t_tcheck "$trace" eid=1 values ts f0 f1 bound model > "$T_DIR/recs"
+	t_tcheck "$trace" eid=1 values ts f0 f1 bound model f2 > "$T_DIR/recs"
 	# Every record within its bound of the truth (plus how long before
-	# the event its true time was read), from the first to the last.
+	# the event its true time was read, if long), from the first to the
+	# last; its error from the middle of its event's true reads (how long
+	# the event took: the next record's prev), for the figures.
 	awk -v slack="$SLACK" -v rate="$_rate" '
 	FNR == NR { apart[$1] = $2; next }
-	{
-		e = $1 - $2; a = e < 0 ? -e : e
-		if ($4 == 0 || a > $4 + slack + apart[$3]) {
-			bad++
-			if (bad <= 5)
-				printf "x%s: record %d: error %d ns, bound %d (model %d)\n", rate, $3, e, $4, $5 > "/dev/stderr"
+	FNR > 1 { took[$3 - 1] = $6 }
+	{ ts[$3] = $1; tr[$3] = $2; b[$3] = $4; m[$3] = $5 }
+	END {
+		for (i in ts) {
+			e = ts[i] - tr[i]; a = e < 0 ? -e : e
+			if (b[i] == 0 || a > b[i] + slack + apart[i]) {
+				bad++
+				if (bad <= 5)
+					printf "x%s: record %d: error %d ns, bound %d (model %d)\n", rate, i, e, b[i], m[i] > "/dev/stderr"
+			}
+			t = i in took ? took[i] : apart[i]
+			e -= t / 2
+			print (e < 0 ? -e : e), b[i], e > "'"$T_DIR/errs"'"
 		}
-		print a, $4 > "'"$T_DIR/errs"'"
-	}
-	END { if (bad > 0) printf "x%s: %d records outside their bound\n", rate, bad > "/dev/stderr"; exit bad > 0 }' \
-	    "$T_DIR/apart" "$T_DIR/recs" ||
+		if (bad > 0)
+			printf "x%s: %d records outside their bound\n", rate, bad > "/dev/stderr"
+		exit bad > 0
+	}' "$T_DIR/apart" "$T_DIR/recs" ||
 		t_fail "x$_rate: records outside their bound"
 	[ -z "${CLOCKDRIFT_KEEP:-}" ] || cp "$trace" "$T_DIR/recs" "$T_DIR/apart" "$CLOCKDRIFT_KEEP/"
 	[ -n "${CLOCKDRIFT_REPORT:-}" ] || return 0
@@ -90,13 +103,15 @@ run() {
 	# median, the stated bound's, and the last model against the truth.
 	_e=$(cut -d' ' -f1 "$T_DIR/errs" | sort -n | awk '{ v[NR] = $1 }
 	    END { printf "error max %.1f us median %.1f us", v[NR] / 1000, v[int((NR + 1) / 2)] / 1000 }')
+	_s=$(cut -d' ' -f3 "$T_DIR/errs" | sort -n | awk '{ v[NR] = $1 }
+	    END { printf "signed median %+.1f us", v[int((NR + 1) / 2)] / 1000 }')
 	_b=$(cut -d' ' -f2 "$T_DIR/errs" | sort -n | awk '{ v[NR] = $1 }
 	    END { printf "bound max %.1f us median %.1f us", v[NR] / 1000, v[int((NR + 1) / 2)] / 1000 }')
-	echo "x$_rate: $N records: $_e; $_b"
+	echo "x$_rate: $N records: $_e ($_s); $_b"
 	# The true offset (host - machine, by the last event's two reads)
 	# and the last model's there.
 	# (Shell arithmetic: the offsets need more than a double's 53 bits.)
-	set -- $(t_tcheck "$trace" eid=1 values f0 f2 | tail -n 1) \
+	set -- $(t_tcheck "$trace" eid=1 values f4 f3 | tail -n 1) \
 	    $(t_tcheck "$trace" '#SYNC' values model at_ns offset_ns drift_ppb \
 	    error_ns lo_ns hi_ns allow_ppb | tail -n 1)
 	_true=$(($2 - $1))

@@ -5,17 +5,19 @@
  *
  *	truewriter EVENTS EVERY_US [STOP_FILE]
  *
- * Emits EVENTS events of type 1, "true %lu seq %ld host %lu", every
- * EVERY_US microseconds (or until STOP_FILE exists): the machine's
- * CLOCK_MONOTONIC read by a raw system call (libfaketime interposes on the
- * C library's clock_gettime, not on the system call) just before the
- * event, whose own timestamp the library reads from the host's (faked)
- * clock; and the host's clock, read just after the machine's (so the
- * true offset of the host's clock is known, to the time between).  Should the
- * two reads be far apart (the thread preempted), an event of type 2,
- * "seq %ld apart %lu", follows with how far (ns) apart the raw reads
- * around the event were: the truth is within that of the first.  Exits 0,
- * 1 if a call failed. */
+ * Emits EVENTS events of type 1, "true %lu seq %ld prev %lu host %lu
+ * mid %lu", every EVERY_US microseconds (or until STOP_FILE exists):
+ *	true	the machine's CLOCK_MONOTONIC read by a raw system call
+ *		(libfaketime interposes on the C library's clock_gettime,
+ *		not on the system call) just before the event, whose own
+ *		timestamp the library reads from the host's (faked) clock;
+ *	prev	how long (ns) the previous event took, from its true read
+ *		to a raw read after it (its timestamp was read in between);
+ *	host	the host's clock, read between two raw reads whose middle
+ *		is mid: the true offset of the host's clock.
+ * Should an event take longer than APART_NS (the thread preempted), and
+ * after the last one, an event of type 2, "seq %ld apart %lu", says how
+ * long.  Exits 0, 1 if a call failed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +54,7 @@ int
 main(int argc, char **argv)
 {
 	struct timespec d;
-	uint64_t a, b, h;
+	uint64_t a, c, h, r1, r2, prev = 0;
 	long n, every, i;
 
 	if (argc != 3 && argc != 4) {
@@ -64,9 +66,9 @@ main(int argc, char **argv)
 	every = atol(argv[2]);
 	if (n < 1 || every < 0)
 		return 2;
-	if (GMI_DefineEvent(EV_TRUE, "true %lu seq %ld host %lu",
-	    "true time") !=
-	    GRM_OK || GMI_DefineEvent(EV_APART, "seq %ld apart %lu",
+	if (GMI_DefineEvent(EV_TRUE, "true %lu seq %ld prev %lu host %lu "
+	    "mid %lu", "true time") != GRM_OK ||
+	    GMI_DefineEvent(EV_APART, "seq %ld apart %lu",
 	    "true time unsure") != GRM_OK)
 		return 1;
 	d.tv_sec = every / 1000000;
@@ -76,12 +78,16 @@ main(int argc, char **argv)
 			break;
 		a = true_ns();
 		h = host_ns();
-		if (GMI_Event(EV_TRUE, (unsigned long)a, i, (unsigned long)h) !=
+		c = true_ns();
+		r1 = true_ns();
+		if (GMI_Event(EV_TRUE, (unsigned long)r1, i, (unsigned long)prev,
+		    (unsigned long)h, (unsigned long)(a + (c - a) / 2)) !=
 		    GRM_OK)
 			return 1;
-		b = true_ns();
-		if (b - a > APART_NS &&
-		    GMI_Event(EV_APART, i, (unsigned long)(b - a)) != GRM_OK)
+		r2 = true_ns();
+		prev = r2 - r1;
+		if ((prev > APART_NS || i == n - 1) &&
+		    GMI_Event(EV_APART, i, (unsigned long)prev) != GRM_OK)
 			return 1;
 		if (every > 0)
 			nanosleep(&d, NULL);
