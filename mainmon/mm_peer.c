@@ -97,13 +97,8 @@ mm_send_u32s(struct mm_conn *c, uint16_t type, uint32_t a, uint32_t b, int n)
 void
 mm_send_ping(struct mm_conn *c)
 {
-	unsigned char buf[8];
-	struct wire_wr w;
-
-	c->last_ping = clk_mono_ns();
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u64(&w, c->last_ping);
-	peer_send(c->p, WIRE_PING, buf, w.len, NULL, 0);
+	/* The clock read as late as can be: just before the send. */
+	(void)peer_send_clock(c->p, WIRE_PING, NULL, 0, &c->last_ping);
 }
 
 static void
@@ -260,7 +255,9 @@ next_burst(const struct mm *mm, const struct mm_conn *c)
 static int
 mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
-	uint64_t t1, tl, t4 = clk_mono_ns();
+	/* As early as can be: when the bytes were read (the answer may
+	 * have come in one read with others before it). */
+	uint64_t t1, tl, t4 = peer_last_rx(c->p);
 	struct mm_sync_sample smp;
 
 	t1 = wire_get_u64(msg);
