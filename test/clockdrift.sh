@@ -86,7 +86,9 @@ run() {
 			if (b[i] == 0 || a > b[i] + slack + apart[i]) {
 				bad++
 				if (bad <= 5)
-					printf "x%s: record %d: error %d ns, bound %d (model %d)\n", rate, i, e, b[i], m[i] > "/dev/stderr"
+					printf "x%s: record %d: error %d ns, " \
+					    "bound %d (model %d)\n", rate, i, e, \
+					    b[i], m[i] > "/dev/stderr"
 			}
 			t = i in took ? took[i] : apart[i]
 			e -= t / 2
@@ -97,7 +99,9 @@ run() {
 		exit bad > 0
 	}' "$T_DIR/apart" "$T_DIR/recs" ||
 		t_fail "x$_rate: records outside their bound"
-	[ -z "${CLOCKDRIFT_KEEP:-}" ] || cp "$trace" "$T_DIR/recs" "$T_DIR/apart" "$CLOCKDRIFT_KEEP/"
+	# CLOCKDRIFT_KEEP=DIR keeps the trace and the values read from it.
+	[ -z "${CLOCKDRIFT_KEEP:-}" ] ||
+		cp "$trace" "$T_DIR/recs" "$T_DIR/apart" "$CLOCKDRIFT_KEEP/"
 	[ -n "${CLOCKDRIFT_REPORT:-}" ] || return 0
 	# The figures (bench/clockdrift.sh): the real error's maximum and
 	# median, the stated bound's, and the last model against the truth.

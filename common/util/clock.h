@@ -28,10 +28,10 @@ clk_real_ns(void)
 
 /*
  * The error bound of a clock model (doc/clock-sync.md, doc/formats.md
- * #SYNC) at time t: err within its fitted samples' span [lo, hi], growing
- * by allow_ppb parts per 10^9 of the distance outside it (rounded up,
- * saturating; allow_ppb is taken as at most 10^9).  mainmon and the trace reader both compute it so, to the
- * nanosecond.
+ * #SYNC) at time t: err within its samples' span [lo, hi], growing by
+ * allow_ppb parts per 10^9 of the distance outside it (rounded up,
+ * saturating; allow_ppb is taken as at most 10^9).  mainmon and the trace
+ * reader both compute it so, to the nanosecond.
  */
 static inline uint64_t
 clk_bound_ns(uint64_t err, uint64_t allow_ppb, uint64_t lo, uint64_t hi,
