@@ -29,13 +29,25 @@ SLACK=2000
 # clock_gettime takes 2 to 3 us): the true time known within half that.
 KNOWN=5000
 
-# libfaketime's wrapper shares its start time through POSIX shared memory
-# named after its pid, and removes it when it exits, not when killed.
+# libfaketime's wrapper runs the writer as its child, shares its start
+# time with it (and the LM it starts) through POSIX shared memory named
+# after its pid, and removes that when it exits, not when killed.  So the
+# writers, which are not this shell's children, are killed by pid and
+# name, and the shared memory removed.
 FT_PIDS=""
+FT_WRITERS=""
 ft_clean() {
+	for p in $FT_WRITERS; do
+		t_ours "$p" truewriter && kill -9 "$p" 2> /dev/null
+	done
 	for p in $FT_PIDS; do
 		rm -f "/dev/shm/faketime_shm_$p" "/dev/shm/sem.faketime_sem_$p"
 	done
+}
+# ft_child PID: PID has a child (its pid in _k).
+ft_child() {
+	_k=$(ps -o pid= --ppid "$1" 2> /dev/null) || return 1
+	[ -n "$_k" ]
 }
 T_CLEANUP_HOOK=ft_clean
 # sanitizer builds: libfaketime is preloaded before their runtime.
@@ -57,7 +69,13 @@ run() {
 	    "$T_DIR/stop" 2> "$T_DIR/writer.err" &
 	_w=$!
 	T_PIDS="$T_PIDS $_w"
-	FT_PIDS="$FT_PIDS $_w"
+	if [ -n "$_ft" ]; then
+		FT_PIDS="$FT_PIDS $_w"
+		# The writer, unless it is done already.
+		t_wait ft_child "$_w" || t_dead "$_w" ||
+			t_fail "x$_rate: libfaketime's wrapper ran nothing"
+		FT_WRITERS="$FT_WRITERS ${_k:-}"
+	fi
 	# A snapshot every 0.5 s while the writer runs: the cadence is what
 	# is tested, not a wait.
 	while t_ours "$_w" && ! t_dead "$_w"; do
