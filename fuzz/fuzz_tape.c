@@ -234,8 +234,11 @@ put_meta(struct tape_w *w, const struct grmtrace_ev *ev)
 		    ev->str);
 		break;
 	case GRMTRACE_SYNC:
-		rc = tape_sync(w, ev->node, f[1].v.u, f[2].v.i, f[3].v.i,
-		    f[4].v.u, f[5].v.u, (uint32_t)f[6].v.u);
+		rc = tape_sync(w, &(struct tape_sync){ ev->node, f[1].v.u,
+		    f[2].v.i, f[3].v.i, f[4].v.u, f[5].v.u,
+		    (uint32_t)f[6].v.u, ev->n > 7 ? (uint32_t)f[7].v.u : 0,
+		    ev->n > 7 ? f[8].v.u : 0, ev->n > 7 ? f[9].v.u : 0,
+		    ev->n > 7 ? f[10].v.u : 0, ev->n > 7 ? f[11].v.u : 0 });
 		break;
 	case GRMTRACE_ORDER:
 		rc = tape_order(w, f[0].v.u, f[1].v.u, f[2].v.u, f[3].v.u);

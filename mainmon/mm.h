@@ -98,6 +98,11 @@ struct mm_node {
 	struct mm_defs	defs;		/* every definition seen on the node */
 	struct mm_proc	*procs[MM_PROC_BUCKETS];
 	uint32_t	ngone;		/* of which gone, not freed yet */
+	/* Its clock models (mm_peer.c): the number of the latest #SYNC,
+	 * and the latest time written for one of its records (a new
+	 * model converts from after it). */
+	uint32_t	sync_num;
+	uint64_t	sync_high;
 	struct mm_node	*next;
 };
 
@@ -266,7 +271,8 @@ struct mm_conn {
 	struct mm_sync_sample	burst_best;
 	struct loop_ev	*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
-	struct mm_sync_model	model_written;
+	struct mm_sync_book	book;		/* the models published,
+						   which convert */
 	uint64_t		wm;		/* MM ns: nothing older to come
 						   (not in MM_ORD_REPLAY) */
 	uint64_t		scan;		/* MM ns of its latest scan */
@@ -655,6 +661,12 @@ void mm_order_conn_gone(struct mm_conn *c);
 /* mm_peer.c: writes c's clock model (#SYNC) if it changed since written,
  * at most every few seconds unless forced. */
 void mm_write_sync(struct mm *mm, struct mm_conn *c, int force);
+/* mm_peer.c: writes model u of c as a #SYNC line of w; 0, -1 (errno). */
+int mm_sync_line(struct tape_w *w, const struct mm_conn *c,
+		 const struct mm_sync_used *u);
+/* mm_peer.c: host time h of c on mainmon's clock, by the published model
+ * whose range it falls in (mm_sync_conv). */
+uint64_t mm_conv(struct mm_conn *c, uint64_t h);
 /* mm_order.c: the #ORDER and #CAUSAL lines, at the end. */
 int mm_order_summary(struct mm *mm);
 

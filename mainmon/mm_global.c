@@ -63,7 +63,7 @@ mark(struct mm *mm, struct mm_conn *c, int32_t eid, uint64_t t_lm,
 
 	if (mm->out == NULL || mm->stopped)
 		return;
-	ts = t_lm != 0 ? mm_sync_to_mm(&c->clk.model, t_lm) : now;
+	ts = t_lm != 0 ? mm_conv(c, t_lm) : now;
 	if (ts > now)
 		ts = now;
 	if (ts < mm->order.out_ts)
@@ -85,6 +85,8 @@ mark(struct mm *mm, struct mm_conn *c, int32_t eid, uint64_t t_lm,
 	if (ts < st->last_ts)
 		ts = st->last_ts;
 	st->last_ts = ts;
+	if (ts > c->node->sync_high)
+		c->node->sync_high = ts;
 	rec_put_hdr(pc->data, len, pd->cls, pd->attr, eid, ts);
 	memcpy(pc->data + sizeof(struct rec_hdr), v, 8 * (size_t)n);
 	mm_order_add(mm, st, pc);

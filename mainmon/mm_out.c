@@ -729,15 +729,16 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
       struct mm_stream *s)
 {
 	struct rec_field f[REC_ARGS_MAX];
-	const struct mm_sync_model *md = &c->clk.model;
+	const struct mm_sync_used *u;
 	const struct tape_def *def;
 	struct rec_hdr h;
-	uint64_t ts, now = clk_mono_ns(), clamped = 0, records = 0;
+	uint64_t ts, now = clk_mono_ns(), clamped = 0, records = 0, err;
 	uint32_t off;
 
 	for (off = 0; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
-		ts = mm_sync_to_mm(md, h.ts);
+		ts = mm_sync_conv(&c->book, &c->clk.model, h.ts, &u);
+		err = u != NULL ? u->md.err : c->clk.model.err;
 		/* Committed before it was sent: a later time is a scribbled
 		 * timestamp or a model off by its error.  Left as it is, it
 		 * would hold its collection's acknowledgement until then. */
@@ -747,7 +748,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 		}
 		/* The LM said nothing older would come: a refitted clock
 		 * model may say otherwise, by its error at most. */
-		if (ts < c->floor && c->floor - ts <= md->err) {
+		if (ts < c->floor && c->floor - ts <= err) {
 			ts = c->floor;
 			clamped++;
 		}
@@ -758,6 +759,9 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 			clamped++;
 		}
 		s->last_ts = ts;
+		/* A model published from now on converts only later ones. */
+		if (ts > c->node->sync_high)
+			c->node->sync_high = ts;
 		memcpy(pc->data + off + offsetof(struct rec_hdr, ts), &ts,
 		    sizeof ts);
 		if (h.cls == REC_CLASS_META) {
@@ -829,7 +833,7 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 		/* Followed again: mm_on_done. */
 		/* Nothing older is left with the LM (it allowed for a
 		 * writer between reading its clock and committing). */
-		c->scan = mm_sync_to_mm(&c->clk.model, below);
+		c->scan = mm_conv(c, below);
 		if (c->scan > c->wm)
 			c->wm = c->scan;
 		c->floor = c->wm;
@@ -897,7 +901,7 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	    what == WIRE_PROC_EXIT ? TAPE_PROC_EXIT :
 	    what == WIRE_PROC_KILLED ? TAPE_PROC_KILLED :
 	    what == WIRE_PROC_EXEC ? TAPE_PROC_EXEC : TAPE_PROC_GONE;
-	ts = mm_sync_to_mm(&c->clk.model, ts);
+	ts = mm_conv(c, ts);
 	if (p != NULL)
 		mm_rotate_note(p, how, ts, name);
 	/* Ended (an exec goes on as the new image): freed when done with

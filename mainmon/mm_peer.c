@@ -97,13 +97,8 @@ mm_send_u32s(struct mm_conn *c, uint16_t type, uint32_t a, uint32_t b, int n)
 void
 mm_send_ping(struct mm_conn *c)
 {
-	unsigned char buf[8];
-	struct wire_wr w;
-
-	c->last_ping = clk_mono_ns();
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u64(&w, c->last_ping);
-	peer_send(c->p, WIRE_PING, buf, w.len, NULL, 0);
+	/* The clock read as late as can be: just before the send. */
+	(void)peer_send_clock(c->p, WIRE_PING, NULL, 0, &c->last_ping);
 }
 
 static void
@@ -123,28 +118,61 @@ sync_due(void *arg)
 		start_burst(c, MM_PINGS);
 }
 
-/* Writes c's clock model (#SYNC) if it changed, at most every
- * MM_SYNC_WRITE_NS unless forced. */
+/* c's model, number u->num, as a #SYNC line of w. */
+int
+mm_sync_line(struct tape_w *w, const struct mm_conn *c,
+	     const struct mm_sync_used *u)
+{
+	const struct mm_sync_model *md = &u->md;
+
+	return tape_sync(w, &(struct tape_sync){ c->node->id, md->m0,
+	    md->off0, mm_sync_drift_ppb(md), md->err, md->best_rtt, md->used,
+	    u->num, u->from, md->lo, md->hi, md->allow_ppb });
+}
+
+/*
+ * Publishes c's clock model if it changed: from then on it converts the
+ * node's records (those after the latest converted) and it is written
+ * (#SYNC).  At most every MM_SYNC_WRITE_NS, unless forced or unless the
+ * published model's bound has grown (extrapolated) past 4/3 of the new
+ * one's: at the start, every sample is published.
+ */
 void
 mm_write_sync(struct mm *mm, struct mm_conn *c, int force)
 {
 	const struct mm_sync_model *md = &c->clk.model;
-	const struct mm_sync_model *old = &c->model_written;
+	const struct mm_sync_used *cur = mm_sync_current(&c->book);
+	struct mm_node *n = c->node;
 	uint64_t now = clk_mono_ns();
 
-	if (mm->out == NULL || c->state != MM_CONN_READY || !c->clk.valid)
+	if (c->state != MM_CONN_READY || !c->clk.valid)
 		return;
-	if (md->m0 == old->m0 && md->off0 == old->off0 &&
-	    md->drift == old->drift && md->err == old->err)
+	if (cur != NULL && md->m0 == cur->md.m0 && md->off0 == cur->md.off0 &&
+	    md->drift == cur->md.drift && md->err == cur->md.err &&
+	    md->lo == cur->md.lo && md->hi == cur->md.hi)
 		return;
-	if (!force && c->sync_written != 0 &&
-	    now - c->sync_written < MM_SYNC_WRITE_NS)
+	if (!force && cur != NULL &&
+	    now - c->sync_written < MM_SYNC_WRITE_NS &&
+	    mm_sync_bound(md, now) / 3 * 4 >= mm_sync_bound(&cur->md, now))
 		return;
-	if (tape_sync(mm->out, c->node->id, md->m0, md->off0,
-	    mm_sync_drift_ppb(md), md->err, md->best_rtt, md->used) != 0)
-		log_warn("%s: cannot write", mm->out_path);
-	c->model_written = *md;
+	if (mm_sync_publish(&c->book, md, n->sync_num + 1,
+	    n->sync_high + 1) != 0) {
+		log_warn("out of memory: the clock model of %s not updated",
+		    n->host);
+		return;
+	}
+	n->sync_num++;
 	c->sync_written = now;
+	if (mm->out != NULL && mm_sync_line(mm->out, c,
+	    mm_sync_current(&c->book)) != 0)
+		log_warn("%s: cannot write", mm->out_path);
+}
+
+/* Host time h of c on mainmon's clock, by the model that converts it. */
+uint64_t
+mm_conv(struct mm_conn *c, uint64_t h)
+{
+	return mm_sync_conv(&c->book, &c->clk.model, h, NULL);
 }
 
 void
@@ -210,10 +238,26 @@ mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 	return 0;
 }
 
+/* When c's next burst is due: every MM_SYNC_START_NS until its samples
+ * span enough for a drift (the model until then knows none, and its bound
+ * grows by the largest drift believed), then every -s. */
+static uint64_t
+next_burst(const struct mm *mm, const struct mm_conn *c)
+{
+	const struct mm_sync_model *md = &c->clk.model;
+
+	if (md->hi - md->lo < MM_SYNC_DRIFT_SPAN &&
+	    mm->sync_ns > MM_SYNC_START_NS)
+		return MM_SYNC_START_NS;
+	return mm->sync_ns;
+}
+
 static int
 mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
-	uint64_t t1, tl, t4 = clk_mono_ns();
+	/* As early as can be: when the bytes were read (the answer may
+	 * have come in one read with others before it). */
+	uint64_t t1, tl, t4 = peer_last_rx(c->p);
 	struct mm_sync_sample smp;
 
 	t1 = wire_get_u64(msg);
@@ -236,7 +280,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	}
 	mm_sync_add(&c->clk, &c->burst_best);
-	(void)loop_arm(c->sync_ev, mm->sync_ns);
+	(void)loop_arm(c->sync_ev, next_burst(mm, c));
 	if (c->state == MM_CONN_READY) {
 		mm_write_sync(mm, c, 0);
 		return 0;
@@ -361,7 +405,7 @@ mm_on_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	t = wire_get_u64(msg);
 	/* When the LM applied it, in MM time: the acknowledgement may have
 	 * waited behind a collection's data. */
-	t = mm_sync_to_mm(&c->clk.model, t);
+	t = mm_conv(c, t);
 	for (co = mm->colls; co != NULL && round != 0; co = co->next)
 		if (co->round == round && co->what == MM_CONTROL) {
 			if (t > co->t_applied)
@@ -584,6 +628,7 @@ mm_conn_free(struct mm_conn *c)
 		loop_exit(mm->base);
 	batch_free(c);
 	mm_auth_free(c);
+	mm_sync_book_free(&c->book);
 	peer_free(c->p);
 	free(c);
 	/* Its watermark no longer holds the others back. */

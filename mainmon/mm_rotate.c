@@ -41,6 +41,9 @@ write_defs(struct tape_w *w, const struct mm_defs *d, uint32_t node,
 	return 0;
 }
 
+/* Clock models of each host repeated at the top of a new file. */
+#define MM_ROTATE_MODELS	4
+
 /*
  * What a reader of a file that starts now needs of what came before: a
  * #HOST and a #SYNC line per connected LM, every #DEF line the reader of the old file
@@ -56,14 +59,19 @@ write_state(struct mm *mm, struct tape_w *w)
 	unsigned b;
 
 	for (c = mm->conns; c != NULL; c = c->next) {
-		const struct mm_sync_model *md = &c->clk.model;
+		uint32_t i = c->book.n > MM_ROTATE_MODELS ?
+		    c->book.n - MM_ROTATE_MODELS : 0;
 
-		if (c->state == MM_CONN_READY &&
-		    (tape_host(w, c->node->id, md->off0, c->lm_pid,
-		    c->node->host) != 0 || tape_sync(w, c->node->id, md->m0,
-		    md->off0, mm_sync_drift_ppb(md), md->err, md->best_rtt,
-		    md->used) != 0))
+		if (c->state != MM_CONN_READY)
+			continue;
+		if (tape_host(w, c->node->id, c->clk.model.off0, c->lm_pid,
+		    c->node->host) != 0)
 			return -1;
+		/* The models records still to be written may have been
+		 * converted by: the latest few. */
+		for (; i < c->book.n; i++)
+			if (mm_sync_line(w, c, &c->book.v[i]) != 0)
+				return -1;
 	}
 	if (write_defs(w, &mm->written, 0, 0) != 0 ||
 	    mm_plan_write(mm, w, 0) != 0)

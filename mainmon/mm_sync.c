@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mm_sync.h"
+#include "util/clock.h"
 
 int
 mm_sync_sample_of(uint64_t t1, uint64_t tl, uint64_t t4, struct mm_sync_sample *s)
@@ -32,12 +33,208 @@ mm_sync_drift_ppb(const struct mm_sync_model *md)
 	return (int64_t)llround(md->drift * 1e9);
 }
 
+uint64_t
+mm_sync_bound(const struct mm_sync_model *md, uint64_t t)
+{
+	return clk_bound_ns(md->err, md->allow_ppb, md->lo, md->hi, t);
+}
+
+int
+mm_sync_publish(struct mm_sync_book *b, const struct mm_sync_model *md,
+		uint32_t num, uint64_t from)
+{
+	struct mm_sync_used *v;
+	uint32_t cap;
+
+	if (b->n == MM_SYNC_KEPT) {
+		memmove(b->v, b->v + 1, (b->n - 1) * sizeof *b->v);
+		b->n--;
+	}
+	if (b->n == b->cap) {
+		cap = b->cap == 0 ? 8 : b->cap * 2;
+		if (cap > MM_SYNC_KEPT)
+			cap = MM_SYNC_KEPT;
+		if ((v = realloc(b->v, cap * sizeof *v)) == NULL)
+			return -1;
+		b->v = v;
+		b->cap = cap;
+	}
+	/* Ranges follow each other. */
+	if (b->n > 0 && from < b->v[b->n - 1].from)
+		from = b->v[b->n - 1].from;
+	b->v[b->n].md = *md;
+	b->v[b->n].from = from;
+	b->v[b->n].num = num;
+	b->n++;
+	return 0;
+}
+
+uint64_t
+mm_sync_conv(struct mm_sync_book *b, const struct mm_sync_model *fallback,
+	     uint64_t h, const struct mm_sync_used **u)
+{
+	uint64_t t = 0;
+	uint32_t i;
+
+	if (b->n == 0) {
+		if (u != NULL)
+			*u = NULL;
+		return mm_sync_to_mm(fallback, h);
+	}
+	/* Newest first: nearly every record is the newest model's. */
+	for (i = b->n; i-- > 0;) {
+		t = mm_sync_to_mm(&b->v[i].md, h);
+		if (t >= b->v[i].from)
+			break;
+	}
+	if (i == UINT32_MAX) {
+		i = 0;
+		if (b->n == MM_SYNC_KEPT)
+			b->stale++;
+	}
+	if (u != NULL)
+		*u = &b->v[i];
+	return t;
+}
+
+const struct mm_sync_used *
+mm_sync_current(const struct mm_sync_book *b)
+{
+	return b->n > 0 ? &b->v[b->n - 1] : NULL;
+}
+
+void
+mm_sync_book_free(struct mm_sync_book *b)
+{
+	free(b->v);
+	memset(b, 0, sizeof *b);
+}
+
 static int
 cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* A line a + b x (ns, x ns from the model's m0), relative to the model's
+ * offset off0. */
+struct line {
+	double	a, b;
+};
+
+/* The part of convex polygon in[0..n) where s (a + b x - lim) <= 0, into
+ * out; its number of vertices. */
+static int
+clip(const struct line *in, int n, double x, double lim, double s,
+     struct line *out)
+{
+	int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct line *p = &in[i], *q = &in[(i + 1) % n];
+		double fp = s * (p->a + p->b * x - lim);
+		double fq = s * (q->a + q->b * x - lim);
+
+		if (fp <= 0)
+			out[k++] = *p;
+		if ((fp < 0 && fq > 0) || (fp > 0 && fq < 0)) {
+			double u = fp / (fp - fq);
+
+			out[k].a = p->a + u * (q->a - p->a);
+			out[k].b = p->b + u * (q->b - p->b);
+			k++;
+		}
+	}
+	return k;
+}
+
+/*
+ * The bound of model md from every sample of the window: the true offset
+ * at a sample lies within rtt / 2 of its (Cristian), so the true clock,
+ * a line of drift at most MM_SYNC_DRIFT_MAX, is one of the lines that
+ * pass through every sample's interval: a convex polygon of (offset,
+ * drift).  md is at most err from any of them over [lo, hi] (the window's
+ * span; the largest difference is at an end), and parts from them at
+ * most allow_ppb outside.  0, or -1 if no line passes (the true clock was
+ * not a line over the window: the caller's bound stands).
+ */
+static int
+polygon_bound(const struct mm_sync *cs, struct mm_sync_model *md)
+{
+	struct line p[2][4 + 2 * MM_SYNC_WINDOW], *in = p[0], *out = p[1], *t;
+	uint64_t lo = 0, hi = 0;
+	double e = 0, g = 0, xl, xh, A = 1e12, B = MM_SYNC_DRIFT_MAX;
+	double umin = 0, umax = 0, vmin = 0, vmax = 0, uc, vc;
+	struct line c;
+	uint32_t i;
+	int n = 4, j;
+
+	in[0] = (struct line){ -A, -B };
+	in[1] = (struct line){ A, -B };
+	in[2] = (struct line){ A, B };
+	in[3] = (struct line){ -A, B };
+	for (i = 0; i < cs->n && n > 0; i++) {
+		const struct mm_sync_sample *s = &cs->s[i];
+		/* A ns more: the host's read is not at the midpoint exactly,
+		 * and doubles round. */
+		double x = (double)(int64_t)(s->m - md->m0);
+		double y = (double)(s->o - md->off0);
+		double r = (double)s->rtt / 2 + 1.0;
+
+		n = clip(in, n, x, y + r, 1.0, out);
+		t = in, in = out, out = t;
+		n = clip(in, n, x, y - r, -1.0, out);
+		t = in, in = out, out = t;
+		if (i == 0 || s->m < lo)
+			lo = s->m;
+		if (i == 0 || s->m > hi)
+			hi = s->m;
+	}
+	if (n == 0)
+		return -1;
+	xl = (double)(int64_t)(lo - md->m0);
+	xh = (double)(int64_t)(hi - md->m0);
+	/* A line is known by its values at lo and at hi, u and v: the line
+	 * at the middle of both ranges is the one the farthest is nearest
+	 * to (half the larger range; drift 0 with one sample). */
+	for (j = 0; j < n; j++) {
+		double u = in[j].a + in[j].b * xl, v = in[j].a + in[j].b * xh;
+
+		if (j == 0 || u < umin)
+			umin = u;
+		if (j == 0 || u > umax)
+			umax = u;
+		if (j == 0 || v < vmin)
+			vmin = v;
+		if (j == 0 || v > vmax)
+			vmax = v;
+	}
+	uc = (umin + umax) / 2;
+	vc = (vmin + vmax) / 2;
+	c.b = xh > xl ? (vc - uc) / (xh - xl) : 0.0;
+	c.a = uc - c.b * xl;
+	for (j = 0; j < n; j++) {
+		double db = in[j].b - c.b, da = in[j].a - c.a;
+		double dl = fabs(da + db * xl), dh = fabs(da + db * xh);
+
+		if (dl > e)
+			e = dl;
+		if (dh > e)
+			e = dh;
+		if (fabs(db) > g)
+			g = fabs(db);
+	}
+	md->off0 += (int64_t)llround(c.a);
+	md->drift = c.b;
+	/* Rounded up, and a ns for the rounding of the conversion and of
+	 * off0. */
+	md->err = (uint64_t)ceil(e) + 2;
+	md->allow_ppb = (uint64_t)ceil(g * 1e9);
+	md->lo = lo;
+	md->hi = hi;
+	return 0;
 }
 
 /* Fits the model to the samples whose round trip is near the best. */
@@ -111,6 +308,8 @@ refit(struct mm_sync *cs)
 		}
 	}
 	md.k = md.drift / (1.0 + md.drift);
+	md.lo = mmin;
+	md.hi = mmax;
 	/* The host's offset at a sample lies within rtt / 2 of the
 	 * sample's: the model is that far off at most, plus its residual. */
 	for (i = 0; i < cs->n; i++) {
@@ -125,6 +324,20 @@ refit(struct mm_sync *cs)
 		if (e > md.err)
 			md.err = e;
 	}
+	/* Outside [lo, hi] the model and the true (straight) clock part at
+	 * the difference of their drifts: at most 2 err / (hi - lo), since
+	 * they are within err of each other at lo and at hi, and at most
+	 * the largest drift believed plus the model's. */
+	{
+		double cap = MM_SYNC_DRIFT_MAX + fabs(md.drift), a = cap;
+
+		if (mmax > mmin && 2.0 * (double)md.err /
+		    (double)(mmax - mmin) < cap)
+			a = 2.0 * (double)md.err / (double)(mmax - mmin);
+		md.allow_ppb = (uint64_t)ceil(a * 1e9);
+	}
+	(void)polygon_bound(cs, &md);
+	md.k = md.drift / (1.0 + md.drift);
 	cs->model = md;
 	cs->valid = 1;
 }

@@ -16,15 +16,19 @@ struct mm_sync_sample {
 	uint64_t	rtt;		/* t4 - t1 */
 };
 
-/* host clock - MM clock = off0 + drift * (MM time - m0), within err. */
+/* host clock - MM clock = off0 + drift * (MM time - m0), within err over
+ * the span [lo, hi] of the samples fitted, and within err + allow_ppb
+ * per 10^9 of the distance outside it (mm_sync_bound). */
 struct mm_sync_model {
-	uint64_t	m0;
+	uint64_t	m0;		/* the (weighted) centre of the samples */
 	int64_t		off0;
 	double		drift;		/* dimensionless: 1e-6 is 1 ppm */
 	double		k;		/* drift / (1 + drift), for mm_sync_to_mm */
 	uint64_t	err;		/* ns: the bound on the model's error */
 	uint64_t	best_rtt;	/* smallest round trip of the samples */
 	uint32_t	used;		/* samples the fit used */
+	uint64_t	lo, hi;		/* MM ns: first and last of them */
+	uint64_t	allow_ppb;	/* how fast the bound grows outside */
 };
 
 #define MM_SYNC_WINDOW	64	/* samples kept (one per exchange burst) */
@@ -34,9 +38,13 @@ struct mm_sync_model {
 #define MM_SYNC_RTT_SLACK	20000u
 /* Below this span of samples the drift is not estimated (taken as 0). */
 #define MM_SYNC_DRIFT_SPAN	1000000000u
-/* A fitted drift beyond this is not believed (a clock that fast is
- * broken, or a sample is bad): capped. */
-#define MM_SYNC_DRIFT_MAX	1e-3
+/* Until then, a burst this often (mm_peer.c). */
+#define MM_SYNC_START_NS	100000000u
+/* The largest drift of a host's clock against mainmon's we accept: Linux
+ * refuses a frequency correction beyond 500 ppm (adjtimex, MAXFREQ), and a
+ * clock further off is broken.  A fitted drift beyond it is not believed
+ * (capped); a model that knows no drift allows for this much. */
+#define MM_SYNC_DRIFT_MAX	500e-6
 
 struct mm_sync {
 	struct mm_sync_sample	s[MM_SYNC_WINDOW];
@@ -80,6 +88,44 @@ mm_sync_to_mm(const struct mm_sync_model *md, uint64_t host_ts)
 	}
 	return md->m0 + x;
 }
+
+/* The model's error bound at MM time t (clk_bound_ns). */
+uint64_t mm_sync_bound(const struct mm_sync_model *md, uint64_t t);
+
+/*
+ * The models a connection has published (#SYNC) and converts with: each
+ * converts the records whose time by it is at least its `from`, up to the
+ * next one's `from`, so that a reader knows which model converted a record
+ * from the record's time alone (doc/formats.md #SYNC).  At most
+ * MM_SYNC_KEPT are kept: a record older than the oldest kept model's
+ * range is converted by it (counted in `stale`).
+ */
+struct mm_sync_used {
+	struct mm_sync_model	md;
+	uint64_t		from;	/* MM ns */
+	uint32_t		num;	/* the #SYNC's number for the node */
+};
+
+#define MM_SYNC_KEPT	1024	/* hours at one model every 10 s */
+
+struct mm_sync_book {
+	struct mm_sync_used	*v;	/* oldest first */
+	uint32_t		n, cap;
+	uint64_t		stale;
+};
+
+/* Adds md, number num, converting from MM time `from` on; -1 (ENOMEM)
+ * if it cannot be kept (the book is unchanged). */
+int mm_sync_publish(struct mm_sync_book *b, const struct mm_sync_model *md,
+		    uint32_t num, uint64_t from);
+/* Host time h on MM's clock, by the model of b whose range it falls in
+ * (*u, if u is not NULL); by fallback if b holds none (*u NULL). */
+uint64_t mm_sync_conv(struct mm_sync_book *b,
+		      const struct mm_sync_model *fallback, uint64_t h,
+		      const struct mm_sync_used **u);
+/* The newest model of b, or NULL. */
+const struct mm_sync_used *mm_sync_current(const struct mm_sync_book *b);
+void mm_sync_book_free(struct mm_sync_book *b);
 
 /* Drift in parts per billion, rounded (for files and status). */
 int64_t mm_sync_drift_ppb(const struct mm_sync_model *md);

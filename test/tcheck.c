@@ -14,6 +14,8 @@
  *	ts node pid tid eid	a record's header
  *	f0 .. f15		its fields
  *	nf			its number of fields
+ *	model bound		the clock model that converted it (#SYNC
+ *				number) and its error bound, ns
  *	fields			all of them as a text trace has them:
  *				'4 10 5 "v4"'
  *	description format class attr
@@ -169,6 +171,10 @@ get(const struct grmtrace_ev *ev, const char *key, struct val *v)
 			v->i = ev->eid;
 		else if (strcmp(key, "nf") == 0)
 			v->i = ev->n;
+		else if (strcmp(key, "model") == 0)
+			v->i = ev->sync_model;
+		else if (strcmp(key, "bound") == 0)
+			v->i = (int64_t)ev->bound_ns;
 		else if (strcmp(key, "fields") == 0) {
 			v->is_str = 1;
 			if ((v->s = all_fields(ev, &v->len)) == NULL)
@@ -369,7 +375,8 @@ static int
 known_key(int kind, const char *key)
 {
 	static const char *const rec[] = { "ts", "node", "pid", "tid", "eid",
-		"nf", "fields", "description", "format", "class", "attr" };
+		"nf", "model", "bound", "fields", "description", "format",
+		"class", "attr" };
 	const char *name;
 	unsigned i;
 

@@ -58,9 +58,11 @@ Test(sync, symmetric_offset_is_exact)
 	cr_assert(cs.valid);
 	cr_assert_eq(mm_sync_offset(&cs.model, t), 1000000000000LL);
 	cr_assert_eq(cs.model.best_rtt, 50000u);
-	/* No drift estimated below a second of samples. */
-	cr_assert_eq(cs.model.drift, 0.0);
-	cr_assert_eq(cs.model.err, 25000u);
+	/* The offset exact, the drift as likely either way. */
+	cr_assert_lt(fabs(cs.model.drift), 1e-9);
+	/* Half the round trip, and a few ns for rounding. */
+	cr_assert(cs.model.err >= 25000u && cs.model.err <= 25005u, "%llu",
+	    (unsigned long long)cs.model.err);
 	cr_assert_eq(mm_sync_to_mm(&cs.model, host_clock(&h, t)), t);
 }
 
@@ -177,4 +179,85 @@ Test(sync, answer_before_question_is_refused)
 	cr_assert_eq(mm_sync_sample_of(100, 5, 99, &s), -1);
 	cr_assert_eq(mm_sync_sample_of(100, 5, 100, &s), 0);
 	cr_assert_eq(s.rtt, 0u);
+}
+
+/* The host time of MM time m is converted back to within the bound the
+ * model states at m, whatever the distance from its samples. */
+static void
+assert_within_bound(const struct mm_sync_model *md, const struct host *h,
+		    uint64_t m)
+{
+	uint64_t t = mm_sync_to_mm(md, host_clock(h, m));
+
+	cr_assert_leq(absdiff((int64_t)t, (int64_t)m), mm_sync_bound(md, m),
+	    "at %llu: error %llu, bound %llu", (unsigned long long)m,
+	    (unsigned long long)absdiff((int64_t)t, (int64_t)m),
+	    (unsigned long long)mm_sync_bound(md, m));
+}
+
+Test(sync, offset_only_model_allows_the_largest_drift)
+{
+	struct mm_sync cs = { .n = 0 };
+	struct host h = { 5000, 400e-6, 10000000000u };
+	uint64_t t = 10000000000u;
+
+	exchange(&cs, &h, t, 20000, 20000);
+	cr_assert(cs.valid);
+	cr_assert_eq(cs.model.drift, 0.0);
+	cr_assert_eq(cs.model.allow_ppb, 500000u);
+	cr_assert_eq(cs.model.lo, t + 20000);
+	cr_assert_eq(cs.model.hi, t + 20000);
+	/* One second on: the bound has grown by 500 us. */
+	cr_assert_eq(mm_sync_bound(&cs.model, t + 20000 + 1000000000u),
+	    cs.model.err + 500000u);
+	assert_within_bound(&cs.model, &h, t + 2000000000u);
+	assert_within_bound(&cs.model, &h, t - 500000000u);
+}
+
+Test(sync, fitted_model_bound_grows_outside_its_samples)
+{
+	struct mm_sync cs = { .n = 0 };
+	struct host h = { -7000000, 100e-6, 3000000000u };
+	uint64_t t = 3000000000u, lo;
+	int i;
+
+	srand(19);
+	/* Two seconds of samples, with delays up to 60 us either way. */
+	for (i = 0; i < 9; i++, t += 250000000u)
+		exchange(&cs, &h, t, 20000 + (uint64_t)(rand() % 40000),
+		    20000 + (uint64_t)(rand() % 40000));
+	cr_assert(cs.model.drift != 0.0);
+	lo = cs.model.lo;
+	cr_assert(cs.model.hi - lo >= MM_SYNC_DRIFT_SPAN);
+	cr_assert_gt(cs.model.allow_ppb, 0u);
+	cr_assert_leq(cs.model.allow_ppb, 1000000u);
+	for (i = -20; i <= 40; i++)
+		assert_within_bound(&cs.model, &h,
+		    lo + (uint64_t)((int64_t)i * 500000000));
+}
+
+Test(sync, book_converts_by_range)
+{
+	struct mm_sync_model a = { .m0 = 1000, .off0 = 100, .err = 10,
+		.lo = 1000, .hi = 1000, .allow_ppb = 500000 };
+	struct mm_sync_model b = a;
+	struct mm_sync_book bk = { .n = 0 };
+	const struct mm_sync_used *u;
+
+	b.off0 = 150;
+	cr_assert_eq(mm_sync_conv(&bk, &a, 5100, &u), 5000u);
+	cr_assert_null(u);
+	cr_assert_eq(mm_sync_publish(&bk, &a, 1, 1), 0);
+	cr_assert_eq(mm_sync_publish(&bk, &b, 2, 6000), 0);
+	/* From 6000 on, model 2 converts; before, model 1. */
+	cr_assert_eq(mm_sync_conv(&bk, &a, 6150, &u), 6000u);
+	cr_assert_eq(u->num, 2u);
+	cr_assert_eq(mm_sync_conv(&bk, &a, 6149, &u), 6049u);
+	cr_assert_eq(u->num, 1u);
+	cr_assert_eq(mm_sync_conv(&bk, &a, 2000, &u), 1900u);
+	cr_assert_eq(u->num, 1u);
+	/* A later model never starts before an earlier one. */
+	cr_assert_eq(mm_sync_publish(&bk, &b, 3, 10), 0);
+	cr_assert_eq(mm_sync_current(&bk)->from, 6000u);
+	mm_sync_book_free(&bk);
 }

@@ -23,7 +23,8 @@ write_all_kinds(const char *p, int fmt)
 
 	cr_assert_not_null(w = tape_open_fmt(p, fmt, "mm-1", 11, 22));
 	cr_assert_eq(tape_host(w, 1, -5, 700, "alpha"), 0);
-	cr_assert_eq(tape_sync(w, 1, 30, -6, 7, 8, 9, 10), 0);
+	cr_assert_eq(tape_sync(w, &(struct tape_sync){ 1, 30, -6, 7, 8, 9,
+	    10, 1, 25, 20, 40, 100000000 }), 0);
 	cr_assert_eq(tape_def(w, -6, 1, 4, "%d %s", 5, "process name", 12),
 	    0);
 	cr_assert_eq(tape_def(w, 5, 8, 2, "%d %p", 5, "five", 4), 0);
@@ -143,9 +144,14 @@ read_all_kinds(int fmt)
 	    fi_of(ev, "offset_ns") == -6 && fi_of(ev, "drift_ppb") == 7 &&
 	    fu_of(ev, "error_ns") == 8 && fu_of(ev, "rtt_ns") == 9 &&
 	    fu_of(ev, "samples") == 10);
+	cr_assert(fu_of(ev, "model") == 1 && fu_of(ev, "from_ns") == 25 &&
+	    fu_of(ev, "lo_ns") == 20 && fu_of(ev, "hi_ns") == 40 &&
+	    fu_of(ev, "allow_ppb") == 100000000);
 	cr_assert_not_null(h = grmtrace_host(t, 1));
 	cr_assert(h->synced && h->sync_offset_ns == -6 && h->lm_pid == 700 &&
 	    h->offset_ns == -5 && h->connections == 1 && h->samples == 10);
+	cr_assert(h->model == 1 && h->from_ns == 25 && h->lo_ns == 20 &&
+	    h->hi_ns == 40 && h->allow_ppb == 100000000);
 	cr_assert_str_eq(h->hostname, "alpha");
 	ev = next_kind(t, GRMTRACE_DEF);
 	cr_assert(ev->eid == -6 && ev->def != NULL && ev->def->eid == -6);
@@ -166,6 +172,8 @@ read_all_kinds(int fmt)
 	ev = next_kind(t, GRMTRACE_RECORD);
 	cr_assert(ev->eid == -6 && ev->ts == 50 && ev->tid == 101 &&
 	    ev->n == 2 && ev->f[0].v.i == 3);
+	/* Its clock bound: 8 ns, and 10% of its 10 ns past the samples. */
+	cr_assert(ev->sync_model == 1 && ev->bound_ns == 9);
 	cr_assert_str_eq(ev->f[1].v.s.p, "rank three");
 	ev = next_kind(t, GRMTRACE_RECORD);
 	cr_assert(ev->eid == 5 && ev->n == 1 && ev->def->node == 1 &&
@@ -173,6 +181,7 @@ read_all_kinds(int fmt)
 	ev = next_kind(t, GRMTRACE_RECORD);
 	cr_assert(ev->eid == 5 && ev->pid == 200 && ev->n == 2 &&
 	    ev->def->node == 0 && ev->f[1].v.u == 0xbeef);
+	cr_assert(ev->sync_model == 1 && ev->bound_ns == 11);
 	ev = next_kind(t, GRMTRACE_LOSS);
 	cr_assert(ev->node == 1 && ev->pid == 100 && ev->tid == 101 &&
 	    ev->count == 4 && ev->ts == 75);
@@ -637,6 +646,45 @@ bad_file(const char *text, size_t len, const char *reason)
 	    grmtrace_error(t));
 	cr_assert_eq(grmtrace_next(t, &ev), -1);
 	grmtrace_close(t);
+}
+
+/* Which model converted a record, and its bound, from the record's time;
+ * a file without model numbers; a rotated trace's repeated models. */
+Test(trace, clock_models)
+{
+	static const char text[] = "#GRM-TRACE 2\n"
+	    "#HOST 1 0 7 a\n"
+	    "#HOST 2 0 8 b\n"
+	    "#SYNC 2 5 0 0 300 600 1\n"
+	    "#SYNC 1 1000 0 0 100 200 1 1 1 1000 1000 500000\n"
+	    "#DEF 5 1 2 \"%d\" \"e\"\n"
+	    "1500 1 9 9 5 1\n"
+	    "#SYNC 1 2000 0 0 50 200 2 2 3000 1000 2500 20000\n"
+	    "2999 1 9 9 5 2\n"
+	    "3000 2 9 9 5 3\n"
+	    "3000 1 9 9 5 4\n"
+	    "#SYNC 1 1000 0 0 100 200 1 1 1 1000 1000 500000\n"
+	    "1000000003500 1 9 9 5 5\n"
+	    "7 3 9 9 5 6\n";
+	static const uint32_t model[] = { 1, 1, 0, 2, 2, 0 };
+	static const uint64_t bound[] = { 101, 101, 300, 51, 20000051, 0 };
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	int i;
+
+	cr_assert_not_null(t = grmtrace_open(put_file(text, sizeof text - 1),
+	    NULL, 0));
+	cr_assert_eq(grmtrace_select(t, GRMTRACE_WANT(GRMTRACE_RECORD)), 0);
+	for (i = 0; i < 6; i++) {
+		cr_assert_eq(grmtrace_next(t, &ev), 1);
+		cr_assert(ev->f[0].v.i == i + 1 && ev->sync_model == model[i] &&
+		    ev->bound_ns == bound[i], "record %d: model %u bound %llu",
+		    i + 1, ev->sync_model, (unsigned long long)ev->bound_ns);
+	}
+	cr_assert_eq(grmtrace_next(t, &ev), 0);
+	grmtrace_close(t);
+	bad_file("#GRM-TRACE 2\n#SYNC 1 2 3 4 5 6 7 8 9\n", 37,
+	    "line 2: #SYNC: 9 fields of 7 or 12");
 }
 
 Test(trace, malformed)

@@ -108,6 +108,9 @@ convert(struct grmtrace *t, const struct tape_ev *e)
 		memcpy(&t->f[i].v, &e->f[i].v, sizeof t->f[i].v);
 	}
 	v->f = t->f;
+	if (e->kind == TAPE_RECORD)
+		(void)tr_tables_clock(&t->tab, e->node, e->ts, &v->sync_model,
+		    &v->bound_ns);
 	if (e->kind != TAPE_RECORD) {
 		v->ppid = e->ppid;
 		v->how = e->is_exit;

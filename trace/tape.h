@@ -30,7 +30,7 @@ struct tape_def {
  *	#CLOCK <realtime_ns> <monotonic_ns>
  *	#HOST <node> <offset_ns> <lm_pid> <hostname>
  *	#SYNC <node> <at_ns> <offset_ns> <drift_ppb> <error_ns> <rtt_ns>
- *	      <samples>
+ *	      <samples> <model> <from_ns> <lo_ns> <hi_ns> <allow_ppb>
  *	#ORDER <late> <clamped> <forced> <held_max>
  *	#CAUSAL <matched> <violations> <worst_ns> <unchecked>
  *	#GIVENUP <node> <ts> <why>
@@ -112,11 +112,26 @@ int tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	       const void *recs, size_t len);
 int tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
 	      uint32_t lm_pid, const char *hostname);
-/* A host's clock model from MM time `at` on (doc/formats.md 1.4):
- * host - MM = offset_ns + drift_ppb * 1e-9 * (t - at), within err_ns. */
-int tape_sync(struct tape_w *w, uint32_t node, uint64_t at, int64_t offset_ns,
-	      int64_t drift_ppb, uint64_t err_ns, uint64_t rtt_ns,
-	      uint32_t used);
+/* A host's clock model number `model`, converting the node's records
+ * from MM time from_ns on (doc/formats.md 1.3, #SYNC): host - MM =
+ * offset_ns + drift_ppb * 1e-9 * (t - at), within err_ns over [lo_ns,
+ * hi_ns], growing by allow_ppb outside.  Model 0 writes the first seven
+ * fields only, as files before model numbers had them. */
+struct tape_sync {
+	uint32_t	node;
+	uint64_t	at;
+	int64_t		offset_ns;
+	int64_t		drift_ppb;
+	uint64_t	err_ns;
+	uint64_t	rtt_ns;
+	uint32_t	used;
+	uint32_t	model;
+	uint64_t	from_ns;
+	uint64_t	lo_ns;
+	uint64_t	hi_ns;
+	uint64_t	allow_ppb;
+};
+int tape_sync(struct tape_w *w, const struct tape_sync *s);
 /* At the end: how the global order went, and the causality check. */
 int tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
 	       uint64_t forced, uint64_t held_max);

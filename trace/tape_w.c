@@ -374,13 +374,17 @@ tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
 }
 
 int
-tape_sync(struct tape_w *w, uint32_t node, uint64_t at, int64_t offset_ns,
-	  int64_t drift_ppb, uint64_t err_ns, uint64_t rtt_ns, uint32_t used)
+tape_sync(struct tape_w *w, const struct tape_sync *s)
 {
-	struct rec_field v[7] = { rec_fu(node), rec_fu(at), rec_fi(offset_ns),
-	    rec_fi(drift_ppb), rec_fu(err_ns), rec_fu(rtt_ns), rec_fu(used) };
+	struct rec_field v[TR_SYNC_FIELDS] = { rec_fu(s->node), rec_fu(s->at),
+	    rec_fi(s->offset_ns), rec_fi(s->drift_ppb), rec_fu(s->err_ns),
+	    rec_fu(s->rtt_ns), rec_fu(s->used), rec_fu(s->model),
+	    rec_fu(s->from_ns), rec_fu(s->lo_ns), rec_fu(s->hi_ns),
+	    rec_fu(s->allow_ppb) };
 
-	return meta(w, TR_M_SYNC, v, 7);
+	/* Model 0 (none: a line of an older file, copied) has the seven
+	 * fields of the lines before model numbers. */
+	return meta(w, TR_M_SYNC, v, s->model != 0 ? TR_SYNC_FIELDS : 7);
 }
 
 int

@@ -36,9 +36,20 @@ fields(struct tape_r *r, struct cur *c, int *m, struct rec_field *v,
 		k = strlen(kinds) - tr_schema[w].nopt;
 	}
 	*n = (unsigned)k;
+	/* Optional fields (#SYNC's model number, range and allowance):
+	 * each one there must be well-formed; the line says how many must
+	 * be together (tr_meta_apply). */
+	if (*m != TR_M_DEF) {
+		for (i = k; kinds[i] != '\0' && !tr_at_end(c); i++)
+			if (c->ops->get1(r, c, kinds[i], &v[i]) != 0)
+				return tr_fail(r, "%s: %s", tr_schema[*m].key,
+				    c->why);
+		*n = (unsigned)i;
+		return 1;
+	}
 	/* #DEF: an optional scope, node (>= 1) and pid; anything else
 	 * trailing is ignored, as on every meta line. */
-	if (*m != TR_M_DEF || tr_at_end(c) ||
+	if (tr_at_end(c) ||
 	    c->ops->get1(r, c, 'U', &v[5]) != 0)
 		return 1;
 	if (c->ops->get1(r, c, 'U', &v[6]) != 0)
@@ -117,6 +128,10 @@ tr_meta_apply(struct tape_r *r, int m, const struct rec_field *v,
 		ev->str_len = ev->f[3].v.s.len;
 		break;
 	case TR_M_SYNC:
+		/* Version 2 before the model numbers: 7 fields. */
+		if (n != 7 && n != TR_SYNC_FIELDS)
+			return tr_fail(r, "#SYNC: %u fields of 7 or %d", n,
+			    TR_SYNC_FIELDS);
 		ev->node = (uint32_t)v[0].v.u;
 		ev->ts = v[1].v.u;
 		break;

@@ -37,6 +37,7 @@ enum tr_m {
 };
 
 #define TR_FIELDS_MAX	12	/* most fields of a meta line */
+#define TR_SYNC_FIELDS	12	/* of a #SYNC line with its model number */
 
 /*
  * One meta line type.  kinds has one letter per field: U u32, u u64, b u8

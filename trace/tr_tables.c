@@ -7,12 +7,24 @@
 #include <string.h>
 
 #include "tr_tables.h"
+#include "util/clock.h"
 
-/* A host, and where its collection phase stands. */
+/* A clock model of a host, as its #SYNC line says (doc/formats.md). */
+struct model {
+	uint32_t	num;
+	uint64_t	from;
+	uint64_t	err;
+	uint64_t	allow;
+	uint64_t	lo, hi;
+};
+
+/* A host, where its collection phase stands, and its clock models. */
 struct host {
 	struct grmtrace_host pub;	/* first: the table hands it out */
 	unsigned	depth;		/* phases begun and not ended */
 	uint64_t	since;		/* when the outermost began */
+	struct model	*m;		/* numbered #SYNC lines, by from */
+	size_t		nm, capm;
 };
 
 /* A table's key: two 64-bit words, no padding. */
@@ -90,6 +102,10 @@ tfree(struct tr_table *tb, size_t off, size_t off2)
 void
 tr_tables_free(struct tr_tables *t)
 {
+	size_t i;
+
+	for (i = 0; i < t->hosts.n; i++)
+		free(((struct host *)t->hosts.v[i])->m);
 	tfree(&t->hosts, offsetof(struct grmtrace_host, hostname), SIZE_MAX);
 	tfree(&t->procs, offsetof(struct grmtrace_proc, name),
 	    offsetof(struct grmtrace_proc, rank_name));
@@ -197,6 +213,33 @@ host_get(struct tr_tables *t, uint32_t node)
 	return h;
 }
 
+/* Keeps the model of a numbered #SYNC line: in the order of from (a
+ * line with a number already kept, repeated at the top of the next file
+ * of a rotated trace, is not kept again).  0, or -1. */
+static int
+add_model(struct host *h, const struct grmtrace_host *p)
+{
+	struct model *m;
+	size_t i, cap;
+
+	for (i = 0; i < h->nm; i++)
+		if (h->m[i].num == p->model)
+			return 0;
+	if (h->nm == h->capm) {
+		cap = h->capm == 0 ? 8 : h->capm * 2;
+		if ((m = realloc(h->m, cap * sizeof *m)) == NULL)
+			return -1;
+		h->m = m;
+		h->capm = cap;
+	}
+	for (i = h->nm; i > 0 && h->m[i - 1].from > p->from_ns; i--)
+		h->m[i] = h->m[i - 1];
+	h->m[i] = (struct model){ p->model, p->from_ns, p->error_ns,
+	    p->allow_ppb, p->lo_ns, p->hi_ns };
+	h->nm++;
+	return 0;
+}
+
 /* A collection phase of e's node begins or ends (doc/formats.md 1.9). */
 static int
 on_phase(struct tr_tables *t, const struct tape_ev *e)
@@ -234,7 +277,52 @@ on_host(struct tr_tables *t, const struct tape_ev *e)
 	h->error_ns = e->f[4].v.u;
 	h->rtt_ns = e->f[5].v.u;
 	h->samples = (uint32_t)e->f[6].v.u;
-	return 0;
+	if (e->n < 12)
+		return 0;
+	h->model = (uint32_t)e->f[7].v.u;
+	h->from_ns = e->f[8].v.u;
+	h->lo_ns = e->f[9].v.u;
+	h->hi_ns = e->f[10].v.u;
+	h->allow_ppb = e->f[11].v.u;
+	return add_model((struct host *)h, h);
+}
+
+/* The model of host h that converted a record at ts: the latest whose
+ * range starts at or before ts (the first, before them all). */
+static const struct model *
+model_at(const struct host *h, uint64_t ts)
+{
+	size_t lo = 0, hi = h->nm, mid;
+
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (h->m[mid].from <= ts)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &h->m[lo];
+}
+
+int
+tr_tables_clock(const struct tr_tables *t, uint32_t node, uint64_t ts,
+		uint32_t *model, uint64_t *bound)
+{
+	const struct host *h = tr_table_find(&t->hosts, node, 0);
+	const struct model *m;
+
+	*model = 0;
+	*bound = 0;
+	if (h == NULL || !h->pub.synced)
+		return 0;
+	if (h->nm == 0) {
+		*bound = h->pub.error_ns;
+		return 0;
+	}
+	m = model_at(h, ts);
+	*model = m->num;
+	*bound = clk_bound_ns(m->err, m->allow, m->lo, m->hi, ts);
+	return 1;
 }
 
 int

@@ -28,6 +28,12 @@ struct tr_tables {
 
 /* What the internal event e changes in the tables: 0, or -1 (ENOMEM). */
 int tr_tables_account(struct tr_tables *t, const struct tape_ev *e);
+/* The clock model (*model: its #SYNC number) that put a record of node
+ * at ts on mainmon's clock, and its error bound there (*bound): 1; 0 if
+ * the file does not number its models (*model 0; *bound the latest
+ * #SYNC's error_ns, 0 if none). */
+int tr_tables_clock(const struct tr_tables *t, uint32_t node, uint64_t ts,
+		    uint32_t *model, uint64_t *bound);
 /* The item of (k1, k2), or NULL.  Hosts are keyed (node, 0), processes
  * (node, pid), threads (node << 32 | pid, tid). */
 const void *tr_table_find(const struct tr_table *tb, uint64_t k1,

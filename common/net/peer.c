@@ -373,6 +373,37 @@ peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 }
 
 int
+peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
+		uint64_t *t)
+{
+	unsigned char buf[WIRE_HDR + 64 + 8];
+	struct evbuffer *out;
+	struct wire_wr w;
+	size_t len = WIRE_HDR + alen + 8;
+	ssize_t n;
+
+	if (p->dead || p->freed || alen > 64)
+		return -1;
+	out = bufferevent_get_output(p->bev);
+	wire_header(buf, type, (uint32_t)(alen + 8));
+	if (alen > 0)
+		memcpy(buf + WIRE_HDR, a, alen);
+	wire_wr_init(&w, buf + WIRE_HDR + alen, 8);
+	*t = clk_mono_ns();
+	wire_put_u64(&w, *t);
+	n = 0;
+	if (evbuffer_get_length(out) == 0) {
+		n = send(bufferevent_getfd(p->bev), buf, len,
+		    MSG_DONTWAIT | MSG_NOSIGNAL);
+		/* An error is the connection's: its next write tells. */
+		if (n < 0)
+			n = 0;
+	}
+	return (size_t)n == len ? 0 :
+	    evbuffer_add(out, buf + n, len - (size_t)n);
+}
+
+int
 peer_send_hello(struct peer *p, struct auth_client *a,
 		const unsigned char token[MMID_TOKEN_LEN], uint32_t role,
 		uint64_t seg_id)

@@ -47,6 +47,16 @@ void peer_free(struct peer *p);
 int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 	      const void *b, size_t blen);
 /*
+ * Sends a message of a clock exchange: a[0..alen) (at most 64 bytes)
+ * and then this host's CLOCK_MONOTONIC (u64), read (into *t) just before
+ * it is written to the socket: at once, in this call, if nothing is
+ * queued before it, else queued like peer_send.  The time between the
+ * clock read and the send is an error of the exchange (doc/clock-sync.md).
+ * 0 or -1.
+ */
+int peer_send_clock(struct peer *p, uint16_t type, const void *a,
+		    size_t alen, uint64_t *t);
+/*
  * Queues the HELLO that opens a connection to the MM, in role
  * WIRE_ROLE_LM or WIRE_ROLE_CTL, with this host's name (GRM_HOSTNAME if
  * set, else the system's), the LM's segment id and a new nonce, and starts

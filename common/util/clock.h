@@ -26,4 +26,27 @@ clk_real_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The error bound of a clock model (doc/clock-sync.md, doc/formats.md
+ * #SYNC) at time t: err within its samples' span [lo, hi], growing by
+ * allow_ppb parts per 10^9 of the distance outside it (rounded up,
+ * saturating; allow_ppb is taken as at most 10^9).  mainmon and the trace
+ * reader both compute it so, to the nanosecond.
+ */
+static inline uint64_t
+clk_bound_ns(uint64_t err, uint64_t allow_ppb, uint64_t lo, uint64_t hi,
+	     uint64_t t)
+{
+	uint64_t d = t < lo ? lo - t : t > hi ? t - hi : 0, q, r, g;
+
+	if (allow_ppb > 1000000000u)
+		allow_ppb = 1000000000u;
+	q = d / 1000000000u;
+	r = d % 1000000000u;
+	if (allow_ppb != 0 && q > (UINT64_MAX / 2) / allow_ppb)
+		return UINT64_MAX;
+	g = q * allow_ppb + (r * allow_ppb + 999999999u) / 1000000000u;
+	return g > UINT64_MAX - err ? UINT64_MAX : err + g;
+}
+
 #endif /* GRM_CLOCK_H */

@@ -207,6 +207,13 @@ struct grmtrace_ev {
 	 * str_len bytes) */
 	const char	*str;
 	uint32_t	str_len;
+	/* Since 0.4.  Record: the clock model that put it on mainmon's
+	 * clock (its #SYNC line's model number; 0 if the file does not
+	 * number them), and the bound on the error of its ts by that model
+	 * (0 if the file has no #SYNC for its node; in a file without
+	 * model numbers, the latest #SYNC's error_ns). */
+	uint32_t	sync_model;
+	uint64_t	bound_ns;
 };
 
 /* The names of the fields of a meta line kind, as doc/formats.md has
@@ -224,10 +231,10 @@ struct grmtrace_host {
 	int64_t		offset_ns;	/* first estimate, latest #HOST */
 	uint32_t	connections;	/* #HOST lines */
 	int		synced;		/* a #SYNC line was read: */
-	uint64_t	at_ns;		/* the latest model: from at_ns on, */
+	uint64_t	at_ns;		/* the latest model: */
 	int64_t		sync_offset_ns;	/* host - mainmon = offset + */
 	int64_t		drift_ppb;	/* drift * (t - at) / 1e9, */
-	uint64_t	error_ns;	/* within error_ns */
+	uint64_t	error_ns;	/* within error_ns (in its span) */
 	uint64_t	rtt_ns;
 	uint32_t	samples;
 	/* Collection phases (records -7 and -8 of process 0, the global
@@ -237,6 +244,15 @@ struct grmtrace_host {
 	 * Local Monitors). */
 	uint32_t	phases;
 	uint64_t	stopped_ns;
+	/* Since 0.4: the latest #SYNC's model number (0: the file does
+	 * not number them), the time from which it converts, the span of
+	 * the samples it was fitted to, and how fast its bound grows
+	 * outside that span (doc/formats.md #SYNC). */
+	uint32_t	model;
+	uint64_t	from_ns;
+	uint64_t	lo_ns;
+	uint64_t	hi_ns;
+	uint64_t	allow_ppb;
 };
 
 /* A process (node, pid), as #PROC lines, its records of type -6 and its

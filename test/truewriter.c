@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/* truewriter.c: a traced program whose every event carries the true time
+ * of the machine, for checking a host's clock model when the host's clock
+ * is not the machine's (libfaketime: test/clockdrift.sh, bench/).
+ *
+ *	truewriter EVENTS EVERY_US [STOP_FILE]
+ *
+ * Emits EVENTS events of type 1, "true %lu seq %ld prev %lu host %lu
+ * mid %lu", every EVERY_US microseconds (or until STOP_FILE exists):
+ *	true	the machine's CLOCK_MONOTONIC read by a raw system call
+ *		(libfaketime interposes on the C library's clock_gettime,
+ *		not on the system call) just before the event, whose own
+ *		timestamp the library reads from the host's (faked) clock;
+ *	prev	how long (ns) the previous event took, from its true read
+ *		to a raw read after it (its timestamp was read in between);
+ *	host	the host's clock, read between two raw reads whose middle
+ *		is mid: the true offset of the host's clock.
+ * Should an event take longer than APART_NS (the thread preempted), and
+ * after the last one, an event of type 2, "seq %ld apart %lu", says how
+ * long.  Exits 0, 1 if a call failed. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grm.h"
+
+#define EV_TRUE		1
+#define EV_APART	2
+#define APART_NS	2000u	/* reads further apart are reported */
+
+/* The host's clock, as the library reads it. */
+static uint64_t
+host_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+true_ns(void)
+{
+	struct timespec ts;
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct timespec d;
+	uint64_t a, c, h, r1, r2, prev = 0;
+	long n, every, i;
+
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: truewriter EVENTS EVERY_US "
+		    "[STOP_FILE]\n");
+		return 2;
+	}
+	n = atol(argv[1]);
+	every = atol(argv[2]);
+	if (n < 1 || every < 0)
+		return 2;
+	if (GMI_DefineEvent(EV_TRUE, "true %lu seq %ld prev %lu host %lu "
+	    "mid %lu", "true time") != GRM_OK ||
+	    GMI_DefineEvent(EV_APART, "seq %ld apart %lu",
+	    "true time unsure") != GRM_OK)
+		return 1;
+	d.tv_sec = every / 1000000;
+	d.tv_nsec = every % 1000000 * 1000;
+	for (i = 0; i < n; i++) {
+		if (argc == 4 && access(argv[3], F_OK) == 0)
+			break;
+		a = true_ns();
+		h = host_ns();
+		c = true_ns();
+		r1 = true_ns();
+		if (GMI_Event(EV_TRUE, (unsigned long)r1, i, (unsigned long)prev,
+		    (unsigned long)h, (unsigned long)(a + (c - a) / 2)) !=
+		    GRM_OK)
+			return 1;
+		r2 = true_ns();
+		prev = r2 - r1;
+		if ((prev > APART_NS || i == n - 1) &&
+		    GMI_Event(EV_APART, i, (unsigned long)prev) != GRM_OK)
+			return 1;
+		if (every > 0)
+			nanosleep(&d, NULL);
+	}
+	return 0;
+}
