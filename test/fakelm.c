@@ -315,6 +315,7 @@ right(uint16_t type, struct wire_wr *w, const unsigned char *ping)
 		wire_put_u32(w, 1);
 		for (i = 0; i < WIRE_STATUS_FIELDS; i++)
 			wire_put_u64(w, 0);
+		wire_put_str(w, "");
 		return 0;
 	case WIRE_FULL:
 		wire_put_u32(w, 1);
