@@ -74,6 +74,11 @@ stats_as() {
 	function near(a, b) {
 		if (a == b) return 1
 		if (a !~ /^-?[0-9.]+(e[-+][0-9]+)?$/ || a !~ /\./) return 0
+		# A percentage (two decimals): not scaled, rounded.
+		if (a ~ /^[0-9]+\.[0-9][0-9]$/) {
+			d = a - b; if (d < 0) d = -d
+			return d <= 0.011
+		}
 		m = a ~ /e/ ? a / (k * k) : a / k	# variances: k squared
 		d = m - b; if (d < 0) d = -d
 		if (m < 0) m = -m
