@@ -234,6 +234,7 @@ bee(const struct pv_idx *x, const char *name, const struct evkeyvalq *q,
     struct evbuffer *b, char *err, size_t errlen)
 {
 	struct pv_sel sel = PV_SEL_ALL;
+	struct pv_files fs;
 	uint64_t n, skip;
 	int rc = 1;
 
@@ -247,7 +248,8 @@ bee(const struct pv_idx *x, const char *name, const struct evkeyvalq *q,
 			    SRV_WIDTH_MAX);
 			goto out;
 		}
-		rc = pv_stats_json(x->path, &sel, (unsigned)n, b, err,
+		fs = pv_idx_files(x);
+		rc = pv_stats_json(&fs, &sel, (unsigned)n, b, err,
 		    errlen) == 0 ? 0 : strcmp(err, "out of memory") == 0 ?
 		    -1 : 1;
 	} else {
