@@ -4,7 +4,8 @@
  * grmctl is) makes it collect and answer how much of its trace file is
  * whole; the reader goes on up to there (grmtrace_limit), the records go
  * into the index, and the pages following are told (Server-Sent Events
- * on evhttp: a chunked reply kept open). */
+ * on evhttp: a chunked reply kept open).  A Main Monitor away is asked
+ * again, less and less often, until one answers on its identifier. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
