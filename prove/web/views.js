@@ -323,6 +323,14 @@ const Views = (() => {
     const seq = ++T.seq;
     const r = await fetch('/api/bee?f=' + f + sel + '&load=100');
     const b = await r.json();
+    if (r.status === 503) {
+      // The server computes others (each in a thread): asked again.
+      if (seq !== T.seq) return;
+      T.key = null;
+      panel().dataset.busy = '1';
+      T.timer = setTimeout(() => { refresh(S).catch(report); }, 1000);
+      return;
+    }
     if (!r.ok) throw new Error('views: ' + (b.error || r.status));
     if (seq !== T.seq) return;
     const p = panel();
