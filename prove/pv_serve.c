@@ -33,6 +33,8 @@
 #define SRV_HEADERS_MAX	8192		/* bytes of request line + headers */
 #define SRV_TIMEOUT_S	20		/* an idle or slow connection */
 #define SRV_JOBS	2		/* BEE's views computed at once */
+#define SRV_MEMO	8		/* BEE's views kept, the latest */
+#define SRV_MEMO_MAX	(4u << 20)	/* bytes of one kept, at most */
 
 /* A file opened with its summary sidecar: answered from it until the
  * full index, built by a thread, is ready (then idx[i] is the thread's no
@@ -63,7 +65,17 @@ struct srv_job {
 	struct evbuffer		*out;
 	int			rc;
 	char			err[256];
+	char			*key;		/* of its memo */
 	LIST_ENTRY(srv_job)	next;
+};
+
+/* The answers of BEE's views last computed, by selection and the state
+ * of the index (records, files, limit: a followed job's new records make
+ * a new key): the same selection asked again (another page, back in the
+ * browser's history) answered at once. */
+struct srv_memo {
+	char		*key;
+	struct evbuffer	*b;
 };
 
 struct srv {
@@ -86,6 +98,8 @@ struct srv {
 	int		jobfd[2];	/* done: the threads write, the loop
 					   reads */
 	struct event	*jobev;
+	struct srv_memo	memo[SRV_MEMO];
+	unsigned	memo_next;
 };
 
 static void
@@ -256,6 +270,55 @@ bad:
 	return -1;
 }
 
+/* The memo of key, or NULL. */
+static struct srv_memo *
+memo_find(struct srv *s, const char *key)
+{
+	unsigned i;
+
+	for (i = 0; i < SRV_MEMO; i++)
+		if (s->memo[i].key != NULL && strcmp(s->memo[i].key, key) == 0)
+			return &s->memo[i];
+	return NULL;
+}
+
+/* Keeps a copy of b as the answer of key (*key taken), in place of the
+ * oldest; nothing if too large or out of memory. */
+static void
+memo_keep(struct srv *s, char **key, struct evbuffer *b)
+{
+	struct srv_memo *m = &s->memo[s->memo_next];
+	struct evbuffer *c;
+	size_t n = evbuffer_get_length(b);
+
+	if (n > SRV_MEMO_MAX || (c = evbuffer_new()) == NULL)
+		return;
+	if (evbuffer_add(c, evbuffer_pullup(b, -1), n) != 0) {
+		evbuffer_free(c);
+		return;
+	}
+	free(m->key);
+	if (m->b != NULL)
+		evbuffer_free(m->b);
+	m->key = *key;
+	m->b = c;
+	*key = NULL;
+	s->memo_next = (s->memo_next + 1) % SRV_MEMO;
+}
+
+static void
+memo_free(struct srv *s)
+{
+	unsigned i;
+
+	for (i = 0; i < SRV_MEMO; i++) {
+		free(s->memo[i].key);
+		if (s->memo[i].b != NULL)
+			evbuffer_free(s->memo[i].b);
+		s->memo[i] = (struct srv_memo){ NULL, NULL };
+	}
+}
+
 static void
 job_free(struct srv_job *j)
 {
@@ -263,6 +326,7 @@ job_free(struct srv_job *j)
 		evbuffer_free(j->out);
 	pv_sel_free(&j->sel);
 	free(j->path);
+	free(j->key);
 	free(j);
 }
 
@@ -293,8 +357,10 @@ on_job_done(evutil_socket_t fd, short what, void *arg)
 		pthread_join(j->th, NULL);
 		LIST_REMOVE(j, next);
 		j->s->njobs--;
-		if (j->rc == 0)
+		if (j->rc == 0) {
+			memo_keep(j->s, &j->key, j->out);
 			reply(j->req, 200, "OK", "application/json", j->out);
+		}
 		else if (strcmp(j->err, "out of memory") == 0)
 			evhttp_send_error(j->req, 500, "Out of memory");
 		else
@@ -303,11 +369,12 @@ on_job_done(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* Starts the job of BEE's views of sel (taken) for req: 0; 1 with err for
- * the client (busy); -1 out of memory. */
+/* Starts the job of BEE's views of sel (taken) for req, its memo's key
+ * *key (taken): 0; 1 with err for the client (busy); -1 out of memory. */
 static int
 job_start(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
-	  struct pv_sel *sel, unsigned load_n, char *err, size_t errlen)
+	  struct pv_sel *sel, unsigned load_n, char **key, char *err,
+	  size_t errlen)
 {
 	struct pv_files fs = pv_idx_files(x);
 	struct srv_job *j;
@@ -333,6 +400,8 @@ job_start(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 	j->sel = *sel;
 	*sel = (struct pv_sel)PV_SEL_ALL;
 	j->load_n = load_n;
+	j->key = *key;
+	*key = NULL;
 	if ((r = pthread_create(&j->th, NULL, job_run, j)) != 0) {
 		snprintf(err, errlen, "cannot start a thread: %s",
 		    strerror(r));
@@ -353,6 +422,10 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
     char *err, size_t errlen)
 {
 	struct pv_sel sel = PV_SEL_ALL;
+	const struct srv_memo *m;
+	const char *rows;
+	struct pv_files fs;
+	char *key = NULL;
 	uint64_t n, skip;
 	int rc = 1;
 
@@ -366,8 +439,23 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 			    SRV_WIDTH_MAX);
 			goto out;
 		}
-		(void)b;
-		rc = job_start(s, x, req, &sel, (unsigned)n, err, errlen);
+		fs = pv_idx_files(x);
+		rows = evhttp_find_header(q, "rows");
+		if (asprintf(&key, "%p %" PRIu64 " %" PRIu64 " %" PRIu64
+		    " %zu %" PRIu64 " %" PRIu64 " %s", (const void *)x,
+		    sel.from, sel.to, x->records, fs.n, fs.limit, n,
+		    rows != NULL ? rows : "") < 0) {
+			key = NULL;
+			rc = -1;
+			goto out;
+		}
+		if ((m = memo_find(s, key)) != NULL) {
+			rc = evbuffer_add(b, evbuffer_pullup(m->b, -1),
+			    evbuffer_get_length(m->b)) == 0 ? 0 : -1;
+			goto out;
+		}
+		rc = job_start(s, x, req, &sel, (unsigned)n, &key, err,
+		    errlen);
 		rc = rc == 0 ? 3 : rc == 1 ? 2 : -1;
 	} else {
 		if (param(q, "skip", 0, &skip, err, errlen) < 0 ||
@@ -382,6 +470,7 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 		    (unsigned)n, b, err, errlen) == 0 ? 0 : 1;
 	}
 out:
+	free(key);
 	pv_sel_free(&sel);
 	return rc;
 }
@@ -792,6 +881,7 @@ out:
 		job_free(j);
 	}
 	s->njobs = 0;
+	memo_free(s);
 	if (s->jobev != NULL)
 		event_free(s->jobev);
 	s->jobev = NULL;

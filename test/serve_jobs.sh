@@ -6,7 +6,8 @@
 # third /api/bee is told the server is busy (503, said as JSON), both
 # running all along; then both answers come, with prove stats' numbers;
 # prove serve exits 0 on SIGTERM with jobs under way (no leak, no
-# sanitizer report).
+# sanitizer report); a selection computed before is answered at once
+# from the server's memo, even while two others are computed.
 . "$(dirname "$0")/lib.sh"
 
 PV="$B/prove/prove"
@@ -22,20 +23,25 @@ T_PIDS="$T_PIDS $SV"
 t_wait_s 120 test -s "$T_DIR/serve.out" || t_fail "prove serve printed no URL"
 url=$(head -n 1 "$T_DIR/serve.out")
 
-# bee N: /api/bee in the background, its status and body in bee.N.
+# bee N LOAD: /api/bee?load=LOAD (a selection of its own: not from the
+# memo) in the background, its status and body in bee.N.
 bee() {
-	curl -s -o "$T_DIR/bee.$1" -w '%{http_code}' "${url}api/bee" \
-	    > "$T_DIR/bee.$1.code" &
+	curl -s -o "$T_DIR/bee.$1" -w '%{http_code}' \
+	    "${url}api/bee?load=$2" > "$T_DIR/bee.$1.code" &
 	eval "B$1=\$!"
 }
-# bee_ok FILE CODE: an answer of /api/bee: prove stats' records (200; it
-# is kept in $T_DIR/bee.ok), or busy (503, the one that came while two
+load=10
+# bee_ok FILE CODE: an answer of /api/bee: prove stats' records (200; the
+# last kept in $T_DIR/bee.ok), or busy (503, the one that came while two
 # ran, whichever it is).
 bee_ok() {
 	case $2 in
 	200)	grep -q "^{\"records\":$records," "$1" ||
 			t_fail "bee: not the $records records of prove stats"
-		cp "$1" "$T_DIR/bee.ok" ;;
+		cp "$1" "$T_DIR/bee.ok"
+		_n='"n":\([0-9]*\)'
+		sed -n "s/.*\"load\":{[^}]*$_n.*/\\1/p" "$1" \
+		    > "$T_DIR/bee.ok.load" ;;
 	503)	grep -q '"error":"busy' "$1" ||
 			t_fail "503 without saying why: $(cat "$1")" ;;
 	*)	t_fail "bee: $2 $(cat "$1")" ;;
@@ -45,14 +51,15 @@ bee_ok() {
 # /api/bee told busy while both still run.  1 if that was not seen (they
 # ended first, a fast machine: tried again).
 busy_meanwhile() {
-	bee 1
-	bee 2
+	load=$((load + 3))
+	bee 1 $load
+	bee 2 $((load + 1))
 	_ok=1
 	_end=$(( $(t_now_cs) + 1000 ))
 	while [ "$(t_now_cs)" -lt "$_end" ] && t_alive "$B1" && t_alive "$B2"
 	do
 		code=$(curl -s -o "$T_DIR/bee.3" -w '%{http_code}' \
-		    "${url}api/bee")
+		    "${url}api/bee?load=$((load + 2))")
 		bee_ok "$T_DIR/bee.3" "$code"
 		[ "$code" = 503 ] || continue
 		vcode=$(curl -s -o "$T_DIR/view" -w '%{http_code} %{time_total}' \
@@ -81,17 +88,24 @@ done
 # /api/bee under way (another told busy while both run), else 1 (they
 # ended first: tried again).
 two_busy() {
-	bee 4
-	bee 5
+	load=$((load + 3))
+	bee 4 $load
+	bee 5 $((load + 1))
 	while t_alive "$B4" && t_alive "$B5"; do
 		# 503: two jobs ran then (this one's own, if any, is over).
-		code=$(curl -s -o /dev/null -w '%{http_code}' "${url}api/bee")
+		code=$(curl -s -o /dev/null -w '%{http_code}' \
+		    "${url}api/bee?load=$((load + 2))")
 		[ "$code" != 503 ] || return 0
 	done
 	wait "$B4" "$B5"
 	return 1
 }
 t_wait_s 120 two_busy || t_fail "no jobs under way to stop with"
+# Meanwhile, a selection answered before: from the memo, the same bytes.
+code=$(curl -s -o "$T_DIR/memo" -w '%{http_code}' \
+    "${url}api/bee?load=$(cat "$T_DIR/bee.ok.load")")
+[ "$code" = 200 ] || t_fail "a selection computed before: $code"
+cmp -s "$T_DIR/memo" "$T_DIR/bee.ok" || t_fail "the memo's answer differs"
 t_serve_stop "$SV" "$T_DIR/serve.err"
 wait "$B4" "$B5" 2> /dev/null || true
 t_log "ok: views computed off the loop ($records records)"
