@@ -303,7 +303,8 @@ int pv_field_json(const struct grmtrace_field *f, struct evbuffer *out);
  * eid, name or format holds match (no case; NULL or "": all), after the
  * first skip of them, n at most, as JSON appended to out:
  * {"records":[[row, "ts", node, pid, tid, eid, [fields]],...],
- * "more":true|false}.  Reads the file again from sel->from.  Returns 0,
+ * "more":true|false}.  Reads the files again (each of a followed job, in
+ * order) from sel->from.  Returns 0,
  * or -1 with why in err.
  */
 struct pv_sel;

@@ -296,7 +296,7 @@ end_request(struct pv_live *l)
 	l->done = 1;
 }
 
-/* Asks again in l->wait_s seconds. */
+/* Asks again in secs seconds (said in wait_s). */
 static void
 ask_in(struct pv_live *l, unsigned secs)
 {
