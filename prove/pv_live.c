@@ -307,8 +307,9 @@ ask_in(struct pv_live *l, unsigned secs)
 
 /* The Main Monitor cannot be asked (why): the first time, following
  * fails.  Later it is away (killed, restarting, out of reach): unless it
- * may still be writing (dead 0: it did not answer in time), the file is
- * read to its end; a complete trace ends following; else it is asked
+ * may still be writing (dead 0: it did not answer in time, or answered
+ * a status 1 such as "the main monitor is stopping"), the file is read
+ * to its end; a complete trace ends following; else it is asked
  * again, the wait doubling from --every up to LIVE_BACKOFF_MAX_S, until
  * a Main Monitor on the same identifier answers (mainmon -k: its new
  * file is then followed).  The pages are told. */
@@ -361,7 +362,7 @@ answer(struct pv_live *l, uint32_t st, const char *text)
 	const char *rest;
 
 	if (st != 0) {
-		gone(l, text, 1);
+		gone(l, text, 0);
 		return;
 	}
 	if (sscanf(text, "live %u %llu %llu %n", &round, &off, &recs,
