@@ -6,7 +6,8 @@
 # a page in headless Chromium shows (Server-Sent Events, no reload); once
 # the job and mainmon ended, the numbers are prove stats' of the final
 # file; BEE's views follow too (their record counts grow with each
-# collection; at the end their tables are prove stats'); a follower with
+# collection, for a range selected too, which stays; at the end their
+# tables are prove stats', of the run and of that range); a follower with
 # --window keeps the counts but drops old data; a new file (grmctl file)
 # is followed, and its records open their details; a mainmon killed
 # mid-way: the page says it is away, prove serves what it has (every
@@ -138,6 +139,18 @@ if [ $have_chromium = 1 ]; then
 	[ "$1" -lt "$_vl" ] || t_fail "the views' records did not grow: $views"
 	[ "$(dom v-records)" = "$(dom st-records)" ] ||
 		t_fail "views: $(dom v-records) records, page $(dom st-records)"
+	# A range selected: kept while the job grows, its views asked again.
+	follow 1
+	ra=$(json "$T_DIR/follow.1" first)
+	rb=$(( ra + ($(json "$T_DIR/follow.1" last) - ra) / 2 ))
+	chrome "$T_DIR/dom" "${url1}#f=0&from=$ra&to=$rb&live=3"
+	want_to=$(awk -v n=$((rb - ra)) 'BEGIN { printf "%.9f s", n / 1e9 }')
+	[ "$(dom r-from)" = "0.000000000 s" ] && [ "$(dom r-to)" = "$want_to" ] ||
+		t_fail "the range moved: $(dom r-from) to $(dom r-to), not" \
+		    "0 to $want_to"
+	set -- $(sed -n 's/.*id="views"[^>]*data-records="\([0-9 ]*\)".*/\1/p' \
+	    "$T_DIR/dom")
+	[ $# -ge 2 ] || t_fail "the range's views were not asked again: $*"
 	chrome "$T_DIR/dom" "${url1}#live=paused"
 	grep -q 'data-live-state="paused"' "$T_DIR/dom" ||
 		t_fail "live=paused not paused"
@@ -180,6 +193,13 @@ if [ $have_chromium = 1 ]; then
 	[ "$(dom v-records)" = "$(json "$T_DIR/api" records)" ] ||
 		t_fail "the views show $(dom v-records) records at the end"
 	t_views_tables "$T_DIR/dom" "$T_DIR/stats"
+	# The range selected while it ran: prove stats -t's tables.
+	"$PV" stats -t "$ra:$rb" "$trace" > "$T_DIR/stats-t"
+	chrome "$T_DIR/dom" "${url1}#f=0&from=$ra&to=$rb&live=1"
+	[ "$(dom v-records)" = \
+	    "$(awk '$1 == "records" { print $2 }' "$T_DIR/stats-t")" ] ||
+		t_fail "the range's views: $(dom v-records) records"
+	t_views_tables "$T_DIR/dom" "$T_DIR/stats-t"
 fi
 stop_server 1
 stop_server 2
