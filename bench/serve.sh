@@ -11,7 +11,9 @@
 # ns and back with pans (median and worst of curl's total time) while it
 # builds its full index in the background; then (unless BENCH_FULL=0) the
 # time until that index is built, its memory per record, and the same walk
-# on it.  Prints the figures kept in doc/PERFORMANCE.md.  Asserts nothing.
+# on it, and the time of BEE's views of the whole run (/api/bee) with the
+# walk again while they are computed.  Prints the figures kept in
+# doc/PERFORMANCE.md.  Asserts nothing.
 # Usage: bench/serve.sh [BUILDDIR]
 set -eu
 b=${1:-${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}}
@@ -118,3 +120,13 @@ for k in VmHWM VmRSS; do
 	echo "$k $kb kB: $(echo "$kb * 1024 / $records" | bc) bytes per record"
 done
 walk "on the full index"
+
+# BEE's views of the whole run (/api/bee: the file read again by a worker
+# thread) and, meanwhile, the same walk of views.
+curl -s -o "$dir/bee" -w '%{time_total}' "${url}api/bee" > "$dir/bee.time" &
+bp=$!
+walk "while /api/bee of the whole run is computed"
+wait "$bp"
+echo "/api/bee of the whole run: $(cat "$dir/bee.time") s" \
+    "($(echo "$(cat "$dir/bee.time") * 1000000000 / $records" | bc)" \
+    "ns per record)"

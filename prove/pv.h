@@ -53,12 +53,22 @@ int pv_replay(int argc, char **argv);
  * range and rows only, as if the file held no other. */
 struct pv_sel;
 int pv_stats(const char *path, const struct pv_sel *sel);
-/* The numbers of prove stats on sel, as JSON appended to out (the BEE
- * views of prove serve and prove report: counts, profile, message pairs,
- * latency histogram, load); load_n buckets of the load meter.  Returns 0,
- * or -1 with the reason in err (unreadable file, out of memory). */
+/* The files of one trace: path[0..n) in order, a trace that went on in
+ * a new file (prove serve ID after grmctl file) in more than one; the
+ * last read up to limit bytes (0: to its end), what a live follower has
+ * read of it. */
+struct pv_files {
+	const char *const	*path;
+	size_t			n;
+	uint64_t		limit;
+};
+/* The numbers of prove stats on sel of the files fs (as one trace), as
+ * JSON appended to out (the BEE views of prove serve and prove report:
+ * counts, profile, message pairs, latency histogram, load); load_n
+ * buckets of the load meter.  Returns 0, or -1 with the reason in err
+ * (unreadable file, out of memory). */
 struct evbuffer;
-int pv_stats_json(const char *path, const struct pv_sel *sel,
+int pv_stats_json(const struct pv_files *fs, const struct pv_sel *sel,
 		  unsigned load_n, struct evbuffer *out, char *err,
 		  size_t errlen);
 /* prove report FILE -o OUT [--force] (pv_report.c). */

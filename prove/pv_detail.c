@@ -143,25 +143,35 @@ pv_idx_record(const struct pv_idx *x, size_t row, uint64_t ts, int32_t eid,
 	const struct pv_row *r = &x->row[row];
 	const struct grmtrace_ev *ev;
 	struct grmtrace *t;
+	size_t i, n = pv_idx_files(x).n;
 	int rc;
 
-	if ((t = grmtrace_open(x->path, err, errlen)) == NULL)
-		return -1;
-	grmtrace_select(t, 0);
-	rc = grmtrace_seek(t, ts);
-	while (rc == 1 && (rc = grmtrace_next(t, &ev)) == 1 && ev->ts <= ts) {
-		if (ev->ts == ts && ev->node == r->node && ev->pid == r->pid &&
-		    ev->tid == r->tid && (!has_eid || ev->eid == eid)) {
-			rc = record_json(x, row, ev, out);
-			grmtrace_close(t);
-			if (rc != 0)
-				snprintf(err, errlen, "out of memory");
-			return rc;
+	/* A job followed across files: each, in turn, until it is found. */
+	for (i = 0; i < n; i++) {
+		if ((t = pv_idx_open(x, i, err, errlen)) == NULL)
+			return -1;
+		grmtrace_select(t, 0);
+		rc = grmtrace_seek(t, ts);
+		while (rc == 1 && (rc = grmtrace_next(t, &ev)) == 1 &&
+		    ev->ts <= ts) {
+			if (ev->ts == ts && ev->node == r->node &&
+			    ev->pid == r->pid && ev->tid == r->tid &&
+			    (!has_eid || ev->eid == eid)) {
+				rc = record_json(x, row, ev, out);
+				grmtrace_close(t);
+				if (rc != 0)
+					snprintf(err, errlen, "out of memory");
+				return rc;
+			}
 		}
+		if (rc < 0) {
+			snprintf(err, errlen, "%s", grmtrace_error(t));
+			grmtrace_close(t);
+			return -1;
+		}
+		grmtrace_close(t);
 	}
-	snprintf(err, errlen, "%s", rc < 0 ? grmtrace_error(t) :
-	    "no such record");
-	grmtrace_close(t);
+	snprintf(err, errlen, "no such record");
 	return -1;
 }
 

@@ -639,6 +639,36 @@ pv_idx_begin(struct pv_idx *x, const char *path)
 }
 
 int
+pv_idx_add_file(struct pv_idx *x, const char *path, struct grmtrace *t)
+{
+	char **f, *p;
+	size_t n = x->nfiles == 0 ? 1 : x->nfiles;
+
+	if ((f = realloc(x->files, (n + 1) * sizeof *f)) == NULL)
+		return -1;
+	x->files = f;
+	if ((p = strdup(path)) == NULL)
+		return -1;
+	f[0] = x->path;
+	f[n] = p;
+	x->nfiles = n + 1;
+	x->losses0 += grmtrace_losses(t);
+	return 0;
+}
+
+struct grmtrace *
+pv_idx_open(const struct pv_idx *x, size_t i, char *err, size_t errlen)
+{
+	struct pv_files fs = pv_idx_files(x);
+	struct grmtrace *t;
+
+	if ((t = grmtrace_open(fs.path[i], err, errlen)) != NULL &&
+	    i + 1 == fs.n)
+		grmtrace_limit(t, fs.limit);
+	return t;
+}
+
+int
 pv_idx_feed(struct pv_idx *x, struct grmtrace *t)
 {
 	const struct grmtrace_ev *ev;
@@ -676,7 +706,7 @@ pv_idx_finish(struct pv_idx *x, struct grmtrace *t)
 		return -1;
 	if (x->tend < x->last || x->records == 0)
 		x->tend = x->last;
-	x->losses = grmtrace_losses(t);
+	x->losses = x->losses0 + grmtrace_losses(t);
 	x->ended = grmtrace_ended(t, &x->end_records);
 	sort(x->phase, x->nphase, sizeof *x->phase, by_when);
 	sort(x->loss, x->nloss, sizeof *x->loss, by_when);
@@ -760,6 +790,9 @@ pv_idx_free(struct pv_idx *x)
 	free(x->phase);
 	free(x->loss);
 	free(x->proc);
+	for (i = 1; i < x->nfiles; i++)
+		free(x->files[i]);
+	free(x->files);
 	free(x->path);
 	free(x->stats);
 	pv_map_free(&x->rows, NULL);

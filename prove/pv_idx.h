@@ -168,6 +168,14 @@ struct pv_idx {
 	/* Following a job: what is older than cut (ns) was dropped
 	 * (pv_idx_trim); 0: nothing. */
 	uint64_t	cut;
+	/* Following a job that went on in new files (grmctl file): the
+	 * files read, files[0] path, the others added by pv_idx_add_file
+	 * (nfiles 0: path alone); the last read up to limit bytes (0: to its
+	 * end); the losses of those before the last. */
+	char		**files;
+	size_t		nfiles;
+	uint64_t	limit;
+	uint64_t	losses0;
 	/* Built in another thread (prove serve with a summary sidecar):
 	 * the records read so far are stored in *progress every 2^16
 	 * (atomically), and the build stops when *stop is set; NULL: not. */
@@ -202,6 +210,25 @@ int pv_idx_begin(struct pv_idx *x, const char *path);
 int pv_idx_feed(struct pv_idx *x, struct grmtrace *t);
 int pv_idx_finish(struct pv_idx *x, struct grmtrace *t);
 int pv_idx_trim(struct pv_idx *x, uint64_t cut);
+/* Following a job: path, the file the records fed next come from (after
+ * those before it); the reader of the one before, read to its end, is
+ * t (its losses kept).  0, or -1 out of memory. */
+int pv_idx_add_file(struct pv_idx *x, const char *path, struct grmtrace *t);
+/* The files of x as one trace, for reading them again (BEE's views, the
+ * tracer, a record's details). */
+static inline struct pv_files
+pv_idx_files(const struct pv_idx *x)
+{
+	if (x->nfiles == 0)
+		return (struct pv_files){ (const char *const *)&x->path, 1,
+		    x->limit };
+	return (struct pv_files){ (const char *const *)x->files, x->nfiles,
+	    x->limit };
+}
+/* Opens file i of pv_idx_files(x) for reading again, limited as it is
+ * there.  The reader, or NULL with why in err. */
+struct grmtrace *pv_idx_open(const struct pv_idx *x, size_t i, char *err,
+			     size_t errlen);
 /* Before feeding: the row of (node, pid, tid) and the state of block id
  * made now (the next index), so that an index of part of a file numbers
  * them as another one does.  0, or -1 out of memory. */
@@ -276,7 +303,8 @@ int pv_field_json(const struct grmtrace_field *f, struct evbuffer *out);
  * eid, name or format holds match (no case; NULL or "": all), after the
  * first skip of them, n at most, as JSON appended to out:
  * {"records":[[row, "ts", node, pid, tid, eid, [fields]],...],
- * "more":true|false}.  Reads the file again from sel->from.  Returns 0,
+ * "more":true|false}.  Reads the files again (each of a followed job, in
+ * order) from sel->from.  Returns 0,
  * or -1 with why in err.
  */
 struct pv_sel;

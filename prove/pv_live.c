@@ -4,7 +4,8 @@
  * grmctl is) makes it collect and answer how much of its trace file is
  * whole; the reader goes on up to there (grmtrace_limit), the records go
  * into the index, and the pages following are told (Server-Sent Events
- * on evhttp: a chunked reply kept open). */
+ * on evhttp: a chunked reply kept open).  A Main Monitor away is asked
+ * again, less and less often, until one answers on its identifier. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,19 +33,23 @@
 /* Seconds a collection may take before the Main Monitor is taken as
  * gone (it waits a minute for its Local Monitors, then answers). */
 #define LIVE_WAIT_S	90
+/* Seconds between requests to a Main Monitor away, at most: the wait
+ * doubles from --every up to this. */
+#define LIVE_BACKOFF_MAX_S	30
 /* Pages following at once. */
 #define LIVE_CLIENTS_MAX	64
 
 enum live_state {
 	LIVE_FOLLOWING,		/* collections come */
-	LIVE_GONE,		/* the Main Monitor is gone: the file read to
-				   its end, no more asked */
+	LIVE_AWAY,		/* the Main Monitor does not answer: asked
+				   again, less and less often, until one on
+				   the same identifier does */
 	LIVE_ENDED,		/* the trace is complete (#END) */
 	LIVE_FAILED		/* the file cannot be read on */
 };
 
 static const char *const state_name[] = {
-	"following", "gone", "ended", "failed"
+	"following", "away", "ended", "failed"
 };
 
 struct live_client {
@@ -69,6 +74,8 @@ struct pv_live {
 	char			*path;
 	uint64_t		offset;		/* whole up to here */
 	uint32_t		round;
+	unsigned		away;		/* requests failed in a row */
+	unsigned		wait_s;		/* to the next request */
 	uint64_t		collections;	/* answers read */
 	double			read_s;		/* seconds reading them */
 	enum live_state		state;
@@ -118,7 +125,8 @@ pv_live_state(const struct pv_live *l, struct evbuffer *out)
 	    l->collections, l->read_s, (double)l->window_ns / 1e9, x->cut,
 	    x->bytes);
 	pv_json_str(out, l->msg, strlen(l->msg));
-	evbuffer_add_printf(out, ",\"file\":");
+	evbuffer_add_printf(out, ",\"away\":%u,\"retry_s\":%u,\"file\":",
+	    l->away, l->state == LIVE_AWAY ? l->wait_s : 0);
 	pv_json_str(out, l->path != NULL ? l->path : "",
 	    l->path != NULL ? strlen(l->path) : 0);
 	return evbuffer_add_printf(out, "}\n") < 0 ? -1 : 0;
@@ -239,8 +247,14 @@ read_to(struct pv_live *l, const char *path, uint64_t off)
 
 	if (l->t != NULL && strcmp(path, l->path) != 0) {
 		grmtrace_limit(l->t, 0);
+		l->x->limit = 0;
 		if (read_on(l) != 0)
 			return -1;
+		/* The records of this file are found again there. */
+		if (pv_idx_add_file(l->x, path, l->t) != 0) {
+			snprintf(l->msg, sizeof l->msg, "out of memory");
+			return -1;
+		}
 		grmtrace_close(l->t);
 		l->t = NULL;
 	}
@@ -263,6 +277,7 @@ read_to(struct pv_live *l, const char *path, uint64_t off)
 		}
 	}
 	grmtrace_limit(l->t, off);
+	l->x->limit = off;
 	if (off != 0)
 		l->offset = off;
 	return read_on(l);
@@ -281,12 +296,28 @@ end_request(struct pv_live *l)
 	l->done = 1;
 }
 
-/* The Main Monitor cannot be asked (why): the first time, following
- * fails; later, the file is read to its end and the pages told. */
+/* Asks again in secs seconds (said in wait_s). */
 static void
-gone(struct pv_live *l, const char *why)
+ask_in(struct pv_live *l, unsigned secs)
+{
+	l->wait_s = secs;
+	event_del(l->tick);
+	event_add(l->tick, &(struct timeval){ secs, 0 });
+}
+
+/* The Main Monitor cannot be asked (why): the first time, following
+ * fails.  Later it is away (killed, restarting, out of reach): unless it
+ * may still be writing (dead 0: it did not answer in time, or answered
+ * a status 1 such as "the main monitor is stopping"), the file is read
+ * to its end; a complete trace ends following; else it is asked
+ * again, the wait doubling from --every up to LIVE_BACKOFF_MAX_S, until
+ * a Main Monitor on the same identifier answers (mainmon -k: its new
+ * file is then followed).  The pages are told. */
+static void
+gone(struct pv_live *l, const char *why, int dead)
 {
 	char said[256];
+	unsigned secs, k;
 
 	end_request(l);
 	snprintf(said, sizeof said, "%s", why);
@@ -294,17 +325,28 @@ gone(struct pv_live *l, const char *why)
 		snprintf(l->msg, sizeof l->msg, "%s", said);
 		return;
 	}
-	event_del(l->tick);
-	l->state = LIVE_GONE;
-	if (l->t != NULL && read_to(l, l->path, 0) != 0)
+	if (dead && l->t != NULL && read_to(l, l->path, 0) != 0) {
 		l->state = LIVE_FAILED;
-	else
-		snprintf(l->msg, sizeof l->msg, "main monitor %s: %.200s; %s",
-		    l->id.hostport, said, l->x->ended ? "the trace is "
-		    "complete" : "showing what was collected");
-	if (l->state == LIVE_GONE && l->x->ended)
+		event_del(l->tick);
+	} else if (l->x->ended) {
 		l->state = LIVE_ENDED;
-	fprintf(stderr, "prove serve: %s\n", l->msg);
+		event_del(l->tick);
+		snprintf(l->msg, sizeof l->msg, "main monitor %s: %.200s; the "
+		    "trace is complete", l->id.hostport, said);
+	} else {
+		l->state = LIVE_AWAY;
+		l->away++;
+		for (secs = l->every_s, k = 1; k < l->away &&
+		    secs < LIVE_BACKOFF_MAX_S; k++)
+			secs = secs * 2 > LIVE_BACKOFF_MAX_S ?
+			    LIVE_BACKOFF_MAX_S : secs * 2;
+		ask_in(l, secs);
+		snprintf(l->msg, sizeof l->msg, "main monitor %s away: %.200s; "
+		    "showing what was collected, asking again in %u s",
+		    l->id.hostport, said, secs);
+	}
+	if (l->away <= 1 || l->state != LIVE_AWAY)
+		fprintf(stderr, "prove serve: %s\n", l->msg);
 	tell(l);
 }
 
@@ -320,25 +362,31 @@ answer(struct pv_live *l, uint32_t st, const char *text)
 	const char *rest;
 
 	if (st != 0) {
-		gone(l, text);
+		gone(l, text, 0);
 		return;
 	}
 	if (sscanf(text, "live %u %llu %llu %n", &round, &off, &recs,
 	    &n) != 3 || n == 0) {
 		gone(l, "not an answer to live (a main monitor of an older "
-		    "version?)");
+		    "version?)", 1);
 		return;
 	}
 	rest = text + n;
 	n = (int)strcspn(rest, "\n");
 	if (n == 0 || (size_t)n >= sizeof path) {
-		gone(l, "no file in the answer to live");
+		gone(l, "no file in the answer to live", 1);
 		return;
 	}
 	memcpy(path, rest, (size_t)n);
 	path[n] = '\0';
 	end_request(l);
 	l->round = round;
+	if (l->away > 0 && l->state == LIVE_AWAY) {
+		/* Back (a Main Monitor on the same identifier). */
+		l->away = 0;
+		l->state = LIVE_FOLLOWING;
+		ask_in(l, l->every_s);
+	}
 	if (read_to(l, path, off) != 0) {
 		l->state = LIVE_FAILED;
 		event_del(l->tick);
@@ -367,13 +415,13 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
 	uint32_t st, node;
 
 	if (msg == NULL) {
-		gone(l, why);
+		gone(l, why, 1);
 		return;
 	}
 	if (wire_check(type, WIRE_BY_MM, WIRE_BY_CTL, l->authed ?
 	    WIRE_ST_READY : WIRE_ST_AUTH, wire_rd_left(msg), bad,
 	    sizeof bad) != 0) {
-		gone(l, bad);
+		gone(l, bad, 1);
 		return;
 	}
 	if (!l->authed) {
@@ -390,14 +438,14 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
 		case AUTH_REFUSED:
 		case AUTH_DENIED:
 			snprintf(bad, sizeof bad, "refused: %.140s", text);
-			gone(l, bad);
+			gone(l, bad, 1);
 			return;
 		case AUTH_IMPOSTOR:
 			gone(l, "not the main monitor we were given: it did "
-			    "not prove the token");
+			    "not prove the token", 1);
 			return;
 		default:
-			gone(l, "unexpected message during authentication");
+			gone(l, "unexpected message during authentication", 1);
 			return;
 		}
 	}
@@ -406,7 +454,7 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
 	st = wire_get_u32(msg);
 	wire_get_str(msg, text, sizeof text);
 	if (!wire_rd_end(msg)) {
-		gone(l, "malformed reply");
+		gone(l, "malformed reply", 1);
 		return;
 	}
 	answer(l, st, text);
@@ -417,7 +465,7 @@ on_wait(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	gone(arg, "no answer in time");
+	gone(arg, "no answer in time", 0);
 }
 
 /* Asks for a collection, unless one is under way. */
@@ -431,12 +479,12 @@ ask(struct pv_live *l)
 	l->done = 0;
 	if ((l->p = peer_connect(l->base, l->id.hostport, dispatch, l,
 	    &why)) == NULL) {
-		gone(l, why != NULL ? why : "cannot connect");
+		gone(l, why != NULL ? why : "cannot connect", 1);
 		return;
 	}
 	if (peer_send_hello(l->p, &l->auth, l->id.token, WIRE_ROLE_CTL,
 	    0) != 0) {
-		gone(l, "cannot start the handshake");
+		gone(l, "cannot start the handshake", 1);
 		return;
 	}
 	event_add(l->wait, &(struct timeval){ LIVE_WAIT_S, 0 });
@@ -493,7 +541,7 @@ pv_live_start(struct event_base *base, const char *id, struct pv_idx *x,
 		return NULL;
 	}
 	if (l->state == LIVE_FOLLOWING)
-		event_add(l->tick, &(struct timeval){ every_s, 0 });
+		ask_in(l, every_s);
 	event_add(l->keep, &(struct timeval){ LIVE_KEEP_S, 0 });
 	return l;
 }

@@ -20,7 +20,11 @@ struct pv_live;
  * first answer on); with window_s > 0, what ended window_s seconds before
  * the latest record is dropped from memory.  The first answer is waited
  * for (the loop of base runs until it comes): a bad identifier, a wrong
- * token, a Main Monitor not there fail here.  Returns the follower, or
+ * token, a Main Monitor not there fail here.  Later, a Main Monitor that
+ * cannot be asked is away: asked again with a doubling wait (up to 30 s)
+ * until one answers on the same identifier; a new file it names (grmctl
+ * file, a restart) is read after the old one, both kept in x
+ * (pv_idx_add_file).  Returns the follower, or
  * NULL after saying on stderr why.  x stays the caller's; it outlives the
  * follower.
  */

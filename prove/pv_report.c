@@ -39,6 +39,7 @@ page(struct pv_idx *x, struct evbuffer *out, char *err, size_t errlen)
 	const struct pv_web *css = web("/style.css"), *js = web("/views.js");
 	struct pv_q q = { x->first, x->tend + 1, REPORT_WIDTH, 0,
 	    x->nrow < REPORT_ROWS ? x->nrow : REPORT_ROWS };
+	struct pv_files fs;
 
 	if (css == NULL || js == NULL) {
 		snprintf(err, errlen, "the page's files are not built in");
@@ -60,7 +61,8 @@ page(struct pv_idx *x, struct evbuffer *out, char *err, size_t errlen)
 	    pv_idx_view(x, &q, out) != 0))
 		goto nomem;
 	evbuffer_add_printf(out, ",\"bee\":");
-	if (pv_stats_json(x->path, NULL, REPORT_LOAD, out, err, errlen) != 0)
+	fs = pv_idx_files(x);
+	if (pv_stats_json(&fs, NULL, REPORT_LOAD, out, err, errlen) != 0)
 		return -1;
 	evbuffer_add_printf(out, "}</script>\n<script>\n");
 	evbuffer_add(out, js->data, js->len);

@@ -32,6 +32,9 @@
 #define SRV_ROWS_MAX	4096		/* rows of a view */
 #define SRV_HEADERS_MAX	8192		/* bytes of request line + headers */
 #define SRV_TIMEOUT_S	20		/* an idle or slow connection */
+#define SRV_JOBS	2		/* BEE's views computed at once */
+#define SRV_MEMO	8		/* BEE's views kept, the latest */
+#define SRV_MEMO_MAX	(4u << 20)	/* bytes of one kept, at most */
 
 /* A file opened with its summary sidecar: answered from it until the
  * full index, built by a thread, is ready (then idx[i] is the thread's no
@@ -40,6 +43,39 @@ struct srv_sum {
 	struct pv_sum	sum;
 	int		ready;		/* atomic */
 	uint64_t	progress;	/* atomic: records read */
+};
+
+/* BEE's views of a selection (/api/bee) read the files again, prove
+ * stats' numbers: seconds on a big trace.  Each is computed by a worker
+ * thread of its own, SRV_JOBS at most at once, so that the loop answers
+ * the views meanwhile; the thread writes the job's address on a pipe when
+ * done and the loop sends the answer (a browser that left meanwhile: its
+ * request freed by that, as libevent does for a request not yet answered
+ * on a connection that closed).  The thread touches only the job: its
+ * own copy of the file names (kept by the index until it is freed), its
+ * selection and its answer. */
+struct srv_job {
+	struct srv		*s;
+	struct evhttp_request	*req;
+	pthread_t		th;
+	const char		**path;
+	struct pv_files		fs;
+	struct pv_sel		sel;
+	unsigned		load_n;
+	struct evbuffer		*out;
+	int			rc;
+	char			err[256];
+	char			*key;		/* of its memo */
+	LIST_ENTRY(srv_job)	next;
+};
+
+/* The answers of BEE's views last computed, by selection and the state
+ * of the index (records, files, limit: a followed job's new records make
+ * a new key): the same selection asked again (another page, back in the
+ * browser's history) answered at once. */
+struct srv_memo {
+	char		*key;
+	struct evbuffer	*b;
 };
 
 struct srv {
@@ -56,6 +92,14 @@ struct srv {
 	struct pv_live	*live;
 	unsigned	every_s;
 	unsigned	window_s;
+	/* BEE's views being computed (struct srv_job) */
+	LIST_HEAD(, srv_job) jobs;
+	unsigned	njobs;
+	int		jobfd[2];	/* done: the threads write, the loop
+					   reads */
+	struct event	*jobev;
+	struct srv_memo	memo[SRV_MEMO];
+	unsigned	memo_next;
 };
 
 static void
@@ -226,14 +270,162 @@ bad:
 	return -1;
 }
 
+/* The memo of key, or NULL. */
+static struct srv_memo *
+memo_find(struct srv *s, const char *key)
+{
+	unsigned i;
+
+	for (i = 0; i < SRV_MEMO; i++)
+		if (s->memo[i].key != NULL && strcmp(s->memo[i].key, key) == 0)
+			return &s->memo[i];
+	return NULL;
+}
+
+/* Keeps a copy of b as the answer of key (*key taken), in place of the
+ * oldest; nothing if too large or out of memory. */
+static void
+memo_keep(struct srv *s, char **key, struct evbuffer *b)
+{
+	struct srv_memo *m = &s->memo[s->memo_next];
+	struct evbuffer *c;
+	size_t n = evbuffer_get_length(b);
+
+	if (n > SRV_MEMO_MAX || (c = evbuffer_new()) == NULL)
+		return;
+	if (evbuffer_add(c, evbuffer_pullup(b, -1), n) != 0) {
+		evbuffer_free(c);
+		return;
+	}
+	free(m->key);
+	if (m->b != NULL)
+		evbuffer_free(m->b);
+	m->key = *key;
+	m->b = c;
+	*key = NULL;
+	s->memo_next = (s->memo_next + 1) % SRV_MEMO;
+}
+
+static void
+memo_free(struct srv *s)
+{
+	unsigned i;
+
+	for (i = 0; i < SRV_MEMO; i++) {
+		free(s->memo[i].key);
+		if (s->memo[i].b != NULL)
+			evbuffer_free(s->memo[i].b);
+		s->memo[i] = (struct srv_memo){ NULL, NULL };
+	}
+}
+
+static void
+job_free(struct srv_job *j)
+{
+	if (j->out != NULL)
+		evbuffer_free(j->out);
+	pv_sel_free(&j->sel);
+	free(j->path);
+	free(j->key);
+	free(j);
+}
+
+static void *
+job_run(void *arg)
+{
+	struct srv_job *j = arg;
+	ssize_t k;
+
+	j->rc = pv_stats_json(&j->fs, &j->sel, j->load_n, j->out, j->err,
+	    sizeof j->err);
+	do
+		k = write(j->s->jobfd[1], &j, sizeof j);
+	while (k < 0 && errno == EINTR);
+	return NULL;
+}
+
+/* Threads done: their answers sent. */
+static void
+on_job_done(evutil_socket_t fd, short what, void *arg)
+{
+	struct srv_job *j;
+	ssize_t k;
+
+	(void)what;
+	(void)arg;
+	while ((k = read(fd, &j, sizeof j)) == (ssize_t)sizeof j) {
+		pthread_join(j->th, NULL);
+		LIST_REMOVE(j, next);
+		j->s->njobs--;
+		if (j->rc == 0) {
+			memo_keep(j->s, &j->key, j->out);
+			reply(j->req, 200, "OK", "application/json", j->out);
+		}
+		else if (strcmp(j->err, "out of memory") == 0)
+			evhttp_send_error(j->req, 500, "Out of memory");
+		else
+			fail(j->req, 400, "Bad Request", j->err);
+		job_free(j);
+	}
+}
+
+/* Starts the job of BEE's views of sel (taken) for req, its memo's key
+ * *key (taken): 0; 1 with err for the client (busy); -1 out of memory. */
+static int
+job_start(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
+	  struct pv_sel *sel, unsigned load_n, char **key, char *err,
+	  size_t errlen)
+{
+	struct pv_files fs = pv_idx_files(x);
+	struct srv_job *j;
+	int r;
+
+	if (s->njobs >= SRV_JOBS) {
+		snprintf(err, errlen, "busy: BEE's views of %u other "
+		    "selections are being computed; ask again when one is "
+		    "done", s->njobs);
+		return 1;
+	}
+	if ((j = calloc(1, sizeof *j)) == NULL ||
+	    (j->path = calloc(fs.n, sizeof *j->path)) == NULL ||
+	    (j->out = evbuffer_new()) == NULL) {
+		if (j != NULL)
+			job_free(j);
+		return -1;
+	}
+	memcpy(j->path, fs.path, fs.n * sizeof *j->path);
+	j->fs = (struct pv_files){ j->path, fs.n, fs.limit };
+	j->s = s;
+	j->req = req;
+	j->sel = *sel;
+	*sel = (struct pv_sel)PV_SEL_ALL;
+	j->load_n = load_n;
+	j->key = *key;
+	*key = NULL;
+	if ((r = pthread_create(&j->th, NULL, job_run, j)) != 0) {
+		snprintf(err, errlen, "cannot start a thread: %s",
+		    strerror(r));
+		job_free(j);
+		return 1;
+	}
+	LIST_INSERT_HEAD(&s->jobs, j, next);
+	s->njobs++;
+	return 0;
+}
+
 /* /api/bee: prove stats' numbers and the load meter; /api/tracer: a page
  * of records (skip, n, q: what the event type holds).  0, 1 with err for
- * the client, -1 out of memory. */
+ * the client (2: busy), -1 out of memory, 3: answered later (a job). */
 static int
-bee(const struct pv_idx *x, const char *name, const struct evkeyvalq *q,
-    struct evbuffer *b, char *err, size_t errlen)
+bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
+    const char *name, const struct evkeyvalq *q, struct evbuffer *b,
+    char *err, size_t errlen)
 {
 	struct pv_sel sel = PV_SEL_ALL;
+	const struct srv_memo *m;
+	const char *rows;
+	struct pv_files fs;
+	char *key = NULL;
 	uint64_t n, skip;
 	int rc = 1;
 
@@ -247,9 +439,24 @@ bee(const struct pv_idx *x, const char *name, const struct evkeyvalq *q,
 			    SRV_WIDTH_MAX);
 			goto out;
 		}
-		rc = pv_stats_json(x->path, &sel, (unsigned)n, b, err,
-		    errlen) == 0 ? 0 : strcmp(err, "out of memory") == 0 ?
-		    -1 : 1;
+		fs = pv_idx_files(x);
+		rows = evhttp_find_header(q, "rows");
+		if (asprintf(&key, "%p %" PRIu64 " %" PRIu64 " %" PRIu64
+		    " %zu %" PRIu64 " %" PRIu64 " %s", (const void *)x,
+		    sel.from, sel.to, x->records, fs.n, fs.limit, n,
+		    rows != NULL ? rows : "") < 0) {
+			key = NULL;
+			rc = -1;
+			goto out;
+		}
+		if ((m = memo_find(s, key)) != NULL) {
+			rc = evbuffer_add(b, evbuffer_pullup(m->b, -1),
+			    evbuffer_get_length(m->b)) == 0 ? 0 : -1;
+			goto out;
+		}
+		rc = job_start(s, x, req, &sel, (unsigned)n, &key, err,
+		    errlen);
+		rc = rc == 0 ? 3 : rc == 1 ? 2 : -1;
 	} else {
 		if (param(q, "skip", 0, &skip, err, errlen) < 0 ||
 		    param(q, "n", 100, &n, err, errlen) < 0)
@@ -263,6 +470,7 @@ bee(const struct pv_idx *x, const char *name, const struct evkeyvalq *q,
 		    (unsigned)n, b, err, errlen) == 0 ? 0 : 1;
 	}
 out:
+	free(key);
 	pv_sel_free(&sel);
 	return rc;
 }
@@ -422,7 +630,13 @@ api(struct srv *s, struct evhttp_request *req, const char *name,
 		rc = pv_idx_view(x, &v, b);
 	} else if (strcmp(name, "bee") == 0 || strcmp(name, "tracer") == 0) {
 		/* BEE's views, on a selection (the file read again). */
-		rc = bee(x, name, q, b, err, sizeof err);
+		rc = bee(s, x, req, name, q, b, err, sizeof err);
+		if (rc == 3) {
+			evbuffer_free(b);
+			return;
+		}
+		if (rc == 2)
+			code = 503;
 		if (rc > 0)
 			goto fail;
 	} else if (strcmp(name, "record") == 0) {
@@ -595,6 +809,7 @@ run(struct srv *s, const char *addr, uint16_t port)
 	struct evhttp *http = NULL;
 	socklen_t sl = sizeof ss;
 	char host[INET6_ADDRSTRLEN];
+	struct srv_job *j;
 	int rc = 1, i;
 
 	if ((base = event_base_new()) == NULL ||
@@ -607,6 +822,14 @@ run(struct srv *s, const char *addr, uint16_t port)
 	evhttp_set_max_body_size(http, 0);
 	evhttp_set_timeout(http, SRV_TIMEOUT_S);
 	evhttp_set_gencb(http, handle, s);
+	if (pipe(s->jobfd) != 0 || evutil_make_socket_nonblocking(s->jobfd[0])
+	    != 0 || (s->jobev = event_new(base, s->jobfd[0], EV_READ |
+	    EV_PERSIST, on_job_done, s)) == NULL || event_add(s->jobev, NULL)
+	    != 0) {
+		fprintf(stderr, "prove serve: cannot make a pipe: %s\n",
+		    strerror(errno));
+		goto out;
+	}
 	/* Following a job: its first collection read before the URL is
 	 * said (a bad identifier or token fails here). */
 	if (s->liveid != NULL && (s->live = pv_live_start(base, s->liveid,
@@ -651,10 +874,24 @@ out:
 			event_free(sig[i]);
 	pv_live_free(s->live);
 	s->live = NULL;
+	/* Jobs under way: waited for, their requests left to evhttp_free. */
+	while ((j = LIST_FIRST(&s->jobs)) != NULL) {
+		pthread_join(j->th, NULL);
+		LIST_REMOVE(j, next);
+		job_free(j);
+	}
+	s->njobs = 0;
+	memo_free(s);
+	if (s->jobev != NULL)
+		event_free(s->jobev);
+	s->jobev = NULL;
 	if (http != NULL)
 		evhttp_free(http);
 	if (base != NULL)
 		event_base_free(base);
+	for (i = 0; i < 2; i++)
+		if (s->jobfd[i] >= 0)
+			close(s->jobfd[i]);
 	return rc;
 }
 
@@ -671,7 +908,7 @@ pv_serve(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *addr = "127.0.0.1";
-	struct srv s = { .every_s = 2 };
+	struct srv s = { .every_s = 2, .jobfd = { -1, -1 } };
 	uint64_t port = 0, v;
 	int c, r, fd = -1, rc = 1;
 	size_t i;

@@ -653,38 +653,54 @@ print_all(const char *path, struct stats *st, const struct grmtrace *r)
 	return 0;
 }
 
-/* Reads path into st (sel: the records taken); the reader, at its end,
- * in *rp.  Returns 0, -1 on a reader's error (*rp then set), -2 out of
- * memory, -3 if the file cannot be opened (said on stderr). */
+/* Reads the files of fs into st, in order (sel: the records taken); the
+ * reader of the last, at its end, in *rp, the losses of all in
+ * *losses.  Returns 0, -1 on a reader's error (*rp then set), -2 out of
+ * memory, -3 if a file cannot be opened (said in err, or on stderr if
+ * err is NULL). */
 static int
-collect(const char *path, const struct pv_sel *sel, struct stats *st,
-	struct grmtrace **rp, char *err, size_t errlen)
+collect(const struct pv_files *fs, const struct pv_sel *sel,
+	struct stats *st, struct grmtrace **rp, uint64_t *losses, char *err,
+	size_t errlen)
 {
 	const struct grmtrace_ev *ev;
 	struct grmtrace *r;
 	struct thr *t;
 	uint32_t it = 0;
-	int rc;
+	size_t i;
+	int rc = 0;
 
 	*rp = NULL;
-	if ((r = err != NULL ? grmtrace_open(path, err, errlen) :
-	    pv_open(path)) == NULL)
-		return -3;
-	*rp = r;
-	grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
-	    GRMTRACE_WANT(GRMTRACE_STATS_COUNT) |
-	    GRMTRACE_WANT(GRMTRACE_STATS_RANGE) |
-	    GRMTRACE_WANT(GRMTRACE_CONTROL));
+	*losses = 0;
 	st->sel = sel;
-	while ((rc = grmtrace_next(r, &ev)) == 1) {
-		if (account(st, ev) != 0)
-			return -2;
+	for (i = 0; i < fs->n; i++) {
+		if (*rp != NULL)
+			grmtrace_close(*rp);
+		if ((r = err != NULL ? grmtrace_open(fs->path[i], err,
+		    errlen) : pv_open(fs->path[i])) == NULL) {
+			*rp = NULL;
+			return -3;
+		}
+		*rp = r;
+		if (i + 1 == fs->n)
+			grmtrace_limit(r, fs->limit);
+		grmtrace_select(r, GRMTRACE_WANT(GRMTRACE_PROC) |
+		    GRMTRACE_WANT(GRMTRACE_STATS_COUNT) |
+		    GRMTRACE_WANT(GRMTRACE_STATS_RANGE) |
+		    GRMTRACE_WANT(GRMTRACE_CONTROL));
+		while ((rc = grmtrace_next(r, &ev)) == 1) {
+			if (account(st, ev) != 0)
+				return -2;
+		}
+		if (rc != 0)
+			return rc;
+		*losses += grmtrace_losses(r);
 	}
 	while ((t = pv_map_next(&st->thrs, &it)) != NULL)
 		st->unclosed += t->depth;
-	if (rc == 0 && pv_msgs_match(&st->msgs) != 0)
+	if (pv_msgs_match(&st->msgs) != 0)
 		return -2;
-	return rc;
+	return 0;
 }
 
 static void
@@ -707,11 +723,14 @@ pv_stats(const char *path, const struct pv_sel *sel)
 {
 	static const struct pv_sel all = PV_SEL_ALL;
 	struct stats st;
+	const struct pv_files fs = { &path, 1, 0 };
 	struct grmtrace *r;
+	uint64_t losses;
 	int rc;
 
 	memset(&st, 0, sizeof st);
-	rc = collect(path, sel != NULL ? sel : &all, &st, &r, NULL, 0);
+	rc = collect(&fs, sel != NULL ? sel : &all, &st, &r, &losses, NULL,
+	    0);
 	if (rc == 0 && print_all(path, &st, r) != 0)
 		rc = -2;
 	stats_free(&st);
@@ -884,12 +903,13 @@ json_load(const struct stats *st, struct evbuffer *out)
 }
 
 int
-pv_stats_json(const char *path, const struct pv_sel *sel, unsigned load_n,
-	      struct evbuffer *out, char *err, size_t errlen)
+pv_stats_json(const struct pv_files *fs, const struct pv_sel *sel,
+	      unsigned load_n, struct evbuffer *out, char *err, size_t errlen)
 {
 	static const struct pv_sel all = PV_SEL_ALL;
 	struct stats st;
 	struct grmtrace *r;
+	uint64_t losses;
 	char t[32];
 	int rc;
 
@@ -910,7 +930,7 @@ pv_stats_json(const char *path, const struct pv_sel *sel, unsigned load_n,
 		else
 			st.load.max = load_n;
 	}
-	rc = collect(path, sel, &st, &r, err, errlen);
+	rc = collect(fs, sel, &st, &r, &losses, err, errlen);
 	if (rc == -1)
 		snprintf(err, errlen, "%s", grmtrace_error(r));
 	if (rc == 0) {
@@ -919,8 +939,7 @@ pv_stats_json(const char *path, const struct pv_sel *sel, unsigned load_n,
 		    "\"processes\":%zu,\"threads\":%zu,\"losses\":%" PRIu64,
 		    st.records, st.first, st.last,
 		    pv_secs(t, sizeof t, st.last - st.first),
-		    pv_map_n(&st.procs), pv_map_n(&st.thrs),
-		    grmtrace_losses(r));
+		    pv_map_n(&st.procs), pv_map_n(&st.thrs), losses);
 		if (json_counts(&st, r, out) != 0 ||
 		    json_profile(&st, out) != 0 ||
 		    json_messages(&st, out) != 0 || json_load(&st, out) != 0)

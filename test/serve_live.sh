@@ -5,9 +5,15 @@
 # for several seconds, the API's record count grows, and so does the one
 # a page in headless Chromium shows (Server-Sent Events, no reload); once
 # the job and mainmon ended, the numbers are prove stats' of the final
-# file; a follower with --window keeps the counts but drops old data; a
-# new file (grmctl file) is followed; a mainmon killed mid-way: the page
-# says so, prove serves what it has (every record of both files once).
+# file; BEE's views follow too (their record counts grow with each
+# collection, for a range selected too, which stays; at the end their
+# tables are prove stats', of the run and of that range); a follower with
+# --window keeps the counts but drops old data; a new file (grmctl file)
+# is followed, and its records open their details; a mainmon killed
+# mid-way: the page says it is away, prove serves what it has (every
+# record of both files once) and asks again with back-off; a mainmon
+# restarted on the same identifier (mainmon -k) is followed again, its new
+# file read on; at its stop the views hold every record of the 3 files.
 . "$(dirname "$0")/lib.sh"
 
 PV="$B/prove/prove"
@@ -123,6 +129,28 @@ if [ $have_chromium = 1 ]; then
 	grep -q 'data-live-state="paused"' "$T_DIR/dom" ||
 		t_fail "live=3 did not pause after 3 collections"
 	[ "$(dom st-records)" = "$3" ] || t_fail "page shows $(dom st-records)"
+	# BEE's views followed: asked again at each collection read.
+	views=$(sed -n 's/.*id="views"[^>]*data-records="\([0-9 ]*\)".*/\1/p' \
+	    "$T_DIR/dom")
+	t_log "the views counted records: $views"
+	set -- $views
+	[ $# -ge 2 ] || t_fail "the views were not refreshed live: $views"
+	eval "_vl=\${$#}"
+	[ "$1" -lt "$_vl" ] || t_fail "the views' records did not grow: $views"
+	[ "$(dom v-records)" = "$(dom st-records)" ] ||
+		t_fail "views: $(dom v-records) records, page $(dom st-records)"
+	# A range selected: kept while the job grows, its views asked again.
+	follow 1
+	ra=$(json "$T_DIR/follow.1" first)
+	rb=$(( ra + ($(json "$T_DIR/follow.1" last) - ra) / 2 ))
+	chrome "$T_DIR/dom" "${url1}#f=0&from=$ra&to=$rb&live=3"
+	want_to=$(awk -v n=$((rb - ra)) 'BEGIN { printf "%.9f s", n / 1e9 }')
+	[ "$(dom r-from)" = "0.000000000 s" ] && [ "$(dom r-to)" = "$want_to" ] ||
+		t_fail "the range moved: $(dom r-from) to $(dom r-to), not" \
+		    "0 to $want_to"
+	set -- $(sed -n 's/.*id="views"[^>]*data-records="\([0-9 ]*\)".*/\1/p' \
+	    "$T_DIR/dom")
+	[ $# -ge 2 ] || t_fail "the range's views were not asked again: $*"
 	chrome "$T_DIR/dom" "${url1}#live=paused"
 	grep -q 'data-live-state="paused"' "$T_DIR/dom" ||
 		t_fail "live=paused not paused"
@@ -160,6 +188,18 @@ if [ $have_chromium = 1 ]; then
 		t_fail "the page shows $(dom st-records) records at the end"
 	grep -q 'class="live-ended"' "$T_DIR/dom" ||
 		t_fail "the page does not say the trace is complete"
+	# The views of the finished job: prove stats' tables.
+	"$PV" stats "$trace" > "$T_DIR/stats"
+	[ "$(dom v-records)" = "$(json "$T_DIR/api" records)" ] ||
+		t_fail "the views show $(dom v-records) records at the end"
+	t_views_tables "$T_DIR/dom" "$T_DIR/stats"
+	# The range selected while it ran: prove stats -t's tables.
+	"$PV" stats -t "$ra:$rb" "$trace" > "$T_DIR/stats-t"
+	chrome "$T_DIR/dom" "${url1}#f=0&from=$ra&to=$rb&live=1"
+	[ "$(dom v-records)" = \
+	    "$(awk '$1 == "records" { print $2 }' "$T_DIR/stats-t")" ] ||
+		t_fail "the range's views: $(dom v-records) records"
+	t_views_tables "$T_DIR/dom" "$T_DIR/stats-t"
 fi
 stop_server 1
 stop_server 2
@@ -176,24 +216,71 @@ r0=$("$PV" stats "$trace" | awk '$1 == "records" { print $2 }')
 t_wait records_over 3 "$r0" || t_fail "3: nothing read of the new file"
 grep -q '"file":"[^"]*/gone2.trace"' "$T_DIR/follow.3" ||
 	t_fail "3 does not follow the new file: $(cat "$T_DIR/follow.3")"
+# A record of the new file opens its details (it is read from there).
+"$PV" dump "$T_DIR/gone2.trace" 2> /dev/null |
+    awk '$5 >= 0 { print; exit }' > "$T_DIR/rec2"
+read -r rts rnode rpid rtid reid _ < "$T_DIR/rec2" ||
+	t_fail "no record in the new file"
+curl -s -o "$T_DIR/meta" "${url3}api/meta"
+row=$(tr '{' '\n' < "$T_DIR/meta" | grep '"tid":' |
+    grep -n "\"node\":$rnode,.*\"pid\":$rpid,\"tid\":$rtid," | head -n 1 |
+    cut -d: -f1)
+[ -n "$row" ] || t_fail "no row of $rnode/$rpid/$rtid"
+row=$((row - 1))
+code=$(curl -s -o "$T_DIR/rec" -w '%{http_code}' \
+    "${url3}api/record?row=$row&ts=$rts&eid=$reid")
+[ "$code" = 200 ] && grep -q "\"ts\":\"$rts\".*\"fields\":\[" "$T_DIR/rec" ||
+	t_fail "a record of the new file: $code $(cat "$T_DIR/rec")"
+curl -s -o "$T_DIR/tr" "${url3}api/tracer?from=$rts&to=$((rts + 1))"
+grep -q "\"$rts\",$rnode,$rpid,$rtid,$reid," "$T_DIR/tr" ||
+	t_fail "the tracer lacks the new file's record: $(cat "$T_DIR/tr")"
+
 kill -9 "$MM_PID"
 wait "$MM_PID" 2> /dev/null || true
-t_wait state_is 3 gone || t_fail "3 not gone: $(cat "$T_DIR/follow.3")"
-grep -q "showing what was collected" "$T_DIR/follow.3" ||
+t_wait state_is 3 away || t_fail "3 not away: $(cat "$T_DIR/follow.3")"
+grep -q "showing what was collected, asking again" "$T_DIR/follow.3" ||
 	t_fail "3 does not say so: $(cat "$T_DIR/follow.3")"
 # Every record of both files, once.
 r2=$("$PV" stats "$T_DIR/gone2.trace" | awk '$1 == "records" { print $2 }')
 [ "$(json "$T_DIR/follow.3" records)" = $((r0 + r2)) ] ||
 	t_fail "3: $(json "$T_DIR/follow.3" records) records, files $r0 + $r2"
+# Asked again, less and less often.
+t_wait_s 20 eval 'follow 3 && [ "$(json "$T_DIR/follow.3" away)" -ge 2 ]' ||
+	t_fail "3 not asking again: $(cat "$T_DIR/follow.3")"
+[ "$(json "$T_DIR/follow.3" retry_s)" -ge 2 ] ||
+	t_fail "3: no back-off: $(cat "$T_DIR/follow.3")"
 if [ $have_chromium = 1 ]; then
 	chrome "$T_DIR/dom" "${url3}#live=1"
-	grep -q 'class="live-gone"' "$T_DIR/dom" ||
-		t_fail "the page does not say mainmon is gone"
+	grep -q 'class="live-away"' "$T_DIR/dom" ||
+		t_fail "the page does not say mainmon is away"
 	case $(dom live) in
-	*"main monitor"*"showing what was collected"*) ;;
+	*"main monitor"*away*"showing what was collected"*) ;;
 	*) t_fail "the page says: $(dom live)" ;;
 	esac
 fi
+
+# ---- mainmon restarted on the same identifier: followed again ----
+t_restart_mm "$T_DIR/gone3.trace"
+t_wait_s 60 state_is 3 following ||
+	t_fail "3 not following again: $(cat "$T_DIR/follow.3")"
+t_wait records_over 3 $((r0 + r2)) ||
+	t_fail "3: nothing read of the restarted mainmon's file"
+grep -q '"file":"[^"]*/gone3.trace"' "$T_DIR/follow.3" ||
+	t_fail "3 does not follow the new file: $(cat "$T_DIR/follow.3")"
+t_log "followed again after the restart: $(json "$T_DIR/follow.3" \
+    records) records"
+kill "$WP"
+t_stop_mm "restarted"
+t_wait state_is 3 ended || t_fail "3 not ended: $(cat "$T_DIR/follow.3")"
+r3=$("$PV" stats "$T_DIR/gone3.trace" | awk '$1 == "records" { print $2 }')
+[ "$(json "$T_DIR/follow.3" records)" = $((r0 + r2 + r3)) ] ||
+	t_fail "3: $(json "$T_DIR/follow.3" records) records, files $r0 +" \
+	    "$r2 + $r3"
+curl -s -o "$T_DIR/api" "${url3}api/bee"
+[ "$(json "$T_DIR/api" records)" = $((r0 + r2 + r3)) ] ||
+	t_fail "3: the views count $(json "$T_DIR/api" records), files" \
+	    "$r0 + $r2 + $r3"
 stop_server 3
 t_log "ok: followed $r1 records and more while the job ran; final numbers" \
-    "equal prove stats; mainmon gone said"
+    "and views equal prove stats; mainmon away said, followed again" \
+    "after its restart"

@@ -258,7 +258,7 @@ function inView(v) {
 }
 
 // ---- asking the server ----
-async function load() {
+async function load(now) {  // now: the views too, at once (live)
   const c = $('view'), w = Math.max(1, Math.min(16384, c.clientWidth));
   const seq = ++S.pending;
   const first = S.rowsShown.length ? Math.min(...S.rowsShown) : 0;
@@ -279,7 +279,7 @@ async function load() {
   writeHash();
   draw();
   if (typeof Views !== 'undefined' && !S.meta.approximate)
-    Views.update(S, showError);  // views.js
+    await Views.update(S, showError, now);  // views.js
 }
 let timer = null;
 function reload() {
@@ -499,7 +499,8 @@ async function liveUpdate(d) {
   if (atEnd && S.from <= 0) { S.from = 0; S.to = WHOLE * S.span; }
   else if (atEnd) { S.to = WHOLE * S.span; S.from = Math.max(0, S.to - len); }
   else { S.from = Math.max(0, S.from - shift); S.to = S.from + len; }
-  reload();
+  // The view and BEE's views of the range shown, with the new records.
+  await load(true);
   if (L.left > 0 && --L.left === 0) livePause(true);
 }
 function liveConnect() {

@@ -224,7 +224,7 @@ const Views = (() => {
 
   // ---- prove serve: the views of the page's selection ----
   const T = { key: null, timer: null, seq: 0, skip: 0, more: false,
-    busy: false, base: '', q: '' };
+    busy: false, base: '', q: '', seen: [] };
   // Rows as the API has them: indexes and ranges FIRST-END, '' for all.
   function rowList(shown, n) {
     if (shown.length === n) return '';
@@ -310,8 +310,11 @@ const Views = (() => {
     const to = S.first + BigInt(Math.max(0, Math.ceil(S.to)));
     const sel = '&from=' + from + '&to=' + (to > from ? to : from + 1n) +
       (rows ? '&rows=' + rows : '');
-    if (sel + f === T.key) return;
-    T.key = sel + f;
+    // A job followed: the same selection with more records is asked again
+    // (the views follow the data, in the range the page shows).
+    const key = sel + f + ':' + S.meta.records;
+    if (key === T.key) return;
+    T.key = key;
     if (!S.rowsShown.length) {
       T.seq++;
       panel().textContent = 'no rows shown: no views';
@@ -320,6 +323,14 @@ const Views = (() => {
     const seq = ++T.seq;
     const r = await fetch('/api/bee?f=' + f + sel + '&load=100');
     const b = await r.json();
+    if (r.status === 503) {
+      // The server computes others (each in a thread): asked again.
+      if (seq !== T.seq) return;
+      T.key = null;
+      panel().dataset.busy = '1';
+      T.timer = setTimeout(() => { refresh(S).catch(report); }, 1000);
+      return;
+    }
     if (!r.ok) throw new Error('views: ' + (b.error || r.status));
     if (seq !== T.seq) return;
     const p = panel();
@@ -334,13 +345,17 @@ const Views = (() => {
         (pr.prog || (row && row.prog) || 'pid') + ' (' + pr.pid + ')';
     });
     p.dataset.ready = '1';
+    // The records each refresh counted, in order (for scripts).
+    T.seen.push(b.records);
+    p.dataset.records = T.seen.join(' ');
     await tracer(p, f, sel, eidName);
   }
   // Called when the page's view changes: the views follow it, once it has
-  // settled.  Each answer reads the file again: beyond AUTO_MAX records
-  // they are asked for with a button, not at every zoom.
+  // settled; now (a job followed: new records): at once, the promise
+  // kept until they are shown.  Each answer reads the file again: beyond
+  // AUTO_MAX records they are asked for with a button, not at every zoom.
   const AUTO_MAX = 2e6;
-  function update(S, onError) {
+  function update(S, onError, now) {
     report = onError;
     clearTimeout(T.timer);
     if (S.meta.records > AUTO_MAX && T.key !== null) {
@@ -352,6 +367,7 @@ const Views = (() => {
       b.onclick = () => refresh(S).catch(onError);
       return;
     }
+    if (now) return refresh(S).catch(onError);
     T.timer = setTimeout(() => { refresh(S).catch(onError); }, 250);
   }
 
