@@ -82,7 +82,8 @@ peer_destroy(struct peer *p)
  * libevent 2.1 reads at most 4 KiB a call (its EVBUFFER_MAX_READ), whatever
  * bufferevent_set_max_single_read says: a stream of trace data then costs a
  * wakeup, an ioctl, a read and a callback per 4 KiB.  What more the socket
- * holds is read here in one read of up to PEER_IO_MAX.  Only bytes the
+ * holds is read here in one read of up to PEER_IO_MAX (last_rx: after
+ * it).  Only bytes the
  * kernel says are queued (FIONREAD) are asked for, so this read never
  * takes an end of file or a socket error: those stay for libevent's next
  * read, which reports them as before.  Past the read high watermark
@@ -114,6 +115,10 @@ peer_read_more(struct peer *p, struct evbuffer *in)
 		while (n < 0 && errno == EINTR);
 		v.iov_len = n > 0 ? (size_t)n : 0;
 		evbuffer_commit_space(in, &v, n > 0 ? 1 : 0);
+		/* When the bytes were read: never before they arrived (a
+		 * clock exchange's answer is timed by it). */
+		if (n > 0)
+			p->last_rx = clk_mono_ns();
 	}
 	evbuffer_freeze(in, 0);
 }
