@@ -735,19 +735,15 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
       struct mm_stream *s)
 {
 	struct rec_field f[REC_ARGS_MAX];
-	/* Copies: the stores into the records below may alias anything, and
-	 * would otherwise make the compiler load these again per record. */
-	const struct mm_sync_model md = c->clk.model;
+	const struct mm_sync_model *md = &c->clk.model;
 	const struct tape_def *def;
 	struct rec_hdr h;
-	unsigned char *d = pc->data;
 	uint64_t ts, now = clk_mono_ns(), clamped = 0, records = 0;
-	uint64_t floor = c->floor, last = s->last_ts;
-	uint32_t off, len = pc->len;
+	uint32_t off;
 
-	for (off = 0; off < len; off += h.len) {
-		memcpy(&h, d + off, sizeof h);
-		ts = mm_sync_to_mm(&md, h.ts);
+	for (off = 0; off < pc->len; off += h.len) {
+		memcpy(&h, pc->data + off, sizeof h);
+		ts = mm_sync_to_mm(md, h.ts);
 		/* Committed before it was sent: a later time is a scribbled
 		 * timestamp or a model off by its error.  Left as it is, it
 		 * would hold its collection's acknowledgement until then. */
@@ -757,18 +753,19 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 		}
 		/* The LM said nothing older would come: a refitted clock
 		 * model may say otherwise, by its error at most. */
-		if (ts < floor && floor - ts <= md.err) {
-			ts = floor;
+		if (ts < c->floor && c->floor - ts <= md->err) {
+			ts = c->floor;
 			clamped++;
 		}
 		/* A thread's records stay in its order even if a refitted
 		 * clock model puts one a little before the previous. */
-		if (ts < last) {
-			ts = last;
+		if (ts < s->last_ts) {
+			ts = s->last_ts;
 			clamped++;
 		}
-		last = ts;
-		memcpy(d + off + offsetof(struct rec_hdr, ts), &ts, sizeof ts);
+		s->last_ts = ts;
+		memcpy(pc->data + off + offsetof(struct rec_hdr, ts), &ts,
+		    sizeof ts);
 		if (h.cls == REC_CLASS_META) {
 			if (h.attr == REC_ATTR_DESCRIPTOR)
 				define_record(mm, c, pc, off, &h);
@@ -778,12 +775,11 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 		if (h.eid == REC_EID_BLOCK_NAME &&
 		    (def = resolve(mm, c->node, pc->pid, pc->session,
 		    h.eid)) != NULL && def->fmt.n == 2 &&
-		    rec_decode(d + off, h.len, &def->fmt, f) == 0 &&
+		    rec_decode(pc->data + off, h.len, &def->fmt, f) == 0 &&
 		    f[0].kind == REC_K_INT && f[1].kind == REC_K_STR)
 			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
 			    f[1].v.s.len);
 	}
-	s->last_ts = last;
 	mm->order.clamped += clamped;
 	c->records += records;
 }

@@ -176,7 +176,7 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		wire_put_u64(&w, (uint64_t)getpid());
 		for (i = 1; i < WIRE_STATUS_FIELDS; i++)
 			wire_put_u64(&w, 0);
-		wire_put_str(&w, "");	/* the LM's CPUs: none to say */
+		wire_put_str(&w, "");	/* its CPUs: none to tell */
 		rp_send_msg(n, WIRE_STATUS_REPLY, &w);
 		break;
 	case WIRE_ACK:
