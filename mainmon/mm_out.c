@@ -621,16 +621,6 @@ mm_out_control(struct mm *mm, uint64_t ts, const char *cmd)
 	return tape_control(mm->out, ts, cmd, strlen(cmd));
 }
 
-/* One record written: late if a later one was written before it. */
-static void
-written_at(struct mm *mm, uint64_t ts)
-{
-	if (ts < mm->order.out_ts)
-		mm->order.late++;
-	else
-		mm->order.out_ts = ts;
-}
-
 /* Bytes a record of format fmt needs when it holds no string (each
  * field is 8 bytes), or 0 if it holds one. */
 static uint32_t
@@ -665,20 +655,31 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	struct rec_field f[REC_ARGS_MAX];
 	const struct tape_def *def = NULL;
 	struct mm_node *n = pc->node;
+	const unsigned char *d = pc->data;
 	struct rec_hdr h;
-	uint32_t off, run = pc->pos, fixed = 0;
+	uint64_t out_ts = mm->order.out_ts, late = 0;
+	uint32_t off, run = pc->pos, fixed = 0, len = pc->len;
+	int32_t eid = 0;
 	int bin = mm->fmt == TAPE_FMT_BIN;
 
-	for (off = pc->pos; off < pc->len; off += h.len) {
-		memcpy(&h, pc->data + off, sizeof h);
+	for (off = pc->pos; off < len; off += h.len) {
+		memcpy(&h, d + off, sizeof h);
 		if (h.ts >= w)
 			break;
-		written_at(mm, h.ts);
+		/* One record written: late if a later one was written
+		 * before it (kept in locals: this loop runs per record). */
+		if (h.ts < out_ts)
+			late++;
+		else
+			out_ts = h.ts;
 		/* The type of the record before, with no string and no
 		 * causality to check: the length says it matches. */
-		if (fixed != 0 && h.eid == def->eid && h.len >= fixed &&
+		if (fixed != 0 && h.eid == eid && h.len >= fixed &&
 		    h.cls != REC_CLASS_META)
 			continue;
+		mm->order.out_ts = out_ts;
+		mm->order.late += late;
+		late = 0;
 		if (h.cls == REC_CLASS_META) {
 			/* In order: the records before it first. */
 			if (put_run(mm, pc, run, off) != 0)
@@ -686,6 +687,7 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 			run = off + h.len;
 			if (meta_record(mm, n, pc, off, h.ts) != 0)
 				return -1;
+			out_ts = mm->order.out_ts;
 			continue;
 		}
 		/* Valid until the next resolve (which may move it).  A
@@ -695,7 +697,7 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 			def = resolve(mm, n, pc->pid, pc->session, h.eid);
 		fixed = 0;
 		if (def == NULL ||
-		    rec_decode(pc->data + off, h.len, &def->fmt, f) != 0) {
+		    rec_decode(d + off, h.len, &def->fmt, f) != 0) {
 			log_warn("%s: process %u: record of event %d %s",
 			    n->host, pc->pid, h.eid, def == NULL ?
 			    "without definition" : "does not match its format");
@@ -705,6 +707,7 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 			run = off + h.len;
 			continue;
 		}
+		eid = def->eid;
 		if (h.eid < 0)
 			mm_causal_record(mm, n->id, pc->pid, h.ts, h.eid, f,
 			    def->fmt.n);
@@ -713,7 +716,10 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		if (!bin && tape_record(mm->out, h.ts, n->id, pc->pid,
 		    pc->tid, h.eid, f, def->fmt.n) != 0)
 			return -1;
+		out_ts = mm->order.out_ts;
 	}
+	mm->order.out_ts = out_ts;
+	mm->order.late += late;
 	pc->pos = off;
 	return put_run(mm, pc, run, off);
 }

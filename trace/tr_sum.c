@@ -256,6 +256,29 @@ sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 		memcpy(&h, p + off, sizeof h);
 		if (h.len < sizeof h)
 			break;
+		/* Most records: no block, in the bucket of the last; the
+		 * run of them counted in locals (what rec1 does, per record,
+		 * through the pointers). */
+		if (s->records != 0 && h.eid != -1 && h.eid != -2 &&
+		    h.ts - s->cur_lo < s->cur_w) {
+			uint64_t lo = s->cur_lo, wd = s->cur_w, tl = s->tlast;
+			uint32_t k = 0;
+
+			do {
+				k++;
+				tl = h.ts > tl ? h.ts : tl;
+				off += h.len;
+				if (off + sizeof h > len)
+					break;
+				memcpy(&h, p + off, sizeof h);
+			} while (h.len >= sizeof h && h.eid != -1 &&
+			    h.eid != -2 && h.ts - lo < wd);
+			s->records += k;
+			s->tlast = tl;
+			r->c[s->cur_b].n += k;
+			if (off + sizeof h > len || h.len < sizeof h)
+				break;
+		}
 		arg = 0;
 		if (h.eid == -1 && h.len >= sizeof h + 8)
 			memcpy(&arg, p + off + sizeof h, 8);

@@ -24,6 +24,9 @@
 
 /* The most one read or write system call moves. */
 #define PEER_IO_MAX	(1u << 20)
+/* What a peer reads ahead of its messages at most (the read high
+ * watermark). */
+#define PEER_READ_HIGH	((size_t)4 * WIRE_MAX)
 
 struct peer {
 	struct bufferevent	*bev;
@@ -75,6 +78,51 @@ peer_destroy(struct peer *p)
 	free(p);
 }
 
+/*
+ * libevent 2.1 reads at most 4 KiB a call (its EVBUFFER_MAX_READ), whatever
+ * bufferevent_set_max_single_read says: a stream of trace data then costs a
+ * wakeup, an ioctl, a read and a callback per 4 KiB.  What more the socket
+ * holds is read here in one read of up to PEER_IO_MAX (last_rx: after
+ * it).  Only bytes the
+ * kernel says are queued (FIONREAD) are asked for, so this read never
+ * takes an end of file or a socket error: those stay for libevent's next
+ * read, which reports them as before.  Past the read high watermark
+ * nothing more is read (the sender waits, as with libevent's reads).
+ */
+static void
+peer_read_more(struct peer *p, struct evbuffer *in)
+{
+	struct evbuffer_iovec v;
+	evutil_socket_t fd = bufferevent_getfd(p->bev);
+	size_t have = evbuffer_get_length(in), want;
+	ssize_t n;
+	int q = 0;
+
+	if (p->dead || fd < 0 || have >= PEER_READ_HIGH ||
+	    ioctl(fd, FIONREAD, &q) != 0 || q <= 0)
+		return;
+	want = (size_t)q;
+	if (want > PEER_IO_MAX)
+		want = PEER_IO_MAX;
+	if (want > PEER_READ_HIGH - have)
+		want = PEER_READ_HIGH - have;
+	/* The bufferevent keeps its input's end frozen between its own
+	 * reads: thawed for this one, as it does. */
+	evbuffer_unfreeze(in, 0);
+	if (evbuffer_reserve_space(in, (ev_ssize_t)want, &v, 1) == 1) {
+		do
+			n = read(fd, v.iov_base, want);
+		while (n < 0 && errno == EINTR);
+		v.iov_len = n > 0 ? (size_t)n : 0;
+		evbuffer_commit_space(in, &v, n > 0 ? 1 : 0);
+		/* When the bytes were read: never before they arrived (a
+		 * clock exchange's answer is timed by it). */
+		if (n > 0)
+			p->last_rx = clk_mono_ns();
+	}
+	evbuffer_freeze(in, 0);
+}
+
 static void
 peer_read_cb(struct bufferevent *bev, void *arg)
 {
@@ -87,6 +135,7 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 	uint32_t len;
 
 	p->last_rx = clk_mono_ns();
+	peer_read_more(p, in);
 	p->in_dispatch = 1;
 	while (!p->dead && !p->freed &&
 	    evbuffer_get_length(in) >= WIRE_HDR) {
@@ -240,7 +289,7 @@ peer_alloc(struct event_base *base, int fd, peer_dispatch_fn dispatch,
 	snprintf(p->name, sizeof p->name, "%s", name);
 	bufferevent_setcb(p->bev, peer_read_cb, peer_write_cb, peer_event_cb,
 	    p);
-	bufferevent_setwatermark(p->bev, EV_READ, 0, 4 * WIRE_MAX);
+	bufferevent_setwatermark(p->bev, EV_READ, 0, PEER_READ_HIGH);
 	/* Trace data moves in messages of up to a chunk (64 KiB by
 	 * default): libevent's 16 KiB per read or write would cost four
 	 * system calls, and a copy to join the pieces, per message. */
