@@ -682,9 +682,7 @@ send_status(struct lm *lm, uint32_t round)
 	struct wire_status st;
 	unsigned char buf[4 + sizeof st + 2 + WIRE_CPUS_MAX];
 	char cpus[WIRE_CPUS_MAX];
-	const uint64_t *v = (const uint64_t *)&st;
 	struct wire_wr w;
-	size_t i;
 
 	memset(&st, 0, sizeof st);
 	st.lm_pid = (uint64_t)getpid();
@@ -702,10 +700,7 @@ send_status(struct lm *lm, uint32_t round)
 	st.bad_bytes = lm->bad_bytes;
 	st.adopted = (uint64_t)lm->adopted;
 	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, round);
-	for (i = 0; i < WIRE_STATUS_FIELDS; i++)
-		wire_put_u64(&w, v[i]);
-	wire_put_str(&w, lm_cpus_now(cpus, sizeof cpus));
+	wire_put_status(&w, round, &st, lm_cpus_now(cpus, sizeof cpus));
 	peer_send(lm->mm, WIRE_STATUS_REPLY, buf, w.len, NULL, 0);
 }
 

@@ -103,6 +103,7 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	unsigned char buf[160];
 	char bad[160];
 	struct wire_wr w;
+	struct wire_status st;
 	uint32_t round, flags;
 	size_t i;
 
@@ -172,11 +173,10 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		rp_send_msg(n, WIRE_CONTROL_ACK, &w);
 		break;
 	case WIRE_STATUS:
-		wire_put_u32(&w, wire_get_u32(msg));
-		wire_put_u64(&w, (uint64_t)getpid());
-		for (i = 1; i < WIRE_STATUS_FIELDS; i++)
-			wire_put_u64(&w, 0);
-		wire_put_str(&w, "");	/* its CPUs: none to tell */
+		memset(&st, 0, sizeof st);
+		st.lm_pid = (uint64_t)getpid();
+		/* Its CPUs: none to tell. */
+		wire_put_status(&w, wire_get_u32(msg), &st, "");
 		rp_send_msg(n, WIRE_STATUS_REPLY, &w);
 		break;
 	case WIRE_ACK:

@@ -272,8 +272,8 @@ closed(void)
 static int
 right(uint16_t type, struct wire_wr *w, const unsigned char *ping)
 {
+	struct wire_status st;
 	unsigned char rec[24];
-	size_t i;
 
 	switch (type) {
 	case WIRE_PONG:
@@ -312,10 +312,8 @@ right(uint16_t type, struct wire_wr *w, const unsigned char *ping)
 		wire_put_u64(w, clk_mono_ns());
 		return 0;
 	case WIRE_STATUS_REPLY:
-		wire_put_u32(w, 1);
-		for (i = 0; i < WIRE_STATUS_FIELDS; i++)
-			wire_put_u64(w, 0);
-		wire_put_str(w, "");
+		memset(&st, 0, sizeof st);
+		wire_put_status(w, 1, &st, "");
 		return 0;
 	case WIRE_FULL:
 		wire_put_u32(w, 1);

@@ -111,7 +111,7 @@ convert(struct grmtrace *t, const struct tape_ev *e)
 	if (e->kind == TAPE_RECORD)
 		(void)tr_tables_clock(&t->tab, e->node, e->ts, &v->sync_model,
 		    &v->bound_ns);
-	if (e->kind != TAPE_RECORD) {
+	else {
 		v->ppid = e->ppid;
 		v->how = e->is_exit;
 		v->status = e->status;

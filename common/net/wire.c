@@ -75,6 +75,22 @@ wire_put_str(struct wire_wr *w, const char *s)
 }
 
 void
+wire_put_status(struct wire_wr *w, uint32_t round,
+		const struct wire_status *st, const char *cpus)
+{
+	const uint64_t v[WIRE_STATUS_FIELDS] = { st->lm_pid, st->alive,
+	    st->dead, st->seg_size, st->chunks, st->used, st->threshold,
+	    st->spilled, st->spill_max, st->spilled_total, st->pushes,
+	    st->lost, st->bad_bytes, st->adopted };
+	size_t i;
+
+	wire_put_u32(w, round);
+	for (i = 0; i < WIRE_STATUS_FIELDS; i++)
+		wire_put_u64(w, v[i]);
+	wire_put_str(w, cpus);
+}
+
+void
 wire_put_text(struct wire_wr *w, const char *s)
 {
 	put_str(w, s, WIRE_TEXT_MAX);

@@ -237,6 +237,10 @@ void wire_put_bytes(struct wire_wr *w, const void *p, size_t n);
 /* u16 length then bytes (no NUL). */
 void wire_put_str(struct wire_wr *w, const char *s);
 /* The same for a CTL_REPLY's text, up to WIRE_TEXT_MAX bytes. */
+/* A STATUS_REPLY's body: round, st's fields in order, cpus ("" when
+ * not known). */
+void wire_put_status(struct wire_wr *w, uint32_t round,
+    const struct wire_status *st, const char *cpus);
 void wire_put_text(struct wire_wr *w, const char *s);
 
 /* Writes a header for a payload of len bytes into buf[WIRE_HDR]. */
