@@ -74,10 +74,11 @@ stats_as() {
 	function near(a, b) {
 		if (a == b) return 1
 		if (a !~ /^-?[0-9.]+(e[-+][0-9]+)?$/ || a !~ /\./) return 0
-		# A percentage (two decimals): not scaled, rounded.
+		# A percentage (two decimals): not scaled; as close as
+		# the totals it comes from (0.1%), plus its rounding.
 		if (a ~ /^[0-9]+\.[0-9][0-9]$/) {
 			d = a - b; if (d < 0) d = -d
-			return d <= 0.011
+			return d <= a * 1e-3 + 0.011
 		}
 		if (a ~ /e/) {
 			# A variance: compared as a standard deviation, to
