@@ -14,6 +14,7 @@
 #include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
+#include "rec/dense.h"
 #include "tape.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -306,22 +307,31 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	struct mm_piece *pc;
 	uint32_t pid, tid, session, off;
 	uint64_t seq;
-	size_t len;
+	size_t len, dlen;
+	ssize_t n;
 
 	pid = wire_get_u32(msg);
 	tid = wire_get_u32(msg);
 	seq = wire_get_u64(msg);
 	session = wire_get_u32(msg);
 	off = wire_get_u32(msg);
-	len = wire_rd_left(msg);
-	if (len == 0 ||
-	    rec_valid_prefix(msg->p + msg->off, len) != len ||
-	    c->batch_bytes + len > MM_BATCH_MAX || off > WIRE_CHUNK_MAX ||
+	/* The records come dense (doc/protocol.md, DATA): decoded here
+	 * into the bytes of the chunk, which the rest works on. */
+	dlen = wire_rd_left(msg);
+	if ((n = rec_dense_len(msg->p + msg->off, dlen)) <= 0)
+		return -1;
+	len = (size_t)n;
+	if (c->batch_bytes + len > MM_BATCH_MAX || off > WIRE_CHUNK_MAX ||
 	    len > WIRE_CHUNK_MAX - off)
 		return -1;
 	pc = malloc(sizeof *pc + len);
 	if (pc == NULL)
 		return -1;
+	if (rec_dense_decode(msg->p + msg->off, dlen, pc->data, len) !=
+	    (ssize_t)len) {
+		free(pc);
+		return -1;
+	}
 	pc->pid = pid;
 	pc->tid = tid;
 	pc->session = session;
@@ -330,7 +340,6 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	pc->off = off;
 	pc->seg_id = c->seg_id;
 	pc->next = NULL;
-	memcpy(pc->data, msg->p + msg->off, len);
 	*c->batch_tail = pc;
 	c->batch_tail = &pc->next;
 	c->batch_bytes += len;

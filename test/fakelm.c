@@ -173,13 +173,9 @@ data(uint64_t seq, const unsigned char *rec, size_t len)
 	struct wire_wr w;
 
 	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, PID);
-	wire_put_u32(&w, TID);
-	wire_put_u64(&w, seq);
-	wire_put_u32(&w, 1);		/* session */
-	wire_put_u32(&w, 0);		/* off */
-	wire_put_bytes(&w, rec, len);
-	return msg(WIRE_DATA, buf, w.len);
+	/* session 1, off 0 */
+	wire_put_data(&w, PID, TID, seq, 1, 0, rec, len);
+	return w.err ? -1 : msg(WIRE_DATA, buf, w.len);
 }
 
 static int
