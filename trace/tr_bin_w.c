@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* tr_bin_w.c: writing the binary trace format (doc/formats.md section 3):
- * the magic, then frames: meta lines (L), records (R) and pieces of
- * in-memory records (P), written without decoding. */
+ * the magic, then frames: meta lines (L), records (R) and dense pieces of
+ * in-memory records (D). */
 #include <errno.h>
 #include <string.h>
 
 #include "tr_int.h"
+#include "rec/dense.h"
 
 static char *
 b_u64(char *d, const char *lim, uint64_t v)
@@ -167,41 +168,49 @@ bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 	return 0;
 }
 
+/* Records go in dense pieces (D frames, doc/formats.md section 3): the
+ * run of section 2.6 after the thread, as many records a frame as fit. */
 static int
 bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	  const void *recs, size_t len)
 {
 	const char *p = recs, *lim;
+	struct rec_dense_enc e;
 	struct rec_hdr h;
 	size_t off = 0, start, n;
 	uint64_t foff;
 	char *d;
 
-	/* One frame per run of records that fits in a line's room. */
+	if (rec_valid_prefix(recs, len) != len) {
+		errno = EINVAL;
+		return -1;
+	}
 	while (off < len) {
 		foff = w->out + w->len;
-		if ((d = fbegin(w, &lim, 'P')) == NULL)
+		if ((d = fbegin(w, &lim, 'D')) == NULL)
 			return fend(w, NULL);
 		d = b_u32(d, lim, node);
 		d = b_u32(d, lim, pid);
 		d = b_u32(d, lim, tid);
-		start = off;
-		for (n = 0; off + sizeof h <= len; n++) {
-			memcpy(&h, p + off, sizeof h);
-			if (h.len < sizeof h || h.len > len - off) {
-				errno = EINVAL;
-				return -1;
-			}
-			if ((size_t)(lim - d) < off + h.len - start)
-				break;
-			off += h.len;
-		}
-		if (n == 0 || d == NULL) {
+		memcpy(&h, p + off, sizeof h);
+		if (d == NULL || lim - d < REC_DENSE_BASE) {
 			errno = EMSGSIZE;
 			return -1;
 		}
-		memcpy(d, p + start, off - start);
-		if (fend(w, d + (off - start)) != 0)
+		d += rec_dense_begin(&e, d, h.ts);
+		start = off;
+		for (n = 0; off < len; n++) {
+			memcpy(&h, p + off, sizeof h);
+			if ((size_t)(lim - d) < (size_t)h.len + 4)
+				break;
+			d += rec_dense_put(&e, p + off, h.len, d);
+			off += h.len;
+		}
+		if (n == 0) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		if (fend(w, d) != 0)
 			return -1;
 		w->records += n;
 		if (w->sum != NULL)
