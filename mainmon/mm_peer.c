@@ -304,7 +304,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 static int
 mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 {
-	struct mm_piece *pc;
+	struct mm_piece *pc, *pn;
 	uint32_t pid, tid, session, off;
 	uint64_t seq;
 	size_t len, dlen;
@@ -315,23 +315,25 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	seq = wire_get_u64(msg);
 	session = wire_get_u32(msg);
 	off = wire_get_u32(msg);
-	/* The records come dense (doc/protocol.md, DATA): decoded here
-	 * into the bytes of the chunk, which the rest works on. */
+	/* The records come dense (doc/protocol.md, DATA): decoded here,
+	 * in one pass, into the bytes of the chunk, which the rest works
+	 * on.  Room for the most they can be; two ints a record fill it. */
 	dlen = wire_rd_left(msg);
-	if ((n = rec_dense_len(msg->p + msg->off, dlen)) <= 0)
+	if (dlen > REC_DENSE_MAX(WIRE_CHUNK_MAX))
 		return -1;
+	if ((pc = malloc(sizeof *pc + REC_DENSE_OUT_MAX(dlen))) == NULL)
+		return -1;
+	n = rec_dense_decode(msg->p + msg->off, dlen, pc->data,
+	    REC_DENSE_OUT_MAX(dlen));
 	len = (size_t)n;
-	if (c->batch_bytes + len > MM_BATCH_MAX || off > WIRE_CHUNK_MAX ||
-	    len > WIRE_CHUNK_MAX - off)
-		return -1;
-	pc = malloc(sizeof *pc + len);
-	if (pc == NULL)
-		return -1;
-	if (rec_dense_decode(msg->p + msg->off, dlen, pc->data, len) !=
-	    (ssize_t)len) {
+	if (n <= 0 || c->batch_bytes + len > MM_BATCH_MAX ||
+	    off > WIRE_CHUNK_MAX || len > WIRE_CHUNK_MAX - off) {
 		free(pc);
 		return -1;
 	}
+	if (len < REC_DENSE_OUT_MAX(dlen) &&
+	    (pn = realloc(pc, sizeof *pc + len)) != NULL)
+		pc = pn;
 	pc->pid = pid;
 	pc->tid = tid;
 	pc->session = session;

@@ -175,16 +175,11 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	  const void *recs, size_t len)
 {
 	const char *p = recs, *lim;
-	struct rec_dense_enc e;
-	struct rec_hdr h;
-	size_t off = 0, start, n;
+	size_t off = 0, used, nrec;
 	uint64_t foff;
+	ssize_t n;
 	char *d;
 
-	if (rec_valid_prefix(recs, len) != len) {
-		errno = EINVAL;
-		return -1;
-	}
 	while (off < len) {
 		foff = w->out + w->len;
 		if ((d = fbegin(w, &lim, 'D')) == NULL)
@@ -192,30 +187,22 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		d = b_u32(d, lim, node);
 		d = b_u32(d, lim, pid);
 		d = b_u32(d, lim, tid);
-		memcpy(&h, p + off, sizeof h);
-		if (d == NULL || lim - d < REC_DENSE_BASE) {
+		if (d == NULL)
+			return fend(w, NULL);
+		n = rec_dense_encode_part(p + off, len - off, d,
+		    (size_t)(lim - d), &used, &nrec);
+		if (n < 0)
+			return -1;
+		if (used == 0) {
 			errno = EMSGSIZE;
 			return -1;
 		}
-		d += rec_dense_begin(&e, d, h.ts);
-		start = off;
-		for (n = 0; off < len; n++) {
-			memcpy(&h, p + off, sizeof h);
-			if ((size_t)(lim - d) < (size_t)h.len + 4)
-				break;
-			d += rec_dense_put(&e, p + off, h.len, d);
-			off += h.len;
-		}
-		if (n == 0) {
-			errno = EMSGSIZE;
+		if (fend(w, d + n) != 0)
 			return -1;
-		}
-		if (fend(w, d) != 0)
-			return -1;
-		w->records += n;
+		w->records += nrec;
 		if (w->sum != NULL)
-			tw_sum_piece(w, foff, node, pid, tid, p + start,
-			    off - start);
+			tw_sum_piece(w, foff, node, pid, tid, p + off, used);
+		off += used;
 	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* dense.c: encoding runs of records densely and back (dense.h). */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "rec.h"
@@ -34,14 +35,14 @@ rec_dense_begin(struct rec_dense_enc *e, void *out, uint64_t base)
 	return REC_DENSE_BASE;
 }
 
-size_t
-rec_dense_put(struct rec_dense_enc *e, const void *rec, size_t len,
-	      void *out)
+/* rec_dense_put's work, inlined in the loops below. */
+static inline size_t
+put_one(struct rec_dense_enc *e, const unsigned char *r, size_t len,
+	unsigned char *o)
 {
-	const unsigned char *r = rec;
-	unsigned char *o = out;
 	struct rec_hdr h;
-	uint32_t ebias, lo, hi, sok = 1, zok = 1;
+	uint64_t v;
+	uint32_t ebias, sok = 1, zok = 1;
 	int64_t d;
 	size_t i, n;
 
@@ -49,14 +50,13 @@ rec_dense_put(struct rec_dense_enc *e, const void *rec, size_t len,
 	n = (len - sizeof h) / 8;
 	d = (int64_t)(h.ts - e->prev);
 	ebias = (uint32_t)h.eid + REC_EID_BIAS;
-	if (n <= 15 && h.cls < 16 && h.attr < 16 && ebias < EID_LIMIT &&
+	if (n <= 15 && (h.cls | h.attr) < 16 && ebias < EID_LIMIT &&
 	    d >= INT32_MIN && d <= INT32_MAX) {
 		for (i = 0; i < n; i++) {
-			lo = ld32(r + 16 + 8 * i);
-			hi = ld32(r + 20 + 8 * i);
-			sok &= hi == (uint32_t)-(int32_t)(lo >> 31);
-			zok &= hi == 0;
-			st32(o + 8 + 4 * i, lo);
+			memcpy(&v, r + 16 + 8 * i, 8);
+			sok &= (int64_t)v == (int32_t)(uint32_t)v;
+			zok &= (v >> 32) == 0;
+			st32(o + 8 + 4 * i, (uint32_t)v);
 		}
 		if (sok | zok) {
 			st32(o, (sok ? FORM_SIGNED : FORM_UNSIGNED) |
@@ -73,35 +73,68 @@ rec_dense_put(struct rec_dense_enc *e, const void *rec, size_t len,
 	return 4 + len;
 }
 
+size_t
+rec_dense_put(struct rec_dense_enc *e, const void *rec, size_t len,
+	      void *out)
+{
+	return put_one(e, rec, len, out);
+}
+
 ssize_t
-rec_dense_encode(const void *recs, size_t len, void *out, size_t cap)
+rec_dense_encode_part(const void *recs, size_t len, void *out, size_t cap,
+		      size_t *used, size_t *nrec)
 {
 	const unsigned char *p = recs;
 	unsigned char *o = out;
 	struct rec_dense_enc e;
-	struct rec_hdr h;
-	size_t off = 0, pos;
+	uint64_t ts = 0;
+	size_t off = 0, pos, k = 0;
+	uint16_t rl;
 
-	if (rec_valid_prefix(recs, len) != len) {
-		errno = EINVAL;
-		return -1;
-	}
+	*used = 0;
+	if (nrec != NULL)
+		*nrec = 0;
 	if (cap < REC_DENSE_BASE) {
 		errno = EMSGSIZE;
 		return -1;
 	}
-	memcpy(&h, p, len >= sizeof h ? sizeof h : 0);
-	pos = rec_dense_begin(&e, o, len >= sizeof h ? h.ts : 0);
+	if (len >= sizeof(struct rec_hdr))
+		memcpy(&ts, p + offsetof(struct rec_hdr, ts), 8);
+	pos = rec_dense_begin(&e, o, ts);
 	while (off < len) {
-		memcpy(&h, p + off, sizeof h);
-		if (cap - pos < (size_t)h.len + 4) {
-			errno = EMSGSIZE;
-			return -1;
-		}
-		pos += rec_dense_put(&e, p + off, h.len, o + pos);
-		off += h.len;
+		if (len - off < sizeof(struct rec_hdr))
+			goto bad;
+		memcpy(&rl, p + off, 2);
+		if (rl < sizeof(struct rec_hdr) || rl % REC_ALIGN != 0 ||
+		    rl > REC_MAX || rl > len - off)
+			goto bad;
+		if (cap - pos < (size_t)rl + 4)
+			break;
+		pos += put_one(&e, p + off, rl, o + pos);
+		off += rl;
+		k++;
 	}
+	*used = off;
+	if (nrec != NULL)
+		*nrec = k;
 	return (ssize_t)pos;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+ssize_t
+rec_dense_encode(const void *recs, size_t len, void *out, size_t cap)
+{
+	size_t used;
+	ssize_t n;
+
+	n = rec_dense_encode_part(recs, len, out, cap, &used, NULL);
+	if (n >= 0 && used != len) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	return n;
 }
 
 /* Walks in[0..n); with out, decodes into out[0..cap).  Returns the
@@ -110,10 +143,10 @@ static ssize_t
 walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
 {
 	size_t pos = REC_DENSE_BASE, olen = 0, ns, i;
-	uint64_t prev;
-	uint32_t w, v;
+	uint64_t prev, v;
+	uint32_t w;
 	struct rec_hdr h;
-	uint16_t rlen;
+	unsigned char *o;
 
 	if (n < REC_DENSE_BASE)
 		return -1;
@@ -122,54 +155,52 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
 		if (n - pos < 4)
 			return -1;
 		w = ld32(in + pos);
-		switch (w & 3) {
-		case FORM_SIGNED:
-		case FORM_UNSIGNED:
+		if ((w & 2) == 0) {	/* short, either form */
 			ns = (w >> 2) & 15;
 			if (n - pos < 8 + 4 * ns)
 				return -1;
-			rlen = (uint16_t)(16 + 8 * ns);
 			prev += (uint64_t)(int64_t)(int32_t)ld32(in + pos + 4);
 			if (out != NULL) {
-				if (cap - olen < rlen)
+				if (cap - olen < 16 + 8 * ns)
 					return -1;
-				h.len = rlen;
+				o = out + olen;
+				h.len = (uint16_t)(16 + 8 * ns);
 				h.cls = (uint8_t)((w >> 6) & 15);
 				h.attr = (uint8_t)((w >> 10) & 15);
 				h.eid = (int32_t)(w >> EID_SHIFT) -
 				    REC_EID_BIAS;
 				h.ts = prev;
-				memcpy(out + olen, &h, sizeof h);
-				for (i = 0; i < ns; i++) {
-					v = ld32(in + pos + 8 + 4 * i);
-					st32(out + olen + 16 + 8 * i, v);
-					st32(out + olen + 20 + 8 * i,
-					    (w & 3) == FORM_SIGNED ?
-					    (uint32_t)-(int32_t)(v >> 31) : 0);
-				}
+				memcpy(o, &h, sizeof h);
+				if ((w & 3) == FORM_SIGNED)
+					for (i = 0; i < ns; i++) {
+						v = (uint64_t)(int64_t)(int32_t)
+						    ld32(in + pos + 8 + 4 * i);
+						memcpy(o + 16 + 8 * i, &v, 8);
+					}
+				else
+					for (i = 0; i < ns; i++) {
+						v = ld32(in + pos + 8 + 4 * i);
+						memcpy(o + 16 + 8 * i, &v, 8);
+					}
 			}
 			pos += 8 + 4 * ns;
-			olen += rlen;
-			break;
-		case FORM_LONG:
-			if (w != FORM_LONG || n - pos - 4 < sizeof h)
-				return -1;
-			memcpy(&h, in + pos + 4, sizeof h);
-			if (h.len < sizeof h || h.len % REC_ALIGN != 0 ||
-			    h.len > REC_MAX || h.len > n - pos - 4)
-				return -1;
-			if (out != NULL) {
-				if (cap - olen < h.len)
-					return -1;
-				memcpy(out + olen, in + pos + 4, h.len);
-			}
-			prev = h.ts;
-			pos += 4 + h.len;
-			olen += h.len;
-			break;
-		default:
-			return -1;
+			olen += 16 + 8 * ns;
+			continue;
 		}
+		if (w != FORM_LONG || n - pos - 4 < sizeof h)
+			return -1;
+		memcpy(&h, in + pos + 4, sizeof h);
+		if (h.len < sizeof h || h.len % REC_ALIGN != 0 ||
+		    h.len > REC_MAX || h.len > n - pos - 4)
+			return -1;
+		if (out != NULL) {
+			if (cap - olen < h.len)
+				return -1;
+			memcpy(out + olen, in + pos + 4, h.len);
+		}
+		prev = h.ts;
+		pos += 4 + h.len;
+		olen += h.len;
 	}
 	return (ssize_t)olen;
 }

@@ -57,6 +57,17 @@ size_t rec_dense_put(struct rec_dense_enc *e, const void *rec, size_t len,
 ssize_t rec_dense_encode(const void *recs, size_t len, void *out,
 			 size_t cap);
 
+/*
+ * The same for the records at the start of recs[0..len) that fit in
+ * out[0..cap): stops before the first record that might not fit (one of
+ * len bytes needs len + 4).  Returns the run's length, in *used the
+ * bytes of records it holds and in *nrec (if not NULL) their number, or
+ * -1 (EINVAL: a malformed record, checked as rec_valid_prefix does;
+ * EMSGSIZE: cap below REC_DENSE_BASE).
+ */
+ssize_t rec_dense_encode_part(const void *recs, size_t len, void *out,
+			      size_t cap, size_t *used, size_t *nrec);
+
 /* The length the dense run in[0..n) (untrusted) decodes to, or -1 if it
  * is malformed (cut short, a bad form, a long record of a bad length). */
 ssize_t rec_dense_len(const void *in, size_t n);
