@@ -14,7 +14,8 @@ put(unsigned char *b, size_t *off, uint8_t cls, uint8_t attr, int32_t eid,
     uint64_t ts, const uint64_t *s, unsigned n)
 {
 	rec_put_hdr(b + *off, 16 + 8 * n, cls, attr, eid, ts);
-	memcpy(b + *off + 16, s, 8 * n);
+	if (n > 0)
+		memcpy(b + *off + 16, s, 8 * n);
 	*off += 16 + 8 * n;
 }
 
