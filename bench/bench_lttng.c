@@ -209,6 +209,27 @@ cpu_ns(int pid)
 	return (ut + st) * (1000000000ull / (unsigned long long)tck);
 }
 
+/* The bytes pid has written with write(2) and the like (/proc/PID/io
+ * wchar): for a Local Monitor, what it sent mainmon (and its log). */
+static uint64_t
+wchar(int pid)
+{
+	char path[64], line[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/io", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "wchar: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 /* The pid of the Local Monitor of GRM_RUNDIR (its lm-*.pid file). */
 static int
 lm_pid(void)
@@ -252,6 +273,8 @@ struct aglobal {
 	double		wall_ns;	/* barrier to barrier */
 	double		flush_ns;	/* GMI_Flush after a grm loop */
 	uint64_t	mm_cpu, lm_cpu;	/* ns over the run, flush included */
+	uint64_t	lm_bytes;	/* what the LM wrote over it; 0: not
+					   known */
 };
 static struct aglobal *aglob[NSYS];
 
@@ -279,7 +302,7 @@ static void *
 arun_thread(void *arg)
 {
 	struct athread *a = arg;
-	uint64_t t0, t1, w0 = 0, m0 = 0, l0 = 0;
+	uint64_t t0, t1, w0 = 0, m0 = 0, l0 = 0, b0 = 0;
 	int r, k, s, lm = a->id == 0 ? lm_pid() : 0;
 
 	for (r = 0; r < nruns; r++) {
@@ -290,6 +313,7 @@ arun_thread(void *arg)
 			if (a->id == 0) {
 				m0 = cpu_ns(mm_pid);
 				l0 = cpu_ns(lm);
+				b0 = wchar(lm);
 			}
 			pthread_barrier_wait(&sync_all);
 			t0 = now_ns();
@@ -316,6 +340,11 @@ arun_thread(void *arg)
 				aglob[s][r].mm_cpu = cpu_ns(mm_pid) - m0;
 				aglob[s][r].lm_cpu = lm != 0 ?
 				    cpu_ns(lm) - l0 : 0;
+				/* Flushed: the LM has sent the loop's
+				 * records (a run's first may count the
+				 * LM's start). */
+				aglob[s][r].lm_bytes = lm != 0 && b0 != 0 ?
+				    wchar(lm) - b0 : 0;
 			}
 		}
 	}
@@ -425,8 +454,17 @@ amortized(int nthreads)
 			for (r = 0; r < nruns; r++)
 				c[r] = (double)aglob[s][r].lm_cpu /
 				    ((double)nthreads * (double)nevents);
-			printf(", Local Monitor CPU %5.1f ns/record\n",
+			printf(", Local Monitor CPU %5.1f ns/record",
 			    median(c, (size_t)nruns));
+			for (k = 0, r = 0; r < nruns; r++)
+				if (aglob[s][r].lm_bytes != 0)
+					c[k++] = (double)aglob[s][r].lm_bytes /
+					    ((double)nthreads *
+					    (double)nevents);
+			if (k > 0)
+				printf(", Local Monitor wrote %.1f "
+				    "bytes/record", median(c, k));
+			printf("\n");
 		}
 	}
 	if (sys_mask == 3)

@@ -304,8 +304,11 @@ amort() {
 	echo "LTTng: ${discarded:-?} events discarded (channel statistics)"
 	got=$("$b/test/tcheck" "$out" eid=1 count)
 	lost=$("$b/test/tcheck" "$out" '#LOSS' sum count)
+	fb=$(wc -c < "$out")
 	echo "grm: $got records in the file of $want calls that returned" \
-	    "GRM_OK; ${lost:-0} counted lost (#LOSS); $(wc -c < "$out") bytes"
+	    "GRM_OK; ${lost:-0} counted lost (#LOSS); $fb bytes" \
+	    "($(awk -v b="$fb" -v n="$got" 'BEGIN { if (n > 0)
+	    printf "%.1f", b / n; else print "?" }') bytes/record)"
 	[ "$got" -eq "$want" ] || say "the file does not hold every call"
 	rm -f "$out"
 }

@@ -9,7 +9,7 @@
 #                  reproducers go (default: a temporary folder, removed
 #                  afterwards unless something was found)
 #   FUZZ_SECONDS   seconds per target (default 20); 0 only builds
-#   FUZZ_TARGETS   the targets to run (default: "tape rec seg seghdr wire
+#   FUZZ_TARGETS   the targets to run (default: "tape rec dense seg seghdr wire
 #                  elfsym plan sum");
 #                  seghdr is fuzz_seg with FUZZ_SEG_HOSTILE_HEADER=1)
 #   CC             the compiler (default: clang)
@@ -24,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 CC=${CC:-clang}
 secs=${FUZZ_SECONDS:-20}
-targets=${FUZZ_TARGETS:-tape rec seg seghdr wire elfsym plan sum}
+targets=${FUZZ_TARGETS:-tape rec dense seg seghdr wire elfsym plan sum}
 cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 	-D_GNU_SOURCE -std=gnu11 -Wall -Wextra -I$top/include -I$top/common -I$top/trace
 	${FUZZ_CFLAGS:-}"
@@ -77,13 +77,16 @@ mkdir -p "$out/logs" || exit 1
 for t in $targets; do
 	case $t in
 	tape)	src="$(cd "$top" && echo trace/*.c) common/rec/rec.c \
+		    common/rec/dense.c \
 		    common/util/hmap.c common/util/num.c"; libs=-lm ;;
 	rec)	src="common/rec/rec.c"; libs= ;;
+	dense)	src="common/rec/dense.c common/rec/rec.c"; libs= ;;
 	seg|seghdr)
 		t=seg
 		[ -x "$out/fuzz_seg" ] && continue
 		src="common/shm/seg.c common/rec/rec.c common/shm/stab.c"; libs= ;;
 	wire)	src="common/net/wire.c common/net/auth.c common/net/mmid.c \
+		    common/rec/dense.c common/rec/rec.c \
 		    common/util/sha256.c common/util/num.c"
 		libs= ;;
 	elfsym)	src="common/util/elfsym.c"; libs= ;;

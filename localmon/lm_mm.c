@@ -12,6 +12,7 @@
 #include "net/loop.h"
 #include "net/peer.h"
 #include "net/wire.h"
+#include "rec/dense.h"
 #include "rec/rec.h"
 #include "shm/stab.h"
 #include "util/clock.h"
@@ -244,29 +245,48 @@ ec_now(const struct lm_emit *ec)
 	return ec->now != 0 ? ec->now : clk_mono_ns();
 }
 
-/* The 24 bytes that start a DATA payload. */
-static void
-data_fields(unsigned char *p, uint32_t pid, uint32_t tid, uint32_t session,
-	    uint64_t seq, uint64_t off)
+/*
+ * A DATA message of len bytes of records, whole (header included, dense
+ * records: doc/protocol.md 1.6), in a buffer of the LM's that the next
+ * call reuses.  NULL if the records are malformed or no memory.
+ */
+static unsigned char *
+data_msg(uint32_t pid, uint32_t tid, uint32_t session, uint64_t seq,
+	 uint64_t off, const void *data, size_t len, size_t *mlen)
 {
+	static unsigned char *buf;
+	static size_t cap;
+	size_t need = WIRE_HDR + WIRE_DATA_FIELDS + REC_DENSE_MAX(len);
 	struct wire_wr w;
+	unsigned char *nb;
 
-	wire_wr_init(&w, p, 24);
-	wire_put_u32(&w, pid);
-	wire_put_u32(&w, tid);
-	wire_put_u64(&w, seq);
-	wire_put_u32(&w, session);
-	wire_put_u32(&w, (uint32_t)off);
+	if (need > cap) {
+		if ((nb = realloc(buf, need)) == NULL)
+			return NULL;
+		buf = nb;
+		cap = need;
+	}
+	wire_wr_init(&w, buf + WIRE_HDR, cap - WIRE_HDR);
+	wire_put_data(&w, pid, tid, seq, session, (uint32_t)off, data, len);
+	if (w.err || w.len > WIRE_MAX)
+		return NULL;
+	wire_header(buf, WIRE_DATA, (uint32_t)w.len);
+	*mlen = WIRE_HDR + w.len;
+	return buf;
 }
 
 int
 lm_send_data(struct lm *lm, uint32_t pid, uint32_t tid, uint32_t session,
 	     uint64_t seq, uint64_t off, const void *data, size_t len)
 {
-	unsigned char f[24];
+	unsigned char *m;
+	size_t mlen;
 
-	data_fields(f, pid, tid, session, seq, off);
-	return peer_send(lm->mm, WIRE_DATA, f, sizeof f, data, len);
+	if ((m = data_msg(pid, tid, session, seq, off, data, len,
+	    &mlen)) == NULL)
+		return -1;
+	return peer_send(lm->mm, WIRE_DATA, m + WIRE_HDR, mlen - WIRE_HDR,
+	    NULL, 0);
 }
 
 int
@@ -274,7 +294,8 @@ lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	   uint64_t seq, uint64_t off, const void *data, size_t len)
 {
 	struct lm_emit *ec = arg;
-	unsigned char hdr[WIRE_HDR + 24];
+	unsigned char *m;
+	size_t mlen;
 
 	if (ec->count) {
 		ec->events += rec_count_events(data, len);
@@ -284,13 +305,14 @@ lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	if (seq != 0)
 		lm_defs_note(ec->lm, pid, session, data, len);
 	if (ec->spill != NULL) {
-		if (evbuffer_get_length(ec->spill) + sizeof hdr + len >
-		    ec->room)
+		if ((m = data_msg(pid, tid, session, seq, off, data, len,
+		    &mlen)) == NULL) {
+			ec->err = 1;
 			return -1;
-		data_fields(hdr + WIRE_HDR, pid, tid, session, seq, off);
-		wire_header(hdr, WIRE_DATA, (uint32_t)(24 + len));
-		if (evbuffer_add(ec->spill, hdr, sizeof hdr) != 0 ||
-		    evbuffer_add(ec->spill, data, len) != 0) {
+		}
+		if (evbuffer_get_length(ec->spill) + mlen > ec->room)
+			return -1;
+		if (evbuffer_add(ec->spill, m, mlen) != 0) {
 			ec->err = 1;
 			return -1;
 		}

@@ -10,6 +10,7 @@
 #include "pv_replay.h"
 #include "net/peer.h"
 #include "net/wire.h"
+#include "rec/dense.h"
 #include "util/clock.h"
 
 int
@@ -38,25 +39,30 @@ proc_of(struct rp_node *n, uint32_t pid)
 static int
 send_piece(struct rp_node *n, struct rp_thr *t)
 {
+	size_t cap = WIRE_DATA_FIELDS + REC_DENSE_MAX(t->len);
+	unsigned char *m;
 	struct rp_proc *p;
 	struct wire_wr w;
+	int own, rc;
 
 	if (t->buf == NULL || t->len <= 24)
 		return 0;
 	if ((p = proc_of(n, t->pid)) == NULL)
 		return -1;
-	wire_wr_init(&w, t->buf, 24);
-	wire_put_u32(&w, t->pid);
-	wire_put_u32(&w, t->tid);
-	/* The LM's own loss records come from no chunk. */
-	wire_put_u64(&w, t->pid == 0 && t->tid == 0 ? 0 : ++p->seq);
-	wire_put_u32(&w, t->pid == 0 && t->tid == 0 ? 0 : t->session);
-	wire_put_u32(&w, 0);
-	if (peer_send(n->peer, WIRE_DATA, t->buf, t->len, NULL, 0) != 0) {
-		rp_fail(n->rp, "%s: cannot queue a message to mainmon", n->host,
-		    NULL);
+	if ((m = malloc(cap)) == NULL) {
+		rp_fail(n->rp, "%s: out of memory", n->host, NULL);
 		return -1;
 	}
+	/* The LM's own loss records come from no chunk.  The records go
+	 * dense, as an LM sends them. */
+	own = t->pid == 0 && t->tid == 0;
+	wire_wr_init(&w, m, cap);
+	wire_put_data(&w, t->pid, t->tid, own ? 0 : ++p->seq,
+	    own ? 0 : t->session, 0, t->buf + 24, t->len - 24);
+	rc = rp_send_msg(n, WIRE_DATA, &w);
+	free(m);
+	if (rc != 0)
+		return -1;
 	/* Memory for the threads that have records now only. */
 	free(t->buf);
 	t->buf = NULL;

@@ -22,11 +22,14 @@
  * else came first or nothing within 10 s, 2 on a usage or system error.
  *
  * With "bad KIND", after READY it sends one malformed message of the
- * global collection scheme, and exits 0 if mainmon then closes the
+ * global collection scheme (or DATA, below), and exits 0 if mainmon then closes the
  * connection within 10 s (answering pings meanwhile), 1 if not.  KIND:
  * full (more chunks free than the segment has), paused (time 0), resumed
  * (an unknown reason), short (PAUSED without its last field), extra
- * (RESUMED with a byte after its fields).
+ * (RESUMED with a byte after its fields); or a DATA whose records are
+ * not a well-formed dense run: dense-form (a record of form 3),
+ * dense-cut (a record's slots past the payload), dense-len (a record
+ * kept as it is, of a length not a multiple of 8).
  *
  * With "len TYPE short|long", it sends one message of TYPE (PONG, DATA,
  * DONE, PROC, BYE, SEGMENT, CONTROL_ACK, STATUS_REPLY, FULL, PAUSED,
@@ -173,13 +176,9 @@ data(uint64_t seq, const unsigned char *rec, size_t len)
 	struct wire_wr w;
 
 	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, PID);
-	wire_put_u32(&w, TID);
-	wire_put_u64(&w, seq);
-	wire_put_u32(&w, 1);		/* session */
-	wire_put_u32(&w, 0);		/* off */
-	wire_put_bytes(&w, rec, len);
-	return msg(WIRE_DATA, buf, w.len);
+	/* session 1, off 0 */
+	wire_put_data(&w, PID, TID, seq, 1, 0, rec, len);
+	return w.err ? -1 : msg(WIRE_DATA, buf, w.len);
 }
 
 static int
@@ -199,6 +198,7 @@ done(uint64_t below)
 static int
 bad(const char *kind)
 {
+	static const unsigned char zero[22];
 	unsigned char buf[64];
 	struct wire_wr w;
 	uint16_t type;
@@ -224,6 +224,31 @@ bad(const char *kind)
 		wire_put_u64(&w, clk_mono_ns());
 		if (kind[0] == 'e')
 			wire_put_bytes(&w, "", 1);
+	} else if (strncmp(kind, "dense-", 6) == 0) {
+		/* DATA whose records are not a well-formed dense run
+		 * (doc/formats.md 2.6): form 3; a short record of 2 slots
+		 * with one; a record kept as it is whose len is not a
+		 * multiple of 8. */
+		type = WIRE_DATA;
+		wire_put_u32(&w, PID);
+		wire_put_u32(&w, TID);
+		wire_put_u64(&w, 1);
+		wire_put_u32(&w, 1);
+		wire_put_u32(&w, 0);
+		wire_put_u64(&w, clk_mono_ns());
+		if (strcmp(kind, "dense-form") == 0) {
+			wire_put_u32(&w, 3);
+			wire_put_u32(&w, 0);
+		} else if (strcmp(kind, "dense-cut") == 0) {
+			wire_put_u32(&w, 2u << 2 | 8u << 6 | 65u << 14);
+			wire_put_u32(&w, 0);
+			wire_put_u32(&w, 7);
+		} else if (strcmp(kind, "dense-len") == 0) {
+			wire_put_u32(&w, 2);
+			wire_put_u16(&w, 20);		/* not 8-aligned */
+			wire_put_bytes(&w, zero, 22);
+		} else
+			return -1;
 	} else
 		return -1;
 	return msg(type, buf, w.len);

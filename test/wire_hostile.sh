@@ -6,7 +6,8 @@
 # after a good handshake, connections that say nothing or stop in the
 # middle of the handshake, and more of those than mainmon lets wait
 # (test/wirefuzz.c does each), and every message type one byte too short or
-# too long (test/fakelm.c, wirefuzz.c): every one must be closed, with a
+# too long, and DATA whose records are no well-formed dense run
+# (test/fakelm.c, wirefuzz.c): every one must be closed, with a
 # line in mainmon's log saying why, and nothing of it acted upon; mainmon
 # must keep serving the workload, whose events must all reach the file,
 # once each and in order.  The same for localmon, facing a main monitor
@@ -73,6 +74,11 @@ for t in PONG DATA DONE PROC BYE SEGMENT CONTROL_ACK STATUS_REPLY FULL \
 		hitc "$t $k" "(LM [0-9]* on fakelm): closing connection: bad or unexpected message: $t (" \
 		    "$B/test/fakelm" "$MM_ID" len $t $k
 	done
+done
+# DATA whose records are not a well-formed dense run: closed the same way.
+for k in dense-form dense-cut dense-len; do
+	hitc "DATA $k" "(LM [0-9]* on fakelm): closing connection: bad or unexpected message: DATA (" \
+	    "$B/test/fakelm" "$MM_ID" bad $k
 done
 for k in short long; do
 	pat="bad or unexpected message: HELLO ("

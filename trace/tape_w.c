@@ -339,7 +339,8 @@ tape_open_fmt(const char *path, int fmt, const char *mm_id,
 			goto fail;
 		sum_init(w->sum);
 	}
-	v[0] = rec_fu(TAPE_VERSION);
+	v[0] = rec_fu(fmt != TAPE_FMT_BIN ? TAPE_VERSION :
+	    TAPE_BIN_VERSION);
 	if ((w->ops->open != NULL && w->ops->open(w) != 0) ||
 	    meta(w, TR_M_HEADER, v, 1) != 0)
 		goto fail;

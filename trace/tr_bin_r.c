@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* tr_bin_r.c: reading the binary trace format (doc/formats.md section 3):
- * frames of meta lines (L), records (R) and pieces of in-memory records
- * (P).  The input is hostile: every length is checked. */
+ * frames of meta lines (L), records (R), dense pieces of records (D) and
+ * the pieces of records as they are of version 2 (P).  The input is
+ * hostile: every length is checked. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "tr_int.h"
+#include "rec/dense.h"
 
 /* The piece being read: records left at pp..pe, of thread (node, pid,
  * tid). */
@@ -15,6 +17,7 @@ struct bin_r {
 	const char	*pp;
 	const char	*pe;
 	uint32_t	node, pid, tid;
+	char		*dbuf;	/* a dense piece's records, decoded */
 };
 
 static uint64_t
@@ -174,6 +177,30 @@ piece_record(struct tape_r *r, struct bin_r *b, struct tape_ev *ev)
 	return 1;
 }
 
+/* A dense piece (D) of len bytes at p: its records decoded into b->dbuf,
+ * then read as a P frame's.  0, -1. */
+static int
+dense_piece(struct tape_r *r, struct bin_r *b, const char *p, size_t len)
+{
+	ssize_t n;
+
+	if (len < 12 + REC_DENSE_BASE + 8)
+		return tr_fail(r, "dense piece: %zu bytes", len);
+	if (b->dbuf == NULL &&
+	    (b->dbuf = malloc(REC_DENSE_OUT_MAX(TAPE_LINE_MAX))) == NULL)
+		return tr_fail(r, "out of memory");
+	n = rec_dense_decode(p + 12, len - 12, b->dbuf,
+	    REC_DENSE_OUT_MAX(TAPE_LINE_MAX));
+	if (n <= 0)
+		return tr_fail(r, "dense piece: malformed");
+	b->node = ld32(p);
+	b->pid = ld32(p + 4);
+	b->tid = ld32(p + 8);
+	b->pp = b->dbuf;
+	b->pe = b->dbuf + n;
+	return 0;
+}
+
 /*
  * Reads one frame: 1 with ev (a record, or a meta line asked for), 0 if it
  * gave nothing to return (a piece is then open at b->pp), -1; the end of
@@ -204,6 +231,8 @@ frame(struct tape_r *r, struct bin_r *b, struct tape_ev *ev)
 		b->pp = p + 12;
 		b->pe = p + len;
 		return 0;
+	case 'D':
+		return dense_piece(r, b, p, len);
 	default:
 		return 0;	/* a kind this reader does not know */
 	}
@@ -251,7 +280,9 @@ peek(struct tape_r *r, char *kind, uint32_t *len, uint64_t *ts)
 	if (*len > TAPE_LINE_MAX - 5)
 		return tr_fail(r, "frame of %lu bytes (at most %d)",
 		    (unsigned long)*len, TAPE_LINE_MAX - 5);
-	at = *kind == 'R' ? 5 : *kind == 'P' ? 5 + 12 + 8 : 0;
+	/* A dense piece's base is its first record's time. */
+	at = *kind == 'R' ? 5 : *kind == 'P' ? 5 + 12 + 8 :
+	    *kind == 'D' ? 5 + 12 : 0;
 	if (at == 0 || *len < at + 8 - 5)
 		return 1;
 	if ((rc = tr_fill_few(r, at + 8)) < 0)
@@ -284,6 +315,8 @@ past_end(struct tape_r *r, uint64_t n)
  * may redefine what the piece's records are read with).  Meta lines are
  * returned as bin_next returns them.
  */
+#define PIECE_OR_RECORD(k)	((k) == 'R' || (k) == 'P' || (k) == 'D')
+
 static int
 bin_skip(struct tape_r *r, uint64_t ts, struct tape_ev *ev)
 {
@@ -308,7 +341,7 @@ bin_skip(struct tape_r *r, uint64_t ts, struct tape_ev *ev)
 			return bin_next(r, ev);
 		if ((rc = peek(r, &kind, &len, &fts)) < 0)
 			return -1;
-		if (back && (rc == 0 || (kind != 'R' && kind != 'P') ||
+		if (back && (rc == 0 || !PIECE_OR_RECORD(kind) ||
 		    fts >= ts)) {
 			/* Read the remembered piece after all. */
 			if (tr_goto(r, prev) != 0)
@@ -321,9 +354,9 @@ bin_skip(struct tape_r *r, uint64_t ts, struct tape_ev *ev)
 		}
 		if (rc == 0)
 			return 0;
-		if ((kind == 'R' || kind == 'P') && fts < ts &&
+		if (PIECE_OR_RECORD(kind) && fts < ts &&
 		    !past_end(r, 5 + (uint64_t)len)) {
-			if (kind == 'P') {
+			if (kind != 'R') {
 				prev = tr_tell(r);
 				prevline = r->lineno;
 				back = 1;
@@ -356,6 +389,10 @@ tr_bin_at(struct tape_r *r, uint64_t off)
 static void
 bin_free(struct tape_r *r)
 {
+	struct bin_r *b = r->priv;
+
+	if (b != NULL)
+		free(b->dbuf);
 	free(r->priv);
 	r->priv = NULL;
 }
@@ -379,7 +416,8 @@ tr_bin_open(struct tape_r *r, const char **why)
 	c = (struct cur){ line, line + len, NULL, &bin_fields };
 	if (get1(r, &c, 't', &k) != 0 ||
 	    tr_schema_find(k.v.s.p, k.v.s.len) != TR_M_HEADER ||
-	    get1(r, &c, 'u', &v) != 0 || v.v.u < 1 || v.v.u > TAPE_VERSION)
+	    get1(r, &c, 'u', &v) != 0 || v.v.u < 1 ||
+	    v.v.u > TAPE_BIN_VERSION)
 		return -1;
 	if ((r->priv = calloc(1, sizeof(struct bin_r))) == NULL) {
 		*why = "out of memory";

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* tr_bin_w.c: writing the binary trace format (doc/formats.md section 3):
- * the magic, then frames: meta lines (L), records (R) and pieces of
- * in-memory records (P), written without decoding. */
+ * the magic, then frames: meta lines (L), records (R) and dense pieces of
+ * in-memory records (D). */
 #include <errno.h>
 #include <string.h>
 
 #include "tr_int.h"
+#include "rec/dense.h"
 
 static char *
 b_u64(char *d, const char *lim, uint64_t v)
@@ -167,46 +168,41 @@ bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 	return 0;
 }
 
+/* Records go in dense pieces (D frames, doc/formats.md section 3): the
+ * run of section 2.6 after the thread, as many records a frame as fit. */
 static int
 bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	  const void *recs, size_t len)
 {
 	const char *p = recs, *lim;
-	struct rec_hdr h;
-	size_t off = 0, start, n;
+	size_t off = 0, used, nrec;
 	uint64_t foff;
+	ssize_t n;
 	char *d;
 
-	/* One frame per run of records that fits in a line's room. */
 	while (off < len) {
 		foff = w->out + w->len;
-		if ((d = fbegin(w, &lim, 'P')) == NULL)
+		if ((d = fbegin(w, &lim, 'D')) == NULL)
 			return fend(w, NULL);
 		d = b_u32(d, lim, node);
 		d = b_u32(d, lim, pid);
 		d = b_u32(d, lim, tid);
-		start = off;
-		for (n = 0; off + sizeof h <= len; n++) {
-			memcpy(&h, p + off, sizeof h);
-			if (h.len < sizeof h || h.len > len - off) {
-				errno = EINVAL;
-				return -1;
-			}
-			if ((size_t)(lim - d) < off + h.len - start)
-				break;
-			off += h.len;
-		}
-		if (n == 0 || d == NULL) {
+		if (d == NULL)
+			return fend(w, NULL);
+		n = rec_dense_encode_part(p + off, len - off, d,
+		    (size_t)(lim - d), &used, &nrec);
+		if (n < 0)
+			return -1;
+		if (used == 0) {
 			errno = EMSGSIZE;
 			return -1;
 		}
-		memcpy(d, p + start, off - start);
-		if (fend(w, d + (off - start)) != 0)
+		if (fend(w, d + n) != 0)
 			return -1;
-		w->records += n;
+		w->records += nrec;
 		if (w->sum != NULL)
-			tw_sum_piece(w, foff, node, pid, tid, p + start,
-			    off - start);
+			tw_sum_piece(w, foff, node, pid, tid, p + off, used);
+		off += used;
 	}
 	return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "net/wire.h"
+#include "rec/dense.h"
 
 void
 wire_wr_init(struct wire_wr *w, void *buf, size_t cap)
@@ -53,6 +54,26 @@ void
 wire_put_u64(struct wire_wr *w, uint64_t v)
 {
 	put_le(w, v, 8);
+}
+
+void
+wire_put_data(struct wire_wr *w, uint32_t pid, uint32_t tid, uint64_t seq,
+	      uint32_t session, uint32_t off, const void *recs, size_t len)
+{
+	ssize_t n;
+
+	wire_put_u32(w, pid);
+	wire_put_u32(w, tid);
+	wire_put_u64(w, seq);
+	wire_put_u32(w, session);
+	wire_put_u32(w, off);
+	if (w->err)
+		return;
+	n = rec_dense_encode(recs, len, w->p + w->len, w->cap - w->len);
+	if (n < 0)
+		w->err = 1;
+	else
+		w->len += (size_t)n;
 }
 
 static void

@@ -22,7 +22,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	6
+#define WIRE_VERSION	7
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -242,6 +242,18 @@ void wire_put_str(struct wire_wr *w, const char *s);
 void wire_put_status(struct wire_wr *w, uint32_t round,
     const struct wire_status *st, const char *cpus);
 void wire_put_text(struct wire_wr *w, const char *s);
+
+/*
+ * A DATA payload: pid, tid, seq, session, off (WIRE_DATA_FIELDS bytes),
+ * then the records recs[0..len) (whole, well formed) as one dense run
+ * (rec/dense.h), into w, which needs room for
+ * WIRE_DATA_FIELDS + REC_DENSE_MAX(len) bytes; w->err is set if it has
+ * not, or if a record is malformed.
+ */
+#define WIRE_DATA_FIELDS	24
+void wire_put_data(struct wire_wr *w, uint32_t pid, uint32_t tid,
+    uint64_t seq, uint32_t session, uint32_t off, const void *recs,
+    size_t len);
 
 /* Writes a header for a payload of len bytes into buf[WIRE_HDR]. */
 void wire_header(void *buf, uint16_t type, uint32_t len);

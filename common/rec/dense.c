@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* dense.c: encoding runs of records densely and back (dense.h). */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "rec.h"
+#include "dense.h"
+
+enum { FORM_SIGNED = 0, FORM_UNSIGNED = 1, FORM_LONG = 2 };
+
+#define EID_SHIFT	14
+#define EID_LIMIT	(1u << 18)
+
+static inline uint32_t
+ld32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline void
+st32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+size_t
+rec_dense_begin(struct rec_dense_enc *e, void *out, uint64_t base)
+{
+	e->prev = base;
+	memcpy(out, &base, 8);
+	return REC_DENSE_BASE;
+}
+
+/* rec_dense_put's work, inlined in the loops below. */
+static inline size_t
+put_one(struct rec_dense_enc *e, const unsigned char *r, size_t len,
+	unsigned char *o)
+{
+	struct rec_hdr h;
+	uint64_t v;
+	uint32_t ebias, sok = 1, zok = 1;
+	int64_t d;
+	size_t i, n;
+
+	memcpy(&h, r, sizeof h);
+	n = (len - sizeof h) / 8;
+	d = (int64_t)(h.ts - e->prev);
+	ebias = (uint32_t)h.eid + REC_EID_BIAS;
+	if (n <= 15 && (h.cls | h.attr) < 16 && ebias < EID_LIMIT &&
+	    d >= INT32_MIN && d <= INT32_MAX) {
+		for (i = 0; i < n; i++) {
+			memcpy(&v, r + 16 + 8 * i, 8);
+			sok &= (int64_t)v == (int32_t)(uint32_t)v;
+			zok &= (v >> 32) == 0;
+			st32(o + 8 + 4 * i, (uint32_t)v);
+		}
+		if (sok | zok) {
+			st32(o, (sok ? FORM_SIGNED : FORM_UNSIGNED) |
+			    (uint32_t)n << 2 | (uint32_t)h.cls << 6 |
+			    (uint32_t)h.attr << 10 | ebias << EID_SHIFT);
+			st32(o + 4, (uint32_t)(int32_t)d);
+			e->prev = h.ts;
+			return 8 + 4 * n;
+		}
+	}
+	st32(o, FORM_LONG);
+	memcpy(o + 4, r, len);
+	e->prev = h.ts;
+	return 4 + len;
+}
+
+size_t
+rec_dense_put(struct rec_dense_enc *e, const void *rec, size_t len,
+	      void *out)
+{
+	return put_one(e, rec, len, out);
+}
+
+ssize_t
+rec_dense_encode_part(const void *recs, size_t len, void *out, size_t cap,
+		      size_t *used, size_t *nrec)
+{
+	const unsigned char *p = recs;
+	unsigned char *o = out;
+	struct rec_dense_enc e;
+	uint64_t ts = 0;
+	size_t off = 0, pos, k = 0;
+	uint16_t rl;
+
+	*used = 0;
+	if (nrec != NULL)
+		*nrec = 0;
+	if (cap < REC_DENSE_BASE) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if (len >= sizeof(struct rec_hdr))
+		memcpy(&ts, p + offsetof(struct rec_hdr, ts), 8);
+	pos = rec_dense_begin(&e, o, ts);
+	while (off < len) {
+		if (len - off < sizeof(struct rec_hdr))
+			goto bad;
+		memcpy(&rl, p + off, 2);
+		if (rl < sizeof(struct rec_hdr) || rl % REC_ALIGN != 0 ||
+		    rl > REC_MAX || rl > len - off)
+			goto bad;
+		if (cap - pos < (size_t)rl + 4)
+			break;
+		pos += put_one(&e, p + off, rl, o + pos);
+		off += rl;
+		k++;
+	}
+	*used = off;
+	if (nrec != NULL)
+		*nrec = k;
+	return (ssize_t)pos;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+ssize_t
+rec_dense_encode(const void *recs, size_t len, void *out, size_t cap)
+{
+	size_t used;
+	ssize_t n;
+
+	n = rec_dense_encode_part(recs, len, out, cap, &used, NULL);
+	if (n >= 0 && used != len) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	return n;
+}
+
+/* Walks in[0..n); with out, decodes into out[0..cap).  Returns the
+ * decoded length, or -1. */
+static ssize_t
+walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
+{
+	size_t pos = REC_DENSE_BASE, olen = 0, ns, i;
+	uint64_t prev, v;
+	uint32_t w;
+	struct rec_hdr h;
+	unsigned char *o;
+
+	if (n < REC_DENSE_BASE)
+		return -1;
+	memcpy(&prev, in, 8);
+	while (pos < n) {
+		if (n - pos < 4)
+			return -1;
+		w = ld32(in + pos);
+		if ((w & 2) == 0) {	/* short, either form */
+			ns = (w >> 2) & 15;
+			if (n - pos < 8 + 4 * ns)
+				return -1;
+			prev += (uint64_t)(int64_t)(int32_t)ld32(in + pos + 4);
+			if (out != NULL) {
+				if (cap - olen < 16 + 8 * ns)
+					return -1;
+				o = out + olen;
+				h.len = (uint16_t)(16 + 8 * ns);
+				h.cls = (uint8_t)((w >> 6) & 15);
+				h.attr = (uint8_t)((w >> 10) & 15);
+				h.eid = (int32_t)(w >> EID_SHIFT) -
+				    REC_EID_BIAS;
+				h.ts = prev;
+				memcpy(o, &h, sizeof h);
+				if ((w & 3) == FORM_SIGNED)
+					for (i = 0; i < ns; i++) {
+						v = (uint64_t)(int64_t)(int32_t)
+						    ld32(in + pos + 8 + 4 * i);
+						memcpy(o + 16 + 8 * i, &v, 8);
+					}
+				else
+					for (i = 0; i < ns; i++) {
+						v = ld32(in + pos + 8 + 4 * i);
+						memcpy(o + 16 + 8 * i, &v, 8);
+					}
+			}
+			pos += 8 + 4 * ns;
+			olen += 16 + 8 * ns;
+			continue;
+		}
+		if (w != FORM_LONG || n - pos - 4 < sizeof h)
+			return -1;
+		memcpy(&h, in + pos + 4, sizeof h);
+		if (h.len < sizeof h || h.len % REC_ALIGN != 0 ||
+		    h.len > REC_MAX || h.len > n - pos - 4)
+			return -1;
+		if (out != NULL) {
+			if (cap - olen < h.len)
+				return -1;
+			memcpy(out + olen, in + pos + 4, h.len);
+		}
+		prev = h.ts;
+		pos += 4 + h.len;
+		olen += h.len;
+	}
+	return (ssize_t)olen;
+}
+
+ssize_t
+rec_dense_len(const void *in, size_t n)
+{
+	return walk(in, n, NULL, 0);
+}
+
+ssize_t
+rec_dense_decode(const void *in, size_t n, void *out, size_t cap)
+{
+	return walk(in, n, out, cap);
+}

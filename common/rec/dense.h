@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* dense.h: the dense encoding of a run of records (doc/formats.md 2.6),
+ * what Local Monitors send in DATA and mainmon writes in binary traces. */
+#ifndef GRM_REC_DENSE_H
+#define GRM_REC_DENSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * A dense run is the lossless encoding of one thread's records (section 2
+ * of doc/formats.md: 16-byte header, 8-byte slots): decoding gives back
+ * the same bytes.  It is a u64 base (the first record's ts) and one dense
+ * record per record, each a multiple of 4 bytes:
+ *
+ *	u32 word	bits 0-1 form: 0 short, slots sign-extended;
+ *			1 short, slots zero-extended; 2 long; 3 invalid
+ *	short:		bits 2-5 slots (0..15), 6-9 cls, 10-13 attr,
+ *			14-31 eid + 64;
+ *			i32 ts minus the previous record's (the base for
+ *			the first), then a u32 per 8-byte slot
+ *	long:		bits 2-31 zero; the record as it is (its ts whole)
+ *
+ * A record is short when its slots all fit in 32 bits the same way, its
+ * class and attribute are below 16, its eid between -64 and 262079, and
+ * its time within 2^31 ns of the one before: a GMI_Event of two ints takes
+ * 16 bytes.  Nothing in it depends on the record's type.
+ */
+#define REC_DENSE_BASE		8	/* bytes of the base */
+/* The most bytes a run of len bytes of records takes dense. */
+#define REC_DENSE_MAX(len)	(REC_DENSE_BASE + (len) + (len) / 4)
+/* The most bytes n bytes of dense run give decoded (a short record of
+ * no slot: 8 bytes for 16). */
+#define REC_DENSE_OUT_MAX(n)	(2 * (n))
+
+/* Encoder state of one run. */
+struct rec_dense_enc {
+	uint64_t	prev;	/* the previous record's ts */
+};
+
+/* Starts a run at out (REC_DENSE_BASE bytes) whose first record has time
+ * base.  Returns REC_DENSE_BASE. */
+size_t rec_dense_begin(struct rec_dense_enc *e, void *out, uint64_t base);
+
+/* Encodes the record rec (len bytes: a whole, well-formed record, any
+ * alignment) at out, which has room for len + 4 bytes.  Returns the bytes
+ * written.  Cannot fail. */
+size_t rec_dense_put(struct rec_dense_enc *e, const void *rec, size_t len,
+		     void *out);
+
+/*
+ * Encodes the whole, well-formed records in recs[0..len) as one run into
+ * out[0..cap).  Returns its length, or -1 (errno EINVAL: a malformed
+ * record; EMSGSIZE: cap too small; REC_DENSE_MAX(len) is always enough).
+ */
+ssize_t rec_dense_encode(const void *recs, size_t len, void *out,
+			 size_t cap);
+
+/*
+ * The same for the records at the start of recs[0..len) that fit in
+ * out[0..cap): stops before the first record that might not fit (one of
+ * len bytes needs len + 4).  Returns the run's length, in *used the
+ * bytes of records it holds and in *nrec (if not NULL) their number, or
+ * -1 (EINVAL: a malformed record, checked as rec_valid_prefix does;
+ * EMSGSIZE: cap below REC_DENSE_BASE).
+ */
+ssize_t rec_dense_encode_part(const void *recs, size_t len, void *out,
+			      size_t cap, size_t *used, size_t *nrec);
+
+/* The length the dense run in[0..n) (untrusted) decodes to, or -1 if it
+ * is malformed (cut short, a bad form, a long record of a bad length). */
+ssize_t rec_dense_len(const void *in, size_t n);
+
+/*
+ * Decodes the dense run in[0..n) (untrusted) into out[0..cap).  Returns
+ * the bytes written (whole records, every one well formed), or -1 if the
+ * run is malformed or out too small (rec_dense_len says how much).
+ */
+ssize_t rec_dense_decode(const void *in, size_t n, void *out, size_t cap);
+
+#endif /* GRM_REC_DENSE_H */
