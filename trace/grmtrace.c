@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tr_causal.h"
 #include "tr_int.h"
 #include "tr_tables.h"
 
@@ -28,6 +29,7 @@ struct grmtrace {
 	struct grmtrace_ev ev;
 	struct grmtrace_field f[GRMTRACE_FIELDS_MAX];
 	struct tr_tables tab;
+	struct tr_causal causal;	/* the correction; path NULL: off */
 	char		err[256];
 };
 
@@ -108,10 +110,13 @@ convert(struct grmtrace *t, const struct tape_ev *e)
 		memcpy(&t->f[i].v, &e->f[i].v, sizeof t->f[i].v);
 	}
 	v->f = t->f;
-	if (e->kind == TAPE_RECORD)
+	if (e->kind == TAPE_RECORD) {
 		(void)tr_tables_clock(&t->tab, e->node, e->ts, &v->sync_model,
 		    &v->bound_ns);
-	else {
+		v->raw_ts = e->ts;
+		v->ts += tr_causal_shift(&t->causal, e->node, e->pid, e->tid,
+		    e->ts, v->bound_ns);
+	} else {
 		v->ppid = e->ppid;
 		v->how = e->is_exit;
 		v->status = e->status;
@@ -159,6 +164,12 @@ grmtrace_open(const char *path, char *err, size_t errlen)
 		errno = e;
 		return NULL;
 	}
+	if (tr_causal_init(&t->causal, path) != 0) {
+		put_err(err, errlen, path, "out of memory");
+		grmtrace_close(t);
+		errno = ENOMEM;
+		return NULL;
+	}
 	t->want = GRMTRACE_WANT_ALL;
 	tape_rwant(t->r, GRMTRACE_WANT_ALL);
 	return t;
@@ -171,8 +182,28 @@ grmtrace_close(struct grmtrace *t)
 		return;
 	tape_rclose(t->r);
 	tr_tables_free(&t->tab);
+	tr_causal_free(&t->causal);
 	free(t->path);
 	free(t);
+}
+
+int
+grmtrace_raw_times(struct grmtrace *t, int raw)
+{
+	if (t == NULL || (!raw && t->causal.path == NULL &&
+	    strcmp(t->path, "-") != 0)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (raw)
+		tr_causal_off(&t->causal);
+	return 0;
+}
+
+const struct grmtrace_causal *
+grmtrace_causal(struct grmtrace *t, size_t i)
+{
+	return t != NULL ? tr_causal_at(&t->causal, i) : NULL;
 }
 
 int
@@ -308,6 +339,7 @@ grmtrace_limit(struct grmtrace *t, uint64_t offset)
 	}
 	t->limit = offset;
 	tr_limit(t->r, offset);
+	tr_causal_limit(&t->causal, offset);
 	return 0;
 }
 
