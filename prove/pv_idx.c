@@ -662,7 +662,7 @@ pv_idx_open(const struct pv_idx *x, size_t i, char *err, size_t errlen)
 	struct pv_files fs = pv_idx_files(x);
 	struct grmtrace *t;
 
-	if ((t = grmtrace_open(fs.path[i], err, errlen)) != NULL &&
+	if ((t = pv_topen(fs.path[i], err, errlen)) != NULL &&
 	    i + 1 == fs.n)
 		grmtrace_limit(t, fs.limit);
 	return t;
