@@ -240,6 +240,7 @@ struct pv_msg {
 	int64_t		peer;
 	int64_t		tag;
 	int64_t		bytes;
+	uint64_t	bound;	/* the error bound of ts (bound_ns) */
 	int64_t		rank;	/* its process's, if has_rank (after
 				   pv_msgs_match) */
 	int		has_rank;

@@ -536,7 +536,8 @@ finish_arrows(struct pv_idx *x)
 		a = &x->arrow[x->narrow];
 		*a = (struct pv_arrow){ s->ts, r->ts,
 		    row_ix(x, s->node, s->pid, s->tid),
-		    row_ix(x, r->node, r->pid, r->tid), s->bytes };
+		    row_ix(x, r->node, r->pid, r->tid), s->bytes,
+		    s->bound + r->bound };
 		if (a->rs == UINT32_MAX || a->rr == UINT32_MAX ||
 		    (a->ts < x->cut && a->tr < x->cut))
 			continue;
