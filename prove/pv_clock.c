@@ -17,22 +17,22 @@ print_hosts(const struct grmtrace *r)
 	if (n == 0)
 		return;
 	printf("\nclocks (host's CLOCK_MONOTONIC - mainmon's, by each host's "
-	    "latest model)\n%6s %16s %20s %12s %12s %12s %10s %7s  %s\n",
+	    "latest model)\n%6s %16s %20s %12s %12s %12s %10s %7s %7s  %s\n",
 	    "node", "at(ns)", "offset(ns)", "drift(ppm)", "bound(ns)",
-	    "grows(ppm)", "rtt(ns)", "model", "host");
+	    "grows(ppm)", "rtt(ns)", "samples", "model", "host");
 	for (i = 0; i < n; i++) {
 		h = grmtrace_host_at(r, i);
 		if (!h->synced) {
 			printf("%6" PRIu32 " %16s %20" PRId64 " %12s %12s %12s "
-			    "%10s %7s  %s\n", h->node, "-", h->offset_ns, "-",
-			    "-", "-", "-", "-", h->hostname);
+			    "%10s %7s %7s  %s\n", h->node, "-", h->offset_ns,
+			    "-", "-", "-", "-", "-", "-", h->hostname);
 			continue;
 		}
 		printf("%6" PRIu32 " %16" PRIu64 " %20" PRId64 " %12.3f %12"
-		    PRIu64 " %12.3f %10" PRIu64 " %7" PRIu32 "  %s\n", h->node,
-		    h->at_ns, h->sync_offset_ns, h->drift_ppb / 1e3,
-		    h->error_ns, h->allow_ppb / 1e3, h->rtt_ns, h->model,
-		    h->hostname);
+		    PRIu64 " %12.3f %10" PRIu64 " %7" PRIu32 " %7" PRIu32
+		    "  %s\n", h->node, h->at_ns, h->sync_offset_ns,
+		    h->drift_ppb / 1e3, h->error_ns, h->allow_ppb / 1e3,
+		    h->rtt_ns, h->samples, h->model, h->hostname);
 	}
 	printf("(bound: within the samples' span; it grows by 'grows' "
 	    "outside it; every record's own is its bound_ns)\n");

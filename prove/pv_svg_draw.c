@@ -446,11 +446,11 @@ messages(struct svg *g, int arrows)
 		/* Dashed: a latency less than the clocks' bounds, its
 		 * order is not certain. */
 		unsure = r->ts < s->ts || r->ts - s->ts < s->bound + r->bound;
-		fprintf(g->out, "<line class=\"msg%s\" x1=\"%.2f\" y1=\"%.2f\" "
+		fprintf(g->out, "<line class=\"msg\"%s x1=\"%.2f\" y1=\"%.2f\" "
 		    "x2=\"%.2f\" y2=\"%.2f\"%s marker-end=\"url(#arrow)\">"
 		    "<title>message from rank %" PRId64 " to rank %" PRId64
-		    ", tag %" PRId64 ", %" PRId64 " bytes", unsure ? " unsure" :
-		    "", svg_xpos(g, s->ts), ts->y, svg_xpos(g, r->ts), tr->y,
+		    ", tag %" PRId64 ", %" PRId64 " bytes", unsure ?
+		    " data-unsure=\"1\"" : "", svg_xpos(g, s->ts), ts->y, svg_xpos(g, r->ts), tr->y,
 		    unsure ? " stroke-dasharray=\"4 3\"" : "", s->rank, r->rank,
 		    s->tag, s->bytes);
 		if (r->bytes != s->bytes)

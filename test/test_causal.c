@@ -213,3 +213,35 @@ Test(causal, seek_back)
 	cr_assert(ev->raw_ts == 20000 && ev->ts == 20040);
 	grmtrace_close(t);
 }
+
+/* Standard input is corrected when it is a regular file (read again
+ * through another open of it), not when it is a pipe. */
+Test(causal, standard_input)
+{
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	int fd[2];
+
+	cr_assert_not_null(freopen(put_file(text, sizeof text - 1), "r",
+	    stdin));
+	cr_assert_not_null(t = grmtrace_open("-", NULL, 0));
+	cr_assert_eq(grmtrace_select(t, 0), 0);
+	while (grmtrace_next(t, &ev) == 1 && ev->raw_ts != 20000)
+		;
+	cr_assert_eq(ev->ts, 20040);
+	cr_assert(grmtrace_causal(t, 0)->corrected);
+	grmtrace_close(t);
+	cr_assert_eq(pipe(fd), 0);
+	cr_assert_eq(write(fd[1], text, sizeof text - 1),
+	    (ssize_t)sizeof text - 1);
+	close(fd[1]);
+	cr_assert_eq(dup2(fd[0], 0), 0);
+	close(fd[0]);
+	cr_assert_not_null(t = grmtrace_open("-", NULL, 0));
+	cr_assert_eq(grmtrace_raw_times(t, 0), -1);
+	cr_assert_eq(grmtrace_select(t, 0), 0);
+	while (grmtrace_next(t, &ev) == 1)
+		cr_assert_eq(ev->ts, ev->raw_ts);
+	cr_assert(!grmtrace_causal(t, 0)->corrected);
+	grmtrace_close(t);
+}

@@ -156,18 +156,21 @@ grmtrace_open(const char *path, char *err, size_t errlen)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (tr_causal_init(&t->causal, path) != 0) {
+		tr_causal_free(&t->causal);
+		put_err(err, errlen, path, "out of memory");
+		free(t->path);
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if ((t->r = tape_ropen(path, &why)) == NULL) {
 		e = errno;
 		put_err(err, errlen, path, why);
+		tr_causal_free(&t->causal);
 		free(t->path);
 		free(t);
 		errno = e;
-		return NULL;
-	}
-	if (tr_causal_init(&t->causal, path) != 0) {
-		put_err(err, errlen, path, "out of memory");
-		grmtrace_close(t);
-		errno = ENOMEM;
 		return NULL;
 	}
 	t->want = GRMTRACE_WANT_ALL;
@@ -190,8 +193,7 @@ grmtrace_close(struct grmtrace *t)
 int
 grmtrace_raw_times(struct grmtrace *t, int raw)
 {
-	if (t == NULL || (!raw && t->causal.path == NULL &&
-	    strcmp(t->path, "-") != 0)) {
+	if (t == NULL || (!raw && t->causal.path == NULL)) {
 		errno = EINVAL;
 		return -1;
 	}

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tr_causal.h"
 #include "tr_int.h"
@@ -64,6 +66,8 @@ static const struct hmap_type pair_type = {
 int
 tr_causal_init(struct tr_causal *c, const char *path)
 {
+	struct stat st;
+
 	memset(c, 0, sizeof *c);
 	if ((c->pairs = calloc(1, sizeof *c->pairs)) == NULL)
 		return -1;
@@ -71,7 +75,15 @@ tr_causal_init(struct tr_causal *c, const char *path)
 	hmap_init(&c->thr, &thr_type);
 	hmap_init(&c->q, &q_type);
 	hmap_init(&c->pix, &pair_type);
-	if (strcmp(path, "-") != 0 && (c->path = strdup(path)) == NULL)
+	/* Standard input can be read twice if it is a regular file read
+	 * from its start: through another open file description of it. */
+	if (strcmp(path, "-") == 0) {
+		if (fstat(0, &st) != 0 || !S_ISREG(st.st_mode) ||
+		    lseek(0, 0, SEEK_CUR) != 0)
+			return 0;
+		path = "/proc/self/fd/0";
+	}
+	if ((c->path = strdup(path)) == NULL)
 		return -1;
 	return 0;
 }

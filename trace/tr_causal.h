@@ -46,8 +46,9 @@ struct tr_causal {
 	uint64_t	rec_max;
 };
 
-/* Starts the correction of the file at path (not "-": a pipe cannot be
- * read twice; then nothing is corrected).  0, or -1 (ENOMEM). */
+/* Starts the correction of the file at path, before it is opened ("-":
+ * only if standard input is a regular file at its start; a pipe cannot be
+ * read twice, and is not corrected).  0, or -1 (ENOMEM). */
 int tr_causal_init(struct tr_causal *c, const char *path);
 /* Stops correcting (raw times): frees what it holds, keeps the totals
  * of records moved.  Idempotent. */

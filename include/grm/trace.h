@@ -434,7 +434,7 @@ int grmtrace_ended(const struct grmtrace *t, uint64_t *records);
  * a second time, ahead of the caller, by the largest bound of a receive:
  * a record's time is final when it is returned; a moved record may come
  * after records of other threads up to its move later.  Standard input is
- * not corrected.
+ * corrected only if it is a regular file read from its start.
  */
 struct grmtrace_causal {
 	uint32_t	send_node;	/* the pair of hosts (sender's, */
@@ -468,7 +468,9 @@ struct grmtrace_causal {
 /*
  * raw 1: records keep the file's times (nothing is read twice); 0: they
  * are corrected (the default).  Call before the first grmtrace_next; a
- * later call only stops the correction.  Returns 0, or -1 (EINVAL).
+ * later call only stops the correction.  Returns 0, or -1 (EINVAL: t
+ * NULL; raw 0 when the correction was stopped or cannot be made, on a
+ * pipe).
  */
 int grmtrace_raw_times(struct grmtrace *t, int raw);
 /*
