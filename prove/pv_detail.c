@@ -155,9 +155,11 @@ pv_idx_record(const struct pv_idx *x, size_t row, uint64_t ts, int32_t eid,
 		if ((t = pv_idx_open(x, i, err, errlen)) == NULL)
 			return -1;
 		grmtrace_select(t, 0);
-		rc = grmtrace_seek(t, ts);
+		/* The seek is by the file's times; a record may have been
+		 * moved later (grmtrace_causal), by at most maxmove. */
+		rc = grmtrace_seek(t, ts > x->maxmove ? ts - x->maxmove : 0);
 		while (rc == 1 && (rc = grmtrace_next(t, &ev)) == 1 &&
-		    ev->ts <= ts) {
+		    ev->raw_ts <= ts) {
 			if (ev->ts == ts && ev->node == r->node &&
 			    ev->pid == r->pid && ev->tid == r->tid &&
 			    (!has_eid || ev->eid == eid)) {

@@ -688,6 +688,9 @@ pv_idx_feed(struct pv_idx *x, struct grmtrace *t)
 			return -4;
 		if (take(x, ev) != 0)
 			return -2;
+		if (ev->kind == GRMTRACE_RECORD &&
+		    ev->ts - ev->raw_ts > x->maxmove)
+			x->maxmove = ev->ts - ev->raw_ts;
 		if (x->progress != NULL && (x->records & 0xffff) == 0) {
 			__atomic_store_n(x->progress, x->records,
 			    __ATOMIC_RELAXED);

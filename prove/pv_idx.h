@@ -144,6 +144,8 @@ struct pv_idx {
 	size_t		narrow;
 	uint32_t	*arecv;	/* arrow indexes by receive time */
 	uint64_t	maxlat;	/* the longest arrow, ns */
+	uint64_t	maxmove;	/* the most a record was moved by the
+					   reader's causality correction */
 	struct pv_when	*phase;	/* by t0 */
 	size_t		nphase;
 	size_t		cphase;

@@ -187,9 +187,11 @@ function draw() {
   const fade = Math.max(0.04, Math.min(0.7, 150 / (v.arrows.length + 1)));
   // A message whose latency is less than its clocks' bounds together:
   // dashed (its order is not certain).
+  let dashed = 0;
   for (const [rs, xs, rr, xr, n, , , unsure] of v.arrows) {
     if (!shown.has(rs) || !shown.has(rr)) continue;
     g.setLineDash(unsure ? [4, 3] : []);
+    dashed += unsure ? 1 : 0;
     const y0 = S.rowY[rs] + S.rowH[rs] / 2, y1 = S.rowY[rr] + S.rowH[rr] / 2;
     g.strokeStyle = 'rgba(200,0,0,' + Math.min(0.9, fade *
       (1 + Math.log2(n))).toFixed(3) + ')';
@@ -202,6 +204,7 @@ function draw() {
     g.fillStyle = g.strokeStyle; g.fill();
   }
   g.setLineDash([]);
+  $('view').dataset.dashed = dashed;  // how many, for the tests
   g.lineWidth = 1;
   // Losses: a red triangle; process start (green), end (black), killed
   // (red cross) or gone (grey).
@@ -320,7 +323,8 @@ async function showRecordAt(row, ts, eid) {  // ts: absolute ns, a string
     'host ' + r.node + ' pid ' + r.pid + ' tid ' + r.tid + '\n' +
     'clock bound ±' + fmtDur(r.bound_ns) + ' (' + r.bound_ns + ' ns, model ' +
     r.model + ')' + (r.raw_ts !== r.ts ? ', moved ' +
-    fmtDur(Number(BigInt(r.ts) - BigInt(r.raw_ts))) + ' after its send' :
+    fmtDur(Number(BigInt(r.ts) - BigInt(r.raw_ts))) + ' later so that no ' +
+    'message is received before it was sent (file: ' + r.raw_ts + ' ns)' :
     '') + '\n';
   if (r.process)
     s += 'process ' + (r.process.rank !== undefined ? 'rank ' +
