@@ -245,3 +245,32 @@ Test(causal, standard_input)
 	cr_assert(!grmtrace_causal(t, 0)->corrected);
 	grmtrace_close(t);
 }
+
+/* A receive soon after a moved one is moved with it (its thread's move,
+ * lessening 1 ns per µs) and counted moved, though it needs less; one
+ * that needs more gets its own move. */
+Test(causal, carried_moves_count)
+{
+	static const char carried[] = HEAD
+	    "20000 2 22 22 -5 0 1 8\n"
+	    "20040 1 11 11 -4 1 1 8\n"
+	    "22000 2 22 22 -5 0 2 8\n"
+	    "22010 1 11 11 -4 1 2 8\n"
+	    "24000 2 22 22 -5 0 3 8\n"
+	    "24045 1 11 11 -4 1 3 8\n";
+	static const uint64_t shift[] = { 0, 0, 40, 0, 38, 0, 45, 0 };
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	size_t i;
+
+	cr_assert_not_null(t = grmtrace_open(put_file(carried,
+	    sizeof carried - 1), NULL, 0));
+	cr_assert_eq(grmtrace_select(t, 0), 0);
+	for (i = 0; i < 8; i++) {
+		cr_assert_eq(grmtrace_next(t, &ev), 1);
+		cr_assert_eq(ev->ts - ev->raw_ts, shift[i], "record %zu: %llu",
+		    i, (unsigned long long)(ev->ts - ev->raw_ts));
+	}
+	check_counts(grmtrace_causal(t, 0), 3, 3, 45, 3, 0, 0, 0, 45, 40);
+	grmtrace_close(t);
+}

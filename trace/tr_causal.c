@@ -281,9 +281,13 @@ matched(struct tr_causal *c, const struct end *s, const struct end *r)
 {
 	struct tr_cpair *p = pair_get(c, s->node, r->node);
 	uint64_t gap = s->ts > r->ts ? s->ts - r->ts : 0;
-	uint64_t sc, need, carry, shift = 0, excess = 0;
+	uint64_t sc, need, shift, excess = 0;
 	int beyond = 0, capped = 0;
 
+	/* What the moves of its thread's earlier receives give it. */
+	shift = thr_shift(thr_find(c, r->node, r->pid, r->tid), r->ts);
+	if (shift > r->bound)
+		shift = r->bound;
 	if (gap > s->bound + r->bound) {
 		beyond = 1;
 		excess = gap - s->bound - r->bound;
@@ -294,14 +298,12 @@ matched(struct tr_causal *c, const struct end *s, const struct end *r)
 	if (sc <= r->ts)
 		goto out;
 	need = sc - r->ts;
-	carry = thr_shift(thr_find(c, r->node, r->pid, r->tid), r->ts);
 	if (need > r->bound) {
 		capped = 1;
 		need = r->bound;
 	}
-	if (need <= carry || thr_add(c, r, need) != 0)
-		goto out;
-	shift = need;
+	if (need > shift && thr_add(c, r, need) == 0)
+		shift = need;
 out:
 	count(&c->pairs[0], gap, beyond, excess, capped, shift);
 	if (p != NULL)
