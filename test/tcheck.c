@@ -475,7 +475,9 @@ check_causal(struct grmtrace *t)
 			continue;
 		}
 		if (q->head + q->n == q->cap) {
-			memmove(q->v, q->v + q->head, q->n * sizeof *q->v);
+			if (q->head > 0)
+				memmove(q->v, q->v + q->head,
+				    q->n * sizeof *q->v);
 			q->head = 0;
 			if (q->n == q->cap) {
 				q->cap = q->cap ? 2 * q->cap : 16;
