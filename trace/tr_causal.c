@@ -358,6 +358,12 @@ message(struct tr_causal *c, int send, int64_t src, int64_t dst, int64_t tag,
 	if (q->n > 0 && q->sends != send) {
 		o = q_pop(q);
 		c->waiting--;
+		/* An empty queue goes: a key per message (tags that never
+		 * repeat) must not grow the map. */
+		if (q->n == 0) {
+			free(q->v);
+			hmap_del_value(&c->q, q);
+		}
 		if (send)
 			matched(c, e, &o);
 		else
@@ -441,9 +447,11 @@ tr_causal_shift(struct tr_causal *c, uint32_t node, uint32_t pid,
 {
 	uint64_t s;
 
-	if (c->path == NULL || bound == 0)
+	if (c->path == NULL)
 		return 0;
 	ahead(c, ts);
+	if (bound == 0)
+		return 0;
 	s = thr_shift(thr_find(c, node, pid, tid), ts);
 	if (s > bound)
 		s = bound;
