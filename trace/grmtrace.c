@@ -328,6 +328,10 @@ grmtrace_seek_offset(struct grmtrace *t, uint64_t offset)
 		return fail(t, errno, "cannot go to offset %llu: %s",
 		    (unsigned long long)offset, errno == EINVAL ? "not a "
 		    "binary file one can seek in" : strerror(errno));
+	/* A jump to a frame is to read a piece of a big file fast: the
+	 * correction, which matches messages from the file's start, would
+	 * read all of it before.  The file's times from here. */
+	tr_causal_off(&t->causal);
 	t->pending = 0;
 	return 0;
 }

@@ -548,7 +548,9 @@ uint64_t grmtrace_sum_offset(const struct grmtrace_sum *s, size_t b);
  * record, where mainmon writes the definitions it knows).  A record of a
  * type defined between there and offset is then an error ("record before
  * definition").  Returns 0, or -1 (EINVAL: not a binary file one can seek
- * in, t NULL or failed).  Since version 0.4.
+ * in, t NULL or failed).  Since version 0.4.  Since 0.5 it also stops the
+ * causality correction (grmtrace_raw_times): records from there have the
+ * file's times (matching messages needs the file from its start).
  */
 int grmtrace_seek_offset(struct grmtrace *t, uint64_t offset);
 
