@@ -274,3 +274,32 @@ Test(causal, carried_moves_count)
 	check_counts(grmtrace_causal(t, 0), 3, 3, 45, 3, 0, 0, 0, 45, 40);
 	grmtrace_close(t);
 }
+
+/* A send later than its receive by more than the receive's bound (but
+ * within the two bounds: capped) is read before the receive is returned,
+ * though other records lie between: the receive moves by its bound, as
+ * the records after it. */
+Test(causal, capped_send_read_in_time)
+{
+	static const char capped[] = HEAD
+	    "100000 2 22 22 -5 0 2 8\n"
+	    "100060 1 12 12 10 1\n"
+	    "100070 1 12 12 10 2\n"
+	    "100120 1 11 11 -4 1 2 8\n"
+	    "101000 2 22 22 10 3\n";
+	static const uint64_t shift[] = { 0, 0, 50, 0, 0, 0, 49 };
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	size_t i;
+
+	cr_assert_not_null(t = grmtrace_open(put_file(capped,
+	    sizeof capped - 1), NULL, 0));
+	cr_assert_eq(grmtrace_select(t, 0), 0);
+	for (i = 0; i < 7; i++) {
+		cr_assert_eq(grmtrace_next(t, &ev), 1);
+		cr_assert_eq(ev->ts - ev->raw_ts, shift[i], "record %zu: %llu",
+		    i, (unsigned long long)(ev->ts - ev->raw_ts));
+	}
+	check_counts(grmtrace_causal(t, 0), 1, 1, 120, 1, 1, 0, 0, 50, 50);
+	grmtrace_close(t);
+}

@@ -399,16 +399,17 @@ on_record(struct tr_causal *c, const struct tape_ev *e)
 	x = (struct end){ .ts = e->ts, .node = e->node, .pid = e->pid,
 	    .tid = e->tid };
 	(void)tr_tables_clock(&c->tab, e->node, e->ts, &model, &x.bound);
+	max_to(&c->maxb, x.bound);
 	if (e->eid == GRMTRACE_EID_MSG_SEND)
 		message(c, 1, p->rank, e->f[0].v.i, e->f[1].v.i, &x);
-	else {
-		max_to(&c->maxb, x.bound);
+	else
 		message(c, 0, e->f[0].v.i, p->rank, e->f[1].v.i, &x);
-	}
 }
 
-/* Reads ahead until a record after ts + the largest bound of a receive
- * (nothing read later can move a record at ts), or the end. */
+/* Reads ahead until a record after ts + twice the largest bound of a
+ * message end, or the end: a send that can move a receive at ts (by its
+ * bound, even if that is not enough: capped) is within the two bounds of
+ * it, so nothing read later can move a record at ts. */
 static void
 ahead(struct tr_causal *c, uint64_t ts)
 {
@@ -426,7 +427,7 @@ ahead(struct tr_causal *c, uint64_t ts)
 		    TAPE_WANT(TAPE_SYNC) | TAPE_WANT(TAPE_PROC));
 		tr_limit(c->r, c->limit);
 	}
-	while (!c->at_end && (c->last < ts || c->last - ts <= c->maxb)) {
+	while (!c->at_end && (c->last < ts || c->last - ts <= 2 * c->maxb)) {
 		if ((rc = tape_next(c->r, &c->ev)) <= 0) {
 			c->at_end = 1;
 			c->failed = rc < 0;

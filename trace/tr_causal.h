@@ -35,7 +35,7 @@ struct tr_causal {
 	struct tape_ev	ev;
 	struct tr_tables tab;		/* its hosts' models, ranks */
 	uint64_t	last;		/* ts of the latest record it read */
-	uint64_t	maxb;		/* largest bound of a receive read */
+	uint64_t	maxb;		/* largest bound of a message end */
 	struct hmap	thr;		/* thread -> struct tr_cthr */
 	struct hmap	q;		/* (src, dst, tag) -> struct tr_cq */
 	uint64_t	waiting;

@@ -431,7 +431,8 @@ int grmtrace_ended(const struct grmtrace *t, uint64_t *records);
  * than its bound_ns.  A receive before its send by more than the two
  * records' bounds together shows a bound was wrong: it is counted
  * (beyond) and left where it is.  To do this the library reads the file
- * a second time, ahead of the caller, by the largest bound of a receive:
+ * a second time, ahead of the caller, by twice the largest bound of a
+ * message end:
  * a record's time is final when it is returned; a moved record may come
  * after records of other threads up to its move later.  Standard input is
  * corrected only if it is a regular file read from its start.
