@@ -246,6 +246,25 @@ Test(causal, standard_input)
 	grmtrace_close(t);
 }
 
+/* Opens text and reads its n records, each moved by shift[i]; the
+ * handle, at their end. */
+static struct grmtrace *
+read_shifts(const char *text, size_t len, const uint64_t *shift, size_t n)
+{
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	size_t i;
+
+	cr_assert_not_null(t = grmtrace_open(put_file(text, len), NULL, 0));
+	cr_assert_eq(grmtrace_select(t, 0), 0);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(grmtrace_next(t, &ev), 1);
+		cr_assert_eq(ev->ts - ev->raw_ts, shift[i], "record %zu: %llu",
+		    i, (unsigned long long)(ev->ts - ev->raw_ts));
+	}
+	return t;
+}
+
 /* A receive soon after a moved one is moved with it (its thread's move,
  * lessening 1 ns per µs) and counted moved, though it needs less; one
  * that needs more gets its own move. */
@@ -259,18 +278,9 @@ Test(causal, carried_moves_count)
 	    "24000 2 22 22 -5 0 3 8\n"
 	    "24045 1 11 11 -4 1 3 8\n";
 	static const uint64_t shift[] = { 0, 0, 40, 0, 38, 0, 45, 0 };
-	const struct grmtrace_ev *ev;
 	struct grmtrace *t;
-	size_t i;
 
-	cr_assert_not_null(t = grmtrace_open(put_file(carried,
-	    sizeof carried - 1), NULL, 0));
-	cr_assert_eq(grmtrace_select(t, 0), 0);
-	for (i = 0; i < 8; i++) {
-		cr_assert_eq(grmtrace_next(t, &ev), 1);
-		cr_assert_eq(ev->ts - ev->raw_ts, shift[i], "record %zu: %llu",
-		    i, (unsigned long long)(ev->ts - ev->raw_ts));
-	}
+	t = read_shifts(carried, sizeof carried - 1, shift, 8);
 	check_counts(grmtrace_causal(t, 0), 3, 3, 45, 3, 0, 0, 0, 45, 40);
 	grmtrace_close(t);
 }
@@ -288,18 +298,9 @@ Test(causal, capped_send_read_in_time)
 	    "100120 1 11 11 -4 1 2 8\n"
 	    "101000 2 22 22 10 3\n";
 	static const uint64_t shift[] = { 0, 0, 50, 0, 0, 0, 49 };
-	const struct grmtrace_ev *ev;
 	struct grmtrace *t;
-	size_t i;
 
-	cr_assert_not_null(t = grmtrace_open(put_file(capped,
-	    sizeof capped - 1), NULL, 0));
-	cr_assert_eq(grmtrace_select(t, 0), 0);
-	for (i = 0; i < 7; i++) {
-		cr_assert_eq(grmtrace_next(t, &ev), 1);
-		cr_assert_eq(ev->ts - ev->raw_ts, shift[i], "record %zu: %llu",
-		    i, (unsigned long long)(ev->ts - ev->raw_ts));
-	}
+	t = read_shifts(capped, sizeof capped - 1, shift, 7);
 	check_counts(grmtrace_causal(t, 0), 1, 1, 120, 1, 1, 0, 0, 50, 50);
 	grmtrace_close(t);
 }
