@@ -246,16 +246,16 @@ Test(causal, standard_input)
 	grmtrace_close(t);
 }
 
-/* Opens text and reads its n records, each moved by shift[i]; the
+/* Opens trace tr and reads its n records, each moved by shift[i]; the
  * handle, at their end. */
 static struct grmtrace *
-read_shifts(const char *text, size_t len, const uint64_t *shift, size_t n)
+read_shifts(const char *tr, size_t len, const uint64_t *shift, size_t n)
 {
 	const struct grmtrace_ev *ev;
 	struct grmtrace *t;
 	size_t i;
 
-	cr_assert_not_null(t = grmtrace_open(put_file(text, len), NULL, 0));
+	cr_assert_not_null(t = grmtrace_open(put_file(tr, len), NULL, 0));
 	cr_assert_eq(grmtrace_select(t, 0), 0);
 	for (i = 0; i < n; i++) {
 		cr_assert_eq(grmtrace_next(t, &ev), 1);
