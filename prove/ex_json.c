@@ -242,7 +242,8 @@ static void
 msg_args(FILE *f, const struct pv_msg *m)
 {
 	fprintf(f, ",\"args\":{\"peer\":%" PRId64 ",\"tag\":%" PRId64
-	    ",\"bytes\":%" PRId64 "}}", m->peer, m->tag, m->bytes);
+	    ",\"bytes\":%" PRId64 ",\"bound_ns\":%" PRIu64 "}}", m->peer,
+	    m->tag, m->bytes, m->bound);
 }
 
 static int
@@ -308,7 +309,9 @@ fields(FILE *f, const struct grmtrace_ev *ev)
 			jstr(f, x->v.s.p, x->v.s.len);
 		}
 	}
-	fprintf(f, "]}}");
+	fprintf(f, "],\"bound_ns\":");
+	fwrite(b, 1, (size_t)(ex_u64(b, ev->bound_ns) - b), f);
+	fprintf(f, "}}");
 }
 
 static int

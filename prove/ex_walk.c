@@ -460,7 +460,8 @@ walk_record(struct ex_walk *w, const struct ex_ops *ops,
 			    NULL)) < 0)
 				return ex_oom(w);
 			one = (struct pv_msg){ .peer = m.id, .tag = m.tag,
-			    .bytes = m.bytes, .match = k ? (size_t)id + 1 : 0 };
+			    .bytes = m.bytes, .bound = ev->bound_ns,
+			    .match = k ? (size_t)id + 1 : 0 };
 			return ops->msg(w, t, m.kind == PV_SEND, &one,
 			    (size_t)id, ts);
 		}

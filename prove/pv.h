@@ -12,6 +12,13 @@
 
 /* Opens a trace; on error prints why and returns NULL. */
 struct grmtrace *pv_open(const char *path);
+/* grmtrace_open, with the times prove --raw-times asks for: every
+ * command opens its traces with these two. */
+struct grmtrace *pv_topen(const char *path, char *err, size_t errlen);
+extern int pv_raw_times;
+/* pv_clock.c: prints each host's clock model and the causality check
+ * and correction of r, read to its end (prove stats).  Returns 0. */
+int pv_clock_print(struct grmtrace *r);
 /* Prints the reader's error for path, closes r and returns exit status 1. */
 int pv_fail(const char *path, struct grmtrace *r);
 /* Closes r, read to its end; says on stderr, once for all the passes of
@@ -233,6 +240,7 @@ struct pv_msg {
 	int64_t		peer;
 	int64_t		tag;
 	int64_t		bytes;
+	uint64_t	bound;	/* the error bound of ts (bound_ns) */
 	int64_t		rank;	/* its process's, if has_rank (after
 				   pv_msgs_match) */
 	int		has_rank;

@@ -88,8 +88,10 @@ message(const struct pv_idx *x, size_t row, const struct grmtrace_ev *ev,
 	    "\"send_ts\":\"%" PRIu64 "\",\"recv_ts\":\"%" PRIu64 "\",\"latency_ns\":%"
 	    PRId64 ",\"bytes\":%" PRId64 ",\"other_row\":%" PRIu32
 	    ",\"other\":{\"node\":%" PRIu32 ",\"pid\":%" PRIu32 ",\"tid\":%"
-	    PRIu32 "}}", a->ts, a->tr, (int64_t)(a->tr - a->ts), a->bytes,
-	    send ? a->rr : a->rs, o->node, o->pid, o->tid);
+	    PRIu32 "},\"bound_ns\":%" PRIu64 ",\"unsure\":%s}", a->ts, a->tr,
+	    (int64_t)(a->tr - a->ts), a->bytes, send ? a->rr : a->rs,
+	    o->node, o->pid, o->tid, a->bound,
+	    pv_arrow_unsure(a) ? "true" : "false");
 }
 
 static int
@@ -102,8 +104,10 @@ record_json(const struct pv_idx *x, size_t row, const struct grmtrace_ev *ev,
 
 	evbuffer_add_printf(out, "{\"row\":%zu,\"ts\":\"%" PRIu64 "\",\"node\":%"
 	    PRIu32 ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"eid\":%" PRId32
-	    ",\"where\":%" PRIu64, row, ev->ts, ev->node, ev->pid, ev->tid,
-	    ev->eid, ev->where);
+	    ",\"where\":%" PRIu64 ",\"bound_ns\":%" PRIu64 ",\"model\":%"
+	    PRIu32 ",\"raw_ts\":\"%" PRIu64 "\"", row, ev->ts, ev->node,
+	    ev->pid, ev->tid, ev->eid, ev->where, ev->bound_ns,
+	    ev->sync_model, ev->raw_ts);
 	if (d != NULL) {
 		evbuffer_add_printf(out, ",\"format\":");
 		pv_json_str(out, d->format, strlen(d->format));
@@ -151,9 +155,11 @@ pv_idx_record(const struct pv_idx *x, size_t row, uint64_t ts, int32_t eid,
 		if ((t = pv_idx_open(x, i, err, errlen)) == NULL)
 			return -1;
 		grmtrace_select(t, 0);
-		rc = grmtrace_seek(t, ts);
+		/* The seek is by the file's times; a record may have been
+		 * moved later (grmtrace_causal), by at most maxmove. */
+		rc = grmtrace_seek(t, ts > x->maxmove ? ts - x->maxmove : 0);
 		while (rc == 1 && (rc = grmtrace_next(t, &ev)) == 1 &&
-		    ev->ts <= ts) {
+		    ev->raw_ts <= ts) {
 			if (ev->ts == ts && ev->node == r->node &&
 			    ev->pid == r->pid && ev->tid == r->tid &&
 			    (!has_eid || ev->eid == eid)) {

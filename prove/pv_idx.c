@@ -536,7 +536,8 @@ finish_arrows(struct pv_idx *x)
 		a = &x->arrow[x->narrow];
 		*a = (struct pv_arrow){ s->ts, r->ts,
 		    row_ix(x, s->node, s->pid, s->tid),
-		    row_ix(x, r->node, r->pid, r->tid), s->bytes };
+		    row_ix(x, r->node, r->pid, r->tid), s->bytes,
+		    s->bound + r->bound };
 		if (a->rs == UINT32_MAX || a->rr == UINT32_MAX ||
 		    (a->ts < x->cut && a->tr < x->cut))
 			continue;
@@ -662,7 +663,7 @@ pv_idx_open(const struct pv_idx *x, size_t i, char *err, size_t errlen)
 	struct pv_files fs = pv_idx_files(x);
 	struct grmtrace *t;
 
-	if ((t = grmtrace_open(fs.path[i], err, errlen)) != NULL &&
+	if ((t = pv_topen(fs.path[i], err, errlen)) != NULL &&
 	    i + 1 == fs.n)
 		grmtrace_limit(t, fs.limit);
 	return t;
@@ -687,6 +688,9 @@ pv_idx_feed(struct pv_idx *x, struct grmtrace *t)
 			return -4;
 		if (take(x, ev) != 0)
 			return -2;
+		if (ev->kind == GRMTRACE_RECORD &&
+		    ev->ts - ev->raw_ts > x->maxmove)
+			x->maxmove = ev->ts - ev->raw_ts;
 		if (x->progress != NULL && (x->records & 0xffff) == 0) {
 			__atomic_store_n(x->progress, x->records,
 			    __ATOMIC_RELAXED);

@@ -82,7 +82,18 @@ struct pv_arrow {
 	uint32_t	rs;	/* rows */
 	uint32_t	rr;
 	int64_t		bytes;
+	uint64_t	bound;	/* the two ends' error bounds together: a
+				   latency below it, the order is not
+				   certain (pv_arrow_unsure) */
 };
+
+/* Whether a's receive may, for all the clocks can say, have come before
+ * its send: its latency is less than the two ends' bounds together. */
+static inline int
+pv_arrow_unsure(const struct pv_arrow *a)
+{
+	return a->tr < a->ts || a->tr - a->ts < a->bound;
+}
 
 /* An event in time of a row, a node or a process: a collection phase
  * (t0..t1 of a node), a loss (count events lost at t0), a process's
@@ -133,6 +144,8 @@ struct pv_idx {
 	size_t		narrow;
 	uint32_t	*arecv;	/* arrow indexes by receive time */
 	uint64_t	maxlat;	/* the longest arrow, ns */
+	uint64_t	maxmove;	/* the most a record was moved by the
+					   reader's causality correction */
 	struct pv_when	*phase;	/* by t0 */
 	size_t		nphase;
 	size_t		cphase;

@@ -269,7 +269,7 @@ read_to(struct pv_live *l, const char *path, uint64_t off)
 			snprintf(l->msg, sizeof l->msg, "out of memory");
 			return -1;
 		}
-		if ((l->t = grmtrace_open(path, err, sizeof err)) == NULL) {
+		if ((l->t = pv_topen(path, err, sizeof err)) == NULL) {
 			snprintf(l->msg, sizeof l->msg, "%s (prove serve ID "
 			    "reads the file the Main Monitor writes: run it "
 			    "where that file is)", err);

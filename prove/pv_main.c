@@ -13,7 +13,8 @@
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: prove dump FILE\n"
+	fprintf(f, "usage: prove [--raw-times] COMMAND ...\n"
+	    "       prove dump FILE\n"
 	    "       prove stats FILE [-t FROM:TO] [-r ROWS]\n"
 	    "       prove svg FILE [-o OUT.svg] [-w WIDTH] [-t FROM:TO] "
 	    "[-r ROWS]\n"
@@ -64,9 +65,24 @@ help(void)
 	    "be left out)\n"
 	    "  -r ROWS     only the threads NODE[/PID[/TID]][,...] ('*': "
 	    "any)\n"
+	    "\n  --raw-times (before the command) the times of the file, "
+	    "not corrected so\n              that no message is received "
+	    "before it was sent\n"
 	    "\nFILE is a grm trace written by mainmon (text, binary or BEE "
 	    "Ascii), or an\nevent file of the original BEE; - reads standard "
 	    "input.\n");
+}
+
+int pv_raw_times;
+
+struct grmtrace *
+pv_topen(const char *path, char *err, size_t errlen)
+{
+	struct grmtrace *r = grmtrace_open(path, err, errlen);
+
+	if (r != NULL && pv_raw_times)
+		(void)grmtrace_raw_times(r, 1);
+	return r;
 }
 
 struct grmtrace *
@@ -75,7 +91,7 @@ pv_open(const char *path)
 	struct grmtrace *r;
 	char err[512];
 
-	if ((r = grmtrace_open(path, err, sizeof err)) == NULL) {
+	if ((r = pv_topen(path, err, sizeof err)) == NULL) {
 		fprintf(stderr, "prove: %s\n", err);
 		return NULL;
 	}
@@ -266,6 +282,7 @@ main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ "raw-times", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, r;
@@ -273,6 +290,10 @@ main(int argc, char **argv)
 	opterr = 0;
 	/* "+": the options before the command are prove's own. */
 	while ((r = pv_getopt(argc, argv, "", "+:h", longopts, &c)) > 0) {
+		if (c == 'R') {
+			pv_raw_times = 1;
+			continue;
+		}
 		help();
 		return pv_flush();
 	}

@@ -53,7 +53,8 @@ add(struct pv_msgs *g, int send, const struct grmtrace_ev *ev,
 	*a = na;
 	(*a)[(*n)++] = (struct pv_msg){ .ts = ev->ts,
 	    .seq = g->nsnd + g->nrcv, .node = ev->node, .pid = ev->pid,
-	    .tid = ev->tid, .peer = m->id, .tag = m->tag, .bytes = m->bytes };
+	    .tid = ev->tid, .peer = m->id, .tag = m->tag, .bytes = m->bytes,
+	    .bound = ev->bound_ns };
 	return 0;
 }
 

@@ -274,8 +274,11 @@ prepass(struct rp *rp)
 	int rc, any = 0;
 	size_t i;
 
+	/* The file's times, in their order: what a Local Monitor would
+	 * send; a reader of the new trace corrects them again. */
 	if ((rp->r = pv_open(rp->path)) == NULL)
 		return -1;
+	(void)grmtrace_raw_times(rp->r, 1);
 	grmtrace_select(rp->r, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS));
 	while ((rc = grmtrace_next(rp->r, &ev)) == 1) {
@@ -318,6 +321,7 @@ prepass(struct rp *rp)
 	/* Read again, meta lines too, for the replay. */
 	if ((rp->r = pv_open(rp->path)) == NULL)
 		return -1;
+	(void)grmtrace_raw_times(rp->r, 1);
 	grmtrace_select(rp->r, GRMTRACE_WANT(GRMTRACE_PROC) |
 	    GRMTRACE_WANT(GRMTRACE_LOSS) | GRMTRACE_WANT(GRMTRACE_STATS_COUNT) |
 	    GRMTRACE_WANT(GRMTRACE_STATS_RANGE) |

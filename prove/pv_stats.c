@@ -643,11 +643,12 @@ print_header(const char *path, const struct stats *st,
 }
 
 static int
-print_all(const char *path, struct stats *st, const struct grmtrace *r)
+print_all(const char *path, struct stats *st, struct grmtrace *r)
 {
 	print_header(path, st, r);
 	if (print_counts(st, r) != 0 || print_profile(st) != 0 ||
 	    print_phases(st) != 0 || print_messages(&st->msgs) != 0 ||
+	    pv_clock_print(r) != 0 ||
 	    pv_stmode_print(&st->sm, r, &st->msgs, name_of_block, st) != 0)
 		return -1;
 	return 0;
@@ -676,7 +677,7 @@ collect(const struct pv_files *fs, const struct pv_sel *sel,
 	for (i = 0; i < fs->n; i++) {
 		if (*rp != NULL)
 			grmtrace_close(*rp);
-		if ((r = err != NULL ? grmtrace_open(fs->path[i], err,
+		if ((r = err != NULL ? pv_topen(fs->path[i], err,
 		    errlen) : pv_open(fs->path[i])) == NULL) {
 			*rp = NULL;
 			return -3;

@@ -83,7 +83,7 @@ hosts(struct pv_sum *s, const char *path)
 	char err[256];
 	int rc;
 
-	if ((t = grmtrace_open(path, err, sizeof err)) == NULL)
+	if ((t = pv_topen(path, err, sizeof err)) == NULL)
 		return 0;
 	while (grmtrace_next(t, &ev) == 1 && ev->kind != GRMTRACE_RECORD)
 		continue;
@@ -366,7 +366,7 @@ range_index(const struct pv_sum *s, const char *path, const struct pv_q *q,
 	for (b = b0; b <= b1 && off == UINT64_MAX; b++)
 		off = grmtrace_sum_offset(s->g, b);
 	if (off == UINT64_MAX ||
-	    (t = grmtrace_open(path, err, sizeof err)) == NULL)
+	    (t = pv_topen(path, err, sizeof err)) == NULL)
 		return 1;
 	/* The definitions mainmon writes before the first record. */
 	while ((rc = grmtrace_next(t, &ev)) == 1 &&

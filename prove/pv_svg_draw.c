@@ -428,6 +428,7 @@ messages(struct svg *g, int arrows)
 	const struct thr *ts, *tr;
 	char a1[32], a2[32], d1[32];
 	size_t i;
+	int unsure;
 
 	for (i = 0; i < ms->nsnd; i++) {
 		s = &ms->snd[i];
@@ -442,18 +443,23 @@ messages(struct svg *g, int arrows)
 		r = &ms->rcv[s->match - 1];
 		if ((tr = svg_thr_find(g, r->node, r->pid, r->tid)) == NULL)
 			continue;
-		fprintf(g->out, "<line class=\"msg\" x1=\"%.2f\" y1=\"%.2f\" "
-		    "x2=\"%.2f\" y2=\"%.2f\" marker-end=\"url(#arrow)\">"
+		/* Dashed: a latency less than the clocks' bounds, its
+		 * order is not certain. */
+		unsure = r->ts < s->ts || r->ts - s->ts < s->bound + r->bound;
+		fprintf(g->out, "<line class=\"msg\"%s x1=\"%.2f\" y1=\"%.2f\" "
+		    "x2=\"%.2f\" y2=\"%.2f\"%s marker-end=\"url(#arrow)\">"
 		    "<title>message from rank %" PRId64 " to rank %" PRId64
-		    ", tag %" PRId64 ", %" PRId64 " bytes", svg_xpos(g, s->ts),
-		    ts->y, svg_xpos(g, r->ts), tr->y, s->rank, r->rank, s->tag,
-		    s->bytes);
+		    ", tag %" PRId64 ", %" PRId64 " bytes", unsure ?
+		    " data-unsure=\"1\"" : "", svg_xpos(g, s->ts), ts->y, svg_xpos(g, r->ts), tr->y,
+		    unsure ? " stroke-dasharray=\"4 3\"" : "", s->rank, r->rank,
+		    s->tag, s->bytes);
 		if (r->bytes != s->bytes)
 			fprintf(g->out, " (%" PRId64 " received)", r->bytes);
 		fprintf(g->out, ": sent at %s, received at %s, latency %s"
-		    "</title></line>\n", svg_at(a1, sizeof a1, g, s->ts),
+		    "%s</title></line>\n", svg_at(a1, sizeof a1, g, s->ts),
 		    svg_at(a2, sizeof a2, g, r->ts),
-		    svg_sdur(d1, sizeof d1, s->ts, r->ts));
+		    svg_sdur(d1, sizeof d1, s->ts, r->ts), unsure ? ", less "
+		    "than the clocks' bounds: order not certain" : "");
 	}
 	for (i = 0; i < ms->nrcv; i++) {
 		r = &ms->rcv[i];
@@ -522,12 +528,15 @@ svg_bundles(struct svg *g)
 			continue;
 		fprintf(g->out, "<line class=\"msg\" data-n=\"%" PRIu64 "\" "
 		    "x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" "
-		    "stroke-width=\"%.2f\" stroke-opacity=\"%.2f\" "
+		    "stroke-width=\"%.2f\" stroke-opacity=\"%.2f\"%s "
 		    "marker-end=\"url(#arrow)\"><title>%" PRIu64 " message%s "
 		    "from ", b[i].n, g->left + (double)b[i].xs * k, ts->y,
 		    g->left + (double)b[i].xr * k, tr->y,
 		    b[i].n > 1 ? 1 + log2((double)b[i].n) / 2 : 1.0,
-		    b[i].n > 1 ? 0.9 : 0.5, b[i].n, b[i].n > 1 ? "s" : "");
+		    b[i].n > 1 ? 0.9 : 0.5,
+		    pv_arrow_unsure(&x.arrow[b[i].first]) ?
+		    " stroke-dasharray=\"4 3\"" : "", b[i].n,
+		    b[i].n > 1 ? "s" : "");
 		row_who(g->out, &x, ws);
 		fprintf(g->out, " to ");
 		row_who(g->out, &x, wr);

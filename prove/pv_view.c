@@ -434,9 +434,10 @@ arrows_view(const struct pv_idx *x, const struct pv_q *q,
 	for (i = 0; i < n; i++) {
 		a = &x->arrow[b[i].first];
 		evbuffer_add_printf(out, "%s[%" PRIu32 ",%ld,%" PRIu32 ",%ld,%"
-		    PRIu64 ",%" PRIu64 ",%" PRIu64 "]", i ? "," : "",
-		    b[i].rs, b[i].xs, b[i].rr, b[i].xr, b[i].n,
-		    a->ts - x->first, a->tr - x->first);
+		    PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "]",
+		    i ? "," : "", b[i].rs, b[i].xs, b[i].rr, b[i].xr, b[i].n,
+		    a->ts - x->first, a->tr - x->first, pv_arrow_unsure(a),
+		    a->bound);
 	}
 	evbuffer_add(out, "]", 1);
 	free(b);

@@ -18,7 +18,9 @@
 # clock, off by about 50 ms, makes C's receives come before their sends:
 # the causality check counts them (at least 90% of N: a receive delayed
 # 50 ms by a loaded machine is not caught; at most N: none of B's), by no
-# more than C's bound.  With CLOCKSYNC_REPORT set, prints the figures (bench/).
+# more than C's bound; the reader moves each to its send (tcheck causal
+# and prove stats: none left before its send, none beyond the bounds).
+# With CLOCKSYNC_REPORT set, prints the figures (bench/).
 # Root only (namespaces); skipped otherwise.
 . "$(dirname "$0")/lib.sh"
 
@@ -189,5 +191,30 @@ grep -q "received before sent" "$T_DIR/status.out" ||
 [ -z "${CLOCKSYNC_REPORT:-}" ] || echo "causality: $matched messages matched;" \
     "$violations received before sent (through the delayed link)," \
     "worst by $worst ns"
+# The reader's correction (doc/clock-sync.md): C's receives, each before
+# its send by less than the two bounds, are moved to it: none is left
+# before its send, none moved by more than its bound (tcheck matches the
+# messages itself); prove stats says so, and gives each host's clock.
+set -- $(t_tcheck "$trace" causal)
+[ $# -eq 10 ] && [ "$2" -eq "$matched" ] && [ "$4" -eq "$violations" ] ||
+	t_fail "tcheck causal: '$*', want $matched matched, $violations before their send"
+[ "$6" -eq 0 ] && [ "${10}" -eq 0 ] ||
+	t_fail "after the correction $6 received before sent, ${10} beyond the bounds"
+[ "$8" -ge "$violations" ] ||
+	t_fail "$8 records moved, fewer than the $violations receives"
+moved=$8
+"$B/prove/prove" stats "$trace" > "$T_DIR/stats" 2> "$T_DIR/stats.err" ||
+	t_fail "prove stats: $(cat "$T_DIR/stats.err")"
+grep -q "^matched $matched, received before sent $violations (worst $worst ns), unchecked 0$" \
+    "$T_DIR/stats" && grep -q "^receives moved $violations (max [0-9]* ns, median [0-9]* ns), records moved $moved (max [0-9]* ns)$" \
+    "$T_DIR/stats" && grep -q "beyond the bounds 0$" "$T_DIR/stats" ||
+	t_fail "prove stats' causality: $(sed -n '/^causality/,$p' "$T_DIR/stats")"
+for h in a b c; do
+	grep -q "^ *[0-9]* *[0-9]* *-\{0,1\}[0-9]* *-\{0,1\}[0-9.]* *[0-9]* *[0-9.]* *[0-9]* *[0-9]* *[0-9]*  host$h$" \
+	    "$T_DIR/stats" || t_fail "prove stats gives no clock of host$h: $(sed -n '/^clocks/,/^$/p' "$T_DIR/stats")"
+done
+[ -z "${CLOCKSYNC_REPORT:-}" ] || echo "correction: $violations receives" \
+    "moved to their sends, $moved records in all; none left before its send" \
+    "($(grep '^receives moved' "$T_DIR/stats"))"
 t_check_clean
-t_log "ok: offsets of $OFF_A, $OFF_B and $OFF_C s corrected; $violations of $matched messages flagged"
+t_log "ok: offsets of $OFF_A, $OFF_B and $OFF_C s corrected; $violations of $matched messages flagged, and moved to their sends by the reader"

@@ -43,6 +43,15 @@
  *	dups KEY	the number of lines whose (thread, KEY) came before
  *	order		records in time order, #ORDER counts no late record,
  *			and every host has a clock model (#SYNC)
+ *	causal		"matched M raw_before R before B moved N beyond X":
+ *			messages matched by tcheck itself, received before
+ *			sent in the file's times and in the times the
+ *			reader corrected (grmtrace_causal), records moved
+ *			(none by more than its bound, or it fails) and
+ *			violations the reader says are beyond the bounds;
+ *			the first file only
+ *
+ * Every query but causal reads the file's own times (grmtrace_raw_times).
  *
  * Prints the answer (or nothing, for seqs and order) and exits 0; exits 1
  * with a message naming what is wrong if a check fails, 2 for a bad
@@ -369,6 +378,131 @@ check_order(struct grmtrace *t)
 	return 0;
 }
 
+/* ---- causal: no message received before it was sent ---- */
+
+/* A send or receive waiting for its other end: its times, the file's and
+ * the reader's. */
+struct c_end {
+	uint64_t	raw;
+	uint64_t	ts;
+};
+
+/* The ends of one (sender rank, receiver rank, tag) waiting: sends or
+ * receives, never both; the k-th send meets the k-th receive. */
+struct c_queue {
+	int		sends;
+	size_t		head, n, cap;
+	struct c_end	*v;
+};
+
+struct c_key {
+	int64_t		src, dst, tag;
+};
+
+struct c_rank_key {
+	uint32_t	node, pid;
+};
+
+static const struct hmap_type c_queue_type = {
+	sizeof(struct c_key), sizeof(struct c_queue), 64, NULL
+};
+static const struct hmap_type c_rank_type = {
+	sizeof(struct c_rank_key), sizeof(int64_t), 64, NULL
+};
+
+/*
+ * Reads t with the reader's correction and matches sends with receives
+ * itself: prints "matched M raw_before R before B moved N beyond X"
+ * (receives before their send in the file's times and in the reader's,
+ * records the reader moved, violations it says are beyond the bounds).
+ * Fails if a record was moved by more than its bound.
+ */
+static int
+check_causal(struct grmtrace *t)
+{
+	const struct grmtrace_causal *gc;
+	const struct grmtrace_ev *ev;
+	struct hmap ranks, qs;
+	struct c_queue *q;
+	struct c_end e, s, r;
+	struct c_key k;
+	struct c_rank_key rk;
+	uint64_t matched = 0, raw_before = 0, before = 0, moved = 0;
+	int64_t *rank;
+	uint32_t it = 0;
+	int rc, send;
+
+	hmap_init(&ranks, &c_rank_type);
+	hmap_init(&qs, &c_queue_type);
+	while ((rc = grmtrace_next(t, &ev)) == 1) {
+		if (ev->kind != GRMTRACE_RECORD)
+			continue;
+		if (ev->ts != ev->raw_ts) {
+			moved++;
+			if (ev->ts - ev->raw_ts > ev->bound_ns)
+				die(1, "line %" PRIu64 ": moved by %" PRIu64
+				    " ns, beyond its bound %" PRIu64, ev->where,
+				    ev->ts - ev->raw_ts, ev->bound_ns);
+		}
+		rk = (struct c_rank_key){ ev->node, ev->pid };
+		if (ev->eid == GRMTRACE_EID_PROC_NAME && ev->n >= 1 &&
+		    ev->f[0].type == GRMTRACE_INT) {
+			if ((rank = hmap_put(&ranks, &rk, NULL)) == NULL)
+				die(2, "out of memory");
+			*rank = ev->f[0].v.i;
+			continue;
+		}
+		if ((ev->eid != GRMTRACE_EID_MSG_SEND &&
+		    ev->eid != GRMTRACE_EID_MSG_RECV) || ev->n < 2 ||
+		    ev->f[0].type != GRMTRACE_INT ||
+		    ev->f[1].type != GRMTRACE_INT ||
+		    (rank = hmap_find(&ranks, &rk)) == NULL)
+			continue;
+		send = ev->eid == GRMTRACE_EID_MSG_SEND;
+		k = send ? (struct c_key){ *rank, ev->f[0].v.i, ev->f[1].v.i } :
+		    (struct c_key){ ev->f[0].v.i, *rank, ev->f[1].v.i };
+		if ((q = hmap_put(&qs, &k, NULL)) == NULL)
+			die(2, "out of memory");
+		e = (struct c_end){ ev->raw_ts, ev->ts };
+		if (q->n > 0 && q->sends != send) {
+			s = send ? e : q->v[q->head];
+			r = send ? q->v[q->head] : e;
+			q->head++;
+			q->n--;
+			matched++;
+			raw_before += r.raw < s.raw;
+			before += r.ts < s.ts;
+			continue;
+		}
+		if (q->head + q->n == q->cap) {
+			if (q->head > 0)
+				memmove(q->v, q->v + q->head,
+				    q->n * sizeof *q->v);
+			q->head = 0;
+			if (q->n == q->cap) {
+				q->cap = q->cap ? 2 * q->cap : 16;
+				if ((q->v = realloc(q->v, q->cap *
+				    sizeof *q->v)) == NULL)
+					die(2, "out of memory");
+			}
+		}
+		q->v[q->head + q->n++] = e;
+		q->sends = send;
+	}
+	if (rc < 0)
+		die(2, "%s", grmtrace_error(t));
+	if ((gc = grmtrace_causal(t, 0)) == NULL || !gc->corrected)
+		die(1, "the reader did not correct the times");
+	printf("matched %" PRIu64 " raw_before %" PRIu64 " before %" PRIu64
+	    " moved %" PRIu64 " beyond %" PRIu64 "\n", matched, raw_before,
+	    before, moved, gc->beyond);
+	while ((q = hmap_next(&qs, &it, NULL)) != NULL)
+		free(q->v);
+	hmap_free(&qs);
+	hmap_free(&ranks);
+	return 0;
+}
+
 /* Whether lines of kind can have key: a typo is an error, not a line
  * that never passes. */
 static int
@@ -596,7 +730,7 @@ main(int argc, char **argv)
 		if (argc - i != 1)
 			die(2, "usage: %s KEY", st.q);
 	} else if (!is(&st, "count") && !is(&st, "threads") &&
-	    !is(&st, "order"))
+	    !is(&st, "order") && !is(&st, "causal"))
 		die(2, "%s: no such query", st.q);
 	else if (argc != i)
 		die(2, "%s takes no argument", st.q);
@@ -616,6 +750,13 @@ main(int argc, char **argv)
 		path = files[j];
 		if ((t = grmtrace_open(path, err, sizeof err)) == NULL)
 			die(2, "%s", err);
+		if (is(&st, "causal")) {
+			check_causal(t);
+			grmtrace_close(t);
+			break;
+		}
+		/* Every other query is of the file's own times. */
+		(void)grmtrace_raw_times(t, 1);
 		if (is(&st, "order")) {
 			check_order(t);
 			grmtrace_close(t);
@@ -633,7 +774,7 @@ main(int argc, char **argv)
 			die(2, "%s: %s", path, grmtrace_warning(t));
 		grmtrace_close(t);
 	}
-	if (!is(&st, "order"))
+	if (!is(&st, "order") && !is(&st, "causal"))
 		answer(&st);
 	hmap_free(&st.set);
 	for (j = 0; j < nc; j++)

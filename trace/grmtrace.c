@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tr_causal.h"
 #include "tr_int.h"
 #include "tr_tables.h"
 
@@ -28,6 +29,7 @@ struct grmtrace {
 	struct grmtrace_ev ev;
 	struct grmtrace_field f[GRMTRACE_FIELDS_MAX];
 	struct tr_tables tab;
+	struct tr_causal causal;	/* the correction; path NULL: off */
 	char		err[256];
 };
 
@@ -108,10 +110,13 @@ convert(struct grmtrace *t, const struct tape_ev *e)
 		memcpy(&t->f[i].v, &e->f[i].v, sizeof t->f[i].v);
 	}
 	v->f = t->f;
-	if (e->kind == TAPE_RECORD)
+	if (e->kind == TAPE_RECORD) {
 		(void)tr_tables_clock(&t->tab, e->node, e->ts, &v->sync_model,
 		    &v->bound_ns);
-	else {
+		v->raw_ts = e->ts;
+		v->ts += tr_causal_shift(&t->causal, e->node, e->pid, e->tid,
+		    e->ts, v->bound_ns);
+	} else {
 		v->ppid = e->ppid;
 		v->how = e->is_exit;
 		v->status = e->status;
@@ -151,9 +156,18 @@ grmtrace_open(const char *path, char *err, size_t errlen)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (tr_causal_init(&t->causal, path) != 0) {
+		tr_causal_free(&t->causal);
+		put_err(err, errlen, path, "out of memory");
+		free(t->path);
+		free(t);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if ((t->r = tape_ropen(path, &why)) == NULL) {
 		e = errno;
 		put_err(err, errlen, path, why);
+		tr_causal_free(&t->causal);
 		free(t->path);
 		free(t);
 		errno = e;
@@ -171,8 +185,27 @@ grmtrace_close(struct grmtrace *t)
 		return;
 	tape_rclose(t->r);
 	tr_tables_free(&t->tab);
+	tr_causal_free(&t->causal);
 	free(t->path);
 	free(t);
+}
+
+int
+grmtrace_raw_times(struct grmtrace *t, int raw)
+{
+	if (t == NULL || (!raw && t->causal.path == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (raw)
+		tr_causal_off(&t->causal);
+	return 0;
+}
+
+const struct grmtrace_causal *
+grmtrace_causal(struct grmtrace *t, size_t i)
+{
+	return t != NULL ? tr_causal_at(&t->causal, i) : NULL;
 }
 
 int
@@ -295,6 +328,10 @@ grmtrace_seek_offset(struct grmtrace *t, uint64_t offset)
 		return fail(t, errno, "cannot go to offset %llu: %s",
 		    (unsigned long long)offset, errno == EINVAL ? "not a "
 		    "binary file one can seek in" : strerror(errno));
+	/* A jump to a frame is to read a piece of a big file fast: the
+	 * correction, which matches messages from the file's start, would
+	 * read all of it before.  The file's times from here. */
+	tr_causal_off(&t->causal);
 	t->pending = 0;
 	return 0;
 }
@@ -308,6 +345,7 @@ grmtrace_limit(struct grmtrace *t, uint64_t offset)
 	}
 	t->limit = offset;
 	tr_limit(t->r, offset);
+	tr_causal_limit(&t->causal, offset);
 	return 0;
 }
 

@@ -34,7 +34,7 @@ extern "C" {
  */
 
 #define GRMTRACE_VERSION_MAJOR	0
-#define GRMTRACE_VERSION_MINOR	4
+#define GRMTRACE_VERSION_MINOR	5
 #define GRMTRACE_VERSION_PATCH	0
 /* The version of this header, as one comparable number. */
 #define GRMTRACE_VERSION	(GRMTRACE_VERSION_MAJOR * 10000 + \
@@ -214,6 +214,12 @@ struct grmtrace_ev {
 	 * model numbers, the latest #SYNC's error_ns). */
 	uint32_t	sync_model;
 	uint64_t	bound_ns;
+	/* Since 0.5.  Record: its time as the file has it.  ts is that
+	 * time corrected so that no message is received before it was sent
+	 * (ts - raw_ts ns later, never more than bound_ns; see
+	 * grmtrace_causal), unless grmtrace_raw_times asked for the file's
+	 * times (then ts == raw_ts). */
+	uint64_t	raw_ts;
 };
 
 /* The names of the fields of a meta line kind, as doc/formats.md has
@@ -413,6 +419,69 @@ uint64_t grmtrace_records(const struct grmtrace *t);
 /* Whether #END was read; if so, *records (if not NULL) is its count. */
 int grmtrace_ended(const struct grmtrace *t, uint64_t *records);
 
+/* ---- the causality correction (since 0.5) ---- */
+
+/*
+ * A message received before it was sent, once both ends are on mainmon's
+ * clock, is an error of the clock correction (doc/clock-sync.md).  By
+ * default the reader corrects it as a controlled logical clock does: the
+ * receive (matched with its send as doc/formats.md 1.9 says) is moved to
+ * its send's time, and the later records of its thread with it, the move
+ * lessening by 1 ns per microsecond after it; no record is moved by more
+ * than its bound_ns.  A receive before its send by more than the two
+ * records' bounds together shows a bound was wrong: it is counted
+ * (beyond) and left where it is.  To do this the library reads the file
+ * a second time, ahead of the caller, by twice the largest bound of a
+ * message end:
+ * a record's time is final when it is returned; a moved record may come
+ * after records of other threads up to its move later.  Standard input is
+ * corrected only if it is a regular file read from its start.
+ */
+struct grmtrace_causal {
+	uint32_t	send_node;	/* the pair of hosts (sender's, */
+	uint32_t	recv_node;	/* receiver's); 0, 0: every pair */
+	uint64_t	matched;	/* sends and receives matched */
+	uint64_t	violations;	/* receive stamped before its send */
+	uint64_t	worst_ns;	/* by at most this, in the file */
+	uint64_t	moved;		/* receives moved (to or toward their
+					   send, or with it) */
+	uint64_t	capped;		/* needed more than their bound: moved
+					   by their bound, still before their
+					   send (within the two bounds) */
+	uint64_t	beyond;		/* before their send by more than the
+					   two bounds: a bound was wrong; not
+					   moved */
+	uint64_t	beyond_ns;	/* the largest excess over the bounds */
+	uint64_t	max_shift_ns;	/* of the receives moved */
+	uint64_t	median_shift_ns;
+	/* Totals only (pair 0): */
+	uint64_t	unchecked;	/* no rank, or too many waiting */
+	uint64_t	records_moved;	/* records returned moved (since the
+					   open; the receives and the records
+					   after them) */
+	uint64_t	records_max_ns;	/* the largest move of those */
+	int		corrected;	/* 0: raw times, standard input, or the
+					   reader ahead failed */
+	int		complete;	/* the reader ahead read the whole file
+					   (the counts are final) */
+};
+
+/*
+ * raw 1: records keep the file's times (nothing is read twice); 0: they
+ * are corrected (the default).  Call before the first grmtrace_next; a
+ * later call only stops the correction.  Returns 0, or -1 (EINVAL: t
+ * NULL; raw 0 when the correction was stopped or cannot be made, on a
+ * pipe).
+ */
+int grmtrace_raw_times(struct grmtrace *t, int raw);
+/*
+ * The check's counts so far (the reader ahead has read at least what was
+ * returned): i 0, over every pair of hosts; i >= 1, one pair each, in the
+ * order first matched.  NULL past the last pair.  Valid until the next
+ * call on t.
+ */
+const struct grmtrace_causal *grmtrace_causal(struct grmtrace *t, size_t i);
+
 /* ---- the summary sidecar (doc/formats.md section 6) ---- */
 
 /*
@@ -480,7 +549,9 @@ uint64_t grmtrace_sum_offset(const struct grmtrace_sum *s, size_t b);
  * record, where mainmon writes the definitions it knows).  A record of a
  * type defined between there and offset is then an error ("record before
  * definition").  Returns 0, or -1 (EINVAL: not a binary file one can seek
- * in, t NULL or failed).  Since version 0.4.
+ * in, t NULL or failed).  Since version 0.4.  Since 0.5 it also stops the
+ * causality correction (grmtrace_raw_times): records from there have the
+ * file's times (matching messages needs the file from its start).
  */
 int grmtrace_seek_offset(struct grmtrace *t, uint64_t offset);
 

@@ -185,8 +185,13 @@ function draw() {
   // Messages: arrows, bundled by the server; the more there are, the
   // fainter each (no wall of red), a bundle of many darker.
   const fade = Math.max(0.04, Math.min(0.7, 150 / (v.arrows.length + 1)));
-  for (const [rs, xs, rr, xr, n] of v.arrows) {
+  // A message whose latency is less than its clocks' bounds together:
+  // dashed (its order is not certain).
+  let dashed = 0;
+  for (const [rs, xs, rr, xr, n, , , unsure] of v.arrows) {
     if (!shown.has(rs) || !shown.has(rr)) continue;
+    g.setLineDash(unsure ? [4, 3] : []);
+    dashed += unsure ? 1 : 0;
     const y0 = S.rowY[rs] + S.rowH[rs] / 2, y1 = S.rowY[rr] + S.rowH[rr] / 2;
     g.strokeStyle = 'rgba(200,0,0,' + Math.min(0.9, fade *
       (1 + Math.log2(n))).toFixed(3) + ')';
@@ -198,6 +203,8 @@ function draw() {
     g.lineTo(xr * k - 6 * Math.cos(a + 0.4), y1 - 6 * Math.sin(a + 0.4));
     g.fillStyle = g.strokeStyle; g.fill();
   }
+  g.setLineDash([]);
+  $('view').dataset.dashed = dashed;  // how many, for the tests
   g.lineWidth = 1;
   // Losses: a red triangle; process start (green), end (black), killed
   // (red cross) or gone (grey).
@@ -249,11 +256,13 @@ function inView(v) {
     return;
   }
   let s = '<b>messages in view</b><table><tr><th>from row</th><th>to row' +
-    '</th><th>sent</th><th>latency</th></tr>';
-  for (const [rs, , rr, , , ts, tr] of v.arrows)
-    s += '<tr class="msg"><td>' + rs + '</td><td>' + rr + '</td><td>' +
-      fmtDur(ts) + '</td><td class="lat" data-ns="' + (tr - ts) + '">' +
-      fmtDur(tr - ts) + '</td></tr>';
+    '</th><th>sent</th><th>latency</th><th>bounds</th></tr>';
+  for (const [rs, , rr, , , ts, tr, unsure, bound] of v.arrows)
+    s += '<tr class="msg' + (unsure ? ' unsure' : '') + '"><td>' + rs +
+      '</td><td>' + rr + '</td><td>' + fmtDur(ts) +
+      '</td><td class="lat" data-ns="' + (tr - ts) + '">' + fmtDur(tr - ts) +
+      '</td><td class="bound" data-ns="' + bound + '">±' + fmtDur(bound) +
+      (unsure ? ' (order not certain)' : '') + '</td></tr>';
   el.innerHTML = s + '</table>';
 }
 
@@ -311,7 +320,12 @@ async function showRecordAt(row, ts, eid) {  // ts: absolute ns, a string
   const rel = Number(BigInt(r.ts) - S.first);
   let s = (r.name || eidName(r.eid)) + '  (eid ' + r.eid + ')\n' +
     'at ' + fmtDur(rel) + ' (' + r.ts + ' ns)\n' +
-    'host ' + r.node + ' pid ' + r.pid + ' tid ' + r.tid + '\n';
+    'host ' + r.node + ' pid ' + r.pid + ' tid ' + r.tid + '\n' +
+    'clock bound ±' + fmtDur(r.bound_ns) + ' (' + r.bound_ns + ' ns, model ' +
+    r.model + ')' + (r.raw_ts !== r.ts ? ', moved ' +
+    fmtDur(Number(BigInt(r.ts) - BigInt(r.raw_ts))) + ' later so that no ' +
+    'message is received before it was sent (file: ' + r.raw_ts + ' ns)' :
+    '') + '\n';
   if (r.process)
     s += 'process ' + (r.process.rank !== undefined ? 'rank ' +
       r.process.rank + ' ' + r.process.name + ' ' : '') + r.process.prog + '\n';
@@ -322,7 +336,9 @@ async function showRecordAt(row, ts, eid) {  // ts: absolute ns, a string
       (r.eid === -4 ? 'received' : 'sent') + ' by row ' +
       r.message.other_row + ' (pid ' + r.message.other.pid + ' tid ' +
       r.message.other.tid + '), latency ' + fmtDur(r.message.latency_ns) +
-      ' (' + r.message.latency_ns + ' ns)\n' : 'message not matched\n';
+      ' (' + r.message.latency_ns + ' ns)' + (r.message.unsure ?
+      ', less than the clocks\' bounds (' + fmtDur(r.message.bound_ns) +
+      '): its order is not certain' : '') + '\n' : 'message not matched\n';
   $('detail').textContent = s;
 }
 function hit(x, y) {

@@ -417,13 +417,16 @@ const Views = (() => {
             (n > 1 ? '#222' : '#666'), class: 'mark' }));
     });
     const fade = Math.max(0.05, Math.min(0.7, 150 / (v.arrows.length + 1)));
-    for (const [rs, xs, rr, xr, n] of v.arrows) {
+    for (const [rs, xs, rr, xr, n, , , unsure] of v.arrows) {
       const js = rs - v.r0, jr = rr - v.r0;
       if (y[js] === undefined || y[jr] === undefined) continue;
-      g.appendChild(sv('line', { x1: LW + xs, y1: y[js] + DH, x2: LW + xr,
+      const a = { x1: LW + xs, y1: y[js] + DH, x2: LW + xr,
         y2: y[jr] + DH, stroke: 'rgb(200,0,0)', class: 'arrow',
         'stroke-opacity': Math.min(0.9, fade * (1 + Math.log2(n))).toFixed(3),
-        'stroke-width': Math.min(3, 1 + Math.log2(n) / 2).toFixed(2) }));
+        'stroke-width': Math.min(3, 1 + Math.log2(n) / 2).toFixed(2) };
+      // Dashed: latency less than the clocks' bounds, order not certain.
+      if (unsure) a['stroke-dasharray'] = '4 3';
+      g.appendChild(sv('line', a));
     }
     for (const [row, node, pid, x, count] of v.losses)
       rows.forEach((r, j) => {
