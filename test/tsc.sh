@@ -8,7 +8,8 @@
 # once, in order (binary format), and every record within its stated bound (bound_ns) of
 # its true time, the machine's CLOCK_MONOTONIC read just before the event
 # (test/truewriter.c), plus how long the event took if it was preempted.
-# TSC_SECS sets part 2's length; TSC_REPORT prints its error figures (max
+# 3. The same under mainmon --collect=global (the processes stopped for
+# each snapshot).  TSC_SECS sets the runs' length; TSC_REPORT prints its error figures (max
 # and median, of the records whose true time is known within 2.5 us).
 . "$(dirname "$0")/lib.sh"
 
@@ -26,7 +27,8 @@ run() {
 	trace="$T_DIR/trace-$_tag.txt"
 	export GRM_RUNDIR="$T_DIR/run-$_tag"
 	mkdir -m 700 "$GRM_RUNDIR"
-	t_start_mm "$trace"
+	# shellcheck disable=SC2086
+	t_start_mm "$trace" ${MM_ARGS:-}
 	env GRM_MM="$MM_ID" GRM_LM_LINGER=60 "$@" "$B/test/truewriter" \
 	    "$N" "$EVERY_US" 2> "$T_DIR/writer.err" &
 	_w=$!
@@ -117,3 +119,12 @@ run tsc GRM_CLOCK=tsc
 within tsc
 t_check_clean
 report TSC
+# 3. The same in the global scheme: the stops' times (PAUSED, RESUMED) and
+# the hold after them in ticks too.
+T_FORMAT=tape MM_ARGS=--collect=global
+run global GRM_CLOCK=tsc
+[ "$(t_count "$trace" '#TSC')" -eq 1 ] || t_fail "global: not one #TSC line"
+[ "$(t_count "$trace" eid=-7)" -ge 1 ] || t_fail "global: no collection begin"
+within global
+t_check_clean
+report "TSC, global scheme"
