@@ -33,10 +33,7 @@ run() {
 	    "$N" "$EVERY_US" 2> "$T_DIR/writer.err" &
 	_w=$!
 	T_PIDS="$T_PIDS $_w"
-	while t_ours "$_w" && ! t_dead "$_w"; do
-		"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null 2>&1 || :
-		sleep 0.5
-	done
+	t_snapshots_while "$_w"
 	wait "$_w" || t_fail "$_tag: the writer failed: $(cat "$T_DIR/writer.err")"
 	t_note_lms
 	t_stop_mm "$_tag"
