@@ -122,10 +122,15 @@ tsc_calibrate(const struct tsc_pair *a, const struct tsc_pair *b,
 	dt = b->tick - a->tick;
 	c->tick0 = a->tick;
 	c->ns0 = a->ns;
-	c->mult = (uint64_t)(((unsigned __int128)dn << 32) / dt);
+#ifdef __SIZEOF_INT128__
+	c->mult = (uint64_t)((((unsigned __int128)dn << 32) + dt / 2) / dt);
+#else
+	c->mult = (uint64_t)((long double)dn * 4294967296.0L /
+	    (long double)dt + 0.5L);
+#endif
 	c->err_ns = a->half_ns;
 	c->span_ns = dn;
-	c->rate_ppb = (uint64_t)(((unsigned __int128)(a->half_ns + b->half_ns) *
-	    1000000000u + dn - 1) / dn);
+	c->rate_ppb = (uint64_t)(((double)(a->half_ns + b->half_ns) * 1e9 +
+	    (double)dn - 1) / (double)dn);
 	return 0;
 }

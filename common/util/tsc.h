@@ -67,14 +67,20 @@ struct tsc_pair {
 	uint64_t	half_ns;
 };
 
-/* Ticks of c as host CLOCK_MONOTONIC ns.  Exact to 2^-32 ns per tick. */
+/* Ticks of c as host CLOCK_MONOTONIC ns, rounded to the nearest (an
+ * exact product: mult's 2^-32 ns per tick is the only rounding). */
 static inline uint64_t
 tsc_to_ns(const struct tsc_cal *c, uint64_t ticks)
 {
 	int64_t d = (int64_t)(ticks - c->tick0);
+#ifdef __SIZEOF_INT128__
 	__int128 v = (__int128)d * (__int128)c->mult;
 
-	return c->ns0 + (uint64_t)(int64_t)(v >> 32);
+	return c->ns0 + (uint64_t)(int64_t)((v + ((__int128)1 << 31)) >> 32);
+#else	/* 32-bit hosts: to a long double's precision */
+	return c->ns0 + (uint64_t)(int64_t)((long double)d *
+	    (long double)c->mult / 4294967296.0L + 0.5L);
+#endif
 }
 
 /* A duration of ns as ticks of c (rounded down; 0 if mult is 0). */
@@ -83,7 +89,12 @@ tsc_ticks(const struct tsc_cal *c, uint64_t ns)
 {
 	if (c->mult == 0)
 		return 0;
+#ifdef __SIZEOF_INT128__
 	return (uint64_t)(((unsigned __int128)ns << 32) / c->mult);
+#else
+	return (uint64_t)((long double)ns * 4294967296.0L /
+	    (long double)c->mult);
+#endif
 }
 
 /*
