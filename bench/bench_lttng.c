@@ -20,7 +20,11 @@
  * everything, and the CPU time mainmon (-M PID) and the Local Monitor
  * (found in GRM_RUNDIR) spent over the run is read from /proc/PID/stat.
  * -S NS: start the first run when CLOCK_REALTIME reaches NS, so that
- * several processes run at once (each prints its own figures).
+ * several processes run at once (each prints its own figures).  -s all
+ * adds, alternating with the two, the bare loops a record's timestamp
+ * costs at least: rdtsc, rdtscp and clock_gettime(CLOCK_MONOTONIC), each
+ * result stored (GRM_CLOCK=tsc stamps with rdtsc; bench/lttng.sh, the TSC
+ * part).
  */
 #include <dirent.h>
 #include <pthread.h>
@@ -33,6 +37,7 @@
 
 #include "bench.h"
 #include "grm.h"
+#include "util/tsc.h"
 
 #define TRACEPOINT_DEFINE
 #include "grm_tp.h"
@@ -45,10 +50,14 @@
 #define BATCH		10000
 #define MAXTHREADS	16
 
-enum { LTTNG, GRM, NSYS };
+enum { LTTNG, GRM, RDTSC, RDTSCP, CGT, NSYS };
+#define SYS_TWO		(1 << LTTNG | 1 << GRM)
+#define SYS_ALL		((1 << NSYS) - 1)
+#define NBATCHSYS	2	/* the batch mode's: LTTng and grm */
 
 static const char *sysname[NSYS] = {
-	"LTTng tracepoint(2 ints)", "GMI_Event(2 ints)"
+	"LTTng tracepoint(2 ints)", "GMI_Event(2 ints)", "bare rdtsc",
+	"bare rdtscp", "bare clock_gettime"
 };
 
 static long nbatches = 200;
@@ -58,7 +67,7 @@ static long nevents;		/* -n: amortized mode, calls per loop */
 static int nruns = 5;		/* -r */
 static int mm_pid;		/* -M */
 static uint64_t start_at;	/* -S, CLOCK_REALTIME ns */
-static int sys_mask = 3;	/* -s: 1 << LTTNG | 1 << GRM */
+static int sys_mask = SYS_TWO;	/* -s */
 
 struct result {
 	double	*ns[NSYS];	/* per-event cost of each batch */
@@ -98,8 +107,8 @@ run(void *arg)
 	int k, s;
 
 	for (b = 0; b < nbatches; b++) {
-		for (k = 0; k < NSYS; k++) {
-			s = (int)((b + k) % NSYS);
+		for (k = 0; k < NBATCHSYS; k++) {
+			s = (int)((b + k) % NBATCHSYS);
 			pthread_barrier_wait(&sync_all);
 			if (s == LTTNG)
 				r->ns[s][b] = batch_lttng(b);
@@ -143,7 +152,7 @@ measure(int nthreads, const char *state)
 	memset(r, 0, sizeof r);
 	pthread_barrier_init(&sync_all, NULL, (unsigned)nthreads);
 	for (t = 0; t < nthreads; t++) {
-		for (s = 0; s < NSYS; s++) {
+		for (s = 0; s < NBATCHSYS; s++) {
 			r[t].ns[s] = calloc((size_t)nbatches, sizeof(double));
 			if (r[t].ns[s] == NULL) {
 				perror("bench_lttng");
@@ -166,7 +175,7 @@ measure(int nthreads, const char *state)
 	printf("-- %s, %d thread%s writing at once (%ld calls of each, "
 	    "per-thread cost)\n", state, nthreads, nthreads > 1 ? "s" : "",
 	    calls);
-	for (s = 0; s < NSYS; s++) {
+	for (s = 0; s < NBATCHSYS; s++) {
 		st[s] = summarise(r, nthreads, s);
 		printf("%-26s median %7.1f ns  p10 %7.1f  p90 %7.1f", sysname[s],
 		    st[s].med, st[s].p10, st[s].p90);
@@ -177,7 +186,7 @@ measure(int nthreads, const char *state)
 	printf("%-26s %.2f\n", "LTTng/grm (medians)",
 	    st[GRM].med > 0 ? st[LTTNG].med / st[GRM].med : 0.0);
 	for (t = 0; t < nthreads; t++)
-		for (s = 0; s < NSYS; s++)
+		for (s = 0; s < NBATCHSYS; s++)
 			free(r[t].ns[s]);
 }
 
@@ -287,6 +296,25 @@ loop_lttng(long n)
 		tracepoint(grm_bench, two_ints, (int)i, (int)n);
 }
 
+/* The bare loops: each read stored, as a record's timestamp is. */
+static volatile uint64_t sink;
+
+static void
+loop_bare(int s, long n)
+{
+	long i;
+
+	if (s == RDTSC)
+		for (i = 0; i < n; i++)
+			sink = tsc_read();
+	else if (s == RDTSCP)
+		for (i = 0; i < n; i++)
+			sink = tsc_read_p();
+	else
+		for (i = 0; i < n; i++)
+			sink = clk_mono_ns();
+}
+
 static long
 loop_grm(long n)
 {
@@ -321,8 +349,10 @@ arun_thread(void *arg)
 				w0 = t0;
 			if (s == LTTNG)
 				loop_lttng(nevents);
-			else
+			else if (s == GRM)
 				a->lost += loop_grm(nevents);
+			else
+				loop_bare(s, nevents);
 			t1 = now_ns();
 			a->runs[r].ns[s] = (double)(t1 - t0) / (double)nevents;
 			pthread_barrier_wait(&sync_all);
@@ -362,7 +392,7 @@ amortized(int nthreads)
 {
 	pthread_t th[MAXTHREADS];
 	struct athread a[MAXTHREADS];
-	double v[MAXTHREADS * 64], c[64], med[NSYS];
+	double v[MAXTHREADS * 64], c[64], med[NSYS] = { 0 };
 	uint64_t cpu_all;
 	long lost = 0;
 	size_t k;
@@ -467,9 +497,12 @@ amortized(int nthreads)
 			printf("\n");
 		}
 	}
-	if (sys_mask == 3)
+	if ((sys_mask & SYS_TWO) == SYS_TWO)
 		printf("%-26s %.2f\n", "LTTng/grm (medians)",
 		    med[GRM] > 0 ? med[LTTNG] / med[GRM] : 0.0);
+	if ((sys_mask & (1 << GRM | 1 << RDTSC)) == (1 << GRM | 1 << RDTSC))
+		printf("%-26s %+.1f ns\n", "grm - bare rdtsc (medians)",
+		    med[GRM] - med[RDTSC]);
 	if (sys_mask & (1 << GRM))
 		printf("grm calls recorded: %ld\n", (long)nthreads * nevents *
 		    nruns - lost);
@@ -493,7 +526,7 @@ usage(void)
 	fprintf(stderr, "usage: bench_lttng -m on|off [-b BATCHES] "
 	    "[-t THREADS]\n"
 	    "       bench_lttng -m on -n EVENTS [-r RUNS] [-t THREADS] "
-	    "[-M MAINMON_PID] [-S REALTIME_NS] [-s both|grm|lttng]\n");
+	    "[-M MAINMON_PID] [-S REALTIME_NS] [-s both|grm|lttng|all]\n");
 	exit(2);
 }
 
@@ -523,7 +556,9 @@ main(int argc, char **argv)
 			else if (strcmp(optarg, "lttng") == 0)
 				sys_mask = 1 << LTTNG;
 			else if (strcmp(optarg, "both") == 0)
-				sys_mask = 3;
+				sys_mask = SYS_TWO;
+			else if (strcmp(optarg, "all") == 0)
+				sys_mask = SYS_ALL;
 			else
 				usage();
 			break;

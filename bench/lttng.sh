@@ -24,7 +24,11 @@
 # file; LTTng's discarded events counted.  Also 2 threads in one process
 # and 2 processes of 1 thread, and the CPU mainmon and the Local Monitor
 # spend per record (BENCH_ONE=1: one writer only).  `make bench-sustained`
-# runs this part alone (BENCH_BURST=0).
+# runs this part alone (BENCH_BURST=0 BENCH_TSC=0).
+#
+# Between the two (BENCH_TSC=0 leaves it out; `make bench-tsc` runs it
+# alone), the TSC clock: the burst with GRM_CLOCK=tsc and monotonic next to
+# bare rdtsc, rdtscp and clock_gettime loops in the same processes.
 set -eu
 me=lttng.sh
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -312,6 +316,93 @@ amort() {
 	[ "$got" -eq "$want" ] || say "the file does not hold every call"
 	rm -f "$out"
 }
+# ---- the TSC clock (issue 18): the burst with GRM_CLOCK=tsc next to the
+# bare reads of the clocks, in the same processes ----
+# Processes with GRM_CLOCK=monotonic and with GRM_CLOCK=tsc alternate
+# (BENCH_TSC_PAIRS pairs, default 3, the first clock alternating), each
+# with its own Local Monitor (run folder) and one writer pinned to CPU 0;
+# each runs BENCH_TSC_RUNS times (default 21) loops of BENCH_BURST_EVENTS
+# calls (a burst that fits in the segment) of the five, alternating:
+# LTTng's tracepoint, GMI_Event, bare rdtsc, bare rdtscp, bare
+# clock_gettime.  Medians (and 10th percentiles: the runs least disturbed
+# by a loaded machine) over every run of the clock's processes.
+if [ "${BENCH_TSC:-1}" != 0 ]; then
+	[ -x "$b/test/tcheck" ] || die "$b/test/tcheck is missing" \
+	    "(make test/tcheck)"
+	tn=${BENCH_BURST_EVENTS:-200000}
+	truns=${BENCH_TSC_RUNS:-21}
+	rundir0=$GRM_RUNDIR
+	lt_start
+	# shellcheck disable=SC2086
+	mm_start "$tmp/grm-tsc.bin" bin $pin1
+	echo "== the TSC clock: $tn calls a loop (fits in the segment), one" \
+	    "writer ${pin0:+pinned to CPU 0 }(mainmon${pin1:+ on CPU 1}" \
+	    "writing to a file on disk), GRM_CLOCK=monotonic and tsc" \
+	    "processes alternating, $truns runs of each loop per process;" \
+	    "load: $(uptime | sed 's/.*average: //')"
+	: > "$tmp/tsc.all"
+	k=0
+	while [ $k -lt "${BENCH_TSC_PAIRS:-3}" ]; do
+		order="monotonic tsc"
+		[ $((k % 2)) -eq 0 ] || order="tsc monotonic"
+		for clk in $order; do
+			GRM_RUNDIR=$tmp/run-$clk
+			mkdir -p -m 700 "$GRM_RUNDIR"
+			# shellcheck disable=SC2086
+			GRM_MM=$id GRM_CLOCK=$clk $pin0 "$tmp/bench_lttng" \
+			    -m on -n "$tn" -r "$truns" -s all -M "$mm_pid" \
+			    > "$tmp/t.out" || die "bench_lttng failed"
+			note_lms
+			sed "s/^/$clk /" "$tmp/t.out" >> "$tmp/tsc.all"
+		done
+		k=$((k + 1))
+	done
+	! grep -q "GRM_CLOCK=tsc refused" "$tmp"/run-tsc/lm-*.log ||
+		say "GRM_CLOCK=tsc refused: $(grep -h refused \
+		    "$tmp"/run-tsc/lm-*.log)"
+	GRM_RUNDIR=$rundir0
+	mm_stop
+	lt_end
+	# Every run's figure of every loop, by clock: medians.
+	awk '/amortized/ && /runs:/ {
+		clk = $1; sub(/^[a-z]+ /, ""); name = $0
+		sub(/ *amortized.*/, "", name)
+		r = $0; sub(/.*runs: */, "", r); sub(/\).*/, "", r)
+		n = split(r, v, " ")
+		for (i = 1; i <= n; i++)
+			print clk "|" name "|" v[i]
+	}' "$tmp/tsc.all" | sort -t '|' -k1,2 -k3n | awk -F '|' '
+	{ k = $1 "|" $2; v[k, ++n[k]] = $3; if (!(k in seen)) { seen[k] = 1; o[++no] = k } }
+	END {
+		for (i = 1; i <= no; i++) {
+			k = o[i]; split(k, p, "|")
+			m = n[k] % 2 ? v[k, (n[k] + 1) / 2] : \
+			    (v[k, n[k] / 2] + v[k, n[k] / 2 + 1]) / 2
+			med[k] = m
+			q[k] = v[k, int((n[k] - 1) / 10) + 1]
+			printf "GRM_CLOCK=%-9s %-26s median %6.1f ns/call," \
+			    " p10 %6.1f (%d runs, %.1f to %.1f)\n", p[1], p[2],
+			    m, q[k], n[k], v[k, 1], v[k, n[k]]
+		}
+		g = "tsc|GMI_Event(2 ints)"; r = "tsc|bare rdtsc"
+		m = "monotonic|GMI_Event(2 ints)"; l = "tsc|LTTng tracepoint(2 ints)"
+		if ((g in med) && (r in med))
+			printf "GMI_Event with tsc - bare rdtsc: %+.1f ns" \
+			    " (p10 %+.1f); monotonic - tsc: %+.1f ns (p10 %+.1f);" \
+			    " LTTng / grm tsc: %.2f (p10 %.2f)\n",
+			    med[g] - med[r], q[g] - q[r], med[m] - med[g],
+			    q[m] - q[g], med[l] / med[g], q[l] / q[g]
+	}'
+	want=$(awk '/grm calls recorded:/ { n += $5 } END { print n + 0 }' \
+	    "$tmp/tsc.all")
+	got=$("$b/test/tcheck" "$tmp/grm-tsc.bin" eid=1 count)
+	echo "grm: $got records in the file of $want calls that returned" \
+	    "GRM_OK; #TSC lines: $("$b/test/tcheck" "$tmp/grm-tsc.bin" \
+	    '#TSC' count)"
+	[ "$got" -eq "$want" ] || say "the file does not hold every call"
+	rm -f "$tmp/grm-tsc.bin"
+fi
+
 if [ "${BENCH_SUSTAINED:-1}" != 0 ]; then
 	[ -x "$b/test/tcheck" ] || die "$b/test/tcheck is missing" \
 	    "(make test/tcheck)"

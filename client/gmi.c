@@ -347,7 +347,7 @@ emit(int eid, const struct gmi_type *ty, va_list ap)
 	p = reserve(len);
 	if (unlikely(p == NULL))
 		return GRM_ELOST;
-	ts = clk_mono_ns();
+	ts = gmi_now();
 	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts);
 	put_fields(p + sizeof(struct rec_hdr), ty, ap, slen);
 	commit(len);
@@ -504,7 +504,7 @@ put_built(const char *buf, size_t len)
 	memcpy(p, buf, len);
 	/* Built before a wait for room: stamped again (see emit). */
 	if (waited) {
-		ts = clk_mono_ns();
+		ts = gmi_now();
 		memcpy(p + offsetof(struct rec_hdr, ts), &ts, sizeof ts);
 	}
 	commit((uint32_t)len);
@@ -527,7 +527,7 @@ gmi_emit_fields(int eid, const struct rec_field *f, unsigned n)
 	if (st != GMI_T_REC)
 		return not_recorded(eid, ty, st,
 		    n > 0 && f[0].kind == REC_K_INT ? f[0].v.i : 0);
-	len = gmi_build_fields(buf, eid, ty, ty->attr, f, n, clk_mono_ns());
+	len = gmi_build_fields(buf, eid, ty, ty->attr, f, n, gmi_now());
 	if (len == 0)
 		return n != ty->fmt.n ? GRM_EINVAL : GRM_E2BIG;
 	return put_built(buf, len);
@@ -543,7 +543,7 @@ emit_define(int eid, const struct gmi_type *ty, const char *format,
 	int r;
 
 	len = rec_build_define(buf, eid, ty->cls, ty->attr, format, dsc,
-	    clk_mono_ns());
+	    gmi_now());
 	if (len == 0)
 		return gmi_error(GRM_E2BIG, "event %d: format or description "
 		    "too long (at most %d and %d bytes)", eid, REC_FMT_MAX - 1,
@@ -779,7 +779,7 @@ gmi_emit_word(int eid, uint64_t v, uint64_t ts)
 	p = reserve(len);
 	if (unlikely(p == NULL))
 		return GRM_ELOST;
-	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts ? ts : clk_mono_ns());
+	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts ? ts : gmi_now());
 	memcpy(p + sizeof(struct rec_hdr), &v, 8);
 	commit(len);
 	return GRM_OK;

@@ -38,6 +38,7 @@ _Atomic int gmi_state = GMI_UNINIT;
 struct seg_hdr *gmi_seg;
 struct seg gmi_view;		/* layout as checked at attach */
 int gmi_stats_mode;
+int gmi_tsc;
 static int gmi_policy = -1;	/* GRM_POLICY, or the segment's */
 __thread struct gmi_thread gmi_thr __attribute__((tls_model("initial-exec")))
     = { .idx = -1 };
@@ -187,6 +188,8 @@ gmi_lm_attach(int fd, int resume)
 	(void)seg_populate(mem, gmi_populated != NULL ? gmi_view.data_off :
 	    r.size);
 	gmi_seg = mem;
+	/* Every record of the segment on its clock (GRM_CLOCK, the LM's). */
+	gmi_tsc = TSC_HAVE && gmi_seg->clock == SEG_CLOCK_TSC;
 	/* Differ from the segment's word: the first event applies the
 	 * control words. */
 	gmi_ctl_seen = atomic_load(&gmi_seg->ctl) + SEG_CTL_STEP;
@@ -685,7 +688,7 @@ put_loss(struct gmi_thread *t, uint64_t n, uint32_t pid, uint32_t tid)
 	char *p = t->data + t->off;
 
 	rec_put_hdr(p, sizeof(struct rec_hdr) + 16, REC_CLASS_META,
-	    REC_ATTR_LOSS, 0, clk_mono_ns());
+	    REC_ATTR_LOSS, 0, gmi_now());
 	memcpy(p + sizeof(struct rec_hdr), &n, 8);
 	memcpy(p + sizeof(struct rec_hdr) + 8, &who, 8);
 	t->off += sizeof(struct rec_hdr) + 16;

@@ -10,6 +10,8 @@
 #include "grm.h"
 #include "rec/rec.h"
 #include "shm/seg.h"
+#include "util/clock.h"
+#include "util/tsc.h"
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
@@ -71,6 +73,7 @@ extern struct seg_hdr *gmi_seg;	/* shared: only control words are read */
 extern struct seg gmi_view;	/* its layout as checked at attach */
 extern uint32_t gmi_ctl_seen;	/* segment ctl word last applied, | ON */
 extern int gmi_stats_mode;	/* GRM_MODE=stats */
+extern int gmi_tsc;		/* the segment's clock is the TSC */
 extern struct gmi_type gmi_types[GMI_NTYPES];
 extern __thread struct gmi_thread gmi_thr
     __attribute__((tls_model("initial-exec")));
@@ -81,6 +84,16 @@ gmi_type_of(int eid)
 	uint32_t b = REC_EID_BIT(eid);
 
 	return b < GMI_NTYPES ? &gmi_types[b] : (struct gmi_type *)0;
+}
+
+/* A record's timestamp: the segment's clock (SEG_CLOCK_*), taken from it
+ * at attach; one predictable branch. */
+static inline uint64_t
+gmi_now(void)
+{
+	if (gmi_tsc)
+		return tsc_read();
+	return clk_mono_ns();
 }
 
 /* Attaches the process (once); returns the resulting state. */

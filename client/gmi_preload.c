@@ -49,6 +49,12 @@ GMI_PreloadEvent(int eid, ...)
 	return r;
 }
 
+GRM_API uint64_t
+GMI_PreloadNow(void)
+{
+	return gmi_now();
+}
+
 GRM_API int
 GMI_PreloadFunc(int eid, uint64_t addr, uint64_t ts)
 {

@@ -27,9 +27,13 @@ int GMI_PreloadEvent(int eid, ...);
 void GMI_PreloadExit(int status);
 
 /* Records a function's entry or exit (REC_EID_FN_ENTER or _EXIT, defined
- * first): the function's address, at time ts (CLOCK_MONOTONIC ns; 0:
+ * first): the function's address, at time ts (GMI_PreloadNow's; 0:
  * now).  No allocation, no lock, no system call but when the thread
  * needs a new chunk; same returns as GMI_Event; never changes errno. */
 int GMI_PreloadFunc(int eid, uint64_t addr, uint64_t ts);
+
+/* Now on the clock records are stamped with: CLOCK_MONOTONIC ns, or TSC
+ * ticks in a segment of GRM_CLOCK=tsc (not a duration's unit then). */
+uint64_t GMI_PreloadNow(void);
 
 #endif /* GRM_GMI_PRELOAD_H */

@@ -241,7 +241,7 @@ gmi_set_dormant(int eid, const struct rec_field *f, unsigned n)
 		return gmi_error(GRM_EUNDEF, "dormant value of undefined "
 		    "event %d", eid);
 	len = gmi_build_fields(buf, eid, ty, REC_ATTR_PROBE, f, n,
-	    clk_mono_ns());
+	    gmi_now());
 	if (len == 0)
 		return GRM_EINVAL;
 	if (len > STAB_VALUE_MAX)

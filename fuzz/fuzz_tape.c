@@ -219,7 +219,8 @@ touch_meta(const struct grmtrace_ev *ev)
 	GRMTRACE_WANT(GRMTRACE_CAUSAL) | GRMTRACE_WANT(GRMTRACE_PROC) | \
 	GRMTRACE_WANT(GRMTRACE_LOSS) | GRMTRACE_WANT(GRMTRACE_STATS_COUNT) | \
 	GRMTRACE_WANT(GRMTRACE_STATS_RANGE) | GRMTRACE_WANT(GRMTRACE_CONTROL) | \
-	GRMTRACE_WANT(GRMTRACE_PLAN_ADD) | GRMTRACE_WANT(GRMTRACE_PLAN_DEL))
+	GRMTRACE_WANT(GRMTRACE_PLAN_ADD) | GRMTRACE_WANT(GRMTRACE_PLAN_DEL) | \
+	GRMTRACE_WANT(GRMTRACE_TSC))
 
 /* Writes a meta line as read; a line grown too long is left out. */
 static void
@@ -239,6 +240,10 @@ put_meta(struct tape_w *w, const struct grmtrace_ev *ev)
 		    (uint32_t)f[6].v.u, ev->n > 7 ? (uint32_t)f[7].v.u : 0,
 		    ev->n > 7 ? f[8].v.u : 0, ev->n > 7 ? f[9].v.u : 0,
 		    ev->n > 7 ? f[10].v.u : 0, ev->n > 7 ? f[11].v.u : 0 });
+		break;
+	case GRMTRACE_TSC:
+		rc = tape_tsc(w, &(struct tape_tsc){ ev->node, f[1].v.u,
+		    f[2].v.u, f[3].v.u, f[4].v.u, f[5].v.u, f[6].v.u });
 		break;
 	case GRMTRACE_ORDER:
 		rc = tape_order(w, f[0].v.u, f[1].v.u, f[2].v.u, f[3].v.u);

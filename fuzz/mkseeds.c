@@ -2,7 +2,7 @@
 /* mkseeds.c: writes the binary seed files of fuzz/corpus/{rec,seg,wire}.
  * Run once by hand when an input layout changes (see fuzz/README.md):
  *
- *	cc -D_GNU_SOURCE -Iinclude -Icommon fuzz/mkseeds.c common/rec/rec.c \
+ *	cc -D_GNU_SOURCE -Iinclude -Icommon fuzz/mkseeds.c common/rec/rec.c common/rec/dense.c \
  *	    common/shm/seg.c common/net/wire.c -o mkseeds && ./mkseeds fuzz/corpus
  *
  * The layouts are those described at the top of each fuzz_*.c file.

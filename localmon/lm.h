@@ -11,6 +11,7 @@
 #include "net/mmid.h"
 #include "net/wire.h"
 #include "shm/seg.h"
+#include "util/tsc.h"
 
 /* The LM forwards the segment's chunks and filter as the wire bounds them. */
 _Static_assert(WIRE_CHUNK_MAX == SEG_CHUNK_MAX, "a chunk fits a DATA message");
@@ -82,12 +83,15 @@ struct lm_pause {
 	uint32_t		skipped;	/* not stopped (already were, or
 						   could not be) */
 	uint64_t		t_begin;	/* LM ns: all stopped */
+	uint64_t		t_begin_h;	/* the same, on the segment's
+						   clock (lm_now) */
 	uint64_t		took;		/* ns to stop them */
 	uint64_t		max_ns;		/* the round's time limit */
 	/* A thread stopped between reading the clock and committing
 	 * commits once let go and run again: until every thread stopped
 	 * has run (or a time limit), no DONE says "nothing below" past the
-	 * stop's start, less the grace (lm_pause_below). */
+	 * stop's start, less the grace (lm_pause_below); on the segment's
+	 * clock. */
 	uint64_t		hold_below;
 	uint64_t		hold_until;	/* LM ns; 0: no hold; UINT64_MAX
 						   while stopped */
@@ -128,6 +132,10 @@ struct lm {
 	size_t			seg_size;
 	uint64_t		bad_bytes;	/* scribbled, skipped */
 	int			adopted;	/* the segment of an LM that died */
+	/* The segment's clock (lm_clock.c): the TSC, calibrated. */
+	int			tsc;
+	struct tsc_pair		tsc_first;	/* the calibration's start */
+	struct tsc_cal		tsc_cal;
 	struct lm_orphan	*orphans;
 	int			norphans;
 
@@ -388,6 +396,7 @@ struct lm_conf {
 	uint64_t	silent_s;	/* GRM_LM_SILENT: 0 never */
 	double		push_s;		/* GRM_PUSH_INTERVAL: 0 off */
 	int		policy;		/* GRM_POLICY: SEG_POLICY_* */
+	int		clock;		/* GRM_CLOCK: 0 monotonic, 1 tsc */
 };
 
 /*
@@ -405,6 +414,19 @@ int lm_conf_read(struct lm_conf *c, int argc, char **argv);
 int lm_segment_make(struct lm *lm, const struct lm_conf *c);
 /* Removes the segment, then the .pid file if it still names this LM. */
 void lm_segment_unmake(struct lm *lm);
+
+/* lm_clock.c: the segment's clock */
+/* Chooses the clock of a segment just made (GRM_CLOCK=tsc where
+ * tsc_usable, else CLOCK_MONOTONIC, said in one line) or keeps an adopted
+ * one's, and calibrates the TSC (20 ms).  0, or -1 if the adopted
+ * segment's clock cannot be read here. */
+int lm_clock_start(struct lm *lm, int want_tsc);
+/* Now on the segment's clock: every host time the LM sends. */
+uint64_t lm_now(const struct lm *lm);
+/* A duration of ns in the segment clock's units. */
+uint64_t lm_clock_dur(const struct lm *lm, uint64_t ns);
+/* Right after the handshake: a TSC segment's calibration to the MM. */
+void lm_clock_send(struct lm *lm);
 
 /* lm_main.c */
 void lm_begin_exit(struct lm *lm, const char *why);

@@ -143,6 +143,7 @@ lm_conf_read(struct lm_conf *c, int argc, char **argv)
 	(void)env_u64(ENV_LM_SILENT, &c->silent_s);
 	(void)env_seconds(ENV_PUSH_INTERVAL, &c->push_s);
 	(void)env_choice(ENV_POLICY, &c->policy);
+	(void)env_choice(ENV_CLOCK, &c->clock);
 	if (lm_conf_sizes(c) != 0)
 		return 1;
 	/* The token is never written anywhere: messages show HOST:PORT. */

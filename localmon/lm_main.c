@@ -36,7 +36,7 @@ lm_queue_proc(struct lm *lm, uint32_t pid, uint32_t ppid, uint32_t session,
 	wire_put_u32(&w, ppid);
 	wire_put_u32(&w, what);
 	wire_put_u32(&w, (uint32_t)status);
-	wire_put_u64(&w, clk_mono_ns());
+	wire_put_u64(&w, lm_now(lm));
 	wire_put_str(&w, name);
 	wire_put_u32(&w, session);
 	if (w.err)

@@ -214,6 +214,7 @@ lm_mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 			log_warn("main monitor %s: cannot watch its liveness",
 			    lm->mm_id);
 		lm->mm_state = LM_LINK_SYNCING;
+		lm_clock_send(lm);
 		lm->retry_s = 1;
 		lm->mm_down_since = 0;
 		return;
@@ -242,7 +243,7 @@ lm_mm_handshake(struct lm *lm, uint16_t type, struct wire_rd *msg)
 static uint64_t
 ec_now(const struct lm_emit *ec)
 {
-	return ec->now != 0 ? ec->now : clk_mono_ns();
+	return ec->now != 0 ? ec->now : lm_now(ec->lm);
 }
 
 /*
@@ -474,7 +475,7 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 	 * of global.sh (part 4). */
 	if (!lm->exiting && (round == WIRE_ROUND_PUSH || !lm->global))
 		(void)lm_flushes_start(lm);
-	below = ec.now = clk_mono_ns() - WIRE_ORDER_GRACE;
+	below = ec.now = lm_now(lm) - lm_clock_dur(lm, WIRE_ORDER_GRACE);
 	below = lm_pause_below(lm, below);
 	n = seg_collect_ex(&lm->view, 0, lm_emit_piece, &ec,
 	    &lm->bad_bytes, &f->fl);
@@ -765,7 +766,7 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 	    memory_order_release);
 	wire_wr_init(&ww, buf, sizeof buf);
 	wire_put_u32(&ww, round);
-	wire_put_u64(&ww, clk_mono_ns());
+	wire_put_u64(&ww, lm_now(lm));
 	peer_send(lm->mm, WIRE_CONTROL_ACK, buf, ww.len, NULL, 0);
 	return NULL;
 }

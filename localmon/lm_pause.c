@@ -166,7 +166,7 @@ send_paused(struct lm *lm)
 	wire_put_u32(&w, ps->round);
 	wire_put_u32(&w, ps->n);
 	wire_put_u32(&w, ps->skipped);
-	wire_put_u64(&w, ps->t_begin);
+	wire_put_u64(&w, ps->t_begin_h);
 	wire_put_u64(&w, ps->took);
 	peer_send(lm->mm, WIRE_PAUSED, buf, w.len, NULL, 0);
 }
@@ -188,7 +188,7 @@ void
 lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 {
 	struct lm_pause *ps = &lm->pause;
-	uint64_t t0;
+	uint64_t t0, t0h, grace;
 	uint32_t i, waiting;
 
 	if (max_ms == 0)
@@ -208,9 +208,10 @@ lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 	/* Records read their time before the stop, commit after it.  A
 	 * hold not over yet (a thread of the last stop has not run since)
 	 * stays as low as it was. */
-	if (!hold_on(ps) || t0 - WIRE_ORDER_GRACE < ps->hold_below)
-		ps->hold_below = t0 > WIRE_ORDER_GRACE ? t0 -
-		    WIRE_ORDER_GRACE : 0;
+	t0h = lm_now(lm);
+	grace = lm_clock_dur(lm, WIRE_ORDER_GRACE);
+	if (!hold_on(ps) || t0h - grace < ps->hold_below)
+		ps->hold_below = t0h > grace ? t0h - grace : 0;
 	ps->hold_until = UINT64_MAX;
 	if (lm_guard_start(lm) == 0)
 		lm_clients_each(lm, stop_cb);
@@ -230,6 +231,7 @@ lm_pause(struct lm *lm, uint32_t round, uint32_t max_ms)
 		log_warn("collection %u: %u processes not shown stopped after "
 		    "%llu ms", round, waiting, STOP_WAIT_NS / 1000000);
 	ps->t_begin = clk_mono_ns();
+	ps->t_begin_h = lm_now(lm);
 	ps->took = ps->t_begin - t0;
 	tasks_note(ps);
 	ps->on = 1;
@@ -373,7 +375,7 @@ lm_resume(struct lm *lm, unsigned why)
 		wire_put_u32(&w, ps->round);
 		wire_put_u32(&w, ps->n);
 		wire_put_u32(&w, why);
-		wire_put_u64(&w, t_end);
+		wire_put_u64(&w, lm_now(lm));
 		peer_send(lm->mm, WIRE_RESUMED, buf, w.len, NULL, 0);
 	}
 	ps->n = 0;

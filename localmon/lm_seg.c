@@ -234,6 +234,10 @@ lm_segment_make(struct lm *lm, const struct lm_conf *c)
 {
 	if (lm_seg_adopt_dead(lm) != 0 && lm_seg_create(lm, c) != 0)
 		return -1;
+	if (lm_clock_start(lm, c->clock) != 0) {
+		lm_segment_unmake(lm);
+		return -1;
+	}
 	write_info(lm);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include "rec/rec.h"
 #include "tape.h"
 #include "util/hmap.h"
+#include "util/tsc.h"
 
 struct event_base;
 struct evconnlistener;
@@ -293,7 +294,19 @@ struct mm_conn {
 	struct mm_piece		*batch, **batch_tail;
 	uint64_t		batch_bytes;
 	uint64_t		records;
+	/* A host whose clock is the TSC (WIRE_TSC): its times are ticks,
+	 * put on its CLOCK_MONOTONIC by tsc_cal (mm_host_ns). */
+	int			tsc;
+	struct tsc_cal		tsc_cal;
 };
+
+/* Host time h of c in host CLOCK_MONOTONIC ns: the one place a TSC host's
+ * ticks are converted, before its clock model (mm_sync) applies. */
+static inline uint64_t
+mm_host_ns(const struct mm_conn *c, uint64_t h)
+{
+	return c->tsc ? tsc_to_ns(&c->tsc_cal, h) : h;
+}
 
 /* What a round asks of every LM. */
 enum mm_what {
@@ -664,6 +677,9 @@ void mm_write_sync(struct mm *mm, struct mm_conn *c, int force);
 /* mm_peer.c: writes model u of c as a #SYNC line of w; 0, -1 (errno). */
 int mm_sync_line(struct tape_w *w, const struct mm_conn *c,
 		 const struct mm_sync_used *u);
+/* mm_peer.c: c's TSC calibration as a #TSC line of w (nothing if its
+ * clock is CLOCK_MONOTONIC); 0, -1 (errno). */
+int mm_tsc_line(struct tape_w *w, const struct mm_conn *c);
 /* mm_peer.c: host time h of c on mainmon's clock, by the published model
  * whose range it falls in (mm_sync_conv). */
 uint64_t mm_conv(struct mm_conn *c, uint64_t h);

@@ -743,7 +743,8 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 
 	for (off = 0; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
-		ts = mm_sync_conv(&c->book, &c->clk.model, h.ts, &u);
+		ts = mm_sync_conv(&c->book, &c->clk.model, mm_host_ns(c, h.ts),
+		    &u);
 		err = u != NULL ? u->md.err : c->clk.model.err;
 		/* Committed before it was sent: a later time is a scribbled
 		 * timestamp or a model off by its error.  Left as it is, it

@@ -173,7 +173,7 @@ mm_write_sync(struct mm *mm, struct mm_conn *c, int force)
 uint64_t
 mm_conv(struct mm_conn *c, uint64_t h)
 {
-	return mm_sync_conv(&c->book, &c->clk.model, h, NULL);
+	return mm_sync_conv(&c->book, &c->clk.model, mm_host_ns(c, h), NULL);
 }
 
 void
@@ -262,7 +262,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	struct mm_sync_sample smp;
 
 	t1 = wire_get_u64(msg);
-	tl = wire_get_u64(msg);
+	tl = mm_host_ns(c, wire_get_u64(msg));
 	/* The answer to a lone heartbeat (mm_live.c), sent before any ping
 	 * of a burst still out: only its arrival counts. */
 	if (c->beats > 0) {
@@ -291,7 +291,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	if (mm->out == NULL)
 		return -1;	/* stopped: nothing more is written */
 	if (tape_host(mm->out, c->node->id, c->clk.model.off0, c->lm_pid,
-	    c->node->host) != 0)
+	    c->node->host) != 0 || mm_tsc_line(mm->out, c) != 0)
 		log_warn("%s: cannot write", mm->out_path);
 	mm_write_sync(mm, c, 1);
 	mm_send_u32s(c, WIRE_READY, mm->global ? WIRE_READY_GLOBAL : 0, 0, 1);
@@ -483,6 +483,40 @@ auth_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 	return 1;
 }
 
+/* WIRE_TSC: the host's clock is the TSC; its calibration.  Before any
+ * exchange only: the samples would mix units. */
+static int
+mm_on_tsc(struct mm_conn *c, struct wire_rd *msg)
+{
+	struct tsc_cal k;
+
+	k.tick0 = wire_get_u64(msg);
+	k.ns0 = wire_get_u64(msg);
+	k.mult = wire_get_u64(msg);
+	k.err_ns = wire_get_u64(msg);
+	k.span_ns = wire_get_u64(msg);
+	k.rate_ppb = wire_get_u64(msg);
+	if (c->tsc || c->clk.n > 0 || c->burst_best.rtt != UINT64_MAX ||
+	    k.mult == 0)
+		return -1;
+	c->tsc_cal = k;
+	c->tsc = 1;
+	log_info("LM %u on %s: clock TSC, %.6f ticks per ns", c->lm_pid,
+	    c->node->host, 4294967296.0 / (double)k.mult);
+	return 0;
+}
+
+int
+mm_tsc_line(struct tape_w *w, const struct mm_conn *c)
+{
+	const struct tsc_cal *k = &c->tsc_cal;
+
+	if (!c->tsc)
+		return 0;
+	return tape_tsc(w, &(struct tape_tsc){ c->node->id, k->tick0, k->ns0,
+	    k->mult, k->err_ns, k->span_ns, k->rate_ppb });
+}
+
 /* An LM's messages, each checked against its rule for the state. */
 static int
 lm_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
@@ -491,6 +525,8 @@ lm_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 	switch (type) {
 	case WIRE_PONG:
 		return mm_on_pong(mm, c, msg);
+	case WIRE_TSC:
+		return mm_on_tsc(c, msg);
 	case WIRE_DATA:
 		c->last_data = peer_last_rx(c->p);
 		return mm_on_data(c, msg);

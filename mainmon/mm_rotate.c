@@ -65,7 +65,7 @@ write_state(struct mm *mm, struct tape_w *w)
 		if (c->state != MM_CONN_READY)
 			continue;
 		if (tape_host(w, c->node->id, c->clk.model.off0, c->lm_pid,
-		    c->node->host) != 0)
+		    c->node->host) != 0 || mm_tsc_line(w, c) != 0)
 			return -1;
 		/* The models records still to be written may have been
 		 * converted by: the latest few. */

@@ -30,6 +30,7 @@
 struct pl_frame {
 	uintptr_t	fn;	/* 0: not recorded (filtered out) */
 	uint64_t	ts;	/* its entry's time, while pending */
+	uint64_t	stamp;	/* the same on the records' clock */
 };
 
 struct pl_fstack {
@@ -92,7 +93,7 @@ flush_to(struct pl_fstack *t, uint32_t to)
 	for (; t->written < to; t->written++)
 		if (t->f[t->written].fn != 0)
 			(void)GMI_PreloadFunc(REC_EID_FN_ENTER,
-			    t->f[t->written].fn, t->f[t->written].ts);
+			    t->f[t->written].fn, t->f[t->written].stamp);
 }
 
 PL_API void
@@ -120,7 +121,10 @@ __cyg_profile_func_enter(void *fn, void *site)
 	}
 	/* Pending: written once it has lasted pl_fn_min (checked here and
 	 * at exits), or dropped at its exit if it ends sooner. */
+	/* Durations on CLOCK_MONOTONIC; the records on the segment's clock
+	 * (the TSC's ticks under GRM_CLOCK=tsc). */
 	f->ts = now = clk_mono_ns();
+	f->stamp = GMI_PreloadNow();
 	while (t->written < t->depth - 1 &&
 	    now - t->f[t->written].ts >= pl_fn_min)
 		flush_to(t, t->written + 1);
@@ -133,7 +137,7 @@ __cyg_profile_func_exit(void *fn, void *site)
 {
 	struct pl_fstack *t = &pl_fs;
 	uint32_t d;
-	uint64_t now;
+	uint64_t now, stamp;
 
 	(void)site;
 	if (!pl_fn_on || t->busy || t->depth == 0)
@@ -152,6 +156,7 @@ __cyg_profile_func_exit(void *fn, void *site)
 	if (d == 0)
 		goto out;
 	now = pl_fn_min != 0 ? clk_mono_ns() : 0;
+	stamp = pl_fn_min != 0 ? GMI_PreloadNow() : 0;
 	while (t->depth >= d) {
 		struct pl_frame *f = &t->f[t->depth - 1];
 
@@ -163,7 +168,7 @@ __cyg_profile_func_exit(void *fn, void *site)
 			flush_to(t, t->depth);
 		}
 		if (f->fn != 0)
-			(void)GMI_PreloadFunc(REC_EID_FN_EXIT, f->fn, now);
+			(void)GMI_PreloadFunc(REC_EID_FN_EXIT, f->fn, stamp);
 		t->depth--;
 		t->written = t->depth;
 	}

@@ -76,12 +76,7 @@ run() {
 			t_fail "x$_rate: libfaketime's wrapper ran nothing"
 		FT_WRITERS="$FT_WRITERS ${_k:-}"
 	fi
-	# A snapshot every 0.5 s while the writer runs: the cadence is what
-	# is tested, not a wait.
-	while t_ours "$_w" && ! t_dead "$_w"; do
-		"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null 2>&1 || :
-		sleep 0.5
-	done
+	t_snapshots_while "$_w"
 	wait "$_w" || t_fail "x$_rate: the writer failed: $(cat "$T_DIR/writer.err")"
 	"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null ||
 		t_fail "x$_rate: the last snapshot failed"

@@ -586,3 +586,14 @@ t_stop_refused() {
 		t_alive "${_e%%:*}" || t_fail "LM ${_e%%:*} ended at a failed stop"
 	done
 }
+
+# --- clocks (clockdrift.sh, tsc.sh) ---
+
+# t_snapshots_while PID: a snapshot of MM_ID every 0.5 s while PID (a
+# writer) runs: the cadence is what is tested, not a wait.
+t_snapshots_while() {
+	while t_ours "$1" && ! t_dead "$1"; do
+		"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null 2>&1 || :
+		sleep 0.5
+	done
+}

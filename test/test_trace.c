@@ -23,6 +23,8 @@ write_all_kinds(const char *p, int fmt)
 
 	cr_assert_not_null(w = tape_open_fmt(p, fmt, "mm-1", 11, 22));
 	cr_assert_eq(tape_host(w, 1, -5, 700, "alpha"), 0);
+	cr_assert_eq(tape_tsc(w, &(struct tape_tsc){ 1, 1000, 2000,
+	    1756341250, 15, 20000000, 1500 }), 0);
 	cr_assert_eq(tape_sync(w, &(struct tape_sync){ 1, 30, -6, 7, 8, 9,
 	    10, 1, 25, 20, 40, 100000000 }), 0);
 	cr_assert_eq(tape_def(w, -6, 1, 4, "%d %s", 5, "process name", 12),
@@ -139,6 +141,12 @@ read_all_kinds(int fmt)
 	cr_assert(ev->node == 1 && fi_of(ev, "offset_ns") == -5 &&
 	    fu_of(ev, "lm_pid") == 700);
 	cr_assert_str_eq(fs_of(ev, "hostname"), "alpha");
+	ev = next_kind(t, GRMTRACE_TSC);
+	cr_assert(ev->node == 1 && fu_of(ev, "tick0") == 1000 &&
+	    fu_of(ev, "ns0") == 2000 && fu_of(ev, "mult") == 1756341250 &&
+	    fu_of(ev, "error_ns") == 15 && fu_of(ev, "span_ns") == 20000000 &&
+	    fu_of(ev, "rate_ppb") == 1500);
+	cr_assert_str_eq(grmtrace_kind_name(ev->kind), "#TSC");
 	ev = next_kind(t, GRMTRACE_SYNC);
 	cr_assert(ev->node == 1 && ev->ts == 30 && fu_of(ev, "at_ns") == 30 &&
 	    fi_of(ev, "offset_ns") == -6 && fi_of(ev, "drift_ppb") == 7 &&

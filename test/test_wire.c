@@ -375,10 +375,10 @@ Test(rules, every_type_known_and_named)
 	uint16_t t;
 
 	cr_assert_null(wire_rule(0));
-	cr_assert_null(wire_rule(WIRE_RESUMED + 1));
+	cr_assert_null(wire_rule(WIRE_TSC + 1));
 	cr_assert_null(wire_rule(UINT16_MAX));
 	cr_assert_str_eq(wire_type_name(0), "unknown");
-	for (t = WIRE_HELLO; t <= WIRE_RESUMED; t++) {
+	for (t = WIRE_HELLO; t <= WIRE_TSC; t++) {
 		cr_assert_not_null(wire_rule(t), "type %u", t);
 		cr_assert_not_null(wire_rule(t)->name);
 		cr_assert_neq(wire_rule(t)->by, 0u);
@@ -406,7 +406,7 @@ Test(rules, lengths_exact_or_least)
 	char why[160];
 	uint16_t t;
 
-	for (t = WIRE_HELLO; t <= WIRE_RESUMED; t++) {
+	for (t = WIRE_HELLO; t <= WIRE_TSC; t++) {
 		r = wire_rule(t);
 		party(t, &by, &to, &st);
 		cr_assert_eq(wire_check(t, by, to, st, r->len, why,
@@ -437,7 +437,7 @@ Test(rules, the_lengths_of_the_protocol)
 		{ WIRE_DENIED, 0, 6 }, { WIRE_WRITTEN, 0, 4 },
 		{ WIRE_FULL, 1, 8 }, { WIRE_PAUSE, 1, 8 },
 		{ WIRE_PAUSED, 1, 28 }, { WIRE_RESUME, 1, 4 },
-		{ WIRE_RESUMED, 1, 20 },
+		{ WIRE_RESUMED, 1, 20 }, { WIRE_TSC, 1, 48 },
 	};
 	size_t i;
 

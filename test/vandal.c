@@ -128,7 +128,7 @@ scribble_header(struct seg_hdr *h, int ctl)
 	sizeof(((struct seg_hdr *)0)->m), c }
 		F(magic, 0), F(version, 0), F(size, 0), F(chunk_size, 0),
 		F(nchunks, 0), F(table_off, 0), F(data_off, 0), F(lm_pid, 0),
-		F(sessions, 0), F(seg_id, 0), F(pad2a, 0), F(policy, 0),
+		F(sessions, 0), F(seg_id, 0), F(clock, 0), F(policy, 0),
 		F(pad2, 0), F(nfree, 0), F(hint, 0), F(push_req, 0),
 		F(threshold, 0), F(lost, 0), F(lost_recorded, 0), F(pushes, 0),
 		F(lost_reported, 0), F(pad3, 0),

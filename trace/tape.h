@@ -31,6 +31,7 @@ struct tape_def {
  *	#HOST <node> <offset_ns> <lm_pid> <hostname>
  *	#SYNC <node> <at_ns> <offset_ns> <drift_ppb> <error_ns> <rtt_ns>
  *	      <samples> <model> <from_ns> <lo_ns> <hi_ns> <allow_ppb>
+ *	#TSC <node> <tick0> <ns0> <mult> <error_ns> <span_ns> <rate_ppb>
  *	#ORDER <late> <clamped> <forced> <held_max>
  *	#CAUSAL <matched> <violations> <worst_ns> <unchecked>
  *	#GIVENUP <node> <ts> <why>
@@ -135,6 +136,19 @@ struct tape_sync {
 	uint64_t	allow_ppb;
 };
 int tape_sync(struct tape_w *w, const struct tape_sync *s);
+/* A host's clock is the TSC (doc/formats.md 1.3, #TSC): its times were
+ * put on its CLOCK_MONOTONIC as ns0 + (ticks - tick0) * mult / 2^32
+ * before its #SYNC models applied. */
+struct tape_tsc {
+	uint32_t	node;
+	uint64_t	tick0;
+	uint64_t	ns0;
+	uint64_t	mult;
+	uint64_t	err_ns;
+	uint64_t	span_ns;
+	uint64_t	rate_ppb;
+};
+int tape_tsc(struct tape_w *w, const struct tape_tsc *t);
 /* At the end: how the global order went, and the causality check. */
 int tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
 	       uint64_t forced, uint64_t held_max);

@@ -389,6 +389,16 @@ tape_sync(struct tape_w *w, const struct tape_sync *s)
 }
 
 int
+tape_tsc(struct tape_w *w, const struct tape_tsc *t)
+{
+	struct rec_field v[7] = { rec_fu(t->node), rec_fu(t->tick0),
+	    rec_fu(t->ns0), rec_fu(t->mult), rec_fu(t->err_ns),
+	    rec_fu(t->span_ns), rec_fu(t->rate_ppb) };
+
+	return meta(w, TR_M_TSC, v, 7);
+}
+
+int
 tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
 	   uint64_t forced, uint64_t held_max)
 {

@@ -220,6 +220,9 @@ tr_meta_apply(struct tape_r *r, int m, const struct rec_field *v,
 		ev->count = v[1].v.u;
 		ev->ts = v[2].v.u;
 		break;
+	case TR_M_TSC:
+		ev->node = (uint32_t)v[0].v.u;
+		break;
 	case TR_M_COLLECT:
 		ev->count = v[0].v.u;
 		ev->ts = v[1].v.u;

@@ -42,6 +42,9 @@ const struct tr_schema tr_schema[TR_M_N] = {
 	[TR_M_PLAN_ADD] = { "#PLAN", "add", "=Uus", 0,
 	    { "what", "n", "ts", "rule" } },
 	[TR_M_PLAN_DEL] = { "#PLAN", "del", "=Uu", 0, { "what", "n", "ts" } },
+	[TR_M_TSC] = { "#TSC", NULL, "Uuuuuuu", 0,
+	    { "node", "tick0", "ns0", "mult", "error_ns", "span_ns",
+	    "rate_ppb" } },
 	[TR_M_HEADER] = { "#GRM-TRACE", NULL, "u", 0, { "version" } },
 };
 

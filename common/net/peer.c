@@ -45,6 +45,7 @@ struct peer {
 	struct event		*live_ev;
 	uint64_t		last_rx;	/* ns: bytes last arrived */
 	uint64_t		last_tick;	/* ns: the watchdog last ran */
+	uint64_t		(*clock)(void);	/* peer_set_clock; NULL: mono */
 };
 
 void
@@ -421,6 +422,12 @@ peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 	return 0;
 }
 
+void
+peer_set_clock(struct peer *p, uint64_t (*clock)(void))
+{
+	p->clock = clock;
+}
+
 int
 peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
 		uint64_t *t)
@@ -438,7 +445,7 @@ peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
 	if (alen > 0)
 		memcpy(buf + WIRE_HDR, a, alen);
 	wire_wr_init(&w, buf + WIRE_HDR + alen, 8);
-	*t = clk_mono_ns();
+	*t = p->clock != NULL ? p->clock() : clk_mono_ns();
 	wire_put_u64(&w, *t);
 	n = 0;
 	if (evbuffer_get_length(out) == 0) {

@@ -46,9 +46,13 @@ void peer_free(struct peer *p);
 /* Queues a message; the payload may come in two parts.  Returns 0 or -1. */
 int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 	      const void *b, size_t blen);
+/* The clock peer_send_clock reads: clock(), or CLOCK_MONOTONIC if NULL
+ * (a Local Monitor whose host's clock is the TSC). */
+void peer_set_clock(struct peer *p, uint64_t (*clock)(void));
 /*
  * Sends a message of a clock exchange: a[0..alen) (at most 64 bytes)
- * and then this host's CLOCK_MONOTONIC (u64), read (into *t) just before
+ * and then this host's clock (u64; CLOCK_MONOTONIC unless peer_set_clock
+ * says otherwise), read (into *t) just before
  * it is written to the socket: at once, in this call, if nothing is
  * queued before it, else queued like peer_send.  The time between the
  * clock read and the send is an error of the exchange (doc/clock-sync.md).

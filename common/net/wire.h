@@ -22,7 +22,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	7
+#define WIRE_VERSION	8
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -76,8 +76,13 @@ enum wire_type {
 				   stopped, u64 t_lm (all stopped), u64 ns
 				   taken */
 	WIRE_RESUME = 26,	/* MM -> LM: u32 round: let them go */
-	WIRE_RESUMED = 27	/* LM -> MM: u32 round, u32 let go, u32 why
+	WIRE_RESUMED = 27,	/* LM -> MM: u32 round, u32 let go, u32 why
 				   (REC_COLL_END_*), u64 t_lm (just before) */
+	WIRE_TSC = 28		/* LM -> MM, first after WELCOME, only if
+				   the host's clock is the TSC: u64 tick0,
+				   u64 ns0, u64 mult, u64 err_ns, u64
+				   span_ns, u64 rate_ppb (util/tsc.h): every
+				   host time after it is in TSC ticks */
 };
 
 /* A DATA message's records come from one chunk: its off and length stay

@@ -55,7 +55,8 @@ seg_check(const void *mem, size_t size)
 	    s->table_off != sizeof *s ||
 	    s->data_off != sizeof *s +
 	    (uint64_t)s->nchunks * sizeof(struct seg_chunk) ||
-	    seg_size_for(s->nchunks, s->chunk_size) > size)
+	    seg_size_for(s->nchunks, s->chunk_size) > size ||
+	    s->clock > SEG_CLOCK_TSC)
 		return -1;
 	return 0;
 }

@@ -50,7 +50,7 @@
  * or client.
  */
 #define SEG_MAGIC	0x534d5247u	/* "GRMS" */
-#define SEG_VERSION	4u
+#define SEG_VERSION	5u
 
 #define SEG_CHUNK_MIN	16384u	/* > REC_MAX plus a loss record */
 #define SEG_CHUNK_MAX	(1u << 20)
@@ -122,7 +122,9 @@ struct seg_hdr {
 	 * word the hot path reads: bit 0 (SEG_CTL_ON) says whether anything
 	 * is recorded, the other bits count control changes (+2 each). */
 	_Alignas(64) _Atomic uint32_t	ctl;
-	uint32_t		pad2a;
+	uint32_t		clock;		/* SEG_CLOCK_*: what writers
+						   stamp records with; set by
+						   the LM at creation */
 	_Atomic uint32_t	cls_off[8];	/* class c disabled: bit c */
 	_Atomic uint32_t	policy;		/* SEG_POLICY_* */
 	uint32_t		pad2[5];
@@ -148,6 +150,12 @@ struct seg_hdr {
 	_Atomic uint32_t	eid_off[REC_EID_BITS / 32];
 };
 _Static_assert(sizeof(struct seg_hdr) % 64 == 0, "seg_hdr layout");
+
+/* The clock of every record's timestamp in the segment (GRM_CLOCK). */
+enum {
+	SEG_CLOCK_MONO = 0,		/* CLOCK_MONOTONIC, ns */
+	SEG_CLOCK_TSC = 1		/* the TSC, ticks (util/tsc.h) */
+};
 
 /* What a writer does when no chunk is free (GRM_POLICY). */
 enum {

@@ -164,6 +164,26 @@ const struct env_var env_vars[ENV_COUNT] = {
 	    "(a decimal\nfraction:\n.B 0.00001\nis 10 microseconds), as\n"
 	    ".BR \"grm\\-run \\-\\-min\\-duration\" ;\n"
 	    ".B 0\nrecords every one." },
+	[ENV_CLOCK] = { "GRM_CLOCK", ENV_T_CHOICE, "monotonic",
+	    "monotonic tsc", 0, 0, "monotonic or tsc",
+	    ".BR monotonic :\nrecords are stamped with the host's\n"
+	    ".BR CLOCK_MONOTONIC ;\n.BR tsc :\nwith the CPU's time-stamp "
+	    "counter (the\n.B rdtsc\ninstruction), cheaper to read, "
+	    "which the Local Monitor calibrates against\n"
+	    ".B CLOCK_MONOTONIC\nand the Main Monitor converts to "
+	    "nanoseconds (the calibration is\nin the trace,\n"
+	    ".BR #TSC ).\nOnly on x86\\-64, where the CPU flags have\n"
+	    ".B constant_tsc\nand\n.B nonstop_tsc\nand the kernel still "
+	    "offers\n.B tsc\nas a clocksource; elsewhere the Local Monitor "
+	    "says why in one line of\nits log and uses\n"
+	    ".BR CLOCK_MONOTONIC .\n"
+	    "Read by the Local Monitor when it creates its segment: every "
+	    "process of the\nsegment uses its clock." },
+	[ENV_TSC_CPUINFO] = { "GRM_TSC_CPUINFO", ENV_T_TEXT, NULL, NULL, 0,
+	    0, "a file",
+	    "For tests: the file read instead of\n.I /proc/cpuinfo\n"
+	    "for the CPU flags that\n.B GRM_CLOCK=tsc\nneeds (the kernel's "
+	    "clocksources are then not looked at)." },
 };
 
 const char *

@@ -35,6 +35,9 @@ enum env_id {
 	/* function entry and exit (preload/pl_func.c) */
 	ENV_FUNCTIONS,
 	ENV_MIN_DURATION,
+	/* the clock of a Local Monitor's segment (common/util/tsc.h) */
+	ENV_CLOCK,
+	ENV_TSC_CPUINFO,
 	ENV_COUNT
 };
 

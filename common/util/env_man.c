@@ -47,7 +47,7 @@ static const struct page pages[] = {
 	  ".TP\n.BR GRM_SEGSIZE \", \" GRM_CHUNKSIZE \", \" GRM_THRESHOLD "
 	  "\", \" GRM_SPILL_MAX \", \" GRM_LM_LINGER \", \" GRM_LM_MM_TIMEOUT "
 	  "\", \" GRM_LM_SILENT \", \" GRM_PUSH_INTERVAL "
-	  "\", \" GRM_HOSTNAME \", \" GRM_LM_CPUS\nPassed on to a Local "
+	  "\", \" GRM_HOSTNAME \", \" GRM_LM_CPUS \", \" GRM_CLOCK\nPassed on to a Local "
 	  "Monitor the process starts; see\n.BR localmon (1).\n"
 	  ".B GRM_HOSTNAME\nsets the host name the trace shows for this host "
 	  "(its node).\n.PP\n.BR GRM_MM ,\n.BR GRM_DEBUG ,\n"
@@ -100,7 +100,11 @@ static const struct page pages[] = {
 		"below; see\n.BR \"The Local Monitor's CPUs\" ." },
 	    { ENV_RUNDIR, NULL },
 	    { ENV_TMPDIR, NULL },
-	    { ENV_DEBUG, NULL } }, 15,
+	    { ENV_CLOCK, "Written into the segment when it is created; a "
+		"Local Monitor that adopts a\nsegment keeps its clock.  "
+		"Another value stops\n.B localmon\nwith status 1." },
+	    { ENV_TSC_CPUINFO, NULL },
+	    { ENV_DEBUG, NULL } }, 17,
 	  ".PP\nA Local Monitor started by a traced process gets that "
 	  "process's environment,\nso these variables are best set for the "
 	  "whole job.\n"

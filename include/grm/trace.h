@@ -34,7 +34,7 @@ extern "C" {
  */
 
 #define GRMTRACE_VERSION_MAJOR	0
-#define GRMTRACE_VERSION_MINOR	5
+#define GRMTRACE_VERSION_MINOR	6
 #define GRMTRACE_VERSION_PATCH	0
 /* The version of this header, as one comparable number. */
 #define GRMTRACE_VERSION	(GRMTRACE_VERSION_MAJOR * 10000 + \
@@ -77,6 +77,7 @@ enum grmtrace_kind {
 	GRMTRACE_MISSING,	/* #MISSING: a host gone at the end */
 	GRMTRACE_PLAN_ADD,	/* #PLAN add: a monitoring plan's rule */
 	GRMTRACE_PLAN_DEL,	/* #PLAN del: a rule removed */
+	GRMTRACE_TSC,		/* #TSC: a host's TSC calibration (since 0.6) */
 	GRMTRACE_NKINDS
 };
 #define GRMTRACE_WANT(kind)	(1u << (kind))
@@ -182,7 +183,7 @@ struct grmtrace_ev {
 	uint64_t	ts;		/* record, PROC, LOSS, CONTROL,
 					   COLLECT, GIVENUP, MISSING, PLAN_*;
 					   SYNC: at_ns */
-	uint32_t	node;		/* record, HOST, SYNC, DEF (scope),
+	uint32_t	node;		/* record, HOST, SYNC, TSC, DEF (scope),
 					   PROC, LOSS, STATS_*, GIVENUP,
 					   LATE, MISSING */
 	uint32_t	pid;		/* record, DEF (scope), PROC, LOSS,
