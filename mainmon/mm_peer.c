@@ -255,13 +255,14 @@ next_burst(const struct mm *mm, const struct mm_conn *c)
 static int
 mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
-	/* As early as can be: when the bytes were read (the answer may
-	 * have come in one read with others before it). */
-	uint64_t t1, tl, t4 = peer_last_rx(c->p);
+	/* As early as can be: when the answer arrived, by the kernel
+	 * (when the bytes were read, without its stamp). */
+	uint64_t t1, t2, t3, t4 = peer_rx_time(c->p);
 	struct mm_sync_sample smp;
 
 	t1 = wire_get_u64(msg);
-	tl = wire_get_u64(msg);
+	t2 = wire_get_u64(msg);
+	t3 = wire_get_u64(msg);
 	/* The answer to a lone heartbeat (mm_live.c), sent before any ping
 	 * of a burst still out: only its arrival counts. */
 	if (c->beats > 0) {
@@ -269,7 +270,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	}
 	if (c->burst == 0 ||
-	    mm_sync_sample_of(t1, tl, t4, &smp) != 0)
+	    mm_sync_sample_of(t1, t2, t3, t4, &smp) != 0)
 		return -1;
 	/* Of a burst, the exchange with the smallest round trip: its
 	 * midpoint is the best estimate of when the LM read its clock. */

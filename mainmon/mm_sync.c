@@ -9,13 +9,26 @@
 #include "util/clock.h"
 
 int
-mm_sync_sample_of(uint64_t t1, uint64_t tl, uint64_t t4, struct mm_sync_sample *s)
+mm_sync_sample_of(uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4,
+		  struct mm_sync_sample *s)
 {
+	uint64_t rtt, hold, w;
+
 	if (t4 < t1)
 		return -1;
-	s->rtt = t4 - t1;
-	s->m = t1 + s->rtt / 2;
-	s->o = (int64_t)(tl - s->m);
+	rtt = t4 - t1;
+	hold = t3 - t2;
+	if (t3 < t2 || hold > rtt)
+		hold = 0;
+	w = rtt - hold;
+	s->m = t1 + rtt / 2;
+	/* The middle of [t3 - t4, t3 - t4 + w]. */
+	s->o = (int64_t)(t3 - t4) + (int64_t)(w / 2);
+	/* The offset moves by up to 500 ppm of the exchange between the
+	 * two ends' events and m, and the host's t2 was converted from
+	 * its real-time clock over up to the hold (peer_rx_time); and a
+	 * ns of rounding. */
+	s->rtt = w + (rtt + hold) / 1000 + 2;
 	return 0;
 }
 

@@ -7,13 +7,13 @@
 
 #include <stdint.h>
 
-/* One exchange: the MM sent at t1 (its clock), the host answered with its
- * clock tl, the answer came back at t4.  The host read its clock somewhere
- * in [t1, t4]: its offset is within rtt / 2 of o, at the midpoint m. */
+/* One exchange: the MM sent at t1 (its clock), the ping arrived at the
+ * host at t2 (the host's clock), the host answered at t3, the answer came
+ * back at t4.  Its offset is within rtt / 2 of o, at the midpoint m. */
 struct mm_sync_sample {
 	uint64_t	m;		/* MM ns: (t1 + t4) / 2 */
 	int64_t		o;		/* host - MM, ns, at m */
-	uint64_t	rtt;		/* t4 - t1 */
+	uint64_t	rtt;		/* t4 - t1 - (t3 - t2), and a margin */
 };
 
 /* host clock - MM clock = off0 + drift * (MM time - m0), within err over
@@ -57,8 +57,16 @@ struct mm_sync {
 /* Adds one sample (usually the best of a burst) and refits the model. */
 void mm_sync_add(struct mm_sync *cs, const struct mm_sync_sample *s);
 
-/* The sample of an exchange (t1, tl, t4); -1 if t4 < t1. */
-int mm_sync_sample_of(uint64_t t1, uint64_t tl, uint64_t t4,
+/*
+ * The sample of an exchange (t1, t2, t3, t4): the host's offset lies in
+ * [t3 - t4, t2 - t1], if t1 is read before the ping leaves, t2 not before
+ * it arrived, t3 before the answer leaves and t4 not before it arrived;
+ * and a margin of 500 ppm of drift over the exchange.  A host time t2
+ * after t3, or a hold t3 - t2 longer than t4 - t1, is not believed: then
+ * the host read its clock somewhere in [t1, t4] (t3), and that is all.
+ * -1 if t4 < t1.
+ */
+int mm_sync_sample_of(uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4,
 		  struct mm_sync_sample *s);
 
 /* Host clock - MM clock at MM time m, by the model. */

@@ -36,7 +36,7 @@ exchange(struct mm_sync *cs, const struct host *h, uint64_t t1, uint64_t d1,
 	struct mm_sync_sample s;
 
 	cr_assert_eq(mm_sync_sample_of(t1, host_clock(h, t1 + d1),
-	    t1 + d1 + d2, &s), 0);
+	    host_clock(h, t1 + d1), t1 + d1 + d2, &s), 0);
 	mm_sync_add(cs, &s);
 }
 
@@ -57,11 +57,12 @@ Test(sync, symmetric_offset_is_exact)
 		exchange(&cs, &h, t, 25000, 25000);
 	cr_assert(cs.valid);
 	cr_assert_eq(mm_sync_offset(&cs.model, t), 1000000000000LL);
-	cr_assert_eq(cs.model.best_rtt, 50000u);
+	/* The round trip, and its margin (mm_sync_sample_of). */
+	cr_assert_eq(cs.model.best_rtt, 50000u + 50 + 2);
 	/* The offset exact, the drift as likely either way. */
 	cr_assert_lt(fabs(cs.model.drift), 1e-9);
 	/* Half the round trip, and a few ns for rounding. */
-	cr_assert(cs.model.err >= 25000u && cs.model.err <= 25005u, "%llu",
+	cr_assert(cs.model.err >= 25000u && cs.model.err <= 25031u, "%llu",
 	    (unsigned long long)cs.model.err);
 	cr_assert_eq(mm_sync_to_mm(&cs.model, host_clock(&h, t)), t);
 }
@@ -154,7 +155,7 @@ Test(sync, window_slides)
 		exchange(&cs, &h, t, 1000 + (uint64_t)i, 1000);
 	cr_assert_eq(cs.n, (uint32_t)MM_SYNC_WINDOW);
 	/* The first ten, with the smallest round trips, are gone. */
-	cr_assert_eq(cs.model.best_rtt, 2000u + 10);
+	cr_assert_eq(cs.model.best_rtt, 2000u + 10 + 2 + 2);
 }
 
 Test(sync, inverse_conversion)
@@ -176,9 +177,28 @@ Test(sync, answer_before_question_is_refused)
 {
 	struct mm_sync_sample s;
 
-	cr_assert_eq(mm_sync_sample_of(100, 5, 99, &s), -1);
-	cr_assert_eq(mm_sync_sample_of(100, 5, 100, &s), 0);
-	cr_assert_eq(s.rtt, 0u);
+	cr_assert_eq(mm_sync_sample_of(100, 5, 5, 99, &s), -1);
+	cr_assert_eq(mm_sync_sample_of(100, 5, 5, 100, &s), 0);
+	cr_assert_eq(s.rtt, 2u);
+}
+
+/* The host's hold between the ping's arrival and its answer is not
+ * uncertainty: the sample is as wide as the links' two ways (and its
+ * margin), and the truth within it. */
+Test(sync, hold_is_taken_out)
+{
+	struct mm_sync_sample s;
+	uint64_t t1 = 5000000000u, off = 1000000000000u;
+
+	/* 7 us there, 40 us held, 3 us back. */
+	cr_assert_eq(mm_sync_sample_of(t1, t1 + 7000 + off,
+	    t1 + 47000 + off, t1 + 50000, &s), 0);
+	cr_assert_eq(s.rtt, 10000u + (50000 + 40000) / 1000 + 2);
+	cr_assert_leq(absdiff(s.o, (int64_t)off), s.rtt / 2);
+	/* A hold longer than the round trip is not believed. */
+	cr_assert_eq(mm_sync_sample_of(t1, t1 + off, t1 + 60000 + off,
+	    t1 + 50000, &s), 0);
+	cr_assert_eq(s.rtt, 50000u + 50 + 2);
 }
 
 /* The host time of MM time m is converted back to within the bound the
