@@ -34,6 +34,7 @@ static int lm_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 		       struct wire_rd *msg);
 static int ctl_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 			struct wire_rd *msg);
+static int release_batch(struct mm *mm, struct mm_conn *c);
 
 void
 mm_accept(struct mm *mm, int fd, const char *addr)
@@ -109,6 +110,35 @@ start_burst(struct mm_conn *c, int n)
 	mm_send_ping(c);
 }
 
+void
+mm_send_collect(struct mm_conn *c, uint32_t round, uint32_t flags)
+{
+	if (c->state != MM_CONN_READY ||
+	    c->nheld == (int)(sizeof c->held / sizeof c->held[0])) {
+		mm_send_u32s(c, WIRE_COLLECT, round, flags, 2);
+		return;
+	}
+	c->held[c->nheld][0] = round;
+	c->held[c->nheld][1] = flags;
+	c->nheld++;
+	/* A burst under way ends with the ping out. */
+	if (c->burst == 0)
+		start_burst(c, 1);
+	else
+		c->burst = 1;
+}
+
+/* The COLLECTs held for the burst just answered. */
+static void
+send_held(struct mm_conn *c)
+{
+	int i;
+
+	for (i = 0; i < c->nheld; i++)
+		mm_send_u32s(c, WIRE_COLLECT, c->held[i][0], c->held[i][1], 2);
+	c->nheld = 0;
+}
+
 static void
 sync_due(void *arg)
 {
@@ -156,13 +186,15 @@ mm_write_sync(struct mm *mm, struct mm_conn *c, int force)
 	    mm_sync_bound(md, now) / 3 * 4 >= mm_sync_bound(&cur->md, now))
 		return;
 	if (mm_sync_publish(&c->book, md, n->sync_num + 1,
-	    n->sync_high + 1) != 0) {
+	    c->step_from > n->sync_high ? c->step_from : n->sync_high + 1)
+	    != 0) {
 		log_warn("out of memory: the clock model of %s not updated",
 		    n->host);
 		return;
 	}
 	n->sync_num++;
 	c->sync_written = now;
+	c->step_from = 0;
 	if (mm->out != NULL && mm_sync_line(mm->out, c,
 	    mm_sync_current(&c->book)) != 0)
 		log_warn("%s: cannot write", mm->out_path);
@@ -252,6 +284,30 @@ next_burst(const struct mm *mm, const struct mm_conn *c)
 	return mm->sync_ns;
 }
 
+/*
+ * c's clock is not the line its samples drew: the window started again
+ * (mm_sync_add).  A step (a paused machine, a clock set) is logged and
+ * marked in the trace (#CLOCKSTEP): the records the host stamped before
+ * the last sample before it keep the model before (step_from).
+ */
+static void
+clock_changed(struct mm *mm, struct mm_conn *c, enum mm_sync_change what)
+{
+	const struct mm_sync *cs = &c->clk;
+
+	if (what == MM_SYNC_RATE) {
+		log_info("the clock of %s changed its rate: refitted",
+		    c->node->host);
+		return;
+	}
+	c->step_from = mm_sync_to_mm(&cs->model, cs->step_lo) + 1;
+	log_warn("the clock of %s stepped by %+lld ns between its times "
+	    "%llu and %llu (a paused machine, or a clock set): refitted",
+	    c->node->host, (long long)cs->step,
+	    (unsigned long long)cs->step_lo, (unsigned long long)cs->step_hi);
+	(void)mm;
+}
+
 static int
 mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
@@ -259,6 +315,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	 * (when the bytes were read, without its stamp). */
 	uint64_t t1, t2, t3, t4 = peer_rx_time(c->p);
 	struct mm_sync_sample smp;
+	enum mm_sync_change what;
 
 	t1 = wire_get_u64(msg);
 	t2 = wire_get_u64(msg);
@@ -280,11 +337,14 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		mm_send_ping(c);
 		return 0;
 	}
-	mm_sync_add(&c->clk, &c->burst_best);
+	what = mm_sync_add(&c->clk, &c->burst_best);
+	if (what != MM_SYNC_SAME)
+		clock_changed(mm, c, what);
 	(void)loop_arm(c->sync_ev, next_burst(mm, c));
 	if (c->state == MM_CONN_READY) {
-		mm_write_sync(mm, c, 0);
-		return 0;
+		mm_write_sync(mm, c, what != MM_SYNC_SAME);
+		send_held(c);
+		return release_batch(mm, c);
 	}
 	c->state = MM_CONN_READY;
 	c->ready_at = clk_mono_ns();
@@ -352,22 +412,12 @@ batch_free(struct mm_conn *c)
 	c->batch_bytes = 0;
 }
 
+/* Writes the batch c holds, of round (its DONE said below). */
 static int
-mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+batch_done(struct mm *mm, struct mm_conn *c, uint32_t round, uint64_t below)
 {
 	struct mm_coll *co;
-	uint32_t round;
-	uint64_t below;
 
-	round = wire_get_u32(msg);
-	(void)wire_get_u64(msg);
-	below = wire_get_u64(msg);
-	if (below > WIRE_BELOW_REPLAY) {
-		if (c->order == MM_ORD_OUT)
-			mm_live_returned(mm, c);
-		c->order = MM_ORD_FOLLOW;
-	}
-	c->last_done = clk_mono_ns();
 	/* Acknowledged once written to the file (it survives mainmon; a
 	 * snapshot, when complete, also flushes it to disk), in time order
 	 * with the other LMs' (mm_order.c): the LM then consumes it.  Not
@@ -392,6 +442,78 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 			break;
 		}
 	return 0;
+}
+
+/* The pushed batch held for a clock sample (hold_batch), written: in
+ * place of c's batch, which may hold pieces of the next already. */
+static int
+release_batch(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_piece *b = c->batch, **bt = c->batch_tail;
+	uint64_t bb = c->batch_bytes;
+	int r;
+
+	if (!c->hb_on)
+		return 0;
+	c->hb_on = 0;
+	c->batch = c->hb;
+	c->batch_tail = c->hb == NULL ? &c->batch : c->hb_tail;
+	c->batch_bytes = c->hb_bytes;
+	r = batch_done(mm, c, c->hb_round, c->hb_below);
+	c->batch = b;
+	c->batch_tail = b == NULL ? &c->batch : bt;
+	c->batch_bytes = bb;
+	return r;
+}
+
+/*
+ * A batch the LM pushed of itself came without a clock sample after its
+ * records (a COLLECT has one, mm_send_collect): it is held, and a sample
+ * asked for, so that the model converting it spans its records instead
+ * of extrapolating to them.  Its answer releases it (mm_on_pong).
+ */
+static void
+hold_batch(struct mm_conn *c, uint32_t round, uint64_t below)
+{
+	c->hb = c->batch;
+	c->hb_tail = c->batch_tail;
+	c->hb_bytes = c->batch_bytes;
+	c->hb_round = round;
+	c->hb_below = below;
+	c->hb_on = 1;
+	c->batch = NULL;
+	c->batch_tail = &c->batch;
+	c->batch_bytes = 0;
+	if (c->burst == 0)
+		start_burst(c, 1);
+	else
+		c->burst = 1;
+}
+
+static int
+mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	uint32_t round;
+	uint64_t below;
+
+	round = wire_get_u32(msg);
+	(void)wire_get_u64(msg);
+	below = wire_get_u64(msg);
+	if (below > WIRE_BELOW_REPLAY) {
+		if (c->order == MM_ORD_OUT)
+			mm_live_returned(mm, c);
+		c->order = MM_ORD_FOLLOW;
+	}
+	c->last_done = clk_mono_ns();
+	/* In order: one held before is written first. */
+	if (release_batch(mm, c) != 0)
+		return -1;
+	if (round == WIRE_ROUND_PUSH && mm->out != NULL &&
+	    c->state == MM_CONN_READY && c->batch != NULL) {
+		hold_batch(c, round, below);
+		return 0;
+	}
+	return batch_done(mm, c, round, below);
 }
 
 static int
@@ -607,6 +729,10 @@ mm_conn_free(struct mm_conn *c)
 	struct mm_coll *co, *next;
 
 	if (MM_IS_LM(c)) {
+		/* A batch held for a clock sample that will not come: as
+		 * the models stand. */
+		if (c->hb_on && mm->out != NULL && release_batch(mm, c) != 0)
+			mm->exit_code = 1;
 		mm_write_sync(mm, c, 1);
 		mm_global_conn_gone(mm, c);
 	}

@@ -18,7 +18,9 @@ struct mm_sync_sample {
 
 /* host clock - MM clock = off0 + drift * (MM time - m0), within err over
  * the span [lo, hi] of the samples fitted, and within err + allow_ppb
- * per 10^9 of the distance outside it (mm_sync_bound). */
+ * per 10^9 of the distance outside it (mm_sync_bound): the largest drift
+ * believed and the model's, since the host's rate may have changed since
+ * (or before) its samples. */
 struct mm_sync_model {
 	uint64_t	m0;		/* the (weighted) centre of the samples */
 	int64_t		off0;
@@ -31,7 +33,7 @@ struct mm_sync_model {
 	uint64_t	allow_ppb;	/* how fast the bound grows outside */
 };
 
-#define MM_SYNC_WINDOW	64	/* samples kept (one per exchange burst) */
+#define MM_SYNC_WINDOW	128	/* samples kept (one per exchange burst) */
 /* Samples whose round trip exceeds twice the window's best (plus this
  * much) and the median are queueing delay, not the link: left out of the
  * fit. */
@@ -52,10 +54,31 @@ struct mm_sync {
 	uint32_t		next;	/* where the next one goes */
 	struct mm_sync_model	model;
 	int			valid;	/* a model exists */
+	/* Changes found (mm_sync_add), and the latest step's size (new
+	 * offset - the old model's, ns) and where it lies on the host's
+	 * clock: after step_lo (the last sample before), before step_hi. */
+	uint32_t		rates, steps;
+	int64_t			step;
+	uint64_t		step_lo, step_hi;
 };
 
-/* Adds one sample (usually the best of a burst) and refits the model. */
-void mm_sync_add(struct mm_sync *cs, const struct mm_sync_sample *s);
+/* What a sample told of the host's clock (mm_sync_add). */
+enum mm_sync_change {
+	MM_SYNC_SAME,		/* one line still passes every sample */
+	MM_SYNC_RATE,		/* none does: its rate changed */
+	MM_SYNC_STEP		/* the sample lies beyond what the largest
+				 * drift allows from the model: the clock
+				 * stopped (a paused machine) or jumped */
+};
+
+/*
+ * Adds one sample (usually the best of a burst) and refits the model.
+ * If no line passes every sample of the window (MM_SYNC_RATE or
+ * MM_SYNC_STEP), the window starts again from this sample, keeping the
+ * model's drift: a bent clock is refitted, not smeared.
+ */
+enum mm_sync_change mm_sync_add(struct mm_sync *cs,
+				const struct mm_sync_sample *s);
 
 /*
  * The sample of an exchange (t1, t2, t3, t4): the host's offset lies in

@@ -141,9 +141,12 @@ run() {
 	    END { printf "signed median %+.1f us", v[int((NR + 1) / 2)] / 1000 }')
 	_b=$(sort -n "$T_DIR/bounds" | awk '{ v[NR] = $1 }
 	    END { printf "bound max %.1f us median %.1f us", v[NR] / 1000, v[int((NR + 1) / 2)] / 1000 }')
+	# The exchanges: the best (narrowest) a model used, over the run.
+	_r=$(t_tcheck "$trace" '#SYNC' values rtt_ns | sort -n | awk '
+	    NR == 1 { printf "best exchange %.1f us", $1 / 1000 }')
 	echo "x$_rate: $N records, all within their bound; of the" \
 	    "$((N - $(cat "$T_DIR/unsure"))) whose true time is known within" \
-	    "$((KNOWN / 2000)).$((KNOWN / 200 % 10)) us: $_e ($_s); all: $_b"
+	    "$((KNOWN / 2000)).$((KNOWN / 200 % 10)) us: $_e ($_s); all: $_b; $_r"
 	# The true offset (host - machine, by the last event's two reads)
 	# and the last model's there.
 	# (Shell arithmetic: the offsets need more than a double's 53 bits.)
