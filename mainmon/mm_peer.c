@@ -301,11 +301,13 @@ clock_changed(struct mm *mm, struct mm_conn *c, enum mm_sync_change what)
 		return;
 	}
 	c->step_from = mm_sync_to_mm(&cs->model, cs->step_lo) + 1;
+	if (mm->out != NULL && tape_clockstep(mm->out, c->node->id,
+	    c->clk.model.hi, cs->step, cs->step_lo, cs->step_hi) != 0)
+		log_warn("%s: cannot write", mm->out_path);
 	log_warn("the clock of %s stepped by %+lld ns between its times "
 	    "%llu and %llu (a paused machine, or a clock set): refitted",
 	    c->node->host, (long long)cs->step,
 	    (unsigned long long)cs->step_lo, (unsigned long long)cs->step_hi);
-	(void)mm;
 }
 
 static int

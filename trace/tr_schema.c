@@ -42,6 +42,8 @@ const struct tr_schema tr_schema[TR_M_N] = {
 	[TR_M_PLAN_ADD] = { "#PLAN", "add", "=Uus", 0,
 	    { "what", "n", "ts", "rule" } },
 	[TR_M_PLAN_DEL] = { "#PLAN", "del", "=Uu", 0, { "what", "n", "ts" } },
+	[TR_M_CLOCKSTEP] = { "#CLOCKSTEP", NULL, "UuIuu", 0,
+	    { "node", "ts", "step_ns", "host_lo_ns", "host_hi_ns" } },
 	[TR_M_HEADER] = { "#GRM-TRACE", NULL, "u", 0, { "version" } },
 };
 

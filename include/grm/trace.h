@@ -77,6 +77,8 @@ enum grmtrace_kind {
 	GRMTRACE_MISSING,	/* #MISSING: a host gone at the end */
 	GRMTRACE_PLAN_ADD,	/* #PLAN add: a monitoring plan's rule */
 	GRMTRACE_PLAN_DEL,	/* #PLAN del: a rule removed */
+	GRMTRACE_CLOCKSTEP,	/* #CLOCKSTEP: a host's clock stopped or
+				   jumped (node, ts) */
 	GRMTRACE_NKINDS
 };
 #define GRMTRACE_WANT(kind)	(1u << (kind))
