@@ -42,7 +42,9 @@ KNOWN=5000
 # name, and the shared memory removed.
 FT_PIDS=""
 FT_WRITERS=""
+STOPPED=""
 ft_clean() {
+	[ -z "$STOPPED" ] || kill -CONT "$STOPPED" 2> /dev/null
 	for p in $FT_WRITERS; do
 		t_ours "$p" truewriter && kill -9 "$p" 2> /dev/null
 	done
@@ -103,9 +105,24 @@ run() {
 		FT_WRITERS="$FT_WRITERS ${_k:-}"
 	fi
 	# A snapshot every 0.5 s while the writer runs: the cadence is what
-	# is tested, not a wait.
+	# is tested, not a wait.  At -50 ppm, halfway, the LM is stopped for
+	# a second (SIGSTOP): its clock runs on, which is no clock step.
+	_i=0
 	while t_ours "$_w" && ! t_dead "$_w"; do
 		"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null 2>&1 || :
+		_i=$((_i + 1))
+		if [ "$_rate" = 0.99995 ] && [ "$_i" -eq "$SECS" ]; then
+			t_note_lms
+			STOPPED=${T_LMS##* }
+			STOPPED=${STOPPED%%:*}
+			t_ours "$STOPPED" localmon ||
+				t_fail "x$_rate: no LM to stop"
+			kill -STOP "$STOPPED"
+			# The length of the stop is what is tested.
+			sleep 1
+			kill -CONT "$STOPPED"
+			STOPPED=""
+		fi
 		sleep 0.5
 	done
 	wait "$_w" || t_fail "x$_rate: the writer failed: $(cat "$T_DIR/writer.err")"
