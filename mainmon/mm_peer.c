@@ -110,6 +110,17 @@ start_burst(struct mm_conn *c, int n)
 	mm_send_ping(c);
 }
 
+/* A clock sample as soon as can be: one exchange now, or the burst under
+ * way ends with the ping out. */
+static void
+sample_soon(struct mm_conn *c)
+{
+	if (c->burst == 0)
+		start_burst(c, 1);
+	else
+		c->burst = 1;
+}
+
 void
 mm_send_collect(struct mm_conn *c, uint32_t round, uint32_t flags)
 {
@@ -121,11 +132,7 @@ mm_send_collect(struct mm_conn *c, uint32_t round, uint32_t flags)
 	c->held[c->nheld][0] = round;
 	c->held[c->nheld][1] = flags;
 	c->nheld++;
-	/* A burst under way ends with the ping out. */
-	if (c->burst == 0)
-		start_burst(c, 1);
-	else
-		c->burst = 1;
+	sample_soon(c);
 }
 
 /* The COLLECTs held for the burst just answered. */
@@ -163,27 +170,36 @@ mm_sync_line(struct tape_w *w, const struct mm_conn *c,
 /*
  * Publishes c's clock model if it changed: from then on it converts the
  * node's records (those after the latest converted) and it is written
- * (#SYNC).  At most every MM_SYNC_WRITE_NS, unless forced or unless the
- * published model's bound has grown (extrapolated) past 4/3 of the new
- * one's: at the start, every sample is published.
+ * (#SYNC).  At most every MM_SYNC_WRITE_NS, unless forced (before a
+ * batch is converted, after a change) or, while the published model
+ * spans less than MM_SYNC_DRIFT_SPAN, unless its bound has grown
+ * (extrapolated) past 4/3 of the new one's: at the start, every sample
+ * is published.
  */
 void
 mm_write_sync(struct mm *mm, struct mm_conn *c, int force)
 {
-	const struct mm_sync_model *md = &c->clk.model;
+	struct mm_sync_model pub = c->clk.model, *md = &pub;
 	const struct mm_sync_used *cur = mm_sync_current(&c->book);
 	struct mm_node *n = c->node;
 	uint64_t now = clk_mono_ns();
 
 	if (c->state != MM_CONN_READY || !c->clk.valid)
 		return;
+	/* The records it will convert lie before its newest sample: its
+	 * bound covers that sample, line or not. */
+	pub.err = mm_sync_err_last(&c->clk, md);
 	if (cur != NULL && md->m0 == cur->md.m0 && md->off0 == cur->md.off0 &&
 	    md->drift == cur->md.drift && md->err == cur->md.err &&
 	    md->lo == cur->md.lo && md->hi == cur->md.hi)
 		return;
+	/* Past the start, records are converted when a batch comes, and
+	 * the sample before it forces a model out (mm_on_pong): the others
+	 * wait for the next or for MM_SYNC_WRITE_NS. */
 	if (!force && cur != NULL &&
 	    now - c->sync_written < MM_SYNC_WRITE_NS &&
-	    mm_sync_bound(md, now) / 3 * 4 >= mm_sync_bound(&cur->md, now))
+	    (cur->md.hi - cur->md.lo >= MM_SYNC_DRIFT_SPAN ||
+	    mm_sync_bound(md, now) / 3 * 4 >= mm_sync_bound(&cur->md, now)))
 		return;
 	if (mm_sync_publish(&c->book, md, n->sync_num + 1,
 	    c->step_from > n->sync_high ? c->step_from : n->sync_high + 1)
@@ -344,7 +360,9 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		clock_changed(mm, c, what);
 	(void)loop_arm(c->sync_ev, next_burst(mm, c));
 	if (c->state == MM_CONN_READY) {
-		mm_write_sync(mm, c, what != MM_SYNC_SAME);
+		/* Out now if records are to be converted by it. */
+		mm_write_sync(mm, c, what != MM_SYNC_SAME || c->nheld > 0 ||
+		    c->hb_on);
 		send_held(c);
 		return release_batch(mm, c);
 	}
@@ -486,10 +504,7 @@ hold_batch(struct mm_conn *c, uint32_t round, uint64_t below)
 	c->batch = NULL;
 	c->batch_tail = &c->batch;
 	c->batch_bytes = 0;
-	if (c->burst == 0)
-		start_burst(c, 1);
-	else
-		c->burst = 1;
+	sample_soon(c);
 }
 
 static int

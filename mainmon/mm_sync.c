@@ -178,7 +178,7 @@ polygon_bound(const struct mm_sync *cs, struct mm_sync_model *md)
 {
 	struct line p[2][4 + 2 * MM_SYNC_WINDOW], *in = p[0], *out = p[1], *t;
 	uint64_t lo = 0, hi = 0;
-	double e = 0, g = 0, xl, xh, A = 1e12, B = MM_SYNC_DRIFT_MAX;
+	double e = 0, xl, xh, A = 1e12, B = MM_SYNC_DRIFT_MAX;
 	double umin = 0, umax = 0, vmin = 0, vmax = 0, uc, vc;
 	struct line c;
 	uint32_t i;
@@ -236,8 +236,6 @@ polygon_bound(const struct mm_sync *cs, struct mm_sync_model *md)
 			e = dl;
 		if (dh > e)
 			e = dh;
-		if (fabs(db) > g)
-			g = fabs(db);
 	}
 	md->off0 += (int64_t)llround(c.a);
 	md->drift = c.b;
@@ -246,7 +244,6 @@ polygon_bound(const struct mm_sync *cs, struct mm_sync_model *md)
 	md->err = (uint64_t)ceil(e) + 2;
 	md->lo = lo;
 	md->hi = hi;
-	(void)g;
 	return 0;
 }
 
@@ -350,6 +347,21 @@ refit(struct mm_sync *cs)
 	cs->model = md;
 	cs->valid = 1;
 	return r;
+}
+
+uint64_t
+mm_sync_err_last(const struct mm_sync *cs, const struct mm_sync_model *md)
+{
+	const struct mm_sync_sample *s;
+	uint64_t d;
+	int64_t res;
+
+	if (cs->n == 0)
+		return md->err;
+	s = &cs->s[(cs->next + MM_SYNC_WINDOW - 1) % MM_SYNC_WINDOW];
+	res = s->o - mm_sync_offset(md, s->m);
+	d = (uint64_t)(res < 0 ? -res : res) + s->rtt / 2 + 2;
+	return d > md->err ? d : md->err;
 }
 
 enum mm_sync_change

@@ -81,6 +81,18 @@ enum mm_sync_change mm_sync_add(struct mm_sync *cs,
 				const struct mm_sync_sample *s);
 
 /*
+ * md's bound, raised to cover cs's newest sample without assuming the
+ * host's clock is a line: the model's distance from it and its
+ * half-width.  The records a model is published for lie before that
+ * sample (mm_peer.c); a change of rate between them and it that the
+ * sample is too wide to show is within that much of the model (the
+ * error is largest at an end, or where the clock bent, which was inside
+ * the bound before).
+ */
+uint64_t mm_sync_err_last(const struct mm_sync *cs,
+			  const struct mm_sync_model *md);
+
+/*
  * The sample of an exchange (t1, t2, t3, t4): the host's offset lies in
  * [t3 - t4, t2 - t1], if t1 is read before the ping leaves, t2 not before
  * it arrived, t3 before the answer leaves and t4 not before it arrived;
@@ -137,7 +149,7 @@ struct mm_sync_used {
 	uint32_t		num;	/* the #SYNC's number for the node */
 };
 
-#define MM_SYNC_KEPT	1024	/* hours at one model every 10 s */
+#define MM_SYNC_KEPT	8192	/* hours at one model per collection */
 
 struct mm_sync_book {
 	struct mm_sync_used	*v;	/* oldest first */

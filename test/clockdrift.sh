@@ -67,7 +67,7 @@ run() {
 	trace="$T_DIR/trace-$_rate.txt"
 	export GRM_RUNDIR="$T_DIR/run-$_rate"
 	mkdir -m 700 "$GRM_RUNDIR"
-	rm -f "$T_DIR/stop"
+	rm -f "$T_DIR/stop" "$T_DIR/errs" "$T_DIR/bounds"
 	t_start_mm "$trace"
 	# Rate 1: the machine's clock itself, without libfaketime.
 	_ft=1
@@ -190,6 +190,7 @@ run() {
 	[ -n "${CLOCKDRIFT_REPORT:-}" ] || return 0
 	# The figures (bench/clockdrift.sh): the real error's maximum and
 	# median, the stated bound's, and the last model against the truth.
+	touch "$T_DIR/errs"
 	_e=$(cut -d' ' -f1 "$T_DIR/errs" | sort -n | awk '{ v[NR] = $1 }
 	    END { printf "error max %.1f us median %.1f us", v[NR] / 1000, v[int((NR + 1) / 2)] / 1000 }')
 	_s=$(cut -d' ' -f3 "$T_DIR/errs" | sort -n | awk '{ v[NR] = $1 }
