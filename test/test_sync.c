@@ -281,3 +281,72 @@ Test(sync, book_converts_by_range)
 	cr_assert_eq(mm_sync_current(&bk)->from, 6000u);
 	mm_sync_book_free(&bk);
 }
+
+/* A sample of host h at MM time t1: 2 us there, 2 us back. */
+static enum mm_sync_change
+exchange_one(struct mm_sync *cs, const struct host *h, uint64_t t1)
+{
+	struct mm_sync_sample s;
+
+	cr_assert_eq(mm_sync_sample_of(t1, host_clock(h, t1 + 2000),
+	    host_clock(h, t1 + 2000), t1 + 4000, &s), 0);
+	return mm_sync_add(cs, &s);
+}
+
+/* A host whose rate goes from 0 to +200 ppm: no line passes through the
+ * samples any more, the window starts again from the newest, and the
+ * truth stays within the bound. */
+Test(sync, rate_change_restarts_the_window)
+{
+	struct mm_sync cs = { .n = 0 };
+	struct host h = { 5000000, 0.0, 0 };
+	uint64_t t = 10000000000u, t_change;
+	enum mm_sync_change w = MM_SYNC_SAME;
+	int i;
+
+	for (i = 0; i < 20; i++, t += 100000000u)
+		cr_assert_eq(exchange_one(&cs, &h, t), MM_SYNC_SAME);
+	/* From t_change on, 200 ppm fast (continuous there). */
+	t_change = t - 50000000u;
+	h.off += (int64_t)llround(-200e-6 * (double)t_change);
+	h.drift = 200e-6;
+	for (i = 0; i < 5 && w == MM_SYNC_SAME; i++, t += 100000000u) {
+		/* Inside the bound before it is found, from the change on. */
+		cr_assert_leq(absdiff(mm_sync_offset(&cs.model, t_change),
+		    true_offset(&h, t_change)), mm_sync_bound(&cs.model,
+		    t_change) + 1);
+		w = exchange_one(&cs, &h, t);
+	}
+	cr_assert_eq(w, MM_SYNC_RATE);
+	cr_assert_eq(cs.n, 1u);
+	cr_assert_eq(cs.rates, 1u);
+	cr_assert_eq(cs.steps, 0u);
+	/* A second later the new rate is fitted. */
+	for (i = 0; i < 11; i++, t += 100000000u)
+		cr_assert_eq(exchange_one(&cs, &h, t), MM_SYNC_SAME);
+	cr_assert_lt(fabs(cs.model.drift - 200e-6), 1e-6);
+	cr_assert_leq(absdiff(mm_sync_offset(&cs.model, t),
+	    true_offset(&h, t)), mm_sync_bound(&cs.model, t));
+}
+
+/* A host whose clock stood still for 0.3 s (a paused machine): a step,
+ * of about -0.3 s, between the two samples' host times. */
+Test(sync, paused_clock_is_a_step)
+{
+	struct mm_sync cs = { .n = 0 };
+	struct host h = { 5000000, 50e-6, 0 };
+	uint64_t t = 10000000000u, before;
+	int i;
+
+	for (i = 0; i < 20; i++, t += 100000000u)
+		cr_assert_eq(exchange_one(&cs, &h, t), MM_SYNC_SAME);
+	before = host_clock(&h, t - 100000000u);
+	h.off -= 300000000;
+	cr_assert_eq(exchange_one(&cs, &h, t), MM_SYNC_STEP);
+	cr_assert_eq(cs.steps, 1u);
+	cr_assert_leq(absdiff(cs.step, -300000000), 10000u);
+	cr_assert_leq(absdiff((int64_t)cs.step_lo, (int64_t)before), 10000u);
+	cr_assert_eq(cs.n, 1u);
+	/* The drift is kept. */
+	cr_assert_lt(fabs(cs.model.drift - 50e-6), 1e-6);
+}
