@@ -807,11 +807,13 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	}
 	switch (type) {
 	case WIRE_PING:
-		/* The clock read just before the answer is sent
+		/* When the ping arrived, by the kernel, and the clock
+		 * read just before the answer is sent
 		 * (doc/clock-sync.md). */
 		t_mm = wire_get_u64(msg);
 		wire_wr_init(&w, buf, sizeof buf);
 		wire_put_u64(&w, t_mm);
+		wire_put_u64(&w, peer_rx_time(lm->mm));
 		(void)peer_send_clock(lm->mm, WIRE_PONG, buf, w.len, &t_mm);
 		break;
 	case WIRE_READY:

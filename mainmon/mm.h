@@ -272,6 +272,19 @@ struct mm_conn {
 	struct mm_sync_sample	burst_best;
 	struct loop_ev	*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
+	/* Clock changes (mm_peer.c): after a step, the next model converts
+	 * from this MM time on (records before it, the old model). */
+	uint64_t		step_from;
+	/* COLLECTs (round, flags) held until the clock sample sent before
+	 * them is answered (mm_send_collect). */
+	uint32_t		held[8][2];
+	int			nheld;
+	/* A pushed batch (its DONE's round and below) held until the
+	 * clock sample asked for after it is answered (mm_peer.c). */
+	struct mm_piece		*hb, **hb_tail;
+	uint64_t		hb_bytes, hb_below;
+	uint32_t		hb_round;
+	int			hb_on;
 	struct mm_sync_book	book;		/* the models published,
 						   which convert */
 	uint64_t		wm;		/* MM ns: nothing older to come
@@ -517,6 +530,14 @@ void mm_conn_free(struct mm_conn *c);
 void mm_ctl_reply(struct mm_conn *ctl, int status, const char *text);
 /* Sends c a PING (a burst's, or a lone heartbeat: mm_live.c). */
 void mm_send_ping(struct mm_conn *c);
+/*
+ * mm_peer.c: sends c a COLLECT of round with flags, after a clock
+ * exchange: the COLLECT leaves when its answer has come back, so that the
+ * model that converts the records collected has a sample after them
+ * instead of extrapolating to them, and neither end's receive time of
+ * the exchange is that of the data (doc/clock-sync.md).
+ */
+void mm_send_collect(struct mm_conn *c, uint32_t round, uint32_t flags);
 /* Sends c a message of one or two u32 (n). */
 void mm_send_u32s(struct mm_conn *c, uint16_t type, uint32_t a, uint32_t b,
 		  int n);

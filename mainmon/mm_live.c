@@ -290,21 +290,47 @@ mm_live_status(struct mm *mm, char *text, size_t cap)
 	size_t n = 0;
 
 	for (c = mm->conns; c != NULL && n < cap; c = c->next) {
+		const struct mm_sync_used *u;
+		const struct mm_sync_model *md, *fit = &c->clk.model;
+		char more[256];
+		size_t k = 0;
+
 		if (!MM_IS_LM(c))
 			continue;
 		nd = c->node;
+		/* The model that converts the host's records (#SYNC), not
+		 * the one fitted since, which may not be published yet. */
+		u = mm_sync_current(&c->book);
+		md = u != NULL ? &u->md : fit;
+		more[0] = '\0';
+		if (md != fit && (fit->m0 != md->m0 ||
+		    fit->off0 != md->off0 || fit->drift != md->drift ||
+		    fit->err != md->err))
+			k += (size_t)snprintf(more, sizeof more, "; fitted "
+			    "since, not published: clock offset %lld ns, "
+			    "drift %lld ppb, error %llu ns",
+			    (long long)mm_sync_offset(fit, now),
+			    (long long)mm_sync_drift_ppb(fit),
+			    (unsigned long long)fit->err);
+		if (k < sizeof more && c->clk.rates + c->clk.steps > 0)
+			(void)snprintf(more + k, sizeof more - k, "; its clock "
+			    "changed rate %u times, stepped %u times (last "
+			    "%+lld ns)", c->clk.rates, c->clk.steps,
+			    (long long)c->clk.step);
 		state_text(nd, c, now, state, sizeof state);
 		n += (size_t)snprintf(text + n, cap - n, "node %u %s: lm pid "
 		    "%u%s, %s, clock offset %lld ns, drift %lld ppb, error "
-		    "%llu ns (best round trip %llu ns, %u of %u samples), %llu "
+		    "%llu ns (best round trip %llu ns, %u of %u samples; "
+		    "model %u, bound now %llu ns%s), %llu "
 		    "of the host's late, %llu records%s\n", nd->id, nd->host,
 		    c->lm_pid, c->has_st && c->st.adopted ? " (adopted a dead "
 		    "LM's segment)" : "", state,
-		    (long long)mm_sync_offset(&c->clk.model, now),
-		    (long long)mm_sync_drift_ppb(&c->clk.model),
-		    (unsigned long long)c->clk.model.err,
-		    (unsigned long long)c->clk.model.best_rtt,
-		    c->clk.model.used, c->clk.n,
+		    (long long)mm_sync_offset(md, now),
+		    (long long)mm_sync_drift_ppb(md),
+		    (unsigned long long)md->err,
+		    (unsigned long long)md->best_rtt,
+		    md->used, c->clk.n, u != NULL ? u->num : 0,
+		    (unsigned long long)mm_sync_bound(md, now), more,
 		    (unsigned long long)nd->late,
 		    (unsigned long long)c->records,
 		    c->glob == MM_GL_STOPPED ? "; its processes are stopped" :

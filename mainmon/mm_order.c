@@ -356,17 +356,11 @@ mm_order_scanned(const struct mm *mm)
 static void
 pull(struct mm *mm, struct mm_conn *c, uint64_t now)
 {
-	unsigned char buf[8];
-	struct wire_wr w;
-
 	if (c->order != MM_ORD_FOLLOW || c->state != MM_CONN_READY)
 		return;
 	c->order = MM_ORD_PULLED;
 	c->last_pull = now;
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, ++mm->next_round);
-	wire_put_u32(&w, 0);
-	peer_send(c->p, WIRE_COLLECT, buf, w.len, NULL, 0);
+	mm_send_collect(c, ++mm->next_round, 0);
 }
 
 /* Whether a collection an LM started itself waits to be written. */

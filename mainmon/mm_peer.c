@@ -35,6 +35,7 @@ static int lm_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 		       struct wire_rd *msg);
 static int ctl_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 			struct wire_rd *msg);
+static int release_batch(struct mm *mm, struct mm_conn *c);
 
 void
 mm_accept(struct mm *mm, int fd, const char *addr)
@@ -110,6 +111,42 @@ start_burst(struct mm_conn *c, int n)
 	mm_send_ping(c);
 }
 
+/* A clock sample as soon as can be: one exchange now, or the burst under
+ * way ends with the ping out. */
+static void
+sample_soon(struct mm_conn *c)
+{
+	if (c->burst == 0)
+		start_burst(c, 1);
+	else
+		c->burst = 1;
+}
+
+void
+mm_send_collect(struct mm_conn *c, uint32_t round, uint32_t flags)
+{
+	if (c->state != MM_CONN_READY ||
+	    c->nheld == (int)(sizeof c->held / sizeof c->held[0])) {
+		mm_send_u32s(c, WIRE_COLLECT, round, flags, 2);
+		return;
+	}
+	c->held[c->nheld][0] = round;
+	c->held[c->nheld][1] = flags;
+	c->nheld++;
+	sample_soon(c);
+}
+
+/* The COLLECTs held for the burst just answered. */
+static void
+send_held(struct mm_conn *c)
+{
+	int i;
+
+	for (i = 0; i < c->nheld; i++)
+		mm_send_u32s(c, WIRE_COLLECT, c->held[i][0], c->held[i][1], 2);
+	c->nheld = 0;
+}
+
 static void
 sync_due(void *arg)
 {
@@ -134,36 +171,47 @@ mm_sync_line(struct tape_w *w, const struct mm_conn *c,
 /*
  * Publishes c's clock model if it changed: from then on it converts the
  * node's records (those after the latest converted) and it is written
- * (#SYNC).  At most every MM_SYNC_WRITE_NS, unless forced or unless the
- * published model's bound has grown (extrapolated) past 4/3 of the new
- * one's: at the start, every sample is published.
+ * (#SYNC).  At most every MM_SYNC_WRITE_NS, unless forced (before a
+ * batch is converted, after a change) or, while the published model
+ * spans less than MM_SYNC_DRIFT_SPAN, unless its bound has grown
+ * (extrapolated) past 4/3 of the new one's: at the start, every sample
+ * is published.
  */
 void
 mm_write_sync(struct mm *mm, struct mm_conn *c, int force)
 {
-	const struct mm_sync_model *md = &c->clk.model;
+	struct mm_sync_model pub = c->clk.model, *md = &pub;
 	const struct mm_sync_used *cur = mm_sync_current(&c->book);
 	struct mm_node *n = c->node;
 	uint64_t now = clk_mono_ns();
 
 	if (c->state != MM_CONN_READY || !c->clk.valid)
 		return;
+	/* The records it will convert lie before its newest sample: its
+	 * bound covers that sample, line or not. */
+	pub.err = mm_sync_err_last(&c->clk, md);
 	if (cur != NULL && md->m0 == cur->md.m0 && md->off0 == cur->md.off0 &&
 	    md->drift == cur->md.drift && md->err == cur->md.err &&
 	    md->lo == cur->md.lo && md->hi == cur->md.hi)
 		return;
+	/* Past the start, records are converted when a batch comes, and
+	 * the sample before it forces a model out (mm_on_pong): the others
+	 * wait for the next or for MM_SYNC_WRITE_NS. */
 	if (!force && cur != NULL &&
 	    now - c->sync_written < MM_SYNC_WRITE_NS &&
-	    mm_sync_bound(md, now) / 3 * 4 >= mm_sync_bound(&cur->md, now))
+	    (cur->md.hi - cur->md.lo >= MM_SYNC_DRIFT_SPAN ||
+	    mm_sync_bound(md, now) / 3 * 4 >= mm_sync_bound(&cur->md, now)))
 		return;
 	if (mm_sync_publish(&c->book, md, n->sync_num + 1,
-	    n->sync_high + 1) != 0) {
+	    c->step_from > n->sync_high ? c->step_from : n->sync_high + 1)
+	    != 0) {
 		log_warn("out of memory: the clock model of %s not updated",
 		    n->host);
 		return;
 	}
 	n->sync_num++;
 	c->sync_written = now;
+	c->step_from = 0;
 	if (mm->out != NULL && mm_sync_line(mm->out, c,
 	    mm_sync_current(&c->book)) != 0)
 		log_warn("%s: cannot write", mm->out_path);
@@ -253,16 +301,44 @@ next_burst(const struct mm *mm, const struct mm_conn *c)
 	return mm->sync_ns;
 }
 
+/*
+ * c's clock is not the line its samples drew: the window started again
+ * (mm_sync_add).  A step (a paused machine, a clock set) is logged and
+ * marked in the trace (#CLOCKSTEP): the records the host stamped before
+ * the last sample before it keep the model before (step_from).
+ */
+static void
+clock_changed(struct mm *mm, struct mm_conn *c, enum mm_sync_change what)
+{
+	const struct mm_sync *cs = &c->clk;
+
+	if (what == MM_SYNC_RATE) {
+		log_info("the clock of %s changed its rate: refitted",
+		    c->node->host);
+		return;
+	}
+	c->step_from = mm_sync_to_mm(&cs->model, cs->step_lo) + 1;
+	if (mm->out != NULL && tape_clockstep(mm->out, c->node->id,
+	    c->clk.model.hi, cs->step, cs->step_lo, cs->step_hi) != 0)
+		log_warn("%s: cannot write", mm->out_path);
+	log_warn("the clock of %s stepped by %+lld ns between its times "
+	    "%llu and %llu (a paused machine, or a clock set): refitted",
+	    c->node->host, (long long)cs->step,
+	    (unsigned long long)cs->step_lo, (unsigned long long)cs->step_hi);
+}
+
 static int
 mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
-	/* As early as can be: when the bytes were read (the answer may
-	 * have come in one read with others before it). */
-	uint64_t t1, tl, t4 = peer_last_rx(c->p);
+	/* As early as can be: when the answer arrived, by the kernel
+	 * (when the bytes were read, without its stamp). */
+	uint64_t t1, t2, t3, t4 = peer_rx_time(c->p);
 	struct mm_sync_sample smp;
+	enum mm_sync_change what;
 
 	t1 = wire_get_u64(msg);
-	tl = mm_host_ns(c, wire_get_u64(msg));
+	t2 = wire_get_u64(msg);	/* by the kernel: CLOCK_MONOTONIC ns */
+	t3 = mm_host_ns(c, wire_get_u64(msg));
 	/* The answer to a lone heartbeat (mm_live.c), sent before any ping
 	 * of a burst still out: only its arrival counts. */
 	if (c->beats > 0) {
@@ -270,7 +346,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		return 0;
 	}
 	if (c->burst == 0 ||
-	    mm_sync_sample_of(t1, tl, t4, &smp) != 0)
+	    mm_sync_sample_of(t1, t2, t3, t4, &smp) != 0)
 		return -1;
 	/* Of a burst, the exchange with the smallest round trip: its
 	 * midpoint is the best estimate of when the LM read its clock. */
@@ -280,11 +356,16 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		mm_send_ping(c);
 		return 0;
 	}
-	mm_sync_add(&c->clk, &c->burst_best);
+	what = mm_sync_add(&c->clk, &c->burst_best);
+	if (what != MM_SYNC_SAME)
+		clock_changed(mm, c, what);
 	(void)loop_arm(c->sync_ev, next_burst(mm, c));
 	if (c->state == MM_CONN_READY) {
-		mm_write_sync(mm, c, 0);
-		return 0;
+		/* Out now if records are to be converted by it. */
+		mm_write_sync(mm, c, what != MM_SYNC_SAME || c->nheld > 0 ||
+		    c->hb_on);
+		send_held(c);
+		return release_batch(mm, c);
 	}
 	c->state = MM_CONN_READY;
 	c->ready_at = clk_mono_ns();
@@ -362,22 +443,12 @@ batch_free(struct mm_conn *c)
 	c->batch_bytes = 0;
 }
 
+/* Writes the batch c holds, of round (its DONE said below). */
 static int
-mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+batch_done(struct mm *mm, struct mm_conn *c, uint32_t round, uint64_t below)
 {
 	struct mm_coll *co;
-	uint32_t round;
-	uint64_t below;
 
-	round = wire_get_u32(msg);
-	(void)wire_get_u64(msg);
-	below = wire_get_u64(msg);
-	if (below > WIRE_BELOW_REPLAY) {
-		if (c->order == MM_ORD_OUT)
-			mm_live_returned(mm, c);
-		c->order = MM_ORD_FOLLOW;
-	}
-	c->last_done = clk_mono_ns();
 	/* Acknowledged once written to the file (it survives mainmon; a
 	 * snapshot, when complete, also flushes it to disk), in time order
 	 * with the other LMs' (mm_order.c): the LM then consumes it.  Not
@@ -402,6 +473,75 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 			break;
 		}
 	return 0;
+}
+
+/* The pushed batch held for a clock sample (hold_batch), written: in
+ * place of c's batch, which may hold pieces of the next already. */
+static int
+release_batch(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_piece *b = c->batch, **bt = c->batch_tail;
+	uint64_t bb = c->batch_bytes;
+	int r;
+
+	if (!c->hb_on)
+		return 0;
+	c->hb_on = 0;
+	c->batch = c->hb;
+	c->batch_tail = c->hb == NULL ? &c->batch : c->hb_tail;
+	c->batch_bytes = c->hb_bytes;
+	r = batch_done(mm, c, c->hb_round, c->hb_below);
+	c->batch = b;
+	c->batch_tail = b == NULL ? &c->batch : bt;
+	c->batch_bytes = bb;
+	return r;
+}
+
+/*
+ * A batch the LM pushed of itself came without a clock sample after its
+ * records (a COLLECT has one, mm_send_collect): it is held, and a sample
+ * asked for, so that the model converting it spans its records instead
+ * of extrapolating to them.  Its answer releases it (mm_on_pong).
+ */
+static void
+hold_batch(struct mm_conn *c, uint32_t round, uint64_t below)
+{
+	c->hb = c->batch;
+	c->hb_tail = c->batch_tail;
+	c->hb_bytes = c->batch_bytes;
+	c->hb_round = round;
+	c->hb_below = below;
+	c->hb_on = 1;
+	c->batch = NULL;
+	c->batch_tail = &c->batch;
+	c->batch_bytes = 0;
+	sample_soon(c);
+}
+
+static int
+mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	uint32_t round;
+	uint64_t below;
+
+	round = wire_get_u32(msg);
+	(void)wire_get_u64(msg);
+	below = wire_get_u64(msg);
+	if (below > WIRE_BELOW_REPLAY) {
+		if (c->order == MM_ORD_OUT)
+			mm_live_returned(mm, c);
+		c->order = MM_ORD_FOLLOW;
+	}
+	c->last_done = clk_mono_ns();
+	/* In order: one held before is written first. */
+	if (release_batch(mm, c) != 0)
+		return -1;
+	if (round == WIRE_ROUND_PUSH && mm->out != NULL &&
+	    c->state == MM_CONN_READY && c->batch != NULL) {
+		hold_batch(c, round, below);
+		return 0;
+	}
+	return batch_done(mm, c, round, below);
 }
 
 static int
@@ -653,6 +793,10 @@ mm_conn_free(struct mm_conn *c)
 	struct mm_coll *co, *next;
 
 	if (MM_IS_LM(c)) {
+		/* A batch held for a clock sample that will not come: as
+		 * the models stand. */
+		if (c->hb_on && mm->out != NULL && release_batch(mm, c) != 0)
+			mm->exit_code = 1;
 		mm_write_sync(mm, c, 1);
 		mm_global_conn_gone(mm, c);
 	}

@@ -361,9 +361,9 @@ coll_send(struct mm_conn *c, struct mm_coll *co)
 	else if (co->phase == MM_PH_PAUSE)
 		mm_send_u32s(c, WIRE_PAUSE, co->round, c->mm->pause_max_ms, 2);
 	else
-		mm_send_u32s(c, WIRE_COLLECT, co->round,
+		mm_send_collect(c, co->round,
 		    (co->stop ? WIRE_COLLECT_STOP : 0) |
-		    (co->what == MM_PROBE ? WIRE_COLLECT_PROBE : 0), 2);
+		    (co->what == MM_PROBE ? WIRE_COLLECT_PROBE : 0));
 }
 
 static void

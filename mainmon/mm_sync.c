@@ -9,13 +9,26 @@
 #include "util/clock.h"
 
 int
-mm_sync_sample_of(uint64_t t1, uint64_t tl, uint64_t t4, struct mm_sync_sample *s)
+mm_sync_sample_of(uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4,
+		  struct mm_sync_sample *s)
 {
+	uint64_t rtt, hold, w;
+
 	if (t4 < t1)
 		return -1;
-	s->rtt = t4 - t1;
-	s->m = t1 + s->rtt / 2;
-	s->o = (int64_t)(tl - s->m);
+	rtt = t4 - t1;
+	hold = t3 - t2;
+	if (t3 < t2 || hold > rtt)
+		hold = 0;
+	w = rtt - hold;
+	s->m = t1 + rtt / 2;
+	/* The middle of [t3 - t4, t3 - t4 + w]. */
+	s->o = (int64_t)(t3 - t4) + (int64_t)(w / 2);
+	/* The offset moves by up to 500 ppm of the exchange between the
+	 * two ends' events and m, and the host's t2 was converted from
+	 * its real-time clock over up to the hold (peer_rx_time); and a
+	 * ns of rounding. */
+	s->rtt = w + (rtt + hold) / 1000 + 2;
 	return 0;
 }
 
@@ -156,16 +169,16 @@ clip(const struct line *in, int n, double x, double lim, double s,
  * a line of drift at most MM_SYNC_DRIFT_MAX, is one of the lines that
  * pass through every sample's interval: a convex polygon of (offset,
  * drift).  md is at most err from any of them over [lo, hi] (the window's
- * span; the largest difference is at an end), and parts from them at
- * most allow_ppb outside.  0, or -1 if no line passes (the true clock was
- * not a line over the window: the caller's bound stands).
+ * span; the largest difference is at an end).  0, or -1 if no line
+ * passes (the true clock was not a line over the window: the caller's
+ * bound stands).
  */
 static int
 polygon_bound(const struct mm_sync *cs, struct mm_sync_model *md)
 {
 	struct line p[2][4 + 2 * MM_SYNC_WINDOW], *in = p[0], *out = p[1], *t;
 	uint64_t lo = 0, hi = 0;
-	double e = 0, g = 0, xl, xh, A = 1e12, B = MM_SYNC_DRIFT_MAX;
+	double e = 0, xl, xh, A = 1e12, B = MM_SYNC_DRIFT_MAX;
 	double umin = 0, umax = 0, vmin = 0, vmax = 0, uc, vc;
 	struct line c;
 	uint32_t i;
@@ -223,22 +236,21 @@ polygon_bound(const struct mm_sync *cs, struct mm_sync_model *md)
 			e = dl;
 		if (dh > e)
 			e = dh;
-		if (fabs(db) > g)
-			g = fabs(db);
 	}
 	md->off0 += (int64_t)llround(c.a);
 	md->drift = c.b;
 	/* Rounded up, and a ns for the rounding of the conversion and of
 	 * off0. */
 	md->err = (uint64_t)ceil(e) + 2;
-	md->allow_ppb = (uint64_t)ceil(g * 1e9);
 	md->lo = lo;
 	md->hi = hi;
 	return 0;
 }
 
-/* Fits the model to the samples whose round trip is near the best. */
-static void
+/* Fits the model to the samples whose round trip is near the best; 0, or
+ * -1 if no line passes every sample (the least-squares line and its
+ * bound stand). */
+static int
 refit(struct mm_sync *cs)
 {
 	struct mm_sync_model md;
@@ -246,12 +258,13 @@ refit(struct mm_sync *cs)
 	uint64_t lim, mmin = 0, mmax = 0, rtts[MM_SYNC_WINDOW], med;
 	double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
 	uint32_t i, used = 0;
+	int r;
 
 	for (i = 0; i < cs->n; i++)
 		if (best == NULL || cs->s[i].rtt < best->rtt)
 			best = &cs->s[i];
 	if (best == NULL)
-		return;
+		return 0;
 	/* Never fewer than half of them, however jittery the link. */
 	for (i = 0; i < cs->n; i++)
 		rtts[i] = cs->s[i].rtt;
@@ -324,30 +337,75 @@ refit(struct mm_sync *cs)
 		if (e > md.err)
 			md.err = e;
 	}
-	/* Outside [lo, hi] the model and the true (straight) clock part at
-	 * the difference of their drifts: at most 2 err / (hi - lo), since
-	 * they are within err of each other at lo and at hi, and at most
-	 * the largest drift believed plus the model's. */
-	{
-		double cap = MM_SYNC_DRIFT_MAX + fabs(md.drift), a = cap;
-
-		if (mmax > mmin && 2.0 * (double)md.err /
-		    (double)(mmax - mmin) < cap)
-			a = 2.0 * (double)md.err / (double)(mmax - mmin);
-		md.allow_ppb = (uint64_t)ceil(a * 1e9);
-	}
-	(void)polygon_bound(cs, &md);
+	r = polygon_bound(cs, &md);
+	/* Outside [lo, hi] nothing says the host kept its rate: the model
+	 * and the true clock part at up to the largest drift believed plus
+	 * the model's. */
+	md.allow_ppb = (uint64_t)ceil((MM_SYNC_DRIFT_MAX + fabs(md.drift)) *
+	    1e9);
 	md.k = md.drift / (1.0 + md.drift);
 	cs->model = md;
 	cs->valid = 1;
+	return r;
 }
 
-void
+uint64_t
+mm_sync_err_last(const struct mm_sync *cs, const struct mm_sync_model *md)
+{
+	const struct mm_sync_sample *s;
+	uint64_t d;
+	int64_t res;
+
+	if (cs->n == 0)
+		return md->err;
+	s = &cs->s[(cs->next + MM_SYNC_WINDOW - 1) % MM_SYNC_WINDOW];
+	res = s->o - mm_sync_offset(md, s->m);
+	d = (uint64_t)(res < 0 ? -res : res) + s->rtt / 2 + 2;
+	return d > md->err ? d : md->err;
+}
+
+enum mm_sync_change
 mm_sync_add(struct mm_sync *cs, const struct mm_sync_sample *s)
 {
+	struct mm_sync_model old = cs->model;
+	enum mm_sync_change what = MM_SYNC_SAME;
+	const struct mm_sync_sample *last;
+	int64_t d;
+	uint64_t ad;
+	int had = cs->valid;
+
+	last = cs->n > 0 ? &cs->s[(cs->next + MM_SYNC_WINDOW - 1) %
+	    MM_SYNC_WINDOW] : NULL;
+	if (last != NULL) {
+		cs->step_lo = last->m + (uint64_t)last->o;
+		cs->step_hi = s->m + (uint64_t)s->o;
+	}
 	cs->s[cs->next] = *s;
 	cs->next = (cs->next + 1) % MM_SYNC_WINDOW;
 	if (cs->n < MM_SYNC_WINDOW)
 		cs->n++;
-	refit(cs);
+	if (refit(cs) == 0 || !had || cs->n < 2)
+		return MM_SYNC_SAME;
+	/* No line passes: the clock bent somewhere in the window.  Beyond
+	 * what any drift believed allows from the model, it stepped. */
+	d = s->o - mm_sync_offset(&old, s->m);
+	ad = (uint64_t)(d < 0 ? -d : d);
+	what = MM_SYNC_RATE;
+	if (ad > mm_sync_bound(&old, s->m) + s->rtt / 2) {
+		what = MM_SYNC_STEP;
+		cs->steps++;
+		cs->step = d;
+	} else
+		cs->rates++;
+	cs->s[0] = *s;
+	cs->n = 1;
+	cs->next = 1;
+	(void)refit(cs);
+	/* One sample tells no drift: the model's before stands (its bound
+	 * allows for any). */
+	cs->model.drift = old.drift;
+	cs->model.k = old.drift / (1.0 + old.drift);
+	cs->model.allow_ppb = (uint64_t)ceil((MM_SYNC_DRIFT_MAX +
+	    fabs(old.drift)) * 1e9);
+	return what;
 }

@@ -7,18 +7,20 @@
 
 #include <stdint.h>
 
-/* One exchange: the MM sent at t1 (its clock), the host answered with its
- * clock tl, the answer came back at t4.  The host read its clock somewhere
- * in [t1, t4]: its offset is within rtt / 2 of o, at the midpoint m. */
+/* One exchange: the MM sent at t1 (its clock), the ping arrived at the
+ * host at t2 (the host's clock), the host answered at t3, the answer came
+ * back at t4.  Its offset is within rtt / 2 of o, at the midpoint m. */
 struct mm_sync_sample {
 	uint64_t	m;		/* MM ns: (t1 + t4) / 2 */
 	int64_t		o;		/* host - MM, ns, at m */
-	uint64_t	rtt;		/* t4 - t1 */
+	uint64_t	rtt;		/* t4 - t1 - (t3 - t2), and a margin */
 };
 
 /* host clock - MM clock = off0 + drift * (MM time - m0), within err over
  * the span [lo, hi] of the samples fitted, and within err + allow_ppb
- * per 10^9 of the distance outside it (mm_sync_bound). */
+ * per 10^9 of the distance outside it (mm_sync_bound): the largest drift
+ * believed and the model's, since the host's rate may have changed since
+ * (or before) its samples. */
 struct mm_sync_model {
 	uint64_t	m0;		/* the (weighted) centre of the samples */
 	int64_t		off0;
@@ -31,7 +33,7 @@ struct mm_sync_model {
 	uint64_t	allow_ppb;	/* how fast the bound grows outside */
 };
 
-#define MM_SYNC_WINDOW	64	/* samples kept (one per exchange burst) */
+#define MM_SYNC_WINDOW	128	/* samples kept (one per exchange burst) */
 /* Samples whose round trip exceeds twice the window's best (plus this
  * much) and the median are queueing delay, not the link: left out of the
  * fit. */
@@ -52,13 +54,54 @@ struct mm_sync {
 	uint32_t		next;	/* where the next one goes */
 	struct mm_sync_model	model;
 	int			valid;	/* a model exists */
+	/* Changes found (mm_sync_add), and the latest step's size (new
+	 * offset - the old model's, ns) and where it lies on the host's
+	 * clock: after step_lo (the last sample before), before step_hi. */
+	uint32_t		rates, steps;
+	int64_t			step;
+	uint64_t		step_lo, step_hi;
 };
 
-/* Adds one sample (usually the best of a burst) and refits the model. */
-void mm_sync_add(struct mm_sync *cs, const struct mm_sync_sample *s);
+/* What a sample told of the host's clock (mm_sync_add). */
+enum mm_sync_change {
+	MM_SYNC_SAME,		/* one line still passes every sample */
+	MM_SYNC_RATE,		/* none does: its rate changed */
+	MM_SYNC_STEP		/* the sample lies beyond what the largest
+				 * drift allows from the model: the clock
+				 * stopped (a paused machine) or jumped */
+};
 
-/* The sample of an exchange (t1, tl, t4); -1 if t4 < t1. */
-int mm_sync_sample_of(uint64_t t1, uint64_t tl, uint64_t t4,
+/*
+ * Adds one sample (usually the best of a burst) and refits the model.
+ * If no line passes every sample of the window (MM_SYNC_RATE or
+ * MM_SYNC_STEP), the window starts again from this sample, keeping the
+ * model's drift: a bent clock is refitted, not smeared.
+ */
+enum mm_sync_change mm_sync_add(struct mm_sync *cs,
+				const struct mm_sync_sample *s);
+
+/*
+ * md's bound, raised to cover cs's newest sample without assuming the
+ * host's clock is a line: the model's distance from it and its
+ * half-width.  The records a model is published for lie before that
+ * sample (mm_peer.c); a change of rate between them and it that the
+ * sample is too wide to show is within that much of the model (the
+ * error is largest at an end, or where the clock bent, which was inside
+ * the bound before).
+ */
+uint64_t mm_sync_err_last(const struct mm_sync *cs,
+			  const struct mm_sync_model *md);
+
+/*
+ * The sample of an exchange (t1, t2, t3, t4): the host's offset lies in
+ * [t3 - t4, t2 - t1], if t1 is read before the ping leaves, t2 not before
+ * it arrived, t3 before the answer leaves and t4 not before it arrived;
+ * and a margin of 500 ppm of drift over the exchange.  A host time t2
+ * after t3, or a hold t3 - t2 longer than t4 - t1, is not believed: then
+ * the host read its clock somewhere in [t1, t4] (t3), and that is all.
+ * -1 if t4 < t1.
+ */
+int mm_sync_sample_of(uint64_t t1, uint64_t t2, uint64_t t3, uint64_t t4,
 		  struct mm_sync_sample *s);
 
 /* Host clock - MM clock at MM time m, by the model. */
@@ -106,7 +149,7 @@ struct mm_sync_used {
 	uint32_t		num;	/* the #SYNC's number for the node */
 };
 
-#define MM_SYNC_KEPT	1024	/* hours at one model every 10 s */
+#define MM_SYNC_KEPT	8192	/* hours at one model per collection */
 
 struct mm_sync_book {
 	struct mm_sync_used	*v;	/* oldest first */

@@ -76,7 +76,7 @@ get_msg(uint16_t *type, unsigned char *buf, size_t cap, size_t *len)
 static int
 pong(const unsigned char *buf, size_t len)
 {
-	unsigned char out[16];
+	unsigned char out[24];
 	struct wire_rd r;
 	struct wire_wr w;
 	uint64_t t;
@@ -85,6 +85,7 @@ pong(const unsigned char *buf, size_t len)
 	t = wire_get_u64(&r);
 	wire_wr_init(&w, out, sizeof out);
 	wire_put_u64(&w, t);
+	wire_put_u64(&w, clk_mono_ns());
 	wire_put_u64(&w, clk_mono_ns());
 	return wire_rd_ok(&r) ? msg(WIRE_PONG, out, w.len) : -1;
 }

@@ -36,7 +36,7 @@ exchange(struct mm_sync *cs, const struct host *h, uint64_t t1, uint64_t d1,
 	struct mm_sync_sample s;
 
 	cr_assert_eq(mm_sync_sample_of(t1, host_clock(h, t1 + d1),
-	    t1 + d1 + d2, &s), 0);
+	    host_clock(h, t1 + d1), t1 + d1 + d2, &s), 0);
 	mm_sync_add(cs, &s);
 }
 
@@ -57,11 +57,12 @@ Test(sync, symmetric_offset_is_exact)
 		exchange(&cs, &h, t, 25000, 25000);
 	cr_assert(cs.valid);
 	cr_assert_eq(mm_sync_offset(&cs.model, t), 1000000000000LL);
-	cr_assert_eq(cs.model.best_rtt, 50000u);
+	/* The round trip, and its margin (mm_sync_sample_of). */
+	cr_assert_eq(cs.model.best_rtt, 50000u + 50 + 2);
 	/* The offset exact, the drift as likely either way. */
 	cr_assert_lt(fabs(cs.model.drift), 1e-9);
 	/* Half the round trip, and a few ns for rounding. */
-	cr_assert(cs.model.err >= 25000u && cs.model.err <= 25005u, "%llu",
+	cr_assert(cs.model.err >= 25000u && cs.model.err <= 25031u, "%llu",
 	    (unsigned long long)cs.model.err);
 	cr_assert_eq(mm_sync_to_mm(&cs.model, host_clock(&h, t)), t);
 }
@@ -154,7 +155,7 @@ Test(sync, window_slides)
 		exchange(&cs, &h, t, 1000 + (uint64_t)i, 1000);
 	cr_assert_eq(cs.n, (uint32_t)MM_SYNC_WINDOW);
 	/* The first ten, with the smallest round trips, are gone. */
-	cr_assert_eq(cs.model.best_rtt, 2000u + 10);
+	cr_assert_eq(cs.model.best_rtt, 2000u + 10 + 2 + 2);
 }
 
 Test(sync, inverse_conversion)
@@ -176,9 +177,28 @@ Test(sync, answer_before_question_is_refused)
 {
 	struct mm_sync_sample s;
 
-	cr_assert_eq(mm_sync_sample_of(100, 5, 99, &s), -1);
-	cr_assert_eq(mm_sync_sample_of(100, 5, 100, &s), 0);
-	cr_assert_eq(s.rtt, 0u);
+	cr_assert_eq(mm_sync_sample_of(100, 5, 5, 99, &s), -1);
+	cr_assert_eq(mm_sync_sample_of(100, 5, 5, 100, &s), 0);
+	cr_assert_eq(s.rtt, 2u);
+}
+
+/* The host's hold between the ping's arrival and its answer is not
+ * uncertainty: the sample is as wide as the links' two ways (and its
+ * margin), and the truth within it. */
+Test(sync, hold_is_taken_out)
+{
+	struct mm_sync_sample s;
+	uint64_t t1 = 5000000000u, off = 1000000000000u;
+
+	/* 7 us there, 40 us held, 3 us back. */
+	cr_assert_eq(mm_sync_sample_of(t1, t1 + 7000 + off,
+	    t1 + 47000 + off, t1 + 50000, &s), 0);
+	cr_assert_eq(s.rtt, 10000u + (50000 + 40000) / 1000 + 2);
+	cr_assert_leq(absdiff(s.o, (int64_t)off), s.rtt / 2);
+	/* A hold longer than the round trip is not believed. */
+	cr_assert_eq(mm_sync_sample_of(t1, t1 + off, t1 + 60000 + off,
+	    t1 + 50000, &s), 0);
+	cr_assert_eq(s.rtt, 50000u + 50 + 2);
 }
 
 /* The host time of MM time m is converted back to within the bound the
@@ -260,4 +280,73 @@ Test(sync, book_converts_by_range)
 	cr_assert_eq(mm_sync_publish(&bk, &b, 3, 10), 0);
 	cr_assert_eq(mm_sync_current(&bk)->from, 6000u);
 	mm_sync_book_free(&bk);
+}
+
+/* A sample of host h at MM time t1: 2 us there, 2 us back. */
+static enum mm_sync_change
+exchange_one(struct mm_sync *cs, const struct host *h, uint64_t t1)
+{
+	struct mm_sync_sample s;
+
+	cr_assert_eq(mm_sync_sample_of(t1, host_clock(h, t1 + 2000),
+	    host_clock(h, t1 + 2000), t1 + 4000, &s), 0);
+	return mm_sync_add(cs, &s);
+}
+
+/* A host whose rate goes from 0 to +200 ppm: no line passes through the
+ * samples any more, the window starts again from the newest, and the
+ * truth stays within the bound. */
+Test(sync, rate_change_restarts_the_window)
+{
+	struct mm_sync cs = { .n = 0 };
+	struct host h = { 5000000, 0.0, 0 };
+	uint64_t t = 10000000000u, t_change;
+	enum mm_sync_change w = MM_SYNC_SAME;
+	int i;
+
+	for (i = 0; i < 20; i++, t += 100000000u)
+		cr_assert_eq(exchange_one(&cs, &h, t), MM_SYNC_SAME);
+	/* From t_change on, 200 ppm fast (continuous there). */
+	t_change = t - 50000000u;
+	h.off += (int64_t)llround(-200e-6 * (double)t_change);
+	h.drift = 200e-6;
+	for (i = 0; i < 5 && w == MM_SYNC_SAME; i++, t += 100000000u) {
+		/* Inside the bound before it is found, from the change on. */
+		cr_assert_leq(absdiff(mm_sync_offset(&cs.model, t_change),
+		    true_offset(&h, t_change)), mm_sync_bound(&cs.model,
+		    t_change) + 1);
+		w = exchange_one(&cs, &h, t);
+	}
+	cr_assert_eq(w, MM_SYNC_RATE);
+	cr_assert_eq(cs.n, 1u);
+	cr_assert_eq(cs.rates, 1u);
+	cr_assert_eq(cs.steps, 0u);
+	/* A second later the new rate is fitted. */
+	for (i = 0; i < 11; i++, t += 100000000u)
+		cr_assert_eq(exchange_one(&cs, &h, t), MM_SYNC_SAME);
+	cr_assert_lt(fabs(cs.model.drift - 200e-6), 1e-6);
+	cr_assert_leq(absdiff(mm_sync_offset(&cs.model, t),
+	    true_offset(&h, t)), mm_sync_bound(&cs.model, t));
+}
+
+/* A host whose clock stood still for 0.3 s (a paused machine): a step,
+ * of about -0.3 s, between the two samples' host times. */
+Test(sync, paused_clock_is_a_step)
+{
+	struct mm_sync cs = { .n = 0 };
+	struct host h = { 5000000, 50e-6, 0 };
+	uint64_t t = 10000000000u, before;
+	int i;
+
+	for (i = 0; i < 20; i++, t += 100000000u)
+		cr_assert_eq(exchange_one(&cs, &h, t), MM_SYNC_SAME);
+	before = host_clock(&h, t - 100000000u);
+	h.off -= 300000000;
+	cr_assert_eq(exchange_one(&cs, &h, t), MM_SYNC_STEP);
+	cr_assert_eq(cs.steps, 1u);
+	cr_assert_leq(absdiff(cs.step, -300000000), 10000u);
+	cr_assert_leq(absdiff((int64_t)cs.step_lo, (int64_t)before), 10000u);
+	cr_assert_eq(cs.n, 1u);
+	/* The drift is kept. */
+	cr_assert_lt(fabs(cs.model.drift - 50e-6), 1e-6);
 }

@@ -17,10 +17,17 @@
  *		is mid: the true offset of the host's clock.
  * Should an event take longer than APART_NS (the thread preempted), and
  * after the last one, an event of type 2, "seq %ld apart %lu", says how
- * long.  Exits 0, 1 if a call failed. */
+ * long.  With TRUEWRITER_FT_FILE, the host's clock changes before event
+ * TRUEWRITER_FT_AT (libfaketime reads its setting from that file,
+ * FAKETIME_TIMESTAMP_FILE, FAKETIME_NO_CACHE=1): to the rate
+ * TRUEWRITER_FT_RATE (its x) from then on, without a jump (libfaketime
+ * applies a rate from its start: the offset makes up for it), or by a
+ * step of TRUEWRITER_FT_STEP seconds (its offset).  Exits 0, 1 if a call
+ * failed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,9 +57,37 @@ true_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The change of the host's clock (the top of the file); 0 or -1. */
+static int
+ft_change(uint64_t start)
+{
+	const char *f = getenv("TRUEWRITER_FT_FILE");
+	const char *rate = getenv("TRUEWRITER_FT_RATE");
+	const char *step = getenv("TRUEWRITER_FT_STEP");
+	char tmp[4096], buf[128];
+	FILE *fp;
+
+	if (rate != NULL)
+		snprintf(buf, sizeof buf, "%+.9f x%s\n", -(atof(rate) - 1.0) *
+		    (double)(true_ns() - start) / 1e9, rate);
+	else if (step != NULL)
+		snprintf(buf, sizeof buf, "%s x1\n", step);
+	else
+		return -1;
+	snprintf(tmp, sizeof tmp, "%s.new", f);
+	if ((fp = fopen(tmp, "w")) == NULL)
+		return -1;
+	if (fputs(buf, fp) == EOF || fclose(fp) != 0 || rename(tmp, f) != 0)
+		return -1;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	const char *ft = getenv("TRUEWRITER_FT_FILE");
+	const char *ft_at = getenv("TRUEWRITER_FT_AT");
+	uint64_t start = true_ns();
 	struct timespec d;
 	uint64_t a, c, h, r1, r2, prev = 0;
 	long n, every, i;
@@ -76,6 +111,11 @@ main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		if (argc == 4 && access(argv[3], F_OK) == 0)
 			break;
+		if (ft != NULL && ft_at != NULL && i == atol(ft_at) &&
+		    ft_change(start) != 0) {
+			fprintf(stderr, "truewriter: cannot change %s\n", ft);
+			return 1;
+		}
 		a = true_ns();
 		h = host_ns();
 		c = true_ns();

@@ -34,6 +34,7 @@ struct tape_def {
  *	#TSC <node> <tick0> <ns0> <mult> <error_ns> <span_ns> <rate_ppb>
  *	#ORDER <late> <clamped> <forced> <held_max>
  *	#CAUSAL <matched> <violations> <worst_ns> <unchecked>
+ *	#CLOCKSTEP <node> <ts> <step_ns> <host_lo_ns> <host_hi_ns>
  *	#GIVENUP <node> <ts> <why>
  *	#LATE <node> <count>
  *	#MISSING <node> <ts> <held_bytes> <spilled_bytes> <known>
@@ -160,6 +161,11 @@ int tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
 int tape_givenup(struct tape_w *w, uint32_t node, uint64_t ts,
 		 const char *why);
 int tape_late(struct tape_w *w, uint32_t node, uint64_t count);
+/* Host node's clock stepped by step ns (its offset's change: negative for
+ * a clock that stopped), found at MM time ts, somewhere between its own
+ * times host_lo and host_hi (doc/formats.md). */
+int tape_clockstep(struct tape_w *w, uint32_t node, uint64_t ts,
+		   int64_t step, uint64_t host_lo, uint64_t host_hi);
 /* At stop: host node, given up, did not come back; its LM's last status
  * (if known) held so many bytes in its segment and spill file. */
 int tape_missing(struct tape_w *w, uint32_t node, uint64_t ts,

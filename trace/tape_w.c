@@ -427,6 +427,16 @@ tape_givenup(struct tape_w *w, uint32_t node, uint64_t ts, const char *why)
 }
 
 int
+tape_clockstep(struct tape_w *w, uint32_t node, uint64_t ts, int64_t step,
+	       uint64_t host_lo, uint64_t host_hi)
+{
+	struct rec_field v[5] = { rec_fu(node), rec_fu(ts), rec_fi(step),
+	    rec_fu(host_lo), rec_fu(host_hi) };
+
+	return meta(w, TR_M_CLOCKSTEP, v, 5);
+}
+
+int
 tape_late(struct tape_w *w, uint32_t node, uint64_t count)
 {
 	struct rec_field v[2] = { rec_fu(node), rec_fu(count) };

@@ -185,6 +185,7 @@ tr_meta_apply(struct tape_r *r, int m, const struct rec_field *v,
 		ev->count = v[1].v.u;
 		break;
 	case TR_M_MISSING:
+	case TR_M_CLOCKSTEP:
 		ev->node = (uint32_t)v[0].v.u;
 		ev->ts = v[1].v.u;
 		break;

@@ -57,6 +57,7 @@ enum tape_kind {
 	TAPE_PLAN_ADD = GRMTRACE_PLAN_ADD,	/* count (n) ts str (rule) */
 	TAPE_PLAN_DEL = GRMTRACE_PLAN_DEL,	/* count (n) ts */
 	TAPE_TSC = GRMTRACE_TSC,		/* node */
+	TAPE_CLOCKSTEP = GRMTRACE_CLOCKSTEP,	/* node ts */
 	TAPE_NKINDS = GRMTRACE_NKINDS
 };
 #define TAPE_WANT(kind)	(1u << (kind))

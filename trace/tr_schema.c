@@ -45,6 +45,8 @@ const struct tr_schema tr_schema[TR_M_N] = {
 	[TR_M_TSC] = { "#TSC", NULL, "Uuuuuuu", 0,
 	    { "node", "tick0", "ns0", "mult", "error_ns", "span_ns",
 	    "rate_ppb" } },
+	[TR_M_CLOCKSTEP] = { "#CLOCKSTEP", NULL, "UuIuu", 0,
+	    { "node", "ts", "step_ns", "host_lo_ns", "host_hi_ns" } },
 	[TR_M_HEADER] = { "#GRM-TRACE", NULL, "u", 0, { "version" } },
 };
 

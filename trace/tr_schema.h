@@ -33,6 +33,7 @@ enum tr_m {
 	TR_M_PLAN_ADD,		/* #PLAN add: a monitoring plan's rule */
 	TR_M_PLAN_DEL,		/* #PLAN del: removed */
 	TR_M_TSC,		/* #TSC: a host's TSC calibration */
+	TR_M_CLOCKSTEP,		/* #CLOCKSTEP: a host's clock stepped */
 	TR_M_HEADER,		/* #GRM-TRACE <version> */
 	TR_M_N
 };

@@ -11,6 +11,7 @@
 #include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -27,6 +28,9 @@
 /* What a peer reads ahead of its messages at most (the read high
  * watermark). */
 #define PEER_READ_HIGH	((size_t)4 * WIRE_MAX)
+/* How long before their read bytes may have arrived, at most, for their
+ * kernel receive time to be believed (peer_rx_time). */
+#define PEER_STAMP_MAX	1000000000u
 
 struct peer {
 	struct bufferevent	*bev;
@@ -44,6 +48,9 @@ struct peer {
 	unsigned		live_secs;
 	struct event		*live_ev;
 	uint64_t		last_rx;	/* ns: bytes last arrived */
+	/* The kernel's CLOCK_REALTIME stamp of the latest bytes read
+	 * (SO_TIMESTAMPNS), 0 if unknown (peer_rx_time). */
+	uint64_t		rx_stamp;
 	uint64_t		last_tick;	/* ns: the watchdog last ran */
 	uint64_t		(*clock)(void);	/* peer_set_clock; NULL: mono */
 };
@@ -80,10 +87,10 @@ peer_destroy(struct peer *p)
 }
 
 /*
- * libevent 2.1 reads at most 4 KiB a call (its EVBUFFER_MAX_READ), whatever
- * bufferevent_set_max_single_read says: a stream of trace data then costs a
- * wakeup, an ioctl, a read and a callback per 4 KiB.  What more the socket
- * holds is read here in one read of up to PEER_IO_MAX (last_rx: after
+ * libevent reads one byte a call (peer_alloc; at most 4 KiB whatever it is
+ * told, EVBUFFER_MAX_READ), the byte that woke it up.  What more the socket
+ * holds is read here in one recvmsg of up to PEER_IO_MAX, with the
+ * kernel's receive time of the last of it (rx_stamp; last_rx: after
  * it).  Only bytes the
  * kernel says are queued (FIONREAD) are asked for, so this read never
  * takes an end of file or a socket error: those stay for libevent's next
@@ -99,6 +106,9 @@ peer_read_more(struct peer *p, struct evbuffer *in)
 	ssize_t n;
 	int q = 0;
 
+	/* Unless read here, the last bytes were libevent's: their arrival
+	 * is known by the time they were read only. */
+	p->rx_stamp = 0;
 	if (p->dead || fd < 0 || have >= PEER_READ_HIGH ||
 	    ioctl(fd, FIONREAD, &q) != 0 || q <= 0)
 		return;
@@ -111,17 +121,52 @@ peer_read_more(struct peer *p, struct evbuffer *in)
 	 * reads: thawed for this one, as it does. */
 	evbuffer_unfreeze(in, 0);
 	if (evbuffer_reserve_space(in, (ev_ssize_t)want, &v, 1) == 1) {
+		struct iovec io = { v.iov_base, want };
+		struct msghdr mh;
+		struct cmsghdr *cm;
+		union {
+			struct cmsghdr	h;
+			char		b[CMSG_SPACE(sizeof(struct timespec))];
+		} cb;
+
+		memset(&mh, 0, sizeof mh);
+		mh.msg_iov = &io;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cb.b;
+		mh.msg_controllen = sizeof cb.b;
 		do
-			n = read(fd, v.iov_base, want);
+			n = recvmsg(fd, &mh, 0);
 		while (n < 0 && errno == EINTR);
 		v.iov_len = n > 0 ? (size_t)n : 0;
 		evbuffer_commit_space(in, &v, n > 0 ? 1 : 0);
-		/* When the bytes were read: never before they arrived (a
-		 * clock exchange's answer is timed by it). */
-		if (n > 0)
+		/* When the bytes were read: never before they arrived;
+		 * and when the last of them arrived, by the kernel (a
+		 * clock exchange is timed by it). */
+		if (n > 0) {
 			p->last_rx = clk_mono_ns();
+			for (cm = CMSG_FIRSTHDR(&mh); cm != NULL;
+			    cm = CMSG_NXTHDR(&mh, cm))
+				if (cm->cmsg_level == SOL_SOCKET &&
+				    cm->cmsg_type == SCM_TIMESTAMPNS) {
+					struct timespec ts;
+
+					memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+					p->rx_stamp = (uint64_t)ts.tv_sec *
+					    1000000000u + (uint64_t)ts.tv_nsec;
+				}
+		}
 	}
 	evbuffer_freeze(in, 0);
+}
+
+/* Asks the kernel for receive timestamps on fd (peer_rx_time). */
+static void
+peer_sock_stamps(int fd)
+{
+	int one = 1;
+
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
 }
 
 static void
@@ -245,6 +290,7 @@ peer_event_cb(struct bufferevent *bev, short what, void *arg)
 	if (what & BEV_EVENT_CONNECTED) {
 		fd = bufferevent_getfd(bev);
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+		peer_sock_stamps(fd);
 		if (p->live_secs > 0)
 			peer_sock_liveness(fd, p->live_secs);
 		return;
@@ -292,10 +338,14 @@ peer_alloc(struct event_base *base, int fd, peer_dispatch_fn dispatch,
 	    p);
 	bufferevent_setwatermark(p->bev, EV_READ, 0, PEER_READ_HIGH);
 	/* Trace data moves in messages of up to a chunk (64 KiB by
-	 * default): libevent's 16 KiB per read or write would cost four
-	 * system calls, and a copy to join the pieces, per message. */
-	bufferevent_set_max_single_read(p->bev, PEER_IO_MAX);
+	 * default): libevent's 16 KiB per write would cost four system
+	 * calls per message. */
 	bufferevent_set_max_single_write(p->bev, PEER_IO_MAX);
+	/* Reads, though, are peer_read_more's, which takes the kernel's
+	 * receive time with the bytes (libevent's read cannot): libevent's
+	 * own takes one byte, the one that woke it up. */
+	bufferevent_set_max_single_read(p->bev, 1);
+	peer_sock_stamps(fd);
 	bufferevent_enable(p->bev, EV_READ | EV_WRITE);
 	return p;
 }
@@ -387,6 +437,30 @@ uint64_t
 peer_last_rx(const struct peer *p)
 {
 	return p->last_rx;
+}
+
+uint64_t
+peer_rx_time(const struct peer *p)
+{
+	struct timespec ts;
+	uint64_t real, mono, age;
+
+	if (p->rx_stamp == 0)
+		return p->last_rx;
+	/* The kernel stamps CLOCK_REALTIME: the bytes' age by it, from
+	 * now on CLOCK_MONOTONIC (the two run at one rate).  Read by a
+	 * system call: a library that fakes this process's clocks (tests
+	 * under libfaketime) fakes both, and their difference too. */
+	if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts) != 0)
+		return p->last_rx;
+	mono = clk_mono_ns();
+	real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	age = real - p->rx_stamp;
+	/* A clock set in the meantime: the read's time stands. */
+	if (real < p->rx_stamp || age > mono - p->last_rx + PEER_STAMP_MAX ||
+	    mono - age > p->last_rx)
+		return p->last_rx;
+	return mono - age;
 }
 
 void

@@ -113,6 +113,14 @@ int peer_silent(const struct peer *p);
 /* When bytes last arrived from p (CLOCK_MONOTONIC ns; its creation's
  * time before any). */
 uint64_t peer_last_rx(const struct peer *p);
+/*
+ * When the last of the bytes read last arrived, by the kernel's receive
+ * timestamp (SO_TIMESTAMPNS), on CLOCK_MONOTONIC: before the read, not
+ * after the event loop woke up.  Never before they arrived; the read's
+ * time (peer_last_rx) when the kernel gave no stamp or the real-time
+ * clock was set since.  Called while dispatching the message they ended.
+ */
+uint64_t peer_rx_time(const struct peer *p);
 /* Bytes queued and not yet written to the socket. */
 size_t peer_pending(struct peer *p);
 /* Calls fn(p, arg) once, when everything queued has been written. */

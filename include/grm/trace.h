@@ -78,6 +78,8 @@ enum grmtrace_kind {
 	GRMTRACE_PLAN_ADD,	/* #PLAN add: a monitoring plan's rule */
 	GRMTRACE_PLAN_DEL,	/* #PLAN del: a rule removed */
 	GRMTRACE_TSC,		/* #TSC: a host's TSC calibration (since 0.6) */
+	GRMTRACE_CLOCKSTEP,	/* #CLOCKSTEP: a host's clock stopped or
+				   jumped (node, ts; since 0.6) */
 	GRMTRACE_NKINDS
 };
 #define GRMTRACE_WANT(kind)	(1u << (kind))
