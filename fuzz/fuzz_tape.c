@@ -219,7 +219,8 @@ touch_meta(const struct grmtrace_ev *ev)
 	GRMTRACE_WANT(GRMTRACE_CAUSAL) | GRMTRACE_WANT(GRMTRACE_PROC) | \
 	GRMTRACE_WANT(GRMTRACE_LOSS) | GRMTRACE_WANT(GRMTRACE_STATS_COUNT) | \
 	GRMTRACE_WANT(GRMTRACE_STATS_RANGE) | GRMTRACE_WANT(GRMTRACE_CONTROL) | \
-	GRMTRACE_WANT(GRMTRACE_PLAN_ADD) | GRMTRACE_WANT(GRMTRACE_PLAN_DEL))
+	GRMTRACE_WANT(GRMTRACE_PLAN_ADD) | GRMTRACE_WANT(GRMTRACE_PLAN_DEL) | \
+	GRMTRACE_WANT(GRMTRACE_PLAN_FIRE))
 
 /* Writes a meta line as read; a line grown too long is left out. */
 static void
@@ -270,6 +271,11 @@ put_meta(struct tape_w *w, const struct grmtrace_ev *ev)
 		break;
 	case GRMTRACE_PLAN_DEL:
 		rc = tape_plan_del(w, (uint32_t)ev->count, ev->ts);
+		break;
+	case GRMTRACE_PLAN_FIRE:
+		rc = tape_plan_fire(w, &(struct tape_fire){ (uint32_t)ev->count,
+		    ev->ts, ev->records, ev->node, ev->pid, ev->tid, ev->eid,
+		    f[8].v.u, f[9].v.u, ev->str, ev->str_len });
 		break;
 	default:
 		rc = tape_control(w, ev->ts, ev->str, ev->str_len);

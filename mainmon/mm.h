@@ -8,6 +8,7 @@
 #include "mm_sync.h"
 #include "net/mmid.h"
 #include "net/wire.h"
+#include "plan/plan.h"
 #include "rec/rec.h"
 #include "tape.h"
 #include "util/hmap.h"
@@ -463,19 +464,38 @@ struct mm {
 	/* Frees the processes that ended, once done with (mm_out.c). */
 	struct loop_ev	*procs_ev;
 	uint64_t		procs_freed;
-	/* The monitoring plan (mm_plan.c): rules in order of number,
-	 * stored and shown, not fired yet. */
+	/* The monitoring plan (mm_plan.c): rules in order of number;
+	 * those this version fires are armed (doc/plans.md). */
 	struct mm_plan		*plans;
 	unsigned		nplans;
 	uint32_t		plan_next;	/* the last number given */
 	int			allow_exec;	/* --allow-exec */
+	uint64_t		plan_fired;	/* firings, every rule */
 };
 
-/* A rule of the plan, in canonical form (doc/plans.md). */
+/* An enable/disable "for D" of a rule in force: the control bits it
+ * changed, as they were, put back when its timer ends it. */
+struct mm_plan_undo {
+	struct mm		*mm;
+	struct mm_plan		*p;
+	unsigned		act;		/* its action's index */
+	int			on;		/* a firing is in force */
+	uint32_t		cls_was[8];	/* the bits of its targets */
+	uint8_t			eid_was[PLAN_TARGETS_MAX];
+	struct loop_ev		*ev;
+};
+
+/* A rule of the plan, in canonical form (doc/plans.md), its parsed form
+ * and its state. */
 struct mm_plan {
 	uint32_t		n;		/* from 1, never reused */
 	uint64_t		ts;		/* MM time it was added */
 	char			*text;
+	struct plan_rule	*rule;
+	const char		*unarmed;	/* why it does not fire, or NULL */
+	uint64_t		fired;		/* firings so far */
+	uint64_t		last_ns;	/* MM time of the last one */
+	struct mm_plan_undo	undo[PLAN_ACTS_MAX];
 	struct mm_plan		*next;
 };
 
@@ -492,6 +512,13 @@ size_t mm_plan_list(const struct mm *mm, char *buf, size_t cap);
 /* Writes #PLAN add lines to w: rule n, or every rule (n 0).  0 or -1. */
 int mm_plan_write(const struct mm *mm, struct tape_w *w, uint32_t n);
 void mm_plan_free(struct mm *mm);
+/* mm_out.c: the name process pid of node n started with, or NULL. */
+const char *mm_proc_name(struct mm_node *n, uint32_t pid);
+/* Sends the armed rules' watched rows (PLAN) to LM c (ready), or to
+ * every ready LM (c NULL). */
+void mm_plan_send(struct mm *mm, struct mm_conn *c);
+/* A FIRE from LM c: a row matched.  0, or -1 (malformed: close c). */
+int mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
 
 /* mm_peer.c */
 /* A new connection from addr (shown in the log). */

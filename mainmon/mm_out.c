@@ -614,6 +614,14 @@ mm_out_finish(struct mm *mm)
 	mm->procs_ev = NULL;
 }
 
+const char *
+mm_proc_name(struct mm_node *n, uint32_t pid)
+{
+	const struct mm_proc *p = proc_get(n, pid, 0);
+
+	return p != NULL ? p->name : NULL;
+}
+
 /* Writes a #CONTROL line: cmd took effect everywhere at ts (MM time). */
 int
 mm_out_control(struct mm *mm, uint64_t ts, const char *cmd)

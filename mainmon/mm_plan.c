@@ -1,21 +1,380 @@
 /* SPDX-License-Identifier: MIT */
 /* mm_plan.c: the job's monitoring plan (doc/plans.md): rules loaded from
  * mainmon -P, added and removed by grmctl plan, shown by status and
- * written to the trace as #PLAN lines.  Not armed: this version stores
- * and shows plans, it does not fire them. */
+ * written to the trace as #PLAN lines; the rules this version fires are
+ * armed: their watched rows go to the Local Monitors, whose FIREs count,
+ * write #PLAN fire lines and run the actions. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mm.h"
+#include "net/loop.h"
+#include "net/peer.h"
 #include "net/wire.h"
 #include "plan/plan.h"
+#include "shm/seg.h"
 #include "util/clock.h"
 #include "util/log.h"
 
-/* Said wherever plans are shown: nothing pretends to fire. */
-#define NOT_ARMED	"not armed: this version does not fire plans yet"
+/*
+ * Why this version does not fire r, or NULL if it does: "event"
+ * triggers, scoped by host, process, pid or thread, with enable and
+ * disable (for good or for a duration), and mark.  Said wherever the
+ * rule is shown.
+ */
+static const char *
+unarmed(const struct plan_rule *r)
+{
+	unsigned i;
+
+	if (r->when.kind != PLAN_W_EVENT)
+		return "not armed: this version fires 'event' triggers only";
+	if (r->scope.has & PLAN_S_RANK)
+		return "not armed: this version does not scope by rank";
+	for (i = 0; i < r->nact; i++)
+		switch (r->act[i].kind) {
+		case PLAN_D_ENABLE:
+		case PLAN_D_DISABLE:
+			if (r->act[i].until)
+				return "not armed: this version does not "
+				    "fire 'until'";
+			break;
+		case PLAN_D_MARK:
+			break;
+		default:
+			return "not armed: this version runs enable, "
+			    "disable and mark only";
+		}
+	return NULL;
+}
+
+/* 1 if p fired as many times as it may. */
+static int
+exhausted(const struct mm_plan *p)
+{
+	return p->rule->times != 0 && p->fired >= p->rule->times;
+}
+
+static void
+plan_free1(struct mm_plan *p)
+{
+	unsigned i;
+
+	for (i = 0; i < PLAN_ACTS_MAX; i++)
+		loop_ev_free(p->undo[i].ev);
+	free(p->rule);
+	free(p->text);
+	free(p);
+}
+
+/* ---- the watched rows (PLAN) ---- */
+
+/* Appends p's row to w; -1 if its strings do not fit in what is left of
+ * the segment's string area (*strs bytes used). */
+static int
+put_row(struct wire_wr *w, const struct mm_plan *p, uint32_t *strs)
+{
+	const struct plan_trig *t = &p->rule->when;
+	const struct plan_pred *pr;
+	uint32_t need = 0;
+	unsigned i;
+	uint8_t b[4];
+
+	for (i = 0; i < t->npred; i++)
+		if (t->pred[i].is_str)
+			need += t->pred[i].str.len;
+	if (*strs + need > SEG_PLAN_STRS)
+		return -1;
+	*strs += need;
+	wire_put_u32(w, p->n);
+	wire_put_u32(w, (uint32_t)t->eid);
+	wire_put_u32(w, t->npred);
+	for (i = 0; i < t->npred; i++) {
+		pr = &t->pred[i];
+		b[0] = pr->op;
+		b[1] = pr->field;
+		b[2] = pr->is_str;
+		b[3] = 0;
+		wire_put_bytes(w, b, 4);
+		wire_put_u32(w, pr->is_str ? pr->str.len : 0);
+		wire_put_u64(w, pr->is_str ? 0 : (uint64_t)pr->num);
+		if (pr->is_str)
+			wire_put_bytes(w, p->rule->pool + pr->str.off,
+			    pr->str.len);
+	}
+	return 0;
+}
+
+void
+mm_plan_send(struct mm *mm, struct mm_conn *c)
+{
+	/* 64 rows of 8 comparisons and their strings, at most. */
+	static unsigned char buf[WIRE_HDR + 4 + SEG_PLAN_ROWS *
+	    (12 + SEG_PLAN_INSNS * 16) + SEG_PLAN_STRS];
+	const struct mm_plan *p;
+	struct mm_conn *k;
+	struct wire_wr w;
+	uint32_t n = 0, strs = 0;
+	size_t at;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, 0);
+	for (p = mm->plans; p != NULL; p = p->next) {
+		if (p->unarmed != NULL || exhausted(p) || n == SEG_PLAN_ROWS)
+			continue;
+		at = w.len;
+		if (put_row(&w, p, &strs) != 0) {
+			w.len = at;
+			log_warn("plan %u: its strings do not fit in the "
+			    "segment's %d bytes with the other rules': not "
+			    "watched", p->n, SEG_PLAN_STRS);
+			continue;
+		}
+		n++;
+	}
+	buf[0] = (unsigned char)n;	/* the u32 n (at most 64), LE */
+	for (k = mm->conns; k != NULL; k = k->next)
+		if ((c == NULL || k == c) && k->state == MM_CONN_READY)
+			peer_send(k->p, WIRE_PLAN, buf, w.len, NULL, 0);
+}
+
+/* ---- actions ---- */
+
+static int
+bit(const uint32_t *w, uint32_t b)
+{
+	return (w[b / 32] >> (b % 32)) & 1;
+}
+
+static void
+set_bit(uint32_t *w, uint32_t b, int on)
+{
+	if (on)
+		w[b / 32] |= 1u << (b % 32);
+	else
+		w[b / 32] &= ~(1u << (b % 32));
+}
+
+/* The "off" bit of target t in the control state. */
+static uint32_t *
+target_word(struct mm *mm, const struct plan_target *t, uint32_t *b)
+{
+	if (t->is_class) {
+		*b = (uint32_t)t->value;
+		return mm->ctl.cls_off;
+	}
+	*b = REC_EID_BIT(t->value);
+	return mm->ctl.eid_off;
+}
+
+/* "enable 13 class:8": action a's targets, for #CONTROL lines. */
+static void
+targets_text(const struct plan_act *a, char *buf, size_t cap)
+{
+	size_t n;
+	unsigned i;
+
+	n = (size_t)snprintf(buf, cap, "%s", a->kind == PLAN_D_ENABLE ?
+	    "enable" : "disable");
+	for (i = 0; i < a->ntgt && n < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, a->tgt[i].is_class ?
+		    " class:%d" : " %d", (int)a->tgt[i].value);
+}
+
+/* The end of an enable/disable "for D": its targets' bits as they were
+ * before its first firing in force. */
+static void
+undo_apply(struct mm *mm, struct mm_plan_undo *u)
+{
+	const struct plan_act *a = &u->p->rule->act[u->act];
+	uint32_t *w, b;
+	unsigned i;
+
+	for (i = 0; i < a->ntgt; i++) {
+		w = target_word(mm, &a->tgt[i], &b);
+		set_bit(w, b, a->tgt[i].is_class ? bit(u->cls_was, b) :
+		    u->eid_was[i]);
+	}
+	u->on = 0;
+}
+
+static void
+undo_cb(void *arg)
+{
+	struct mm_plan_undo *u = arg;
+	char cmd[200], t[160];
+
+	if (!u->on)
+		return;
+	undo_apply(u->mm, u);
+	targets_text(&u->p->rule->act[u->act], t, sizeof t);
+	snprintf(cmd, sizeof cmd, "plan %u: end of %s", u->p->n, t);
+	log_info("%s", cmd);
+	mm_round(u->mm, NULL, MM_CONTROL, cmd);
+}
+
+/* Rule p is deleted: what it switched for a duration goes back now. */
+static void
+plan_undo_all(struct mm *mm, struct mm_plan *p)
+{
+	char cmd[64];
+	unsigned i;
+	int any = 0;
+
+	for (i = 0; i < PLAN_ACTS_MAX; i++)
+		if (p->undo[i].on) {
+			loop_disarm(p->undo[i].ev);
+			undo_apply(mm, &p->undo[i]);
+			any = 1;
+		}
+	if (any) {
+		snprintf(cmd, sizeof cmd, "plan %u deleted: its switches "
+		    "undone", p->n);
+		mm_round(mm, NULL, MM_CONTROL, cmd);
+	}
+}
+
+/* Runs enable/disable action i of p; 1 if the control state changed. */
+static int
+act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
+{
+	const struct plan_act *a = &p->rule->act[i];
+	struct mm_plan_undo *u = &p->undo[i];
+	uint32_t *w, b;
+	unsigned k;
+
+	if (a->for_ns != 0 && !u->on) {
+		if (u->ev == NULL &&
+		    (u->ev = loop_timer(mm->base, undo_cb, u)) == NULL) {
+			log_warn("plan %u: out of memory: '%s' not done",
+			    p->n, a->kind == PLAN_D_ENABLE ? "enable" :
+			    "disable");
+			return 0;
+		}
+		u->p = p;
+		u->mm = mm;
+		u->act = i;
+		for (k = 0; k < a->ntgt; k++) {
+			w = target_word(mm, &a->tgt[k], &b);
+			if (a->tgt[k].is_class)
+				set_bit(u->cls_was, b, bit(w, b));
+			else
+				u->eid_was[k] = (uint8_t)bit(w, b);
+		}
+		u->on = 1;
+	}
+	for (k = 0; k < a->ntgt; k++) {
+		w = target_word(mm, &a->tgt[k], &b);
+		set_bit(w, b, a->kind == PLAN_D_DISABLE);
+	}
+	/* Another firing in force: the duration runs from this one. */
+	if (a->for_ns != 0)
+		(void)loop_arm(u->ev, a->for_ns);
+	return 1;
+}
+
+/* 1 if the triggering process is in p's scope. */
+static int
+in_scope(struct mm *mm, const struct mm_plan *p, struct mm_conn *c,
+	 uint32_t pid, uint32_t tid)
+{
+	const struct plan_scope *s = &p->rule->scope;
+	const char *pool = p->rule->pool, *name;
+
+	(void)mm;
+	if ((s->has & PLAN_S_PID) && s->pid != pid)
+		return 0;
+	if ((s->has & PLAN_S_THREAD) && s->thread != tid)
+		return 0;
+	if ((s->has & PLAN_S_HOST) && (strlen(c->node->host) !=
+	    s->host.len || memcmp(c->node->host, pool + s->host.off,
+	    s->host.len) != 0))
+		return 0;
+	if (s->has & PLAN_S_PROCESS) {
+		name = mm_proc_name(c->node, pid);
+		if (name == NULL || strlen(name) != s->process.len ||
+		    memcmp(name, pool + s->process.off, s->process.len) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+int
+mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	struct tape_fire f;
+	struct mm_plan *p;
+	char cmd[200], t[160];
+	uint64_t now = clk_mono_ns();
+	uint32_t rule;
+	const char *text = "";
+	size_t text_len = 0;
+	unsigned i;
+	int changed = 0;
+
+	memset(&f, 0, sizeof f);
+	rule = wire_get_u32(msg);
+	f.pid = wire_get_u32(msg);
+	f.tid = wire_get_u32(msg);
+	f.eid = (int32_t)wire_get_u32(msg);
+	f.ts = wire_get_u64(msg);
+	f.missed = wire_get_u64(msg);
+	if (!wire_rd_end(msg))
+		return -1;
+	for (p = mm->plans; p != NULL && p->n != rule; p = p->next)
+		;
+	/* Deleted, or the LM's rows are older than the plan: nothing. */
+	if (p == NULL || p->unarmed != NULL || p->rule->when.eid != f.eid ||
+	    exhausted(p) || !in_scope(mm, p, c, f.pid, f.tid))
+		return 0;
+	/* Within the interval: not a firing, not counted. */
+	if (p->fired > 0 && p->rule->interval != 0 &&
+	    now - p->last_ns < p->rule->interval)
+		return 0;
+	p->fired++;
+	p->last_ns = now;
+	mm->plan_fired++;
+	for (i = 0; i < p->rule->nact; i++)
+		if (p->rule->act[i].kind == PLAN_D_MARK) {
+			text = p->rule->pool + p->rule->act[i].str.off;
+			text_len = p->rule->act[i].str.len;
+			break;
+		}
+	f.n = p->n;
+	f.k = p->fired;
+	f.node = c->node->id;
+	f.ts = mm_conv(c, f.ts);
+	f.acted = now;
+	f.text = text;
+	f.text_len = text_len;
+	if (mm->out != NULL && tape_plan_fire(mm->out, &f) != 0)
+		log_warn("cannot write %s: %s (a #PLAN fire line)",
+		    mm->out_path, strerror(errno));
+	log_info("plan %u fired (%llu): event %d of process %u thread %u "
+	    "on %s", p->n, (unsigned long long)p->fired, (int)f.eid, f.pid,
+	    f.tid, c->node->host);
+	cmd[0] = '\0';
+	for (i = 0; i < p->rule->nact; i++)
+		if ((p->rule->act[i].kind == PLAN_D_ENABLE ||
+		    p->rule->act[i].kind == PLAN_D_DISABLE) &&
+		    act_switch(mm, p, i)) {
+			targets_text(&p->rule->act[i], t, sizeof t);
+			if (!changed)
+				snprintf(cmd, sizeof cmd, "plan %u: %s", p->n,
+				    t);
+			else if (strlen(cmd) + strlen(t) + 3 < sizeof cmd)
+				strcat(strcat(cmd, ", "), t);
+			changed = 1;
+		}
+	if (changed)
+		mm_round(mm, NULL, MM_CONTROL, cmd);
+	/* Its last firing: the writers stop checking for it. */
+	if (exhausted(p))
+		mm_plan_send(mm, NULL);
+	return 0;
+}
 
 /* Why a rule is refused beyond its syntax: exec without --allow-exec, or
  * a full plan.  NULL if it may be added. */
@@ -41,10 +400,15 @@ plan_store(struct mm *mm, const struct plan_rule *r, uint64_t ts,
 
 	plan_print(r, text, sizeof text);
 	if ((p = calloc(1, sizeof *p)) == NULL ||
-	    (p->text = strdup(text)) == NULL) {
+	    (p->text = strdup(text)) == NULL ||
+	    (p->rule = malloc(sizeof *p->rule)) == NULL) {
+		if (p != NULL)
+			free(p->text);
 		free(p);
 		return -1;
 	}
+	*p->rule = *r;
+	p->unarmed = unarmed(r);
 	p->n = ++mm->plan_next;
 	p->ts = ts;
 	for (tail = &mm->plans; *tail != NULL; tail = &(*tail)->next)
@@ -110,7 +474,11 @@ plan_add(struct mm *mm, struct mm_conn *ctl, const char *rule)
 	if (mm->out != NULL)
 		(void)mm_plan_write(mm, mm->out, n);
 	log_info("plan %u added: %s", n, rule);
-	snprintf(text, sizeof text, "plan %u added (%s)", n, NOT_ARMED);
+	why = unarmed(&r);
+	if (why == NULL)
+		mm_plan_send(mm, NULL);
+	snprintf(text, sizeof text, "plan %u added (%s)", n, why != NULL ?
+	    why : "armed");
 	mm_ctl_reply(ctl, 0, text);
 }
 
@@ -144,8 +512,10 @@ plan_del(struct mm *mm, struct mm_conn *ctl, const char *arg)
 	if (mm->out != NULL)
 		(void)tape_plan_del(mm->out, p->n, clk_mono_ns());
 	log_info("plan %u deleted", p->n);
-	free(p->text);
-	free(p);
+	if (p->unarmed == NULL)
+		mm_plan_send(mm, NULL);
+	plan_undo_all(mm, p);
+	plan_free1(p);
 	snprintf(text, sizeof text, "plan %lu deleted", v);
 	mm_ctl_reply(ctl, 0, text);
 }
@@ -156,11 +526,24 @@ mm_plan_list(const struct mm *mm, char *buf, size_t cap)
 	const struct mm_plan *p;
 	size_t n;
 
-	n = (size_t)snprintf(buf, cap, "plan: %u rule%s (%s)\n", mm->nplans,
-	    mm->nplans == 1 ? "" : "s", NOT_ARMED);
-	for (p = mm->plans; p != NULL && n < cap; p = p->next)
+	n = (size_t)snprintf(buf, cap, "plan: %u rule%s, fired %llu "
+	    "time%s\n", mm->nplans, mm->nplans == 1 ? "" : "s",
+	    (unsigned long long)mm->plan_fired, mm->plan_fired == 1 ? "" :
+	    "s");
+	for (p = mm->plans; p != NULL && n < cap; p = p->next) {
 		n += (size_t)snprintf(buf + n, cap - n, "%u %s\n", p->n,
 		    p->text);
+		if (n >= cap)
+			break;
+		if (p->unarmed != NULL)
+			n += (size_t)snprintf(buf + n, cap - n, "  (%s)\n",
+			    p->unarmed);
+		else
+			n += (size_t)snprintf(buf + n, cap - n, "  (armed, "
+			    "fired %llu time%s%s)\n",
+			    (unsigned long long)p->fired, p->fired == 1 ? "" :
+			    "s", exhausted(p) ? ", no more" : "");
+	}
 	return n;
 }
 
@@ -206,8 +589,7 @@ mm_plan_free(struct mm *mm)
 
 	for (p = mm->plans; p != NULL; p = next) {
 		next = p->next;
-		free(p->text);
-		free(p);
+		plan_free1(p);
 	}
 	mm->plans = NULL;
 	mm->nplans = 0;

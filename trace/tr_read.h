@@ -56,6 +56,8 @@ enum tape_kind {
 	TAPE_MISSING = GRMTRACE_MISSING,	/* node ts */
 	TAPE_PLAN_ADD = GRMTRACE_PLAN_ADD,	/* count (n) ts str (rule) */
 	TAPE_PLAN_DEL = GRMTRACE_PLAN_DEL,	/* count (n) ts */
+	TAPE_PLAN_FIRE = GRMTRACE_PLAN_FIRE,	/* count (n) ts records (k)
+						   node pid tid eid str */
 	TAPE_NKINDS = GRMTRACE_NKINDS
 };
 #define TAPE_WANT(kind)	(1u << (kind))

@@ -42,6 +42,9 @@ const struct tr_schema tr_schema[TR_M_N] = {
 	[TR_M_PLAN_ADD] = { "#PLAN", "add", "=Uus", 0,
 	    { "what", "n", "ts", "rule" } },
 	[TR_M_PLAN_DEL] = { "#PLAN", "del", "=Uu", 0, { "what", "n", "ts" } },
+	[TR_M_PLAN_FIRE] = { "#PLAN", "fire", "=UuuUUUiuus", 0,
+	    { "what", "n", "ts", "k", "node", "pid", "tid", "eid", "missed",
+	    "acted", "text" } },
 	[TR_M_HEADER] = { "#GRM-TRACE", NULL, "u", 0, { "version" } },
 };
 

@@ -22,7 +22,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	6
+#define WIRE_VERSION	7
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -76,8 +76,16 @@ enum wire_type {
 				   stopped, u64 t_lm (all stopped), u64 ns
 				   taken */
 	WIRE_RESUME = 26,	/* MM -> LM: u32 round: let them go */
-	WIRE_RESUMED = 27	/* LM -> MM: u32 round, u32 let go, u32 why
+	WIRE_RESUMED = 27,	/* LM -> MM: u32 round, u32 let go, u32 why
 				   (REC_COLL_END_*), u64 t_lm (just before) */
+	/* Monitoring plans (doc/plans.md 7). */
+	WIRE_PLAN = 28,		/* MM -> LM: u32 n, then n rows: u32 rule,
+				   u32 eid (i32), u32 ninsn, then ninsn of
+				   u8 op, u8 field, u8 is_str, u8 0, u32 len,
+				   u64 value (i64), and is_str: len bytes */
+	WIRE_FIRE = 29		/* LM -> MM: u32 rule, u32 pid, u32 tid,
+				   u32 eid (i32), u64 ts (LM clock), u64
+				   missed: a row matched */
 };
 
 /* A DATA message's records come from one chunk: its off and length stay

@@ -34,7 +34,7 @@ extern "C" {
  */
 
 #define GRMTRACE_VERSION_MAJOR	0
-#define GRMTRACE_VERSION_MINOR	4
+#define GRMTRACE_VERSION_MINOR	5
 #define GRMTRACE_VERSION_PATCH	0
 /* The version of this header, as one comparable number. */
 #define GRMTRACE_VERSION	(GRMTRACE_VERSION_MAJOR * 10000 + \
@@ -77,6 +77,7 @@ enum grmtrace_kind {
 	GRMTRACE_MISSING,	/* #MISSING: a host gone at the end */
 	GRMTRACE_PLAN_ADD,	/* #PLAN add: a monitoring plan's rule */
 	GRMTRACE_PLAN_DEL,	/* #PLAN del: a rule removed */
+	GRMTRACE_PLAN_FIRE,	/* #PLAN fire: a rule fired (since 0.5) */
 	GRMTRACE_NKINDS
 };
 #define GRMTRACE_WANT(kind)	(1u << (kind))
@@ -199,11 +200,14 @@ struct grmtrace_ev {
 	int		how;		/* enum grmtrace_how */
 	int32_t		status;
 	/* LOSS: events lost; STATS_*: n; COLLECT: round; LATE: records
-	 * written late; END, COLLECT: records; PLAN_*: the rule's number */
+	 * written late; END, COLLECT: records; PLAN_*: the rule's number;
+	 * PLAN_FIRE: records is the firing's number (1, 2, ...), node,
+	 * pid, tid, eid and ts are the triggering record's */
 	uint64_t	count;
 	uint64_t	records;
 	/* PROC: the name; CONTROL: the command; MM: the identifier; HOST:
-	 * the host name; GIVENUP: why; PLAN_ADD: the rule (NUL-terminated;
+	 * the host name; GIVENUP: why; PLAN_ADD: the rule, PLAN_FIRE: the
+	 * mark's text (NUL-terminated;
 	 * str_len bytes) */
 	const char	*str;
 	uint32_t	str_len;
