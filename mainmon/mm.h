@@ -471,6 +471,8 @@ struct mm {
 	uint32_t		plan_next;	/* the last number given */
 	int			allow_exec;	/* --allow-exec */
 	uint64_t		plan_fired;	/* firings, every rule */
+	char			*plan_base;	/* the file a plan first rotated */
+	struct mm_plan_q	*plan_q;	/* triggers met while writing */
 };
 
 /* An enable/disable "for D" of a rule in force: the control bits it
@@ -488,6 +490,7 @@ struct mm_plan_undo {
 /* A rule of the plan, in canonical form (doc/plans.md), its parsed form
  * and its state. */
 struct mm_plan {
+	struct mm		*mm;
 	uint32_t		n;		/* from 1, never reused */
 	uint64_t		ts;		/* MM time it was added */
 	char			*text;
@@ -496,6 +499,8 @@ struct mm_plan {
 	uint64_t		fired;		/* firings so far */
 	uint64_t		last_ns;	/* MM time of the last one */
 	struct mm_plan_undo	undo[PLAN_ACTS_MAX];
+	struct loop_ev		*snap_ev;	/* a snapshot's second round */
+	struct loop_ev		*time_ev;	/* every D, at HH:MM */
 	struct mm_plan		*next;
 };
 
@@ -519,6 +524,14 @@ const char *mm_proc_name(struct mm_node *n, uint32_t pid);
 void mm_plan_send(struct mm *mm, struct mm_conn *c);
 /* A FIRE from LM c: a row matched.  0, or -1 (malformed: close c). */
 int mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
+/* Process pid of node ended (#PROC written at ts, MM time): killed by a
+ * signal, or exited with status; name: the #PROC line's. */
+void mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
+		      int killed, int32_t status, uint64_t ts,
+		      const char *name);
+/* A #LOSS line was written for (node, pid, tid) at ts. */
+void mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid,
+		  uint32_t tid, uint64_t ts);
 
 /* mm_peer.c */
 /* A new connection from addr (shown in the log). */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mm.h"
 #include "net/loop.h"
@@ -29,8 +30,9 @@ unarmed(const struct plan_rule *r)
 {
 	unsigned i;
 
-	if (r->when.kind != PLAN_W_EVENT)
-		return "not armed: this version fires 'event' triggers only";
+	if (r->when.kind == PLAN_W_BLOCK || r->when.kind == PLAN_W_RATE)
+		return "not armed: this version does not fire 'block' and "
+		    "'rate' triggers";
 	if (r->scope.has & PLAN_S_RANK)
 		return "not armed: this version does not scope by rank";
 	for (i = 0; i < r->nact; i++)
@@ -41,11 +43,13 @@ unarmed(const struct plan_rule *r)
 				return "not armed: this version does not "
 				    "fire 'until'";
 			break;
-		case PLAN_D_MARK:
-			break;
+		case PLAN_D_STOP:
+		case PLAN_D_CONTINUE:
+		case PLAN_D_EXEC:
+			return "not armed: this version does not run stop, "
+			    "continue and exec";
 		default:
-			return "not armed: this version runs enable, "
-			    "disable and mark only";
+			break;
 		}
 	return NULL;
 }
@@ -64,6 +68,8 @@ plan_free1(struct mm_plan *p)
 
 	for (i = 0; i < PLAN_ACTS_MAX; i++)
 		loop_ev_free(p->undo[i].ev);
+	loop_ev_free(p->snap_ev);
+	loop_ev_free(p->time_ev);
 	free(p->rule);
 	free(p->text);
 	free(p);
@@ -275,25 +281,37 @@ act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
 	return 1;
 }
 
-/* 1 if the triggering process is in p's scope. */
+/* What triggered a firing: a record (FIRE), a process's end, a loss, a
+ * time (node NULL: no process). */
+struct trig {
+	struct mm_node	*node;
+	const char	*name;		/* the process's, or NULL: look it up */
+	uint32_t	pid, tid;
+	int32_t		eid;
+	uint64_t	ts;		/* MM clock */
+	uint64_t	missed;
+};
+
+/* 1 if the triggering process is in p's scope (a time: always). */
 static int
-in_scope(struct mm *mm, const struct mm_plan *p, struct mm_conn *c,
-	 uint32_t pid, uint32_t tid)
+in_scope(const struct mm_plan *p, const struct trig *t)
 {
 	const struct plan_scope *s = &p->rule->scope;
 	const char *pool = p->rule->pool, *name;
 
-	(void)mm;
-	if ((s->has & PLAN_S_PID) && s->pid != pid)
+	if (t->node == NULL)
+		return 1;
+	if ((s->has & PLAN_S_PID) && s->pid != t->pid)
 		return 0;
-	if ((s->has & PLAN_S_THREAD) && s->thread != tid)
+	if ((s->has & PLAN_S_THREAD) && s->thread != t->tid)
 		return 0;
-	if ((s->has & PLAN_S_HOST) && (strlen(c->node->host) !=
-	    s->host.len || memcmp(c->node->host, pool + s->host.off,
+	if ((s->has & PLAN_S_HOST) && (strlen(t->node->host) !=
+	    s->host.len || memcmp(t->node->host, pool + s->host.off,
 	    s->host.len) != 0))
 		return 0;
 	if (s->has & PLAN_S_PROCESS) {
-		name = mm_proc_name(c->node, pid);
+		name = t->name != NULL ? t->name : mm_proc_name(t->node,
+		    t->pid);
 		if (name == NULL || strlen(name) != s->process.len ||
 		    memcmp(name, pool + s->process.off, s->process.len) != 0)
 			return 0;
@@ -301,79 +319,296 @@ in_scope(struct mm *mm, const struct mm_plan *p, struct mm_conn *c,
 	return 1;
 }
 
-int
-mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+/* A snapshot's second collection, `after` the trigger. */
+static void
+snap_cb(void *arg)
 {
+	struct mm_plan *p = arg;
+
+	log_info("plan %u: the snapshot's collection after the trigger",
+	    p->n);
+	mm_round(p->mm, NULL, MM_SNAPSHOT, NULL);
+}
+
+/* rotate: the trace goes on in BASE.planN-K, BASE being the file mainmon
+ * wrote when a plan first rotated it. */
+static void
+act_rotate(struct mm *mm, const struct mm_plan *p)
+{
+	char name[4200];
+
+	if (mm->out_path == NULL)
+		return;
+	if (mm->plan_base == NULL && (mm->plan_base =
+	    strdup(mm->out_path)) == NULL) {
+		log_warn("plan %u: out of memory: 'rotate' not done", p->n);
+		return;
+	}
+	snprintf(name, sizeof name, "%s.plan%u-%llu", mm->plan_base, p->n,
+	    (unsigned long long)p->fired);
+	log_info("plan %u: rotate to %s", p->n, name);
+	mm_rotate(mm, NULL, name);
+}
+
+/*
+ * Fires p for t, if its scope, count and interval allow: counts it,
+ * writes the #PLAN fire line, runs its actions in order.
+ */
+static void
+plan_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
+{
+	const struct plan_rule *r = p->rule;
+	const struct plan_act *a;
 	struct tape_fire f;
-	struct mm_plan *p;
-	char cmd[200], t[160];
+	char cmd[200], txt[160];
 	uint64_t now = clk_mono_ns();
-	uint32_t rule;
 	const char *text = "";
 	size_t text_len = 0;
 	unsigned i;
-	int changed = 0;
+	int changed = 0, snapped = 0;
 
-	memset(&f, 0, sizeof f);
-	rule = wire_get_u32(msg);
-	f.pid = wire_get_u32(msg);
-	f.tid = wire_get_u32(msg);
-	f.eid = (int32_t)wire_get_u32(msg);
-	f.ts = wire_get_u64(msg);
-	f.missed = wire_get_u64(msg);
-	if (!wire_rd_end(msg))
-		return -1;
-	for (p = mm->plans; p != NULL && p->n != rule; p = p->next)
-		;
-	/* Deleted, or the LM's rows are older than the plan: nothing. */
-	if (p == NULL || p->unarmed != NULL || p->rule->when.eid != f.eid ||
-	    exhausted(p) || !in_scope(mm, p, c, f.pid, f.tid))
-		return 0;
+	if (p->unarmed != NULL || exhausted(p) || !in_scope(p, t))
+		return;
 	/* Within the interval: not a firing, not counted. */
-	if (p->fired > 0 && p->rule->interval != 0 &&
-	    now - p->last_ns < p->rule->interval)
-		return 0;
+	if (p->fired > 0 && r->interval != 0 &&
+	    now - p->last_ns < r->interval)
+		return;
 	p->fired++;
 	p->last_ns = now;
 	mm->plan_fired++;
-	for (i = 0; i < p->rule->nact; i++)
-		if (p->rule->act[i].kind == PLAN_D_MARK) {
-			text = p->rule->pool + p->rule->act[i].str.off;
-			text_len = p->rule->act[i].str.len;
+	for (i = 0; i < r->nact; i++)
+		if (r->act[i].kind == PLAN_D_MARK) {
+			text = r->pool + r->act[i].str.off;
+			text_len = r->act[i].str.len;
 			break;
 		}
+	memset(&f, 0, sizeof f);
 	f.n = p->n;
+	f.ts = t->ts;
 	f.k = p->fired;
-	f.node = c->node->id;
-	f.ts = mm_conv(c, f.ts);
+	f.node = t->node != NULL ? t->node->id : 0;
+	f.pid = t->pid;
+	f.tid = t->tid;
+	f.eid = t->eid;
+	f.missed = t->missed;
 	f.acted = now;
 	f.text = text;
 	f.text_len = text_len;
 	if (mm->out != NULL && tape_plan_fire(mm->out, &f) != 0)
 		log_warn("cannot write %s: %s (a #PLAN fire line)",
 		    mm->out_path, strerror(errno));
-	log_info("plan %u fired (%llu): event %d of process %u thread %u "
-	    "on %s", p->n, (unsigned long long)p->fired, (int)f.eid, f.pid,
-	    f.tid, c->node->host);
+	log_info("plan %u fired (%llu): process %u thread %u on %s", p->n,
+	    (unsigned long long)p->fired, t->pid, t->tid, t->node != NULL ?
+	    t->node->host : "(a time)");
 	cmd[0] = '\0';
-	for (i = 0; i < p->rule->nact; i++)
-		if ((p->rule->act[i].kind == PLAN_D_ENABLE ||
-		    p->rule->act[i].kind == PLAN_D_DISABLE) &&
-		    act_switch(mm, p, i)) {
-			targets_text(&p->rule->act[i], t, sizeof t);
+	for (i = 0; i < r->nact; i++) {
+		a = &r->act[i];
+		switch (a->kind) {
+		case PLAN_D_ENABLE:
+		case PLAN_D_DISABLE:
+			if (!act_switch(mm, p, i))
+				break;
+			targets_text(a, txt, sizeof txt);
 			if (!changed)
 				snprintf(cmd, sizeof cmd, "plan %u: %s", p->n,
-				    t);
-			else if (strlen(cmd) + strlen(t) + 3 < sizeof cmd)
-				strcat(strcat(cmd, ", "), t);
+				    txt);
+			else if (strlen(cmd) + strlen(txt) + 3 < sizeof cmd)
+				strcat(strcat(cmd, ", "), txt);
 			changed = 1;
+			break;
+		case PLAN_D_SNAPSHOT:
+			/* Now: what the ring holds of the time before is
+			 * saved from overwriting; then after the trigger. */
+			if (!snapped)
+				mm_round(mm, NULL, MM_SNAPSHOT, NULL);
+			snapped = 1;
+			if (a->after == 0)
+				break;
+			if (p->snap_ev == NULL)
+				p->snap_ev = loop_timer(mm->base, snap_cb, p);
+			if (p->snap_ev != NULL)
+				(void)loop_arm(p->snap_ev, a->after);
+			break;
+		case PLAN_D_ROTATE:
+			act_rotate(mm, p);
+			break;
 		}
+	}
 	if (changed)
 		mm_round(mm, NULL, MM_CONTROL, cmd);
 	/* Its last firing: the writers stop checking for it. */
-	if (exhausted(p))
+	if (exhausted(p) && r->when.kind == PLAN_W_EVENT)
 		mm_plan_send(mm, NULL);
+}
+
+int
+mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	struct mm_plan *p;
+	struct trig t;
+	uint32_t rule;
+
+	memset(&t, 0, sizeof t);
+	rule = wire_get_u32(msg);
+	t.pid = wire_get_u32(msg);
+	t.tid = wire_get_u32(msg);
+	t.eid = (int32_t)wire_get_u32(msg);
+	t.ts = wire_get_u64(msg);
+	t.missed = wire_get_u64(msg);
+	if (!wire_rd_end(msg))
+		return -1;
+	for (p = mm->plans; p != NULL && p->n != rule; p = p->next)
+		;
+	/* Deleted, or the LM's rows are older than the plan: nothing. */
+	if (p == NULL || p->rule->when.kind != PLAN_W_EVENT ||
+	    p->rule->when.eid != t.eid)
+		return 0;
+	t.node = c->node;
+	t.ts = mm_conv(c, t.ts);
+	plan_fire(mm, p, &t);
 	return 0;
+}
+
+/*
+ * Process ends and losses are met while mainmon writes (a #PROC or #LOSS
+ * line): their firings run from the loop's next turn, not from inside
+ * the write (a rotate would change the file under it).  At most
+ * PLAN_Q_MAX wait; more are counted and dropped (logged).
+ */
+#define PLAN_Q_MAX	256
+struct mm_plan_q {
+	struct loop_ev	*ev;
+	unsigned	n;
+	uint64_t	dropped;
+	struct {
+		int		kind;
+		struct trig	t;
+		char		name[64];
+	} q[PLAN_Q_MAX];
+};
+
+static void
+queue_cb(void *arg)
+{
+	struct mm *mm = arg;
+	struct mm_plan_q *q = mm->plan_q;
+	struct mm_plan *p;
+	unsigned i;
+
+	if (q->dropped > 0)
+		log_warn("plan: %llu process ends or losses not looked at "
+		    "(more than %d at once)", (unsigned long long)q->dropped,
+		    PLAN_Q_MAX);
+	q->dropped = 0;
+	for (i = 0; i < q->n; i++) {
+		if (q->q[i].name[0] != '\0')
+			q->q[i].t.name = q->q[i].name;
+		for (p = mm->plans; p != NULL; p = p->next)
+			if (p->rule->when.kind == q->q[i].kind)
+				plan_fire(mm, p, &q->q[i].t);
+	}
+	q->n = 0;
+}
+
+/* Queues t for the rules of kind, if there are any. */
+static void
+enqueue(struct mm *mm, int kind, const struct trig *t)
+{
+	struct mm_plan_q *q;
+	struct mm_plan *p;
+
+	for (p = mm->plans; p != NULL; p = p->next)
+		if (p->rule->when.kind == kind && p->unarmed == NULL)
+			break;
+	if (p == NULL)
+		return;
+	if (mm->plan_q == NULL) {
+		if ((q = calloc(1, sizeof *q)) == NULL ||
+		    (q->ev = loop_timer(mm->base, queue_cb, mm)) == NULL) {
+			free(q);
+			log_warn("plan: out of memory: a process end or loss "
+			    "not looked at");
+			return;
+		}
+		mm->plan_q = q;
+	}
+	q = mm->plan_q;
+	if (q->n == PLAN_Q_MAX) {
+		q->dropped++;
+		return;
+	}
+	q->q[q->n].kind = kind;
+	q->q[q->n].t = *t;
+	q->q[q->n].t.name = NULL;
+	snprintf(q->q[q->n].name, sizeof q->q[q->n].name, "%s",
+	    t->name != NULL ? t->name : "");
+	q->n++;
+	loop_soon(q->ev);
+}
+
+void
+mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
+		 int killed, int32_t status, uint64_t ts, const char *name)
+{
+	struct trig t = { node, name, pid, 0, 0, ts, 0 };
+
+	if (killed || status != 0)
+		enqueue(mm, PLAN_W_ABNORMAL, &t);
+}
+
+void
+mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid, uint32_t tid,
+	     uint64_t ts)
+{
+	struct trig t = { node, NULL, pid, tid, 0, ts, 0 };
+
+	enqueue(mm, PLAN_W_LOSS, &t);
+}
+
+/* ns from now to the next HH:MM:SS (at: seconds after local midnight). */
+static uint64_t
+until_at(uint32_t at)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	int64_t d;
+
+	if (localtime_r(&now, &tm) == NULL)
+		return 86400ull * 1000000000;
+	d = (int64_t)at - (tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec);
+	if (d <= 0)
+		d += 86400;
+	return (uint64_t)d * 1000000000;
+}
+
+/* every D, at HH:MM: its time came. */
+static void
+time_cb(void *arg)
+{
+	struct mm_plan *p = arg;
+	struct trig t = { NULL, NULL, 0, 0, 0, clk_mono_ns(), 0 };
+
+	(void)loop_arm(p->time_ev, p->rule->when.kind == PLAN_W_EVERY ?
+	    p->rule->when.ns : until_at(p->rule->when.at));
+	plan_fire(p->mm, p, &t);
+	if (exhausted(p))
+		loop_disarm(p->time_ev);
+}
+
+/* Starts p's clock, for a time trigger. */
+static void
+plan_arm_time(struct mm *mm, struct mm_plan *p)
+{
+	const struct plan_trig *w = &p->rule->when;
+
+	if (p->unarmed != NULL || (w->kind != PLAN_W_EVERY &&
+	    w->kind != PLAN_W_AT))
+		return;
+	if ((p->time_ev = loop_timer(mm->base, time_cb, p)) == NULL ||
+	    loop_arm(p->time_ev, w->kind == PLAN_W_EVERY ? w->ns :
+	    until_at(w->at)) != 0)
+		log_warn("plan %u: out of memory: its time will not come",
+		    p->n);
 }
 
 /* Why a rule is refused beyond its syntax: exec without --allow-exec, or
@@ -409,6 +644,7 @@ plan_store(struct mm *mm, const struct plan_rule *r, uint64_t ts,
 	}
 	*p->rule = *r;
 	p->unarmed = unarmed(r);
+	p->mm = mm;
 	p->n = ++mm->plan_next;
 	p->ts = ts;
 	for (tail = &mm->plans; *tail != NULL; tail = &(*tail)->next)
@@ -416,6 +652,7 @@ plan_store(struct mm *mm, const struct plan_rule *r, uint64_t ts,
 	*tail = p;
 	mm->nplans++;
 	*n = p->n;
+	plan_arm_time(mm, p);
 	return 0;
 }
 
@@ -593,4 +830,10 @@ mm_plan_free(struct mm *mm)
 	}
 	mm->plans = NULL;
 	mm->nplans = 0;
+	free(mm->plan_base);
+	mm->plan_base = NULL;
+	if (mm->plan_q != NULL)
+		loop_ev_free(mm->plan_q->ev);
+	free(mm->plan_q);
+	mm->plan_q = NULL;
 }

@@ -23,6 +23,13 @@
 #     removed, while 4 processes x 2 threads write it (bursts of 1000 at
 #     full speed): every event once in the trace, in order, no loss; the
 #     rule fired.
+#  6. A flight-recorder job (GRM_POLICY=overwrite, a small segment)
+#     crashes (abort) after some 1.5 s of work: 'when abnormal end in
+#     process leaker do snapshot before 30s after 0s, mark "crash"' fires
+#     once, naming the process; the trace holds its end (killed, signal
+#     6) and every record of the seconds before it.
+#  7. Time and loss triggers: 'every 200ms ... 3 times' fires 3 times,
+#     about 200 ms apart; 'when loss do mark' fires for a #LOSS line.
 . "$(dirname "$0")/lib.sh"
 
 G="$B/mainmon/grmctl"
@@ -54,7 +61,7 @@ t_wait_for 30 "the leaker's definitions never reached $trace" defined
 # Not fired by this version: said so.
 "$G" "$MM_ID" plan add 'when block solve longer 50ms do snapshot' \
     > "$T_DIR/add.out" || t_fail "plan add 4 failed"
-grep -q "^plan 4 added (not armed: this version fires 'event' triggers only)\$" \
+grep -q "^plan 4 added (not armed: this version does not fire 'block' and 'rate' triggers)\$" \
     "$T_DIR/add.out" || t_fail "plan add 4 said: $(cat "$T_DIR/add.out")"
 touch "$T_DIR/go"
 t_reap leaker $L
@@ -179,4 +186,83 @@ t_check_seqs "$trace" $N 8 || t_fail "5: not every thread's events once each, in
 fired=$(t_count "$trace" '#PLAN fire' n=1)
 [ "$fired" -ge 1 ] || t_fail "5: rule 1 never fired"
 t_log "5: a rule on every record added and removed while 8 threads wrote $n events (5 more added and removed, $still writers still writing after that): none lost, $fired firings"
+
+# ---- 6 ----
+trace="$T_DIR/crash.trace"
+t_start_mm "$trace"
+"$G" "$MM_ID" plan add 'when abnormal end in process leaker do snapshot before 30s after 0s, mark "crash"' \
+    > "$T_DIR/add.out" || t_fail "6: plan add failed"
+[ "$(cat "$T_DIR/add.out")" = "plan 1 added (armed)" ] ||
+	t_fail "6: plan add said: $(cat "$T_DIR/add.out")"
+rc=0
+GRM_MM=$MM_ID GRM_POLICY=overwrite GRM_SEGSIZE=256K GRM_CHUNKSIZE=16K \
+    GRM_LM_LINGER=2 LEAKER_ABORT=1500 "$B/test/leaker" $STEPS 1000 1 \
+    2> "$T_DIR/leaker.err" || rc=$?
+[ $rc -eq 134 ] || t_fail "6: the leaker exited $rc, not by abort"
+crashed() {
+	"$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "6: plan list failed"
+	grep -q '^  (armed, fired 1 time)$' "$T_DIR/list.out"
+}
+t_wait_for 30 "6: the crash did not fire rule 1" crashed
+t_stop_mm 6
+line=$(grep '^#PLAN fire 1 ' "$trace")
+set -- $line
+FTS=$4 FPID=$7
+[ "$(t_count "$trace" '#PLAN fire')" -eq 1 ] && [ "${12}" = '"crash"' ] ||
+	t_fail "6: the firing: $line"
+[ "$(t_count "$trace" '#PROC' pid="$FPID" how=killed status=6)" -eq 1 ] ||
+	t_fail "6: no #PROC killed 6 for the firing's process $FPID"
+n=$(t_count "$trace" eid=12 pid="$FPID")
+[ "$n" -eq 1500 ] || t_fail "6: $n records of 12 before the crash, want 1500"
+span=$(awk -v p="$FPID" -v ts="$FTS" '!/^#/ && $3 == p && $5 == 12 {
+	if (!lo) lo = $1; hi = $1 }
+	END { if (hi > ts) print -1; else printf "%.1f", (ts - lo) / 1e9 }' "$trace")
+awk -v s="$span" 'BEGIN { exit !(s >= 1.0) }' ||
+	t_fail "6: the records before the crash span $span s"
+t_log "6: a flight-recorder job crashed: the rule fired, the trace holds its $span s before the crash and its end"
+
+# ---- 7 ----
+trace="$T_DIR/time.trace"
+t_start_mm "$trace"
+"$G" "$MM_ID" plan add 'when every 200ms do mark "tick" 3 times' > /dev/null ||
+	t_fail "7: plan add every failed"
+"$G" "$MM_ID" plan add 'when loss do mark "lost"' > /dev/null ||
+	t_fail "7: plan add loss failed"
+ticked() {
+	"$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "7: plan list failed"
+	grep -q '^  (armed, fired 3 times, no more)$' "$T_DIR/list.out"
+}
+t_wait_for 30 "7: 'every' did not fire 3 times" ticked
+# A loss: the discard policy, the LM stopped while a writer floods.
+rm -f "$T_DIR/start"
+GRM_MM=$MM_ID GRM_POLICY=discard GRM_SEGSIZE=256K GRM_CHUNKSIZE=16K \
+    GRM_LM_LINGER=0.2 GMI_APP_START="$T_DIR/start" "$B/test/gmi_app" \
+    flood 200000 > "$T_DIR/flood.out" 2> "$T_DIR/flood.err" &
+app=$!
+T_PIDS="$T_PIDS $app"
+t_wait grep -q ready "$T_DIR/flood.out" || t_fail "7: writer not ready"
+t_note_lms
+lm=$(for e in $T_LMS; do p=${e%%:*}; t_alive "$p" && echo "$p"; done)
+[ -n "$lm" ] || t_fail "7: no LM"
+kill -STOP $lm
+touch "$T_DIR/start"
+t_wait grep -q '^lost' "$T_DIR/flood.out" || t_fail "7: the writer did not end"
+kill -CONT $lm
+t_reap writer $app
+lost() {
+	"$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "7: plan list failed"
+	! grep -q '^2 ' "$T_DIR/list.out" ||
+	    ! grep -A1 '^2 ' "$T_DIR/list.out" | grep -q 'fired 0 times'
+}
+t_wait_for 30 "7: the loss did not fire rule 2" lost
+t_wait t_dead "$lm" || t_fail "7: LM did not exit"
+t_stop_mm 7
+[ "$(t_count "$trace" '#PLAN fire' n=1)" -eq 3 ] || t_fail "7: not 3 firings of 'every'"
+gaps=$(awk '$1 == "#PLAN" && $2 == "fire" && $3 == 1 { if (prev) printf "%d ", ($11 - prev) / 1e6; prev = $11 }' "$trace")
+for g in $gaps; do
+	[ "$g" -ge 190 ] && [ "$g" -lt 2000 ] || t_fail "7: 'every 200ms' fired $gaps ms apart"
+done
+[ "$(t_count "$trace" '#LOSS')" -ge 1 ] && [ "$(t_count "$trace" '#PLAN fire' n=2)" -ge 1 ] ||
+	t_fail "7: a loss and no firing of 'loss'"
+t_log "7: 'every 200ms' fired 3 times, $gaps ms apart; 'loss' fired $(t_count "$trace" '#PLAN fire' n=2) times for $(t_count "$trace" '#LOSS') #LOSS lines"
 t_check_clean

@@ -5,7 +5,9 @@
  * on), event 15 with the step's number (a tick), and every 500 steps
  * event 14, a checkpoint ("ckpt", the step).
  * "leaker STEPS PACE_US THREADS [GO]": every thread takes the steps, one
- * every PACE_US microseconds, once file GO exists. */
+ * every PACE_US microseconds, once file GO exists.  With LEAKER_ABORT=K in
+ * the environment, the first thread to take step K calls abort() (a crash
+ * after some seconds of work). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,7 @@
 
 #include <grm.h>
 
-static long steps, pace_us;
+static long steps, pace_us, abort_at;
 
 static void *
 run(void *arg)
@@ -33,6 +35,8 @@ run(void *arg)
 			fprintf(stderr, "leaker: step %ld not recorded\n", i);
 			exit(1);
 		}
+		if (i == abort_at)
+			abort();
 		if (pace_us > 0)
 			nanosleep(&ts, NULL);
 	}
@@ -51,6 +55,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	steps = atol(argv[1]);
+	abort_at = getenv("LEAKER_ABORT") != NULL ?
+	    atol(getenv("LEAKER_ABORT")) : 0;
 	pace_us = atol(argv[2]);
 	if (GMI_DefineEvent(12, "%ld", "stack depth") != GRM_OK ||
 	    GMI_DefineEvent(13, "%d", "procedure step") != GRM_OK ||

@@ -20,8 +20,8 @@
 . "$(dirname "$0")/lib.sh"
 
 G="$B/mainmon/grmctl"
-NA_TRIG="not armed: this version fires 'event' triggers only"
-NA_ACT="not armed: this version runs enable, disable and mark only"
+NA_TRIG="not armed: this version does not fire 'block' and 'rate' triggers"
+NA_ACT="not armed: this version does not run stop, continue and exec"
 cat > "$T_DIR/job.plan" <<'EOF'
 # The seed's story: the growth of the concealed stack (event 12's first
 # field) switches on excess monitoring, kept for playing back later.
@@ -70,7 +70,7 @@ T_PIDS="$T_PIDS $W"
 t_wait_for 30 "2: no records of the writers in $trace" in_file
 
 "$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "2: plan list failed"
-printf '%s\n' "plan: 2 rules, fired 0 times" "1 $R1" "  ($NA_ACT)" "2 $R2" \
+printf '%s\n' "plan: 2 rules, fired 0 times" "1 $R1" "  (armed, fired 0 times)" "2 $R2" \
     "  ($NA_TRIG)" > "$T_DIR/want"
 cmp -s "$T_DIR/list.out" "$T_DIR/want" ||
 	t_fail "2: plan list said: $(cat "$T_DIR/list.out")"
@@ -178,7 +178,7 @@ rc=0
 t_start_mm "$T_DIR/exec.trace" -P "$T_DIR/exec.plan" --allow-exec
 "$G" "$MM_ID" plan add "when every 1s do exec \"touch $T_DIR/ran\"" > "$T_DIR/add.out" ||
 	t_fail "3: exec with --allow-exec refused"
-[ "$(cat "$T_DIR/add.out")" = "plan 2 added ($NA_TRIG)" ] ||
+[ "$(cat "$T_DIR/add.out")" = "plan 2 added ($NA_ACT)" ] ||
 	t_fail "3: said: $(cat "$T_DIR/add.out")"
 # A new file (grmctl file) starts with the rules in force.
 "$G" "$MM_ID" plan del 1 > /dev/null || t_fail "3: plan del failed"
