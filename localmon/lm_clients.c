@@ -221,6 +221,17 @@ lm_clients_each(struct lm *lm, void (*fn)(struct lm *, uint32_t))
 		fn(lm, lm->orphans[i].pid);
 }
 
+int
+lm_client_attached(const struct lm *lm, uint32_t pid)
+{
+	const struct lm_client *c;
+
+	for (c = lm->clients; c != NULL; c = c->next)
+		if (c->attached && c->pid == pid)
+			return 1;
+	return 0;
+}
+
 void
 lm_orphan_resumed(struct lm *lm, uint32_t session)
 {

@@ -827,6 +827,9 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	case WIRE_PLAN:
 		wrong = lm_plan_apply(lm, msg);
 		break;
+	case WIRE_SIGNAL:
+		wrong = lm_plan_signal(lm, msg);
+		break;
 	case WIRE_ACK:
 		acked(lm);
 		break;

@@ -2,6 +2,8 @@
 /* lm_plan.c: the Local Monitor's part of monitoring plans (doc/plans.md
  * 7): the watched types' rows mainmon sends, put into the segment for the
  * writers, and the firing slots the writers fill, sent on to mainmon. */
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 #include "lm.h"
@@ -134,4 +136,33 @@ lm_plan_forget(struct lm *lm, uint32_t pid)
 		(void)atomic_compare_exchange_strong(&lm->seg->fire[i].state,
 		    &want, SEG_FIRE_FREE);
 	}
+}
+
+const char *
+lm_plan_signal(struct lm *lm, struct wire_rd *msg)
+{
+	uint32_t rule, pid, what;
+
+	rule = wire_get_u32(msg);
+	pid = wire_get_u32(msg);
+	what = wire_get_u32(msg);
+	if (!wire_rd_end(msg))
+		return "a field cut short";
+	if (what != WIRE_SIGNAL_STOP && what != WIRE_SIGNAL_CONT)
+		return "neither stop nor continue";
+	/* Only a process of this LM's: never any other pid. */
+	if (pid == 0 || !lm_client_attached(lm, pid)) {
+		log_info("plan %u: process %u is not attached here: not %s",
+		    rule, pid, what == WIRE_SIGNAL_STOP ? "stopped" :
+		    "continued");
+		return NULL;
+	}
+	if (kill((pid_t)pid, what == WIRE_SIGNAL_STOP ? SIGSTOP :
+	    SIGCONT) != 0)
+		log_warn("plan %u: cannot signal process %u: %s", rule, pid,
+		    strerror(errno));
+	else
+		log_info("plan %u: process %u %s", rule, pid,
+		    what == WIRE_SIGNAL_STOP ? "stopped" : "continued");
+	return NULL;
 }

@@ -473,6 +473,12 @@ struct mm {
 	uint64_t		plan_fired;	/* firings, every rule */
 	char			*plan_base;	/* the file a plan first rotated */
 	struct mm_plan_q	*plan_q;	/* triggers met while writing */
+	/* Processes a plan stopped, until one continues them. */
+	struct mm_stopped {
+		struct mm_node	*node;
+		uint32_t	pid;
+	}			plan_stopped[64];
+	unsigned		plan_nstopped;
 };
 
 /* An enable/disable "for D" of a rule in force: the control bits it
@@ -501,6 +507,8 @@ struct mm_plan {
 	struct mm_plan_undo	undo[PLAN_ACTS_MAX];
 	struct loop_ev		*snap_ev;	/* a snapshot's second round */
 	struct loop_ev		*time_ev;	/* every D, at HH:MM */
+	int			exec_pid;	/* its exec's command, running */
+	uint64_t		exec_ns;	/* when it was started */
 	struct mm_plan		*next;
 };
 

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include "mm.h"
 #include "net/loop.h"
@@ -25,6 +28,9 @@
  * disable (for good or for a duration), and mark.  Said wherever the
  * rule is shown.
  */
+static void act_signal(struct mm *mm, const struct mm_plan *p,
+		       struct mm_node *node, uint32_t pid, uint32_t what);
+
 static const char *
 unarmed(const struct plan_rule *r)
 {
@@ -43,11 +49,6 @@ unarmed(const struct plan_rule *r)
 				return "not armed: this version does not "
 				    "fire 'until'";
 			break;
-		case PLAN_D_STOP:
-		case PLAN_D_CONTINUE:
-		case PLAN_D_EXEC:
-			return "not armed: this version does not run stop, "
-			    "continue and exec";
 		default:
 			break;
 		}
@@ -70,6 +71,8 @@ plan_free1(struct mm_plan *p)
 		loop_ev_free(p->undo[i].ev);
 	loop_ev_free(p->snap_ev);
 	loop_ev_free(p->time_ev);
+	if (p->exec_pid > 0)
+		(void)waitpid(p->exec_pid, NULL, WNOHANG);
 	free(p->rule);
 	free(p->text);
 	free(p);
@@ -350,6 +353,134 @@ act_rotate(struct mm *mm, const struct mm_plan *p)
 	mm_rotate(mm, NULL, name);
 }
 
+/* Sends what (WIRE_SIGNAL_*) for process pid to node's ready LM. */
+static void
+act_signal(struct mm *mm, const struct mm_plan *p, struct mm_node *node,
+	   uint32_t pid, uint32_t what)
+{
+	unsigned char buf[12];
+	struct mm_conn *c;
+	struct wire_wr w;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, p->n);
+	wire_put_u32(&w, pid);
+	wire_put_u32(&w, what);
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (c->state == MM_CONN_READY && c->node == node) {
+			peer_send(c->p, WIRE_SIGNAL, buf, w.len, NULL, 0);
+			return;
+		}
+	log_warn("plan %u: no local monitor of %s now: process %u not %s",
+	    p->n, node->host, pid, what == WIRE_SIGNAL_STOP ? "stopped" :
+	    "continued");
+}
+
+/* stop: the triggering process (a time has none). */
+static void
+act_stop(struct mm *mm, const struct mm_plan *p, const struct trig *t)
+{
+	unsigned i;
+
+	if (t->node == NULL || t->pid == 0)
+		return;
+	for (i = 0; i < mm->plan_nstopped; i++)
+		if (mm->plan_stopped[i].node == t->node &&
+		    mm->plan_stopped[i].pid == t->pid)
+			break;
+	if (i == mm->plan_nstopped) {
+		if (i == sizeof mm->plan_stopped / sizeof mm->plan_stopped[0]) {
+			log_warn("plan %u: %u processes stopped already: "
+			    "process %u not stopped", p->n, i, t->pid);
+			return;
+		}
+		mm->plan_stopped[i].node = t->node;
+		mm->plan_stopped[i].pid = t->pid;
+		mm->plan_nstopped++;
+	}
+	act_signal(mm, p, t->node, t->pid, WIRE_SIGNAL_STOP);
+}
+
+/* continue: the processes a plan stopped, of p's scope. */
+static void
+act_continue(struct mm *mm, const struct mm_plan *p)
+{
+	struct trig t;
+	unsigned i;
+
+	for (i = 0; i < mm->plan_nstopped; i++) {
+		memset(&t, 0, sizeof t);
+		t.node = mm->plan_stopped[i].node;
+		t.pid = mm->plan_stopped[i].pid;
+		if (!in_scope(p, &t))
+			continue;
+		act_signal(mm, p, t.node, t.pid, WIRE_SIGNAL_CONT);
+		mm->plan_stopped[i--] =
+		    mm->plan_stopped[--mm->plan_nstopped];
+	}
+}
+
+/* exec: COMMAND by /bin/sh -c on this host, the trigger in its
+ * environment; one at a time per rule, at most once a second. */
+static void
+act_exec(struct mm *mm, struct mm_plan *p, const struct plan_act *a,
+	 const struct trig *t)
+{
+	char cmd[PLAN_STR_MAX + 1], v[6][32];
+	uint64_t now = clk_mono_ns();
+	pid_t pid;
+	int fd;
+
+	if (!mm->allow_exec)
+		return;		/* cannot be: refused when added */
+	if (p->exec_pid > 0 && waitpid(p->exec_pid, NULL, WNOHANG) == 0) {
+		log_warn("plan %u: its command still runs: not run again",
+		    p->n);
+		return;
+	}
+	p->exec_pid = 0;
+	if (p->exec_ns != 0 && now - p->exec_ns < 1000000000ull) {
+		log_warn("plan %u: its command ran less than a second ago: "
+		    "not run again", p->n);
+		return;
+	}
+	memcpy(cmd, p->rule->pool + a->str.off, a->str.len);
+	cmd[a->str.len] = '\0';
+	snprintf(v[0], sizeof v[0], "%u", p->n);
+	snprintf(v[1], sizeof v[1], "%u", t->pid);
+	snprintf(v[2], sizeof v[2], "%u", t->tid);
+	snprintf(v[3], sizeof v[3], "%llu", (unsigned long long)t->ts);
+	snprintf(v[4], sizeof v[4], "%d", (int)t->eid);
+	if ((pid = fork()) < 0) {
+		log_warn("plan %u: cannot run its command: %s", p->n,
+		    strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		/* The child: the trigger in its environment, nothing of
+		 * mainmon's open (its sockets, its trace). */
+		setsid();
+		if ((fd = open("/dev/null", O_RDONLY)) > 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		for (fd = 3; fd < 65536; fd++)
+			close(fd);
+		setenv("GRM_PLAN_RULE", v[0], 1);
+		setenv("GRM_PLAN_HOST", t->node != NULL ? t->node->host : "",
+		    1);
+		setenv("GRM_PLAN_PID", v[1], 1);
+		setenv("GRM_PLAN_TID", v[2], 1);
+		setenv("GRM_PLAN_TS", v[3], 1);
+		setenv("GRM_PLAN_EID", v[4], 1);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	p->exec_pid = pid;
+	p->exec_ns = now;
+	log_info("plan %u: command started (pid %d)", p->n, (int)pid);
+}
+
 /*
  * Fires p for t, if its scope, count and interval allow: counts it,
  * writes the #PLAN fire line, runs its actions in order.
@@ -431,6 +562,15 @@ plan_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
 			break;
 		case PLAN_D_ROTATE:
 			act_rotate(mm, p);
+			break;
+		case PLAN_D_STOP:
+			act_stop(mm, p, t);
+			break;
+		case PLAN_D_CONTINUE:
+			act_continue(mm, p);
+			break;
+		case PLAN_D_EXEC:
+			act_exec(mm, p, a, t);
 			break;
 		}
 	}

@@ -30,6 +30,10 @@
 #     6) and every record of the seconds before it.
 #  7. Time and loss triggers: 'every 200ms ... 3 times' fires 3 times,
 #     about 200 ms apart; 'when loss do mark' fires for a #LOSS line.
+#  8. stop, continue, exec (mainmon --allow-exec): the leaker stopped at
+#     step 300 (its state T), let go by 'when every 100ms do continue
+#     once', every record in the trace; a command run with the trigger
+#     in its environment.
 . "$(dirname "$0")/lib.sh"
 
 G="$B/mainmon/grmctl"
@@ -265,4 +269,36 @@ done
 [ "$(t_count "$trace" '#LOSS')" -ge 1 ] && [ "$(t_count "$trace" '#PLAN fire' n=2)" -ge 1 ] ||
 	t_fail "7: a loss and no firing of 'loss'"
 t_log "7: 'every 200ms' fired 3 times, $gaps ms apart; 'loss' fired $(t_count "$trace" '#PLAN fire' n=2) times for $(t_count "$trace" '#LOSS') #LOSS lines"
+
+# ---- 8 ----
+trace="$T_DIR/stop.trace"
+t_start_mm "$trace" --allow-exec
+rm -f "$T_DIR/go"
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 "$B/test/leaker" $STEPS 1000 1 "$T_DIR/go" \
+    2> "$T_DIR/leaker.err" &
+L=$!
+T_PIDS="$T_PIDS $L"
+t_wait_for 30 "8: the leaker's definitions never reached $trace" defined
+"$G" "$MM_ID" plan add 'when event 12 where $1 == 300000 do stop, mark "stopped" once' \
+    > "$T_DIR/add.out" || t_fail "8: plan add stop failed"
+[ "$(cat "$T_DIR/add.out")" = "plan 1 added (armed)" ] ||
+	t_fail "8: plan add stop said: $(cat "$T_DIR/add.out")"
+"$G" "$MM_ID" plan add "when event 12 where \$1 == 100000 do exec \"echo \$GRM_PLAN_RULE \$GRM_PLAN_PID \$GRM_PLAN_TID \$GRM_PLAN_EID > $T_DIR/exec.tmp && mv $T_DIR/exec.tmp $T_DIR/exec.out\" once" \
+    > /dev/null || t_fail "8: plan add exec failed"
+touch "$T_DIR/go"
+stopped() { [ "$(awk '{ print $3 }' "/proc/$L/stat" 2>/dev/null)" = T ]; }
+t_wait_for 30 "8: the leaker was not stopped" stopped
+"$G" "$MM_ID" plan add 'when every 100ms do continue once' > /dev/null ||
+	t_fail "8: plan add continue failed"
+t_reap leaker $L
+t_wait test -s "$T_DIR/exec.out" || t_fail "8: the command did not run"
+t_stop_mm 8
+[ "$(t_count "$trace" eid=12)" -eq $STEPS ] || t_fail "8: not $STEPS records of 12"
+[ "$(t_count "$trace" '#PLAN fire' n=1 eid=12 pid=$L)" -eq 1 ] &&
+    [ "$(t_count "$trace" '#PLAN fire' n=3)" -eq 1 ] ||
+	t_fail "8: not one firing of stop and of continue"
+set -- $(cat "$T_DIR/exec.out")
+[ "$1" = 2 ] && [ "$2" = "$L" ] && [ "$3" -gt 0 ] && [ "$4" = 12 ] ||
+	t_fail "8: the command's environment: $(cat "$T_DIR/exec.out")"
+t_log "8: stopped at step 300 (state T), let go by a rule, all $STEPS records; exec ran with GRM_PLAN_RULE=$1 PID=$2 TID=$3 EID=$4"
 t_check_clean

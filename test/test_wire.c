@@ -375,10 +375,10 @@ Test(rules, every_type_known_and_named)
 	uint16_t t;
 
 	cr_assert_null(wire_rule(0));
-	cr_assert_null(wire_rule(WIRE_FIRE + 1));
+	cr_assert_null(wire_rule(WIRE_SIGNAL + 1));
 	cr_assert_null(wire_rule(UINT16_MAX));
 	cr_assert_str_eq(wire_type_name(0), "unknown");
-	for (t = WIRE_HELLO; t <= WIRE_FIRE; t++) {
+	for (t = WIRE_HELLO; t <= WIRE_SIGNAL; t++) {
 		cr_assert_not_null(wire_rule(t), "type %u", t);
 		cr_assert_not_null(wire_rule(t)->name);
 		cr_assert_neq(wire_rule(t)->by, 0u);

@@ -83,9 +83,12 @@ enum wire_type {
 				   u32 eid (i32), u32 ninsn, then ninsn of
 				   u8 op, u8 field, u8 is_str, u8 0, u32 len,
 				   u64 value (i64), and is_str: len bytes */
-	WIRE_FIRE = 29		/* LM -> MM: u32 rule, u32 pid, u32 tid,
+	WIRE_FIRE = 29,		/* LM -> MM: u32 rule, u32 pid, u32 tid,
 				   u32 eid (i32), u64 ts (LM clock), u64
 				   missed: a row matched */
+	WIRE_SIGNAL = 30	/* MM -> LM: u32 rule, u32 pid, u32 what
+				   (WIRE_SIGNAL_*): a plan's stop or
+				   continue */
 };
 
 /* A DATA message's records come from one chunk: its off and length stay
@@ -97,6 +100,9 @@ enum wire_type {
 /* Bytes of one piece in WIRE_WRITTEN; at most this many in one. */
 #define WIRE_WRITTEN_ITEM	20u
 #define WIRE_WRITTEN_MAX	4096u
+
+/* WIRE_SIGNAL what. */
+enum { WIRE_SIGNAL_STOP = 1, WIRE_SIGNAL_CONT = 2 };
 
 /* WIRE_READY flags. */
 #define WIRE_READY_GLOBAL	1u	/* global scheme: at the threshold,
