@@ -696,6 +696,7 @@ GMI_DefineBlock(int bid, const char *name)
 	if (name == NULL || strlen(name) > REC_STR_MAX)
 		return gmi_error(GRM_EINVAL, "GMI_DefineBlock: block %d: "
 		    "name NULL or longer than %d bytes", bid, REC_STR_MAX);
+	gmi_plan_block_name(bid, name);
 	return emitf(REC_EID_BLOCK_NAME, bid, name);
 }
 

@@ -115,6 +115,8 @@ void gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch);
  * thread has just committed; a match goes to the row's firing slot. */
 void gmi_plan_check(int eid, const struct gmi_type *ty, const char *rec,
 		    uint32_t len);
+/* Remembers block bid's name (GMI_DefineBlock), for block rows. */
+void gmi_plan_block_name(int bid, const char *name);
 /* gmi_attach.c: this process's pid as attached; writes LMP_NOTE_FIRE. */
 uint32_t gmi_self_pid(void);
 void gmi_plan_note(void);

@@ -31,6 +31,7 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 	memset(watch, 0, sizeof watch);
 	for (i = 0; i < n; i++) {
 		rows[i].rule = wire_get_u32(msg);
+		k = wire_get_u32(msg);
 		eid = (int32_t)wire_get_u32(msg);
 		rows[i].ninsn = wire_get_u32(msg);
 		if (!wire_rd_ok(msg))
@@ -40,6 +41,13 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 			return "an event type out of range";
 		if (rows[i].ninsn > SEG_PLAN_INSNS)
 			return "more comparisons than a rule has";
+		if (k > SEG_ROW_RATE)
+			return "a row of no known kind";
+		if ((k == SEG_ROW_BLOCK && (eid != REC_EID_BLOCK_END ||
+		    rows[i].ninsn != 2)) || (k == SEG_ROW_RATE &&
+		    rows[i].ninsn != 1))
+			return "a block or rate row not as its kind says";
+		rows[i].kind = (uint16_t)k;
 		rows[i].eid = eid;
 		for (k = 0; k < rows[i].ninsn; k++) {
 			in = &rows[i].insn[k];
@@ -70,6 +78,11 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 		}
 		b = REC_EID_BIT(eid);
 		watch[b / 32] |= 1u << (b % 32);
+		/* A block's duration: its begin is watched too. */
+		if (rows[i].kind == SEG_ROW_BLOCK) {
+			b = REC_EID_BIT(REC_EID_BLOCK_BEGIN);
+			watch[b / 32] |= 1u << (b % 32);
+		}
 	}
 	if (!wire_rd_end(msg))
 		return "bytes after the last row";

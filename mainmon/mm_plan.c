@@ -36,9 +36,6 @@ unarmed(const struct plan_rule *r)
 {
 	unsigned i;
 
-	if (r->when.kind == PLAN_W_BLOCK || r->when.kind == PLAN_W_RATE)
-		return "not armed: this version does not fire 'block' and "
-		    "'rate' triggers";
 	if (r->scope.has & PLAN_S_RANK)
 		return "not armed: this version does not scope by rank";
 	for (i = 0; i < r->nact; i++)
@@ -80,6 +77,15 @@ plan_free1(struct mm_plan *p)
 
 /* ---- the watched rows (PLAN) ---- */
 
+/* 1 if p's trigger is checked by the writers (a row). */
+static int
+watched(const struct mm_plan *p)
+{
+	int k = p->rule->when.kind;
+
+	return k == PLAN_W_EVENT || k == PLAN_W_BLOCK || k == PLAN_W_RATE;
+}
+
 /* Appends p's row to w; -1 if its strings do not fit in what is left of
  * the segment's string area (*strs bytes used). */
 static int
@@ -91,6 +97,44 @@ put_row(struct wire_wr *w, const struct mm_plan *p, uint32_t *strs)
 	unsigned i;
 	uint8_t b[4];
 
+	if (t->kind == PLAN_W_BLOCK) {
+		/* The name, then the duration: two comparisons. */
+		if (*strs + t->name.len > SEG_PLAN_STRS)
+			return -1;
+		*strs += t->name.len;
+		wire_put_u32(w, p->n);
+		wire_put_u32(w, SEG_ROW_BLOCK);
+		wire_put_u32(w, (uint32_t)REC_EID_BLOCK_END);
+		wire_put_u32(w, 2);
+		b[0] = PLAN_EQ;
+		b[1] = 1;
+		b[2] = 1;
+		b[3] = 0;
+		wire_put_bytes(w, b, 4);
+		wire_put_u32(w, t->name.len);
+		wire_put_u64(w, 0);
+		wire_put_bytes(w, p->rule->pool + t->name.off, t->name.len);
+		b[0] = PLAN_GT;
+		b[2] = 0;
+		wire_put_bytes(w, b, 4);
+		wire_put_u32(w, 0);
+		wire_put_u64(w, t->ns);
+		return 0;
+	}
+	if (t->kind == PLAN_W_RATE) {
+		wire_put_u32(w, p->n);
+		wire_put_u32(w, SEG_ROW_RATE);
+		wire_put_u32(w, (uint32_t)t->eid);
+		wire_put_u32(w, 1);
+		b[0] = PLAN_GT;
+		b[1] = 1;
+		b[2] = 0;
+		b[3] = 0;
+		wire_put_bytes(w, b, 4);
+		wire_put_u32(w, 0);
+		wire_put_u64(w, t->rate);
+		return 0;
+	}
 	for (i = 0; i < t->npred; i++)
 		if (t->pred[i].is_str)
 			need += t->pred[i].str.len;
@@ -98,6 +142,7 @@ put_row(struct wire_wr *w, const struct mm_plan *p, uint32_t *strs)
 		return -1;
 	*strs += need;
 	wire_put_u32(w, p->n);
+	wire_put_u32(w, SEG_ROW_EVENT);
 	wire_put_u32(w, (uint32_t)t->eid);
 	wire_put_u32(w, t->npred);
 	for (i = 0; i < t->npred; i++) {
@@ -131,7 +176,8 @@ mm_plan_send(struct mm *mm, struct mm_conn *c)
 	wire_wr_init(&w, buf, sizeof buf);
 	wire_put_u32(&w, 0);
 	for (p = mm->plans; p != NULL; p = p->next) {
-		if (p->unarmed != NULL || exhausted(p) || n == SEG_PLAN_ROWS)
+		if (p->unarmed != NULL || exhausted(p) || n == SEG_PLAN_ROWS ||
+		    !watched(p))
 			continue;
 		at = w.len;
 		if (put_row(&w, p, &strs) != 0) {
@@ -577,7 +623,7 @@ plan_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
 	if (changed)
 		mm_round(mm, NULL, MM_CONTROL, cmd);
 	/* Its last firing: the writers stop checking for it. */
-	if (exhausted(p) && r->when.kind == PLAN_W_EVENT)
+	if (exhausted(p) && watched(p))
 		mm_plan_send(mm, NULL);
 }
 
@@ -600,8 +646,8 @@ mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	for (p = mm->plans; p != NULL && p->n != rule; p = p->next)
 		;
 	/* Deleted, or the LM's rows are older than the plan: nothing. */
-	if (p == NULL || p->rule->when.kind != PLAN_W_EVENT ||
-	    p->rule->when.eid != t.eid)
+	if (p == NULL || !watched(p) || t.eid != (p->rule->when.kind ==
+	    PLAN_W_BLOCK ? REC_EID_BLOCK_END : p->rule->when.eid))
 		return 0;
 	t.node = c->node;
 	t.ts = mm_conv(c, t.ts);

@@ -18,7 +18,11 @@
 #     switch and one for its end, no record of 15 between them (one per
 #     thread allowed at each edge, as in control.sh), records of 15
 #     before and after.
-#  4. plan list says what fired; a deletion is in the trace.
+#  4. A block and rates: 'when block solve longer 50ms do snapshot ...,
+#     mark "slow" once' fires once, at the end of the 60 ms block of step
+#     1000; 'rate 15 > 500/s' fires (some 900 a second), 'rate 15 >
+#     5k/s' never.  plan list says what fired; a deletion is in the
+#     trace.
 #  5. A rule watching every record of a type, and 5 more added and
 #     removed, while 4 processes x 2 threads write it (bursts of 1000 at
 #     full speed): every event once in the trace, in order, no loss; the
@@ -47,8 +51,8 @@ defined() {
 	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
 	[ "$(t_count "$trace" '#DEF' eid=14)" -ge 1 ]
 }
-GRM_MM=$MM_ID GRM_LM_LINGER=0.2 "$B/test/leaker" $STEPS 1000 2 "$T_DIR/go" \
-    2> "$T_DIR/leaker.err" &
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_SLOW=1000 "$B/test/leaker" $STEPS 1000 2 \
+    "$T_DIR/go" 2> "$T_DIR/leaker.err" &
 L=$!
 T_PIDS="$T_PIDS $L"
 t_wait_for 30 "the leaker's definitions never reached $trace" defined
@@ -63,10 +67,16 @@ t_wait_for 30 "the leaker's definitions never reached $trace" defined
 "$G" "$MM_ID" plan add 'when event 13 where $1 == 1000 do disable 15 for 300ms once' \
     > /dev/null || t_fail "plan add 3 failed"
 # Not fired by this version: said so.
-"$G" "$MM_ID" plan add 'when block solve longer 50ms do snapshot' \
+"$G" "$MM_ID" plan add 'when abnormal end in rank 0 do mark' \
     > "$T_DIR/add.out" || t_fail "plan add 4 failed"
-grep -q "^plan 4 added (not armed: this version does not fire 'block' and 'rate' triggers)\$" \
+grep -q "^plan 4 added (not armed: this version does not scope by rank)\$" \
     "$T_DIR/add.out" || t_fail "plan add 4 said: $(cat "$T_DIR/add.out")"
+"$G" "$MM_ID" plan add 'when block solve longer 50ms do snapshot before 2s after 100ms, mark "slow" once' \
+    > /dev/null || t_fail "plan add 5 failed"
+"$G" "$MM_ID" plan add 'when rate 15 > 500/s do mark "fast" once' \
+    > /dev/null || t_fail "plan add 6 failed"
+"$G" "$MM_ID" plan add 'when rate 15 > 5k/s do mark "never"' \
+    > /dev/null || t_fail "plan add 7 failed"
 touch "$T_DIR/go"
 t_reap leaker $L
 "$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "plan list failed"
@@ -144,12 +154,25 @@ awk -v a="$off" -v b="$on" '
 t_log "3: 'disable 15 for 300ms': off for $gap ms"
 
 # ---- 4 ----
-grep -q '^plan: 4 rules, fired 4 times$' "$T_DIR/list.out" &&
+[ "$(t_count "$trace" '#PLAN fire' n=5)" -eq 1 ] || t_fail "4: not one firing of the block rule"
+line=$(grep '^#PLAN fire 5 ' "$trace")
+set -- $line
+[ "$9" -eq -2 ] && [ "${12}" = '"slow"' ] || t_fail "4: the block's firing: $line"
+# The block's end it names, and its begin: 60 ms or more before.
+took=$(awk -v ts="$4" -v p="$7" -v t="$8" '
+	!/^#/ && $3 == p && $4 == t && $5 == -1 { b = $1 }
+	!/^#/ && $3 == p && $4 == t && $5 == -2 { d = $1 - ts; if (d < 0) d = -d
+		if (d < 1000000) { printf "%d", ($1 - b) / 1e6; exit } }' "$trace")
+[ -n "$took" ] && [ "$took" -ge 50 ] || t_fail "4: the block named lasted $took ms"
+[ "$(t_count "$trace" '#PLAN fire' n=6)" -eq 1 ] &&
+    [ "$(t_count "$trace" '#PLAN fire' n=7)" -eq 0 ] ||
+	t_fail "4: rate rules: $(t_count "$trace" '#PLAN fire' n=6) and $(t_count "$trace" '#PLAN fire' n=7) firings"
+grep -q '^plan: 7 rules, fired 6 times$' "$T_DIR/list.out" &&
     grep -q '^  (armed, fired 1 time, no more)$' "$T_DIR/list.out" &&
     grep -q '^  (armed, fired 2 times, no more)$' "$T_DIR/list.out" ||
 	t_fail "4: plan list said: $(cat "$T_DIR/list.out")"
 [ "$(t_count "$trace" '#PLAN del' n=2)" -eq 1 ] || t_fail "4: no #PLAN del 2"
-t_log "4: plan list says what fired"
+t_log "4: a $took ms block fired the block rule; 'rate > 500/s' fired, 'rate > 5k/s' did not; plan list says what fired"
 
 # ---- 5 ----
 N=100000

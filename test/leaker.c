@@ -5,7 +5,10 @@
  * on), event 15 with the step's number (a tick), and every 500 steps
  * event 14, a checkpoint ("ckpt", the step).
  * "leaker STEPS PACE_US THREADS [GO]": every thread takes the steps, one
- * every PACE_US microseconds, once file GO exists.  With LEAKER_ABORT=K in
+ * every PACE_US microseconds, once file GO exists.  Every 100 steps a
+ * block "solve" (id 1) begins and ends, lasting 60 ms at step
+ * LEAKER_SLOW (in the environment; no slow one without).  With
+ * LEAKER_ABORT=K in
  * the environment, the first thread to take step K calls abort() (a crash
  * after some seconds of work). */
 #include <pthread.h>
@@ -16,7 +19,7 @@
 
 #include <grm.h>
 
-static long steps, pace_us, abort_at;
+static long steps, pace_us, abort_at, slow_at;
 
 static void *
 run(void *arg)
@@ -34,6 +37,14 @@ run(void *arg)
 		    (i % 500 == 0 && GMI_Event(14, "ckpt", (int)i) != GRM_OK)) {
 			fprintf(stderr, "leaker: step %ld not recorded\n", i);
 			exit(1);
+		}
+		if (i % 100 == 0) {
+			struct timespec slow = { 0, 60000000 };
+
+			GMI_BlockBegin(1);
+			if (i == slow_at)
+				nanosleep(&slow, NULL);
+			GMI_BlockEnd(1);
 		}
 		if (i == abort_at)
 			abort();
@@ -57,11 +68,14 @@ main(int argc, char **argv)
 	steps = atol(argv[1]);
 	abort_at = getenv("LEAKER_ABORT") != NULL ?
 	    atol(getenv("LEAKER_ABORT")) : 0;
+	slow_at = getenv("LEAKER_SLOW") != NULL ?
+	    atol(getenv("LEAKER_SLOW")) : 0;
 	pace_us = atol(argv[2]);
 	if (GMI_DefineEvent(12, "%ld", "stack depth") != GRM_OK ||
 	    GMI_DefineEvent(13, "%d", "procedure step") != GRM_OK ||
 	    GMI_DefineEvent(14, "%s %d", "checkpoint") != GRM_OK ||
-	    GMI_DefineEvent(15, "%d", "tick") != GRM_OK)
+	    GMI_DefineEvent(15, "%d", "tick") != GRM_OK ||
+	    GMI_DefineBlock(1, "solve") != GRM_OK)
 		return 1;
 	while (argc > 4 && access(argv[4], F_OK) != 0)
 		nanosleep(&nap, NULL);

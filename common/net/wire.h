@@ -80,7 +80,8 @@ enum wire_type {
 				   (REC_COLL_END_*), u64 t_lm (just before) */
 	/* Monitoring plans (doc/plans.md 7). */
 	WIRE_PLAN = 28,		/* MM -> LM: u32 n, then n rows: u32 rule,
-				   u32 eid (i32), u32 ninsn, then ninsn of
+				   u32 kind (SEG_ROW_*), u32 eid (i32),
+				   u32 ninsn, then ninsn of
 				   u8 op, u8 field, u8 is_str, u8 0, u32 len,
 				   u64 value (i64), and is_str: len bytes */
 	WIRE_FIRE = 29,		/* LM -> MM: u32 rule, u32 pid, u32 tid,

@@ -128,11 +128,18 @@ struct seg_plan_insn {
 };
 _Static_assert(sizeof(struct seg_plan_insn) == 16, "plan_insn");
 
+/* What a row watches: a record of eid whose fields pass the comparisons;
+ * a block (eid REC_EID_BLOCK_END) whose name is insn[0]'s string lasting
+ * longer than insn[1].value ns; the rate of eid passing insn[0].value
+ * records a second in one thread. */
+enum { SEG_ROW_EVENT = 0, SEG_ROW_BLOCK = 1, SEG_ROW_RATE = 2 };
+
 struct seg_plan_row {
 	uint32_t	rule;		/* the rule's number (mainmon's) */
 	int32_t		eid;
 	uint32_t	ninsn;
-	uint32_t	pad;
+	uint16_t	kind;		/* SEG_ROW_* */
+	uint16_t	pad;
 	struct seg_plan_insn insn[SEG_PLAN_INSNS];
 };
 
