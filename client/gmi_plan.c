@@ -114,19 +114,6 @@ gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch)
 }
 
 static int
-cmp_dbl(double a, uint8_t op, double b)
-{
-	switch (op) {
-	case PLAN_EQ: return a == b;
-	case PLAN_NE: return a != b;
-	case PLAN_LT: return a < b;
-	case PLAN_LE: return a <= b;
-	case PLAN_GT: return a > b;
-	default: return a >= b;
-	}
-}
-
-static int
 cmp_int(int64_t a, uint8_t op, int64_t b)
 {
 	switch (op) {
@@ -200,8 +187,12 @@ row_match(const struct seg_plan_row *r, const struct gmi_type *ty,
 		if (ty->fmt.kind[f] == REC_K_STR)
 			return 0;
 		if (ty->fmt.kind[f] == REC_K_DOUBLE) {
+			/* As the sign of the difference; NaN equals
+			 * nothing. */
 			memcpy(&d, sl->p[f], 8);
-			if (!cmp_dbl(d, in->op, (double)in->value))
+			if (d != d ? in->op != PLAN_NE :
+			    !cmp_int(d < (double)in->value ? -1 :
+			    d > (double)in->value, in->op, 0))
 				return 0;
 			continue;
 		}

@@ -525,6 +525,8 @@ size_t mm_plan_list(const struct mm *mm, char *buf, size_t cap);
 /* Writes #PLAN add lines to w: rule n, or every rule (n 0).  0 or -1. */
 int mm_plan_write(const struct mm *mm, struct tape_w *w, uint32_t n);
 void mm_plan_free(struct mm *mm);
+/* mm_ctl.c: sets (on) or clears bit b of the words w. */
+void mm_set_bit(uint32_t *w, uint32_t b, int on);
 /* mm_out.c: the name process pid of node n started with, or NULL. */
 const char *mm_proc_name(struct mm_node *n, uint32_t pid);
 /* Sends the armed rules' watched rows (PLAN) to LM c (ready), or to

@@ -86,6 +86,31 @@ watched(const struct mm_plan *p)
 	return k == PLAN_W_EVENT || k == PLAN_W_BLOCK || k == PLAN_W_RATE;
 }
 
+/* A row's head in PLAN (protocol.md 1.4). */
+static void
+put_row_head(struct wire_wr *w, uint32_t rule, uint32_t kind, int32_t eid,
+	     uint32_t ninsn)
+{
+	wire_put_u32(w, rule);
+	wire_put_u32(w, kind);
+	wire_put_u32(w, (uint32_t)eid);
+	wire_put_u32(w, ninsn);
+}
+
+/* One comparison of a row, and its string's bytes (str, len) if any. */
+static void
+put_insn(struct wire_wr *w, uint8_t op, uint8_t field, uint8_t is_str,
+	 uint32_t len, int64_t value, const char *str)
+{
+	uint8_t b[4] = { op, field, is_str, 0 };
+
+	wire_put_bytes(w, b, 4);
+	wire_put_u32(w, len);
+	wire_put_u64(w, (uint64_t)value);
+	if (is_str)
+		wire_put_bytes(w, str, len);
+}
+
 /* Appends p's row to w; -1 if its strings do not fit in what is left of
  * the segment's string area (*strs bytes used). */
 static int
@@ -95,44 +120,21 @@ put_row(struct wire_wr *w, const struct mm_plan *p, uint32_t *strs)
 	const struct plan_pred *pr;
 	uint32_t need = 0;
 	unsigned i;
-	uint8_t b[4];
 
 	if (t->kind == PLAN_W_BLOCK) {
 		/* The name, then the duration: two comparisons. */
 		if (*strs + t->name.len > SEG_PLAN_STRS)
 			return -1;
 		*strs += t->name.len;
-		wire_put_u32(w, p->n);
-		wire_put_u32(w, SEG_ROW_BLOCK);
-		wire_put_u32(w, (uint32_t)REC_EID_BLOCK_END);
-		wire_put_u32(w, 2);
-		b[0] = PLAN_EQ;
-		b[1] = 1;
-		b[2] = 1;
-		b[3] = 0;
-		wire_put_bytes(w, b, 4);
-		wire_put_u32(w, t->name.len);
-		wire_put_u64(w, 0);
-		wire_put_bytes(w, p->rule->pool + t->name.off, t->name.len);
-		b[0] = PLAN_GT;
-		b[2] = 0;
-		wire_put_bytes(w, b, 4);
-		wire_put_u32(w, 0);
-		wire_put_u64(w, t->ns);
+		put_row_head(w, p->n, SEG_ROW_BLOCK, REC_EID_BLOCK_END, 2);
+		put_insn(w, PLAN_EQ, 1, 1, t->name.len, 0,
+		    p->rule->pool + t->name.off);
+		put_insn(w, PLAN_GT, 1, 0, 0, (int64_t)t->ns, NULL);
 		return 0;
 	}
 	if (t->kind == PLAN_W_RATE) {
-		wire_put_u32(w, p->n);
-		wire_put_u32(w, SEG_ROW_RATE);
-		wire_put_u32(w, (uint32_t)t->eid);
-		wire_put_u32(w, 1);
-		b[0] = PLAN_GT;
-		b[1] = 1;
-		b[2] = 0;
-		b[3] = 0;
-		wire_put_bytes(w, b, 4);
-		wire_put_u32(w, 0);
-		wire_put_u64(w, t->rate);
+		put_row_head(w, p->n, SEG_ROW_RATE, t->eid, 1);
+		put_insn(w, PLAN_GT, 1, 0, 0, (int64_t)t->rate, NULL);
 		return 0;
 	}
 	for (i = 0; i < t->npred; i++)
@@ -141,22 +143,12 @@ put_row(struct wire_wr *w, const struct mm_plan *p, uint32_t *strs)
 	if (*strs + need > SEG_PLAN_STRS)
 		return -1;
 	*strs += need;
-	wire_put_u32(w, p->n);
-	wire_put_u32(w, SEG_ROW_EVENT);
-	wire_put_u32(w, (uint32_t)t->eid);
-	wire_put_u32(w, t->npred);
+	put_row_head(w, p->n, SEG_ROW_EVENT, t->eid, t->npred);
 	for (i = 0; i < t->npred; i++) {
 		pr = &t->pred[i];
-		b[0] = pr->op;
-		b[1] = pr->field;
-		b[2] = pr->is_str;
-		b[3] = 0;
-		wire_put_bytes(w, b, 4);
-		wire_put_u32(w, pr->is_str ? pr->str.len : 0);
-		wire_put_u64(w, pr->is_str ? 0 : (uint64_t)pr->num);
-		if (pr->is_str)
-			wire_put_bytes(w, p->rule->pool + pr->str.off,
-			    pr->str.len);
+		put_insn(w, pr->op, pr->field, pr->is_str, pr->is_str ?
+		    pr->str.len : 0, pr->is_str ? 0 : pr->num, pr->is_str ?
+		    p->rule->pool + pr->str.off : NULL);
 	}
 	return 0;
 }
@@ -203,15 +195,6 @@ bit(const uint32_t *w, uint32_t b)
 	return (w[b / 32] >> (b % 32)) & 1;
 }
 
-static void
-set_bit(uint32_t *w, uint32_t b, int on)
-{
-	if (on)
-		w[b / 32] |= 1u << (b % 32);
-	else
-		w[b / 32] &= ~(1u << (b % 32));
-}
-
 /* The "off" bit of target t in the control state. */
 static uint32_t *
 target_word(struct mm *mm, const struct plan_target *t, uint32_t *b)
@@ -249,7 +232,7 @@ undo_apply(struct mm *mm, struct mm_plan_undo *u)
 
 	for (i = 0; i < a->ntgt; i++) {
 		w = target_word(mm, &a->tgt[i], &b);
-		set_bit(w, b, a->tgt[i].is_class ? bit(u->cls_was, b) :
+		mm_set_bit(w, b, a->tgt[i].is_class ? bit(u->cls_was, b) :
 		    u->eid_was[i]);
 	}
 	u->on = 0;
@@ -314,7 +297,7 @@ act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
 		for (k = 0; k < a->ntgt; k++) {
 			w = target_word(mm, &a->tgt[k], &b);
 			if (a->tgt[k].is_class)
-				set_bit(u->cls_was, b, bit(w, b));
+				mm_set_bit(u->cls_was, b, bit(w, b));
 			else
 				u->eid_was[k] = (uint8_t)bit(w, b);
 		}
@@ -322,7 +305,7 @@ act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
 	}
 	for (k = 0; k < a->ntgt; k++) {
 		w = target_word(mm, &a->tgt[k], &b);
-		set_bit(w, b, a->kind == PLAN_D_DISABLE);
+		mm_set_bit(w, b, a->kind == PLAN_D_DISABLE);
 	}
 	/* Another firing in force: the duration runs from this one. */
 	if (a->for_ns != 0)

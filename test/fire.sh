@@ -41,6 +41,12 @@
 . "$(dirname "$0")/lib.sh"
 
 G="$B/mainmon/grmctl"
+# armed N RULE: grmctl plan add RULE answers "plan N added (armed)".
+armed() {
+	"$G" "$MM_ID" plan add "$2" > "$T_DIR/add.out" || t_fail "plan add $1 failed"
+	[ "$(cat "$T_DIR/add.out")" = "plan $1 added (armed)" ] ||
+		t_fail "plan add $1 said: $(cat "$T_DIR/add.out")"
+}
 STEPS=2000
 trace="$T_DIR/fire.trace"
 t_start_mm "$trace"
@@ -58,10 +64,7 @@ T_PIDS="$T_PIDS $L"
 t_wait_for 30 "the leaker's definitions never reached $trace" defined
 
 "$G" "$MM_ID" disable 13 > /dev/null || t_fail "disable 13 failed"
-"$G" "$MM_ID" plan add 'when event 12 where $1 > 500000 do enable 13, mark "leak" once' \
-    > "$T_DIR/add.out" || t_fail "plan add 1 failed"
-[ "$(cat "$T_DIR/add.out")" = "plan 1 added (armed)" ] ||
-	t_fail "plan add 1 said: $(cat "$T_DIR/add.out")"
+armed 1 'when event 12 where $1 > 500000 do enable 13, mark "leak" once'
 "$G" "$MM_ID" plan add 'when event 14 where $1 == "ckpt" and $2 >= 1000 do mark 2 times' \
     > /dev/null || t_fail "plan add 2 failed"
 "$G" "$MM_ID" plan add 'when event 13 where $1 == 1000 do disable 15 for 300ms once' \
@@ -184,10 +187,7 @@ t_start_mm "$trace"
 export E2E_PACE_US=10000
 t_writers 4 2 $N
 unset E2E_PACE_US
-"$G" "$MM_ID" plan add 'when event 1 where $2 >= 0 do mark "every"' \
-    > "$T_DIR/add.out" || t_fail "5: plan add failed"
-[ "$(cat "$T_DIR/add.out")" = "plan 1 added (armed)" ] ||
-	t_fail "5: plan add said: $(cat "$T_DIR/add.out")"
+armed 1 'when event 1 where $2 >= 0 do mark "every"'
 touch "$T_DIR/go"
 # Rules added and removed while they write: the writers' tables change
 # under them.
@@ -217,10 +217,7 @@ t_log "5: a rule on every record added and removed while 8 threads wrote $n even
 # ---- 6 ----
 trace="$T_DIR/crash.trace"
 t_start_mm "$trace"
-"$G" "$MM_ID" plan add 'when abnormal end in process leaker do snapshot before 30s after 0s, mark "crash"' \
-    > "$T_DIR/add.out" || t_fail "6: plan add failed"
-[ "$(cat "$T_DIR/add.out")" = "plan 1 added (armed)" ] ||
-	t_fail "6: plan add said: $(cat "$T_DIR/add.out")"
+armed 1 'when abnormal end in process leaker do snapshot before 30s after 0s, mark "crash"'
 rc=0
 GRM_MM=$MM_ID GRM_POLICY=overwrite GRM_SEGSIZE=256K GRM_CHUNKSIZE=16K \
     GRM_LM_LINGER=2 LEAKER_ABORT=1500 "$B/test/leaker" $STEPS 1000 1 \
@@ -302,10 +299,7 @@ GRM_MM=$MM_ID GRM_LM_LINGER=0.2 "$B/test/leaker" $STEPS 1000 1 "$T_DIR/go" \
 L=$!
 T_PIDS="$T_PIDS $L"
 t_wait_for 30 "8: the leaker's definitions never reached $trace" defined
-"$G" "$MM_ID" plan add 'when event 12 where $1 == 300000 do stop, mark "stopped" once' \
-    > "$T_DIR/add.out" || t_fail "8: plan add stop failed"
-[ "$(cat "$T_DIR/add.out")" = "plan 1 added (armed)" ] ||
-	t_fail "8: plan add stop said: $(cat "$T_DIR/add.out")"
+armed 1 'when event 12 where $1 == 300000 do stop, mark "stopped" once'
 "$G" "$MM_ID" plan add "when event 12 where \$1 == 100000 do exec \"echo \$GRM_PLAN_RULE \$GRM_PLAN_PID \$GRM_PLAN_TID \$GRM_PLAN_EID > $T_DIR/exec.tmp && mv $T_DIR/exec.tmp $T_DIR/exec.out\" once" \
     > /dev/null || t_fail "8: plan add exec failed"
 touch "$T_DIR/go"
