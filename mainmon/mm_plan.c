@@ -30,6 +30,7 @@
  */
 static void act_signal(struct mm *mm, const struct mm_plan *p,
 		       struct mm_node *node, uint32_t pid, uint32_t what);
+static uint64_t until_at(uint32_t at);
 
 static const char *
 unarmed(const struct plan_rule *r)
@@ -42,9 +43,12 @@ unarmed(const struct plan_rule *r)
 		switch (r->act[i].kind) {
 		case PLAN_D_ENABLE:
 		case PLAN_D_DISABLE:
-			if (r->act[i].until)
-				return "not armed: this version does not "
-				    "fire 'until'";
+			if (r->act[i].until && (r->until.kind == PLAN_W_EVENT ||
+			    r->until.kind == PLAN_W_BLOCK ||
+			    r->until.kind == PLAN_W_RATE))
+				return "not armed: this version fires 'until' "
+				    "only with a time, an abnormal end or a "
+				    "loss";
 			break;
 		default:
 			break;
@@ -283,7 +287,7 @@ act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
 	uint32_t *w, b;
 	unsigned k;
 
-	if (a->for_ns != 0 && !u->on) {
+	if ((a->for_ns != 0 || a->until) && !u->on) {
 		if (u->ev == NULL &&
 		    (u->ev = loop_timer(mm->base, undo_cb, u)) == NULL) {
 			log_warn("plan %u: out of memory: '%s' not done",
@@ -307,9 +311,15 @@ act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
 		w = target_word(mm, &a->tgt[k], &b);
 		mm_set_bit(w, b, a->kind == PLAN_D_DISABLE);
 	}
-	/* Another firing in force: the duration runs from this one. */
+	/* Another firing in force: the duration runs from this one; an
+	 * until's time comes when it comes (a process's end or a loss:
+	 * queue_cb). */
 	if (a->for_ns != 0)
 		(void)loop_arm(u->ev, a->for_ns);
+	else if (a->until && p->rule->until.kind == PLAN_W_EVERY)
+		loop_arm_idle(u->ev, p->rule->until.ns);
+	else if (a->until && p->rule->until.kind == PLAN_W_AT)
+		loop_arm_idle(u->ev, until_at(p->rule->until.at));
 	return 1;
 }
 
@@ -656,6 +666,23 @@ struct mm_plan_q {
 	} q[PLAN_Q_MAX];
 };
 
+/* The end of p's switches in force whose until is of kind, met by t in
+ * p's scope. */
+static void
+until_met(struct mm_plan *p, int kind, const struct trig *t)
+{
+	unsigned i;
+
+	if (!p->rule->has_until || p->rule->until.kind != kind ||
+	    !in_scope(p, t))
+		return;
+	for (i = 0; i < p->rule->nact; i++)
+		if (p->undo[i].on && p->rule->act[i].until) {
+			loop_disarm(p->undo[i].ev);
+			undo_cb(&p->undo[i]);
+		}
+}
+
 static void
 queue_cb(void *arg)
 {
@@ -672,9 +699,11 @@ queue_cb(void *arg)
 	for (i = 0; i < q->n; i++) {
 		if (q->q[i].name[0] != '\0')
 			q->q[i].t.name = q->q[i].name;
-		for (p = mm->plans; p != NULL; p = p->next)
+		for (p = mm->plans; p != NULL; p = p->next) {
+			until_met(p, q->q[i].kind, &q->q[i].t);
 			if (p->rule->when.kind == q->q[i].kind)
 				plan_fire(mm, p, &q->q[i].t);
+		}
 	}
 	q->n = 0;
 }
@@ -687,7 +716,8 @@ enqueue(struct mm *mm, int kind, const struct trig *t)
 	struct mm_plan *p;
 
 	for (p = mm->plans; p != NULL; p = p->next)
-		if (p->rule->when.kind == kind && p->unarmed == NULL)
+		if (p->unarmed == NULL && (p->rule->when.kind == kind ||
+		    (p->rule->has_until && p->rule->until.kind == kind)))
 			break;
 	if (p == NULL)
 		return;

@@ -33,7 +33,9 @@
 #     once, naming the process; the trace holds its end (killed, signal
 #     6) and every record of the seconds before it.
 #  7. Time and loss triggers: 'every 200ms ... 3 times' fires 3 times,
-#     about 200 ms apart; 'when loss do mark' fires for a #LOSS line.
+#     about 200 ms apart; 'when loss do mark' fires for a #LOSS line;
+#     'disable 99 until every 300ms' ends some 300 ms after it began; an
+#     'until' on a record is refused as not armed.
 #  8. stop, continue, exec (mainmon --allow-exec): the leaker stopped at
 #     step 300 (its state T), let go by 'when every 100ms do continue
 #     once', every record in the trace; a command run with the trigger
@@ -252,6 +254,11 @@ t_start_mm "$trace"
 	t_fail "7: plan add every failed"
 "$G" "$MM_ID" plan add 'when loss do mark "lost"' > /dev/null ||
 	t_fail "7: plan add loss failed"
+armed 3 'when every 100ms do disable 99 until every 300ms once'
+"$G" "$MM_ID" plan add 'when loss do enable 13 until event 12' > "$T_DIR/add.out" ||
+	t_fail "7: plan add 4 failed"
+[ "$(cat "$T_DIR/add.out")" = "plan 4 added (not armed: this version fires 'until' only with a time, an abnormal end or a loss)" ] ||
+	t_fail "7: plan add 4 said: $(cat "$T_DIR/add.out")"
 ticked() {
 	"$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "7: plan list failed"
 	grep -q '^  (armed, fired 3 times, no more)$' "$T_DIR/list.out"
@@ -288,7 +295,12 @@ for g in $gaps; do
 done
 [ "$(t_count "$trace" '#LOSS')" -ge 1 ] && [ "$(t_count "$trace" '#PLAN fire' n=2)" -ge 1 ] ||
 	t_fail "7: a loss and no firing of 'loss'"
-t_log "7: 'every 200ms' fired 3 times, $gaps ms apart; 'loss' fired $(t_count "$trace" '#PLAN fire' n=2) times for $(t_count "$trace" '#LOSS') #LOSS lines"
+off=$(awk '$1 == "#CONTROL" && $3 == "\"plan" && $4 == "3:" && $5 == "disable" { print $2 }' "$trace")
+on=$(awk '$1 == "#CONTROL" && $3 == "\"plan" && $4 == "3:" && $5 == "end" { print $2 }' "$trace")
+[ -n "$off" ] && [ -n "$on" ] || t_fail "7: 'until every 300ms': no #CONTROL lines ($off, $on)"
+until_ms=$(awk -v a="$off" -v b="$on" 'BEGIN { printf "%d", (b - a) / 1e6 }')
+[ "$until_ms" -ge 250 ] && [ "$until_ms" -lt 5000 ] || t_fail "7: 'until every 300ms' after $until_ms ms"
+t_log "7: 'every 200ms' fired 3 times, $gaps ms apart; 'disable 99 until every 300ms' for $until_ms ms; 'loss' fired $(t_count "$trace" '#PLAN fire' n=2) times for $(t_count "$trace" '#LOSS') #LOSS lines"
 
 # ---- 8 ----
 trace="$T_DIR/stop.trace"
