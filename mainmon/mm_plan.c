@@ -162,7 +162,7 @@ mm_plan_send(struct mm *mm, struct mm_conn *c)
 {
 	/* 64 rows of 8 comparisons and their strings, at most. */
 	static unsigned char buf[WIRE_HDR + 4 + SEG_PLAN_ROWS *
-	    (12 + SEG_PLAN_INSNS * 16) + SEG_PLAN_STRS];
+	    (16 + SEG_PLAN_INSNS * 16) + SEG_PLAN_STRS];
 	const struct mm_plan *p;
 	struct mm_conn *k;
 	struct wire_wr w;

@@ -35,7 +35,8 @@
 #  7. Time and loss triggers: 'every 200ms ... 3 times' fires 3 times,
 #     about 200 ms apart; 'when loss do mark' fires for a #LOSS line;
 #     'disable 99 until every 300ms' ends some 300 ms after it began; an
-#     'until' on a record is refused as not armed.
+#     'until' on a record is refused as not armed; 'at' a time 2 s ahead
+#     fires once.
 #  8. stop, continue, exec (mainmon --allow-exec): the leaker stopped at
 #     step 300 (its state T), let go by 'when every 100ms do continue
 #     once', every record in the trace; a command run with the trigger
@@ -259,6 +260,8 @@ armed 3 'when every 100ms do disable 99 until every 300ms once'
 	t_fail "7: plan add 4 failed"
 [ "$(cat "$T_DIR/add.out")" = "plan 4 added (not armed: this version fires 'until' only with a time, an abnormal end or a loss)" ] ||
 	t_fail "7: plan add 4 said: $(cat "$T_DIR/add.out")"
+AT=$(date -d '+2 sec' +%H:%M:%S)
+armed 5 "when at $AT do mark \"at\""
 ticked() {
 	"$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "7: plan list failed"
 	grep -q '^  (armed, fired 3 times, no more)$' "$T_DIR/list.out"
@@ -287,6 +290,11 @@ lost() {
 }
 t_wait_for 30 "7: the loss did not fire rule 2" lost
 t_wait t_dead "$lm" || t_fail "7: LM did not exit"
+at() {
+	"$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "7: plan list failed"
+	grep -A1 '^5 ' "$T_DIR/list.out" | grep -q 'fired 1 time)'
+}
+t_wait_for 30 "7: 'at $AT' did not fire" at
 t_stop_mm 7
 [ "$(t_count "$trace" '#PLAN fire' n=1)" -eq 3 ] || t_fail "7: not 3 firings of 'every'"
 gaps=$(awk '$1 == "#PLAN" && $2 == "fire" && $3 == 1 { if (prev) printf "%d ", ($11 - prev) / 1e6; prev = $11 }' "$trace")
@@ -300,7 +308,7 @@ on=$(awk '$1 == "#CONTROL" && $3 == "\"plan" && $4 == "3:" && $5 == "end" { prin
 [ -n "$off" ] && [ -n "$on" ] || t_fail "7: 'until every 300ms': no #CONTROL lines ($off, $on)"
 until_ms=$(awk -v a="$off" -v b="$on" 'BEGIN { printf "%d", (b - a) / 1e6 }')
 [ "$until_ms" -ge 250 ] && [ "$until_ms" -lt 5000 ] || t_fail "7: 'until every 300ms' after $until_ms ms"
-t_log "7: 'every 200ms' fired 3 times, $gaps ms apart; 'disable 99 until every 300ms' for $until_ms ms; 'loss' fired $(t_count "$trace" '#PLAN fire' n=2) times for $(t_count "$trace" '#LOSS') #LOSS lines"
+t_log "7: 'at $AT' fired; 'every 200ms' fired 3 times, $gaps ms apart; 'disable 99 until every 300ms' for $until_ms ms; 'loss' fired $(t_count "$trace" '#PLAN fire' n=2) times for $(t_count "$trace" '#LOSS') #LOSS lines"
 
 # ---- 8 ----
 trace="$T_DIR/stop.trace"
