@@ -726,6 +726,9 @@ void mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid,
 		      uint64_t ts, int32_t eid, const struct rec_field *f,
 		      unsigned n);
 void mm_causal_free(struct mm *mm);
+/* The rank process (node, pid) gave itself (a -6 record written): 0 and
+ * *rank, or -1 if it gave none. */
+int mm_causal_rank(struct mm *mm, uint32_t node, uint32_t pid, int64_t *rank);
 
 /* mm_out.c */
 /* Creates the trace file path, which must not exist (O_EXCL: a link is

@@ -37,8 +37,6 @@ unarmed(const struct plan_rule *r)
 {
 	unsigned i;
 
-	if (r->scope.has & PLAN_S_RANK)
-		return "not armed: this version does not scope by rank";
 	for (i = 0; i < r->nact; i++)
 		switch (r->act[i].kind) {
 		case PLAN_D_ENABLE:
@@ -340,9 +338,13 @@ in_scope(const struct mm_plan *p, const struct trig *t)
 {
 	const struct plan_scope *s = &p->rule->scope;
 	const char *pool = p->rule->pool, *name;
+	int64_t rank;
 
 	if (t->node == NULL)
 		return 1;
+	if ((s->has & PLAN_S_RANK) && (mm_causal_rank(p->mm, t->node->id,
+	    t->pid, &rank) != 0 || rank != (int64_t)s->rank))
+		return 0;
 	if ((s->has & PLAN_S_PID) && s->pid != t->pid)
 		return 0;
 	if ((s->has & PLAN_S_THREAD) && s->thread != t->tid)

@@ -21,7 +21,8 @@
 #  4. A block and rates: 'when block solve longer 50ms do snapshot ...,
 #     mark "slow" once' fires once, at the end of the 60 ms block of step
 #     1000; 'rate 15 > 500/s' fires (some 900 a second), 'rate 15 >
-#     5k/s' never.  plan list says what fired; a deletion is in the
+#     5k/s' never; a rule 'in rank 3' (the leaker's rank) fires, one 'in
+#     rank 4' does not.  plan list says what fired; a deletion is in the
 #     trace.
 #  5. A rule watching every record of a type, and 5 more added and
 #     removed, while 4 processes x 2 threads write it (bursts of 1000 at
@@ -73,16 +74,14 @@ armed 1 'when event 12 where $1 > 500000 do enable 13, mark "leak" once'
 "$G" "$MM_ID" plan add 'when event 13 where $1 == 1000 do disable 15 for 300ms once' \
     > /dev/null || t_fail "plan add 3 failed"
 # Not fired by this version: said so.
-"$G" "$MM_ID" plan add 'when abnormal end in rank 0 do mark' \
-    > "$T_DIR/add.out" || t_fail "plan add 4 failed"
-grep -q "^plan 4 added (not armed: this version does not scope by rank)\$" \
-    "$T_DIR/add.out" || t_fail "plan add 4 said: $(cat "$T_DIR/add.out")"
+armed 4 'when event 14 where $2 == 500 in rank 3 do mark "rank 3" once'
 "$G" "$MM_ID" plan add 'when block solve longer 50ms do snapshot before 2s after 100ms, mark "slow" once' \
     > /dev/null || t_fail "plan add 5 failed"
 "$G" "$MM_ID" plan add 'when rate 15 > 500/s do mark "fast" once' \
     > /dev/null || t_fail "plan add 6 failed"
 "$G" "$MM_ID" plan add 'when rate 15 > 5k/s do mark "never"' \
     > /dev/null || t_fail "plan add 7 failed"
+armed 8 'when event 14 where $2 == 500 in rank 4 do mark "rank 4" once'
 touch "$T_DIR/go"
 t_reap leaker $L
 "$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "plan list failed"
@@ -173,12 +172,15 @@ took=$(awk -v ts="$4" -v p="$7" -v t="$8" '
 [ "$(t_count "$trace" '#PLAN fire' n=6)" -eq 1 ] &&
     [ "$(t_count "$trace" '#PLAN fire' n=7)" -eq 0 ] ||
 	t_fail "4: rate rules: $(t_count "$trace" '#PLAN fire' n=6) and $(t_count "$trace" '#PLAN fire' n=7) firings"
-grep -q '^plan: 7 rules, fired 6 times$' "$T_DIR/list.out" &&
+[ "$(t_count "$trace" '#PLAN fire' n=4)" -eq 1 ] &&
+    [ "$(t_count "$trace" '#PLAN fire' n=8)" -eq 0 ] ||
+	t_fail "4: rank rules: $(t_count "$trace" '#PLAN fire' n=4) and $(t_count "$trace" '#PLAN fire' n=8) firings"
+grep -q '^plan: 8 rules, fired 7 times$' "$T_DIR/list.out" &&
     grep -q '^  (armed, fired 1 time, no more)$' "$T_DIR/list.out" &&
     grep -q '^  (armed, fired 2 times, no more)$' "$T_DIR/list.out" ||
 	t_fail "4: plan list said: $(cat "$T_DIR/list.out")"
 [ "$(t_count "$trace" '#PLAN del' n=2)" -eq 1 ] || t_fail "4: no #PLAN del 2"
-t_log "4: a $took ms block fired the block rule; 'rate > 500/s' fired, 'rate > 5k/s' did not; plan list says what fired"
+t_log "4: a $took ms block fired the block rule; 'rate > 500/s' fired, 'rate > 5k/s' did not; 'in rank 3' fired, 'in rank 4' did not; plan list says what fired"
 
 # ---- 5 ----
 N=100000

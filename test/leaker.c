@@ -3,7 +3,7 @@
  * event 12 with its "stack depth" (growing by 1000 a step) and event 13
  * with the step's number (excess monitoring, off until a plan switches it
  * on), event 15 with the step's number (a tick), and every 500 steps
- * event 14, a checkpoint ("ckpt", the step).
+ * event 14, a checkpoint ("ckpt", the step).  It names itself rank 3.
  * "leaker STEPS PACE_US THREADS [GO]": every thread takes the steps, one
  * every PACE_US microseconds, once file GO exists.  Every 100 steps a
  * block "solve" (id 1) begins and ends, lasting 60 ms at step
@@ -75,7 +75,8 @@ main(int argc, char **argv)
 	    GMI_DefineEvent(13, "%d", "procedure step") != GRM_OK ||
 	    GMI_DefineEvent(14, "%s %d", "checkpoint") != GRM_OK ||
 	    GMI_DefineEvent(15, "%d", "tick") != GRM_OK ||
-	    GMI_DefineBlock(1, "solve") != GRM_OK)
+	    GMI_DefineBlock(1, "solve") != GRM_OK ||
+	    GMI_SetName(3, "leaker") != GRM_OK)
 		return 1;
 	while (argc > 4 && access(argv[4], F_OK) != 0)
 		nanosleep(&nap, NULL);
