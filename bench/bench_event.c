@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* bench_event.c: the per-event cost of GMI_Event with two integers, for one
  * thread and for several writing at once, with a string argument, and
- * with the type switched off from outside (grmctl disable); prints
- * figures, asserts nothing. */
+ * with the type switched off from outside (grmctl disable), and with a
+ * monitoring plan watching another type, then this one (a comparison
+ * that never holds, then one that always does); prints figures, asserts
+ * nothing. */
 #include <pthread.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -173,6 +175,28 @@ main(int argc, char **argv)
 		}
 		measure("GMI_Event, type disabled by grmctl", 1);
 		if (grmctl(ctl, "enable", "1") != 0)
+			return 1;
+		/* Plans (doc/plans.md 7): rule 1 watches another type,
+		 * rule 2 this one with a comparison that never holds (the
+		 * check's cost), rule 3 one that always does (the firing
+		 * slot taken, or a miss counted). */
+		if (grmctl(ctl, "plan", "add when event 2 where $1 < 0 do "
+		    "mark") != 0)
+			return 1;
+		measure("GMI_Event, another type watched", 1);
+		if (grmctl(ctl, "plan", "add when event 1 where $2 > "
+		    "1000000000 do mark") != 0)
+			return 1;
+		measure("GMI_Event, watched, never matching", 1);
+		measure("GMI_Event, watched, never matching", threads);
+		if (grmctl(ctl, "plan", "add when event 1 where $2 >= 0 do "
+		    "mark") != 0)
+			return 1;
+		measure("GMI_Event, watched, always matching", 1);
+		measure("GMI_Event, watched, always matching", threads);
+		if (grmctl(ctl, "plan", "del 1") != 0 ||
+		    grmctl(ctl, "plan", "del 2") != 0 ||
+		    grmctl(ctl, "plan", "del 3") != 0)
 			return 1;
 	}
 	return 0;

@@ -22,6 +22,7 @@ static pthread_mutex_t gmi_def_lock = PTHREAD_MUTEX_INITIALIZER;
  * process's own switches (BEE). */
 uint32_t gmi_ctl_seen = UINT32_MAX;	/* matches neither constant */
 static uint32_t gmi_cls_off_seg[8], gmi_cls_off_local[8];
+static uint32_t gmi_watch[REC_EID_BITS / 32];	/* watched by a plan */
 static char gmi_filter_seg[SEG_FILTER_MAX], gmi_filter_local[SEG_FILTER_MAX];
 
 /*
@@ -111,7 +112,7 @@ type_state(uint32_t b)
 	/* Statistics mode counts events, but names are still recorded. */
 	if (gmi_stats_mode && ty->attr != REC_ATTR_NAME)
 		return GMI_T_STATS;
-	return GMI_T_REC;
+	return bit_set(gmi_watch, b) ? GMI_T_CHECK : GMI_T_REC;
 }
 
 /* Recomputes every defined type's state; gmi_def_lock held. */
@@ -145,6 +146,7 @@ gmi_ctl_refresh(void)
 		/* The filter is shared memory: copy, then terminate. */
 		memcpy(gmi_filter_seg, s->filter, sizeof gmi_filter_seg);
 		gmi_filter_seg[sizeof gmi_filter_seg - 1] = '\0';
+		gmi_plan_refresh(s, gmi_watch);
 		restate_all();
 		__atomic_store_n(&gmi_ctl_seen, gen, __ATOMIC_RELEASE);
 	}
@@ -188,7 +190,7 @@ gmi_type_on(int eid)
 	if (!traced() || (ty = gmi_type_of(eid)) == NULL)
 		return 0;
 	st = atomic_load_explicit(&ty->st, memory_order_acquire);
-	return st == GMI_T_REC || st == GMI_T_STATS;
+	return st == GMI_T_REC || st == GMI_T_CHECK || st == GMI_T_STATS;
 }
 
 const char *
@@ -326,7 +328,7 @@ put_fields(char *p, const struct gmi_type *ty, va_list ap,
 }
 
 static int
-emit(int eid, const struct gmi_type *ty, va_list ap)
+emit(int eid, const struct gmi_type *ty, uint8_t st, va_list ap)
 {
 	uint32_t len = ty->fixed_len, slen[REC_ARGS_MAX];
 	uint64_t ts;
@@ -351,6 +353,8 @@ emit(int eid, const struct gmi_type *ty, va_list ap)
 	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts);
 	put_fields(p + sizeof(struct rec_hdr), ty, ap, slen);
 	commit(len);
+	if (unlikely(st == GMI_T_CHECK))
+		gmi_plan_check(eid, ty, p, len);
 	return GRM_OK;
 }
 
@@ -402,9 +406,9 @@ gmi_emit_va(int eid, va_list ap)
 	if ((ty = gmi_type_of(eid)) == NULL)
 		return gmi_error(GRM_EINVAL, "event id %d out of range", eid);
 	st = atomic_load_explicit(&ty->st, memory_order_acquire);
-	if (st != GMI_T_REC)
+	if (st != GMI_T_REC && st != GMI_T_CHECK)
 		return not_recorded(eid, ty, st, first_int(ty, ap));
-	return emit(eid, ty, ap);
+	return emit(eid, ty, st, ap);
 }
 
 /* Emits with the fields given as varargs. */
@@ -439,10 +443,11 @@ GRM_API int
 		if (st == GMI_T_UNDEF)
 			return gmi_error(GRM_EUNDEF, "GMI_Event: event %d used "
 			    "before GMI_DefineEvent", eid);
-		return not_recorded(eid, ty, st, 0);
+		if (st != GMI_T_CHECK)
+			return not_recorded(eid, ty, st, 0);
 	}
 	va_start(ap, eid);
-	r = emit(eid, ty, ap);
+	r = emit(eid, ty, st, ap);
 	va_end(ap);
 	return r;
 }
@@ -491,9 +496,9 @@ gmi_build_fields(char *buf, int eid, const struct gmi_type *ty, uint8_t attr,
 	return len;
 }
 
-/* Copies a record built in buf into the thread's chunk. */
+/* Copies a record built in buf into the thread's chunk; *at: where. */
 static int
-put_built(const char *buf, size_t len)
+put_built(const char *buf, size_t len, const char **at)
 {
 	int waited = !has_room((uint32_t)len);
 	char *p = reserve((uint32_t)len);
@@ -508,6 +513,8 @@ put_built(const char *buf, size_t len)
 		memcpy(p + offsetof(struct rec_hdr, ts), &ts, sizeof ts);
 	}
 	commit((uint32_t)len);
+	if (at != NULL)
+		*at = p;
 	return GRM_OK;
 }
 
@@ -516,21 +523,26 @@ gmi_emit_fields(int eid, const struct rec_field *f, unsigned n)
 {
 	const struct gmi_type *ty;
 	char buf[REC_MAX];
+	const char *at;
 	size_t len;
 	uint8_t st;
+	int r;
 
 	if (!traced())
 		return GRM_OK;
 	if ((ty = gmi_type_of(eid)) == NULL)
 		return gmi_error(GRM_EINVAL, "event id %d out of range", eid);
 	st = atomic_load_explicit(&ty->st, memory_order_acquire);
-	if (st != GMI_T_REC)
+	if (st != GMI_T_REC && st != GMI_T_CHECK)
 		return not_recorded(eid, ty, st,
 		    n > 0 && f[0].kind == REC_K_INT ? f[0].v.i : 0);
 	len = gmi_build_fields(buf, eid, ty, ty->attr, f, n, gmi_now());
 	if (len == 0)
 		return n != ty->fmt.n ? GRM_EINVAL : GRM_E2BIG;
-	return put_built(buf, len);
+	r = put_built(buf, len, &at);
+	if (r == GRM_OK && st == GMI_T_CHECK)
+		gmi_plan_check(eid, ty, at, (uint32_t)len);
+	return r;
 }
 
 /* Writes the definition record of eid into the stream. */
@@ -548,7 +560,7 @@ emit_define(int eid, const struct gmi_type *ty, const char *format,
 		return gmi_error(GRM_E2BIG, "event %d: format or description "
 		    "too long (at most %d and %d bytes)", eid, REC_FMT_MAX - 1,
 		    REC_DSC_MAX - 1);
-	r = put_built(buf, len);
+	r = put_built(buf, len, NULL);
 	if (r == GRM_OK)
 		gmi_carry_defs();
 	return r;
@@ -684,6 +696,7 @@ GMI_DefineBlock(int bid, const char *name)
 	if (name == NULL || strlen(name) > REC_STR_MAX)
 		return gmi_error(GRM_EINVAL, "GMI_DefineBlock: block %d: "
 		    "name NULL or longer than %d bytes", bid, REC_STR_MAX);
+	gmi_plan_block_name(bid, name);
 	return emitf(REC_EID_BLOCK_NAME, bid, name);
 }
 
@@ -774,7 +787,7 @@ gmi_emit_word(int eid, uint64_t v, uint64_t ts)
 	if ((ty = gmi_type_of(eid)) == NULL)
 		return gmi_error(GRM_EINVAL, "event id %d out of range", eid);
 	st = atomic_load_explicit(&ty->st, memory_order_acquire);
-	if (unlikely(st != GMI_T_REC))
+	if (unlikely(st != GMI_T_REC) && st != GMI_T_CHECK)
 		return not_recorded(eid, ty, st, (int64_t)v);
 	p = reserve(len);
 	if (unlikely(p == NULL))
@@ -782,5 +795,7 @@ gmi_emit_word(int eid, uint64_t v, uint64_t ts)
 	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts ? ts : gmi_now());
 	memcpy(p + sizeof(struct rec_hdr), &v, 8);
 	commit(len);
+	if (unlikely(st == GMI_T_CHECK))
+		gmi_plan_check(eid, ty, p, len);
 	return GRM_OK;
 }

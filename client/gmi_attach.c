@@ -668,6 +668,21 @@ out:
 	return st;
 }
 
+uint32_t
+gmi_self_pid(void)
+{
+	return gmi_pid;
+}
+
+void
+gmi_plan_note(void)
+{
+	char c = LMP_NOTE_FIRE;
+
+	if (gmi_lm_fd != -1)
+		(void)send(gmi_lm_fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 void
 gmi_notify_lm(void)
 {

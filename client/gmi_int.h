@@ -37,7 +37,9 @@ enum {
 	GMI_T_UNDEF = 0,	/* not defined in this process */
 	GMI_T_REC = 1,		/* on: write a record */
 	GMI_T_OFF = 2,		/* defined, switched off (control, filter) */
-	GMI_T_STATS = 3		/* on, statistics mode: update counters */
+	GMI_T_STATS = 3,	/* on, statistics mode: update counters */
+	GMI_T_CHECK = 4		/* on, watched by a plan: write a record,
+				   then run the plan's rows on it */
 };
 
 /* Range role of a type, for statistics of exclusive durations. */
@@ -118,6 +120,19 @@ int gmi_error(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Applies the segment's control words (their generation changed). */
 void gmi_ctl_refresh(void);
+/* gmi_plan.c: copies the segment's plan rows out (gmi_def_lock held, the
+ * control generation changed) and sets watch[] (REC_EID_BITS / 32
+ * words): the types a row watches. */
+void gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch);
+/* Runs the rows watching eid on the record rec[0..len) of type ty this
+ * thread has just committed; a match goes to the row's firing slot. */
+void gmi_plan_check(int eid, const struct gmi_type *ty, const char *rec,
+		    uint32_t len);
+/* Remembers block bid's name (GMI_DefineBlock), for block rows. */
+void gmi_plan_block_name(int bid, const char *name);
+/* gmi_attach.c: this process's pid as attached; writes LMP_NOTE_FIRE. */
+uint32_t gmi_self_pid(void);
+void gmi_plan_note(void);
 /* Points GMI_on_ at the segment's ctl word (traced > 0), at a constant
  * 1 (not attached yet, traced < 0) or 0 (not traced). */
 void gmi_set_on_word(int traced);

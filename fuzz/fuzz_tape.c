@@ -220,7 +220,8 @@ touch_meta(const struct grmtrace_ev *ev)
 	GRMTRACE_WANT(GRMTRACE_LOSS) | GRMTRACE_WANT(GRMTRACE_STATS_COUNT) | \
 	GRMTRACE_WANT(GRMTRACE_STATS_RANGE) | GRMTRACE_WANT(GRMTRACE_CONTROL) | \
 	GRMTRACE_WANT(GRMTRACE_PLAN_ADD) | GRMTRACE_WANT(GRMTRACE_PLAN_DEL) | \
-	GRMTRACE_WANT(GRMTRACE_TSC))
+	GRMTRACE_WANT(GRMTRACE_TSC) | GRMTRACE_WANT(GRMTRACE_CLOCKSTEP) | \
+	GRMTRACE_WANT(GRMTRACE_PLAN_FIRE))
 
 /* Writes a meta line as read; a line grown too long is left out. */
 static void
@@ -244,6 +245,10 @@ put_meta(struct tape_w *w, const struct grmtrace_ev *ev)
 	case GRMTRACE_TSC:
 		rc = tape_tsc(w, &(struct tape_tsc){ ev->node, f[1].v.u,
 		    f[2].v.u, f[3].v.u, f[4].v.u, f[5].v.u, f[6].v.u });
+		break;
+	case GRMTRACE_CLOCKSTEP:
+		rc = tape_clockstep(w, ev->node, f[1].v.u, f[2].v.i, f[3].v.u,
+		    f[4].v.u);
 		break;
 	case GRMTRACE_ORDER:
 		rc = tape_order(w, f[0].v.u, f[1].v.u, f[2].v.u, f[3].v.u);
@@ -275,6 +280,11 @@ put_meta(struct tape_w *w, const struct grmtrace_ev *ev)
 		break;
 	case GRMTRACE_PLAN_DEL:
 		rc = tape_plan_del(w, (uint32_t)ev->count, ev->ts);
+		break;
+	case GRMTRACE_PLAN_FIRE:
+		rc = tape_plan_fire(w, &(struct tape_fire){ (uint32_t)ev->count,
+		    ev->ts, ev->records, ev->node, ev->pid, ev->tid, ev->eid,
+		    f[8].v.u, f[9].v.u, ev->str, ev->str_len });
 		break;
 	default:
 		rc = tape_control(w, ev->ts, ev->str, ev->str_len);

@@ -430,6 +430,21 @@ void lm_clock_send(struct lm *lm);
 
 /* lm_main.c */
 void lm_begin_exit(struct lm *lm, const char *why);
+
+/* lm_plan.c: monitoring plans (doc/plans.md 7).  Puts mainmon's PLAN
+ * rows into the segment: NULL, or what is wrong with msg (nothing is
+ * applied). */
+const char *lm_plan_apply(struct lm *lm, struct wire_rd *msg);
+/* Sends every READY firing slot to mainmon (FIRE) and frees it; with no
+ * mainmon ready, leaves them (sent when one is). */
+void lm_plan_scan(struct lm *lm);
+/* Frees the slots process pid claimed and never filled (it died). */
+void lm_plan_forget(struct lm *lm, uint32_t pid);
+/* SIGNAL: stops or continues a process attached to this LM (no other).
+ * NULL, or what is wrong with msg. */
+const char *lm_plan_signal(struct lm *lm, struct wire_rd *msg);
+/* lm_clients.c: 1 if process pid is attached to this LM now. */
+int lm_client_attached(const struct lm *lm, uint32_t pid);
 /* Finishes every step made and exits the loop (once). */
 void lm_finish(struct lm *lm);
 /* Finishes the steps made, down to step `to` (enum lm_made), in reverse

@@ -134,8 +134,11 @@ client_free(struct lm_client *c)
 		    c->name);
 		lm_defs_ended(lm, c->session);
 		if (cause != WIRE_PROC_EXEC) {
-			/* Dead, perhaps in the middle of taking a chunk. */
+			/* Dead, perhaps in the middle of taking a chunk or
+			 * filling a firing slot (what it filled goes). */
 			seg_reclaim_claims(&lm->view, c->pid);
+			lm_plan_scan(lm);
+			lm_plan_forget(lm, c->pid);
 			lm->dead++;
 		}
 		lm->nclients--;
@@ -218,6 +221,17 @@ lm_clients_each(struct lm *lm, void (*fn)(struct lm *, uint32_t))
 		fn(lm, lm->orphans[i].pid);
 }
 
+int
+lm_client_attached(const struct lm *lm, uint32_t pid)
+{
+	const struct lm_client *c;
+
+	for (c = lm->clients; c != NULL; c = c->next)
+		if (c->attached && c->pid == pid)
+			return 1;
+	return 0;
+}
+
 void
 lm_orphan_resumed(struct lm *lm, uint32_t session)
 {
@@ -244,6 +258,7 @@ lm_orphans_check(struct lm *lm)
 		if (cause == WIRE_PROC_EXEC && kill((pid_t)o.pid, 0) == 0)
 			continue;	/* still running */
 		seg_reclaim_claims(&lm->view, o.pid);
+		lm_plan_forget(lm, o.pid);
 		/* Session 0: only a chunk it was claiming. */
 		if (o.session != 0) {
 			seg_reclaim_session(&lm->view, o.session);
@@ -294,6 +309,8 @@ client_read(struct bufferevent *bev, void *arg)
 				i += sizeof v;
 			} else if (note[i] == LMP_NOTE_PUSH)
 				lm_threshold(c->lm);
+			else if (note[i] == LMP_NOTE_FIRE)
+				lm_plan_scan(c->lm);
 			else if (note[i] == LMP_NOTE_FLUSH) {
 				/* No MM: kept, at once.  One connecting or
 				 * synchronising: asked for when it is ready

@@ -825,6 +825,7 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		lm->mm_state = LM_LINK_READY;
 		log_debug("connected to %s", lm->mm_id);
 		send_known(lm);
+		lm_plan_scan(lm);
 		if (lm->outstanding > 0)
 			lm->push_wanted = lm->push_wanted || lm->exiting;
 		else if (lm->spill_bytes > 0)
@@ -847,6 +848,12 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		break;
 	case WIRE_CONTROL:
 		wrong = apply_control(lm, msg);
+		break;
+	case WIRE_PLAN:
+		wrong = lm_plan_apply(lm, msg);
+		break;
+	case WIRE_SIGNAL:
+		wrong = lm_plan_signal(lm, msg);
 		break;
 	case WIRE_ACK:
 		acked(lm);
@@ -896,6 +903,9 @@ push_timer_cb(void *arg)
 {
 	struct lm *lm = arg;
 
+	/* A firing whose note was lost (the socket full) goes now. */
+	if (!lm->finished)
+		lm_plan_scan(lm);
 	if (lm->finished || lm->seg == NULL || lm->exiting ||
 	    lm->mm_state != LM_LINK_READY || lm->spill_bytes > 0 ||
 	    lm->ndeferred > 0 || lm->pause.on)

@@ -8,6 +8,7 @@
 #include "mm_sync.h"
 #include "net/mmid.h"
 #include "net/wire.h"
+#include "plan/plan.h"
 #include "rec/rec.h"
 #include "tape.h"
 #include "util/hmap.h"
@@ -489,19 +490,51 @@ struct mm {
 	/* Frees the processes that ended, once done with (mm_out.c). */
 	struct loop_ev	*procs_ev;
 	uint64_t		procs_freed;
-	/* The monitoring plan (mm_plan.c): rules in order of number,
-	 * stored and shown, not fired yet. */
+	/* The monitoring plan (mm_plan.c): rules in order of number;
+	 * those this version fires are armed (doc/plans.md). */
 	struct mm_plan		*plans;
 	unsigned		nplans;
 	uint32_t		plan_next;	/* the last number given */
 	int			allow_exec;	/* --allow-exec */
+	uint64_t		plan_fired;	/* firings, every rule */
+	char			*plan_base;	/* the file a plan first rotated */
+	struct mm_plan_q	*plan_q;	/* triggers met while writing */
+	/* Processes a plan stopped, until one continues them. */
+	struct mm_stopped {
+		struct mm_node	*node;
+		uint32_t	pid;
+	}			plan_stopped[64];
+	unsigned		plan_nstopped;
 };
 
-/* A rule of the plan, in canonical form (doc/plans.md). */
+/* An enable/disable "for D" of a rule in force: the control bits it
+ * changed, as they were, put back when its timer ends it. */
+struct mm_plan_undo {
+	struct mm		*mm;
+	struct mm_plan		*p;
+	unsigned		act;		/* its action's index */
+	int			on;		/* a firing is in force */
+	uint32_t		cls_was[8];	/* the bits of its targets */
+	uint8_t			eid_was[PLAN_TARGETS_MAX];
+	struct loop_ev		*ev;
+};
+
+/* A rule of the plan, in canonical form (doc/plans.md), its parsed form
+ * and its state. */
 struct mm_plan {
+	struct mm		*mm;
 	uint32_t		n;		/* from 1, never reused */
 	uint64_t		ts;		/* MM time it was added */
 	char			*text;
+	struct plan_rule	*rule;
+	const char		*unarmed;	/* why it does not fire, or NULL */
+	uint64_t		fired;		/* firings so far */
+	uint64_t		last_ns;	/* MM time of the last one */
+	struct mm_plan_undo	undo[PLAN_ACTS_MAX];
+	struct loop_ev		*snap_ev;	/* a snapshot's second round */
+	struct loop_ev		*time_ev;	/* every D, at HH:MM */
+	int			exec_pid;	/* its exec's command, running */
+	uint64_t		exec_ns;	/* when it was started */
 	struct mm_plan		*next;
 };
 
@@ -518,6 +551,23 @@ size_t mm_plan_list(const struct mm *mm, char *buf, size_t cap);
 /* Writes #PLAN add lines to w: rule n, or every rule (n 0).  0 or -1. */
 int mm_plan_write(const struct mm *mm, struct tape_w *w, uint32_t n);
 void mm_plan_free(struct mm *mm);
+/* mm_ctl.c: sets (on) or clears bit b of the words w. */
+void mm_set_bit(uint32_t *w, uint32_t b, int on);
+/* mm_out.c: the name process pid of node n started with, or NULL. */
+const char *mm_proc_name(struct mm_node *n, uint32_t pid);
+/* Sends the armed rules' watched rows (PLAN) to LM c (ready), or to
+ * every ready LM (c NULL). */
+void mm_plan_send(struct mm *mm, struct mm_conn *c);
+/* A FIRE from LM c: a row matched.  0, or -1 (malformed: close c). */
+int mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
+/* Process pid of node ended (#PROC written at ts, MM time): killed by a
+ * signal, or exited with status; name: the #PROC line's. */
+void mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
+		      int killed, int32_t status, uint64_t ts,
+		      const char *name);
+/* A #LOSS line was written for (node, pid, tid) at ts. */
+void mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid,
+		  uint32_t tid, uint64_t ts);
 
 /* mm_peer.c */
 /* A new connection from addr (shown in the log). */
@@ -713,6 +763,9 @@ void mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid,
 		      uint64_t ts, int32_t eid, const struct rec_field *f,
 		      unsigned n);
 void mm_causal_free(struct mm *mm);
+/* The rank process (node, pid) gave itself (a -6 record written): 0 and
+ * *rank, or -1 if it gave none. */
+int mm_causal_rank(struct mm *mm, uint32_t node, uint32_t pid, int64_t *rank);
 
 /* mm_out.c */
 /* Creates the trace file path, which must not exist (O_EXCL: a link is

@@ -175,6 +175,18 @@ mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid, uint64_t ts,
 		message(g, 0, f[0].v.i, *r, f[1].v.i, ts);
 }
 
+int
+mm_causal_rank(struct mm *mm, uint32_t node, uint32_t pid, int64_t *rank)
+{
+	const int64_t *r = mm->causal.ranks.type != NULL ?
+	    rank_of(&mm->causal, node, pid, 0) : NULL;
+
+	if (r == NULL)
+		return -1;
+	*rank = *r;
+	return 0;
+}
+
 void
 mm_causal_free(struct mm *mm)
 {

@@ -60,8 +60,8 @@ parse_target(const char *arg, unsigned *cls, int32_t *eid)
 	return 2;
 }
 
-static void
-set_bit(uint32_t *w, uint32_t b, int on)
+void
+mm_set_bit(uint32_t *w, uint32_t b, int on)
 {
 	if (on)
 		w[b / 32] |= 1u << (b % 32);
@@ -78,10 +78,10 @@ ctl_switch(struct mm *mm, const char *arg, int enable, const char **why)
 
 	switch (parse_target(arg, &cls, &eid)) {
 	case 1:
-		set_bit(mm->ctl.cls_off, cls, !enable);
+		mm_set_bit(mm->ctl.cls_off, cls, !enable);
 		return 0;
 	case 2:
-		set_bit(mm->ctl.eid_off, REC_EID_BIT(eid), !enable);
+		mm_set_bit(mm->ctl.eid_off, REC_EID_BIT(eid), !enable);
 		return 0;
 	case 3:
 		if (!enable) {

@@ -489,7 +489,10 @@ meta_record(struct mm *mm, struct mm_node *node, const struct mm_piece *pc,
 		tid = (uint32_t)who;
 	}
 	mm->losses += n;
-	return tape_loss(mm->out, node->id, pid, tid, n, ts);
+	if (tape_loss(mm->out, node->id, pid, tid, n, ts) != 0)
+		return -1;
+	mm_plan_loss(mm, node, pid, tid, ts);
+	return 0;
 }
 
 /* ---- a file that cannot be written (a full disk) ---- */
@@ -612,6 +615,14 @@ mm_out_finish(struct mm *mm)
 	mm->out_retry = NULL;
 	loop_ev_free(mm->procs_ev);
 	mm->procs_ev = NULL;
+}
+
+const char *
+mm_proc_name(struct mm_node *n, uint32_t pid)
+{
+	const struct mm_proc *p = proc_get(n, pid, 0);
+
+	return p != NULL ? p->name : NULL;
 }
 
 /* Writes a #CONTROL line: cmd took effect everywhere at ts (MM time). */
@@ -929,5 +940,8 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	    (int32_t)status, name) != 0)
 		log_warn("cannot write %s: %s (a #PROC line of process %u)",
 		    mm->out_path, strerror(errno), pid);
+	if (how == TAPE_PROC_KILLED || how == TAPE_PROC_EXIT)
+		mm_plan_proc_end(mm, c->node, pid, how == TAPE_PROC_KILLED,
+		    (int32_t)status, ts, name[0] != '\0' ? name : NULL);
 	return 0;
 }

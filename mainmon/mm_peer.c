@@ -378,6 +378,7 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	mm_send_u32s(c, WIRE_READY, mm->global ? WIRE_READY_GLOBAL : 0, 0, 1);
 	mm_live_returned(mm, c);
 	mm_send_control(mm, c, 0);
+	mm_plan_send(mm, c);
 	mm_round_ready(mm, c);
 	return 0;
 }
@@ -686,6 +687,8 @@ lm_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 		return mm_on_status_reply(mm, c, msg);
 	case WIRE_CONTROL_ACK:
 		return mm_on_control_ack(mm, c, msg);
+	case WIRE_FIRE:
+		return mm_plan_fire(mm, c, msg);
 	case WIRE_FULL:
 	case WIRE_PAUSED:
 	case WIRE_RESUMED:

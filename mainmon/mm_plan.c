@@ -1,21 +1,816 @@
 /* SPDX-License-Identifier: MIT */
 /* mm_plan.c: the job's monitoring plan (doc/plans.md): rules loaded from
  * mainmon -P, added and removed by grmctl plan, shown by status and
- * written to the trace as #PLAN lines.  Not armed: this version stores
- * and shows plans, it does not fire them. */
+ * written to the trace as #PLAN lines; the rules this version fires are
+ * armed: their watched rows go to the Local Monitors, whose FIREs count,
+ * write #PLAN fire lines and run the actions. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include "mm.h"
+#include "net/loop.h"
+#include "net/peer.h"
 #include "net/wire.h"
 #include "plan/plan.h"
+#include "shm/seg.h"
 #include "util/clock.h"
 #include "util/log.h"
 
-/* Said wherever plans are shown: nothing pretends to fire. */
-#define NOT_ARMED	"not armed: this version does not fire plans yet"
+/*
+ * Why this version does not fire r, or NULL if it does: "event"
+ * triggers, scoped by host, process, pid or thread, with enable and
+ * disable (for good or for a duration), and mark.  Said wherever the
+ * rule is shown.
+ */
+static void act_signal(struct mm *mm, const struct mm_plan *p,
+		       struct mm_node *node, uint32_t pid, uint32_t what);
+static uint64_t until_at(uint32_t at);
+
+static const char *
+unarmed(const struct plan_rule *r)
+{
+	unsigned i;
+
+	for (i = 0; i < r->nact; i++)
+		switch (r->act[i].kind) {
+		case PLAN_D_ENABLE:
+		case PLAN_D_DISABLE:
+			if (r->act[i].until && (r->until.kind == PLAN_W_EVENT ||
+			    r->until.kind == PLAN_W_BLOCK ||
+			    r->until.kind == PLAN_W_RATE))
+				return "not armed: this version fires 'until' "
+				    "only with a time, an abnormal end or a "
+				    "loss";
+			break;
+		default:
+			break;
+		}
+	return NULL;
+}
+
+/* 1 if p fired as many times as it may. */
+static int
+exhausted(const struct mm_plan *p)
+{
+	return p->rule->times != 0 && p->fired >= p->rule->times;
+}
+
+static void
+plan_free1(struct mm_plan *p)
+{
+	unsigned i;
+
+	for (i = 0; i < PLAN_ACTS_MAX; i++)
+		loop_ev_free(p->undo[i].ev);
+	loop_ev_free(p->snap_ev);
+	loop_ev_free(p->time_ev);
+	if (p->exec_pid > 0)
+		(void)waitpid(p->exec_pid, NULL, WNOHANG);
+	free(p->rule);
+	free(p->text);
+	free(p);
+}
+
+/* ---- the watched rows (PLAN) ---- */
+
+/* 1 if p's trigger is checked by the writers (a row). */
+static int
+watched(const struct mm_plan *p)
+{
+	int k = p->rule->when.kind;
+
+	return k == PLAN_W_EVENT || k == PLAN_W_BLOCK || k == PLAN_W_RATE;
+}
+
+/* A row's head in PLAN (protocol.md 1.4). */
+static void
+put_row_head(struct wire_wr *w, uint32_t rule, uint32_t kind, int32_t eid,
+	     uint32_t ninsn)
+{
+	wire_put_u32(w, rule);
+	wire_put_u32(w, kind);
+	wire_put_u32(w, (uint32_t)eid);
+	wire_put_u32(w, ninsn);
+}
+
+/* One comparison of a row, and its string's bytes (str, len) if any. */
+static void
+put_insn(struct wire_wr *w, uint8_t op, uint8_t field, uint8_t is_str,
+	 uint32_t len, int64_t value, const char *str)
+{
+	uint8_t b[4] = { op, field, is_str, 0 };
+
+	wire_put_bytes(w, b, 4);
+	wire_put_u32(w, len);
+	wire_put_u64(w, (uint64_t)value);
+	if (is_str)
+		wire_put_bytes(w, str, len);
+}
+
+/* Appends p's row to w; -1 if its strings do not fit in what is left of
+ * the segment's string area (*strs bytes used). */
+static int
+put_row(struct wire_wr *w, const struct mm_plan *p, uint32_t *strs)
+{
+	const struct plan_trig *t = &p->rule->when;
+	const struct plan_pred *pr;
+	uint32_t need = 0;
+	unsigned i;
+
+	if (t->kind == PLAN_W_BLOCK) {
+		/* The name, then the duration: two comparisons. */
+		if (*strs + t->name.len > SEG_PLAN_STRS)
+			return -1;
+		*strs += t->name.len;
+		put_row_head(w, p->n, SEG_ROW_BLOCK, REC_EID_BLOCK_END, 2);
+		put_insn(w, PLAN_EQ, 1, 1, t->name.len, 0,
+		    p->rule->pool + t->name.off);
+		put_insn(w, PLAN_GT, 1, 0, 0, (int64_t)t->ns, NULL);
+		return 0;
+	}
+	if (t->kind == PLAN_W_RATE) {
+		put_row_head(w, p->n, SEG_ROW_RATE, t->eid, 1);
+		put_insn(w, PLAN_GT, 1, 0, 0, (int64_t)t->rate, NULL);
+		return 0;
+	}
+	for (i = 0; i < t->npred; i++)
+		if (t->pred[i].is_str)
+			need += t->pred[i].str.len;
+	if (*strs + need > SEG_PLAN_STRS)
+		return -1;
+	*strs += need;
+	put_row_head(w, p->n, SEG_ROW_EVENT, t->eid, t->npred);
+	for (i = 0; i < t->npred; i++) {
+		pr = &t->pred[i];
+		put_insn(w, pr->op, pr->field, pr->is_str, pr->is_str ?
+		    pr->str.len : 0, pr->is_str ? 0 : pr->num, pr->is_str ?
+		    p->rule->pool + pr->str.off : NULL);
+	}
+	return 0;
+}
+
+void
+mm_plan_send(struct mm *mm, struct mm_conn *c)
+{
+	/* 64 rows of 8 comparisons and their strings, at most. */
+	static unsigned char buf[WIRE_HDR + 4 + SEG_PLAN_ROWS *
+	    (16 + SEG_PLAN_INSNS * 16) + SEG_PLAN_STRS];
+	const struct mm_plan *p;
+	struct mm_conn *k;
+	struct wire_wr w;
+	uint32_t n = 0, strs = 0;
+	size_t at;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, 0);
+	for (p = mm->plans; p != NULL; p = p->next) {
+		if (p->unarmed != NULL || exhausted(p) || n == SEG_PLAN_ROWS ||
+		    !watched(p))
+			continue;
+		at = w.len;
+		if (put_row(&w, p, &strs) != 0) {
+			w.len = at;
+			log_warn("plan %u: its strings do not fit in the "
+			    "segment's %d bytes with the other rules': not "
+			    "watched", p->n, SEG_PLAN_STRS);
+			continue;
+		}
+		n++;
+	}
+	buf[0] = (unsigned char)n;	/* the u32 n (at most 64), LE */
+	for (k = mm->conns; k != NULL; k = k->next)
+		if ((c == NULL || k == c) && k->state == MM_CONN_READY)
+			peer_send(k->p, WIRE_PLAN, buf, w.len, NULL, 0);
+}
+
+/* ---- actions ---- */
+
+static int
+bit(const uint32_t *w, uint32_t b)
+{
+	return (w[b / 32] >> (b % 32)) & 1;
+}
+
+/* The "off" bit of target t in the control state. */
+static uint32_t *
+target_word(struct mm *mm, const struct plan_target *t, uint32_t *b)
+{
+	if (t->is_class) {
+		*b = (uint32_t)t->value;
+		return mm->ctl.cls_off;
+	}
+	*b = REC_EID_BIT(t->value);
+	return mm->ctl.eid_off;
+}
+
+/* "enable 13 class:8": action a's targets, for #CONTROL lines. */
+static void
+targets_text(const struct plan_act *a, char *buf, size_t cap)
+{
+	size_t n;
+	unsigned i;
+
+	n = (size_t)snprintf(buf, cap, "%s", a->kind == PLAN_D_ENABLE ?
+	    "enable" : "disable");
+	for (i = 0; i < a->ntgt && n < cap; i++)
+		n += (size_t)snprintf(buf + n, cap - n, a->tgt[i].is_class ?
+		    " class:%d" : " %d", (int)a->tgt[i].value);
+}
+
+/* The end of an enable/disable "for D": its targets' bits as they were
+ * before its first firing in force. */
+static void
+undo_apply(struct mm *mm, struct mm_plan_undo *u)
+{
+	const struct plan_act *a = &u->p->rule->act[u->act];
+	uint32_t *w, b;
+	unsigned i;
+
+	for (i = 0; i < a->ntgt; i++) {
+		w = target_word(mm, &a->tgt[i], &b);
+		mm_set_bit(w, b, a->tgt[i].is_class ? bit(u->cls_was, b) :
+		    u->eid_was[i]);
+	}
+	u->on = 0;
+}
+
+static void
+undo_cb(void *arg)
+{
+	struct mm_plan_undo *u = arg;
+	char cmd[200], t[160];
+
+	if (!u->on)
+		return;
+	undo_apply(u->mm, u);
+	targets_text(&u->p->rule->act[u->act], t, sizeof t);
+	snprintf(cmd, sizeof cmd, "plan %u: end of %s", u->p->n, t);
+	log_info("%s", cmd);
+	mm_round(u->mm, NULL, MM_CONTROL, cmd);
+}
+
+/* Rule p is deleted: what it switched for a duration goes back now. */
+static void
+plan_undo_all(struct mm *mm, struct mm_plan *p)
+{
+	char cmd[64];
+	unsigned i;
+	int any = 0;
+
+	for (i = 0; i < PLAN_ACTS_MAX; i++)
+		if (p->undo[i].on) {
+			loop_disarm(p->undo[i].ev);
+			undo_apply(mm, &p->undo[i]);
+			any = 1;
+		}
+	if (any) {
+		snprintf(cmd, sizeof cmd, "plan %u deleted: its switches "
+		    "undone", p->n);
+		mm_round(mm, NULL, MM_CONTROL, cmd);
+	}
+}
+
+/* Runs enable/disable action i of p; 1 if the control state changed. */
+static int
+act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
+{
+	const struct plan_act *a = &p->rule->act[i];
+	struct mm_plan_undo *u = &p->undo[i];
+	uint32_t *w, b;
+	unsigned k;
+
+	if ((a->for_ns != 0 || a->until) && !u->on) {
+		if (u->ev == NULL &&
+		    (u->ev = loop_timer(mm->base, undo_cb, u)) == NULL) {
+			log_warn("plan %u: out of memory: '%s' not done",
+			    p->n, a->kind == PLAN_D_ENABLE ? "enable" :
+			    "disable");
+			return 0;
+		}
+		u->p = p;
+		u->mm = mm;
+		u->act = i;
+		for (k = 0; k < a->ntgt; k++) {
+			w = target_word(mm, &a->tgt[k], &b);
+			if (a->tgt[k].is_class)
+				mm_set_bit(u->cls_was, b, bit(w, b));
+			else
+				u->eid_was[k] = (uint8_t)bit(w, b);
+		}
+		u->on = 1;
+	}
+	for (k = 0; k < a->ntgt; k++) {
+		w = target_word(mm, &a->tgt[k], &b);
+		mm_set_bit(w, b, a->kind == PLAN_D_DISABLE);
+	}
+	/* Another firing in force: the duration runs from this one; an
+	 * until's time comes when it comes (a process's end or a loss:
+	 * queue_cb). */
+	if (a->for_ns != 0)
+		(void)loop_arm(u->ev, a->for_ns);
+	else if (a->until && p->rule->until.kind == PLAN_W_EVERY)
+		loop_arm_idle(u->ev, p->rule->until.ns);
+	else if (a->until && p->rule->until.kind == PLAN_W_AT)
+		loop_arm_idle(u->ev, until_at(p->rule->until.at));
+	return 1;
+}
+
+/* What triggered a firing: a record (FIRE), a process's end, a loss, a
+ * time (node NULL: no process). */
+struct trig {
+	struct mm_node	*node;
+	const char	*name;		/* the process's, or NULL: look it up */
+	uint32_t	pid, tid;
+	int32_t		eid;
+	uint64_t	ts;		/* MM clock */
+	uint64_t	missed;
+};
+
+/* 1 if the triggering process is in p's scope (a time: always). */
+static int
+in_scope(const struct mm_plan *p, const struct trig *t)
+{
+	const struct plan_scope *s = &p->rule->scope;
+	const char *pool = p->rule->pool, *name;
+	int64_t rank;
+
+	if (t->node == NULL)
+		return 1;
+	if ((s->has & PLAN_S_RANK) && (mm_causal_rank(p->mm, t->node->id,
+	    t->pid, &rank) != 0 || rank != (int64_t)s->rank))
+		return 0;
+	if ((s->has & PLAN_S_PID) && s->pid != t->pid)
+		return 0;
+	if ((s->has & PLAN_S_THREAD) && s->thread != t->tid)
+		return 0;
+	if ((s->has & PLAN_S_HOST) && (strlen(t->node->host) !=
+	    s->host.len || memcmp(t->node->host, pool + s->host.off,
+	    s->host.len) != 0))
+		return 0;
+	if (s->has & PLAN_S_PROCESS) {
+		name = t->name != NULL ? t->name : mm_proc_name(t->node,
+		    t->pid);
+		if (name == NULL || strlen(name) != s->process.len ||
+		    memcmp(name, pool + s->process.off, s->process.len) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/* A snapshot's second collection, `after` the trigger. */
+static void
+snap_cb(void *arg)
+{
+	struct mm_plan *p = arg;
+
+	log_info("plan %u: the snapshot's collection after the trigger",
+	    p->n);
+	mm_round(p->mm, NULL, MM_SNAPSHOT, NULL);
+}
+
+/* rotate: the trace goes on in BASE.planN-K, BASE being the file mainmon
+ * wrote when a plan first rotated it. */
+static void
+act_rotate(struct mm *mm, const struct mm_plan *p)
+{
+	char name[4200];
+
+	if (mm->out_path == NULL)
+		return;
+	if (mm->plan_base == NULL && (mm->plan_base =
+	    strdup(mm->out_path)) == NULL) {
+		log_warn("plan %u: out of memory: 'rotate' not done", p->n);
+		return;
+	}
+	snprintf(name, sizeof name, "%s.plan%u-%llu", mm->plan_base, p->n,
+	    (unsigned long long)p->fired);
+	log_info("plan %u: rotate to %s", p->n, name);
+	mm_rotate(mm, NULL, name);
+}
+
+/* Sends what (WIRE_SIGNAL_*) for process pid to node's ready LM. */
+static void
+act_signal(struct mm *mm, const struct mm_plan *p, struct mm_node *node,
+	   uint32_t pid, uint32_t what)
+{
+	unsigned char buf[12];
+	struct mm_conn *c;
+	struct wire_wr w;
+
+	wire_wr_init(&w, buf, sizeof buf);
+	wire_put_u32(&w, p->n);
+	wire_put_u32(&w, pid);
+	wire_put_u32(&w, what);
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (c->state == MM_CONN_READY && c->node == node) {
+			peer_send(c->p, WIRE_SIGNAL, buf, w.len, NULL, 0);
+			return;
+		}
+	log_warn("plan %u: no local monitor of %s now: process %u not %s",
+	    p->n, node->host, pid, what == WIRE_SIGNAL_STOP ? "stopped" :
+	    "continued");
+}
+
+/* stop: the triggering process (a time has none). */
+static void
+act_stop(struct mm *mm, const struct mm_plan *p, const struct trig *t)
+{
+	unsigned i;
+
+	if (t->node == NULL || t->pid == 0)
+		return;
+	for (i = 0; i < mm->plan_nstopped; i++)
+		if (mm->plan_stopped[i].node == t->node &&
+		    mm->plan_stopped[i].pid == t->pid)
+			break;
+	if (i == mm->plan_nstopped) {
+		if (i == sizeof mm->plan_stopped / sizeof mm->plan_stopped[0]) {
+			log_warn("plan %u: %u processes stopped already: "
+			    "process %u not stopped", p->n, i, t->pid);
+			return;
+		}
+		mm->plan_stopped[i].node = t->node;
+		mm->plan_stopped[i].pid = t->pid;
+		mm->plan_nstopped++;
+	}
+	act_signal(mm, p, t->node, t->pid, WIRE_SIGNAL_STOP);
+}
+
+/* continue: the processes a plan stopped, of p's scope. */
+static void
+act_continue(struct mm *mm, const struct mm_plan *p)
+{
+	struct trig t;
+	unsigned i;
+
+	for (i = 0; i < mm->plan_nstopped; i++) {
+		memset(&t, 0, sizeof t);
+		t.node = mm->plan_stopped[i].node;
+		t.pid = mm->plan_stopped[i].pid;
+		if (!in_scope(p, &t))
+			continue;
+		act_signal(mm, p, t.node, t.pid, WIRE_SIGNAL_CONT);
+		mm->plan_stopped[i--] =
+		    mm->plan_stopped[--mm->plan_nstopped];
+	}
+}
+
+/* exec: COMMAND by /bin/sh -c on this host, the trigger in its
+ * environment; one at a time per rule, at most once a second. */
+static void
+act_exec(struct mm *mm, struct mm_plan *p, const struct plan_act *a,
+	 const struct trig *t)
+{
+	char cmd[PLAN_STR_MAX + 1], v[6][32];
+	uint64_t now = clk_mono_ns();
+	pid_t pid;
+	int fd;
+
+	if (!mm->allow_exec)
+		return;		/* cannot be: refused when added */
+	if (p->exec_pid > 0 && waitpid(p->exec_pid, NULL, WNOHANG) == 0) {
+		log_warn("plan %u: its command still runs: not run again",
+		    p->n);
+		return;
+	}
+	p->exec_pid = 0;
+	if (p->exec_ns != 0 && now - p->exec_ns < 1000000000ull) {
+		log_warn("plan %u: its command ran less than a second ago: "
+		    "not run again", p->n);
+		return;
+	}
+	memcpy(cmd, p->rule->pool + a->str.off, a->str.len);
+	cmd[a->str.len] = '\0';
+	snprintf(v[0], sizeof v[0], "%u", p->n);
+	snprintf(v[1], sizeof v[1], "%u", t->pid);
+	snprintf(v[2], sizeof v[2], "%u", t->tid);
+	snprintf(v[3], sizeof v[3], "%llu", (unsigned long long)t->ts);
+	snprintf(v[4], sizeof v[4], "%d", (int)t->eid);
+	if ((pid = fork()) < 0) {
+		log_warn("plan %u: cannot run its command: %s", p->n,
+		    strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		/* The child: the trigger in its environment, nothing of
+		 * mainmon's open (its sockets, its trace). */
+		setsid();
+		if ((fd = open("/dev/null", O_RDONLY)) > 0) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		for (fd = 3; fd < 65536; fd++)
+			close(fd);
+		setenv("GRM_PLAN_RULE", v[0], 1);
+		setenv("GRM_PLAN_HOST", t->node != NULL ? t->node->host : "",
+		    1);
+		setenv("GRM_PLAN_PID", v[1], 1);
+		setenv("GRM_PLAN_TID", v[2], 1);
+		setenv("GRM_PLAN_TS", v[3], 1);
+		setenv("GRM_PLAN_EID", v[4], 1);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	p->exec_pid = pid;
+	p->exec_ns = now;
+	log_info("plan %u: command started (pid %d)", p->n, (int)pid);
+}
+
+/*
+ * Fires p for t, if its scope, count and interval allow: counts it,
+ * writes the #PLAN fire line, runs its actions in order.
+ */
+static void
+plan_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
+{
+	const struct plan_rule *r = p->rule;
+	const struct plan_act *a;
+	struct tape_fire f;
+	char cmd[200], txt[160];
+	uint64_t now = clk_mono_ns();
+	const char *text = "";
+	size_t text_len = 0;
+	unsigned i;
+	int changed = 0, snapped = 0;
+
+	if (p->unarmed != NULL || exhausted(p) || !in_scope(p, t))
+		return;
+	/* Within the interval: not a firing, not counted. */
+	if (p->fired > 0 && r->interval != 0 &&
+	    now - p->last_ns < r->interval)
+		return;
+	p->fired++;
+	p->last_ns = now;
+	mm->plan_fired++;
+	for (i = 0; i < r->nact; i++)
+		if (r->act[i].kind == PLAN_D_MARK) {
+			text = r->pool + r->act[i].str.off;
+			text_len = r->act[i].str.len;
+			break;
+		}
+	memset(&f, 0, sizeof f);
+	f.n = p->n;
+	f.ts = t->ts;
+	f.k = p->fired;
+	f.node = t->node != NULL ? t->node->id : 0;
+	f.pid = t->pid;
+	f.tid = t->tid;
+	f.eid = t->eid;
+	f.missed = t->missed;
+	f.acted = now;
+	f.text = text;
+	f.text_len = text_len;
+	if (mm->out != NULL && tape_plan_fire(mm->out, &f) != 0)
+		log_warn("cannot write %s: %s (a #PLAN fire line)",
+		    mm->out_path, strerror(errno));
+	log_info("plan %u fired (%llu): process %u thread %u on %s", p->n,
+	    (unsigned long long)p->fired, t->pid, t->tid, t->node != NULL ?
+	    t->node->host : "(a time)");
+	cmd[0] = '\0';
+	for (i = 0; i < r->nact; i++) {
+		a = &r->act[i];
+		switch (a->kind) {
+		case PLAN_D_ENABLE:
+		case PLAN_D_DISABLE:
+			if (!act_switch(mm, p, i))
+				break;
+			targets_text(a, txt, sizeof txt);
+			if (!changed)
+				snprintf(cmd, sizeof cmd, "plan %u: %s", p->n,
+				    txt);
+			else if (strlen(cmd) + strlen(txt) + 3 < sizeof cmd)
+				strcat(strcat(cmd, ", "), txt);
+			changed = 1;
+			break;
+		case PLAN_D_SNAPSHOT:
+			/* Now: what the ring holds of the time before is
+			 * saved from overwriting; then after the trigger. */
+			if (!snapped)
+				mm_round(mm, NULL, MM_SNAPSHOT, NULL);
+			snapped = 1;
+			if (a->after == 0)
+				break;
+			if (p->snap_ev == NULL)
+				p->snap_ev = loop_timer(mm->base, snap_cb, p);
+			if (p->snap_ev != NULL)
+				(void)loop_arm(p->snap_ev, a->after);
+			break;
+		case PLAN_D_ROTATE:
+			act_rotate(mm, p);
+			break;
+		case PLAN_D_STOP:
+			act_stop(mm, p, t);
+			break;
+		case PLAN_D_CONTINUE:
+			act_continue(mm, p);
+			break;
+		case PLAN_D_EXEC:
+			act_exec(mm, p, a, t);
+			break;
+		}
+	}
+	if (changed)
+		mm_round(mm, NULL, MM_CONTROL, cmd);
+	/* Its last firing: the writers stop checking for it. */
+	if (exhausted(p) && watched(p))
+		mm_plan_send(mm, NULL);
+}
+
+int
+mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	struct mm_plan *p;
+	struct trig t;
+	uint32_t rule;
+
+	memset(&t, 0, sizeof t);
+	rule = wire_get_u32(msg);
+	t.pid = wire_get_u32(msg);
+	t.tid = wire_get_u32(msg);
+	t.eid = (int32_t)wire_get_u32(msg);
+	t.ts = wire_get_u64(msg);
+	t.missed = wire_get_u64(msg);
+	if (!wire_rd_end(msg))
+		return -1;
+	for (p = mm->plans; p != NULL && p->n != rule; p = p->next)
+		;
+	/* Deleted, or the LM's rows are older than the plan: nothing. */
+	if (p == NULL || !watched(p) || t.eid != (p->rule->when.kind ==
+	    PLAN_W_BLOCK ? REC_EID_BLOCK_END : p->rule->when.eid))
+		return 0;
+	t.node = c->node;
+	t.ts = mm_conv(c, t.ts);
+	plan_fire(mm, p, &t);
+	return 0;
+}
+
+/*
+ * Process ends and losses are met while mainmon writes (a #PROC or #LOSS
+ * line): their firings run from the loop's next turn, not from inside
+ * the write (a rotate would change the file under it).  At most
+ * PLAN_Q_MAX wait; more are counted and dropped (logged).
+ */
+#define PLAN_Q_MAX	256
+struct mm_plan_q {
+	struct loop_ev	*ev;
+	unsigned	n;
+	uint64_t	dropped;
+	struct {
+		int		kind;
+		struct trig	t;
+		char		name[64];
+	} q[PLAN_Q_MAX];
+};
+
+/* The end of p's switches in force whose until is of kind, met by t in
+ * p's scope. */
+static void
+until_met(struct mm_plan *p, int kind, const struct trig *t)
+{
+	unsigned i;
+
+	if (!p->rule->has_until || p->rule->until.kind != kind ||
+	    !in_scope(p, t))
+		return;
+	for (i = 0; i < p->rule->nact; i++)
+		if (p->undo[i].on && p->rule->act[i].until) {
+			loop_disarm(p->undo[i].ev);
+			undo_cb(&p->undo[i]);
+		}
+}
+
+static void
+queue_cb(void *arg)
+{
+	struct mm *mm = arg;
+	struct mm_plan_q *q = mm->plan_q;
+	struct mm_plan *p;
+	unsigned i;
+
+	if (q->dropped > 0)
+		log_warn("plan: %llu process ends or losses not looked at "
+		    "(more than %d at once)", (unsigned long long)q->dropped,
+		    PLAN_Q_MAX);
+	q->dropped = 0;
+	for (i = 0; i < q->n; i++) {
+		if (q->q[i].name[0] != '\0')
+			q->q[i].t.name = q->q[i].name;
+		for (p = mm->plans; p != NULL; p = p->next) {
+			until_met(p, q->q[i].kind, &q->q[i].t);
+			if (p->rule->when.kind == q->q[i].kind)
+				plan_fire(mm, p, &q->q[i].t);
+		}
+	}
+	q->n = 0;
+}
+
+/* Queues t for the rules of kind, if there are any. */
+static void
+enqueue(struct mm *mm, int kind, const struct trig *t)
+{
+	struct mm_plan_q *q;
+	struct mm_plan *p;
+
+	for (p = mm->plans; p != NULL; p = p->next)
+		if (p->unarmed == NULL && (p->rule->when.kind == kind ||
+		    (p->rule->has_until && p->rule->until.kind == kind)))
+			break;
+	if (p == NULL)
+		return;
+	if (mm->plan_q == NULL) {
+		if ((q = calloc(1, sizeof *q)) == NULL ||
+		    (q->ev = loop_timer(mm->base, queue_cb, mm)) == NULL) {
+			free(q);
+			log_warn("plan: out of memory: a process end or loss "
+			    "not looked at");
+			return;
+		}
+		mm->plan_q = q;
+	}
+	q = mm->plan_q;
+	if (q->n == PLAN_Q_MAX) {
+		q->dropped++;
+		return;
+	}
+	q->q[q->n].kind = kind;
+	q->q[q->n].t = *t;
+	q->q[q->n].t.name = NULL;
+	snprintf(q->q[q->n].name, sizeof q->q[q->n].name, "%s",
+	    t->name != NULL ? t->name : "");
+	q->n++;
+	loop_soon(q->ev);
+}
+
+void
+mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
+		 int killed, int32_t status, uint64_t ts, const char *name)
+{
+	struct trig t = { node, name, pid, 0, 0, ts, 0 };
+
+	if (killed || status != 0)
+		enqueue(mm, PLAN_W_ABNORMAL, &t);
+}
+
+void
+mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid, uint32_t tid,
+	     uint64_t ts)
+{
+	struct trig t = { node, NULL, pid, tid, 0, ts, 0 };
+
+	enqueue(mm, PLAN_W_LOSS, &t);
+}
+
+/* ns from now to the next HH:MM:SS (at: seconds after local midnight). */
+static uint64_t
+until_at(uint32_t at)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	int64_t d;
+
+	if (localtime_r(&now, &tm) == NULL)
+		return 86400ull * 1000000000;
+	d = (int64_t)at - (tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec);
+	if (d <= 0)
+		d += 86400;
+	return (uint64_t)d * 1000000000;
+}
+
+/* every D, at HH:MM: its time came. */
+static void
+time_cb(void *arg)
+{
+	struct mm_plan *p = arg;
+	struct trig t = { NULL, NULL, 0, 0, 0, clk_mono_ns(), 0 };
+
+	(void)loop_arm(p->time_ev, p->rule->when.kind == PLAN_W_EVERY ?
+	    p->rule->when.ns : until_at(p->rule->when.at));
+	plan_fire(p->mm, p, &t);
+	if (exhausted(p))
+		loop_disarm(p->time_ev);
+}
+
+/* Starts p's clock, for a time trigger. */
+static void
+plan_arm_time(struct mm *mm, struct mm_plan *p)
+{
+	const struct plan_trig *w = &p->rule->when;
+
+	if (p->unarmed != NULL || (w->kind != PLAN_W_EVERY &&
+	    w->kind != PLAN_W_AT))
+		return;
+	if ((p->time_ev = loop_timer(mm->base, time_cb, p)) == NULL ||
+	    loop_arm(p->time_ev, w->kind == PLAN_W_EVERY ? w->ns :
+	    until_at(w->at)) != 0)
+		log_warn("plan %u: out of memory: its time will not come",
+		    p->n);
+}
 
 /* Why a rule is refused beyond its syntax: exec without --allow-exec, or
  * a full plan.  NULL if it may be added. */
@@ -41,10 +836,16 @@ plan_store(struct mm *mm, const struct plan_rule *r, uint64_t ts,
 
 	plan_print(r, text, sizeof text);
 	if ((p = calloc(1, sizeof *p)) == NULL ||
-	    (p->text = strdup(text)) == NULL) {
+	    (p->text = strdup(text)) == NULL ||
+	    (p->rule = malloc(sizeof *p->rule)) == NULL) {
+		if (p != NULL)
+			free(p->text);
 		free(p);
 		return -1;
 	}
+	*p->rule = *r;
+	p->unarmed = unarmed(r);
+	p->mm = mm;
 	p->n = ++mm->plan_next;
 	p->ts = ts;
 	for (tail = &mm->plans; *tail != NULL; tail = &(*tail)->next)
@@ -52,6 +853,7 @@ plan_store(struct mm *mm, const struct plan_rule *r, uint64_t ts,
 	*tail = p;
 	mm->nplans++;
 	*n = p->n;
+	plan_arm_time(mm, p);
 	return 0;
 }
 
@@ -110,7 +912,11 @@ plan_add(struct mm *mm, struct mm_conn *ctl, const char *rule)
 	if (mm->out != NULL)
 		(void)mm_plan_write(mm, mm->out, n);
 	log_info("plan %u added: %s", n, rule);
-	snprintf(text, sizeof text, "plan %u added (%s)", n, NOT_ARMED);
+	why = unarmed(&r);
+	if (why == NULL)
+		mm_plan_send(mm, NULL);
+	snprintf(text, sizeof text, "plan %u added (%s)", n, why != NULL ?
+	    why : "armed");
 	mm_ctl_reply(ctl, 0, text);
 }
 
@@ -144,8 +950,10 @@ plan_del(struct mm *mm, struct mm_conn *ctl, const char *arg)
 	if (mm->out != NULL)
 		(void)tape_plan_del(mm->out, p->n, clk_mono_ns());
 	log_info("plan %u deleted", p->n);
-	free(p->text);
-	free(p);
+	if (p->unarmed == NULL)
+		mm_plan_send(mm, NULL);
+	plan_undo_all(mm, p);
+	plan_free1(p);
 	snprintf(text, sizeof text, "plan %lu deleted", v);
 	mm_ctl_reply(ctl, 0, text);
 }
@@ -156,11 +964,24 @@ mm_plan_list(const struct mm *mm, char *buf, size_t cap)
 	const struct mm_plan *p;
 	size_t n;
 
-	n = (size_t)snprintf(buf, cap, "plan: %u rule%s (%s)\n", mm->nplans,
-	    mm->nplans == 1 ? "" : "s", NOT_ARMED);
-	for (p = mm->plans; p != NULL && n < cap; p = p->next)
+	n = (size_t)snprintf(buf, cap, "plan: %u rule%s, fired %llu "
+	    "time%s\n", mm->nplans, mm->nplans == 1 ? "" : "s",
+	    (unsigned long long)mm->plan_fired, mm->plan_fired == 1 ? "" :
+	    "s");
+	for (p = mm->plans; p != NULL && n < cap; p = p->next) {
 		n += (size_t)snprintf(buf + n, cap - n, "%u %s\n", p->n,
 		    p->text);
+		if (n >= cap)
+			break;
+		if (p->unarmed != NULL)
+			n += (size_t)snprintf(buf + n, cap - n, "  (%s)\n",
+			    p->unarmed);
+		else
+			n += (size_t)snprintf(buf + n, cap - n, "  (armed, "
+			    "fired %llu time%s%s)\n",
+			    (unsigned long long)p->fired, p->fired == 1 ? "" :
+			    "s", exhausted(p) ? ", no more" : "");
+	}
 	return n;
 }
 
@@ -206,9 +1027,14 @@ mm_plan_free(struct mm *mm)
 
 	for (p = mm->plans; p != NULL; p = next) {
 		next = p->next;
-		free(p->text);
-		free(p);
+		plan_free1(p);
 	}
 	mm->plans = NULL;
 	mm->nplans = 0;
+	free(mm->plan_base);
+	mm->plan_base = NULL;
+	if (mm->plan_q != NULL)
+		loop_ev_free(mm->plan_q->ev);
+	free(mm->plan_q);
+	mm->plan_q = NULL;
 }

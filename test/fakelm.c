@@ -275,7 +275,8 @@ closed_after(int quiet, int strict)
 			return clk_mono_ns() - t0 < (WAIT_MS - 500) * 1000000ull;
 		if ((quiet && type != WIRE_STATUS) || (strict &&
 		    type != WIRE_PING && type != WIRE_CONTROL &&
-		    type != WIRE_COLLECT && type != WIRE_STATUS)) {
+		    type != WIRE_PLAN && type != WIRE_COLLECT &&
+		    type != WIRE_STATUS)) {
 			printf("mainmon answered with %s (%u)\n",
 			    wire_type_name(type), type);
 			return 0;
@@ -357,6 +358,14 @@ right(uint16_t type, struct wire_wr *w, const unsigned char *ping)
 		wire_put_u32(w, 1);
 		wire_put_u32(w, REC_COLL_END_ASKED);
 		wire_put_u64(w, clk_mono_ns());
+		return 0;
+	case WIRE_FIRE:
+		wire_put_u32(w, 1);
+		wire_put_u32(w, PID);
+		wire_put_u32(w, TID);
+		wire_put_u32(w, 1);
+		wire_put_u64(w, clk_mono_ns());
+		wire_put_u64(w, 0);
 		return 0;
 	}
 	return -1;

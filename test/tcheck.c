@@ -542,6 +542,8 @@ kind_of(const char *s)
 		return GRMTRACE_PLAN_ADD;
 	if (strcmp(s, "#PLAN del") == 0)
 		return GRMTRACE_PLAN_DEL;
+	if (strcmp(s, "#PLAN fire") == 0)
+		return GRMTRACE_PLAN_FIRE;
 	for (k = 0; k < GRMTRACE_NKINDS; k++)
 		if (strcmp(s, grmtrace_kind_name(k)) == 0)
 			return k;

@@ -304,7 +304,7 @@ Test(wire, get_str_embedded_nul)
 Test(header, round_trip)
 {
 	static const unsigned char want[WIRE_HDR] = {
-		'G', 'M', 'R', 'W', 0x09, 0x00, 0x07, 0x00,
+		'G', 'M', 'R', 'W', 0x0a, 0x00, 0x07, 0x00,
 		0xd2, 0x04, 0x00, 0x00
 	};
 	unsigned char buf[WIRE_HDR + 4];
@@ -375,10 +375,10 @@ Test(rules, every_type_known_and_named)
 	uint16_t t;
 
 	cr_assert_null(wire_rule(0));
-	cr_assert_null(wire_rule(WIRE_TSC + 1));
+	cr_assert_null(wire_rule(WIRE_SIGNAL + 1));
 	cr_assert_null(wire_rule(UINT16_MAX));
 	cr_assert_str_eq(wire_type_name(0), "unknown");
-	for (t = WIRE_HELLO; t <= WIRE_TSC; t++) {
+	for (t = WIRE_HELLO; t <= WIRE_SIGNAL; t++) {
 		cr_assert_not_null(wire_rule(t), "type %u", t);
 		cr_assert_not_null(wire_rule(t)->name);
 		cr_assert_neq(wire_rule(t)->by, 0u);
@@ -406,7 +406,7 @@ Test(rules, lengths_exact_or_least)
 	char why[160];
 	uint16_t t;
 
-	for (t = WIRE_HELLO; t <= WIRE_TSC; t++) {
+	for (t = WIRE_HELLO; t <= WIRE_SIGNAL; t++) {
 		r = wire_rule(t);
 		party(t, &by, &to, &st);
 		cr_assert_eq(wire_check(t, by, to, st, r->len, why,

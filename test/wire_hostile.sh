@@ -68,7 +68,7 @@ hit flood "dropped for a newer one: 9 connections from 127.0.0.1 waiting to auth
 # CHALLENGE to a short HELLO, no ACK to a short DONE, no CTL_REPLY to a
 # short CTL, no READY after a short PONG; test/fakelm.c, wirefuzz.c).
 for t in PONG DATA DONE PROC BYE SEGMENT CONTROL_ACK STATUS_REPLY FULL \
-    PAUSED RESUMED; do
+    PAUSED RESUMED FIRE; do
 	for k in short long; do
 		[ $t$k = BYEshort ] && continue	# BYE has no bytes to lose
 		hitc "$t $k" "(LM [0-9]* on fakelm): closing connection: bad or unexpected message: $t (" \
@@ -113,7 +113,8 @@ cases="CHALLENGE:short PING:short CHALLENGE:long PING:long DENIED:short
     READY:short DENIED:long READY:long WELCOME:short COLLECT:short
     WELCOME:long COLLECT:long ACK:short ACK:long CONTROL:short CONTROL:long
     STATUS:short STATUS:long WRITTEN:short WRITTEN:long PAUSE:short
-    PAUSE:long RESUME:short RESUME:long"
+    PAUSE:long RESUME:short RESUME:long PLAN:short PLAN:long SIGNAL:short
+    SIGNAL:long"
 TOKEN=${MM_ID##*:}
 rm -f "$T_DIR/bad.port"
 # shellcheck disable=SC2086
@@ -136,11 +137,12 @@ done
 # A refusal says which check failed: the rule's length, or the handler's.
 for r in "CONTROL (14) of 41 bytes: at least 42 expected" \
     "CONTROL (14): its event words do not fill it exactly" \
-    "WRITTEN (22): its pieces do not fill it exactly"; do
+    "WRITTEN (22): its pieces do not fill it exactly" \
+    "PLAN (28): bytes after the last row"; do
 	grep -qF "$r" "$T_DIR/lm.err" || t_fail "lm: no line says: $r"
 done
 n=$(grep -c "^localmon: main monitor $BAD_HP: [A-Z_]* (" "$T_DIR/lm.err")
-[ "$n" -eq 24 ] || t_fail "lm: $n lines for 24 cases: $(cat "$T_DIR/lm.err")"
+[ "$n" -eq 28 ] || t_fail "lm: $n lines for 28 cases: $(cat "$T_DIR/lm.err")"
 kill "$lm"
 wait "$lm" || t_fail "lm: localmon exited non-zero: $(tail -n 3 "$T_DIR/lm.err")"
 grep -e "Sanitizer" -e "runtime error" "$T_DIR/lm.err" >&2 &&

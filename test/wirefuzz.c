@@ -415,7 +415,13 @@ ready_msg(uint16_t type, struct wire_wr *w)
 		wire_put_u32(w, 1);
 		return 0;
 	case WIRE_WRITTEN:
+	case WIRE_PLAN:
 		wire_put_u32(w, 0);
+		return 0;
+	case WIRE_SIGNAL:
+		wire_put_u32(w, 1);
+		wire_put_u32(w, 1);
+		wire_put_u32(w, WIRE_SIGNAL_CONT);
 		return 0;
 	case WIRE_CONTROL:
 		wire_put_u32(w, 1);

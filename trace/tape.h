@@ -47,6 +47,8 @@ struct tape_def {
  *	#CONTROL <ts> "<command>"
  *	#PLAN add <n> <ts> "<rule>"
  *	#PLAN del <n> <ts>
+ *	#PLAN fire <n> <ts> <k> <node> <pid> <tid> <eid> <missed> <acted>
+ *	      "<text>"
  *	#COLLECT <n> <ts> <records so far>
  *	#END <records>
  *	<ts> <node> <pid> <tid> <eid> <field>...
@@ -222,6 +224,22 @@ int tape_control(struct tape_w *w, uint64_t ts, const char *command,
 int tape_plan_add(struct tape_w *w, uint32_t n, uint64_t ts, const char *rule,
 		  size_t rule_len);
 int tape_plan_del(struct tape_w *w, uint32_t n, uint64_t ts);
+/* Rule n's k-th firing (doc/formats.md #PLAN fire): the triggering
+ * record (node, pid, tid, eid, its time ts), the matches on its host not
+ * fired while that firing was pending (missed), when mainmon acted
+ * (acted, MM time), the mark's text (may be empty). */
+struct tape_fire {
+	uint32_t	n;
+	uint64_t	ts;
+	uint64_t	k;
+	uint32_t	node, pid, tid;
+	int32_t		eid;
+	uint64_t	missed;
+	uint64_t	acted;
+	const char	*text;
+	size_t		text_len;
+};
+int tape_plan_fire(struct tape_w *w, const struct tape_fire *f);
 /* Pushes everything written so far to the file and to disk. */
 int tape_flush(struct tape_w *w);
 /* Pushes everything written so far to the file (the kernel), not to

@@ -621,6 +621,29 @@ tape_plan_del(struct tape_w *w, uint32_t n, uint64_t ts)
 }
 
 int
+tape_plan_fire(struct tape_w *w, const struct tape_fire *f)
+{
+	struct rec_field v[11];
+
+	if (f->text == NULL && f->text_len > 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	v[0] = vt(NULL);
+	v[1] = rec_fu(f->n);
+	v[2] = rec_fu(f->ts);
+	v[3] = rec_fu(f->k);
+	v[4] = rec_fu(f->node);
+	v[5] = rec_fu(f->pid);
+	v[6] = rec_fu(f->tid);
+	v[7] = rec_fi(f->eid);
+	v[8] = rec_fu(f->missed);
+	v[9] = rec_fu(f->acted);
+	v[10] = rec_fs(f->text != NULL ? f->text : "", f->text_len);
+	return meta(w, TR_M_PLAN_FIRE, v, 11);
+}
+
+int
 tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	   const void *recs, size_t len)
 {

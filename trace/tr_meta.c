@@ -224,6 +224,17 @@ tr_meta_apply(struct tape_r *r, int m, const struct rec_field *v,
 	case TR_M_TSC:
 		ev->node = (uint32_t)v[0].v.u;
 		break;
+	case TR_M_PLAN_FIRE:
+		ev->count = v[1].v.u;
+		ev->ts = v[2].v.u;
+		ev->records = v[3].v.u;
+		ev->node = (uint32_t)v[4].v.u;
+		ev->pid = (uint32_t)v[5].v.u;
+		ev->tid = (uint32_t)v[6].v.u;
+		ev->eid = (int32_t)v[7].v.i;
+		ev->str = v[10].v.s.p;
+		ev->str_len = v[10].v.s.len;
+		break;
 	case TR_M_COLLECT:
 		ev->count = v[0].v.u;
 		ev->ts = v[1].v.u;

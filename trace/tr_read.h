@@ -58,6 +58,8 @@ enum tape_kind {
 	TAPE_PLAN_DEL = GRMTRACE_PLAN_DEL,	/* count (n) ts */
 	TAPE_TSC = GRMTRACE_TSC,		/* node */
 	TAPE_CLOCKSTEP = GRMTRACE_CLOCKSTEP,	/* node ts */
+	TAPE_PLAN_FIRE = GRMTRACE_PLAN_FIRE,	/* count (n) ts records (k)
+						   node pid tid eid str */
 	TAPE_NKINDS = GRMTRACE_NKINDS
 };
 #define TAPE_WANT(kind)	(1u << (kind))

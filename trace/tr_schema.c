@@ -47,6 +47,9 @@ const struct tr_schema tr_schema[TR_M_N] = {
 	    "rate_ppb" } },
 	[TR_M_CLOCKSTEP] = { "#CLOCKSTEP", NULL, "UuIuu", 0,
 	    { "node", "ts", "step_ns", "host_lo_ns", "host_hi_ns" } },
+	[TR_M_PLAN_FIRE] = { "#PLAN", "fire", "=UuuUUUiuus", 0,
+	    { "what", "n", "ts", "k", "node", "pid", "tid", "eid", "missed",
+	    "acted", "text" } },
 	[TR_M_HEADER] = { "#GRM-TRACE", NULL, "u", 0, { "version" } },
 };
 

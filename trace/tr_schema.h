@@ -9,7 +9,7 @@
 
 /*
  * The meta line types, in the order of the public kinds of <grm/trace.h>
- * (GRMTRACE_MM ... GRMTRACE_PLAN_DEL), which have the same values; 0 is a
+ * (GRMTRACE_MM ... GRMTRACE_PLAN_FIRE), which have the same values; 0 is a
  * record line.  TR_M_HEADER, the first line, is not returned by readers.
  */
 enum tr_m {
@@ -34,6 +34,7 @@ enum tr_m {
 	TR_M_PLAN_DEL,		/* #PLAN del: removed */
 	TR_M_TSC,		/* #TSC: a host's TSC calibration */
 	TR_M_CLOCKSTEP,		/* #CLOCKSTEP: a host's clock stepped */
+	TR_M_PLAN_FIRE,		/* #PLAN fire: a rule fired */
 	TR_M_HEADER,		/* #GRM-TRACE <version> */
 	TR_M_N
 };

@@ -279,6 +279,9 @@ static const struct wire_rule rules[] = {
 	R(RESUME,	MM,   LM,   READY, EXACT, U32),
 	R(RESUMED,	LM,   MM,   READY, EXACT, 3 * U32 + U64),
 	R(TSC,		LM,   MM,   SYNC,  EXACT, 6 * U64),
+	R(PLAN,		MM,   LM,   READY, LEAST, U32),
+	R(FIRE,		LM,   MM,   READY, EXACT, 4 * U32 + 2 * U64),
+	R(SIGNAL,	MM,   LM,   READY, EXACT, 3 * U32),
 };
 _Static_assert(WIRE_STATUS_FIELDS == 14, "STATUS_REPLY's length above");
 

@@ -22,7 +22,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	9
+#define WIRE_VERSION	10
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -78,11 +78,23 @@ enum wire_type {
 	WIRE_RESUME = 26,	/* MM -> LM: u32 round: let them go */
 	WIRE_RESUMED = 27,	/* LM -> MM: u32 round, u32 let go, u32 why
 				   (REC_COLL_END_*), u64 t_lm (just before) */
-	WIRE_TSC = 28		/* LM -> MM, first after WELCOME, only if
+	WIRE_TSC = 28,		/* LM -> MM, first after WELCOME, only if
 				   the host's clock is the TSC: u64 tick0,
 				   u64 ns0, u64 mult, u64 err_ns, u64
 				   span_ns, u64 rate_ppb (util/tsc.h): every
 				   host time after it is in TSC ticks */
+	/* Monitoring plans (doc/plans.md 7). */
+	WIRE_PLAN = 29,		/* MM -> LM: u32 n, then n rows: u32 rule,
+				   u32 kind (SEG_ROW_*), u32 eid (i32),
+				   u32 ninsn, then ninsn of
+				   u8 op, u8 field, u8 is_str, u8 0, u32 len,
+				   u64 value (i64), and is_str: len bytes */
+	WIRE_FIRE = 30,		/* LM -> MM: u32 rule, u32 pid, u32 tid,
+				   u32 eid (i32), u64 ts (LM clock), u64
+				   missed: a row matched */
+	WIRE_SIGNAL = 31	/* MM -> LM: u32 rule, u32 pid, u32 what
+				   (WIRE_SIGNAL_*): a plan's stop or
+				   continue */
 };
 
 /* A DATA message's records come from one chunk: its off and length stay
@@ -94,6 +106,9 @@ enum wire_type {
 /* Bytes of one piece in WIRE_WRITTEN; at most this many in one. */
 #define WIRE_WRITTEN_ITEM	20u
 #define WIRE_WRITTEN_MAX	4096u
+
+/* WIRE_SIGNAL what. */
+enum { WIRE_SIGNAL_STOP = 1, WIRE_SIGNAL_CONT = 2 };
 
 /* WIRE_READY flags. */
 #define WIRE_READY_GLOBAL	1u	/* global scheme: at the threshold,

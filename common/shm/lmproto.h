@@ -48,6 +48,7 @@ struct lmp_reply {
 /* Bytes a process may send after the handshake. */
 #define LMP_NOTE_PUSH	'P'	/* free chunks fell below the threshold */
 #define LMP_NOTE_FLUSH	'F'	/* deliver everything, then answer */
+#define LMP_NOTE_FIRE	'T'	/* a plan's firing slot is READY (seg.h) */
 /* Followed by an int32 (native): how the process is ending. */
 #define LMP_NOTE_EXIT	'X'	/* exit(status): the status */
 #define LMP_NOTE_SIGNAL	'K'	/* a fatal signal: its number */

@@ -50,7 +50,7 @@
  * or client.
  */
 #define SEG_MAGIC	0x534d5247u	/* "GRMS" */
-#define SEG_VERSION	5u
+#define SEG_VERSION	6u
 
 #define SEG_CHUNK_MIN	16384u	/* > REC_MAX plus a loss record */
 #define SEG_CHUNK_MAX	(1u << 20)
@@ -105,6 +105,68 @@ enum { SEG_KIND_RECORDS = 0, SEG_KIND_TABLE = 1 };
 #define SEG_CTL_ON	1u	/* ctl: recording on */
 #define SEG_CTL_STEP	2u	/* ctl: one control change */
 
+/*
+ * The monitoring plan's watched types (doc/plans.md 7), written by the LM
+ * only, with the control words and under the same generation: a row per
+ * "event E [where ...]" rule, its comparisons as a program the writer
+ * runs on the record it has just written, strings in plan_strs.  A
+ * writer copies the rows and the strings out when ctl changes and checks
+ * every offset and number of its copy before use.
+ */
+#define SEG_PLAN_ROWS	64		/* PLAN_RULES_MAX */
+#define SEG_PLAN_INSNS	8		/* PLAN_PREDS_MAX */
+#define SEG_PLAN_STRS	8192		/* bytes of every row's strings */
+
+struct seg_plan_insn {
+	uint8_t		op;		/* enum plan_op: EQ NE LT LE GT GE */
+	uint8_t		field;		/* 1..16 */
+	uint8_t		is_str;
+	uint8_t		pad;
+	uint32_t	len;		/* string: its length */
+	int64_t		value;		/* integer, or the string's offset in
+					   plan_strs */
+};
+_Static_assert(sizeof(struct seg_plan_insn) == 16, "plan_insn");
+
+/* What a row watches: a record of eid whose fields pass the comparisons;
+ * a block (eid REC_EID_BLOCK_END) whose name is insn[0]'s string lasting
+ * longer than insn[1].value ns; the rate of eid passing insn[0].value
+ * records a second in one thread. */
+enum { SEG_ROW_EVENT = 0, SEG_ROW_BLOCK = 1, SEG_ROW_RATE = 2 };
+
+struct seg_plan_row {
+	uint32_t	rule;		/* the rule's number (mainmon's) */
+	int32_t		eid;
+	uint32_t	ninsn;
+	uint16_t	kind;		/* SEG_ROW_* */
+	uint16_t	pad;
+	struct seg_plan_insn insn[SEG_PLAN_INSNS];
+};
+
+/*
+ * A row's firing slot, written by writers (untrusted) and the LM: state
+ * FREE; a writer whose record matches takes it (CAS to SEG_FIRE_CLAIMED
+ * with its pid), fills it, marks it READY and writes one LMP_NOTE_FIRE
+ * byte; a match while the slot is not FREE only adds to `missed`.  The
+ * LM reads a READY slot, sends it to mainmon and frees it; a slot still
+ * CLAIMED by a process that died is freed when its end is noticed.
+ */
+enum { SEG_FIRE_FREE = 0, SEG_FIRE_CLAIMED = 1, SEG_FIRE_READY = 2 };
+#define SEG_FIRE_CLAIMED_BY(pid)	(SEG_FIRE_CLAIMED | (uint32_t)(pid) << 2)
+
+struct seg_fire {
+	_Atomic uint32_t	state;
+	uint32_t		rule;
+	uint32_t		pid;
+	uint32_t		tid;
+	int32_t			eid;
+	uint32_t		pad;
+	uint64_t		ts;		/* the record's, host clock */
+	_Atomic uint64_t	missed;
+	uint32_t		pad2[6];
+};
+_Static_assert(sizeof(struct seg_fire) == 64, "seg_fire is a cache line");
+
 struct seg_hdr {
 	uint32_t		magic;
 	uint32_t		version;
@@ -148,6 +210,14 @@ struct seg_hdr {
 	/* The rest of the control state (rarely read). */
 	char			filter[SEG_FILTER_MAX];
 	_Atomic uint32_t	eid_off[REC_EID_BITS / 32];
+	/* The plan (above): types watched (bit by REC_EID_BIT), the rows,
+	 * their strings; and the rows' firing slots. */
+	_Atomic uint32_t	eid_watch[REC_EID_BITS / 32];
+	uint32_t		plan_rows;
+	uint32_t		pad4[15];
+	struct seg_plan_row	plan[SEG_PLAN_ROWS];
+	char			plan_strs[SEG_PLAN_STRS];
+	_Alignas(64) struct seg_fire fire[SEG_PLAN_ROWS];
 };
 _Static_assert(sizeof(struct seg_hdr) % 64 == 0, "seg_hdr layout");
 

@@ -80,6 +80,7 @@ enum grmtrace_kind {
 	GRMTRACE_TSC,		/* #TSC: a host's TSC calibration (since 0.6) */
 	GRMTRACE_CLOCKSTEP,	/* #CLOCKSTEP: a host's clock stopped or
 				   jumped (node, ts; since 0.6) */
+	GRMTRACE_PLAN_FIRE,	/* #PLAN fire: a rule fired (since 0.6) */
 	GRMTRACE_NKINDS
 };
 #define GRMTRACE_WANT(kind)	(1u << (kind))
@@ -202,11 +203,14 @@ struct grmtrace_ev {
 	int		how;		/* enum grmtrace_how */
 	int32_t		status;
 	/* LOSS: events lost; STATS_*: n; COLLECT: round; LATE: records
-	 * written late; END, COLLECT: records; PLAN_*: the rule's number */
+	 * written late; END, COLLECT: records; PLAN_*: the rule's number;
+	 * PLAN_FIRE: records is the firing's number (1, 2, ...), node,
+	 * pid, tid, eid and ts are the triggering record's */
 	uint64_t	count;
 	uint64_t	records;
 	/* PROC: the name; CONTROL: the command; MM: the identifier; HOST:
-	 * the host name; GIVENUP: why; PLAN_ADD: the rule (NUL-terminated;
+	 * the host name; GIVENUP: why; PLAN_ADD: the rule, PLAN_FIRE: the
+	 * mark's text (NUL-terminated;
 	 * str_len bytes) */
 	const char	*str;
 	uint32_t	str_len;

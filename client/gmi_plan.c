@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/* gmi_plan.c: the writer's side of monitoring plans (doc/plans.md 7): the
+ * watched types' rows copied out of the segment, run on a record just
+ * written, and a match handed to the LM through the row's firing slot. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmi_int.h"
+#include "plan/plan.h"
+
+/*
+ * The private copy of the segment's rows and strings, made under the
+ * definition lock when the control generation changes (gmi_ctl_refresh)
+ * and read without a lock by writers: a writer may run a row of the
+ * previous plan or of the new one while a change is applied, never an
+ * invalid one (every row is checked before it is published here).
+ */
+static struct seg_plan_row gmi_rows[SEG_PLAN_ROWS];
+static uint32_t gmi_slot[SEG_PLAN_ROWS];	/* each row's firing slot */
+static char gmi_strs[SEG_PLAN_STRS];
+static _Atomic uint32_t gmi_nrows;
+static _Atomic uint32_t gmi_plan_gen;	/* copies made: resets rates */
+/* Rows of blocks: some (odd) or none (even), counted up at each change
+ * between the two: a thread's block stack is good while it is the same. */
+static _Atomic uint32_t gmi_block_gen;
+
+/*
+ * Block names (GMI_DefineBlock), for "block NAME longer D": kept from the
+ * first call on, plan or not (the call is rare), read without a lock:
+ * an entry's name is published after its bytes, never freed (a block
+ * named again gets a new copy).
+ */
+#define BNAMES	1024
+static struct {
+	_Atomic int64_t		bid;	/* bid + 1; 0: free */
+	_Atomic(char *)		name;
+} gmi_bnames[BNAMES];
+
+/*
+ * The calling thread's history for block and rate rows, its own memory
+ * (no lock, no shared line): the blocks it is in, with their begin
+ * times, kept while some row watches blocks (a block that began before
+ * is not timed); per row, the current one-second window of a rate, reset
+ * when the rows change.
+ */
+#define BSTACK	32
+static __thread struct {
+	uint32_t	gen;
+	uint32_t	bgen;
+	uint32_t	depth;
+	struct { int32_t bid; uint64_t ts; } stk[BSTACK];
+	uint64_t	win[SEG_PLAN_ROWS];
+	uint64_t	cnt[SEG_PLAN_ROWS];
+} hist;
+
+/* 1 if row r's comparisons stay inside the string area and its fields
+ * and operators are ones the language has. */
+static int
+row_ok(const struct seg_plan_row *r)
+{
+	const struct seg_plan_insn *in;
+	unsigned i;
+
+	if (r->ninsn > SEG_PLAN_INSNS || REC_EID_BIT(r->eid) >= GMI_NTYPES ||
+	    r->kind > SEG_ROW_RATE)
+		return 0;
+	if ((r->kind == SEG_ROW_BLOCK && (r->eid != REC_EID_BLOCK_END ||
+	    r->ninsn != 2 || !r->insn[0].is_str)) ||
+	    (r->kind == SEG_ROW_RATE && r->ninsn != 1))
+		return 0;
+	for (i = 0; i < r->ninsn; i++) {
+		in = &r->insn[i];
+		if (in->op > PLAN_GE || in->field < 1 ||
+		    in->field > PLAN_FIELDS_MAX)
+			return 0;
+		if (in->is_str && (in->value < 0 || in->len > PLAN_STR_MAX ||
+		    (uint64_t)in->value + in->len > SEG_PLAN_STRS))
+			return 0;
+	}
+	return 1;
+}
+
+void
+gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch)
+{
+	uint32_t n, i, k = 0, blocks = 0;
+
+	n = *(const volatile uint32_t *)&s->plan_rows;
+	if (n > SEG_PLAN_ROWS)
+		n = 0;
+	atomic_store_explicit(&gmi_nrows, 0, memory_order_release);
+	memcpy(gmi_strs, s->plan_strs, sizeof gmi_strs);
+	for (i = 0; i < n; i++) {
+		memcpy(&gmi_rows[k], &s->plan[i], sizeof gmi_rows[k]);
+		gmi_slot[k] = i;
+		if (row_ok(&gmi_rows[k]))
+			k++;
+	}
+	for (i = 0; i < REC_EID_BITS / 32; i++)
+		watch[i] = 0;
+	for (i = 0; i < k; i++) {
+		watch[REC_EID_BIT(gmi_rows[i].eid) / 32] |=
+		    1u << (REC_EID_BIT(gmi_rows[i].eid) % 32);
+		if (gmi_rows[i].kind == SEG_ROW_BLOCK) {
+			watch[REC_EID_BIT(REC_EID_BLOCK_BEGIN) / 32] |=
+			    1u << (REC_EID_BIT(REC_EID_BLOCK_BEGIN) % 32);
+			blocks = 1;
+		}
+	}
+	if ((atomic_load(&gmi_block_gen) & 1) != blocks)
+		atomic_fetch_add(&gmi_block_gen, 1);
+	atomic_fetch_add_explicit(&gmi_plan_gen, 1, memory_order_relaxed);
+	atomic_store_explicit(&gmi_nrows, k, memory_order_release);
+}
+
+static int
+cmp_int(int64_t a, uint8_t op, int64_t b)
+{
+	switch (op) {
+	case PLAN_EQ: return a == b;
+	case PLAN_NE: return a != b;
+	case PLAN_LT: return a < b;
+	case PLAN_LE: return a <= b;
+	case PLAN_GT: return a > b;
+	default: return a >= b;
+	}
+}
+
+/* The fields of a record of ty at rec (len bytes, written by this
+ * thread): each one's slot and, for a string, its length. */
+struct slots {
+	const char	*p[PLAN_FIELDS_MAX];
+	uint32_t	slen[PLAN_FIELDS_MAX];
+	unsigned	n;
+};
+
+static void
+find_slots(const struct gmi_type *ty, const char *rec, uint32_t len,
+	   struct slots *sl)
+{
+	const char *p = rec + sizeof(struct rec_hdr), *end = rec + len;
+	uint32_t l;
+	unsigned i;
+
+	sl->n = 0;
+	for (i = 0; i < ty->fmt.n && i < PLAN_FIELDS_MAX; i++) {
+		if (p + 8 > end)
+			break;
+		sl->p[i] = p;
+		if (ty->fmt.kind[i] == REC_K_STR) {
+			memcpy(&l, p, 4);
+			if (l > REC_STR_MAX || p + rec_str_size(l) > end)
+				break;
+			sl->slen[i] = l;
+			p += rec_str_size(l);
+		} else
+			p += 8;
+		sl->n = i + 1;
+	}
+}
+
+/* 1 if every comparison of row r holds for the record's fields. */
+static int
+row_match(const struct seg_plan_row *r, const struct gmi_type *ty,
+	  const struct slots *sl)
+{
+	const struct seg_plan_insn *in;
+	unsigned i, f;
+	int64_t v;
+	double d;
+	int eq;
+
+	for (i = 0; i < r->ninsn; i++) {
+		in = &r->insn[i];
+		f = in->field - 1u;
+		if (f >= sl->n)
+			return 0;
+		if (in->is_str) {
+			if (ty->fmt.kind[f] != REC_K_STR)
+				return 0;
+			eq = sl->slen[f] == in->len && memcmp(sl->p[f] + 4,
+			    gmi_strs + in->value, in->len) == 0;
+			if (eq != (in->op == PLAN_EQ))
+				return 0;
+			continue;
+		}
+		if (ty->fmt.kind[f] == REC_K_STR)
+			return 0;
+		if (ty->fmt.kind[f] == REC_K_DOUBLE) {
+			/* As the sign of the difference; NaN equals
+			 * nothing. */
+			memcpy(&d, sl->p[f], 8);
+			if (d != d ? in->op != PLAN_NE :
+			    !cmp_int(d < (double)in->value ? -1 :
+			    d > (double)in->value, in->op, 0))
+				return 0;
+			continue;
+		}
+		memcpy(&v, sl->p[f], 8);
+		if (!cmp_int(v, in->op, in->value))
+			return 0;
+	}
+	return 1;
+}
+
+/* Hands a match of row i to the LM: the slot if it is free, else a
+ * match missed. */
+static void
+raise_fire(uint32_t row, int eid, uint64_t ts)
+{
+	const struct seg_plan_row *r = &gmi_rows[row];
+	struct seg_fire *f = &gmi_seg->fire[gmi_slot[row]];
+	uint32_t want = SEG_FIRE_FREE, pid = gmi_self_pid();
+
+	if (atomic_load_explicit(&f->state, memory_order_relaxed) !=
+	    SEG_FIRE_FREE || !atomic_compare_exchange_strong_explicit(
+	    &f->state, &want, SEG_FIRE_CLAIMED_BY(pid), memory_order_acquire,
+	    memory_order_relaxed)) {
+		atomic_fetch_add_explicit(&f->missed, 1, memory_order_relaxed);
+		return;
+	}
+	f->rule = r->rule;
+	f->pid = pid;
+	f->tid = gmi_thr.tid;
+	f->eid = eid;
+	f->ts = ts;
+	atomic_store_explicit(&f->state, SEG_FIRE_READY, memory_order_release);
+	gmi_plan_note();
+}
+
+void
+gmi_plan_block_name(int bid, const char *name)
+{
+	uint32_t h = (uint32_t)bid * 2654435761u % BNAMES, i;
+	int64_t want;
+	char *copy;
+
+	if ((copy = strdup(name)) == NULL)
+		return;
+	for (i = 0; i < BNAMES; i++, h = (h + 1) % BNAMES) {
+		want = 0;
+		if (atomic_load(&gmi_bnames[h].bid) == (int64_t)bid + 1 ||
+		    atomic_compare_exchange_strong(&gmi_bnames[h].bid, &want,
+		    (int64_t)bid + 1)) {
+			atomic_store_explicit(&gmi_bnames[h].name, copy,
+			    memory_order_release);
+			return;
+		}
+	}
+	free(copy);		/* full: that block is not watched by name */
+}
+
+/* The name of block bid, or NULL. */
+static const char *
+block_name(int32_t bid)
+{
+	uint32_t h = (uint32_t)bid * 2654435761u % BNAMES, i;
+	int64_t b;
+
+	for (i = 0; i < BNAMES; i++, h = (h + 1) % BNAMES) {
+		b = atomic_load_explicit(&gmi_bnames[h].bid,
+		    memory_order_relaxed);
+		if (b == 0)
+			return NULL;
+		if (b == (int64_t)bid + 1)
+			return atomic_load_explicit(&gmi_bnames[h].name,
+			    memory_order_acquire);
+	}
+	return NULL;
+}
+
+/* A block begins or ends in this thread: its stack.  At an end, *dur
+ * is how long the block lasted; 0 if its begin is not known. */
+static void
+block_edge(int eid, int32_t bid, uint64_t ts, uint64_t *dur)
+{
+	uint32_t k;
+
+	*dur = 0;
+	if (eid == REC_EID_BLOCK_BEGIN) {
+		if (hist.depth < BSTACK) {
+			hist.stk[hist.depth].bid = bid;
+			hist.stk[hist.depth].ts = ts;
+		}
+		hist.depth++;
+		return;
+	}
+	for (k = hist.depth < BSTACK ? hist.depth : BSTACK; k > 0; k--)
+		if (hist.stk[k - 1].bid == bid) {
+			*dur = ts - hist.stk[k - 1].ts;
+			hist.depth = k - 1;
+			return;
+		}
+}
+
+void
+gmi_plan_check(int eid, const struct gmi_type *ty, const char *rec,
+	       uint32_t len)
+{
+	uint32_t n = atomic_load_explicit(&gmi_nrows, memory_order_acquire), i;
+	uint32_t gen = atomic_load_explicit(&gmi_plan_gen, memory_order_relaxed);
+	uint32_t bgen = atomic_load_explicit(&gmi_block_gen,
+	    memory_order_relaxed);
+	const struct seg_plan_row *r;
+	const char *name;
+	struct slots sl;
+	uint64_t ts, dur = 0;
+	int32_t bid = 0;
+	int found = 0;
+
+	if (gmi_seg == NULL)
+		return;
+	if (hist.gen != gen) {
+		memset(hist.win, 0, sizeof hist.win);
+		memset(hist.cnt, 0, sizeof hist.cnt);
+		hist.gen = gen;
+	}
+	if (hist.bgen != bgen) {
+		hist.depth = 0;
+		hist.bgen = bgen;
+	}
+	memcpy(&ts, rec + offsetof(struct rec_hdr, ts), 8);
+	if ((bgen & 1) && (eid == REC_EID_BLOCK_BEGIN ||
+	    eid == REC_EID_BLOCK_END)) {
+		if (len >= sizeof(struct rec_hdr) + 8)
+			memcpy(&bid, rec + sizeof(struct rec_hdr), 4);
+		block_edge(eid, bid, ts, &dur);
+	}
+	for (i = 0; i < n; i++) {
+		r = &gmi_rows[i];
+		if (r->eid != eid)
+			continue;
+		switch (r->kind) {
+		case SEG_ROW_BLOCK:
+			if (dur <= (uint64_t)r->insn[1].value ||
+			    (name = block_name(bid)) == NULL ||
+			    strlen(name) != r->insn[0].len ||
+			    memcmp(name, gmi_strs + r->insn[0].value,
+			    r->insn[0].len) != 0)
+				break;
+			raise_fire(i, eid, ts);
+			break;
+		case SEG_ROW_RATE:
+			/* Windows of one second, in this thread: one firing
+			 * at most per window. */
+			if (ts - hist.win[i] >= 1000000000ull) {
+				hist.win[i] = ts;
+				hist.cnt[i] = 0;
+			}
+			if (++hist.cnt[i] == (uint64_t)r->insn[0].value + 1)
+				raise_fire(i, eid, ts);
+			break;
+		default:
+			if (!found) {
+				find_slots(ty, rec, len, &sl);
+				found = 1;
+			}
+			if (row_match(r, ty, &sl))
+				raise_fire(i, eid, ts);
+		}
+	}
+}
