@@ -200,6 +200,13 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		wire_put_u64(&w, 0);
 		rp_send_msg(n, WIRE_PAUSED, &w);
 		break;
+	case WIRE_PLAN:
+	case WIRE_SIGNAL:
+		/* A plan's rows are for writers, and replayed records
+		 * have none: they fire no record rule; and there is no
+		 * process to stop or continue. */
+		msg->off = msg->len;
+		break;
 	case WIRE_RESUME:
 		wire_put_u32(&w, wire_get_u32(msg));
 		wire_put_u32(&w, 0);

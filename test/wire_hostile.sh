@@ -138,7 +138,7 @@ done
 for r in "CONTROL (14) of 41 bytes: at least 42 expected" \
     "CONTROL (14): its event words do not fill it exactly" \
     "WRITTEN (22): its pieces do not fill it exactly" \
-    "PLAN (28): bytes after the last row"; do
+    "PLAN (29): bytes after the last row"; do
 	grep -qF "$r" "$T_DIR/lm.err" || t_fail "lm: no line says: $r"
 done
 n=$(grep -c "^localmon: main monitor $BAD_HP: [A-Z_]* (" "$T_DIR/lm.err")

@@ -78,9 +78,11 @@ tr_schema_word(int m, const char *w, size_t n)
 {
 	int k;
 
-	for (k = m; k < TR_M_N && strcmp(tr_schema[k].key,
-	    tr_schema[m].key) == 0; k++)
-		if (tr_schema[k].word != NULL && same(w, n, tr_schema[k].word))
+	/* The entries of a keyword need not be next to each other: kinds
+	 * are added at the end (#PLAN fire came after #TSC). */
+	for (k = 1; k < TR_M_N; k++)
+		if (strcmp(tr_schema[k].key, tr_schema[m].key) == 0 &&
+		    tr_schema[k].word != NULL && same(w, n, tr_schema[k].word))
 			return k;
 	return 0;
 }

@@ -66,7 +66,8 @@ extern const char *const tr_proc_words[5];
 /* The TR_M_* of keyword key[0..n) and word (NULL: the first entry of the
  * keyword); 0 if unknown. */
 int tr_schema_find(const char *key, size_t n);
-/* The entry of the same keyword as m whose word is w[0..n), or 0. */
+/* The entry of the same keyword as m (anywhere in the table) whose word
+ * is w[0..n), or 0. */
 int tr_schema_word(int m, const char *w, size_t n);
 /* The index of the = field of m, or -1. */
 int tr_schema_wordpos(int m);
