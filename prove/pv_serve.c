@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -439,6 +440,13 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 			    SRV_WIDTH_MAX);
 			goto out;
 		}
+		/* From the index's tables (a file's), unless ref=1 asks
+		 * for the file read again (the reference, for tests). */
+		if (x->bee && evhttp_find_header(q, "ref") == NULL) {
+			rc = pv_bee_json(x, &sel, (unsigned)n, b) == 0 ? 0 :
+			    -1;
+			goto out;
+		}
 		fs = pv_idx_files(x);
 		rows = evhttp_find_header(q, "rows");
 		if (asprintf(&key, "%p %" PRIu64 " %" PRIu64 " %" PRIu64
@@ -527,6 +535,24 @@ sum_api(struct srv *s, uint64_t f, const char *name,
 	return 2;
 }
 
+/* The tables of BEE's views of a file's index x; without them (out of
+ * memory) its views are read from the file, said. */
+static void
+bee_tables(struct pv_idx *x)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (pv_bee_build(x) != 0) {
+		fprintf(stderr, "prove serve: %s: out of memory for the tables "
+		    "of BEE's views: they are read from the file\n", x->path);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	x->build_s += (double)(b.tv_sec - a.tv_sec) +
+	    (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
 /* Builds the full index of each file that has a summary, in turn (a
  * thread, while the event loop answers from the summaries). */
 static void *
@@ -559,6 +585,7 @@ bg_build(void *arg)
 		}
 		if (pid > 0)
 			stats_end(&x, pid, fd);
+		bee_tables(&x);
 		fprintf(stderr, "prove serve: %s: %" PRIu64 " records, %zu rows, "
 		    "index %zu bytes, built in %.3f s (in the background)\n",
 		    x.path, x.records, x.nrow, x.bytes, x.build_s);
@@ -1002,6 +1029,7 @@ pv_serve(int argc, char **argv)
 		s.n++;
 		if (pid > 0)
 			stats_end(&s.idx[i], pid, fd);
+		bee_tables(&s.idx[i]);
 		fprintf(stderr, "prove serve: %s: %" PRIu64 " records, %zu "
 		    "rows, index %zu bytes, built in %.3f s\n",
 		    s.idx[i].path, s.idx[i].records, s.idx[i].nrow,

@@ -252,6 +252,54 @@ coll_mark(struct node *n, enum pv_kind kind, uint64_t ts)
 		n->longest = d;
 }
 
+/*
+ * A record not selected is not taken, but what it says of the whole
+ * trace is: its host's collection phases (in the time range) are its
+ * processes' too; process and block names hold for the whole trace; and
+ * messages are matched over the whole trace, a selection's message
+ * counted as matched when its other end is selected too.
+ */
+static int
+unselected(struct stats *st, const struct grmtrace_ev *ev)
+{
+	struct pv_msgs *g = &st->msgs;
+	struct pv_mark m;
+	struct node *n;
+
+	if (pv_mark(&st->names, &st->sym, ev, &m) != 0)
+		return -1;
+	switch (m.kind) {
+	case PV_CBEGIN:
+	case PV_CEND:
+		if (ev->pid != 0 || ev->ts < st->sel->from ||
+		    ev->ts >= st->sel->to)
+			return 0;
+		if ((n = pv_map_get(&st->nodes, ev->node, 0,
+		    sizeof *n)) == NULL)
+			return -1;
+		n->id = ev->node;
+		coll_mark(n, m.kind, ev->ts);
+		return 0;
+	case PV_BNAME:
+		return ev->pid == 0 ? 0 : block_name(st, &m);
+	case PV_PNAME:
+		return ev->pid == 0 ? 0 : pv_msgs_ev(g, ev, &m);
+	case PV_SEND:
+	case PV_RECV:
+		if (ev->pid == 0)
+			return 0;
+		if (pv_msgs_ev(g, ev, &m) != 0)
+			return -1;
+		if (m.kind == PV_SEND)
+			g->snd[g->nsnd - 1].out = 1;
+		else
+			g->rcv[g->nrcv - 1].out = 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 static int
 account(struct stats *st, const struct grmtrace_ev *ev)
 {
@@ -266,21 +314,8 @@ account(struct stats *st, const struct grmtrace_ev *ev)
 		    pv_msgs_ev(&st->msgs, ev, NULL);
 	if (ev->kind != GRMTRACE_RECORD)
 		return pv_stmode_ev(&st->sm, ev);
-	if (!pv_sel_has(st->sel, ev->node, ev->pid, ev->tid, ev->ts)) {
-		/* Other rows' records are not taken, but their host's
-		 * collection phases are its processes' too. */
-		if (ev->pid != 0 || ev->ts < st->sel->from ||
-		    ev->ts >= st->sel->to)
-			return 0;
-		if (pv_mark(&st->names, &st->sym, ev, &m) != 0 ||
-		    (n = pv_map_get(&st->nodes, ev->node, 0,
-		    sizeof *n)) == NULL)
-			return -1;
-		n->id = ev->node;
-		if (m.kind == PV_CBEGIN || m.kind == PV_CEND)
-			coll_mark(n, m.kind, ev->ts);
-		return 0;
-	}
+	if (!pv_sel_has(st->sel, ev->node, ev->pid, ev->tid, ev->ts))
+		return unselected(st, ev);
 	if (st->load_n != 0 &&
 	    pv_load_add(&st->load, ev->node, ev->pid, ev->ts) != 0)
 		return -1;
@@ -497,7 +532,37 @@ by_ranks(const void *a, const void *b)
 	    pv_cmp(x->to, y->to);
 }
 
-/* The sends and receives of ranked processes, by (sender, receiver). */
+/* A selection's messages: sends and receives selected, those matched
+ * with their other end selected, those of processes with no rank. */
+struct msel {
+	uint64_t	sends;
+	uint64_t	recvs;
+	uint64_t	matched;
+	uint64_t	norank;
+};
+
+static void
+msel(const struct pv_msgs *g, struct msel *c)
+{
+	size_t i;
+
+	memset(c, 0, sizeof *c);
+	for (i = 0; i < g->nsnd; i++) {
+		if (g->snd[i].out)
+			continue;
+		c->sends++;
+		c->norank += !g->snd[i].has_rank;
+		c->matched += g->snd[i].match != 0 &&
+		    !g->rcv[g->snd[i].match - 1].out;
+	}
+	for (i = 0; i < g->nrcv; i++) {
+		c->recvs += !g->rcv[i].out;
+		c->norank += !g->rcv[i].out && !g->rcv[i].has_rank;
+	}
+}
+
+/* The sends and receives of ranked processes, by (sender, receiver): of
+ * the selection (a match: both ends in it). */
 static int
 fill_pairs(const struct pv_msgs *g, struct pv_map *pairs)
 {
@@ -508,14 +573,14 @@ fill_pairs(const struct pv_msgs *g, struct pv_map *pairs)
 
 	for (i = 0; i < g->nsnd; i++) {
 		s = &g->snd[i];
-		if (!s->has_rank)
+		if (!s->has_rank || s->out)
 			continue;
 		if ((p = pair_get(pairs, s->rank, s->peer)) == NULL)
 			return -1;
 		p->sends++;
 		b = s->bytes > 0 ? s->bytes : 0;	/* nonsense: none */
 		p->bytes = b > INT64_MAX - p->bytes ? INT64_MAX : p->bytes + b;
-		if (s->match == 0) {
+		if (s->match == 0 || g->rcv[s->match - 1].out) {
 			p->usend++;
 			continue;
 		}
@@ -526,12 +591,12 @@ fill_pairs(const struct pv_msgs *g, struct pv_map *pairs)
 	}
 	for (i = 0; i < g->nrcv; i++) {
 		r = &g->rcv[i];
-		if (!r->has_rank)
+		if (!r->has_rank || r->out)
 			continue;
 		if ((p = pair_get(pairs, r->peer, r->rank)) == NULL)
 			return -1;
 		p->recvs++;
-		p->urecv += r->match == 0;
+		p->urecv += r->match == 0 || g->snd[r->match - 1].out;
 	}
 	return 0;
 }
@@ -541,12 +606,14 @@ print_messages(const struct pv_msgs *g)
 {
 	struct pv_map pairs = { { 0 } };
 	struct pair **p = NULL;
+	struct msel c;
 	size_t i;
 	int rc = -1;
 
 	printf("\nmessages (sends matched with receives by rank and tag, "
 	    "first in, first out)\n");
-	if (g->nsnd + g->nrcv == 0) {
+	msel(g, &c);
+	if (c.sends + c.recvs == 0) {
 		printf("no message records\n");
 		return 0;
 	}
@@ -570,11 +637,11 @@ print_messages(const struct pv_msgs *g)
 		printf(" %12" PRIu64 " %12" PRIu64 "\n", p[i]->usend,
 		    p[i]->urecv);
 	}
-	printf("matched messages: %" PRIu64 " of %zu sends and %zu "
-	    "receives\n", g->matched, g->nsnd, g->nrcv);
-	if (g->norank > 0)
+	printf("matched messages: %" PRIu64 " of %" PRIu64 " sends and %"
+	    PRIu64 " receives\n", c.matched, c.sends, c.recvs);
+	if (c.norank > 0)
 		printf("messages of processes with no rank (not matched): %"
-		    PRIu64 "\n", g->norank);
+		    PRIu64 "\n", c.norank);
 	rc = 0;
 out:
 	free(p);
@@ -823,6 +890,7 @@ json_messages(const struct stats *st, struct evbuffer *out)
 	uint64_t hist[LAT_BUCKETS] = { 0 }, lat;
 	const struct pv_msg *sn, *rv;
 	struct pair **p = NULL;
+	struct msel c;
 	unsigned k;
 	size_t i;
 	int rc = -1, any = 0;
@@ -831,9 +899,10 @@ json_messages(const struct stats *st, struct evbuffer *out)
 	    (p = (struct pair **)pv_map_values(&pairs)) == NULL)
 		goto out;
 	qsort(p, pv_map_n(&pairs), sizeof *p, by_ranks);
-	evbuffer_add_printf(out, ",\"sends\":%zu,\"recvs\":%zu,"
-	    "\"matched\":%" PRIu64 ",\"norank\":%" PRIu64 ",\"pairs\":[",
-	    g->nsnd, g->nrcv, g->matched, g->norank);
+	msel(g, &c);
+	evbuffer_add_printf(out, ",\"sends\":%" PRIu64 ",\"recvs\":%" PRIu64
+	    ",\"matched\":%" PRIu64 ",\"norank\":%" PRIu64 ",\"pairs\":[",
+	    c.sends, c.recvs, c.matched, c.norank);
 	for (i = 0; i < pv_map_n(&pairs); i++) {
 		evbuffer_add_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRIu64
 		    ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",", i ? "," : "",
@@ -847,7 +916,8 @@ json_messages(const struct stats *st, struct evbuffer *out)
 	}
 	for (i = 0; i < g->nsnd; i++) {
 		sn = &g->snd[i];
-		if (!sn->has_rank || sn->match == 0)
+		if (!sn->has_rank || sn->out || sn->match == 0 ||
+		    g->rcv[sn->match - 1].out)
 			continue;
 		rv = &g->rcv[sn->match - 1];
 		lat = rv->ts > sn->ts ? rv->ts - sn->ts : 0;
