@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -564,9 +565,12 @@ bg_build(void *arg)
 	pid_t pid;
 	int fd = -1;
 
-	/* Behind the answers: a nice value is a thread's own on Linux (and
-	 * the prove stats child's, forked here). */
-	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	/* Behind the answers: SCHED_IDLE (else a nice value) is a thread's
+	 * own on Linux (and the prove stats child's, forked here): it runs
+	 * when the loop, which answers the views, does not. */
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE,
+	    &(struct sched_param){ .sched_priority = 0 }) != 0)
+		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 	for (i = 0; i < s->n; i++) {
 		if (s->sum[i].sum.g == NULL)
 			continue;
