@@ -552,6 +552,11 @@ bee_tables(struct pv_idx *x)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	x->build_s += (double)(b.tv_sec - a.tv_sec) +
 	    (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	fprintf(stderr, "prove serve: %s: BEE tables %zu bytes (%.1f per "
+	    "record), made in %.3f s\n", x->path, x->bee_bytes,
+	    x->records > 0 ? (double)x->bee_bytes / (double)x->records : 0.0,
+	    (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) /
+	    1e9);
 }
 
 /* Builds the full index of each file that has a summary, in turn (a
