@@ -61,6 +61,9 @@ struct brcv {
 struct pv_bee_row {
 	struct seq	marks;	/* r->pt: key (eid, unmatched end), 1 value */
 	struct seq	*dep;	/* by depth: key (state, beid:eeid), SV_N */
+	size_t		**nown;	/* by depth: the spans closed by another's
+				   end (rare), by index */
+	size_t		*nnown;
 	struct bsnd	*snd;
 	struct seq	sends;	/* key (peer, rr), SN_N values */
 	struct brcv	*rcv;
@@ -487,6 +490,25 @@ seq_init(struct seq *q, const void *items, size_t n, size_t size,
 	q->add = add;
 }
 
+/* The closed spans of d with no end of their own, by index. */
+static int
+nown_build(const struct pv_depth *d, size_t **v, size_t *n, size_t *bytes)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < d->n; i++)
+		k += !(d->s[i].open & (PV_SPAN_OPEN | PV_SPAN_OWN));
+	if (k == 0)
+		return 0;
+	if ((*v = malloc(k * sizeof **v)) == NULL)
+		return -1;
+	for (i = 0; i < d->n; i++)
+		if (!(d->s[i].open & (PV_SPAN_OPEN | PV_SPAN_OWN)))
+			(*v)[(*n)++] = i;
+	*bytes += k * sizeof **v;
+	return 0;
+}
+
 int
 pv_bee_build(struct pv_idx *x)
 {
@@ -502,7 +524,9 @@ pv_bee_build(struct pv_idx *x)
 	for (i = 0; i < x->nrow; i++) {
 		r = &x->row[i];
 		b = r->bee;
-		if ((b->dep = calloc(r->nd + 1, sizeof *b->dep)) == NULL)
+		if ((b->dep = calloc(r->nd + 1, sizeof *b->dep)) == NULL ||
+		    (b->nown = calloc(r->nd + 1, sizeof *b->nown)) == NULL ||
+		    (b->nnown = calloc(r->nd + 1, sizeof *b->nnown)) == NULL)
 			goto fail;
 		seq_init(&b->marks, r->pt, r->npt, sizeof *r->pt, 1, pt_ts,
 		    pt_key, pt_add1);
@@ -520,7 +544,9 @@ pv_bee_build(struct pv_idx *x)
 			seq_init(&b->dep[j], r->d[j].s, r->d[j].n,
 			    sizeof *r->d[j].s, SV_N, span_t0, span_key,
 			    span_add1);
-			if (seq_build(&b->dep[j], &bytes) != 0)
+			if (seq_build(&b->dep[j], &bytes) != 0 ||
+			    nown_build(&r->d[j], &b->nown[j], &b->nnown[j],
+			    &bytes) != 0)
 				goto fail;
 		}
 		bytes += sizeof *b + r->nd * sizeof *b->dep;
@@ -548,7 +574,11 @@ pv_bee_free(struct pv_idx *x)
 		seq_free(&b->recvs);
 		for (j = 0; b->dep != NULL && j < x->row[i].nd; j++)
 			seq_free(&b->dep[j]);
+		for (j = 0; b->nown != NULL && j < x->row[i].nd; j++)
+			free(b->nown[j]);
 		free(b->dep);
+		free(b->nown);
+		free(b->nnown);
 		free(b->snd);
 		free(b->rcv);
 		free(b);
@@ -755,16 +785,80 @@ row_marks(struct ans *a, const struct pv_row *r, uint64_t *n)
 	return 0;
 }
 
+/* Takes span s of depth q out of the sums e of its key. */
+static void
+span_out(const struct seq *q, const struct pv_span *s, size_t i,
+	 uint64_t *acc)
+{
+	uint64_t v[SV_N] = { 0 }, *e;
+	struct pv_key key;
+	size_t k;
+	u128 s2;
+
+	span_key(q, i, &key);
+	e = acc + (size_t)seq_find(q, &key) * SV_N;
+	span_vals(s, v);
+	s2 = ((u128)e[SV_S2HI] << 64 | e[SV_S2LO]) -
+	    ((u128)v[SV_S2HI] << 64 | v[SV_S2LO]);
+	for (k = SV_OWN; k < SV_S2LO; k++)
+		e[k] -= v[k];
+	e[SV_S2LO] = (uint64_t)s2;
+	e[SV_S2HI] = (uint64_t)(s2 >> 64);
+}
+
+/*
+ * The spans of depth j in [e0, e1) (a->acc their sums) begun in the range
+ * but closed by the end of one they were nested in begun before it: a
+ * selection sees that end without its begin (unmatched: it closes
+ * nothing), so they are still open at its end.  Spans so closed are rare
+ * (ends that do not match the innermost open span): kept in a list.
+ */
+static int
+cut_closer(struct ans *a, const struct pv_row *r, size_t j, size_t e0,
+	   size_t e1)
+{
+	const struct pv_bee_row *b = r->bee;
+	const size_t *v = b->nown[j];
+	const struct pv_span *y, *c;
+	size_t lo = 0, hi = b->nnown[j], m, d, k;
+
+	while (lo < hi) {
+		m = lo + (hi - lo) / 2;
+		if (v[m] < e0)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (; lo < b->nnown[j] && v[lo] < e1; lo++) {
+		y = &r->d[j].s[v[lo]];
+		if (y->t0 < a->from)
+			continue;	/* cut by from itself: out already */
+		/* Its closer: the span of a depth below ending with it, with
+		 * an end of its own. */
+		for (c = NULL, d = j; d-- > 0 && c == NULL;) {
+			k = pv_lb(&b->dep[d], 0, b->dep[d].n, y->t1, span_t1);
+			if (k >= b->dep[d].n || r->d[d].s[k].t1 != y->t1)
+				break;
+			if (r->d[d].s[k].open & PV_SPAN_OWN)
+				c = &r->d[d].s[k];
+		}
+		if (c == NULL || c->t0 >= a->from)
+			continue;
+		span_out(&b->dep[j], y, v[lo], a->acc);
+		a->unclosed++;
+	}
+	return 0;
+}
+
 static int
 row_depth(struct ans *a, const struct pv_row *r, size_t j, uint64_t *n)
 {
 	const struct seq *q = &r->bee->dep[j];
 	const struct pv_span *s = r->d[j].s, *c;
-	uint64_t from = a->from, to = a->to, v[SV_N], *e;
+	uint64_t from = a->from, to = a->to, *e;
 	size_t k, b0, b1, e0, e1;
 	struct pv_key key;
 	struct prof *p;
-	u128 s2;
 
 	if (q->n == 0)
 		return 0;
@@ -788,19 +882,16 @@ row_depth(struct ans *a, const struct pv_row *r, size_t j, uint64_t *n)
 	seq_range(q, e0, e1, a->acc, a->acc2);
 	if (e0 < e1 && s[e0].t0 < from) {
 		c = &s[e0];
-		span_key(q, e0, &key);
-		e = a->acc + (size_t)seq_find(q, &key) * SV_N;
-		memset(v, 0, sizeof v);
-		span_vals(c, v);
-		s2 = ((u128)e[SV_S2HI] << 64 | e[SV_S2LO]) -
-		    ((u128)v[SV_S2HI] << 64 | v[SV_S2LO]);
-		for (k = SV_NOOWN; k < SV_S2LO; k++)
-			e[k] -= v[k];
-		e[SV_S2LO] = (uint64_t)s2;
-		e[SV_S2HI] = (uint64_t)(s2 >> 64);
-		if (c->open & PV_SPAN_OWN)
+		span_out(q, c, e0, a->acc);
+		if (c->open & PV_SPAN_OWN) {
+			/* Its end is a record of the range all the same. */
+			span_key(q, e0, &key);
+			a->acc[(size_t)seq_find(q, &key) * SV_N + SV_OWN]++;
 			a->unmatched++;
+		}
 	}
+	if (cut_closer(a, r, j, e0, e1) != 0)
+		return -1;
 	for (k = 0; k < q->nk; k++) {
 		e = a->acc + k * SV_N;
 		*n += e[SV_OWN];

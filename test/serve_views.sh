@@ -121,6 +121,40 @@ if command -v python3 > /dev/null 2>&1; then
 		grep -q "\[$s,$r,$n,$b," "$T_DIR/body" ||
 			t_fail "bee: no pair $s -> $r of $n sends, $b bytes"
 	done < "$T_DIR/pairs-t"
+	# The hand-written traces (phases, ranges, messages of processes
+	# with and without ranks) and nested.trace (blocks nested at random
+	# on 6 threads, ends with none open, phases between, messages by
+	# rank and tag, some never received): 12 selections each.
+	for tr in msgs phases ranges stats markup nested; do
+		rm -f "$T_DIR/serve2.out"
+		"$PV" serve "$(dirname "$0")/traces/$tr.trace" \
+		    > "$T_DIR/serve2.out" 2> "$T_DIR/serve2.err" &
+		SV2=$!
+		T_PIDS="$T_PIDS $SV2"
+		t_wait test -s "$T_DIR/serve2.out" ||
+			t_fail "prove serve $tr printed no URL"
+		hp=$hostport
+		hostport=$(head -n 1 "$T_DIR/serve2.out")
+		hostport=${hostport#http://}
+		hostport=${hostport%/}
+		want 200 /api/meta
+		first=$(json first)
+		span=$(($(json last) - first + 1))
+		nrow=$(grep -o '"tid":' "$T_DIR/body" | wc -l)
+		for k in 0 1 2 3 4 5 6 7 8 9 10 11; do
+			a=$((first + span * k / 13 - 3))
+			b=$((a + span * (k % 5 + 1) / 6 + 1))
+			q="from=$a&to=$b&load=$((k * 3 + 1))"
+			[ $((k % 3)) != 0 ] || [ "$nrow" -lt 2 ] ||
+				q="$q&rows=$((k % nrow)),$(((k + 1) % nrow))"
+			want 200 "/api/bee?$q"
+			cp "$T_DIR/body" "$T_DIR/bee-index"
+			want 200 "/api/bee?ref=1&$q"
+			t_bee_same "$T_DIR/bee-index" "$T_DIR/body"
+		done
+		t_serve_stop "$SV2" "$T_DIR/serve2.err"
+		hostport=$hp
+	done
 else
 	t_log "no python3: BEE's views not compared with the file's"
 fi
