@@ -64,6 +64,12 @@ struct srv_job {
 	struct pv_files		fs;
 	struct pv_sel		sel;
 	unsigned		load_n;
+	/* A page of the tracer (a file's: its index does not change) in
+	 * place of BEE's numbers: x, match (a copy), skip, n. */
+	const struct pv_idx	*x;
+	char			*match;
+	uint64_t		skip;
+	unsigned		n;
 	struct evbuffer		*out;
 	int			rc;
 	char			err[256];
@@ -329,6 +335,7 @@ job_free(struct srv_job *j)
 	pv_sel_free(&j->sel);
 	free(j->path);
 	free(j->key);
+	free(j->match);
 	free(j);
 }
 
@@ -338,8 +345,12 @@ job_run(void *arg)
 	struct srv_job *j = arg;
 	ssize_t k;
 
-	j->rc = pv_stats_json(&j->fs, &j->sel, j->load_n, j->out, j->err,
-	    sizeof j->err);
+	if (j->x != NULL)
+		j->rc = pv_tracer(j->x, &j->sel, j->match, j->skip, j->n,
+		    j->out, j->err, sizeof j->err);
+	else
+		j->rc = pv_stats_json(&j->fs, &j->sel, j->load_n, j->out,
+		    j->err, sizeof j->err);
 	do
 		k = write(j->s->jobfd[1], &j, sizeof j);
 	while (k < 0 && errno == EINTR);
@@ -360,7 +371,8 @@ on_job_done(evutil_socket_t fd, short what, void *arg)
 		LIST_REMOVE(j, next);
 		j->s->njobs--;
 		if (j->rc == 0) {
-			memo_keep(j->s, &j->key, j->out);
+			if (j->key != NULL)
+				memo_keep(j->s, &j->key, j->out);
 			reply(j->req, 200, "OK", "application/json", j->out);
 		}
 		else if (strcmp(j->err, "out of memory") == 0)
@@ -371,29 +383,45 @@ on_job_done(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* A tracer's page asked of a job: its index, filter, skip and n. */
+struct srv_page {
+	const struct pv_idx	*x;
+	const char		*match;
+	uint64_t		skip;
+	unsigned		n;
+};
+
 /* Starts the job of BEE's views of sel (taken) for req, its memo's key
- * *key (taken): 0; 1 with err for the client (busy); -1 out of memory. */
+ * *key (taken), or (pg not NULL) of a tracer's page: 0; 1 with err for
+ * the client (busy); -1 out of memory. */
 static int
 job_start(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
-	  struct pv_sel *sel, unsigned load_n, char **key, char *err,
-	  size_t errlen)
+	  struct pv_sel *sel, unsigned load_n, char **key,
+	  const struct srv_page *pg, char *err, size_t errlen)
 {
 	struct pv_files fs = pv_idx_files(x);
 	struct srv_job *j;
 	int r;
 
 	if (s->njobs >= SRV_JOBS) {
-		snprintf(err, errlen, "busy: BEE's views of %u other "
-		    "selections are being computed; ask again when one is "
+		snprintf(err, errlen, "busy: BEE's views or tracer pages of %u "
+		    "other selections are being read; ask again when one is "
 		    "done", s->njobs);
 		return 1;
 	}
 	if ((j = calloc(1, sizeof *j)) == NULL ||
 	    (j->path = calloc(fs.n, sizeof *j->path)) == NULL ||
-	    (j->out = evbuffer_new()) == NULL) {
+	    (j->out = evbuffer_new()) == NULL ||
+	    (pg != NULL && pg->match != NULL &&
+	    (j->match = strdup(pg->match)) == NULL)) {
 		if (j != NULL)
 			job_free(j);
 		return -1;
+	}
+	if (pg != NULL) {
+		j->x = pg->x;
+		j->skip = pg->skip;
+		j->n = pg->n;
 	}
 	memcpy(j->path, fs.path, fs.n * sizeof *j->path);
 	j->fs = (struct pv_files){ j->path, fs.n, fs.limit };
@@ -402,8 +430,10 @@ job_start(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 	j->sel = *sel;
 	*sel = (struct pv_sel)PV_SEL_ALL;
 	j->load_n = load_n;
-	j->key = *key;
-	*key = NULL;
+	if (key != NULL) {
+		j->key = *key;
+		*key = NULL;
+	}
 	if ((r = pthread_create(&j->th, NULL, job_run, j)) != 0) {
 		snprintf(err, errlen, "cannot start a thread: %s",
 		    strerror(r));
@@ -424,6 +454,7 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
     char *err, size_t errlen)
 {
 	struct pv_sel sel = PV_SEL_ALL;
+	struct srv_page pg;
 	const struct srv_memo *m;
 	const char *rows;
 	struct pv_files fs;
@@ -463,7 +494,7 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 			    evbuffer_get_length(m->b)) == 0 ? 0 : -1;
 			goto out;
 		}
-		rc = job_start(s, x, req, &sel, (unsigned)n, &key, err,
+		rc = job_start(s, x, req, &sel, (unsigned)n, &key, NULL, err,
 		    errlen);
 		rc = rc == 0 ? 3 : rc == 1 ? 2 : -1;
 	} else {
@@ -475,8 +506,18 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 			    PV_TRACER_MAX);
 			goto out;
 		}
-		rc = pv_tracer(x, &sel, evhttp_find_header(q, "q"), skip,
-		    (unsigned)n, b, err, errlen) == 0 ? 0 : 1;
+		/* A page may read much of a big file (a filter that few
+		 * records match, a large skip): a file's in a worker thread;
+		 * a followed job's index changes under the loop, so here. */
+		if (s->live == NULL) {
+			pg = (struct srv_page){ x, evhttp_find_header(q, "q"),
+			    skip, (unsigned)n };
+			rc = job_start(s, x, req, &sel, 0, NULL, &pg, err,
+			    errlen);
+			rc = rc == 0 ? 3 : rc == 1 ? 2 : -1;
+		} else
+			rc = pv_tracer(x, &sel, evhttp_find_header(q, "q"),
+			    skip, (unsigned)n, b, err, errlen) == 0 ? 0 : 1;
 	}
 out:
 	free(key);

@@ -9,7 +9,8 @@
 # (skipped with a message when absent, or without node or python3), a
 # range selected on the timeline with the mouse (a shift-drag, by the
 # DevTools protocol) updates the views, with no button, to that range's
-# numbers.
+# numbers.  A tracer's page that reads the whole file does not hold the
+# views (a worker thread reads it).
 . "$(dirname "$0")/lib.sh"
 
 PV="$B/prove/prove"
@@ -61,6 +62,19 @@ while read -r eid c _; do
 	grep -q "\[$eid,$c," "$T_DIR/body" ||
 		t_fail "api/bee: no count $c of eid $eid (prove stats -t)"
 done < "$T_DIR/counts-t"
+
+# A tracer's page that reads the whole file (a filter no record matches)
+# is read by a worker thread: a view and BEE's views are answered while
+# it reads, and it answers in the end.
+curl -s -o "$T_DIR/tracer" "${url}api/tracer?q=no-such-event" &
+TP=$!
+[ "$(get "api/view?width=1400")" = 200 ] || t_fail "no view while the tracer reads"
+[ "$(get "api/bee?from=$a&to=$b")" = 200 ] || t_fail "no BEE while the tracer reads"
+kill -0 "$TP" 2> /dev/null ||
+	t_log "the tracer's page was read before a view was answered (a fast machine?)"
+wait "$TP" || t_fail "the tracer's page: curl $?"
+grep -q '^{"records":\[\],"more":false}' "$T_DIR/tracer" ||
+	t_fail "the tracer's page: $(head -c 200 "$T_DIR/tracer")"
 
 if ! command -v chromium > /dev/null 2>&1 ||
     ! command -v node > /dev/null 2>&1; then

@@ -253,6 +253,15 @@ const Views = (() => {
       const r = await fetch(T.base + '&skip=' + T.skip + '&n=100&q=' +
         encodeURIComponent(T.q));
       const j = await r.json();
+      if (r.status === 503) {
+        // The server reads two other selections (each in a thread):
+        // asked again a second later, unless another is asked by then.
+        if (seq !== T.seq) return;
+        T.busy = false;
+        await new Promise((ok) => setTimeout(ok, 1000));
+        if (seq === T.seq) await tracerPage(fresh);
+        return;
+      }
       if (!r.ok) throw new Error('tracer: ' + (j.error || r.status));
       if (seq !== T.seq) return;
       const tb = document.getElementById('v-tracer');
