@@ -17,7 +17,6 @@
  * many keys: shift is the least with 2^shift >= 4 x keys x values, so
  * the sums cost at most 2 bytes per item). */
 #define CUM_SHIFT_MIN	6
-#define LAT_BUCKETS	64
 
 typedef unsigned __int128 u128;
 
@@ -79,7 +78,7 @@ enum { SV_BEGIN, SV_OWN, SV_NOOWN, SV_CLOSED, SV_S1, SV_S2LO, SV_S2HI,
     SV_N };
 /* Values of a row's sends' keys. */
 enum { SN_SENDS, SN_BYTES, SN_MATCHED, SN_LAT, SN_HIST, SN_N = SN_HIST +
-    LAT_BUCKETS };
+    PV_LAT_BUCKETS };
 
 static uint64_t
 hkey(const struct pv_key *k)
@@ -317,16 +316,6 @@ snd_key(const struct seq *q, size_t i, struct pv_key *k)
 	return 0;
 }
 
-static unsigned
-lat_bucket(uint64_t lat)
-{
-	unsigned k;
-
-	for (k = 0; k + 1 < LAT_BUCKETS && lat >> (k + 1) != 0; k++)
-		continue;
-	return k;
-}
-
 /* A send's values: sign -1 takes its match away (the edges). */
 static void
 snd_vals(const struct bsnd *s, uint64_t *v, int match_only, int sign)
@@ -343,11 +332,11 @@ snd_vals(const struct bsnd *s, uint64_t *v, int match_only, int sign)
 	if (sign > 0) {
 		v[SN_MATCHED]++;
 		v[SN_LAT] += s->tr - s->ts;	/* as int64, wrapping */
-		v[SN_HIST + lat_bucket(lat)]++;
+		v[SN_HIST + pv_lat_bucket(lat)]++;
 	} else {
 		v[SN_MATCHED]--;
 		v[SN_LAT] -= s->tr - s->ts;
-		v[SN_HIST + lat_bucket(lat)]--;
+		v[SN_HIST + pv_lat_bucket(lat)]--;
 	}
 }
 
@@ -634,7 +623,7 @@ struct ans {
 	uint64_t		recvs;
 	uint64_t		matched;
 	uint64_t		norank;
-	uint64_t		hist[LAT_BUCKETS];
+	uint64_t		hist[PV_LAT_BUCKETS];
 	size_t			threads;
 	struct pv_map		rprocs;	/* (node, pid) of rows counted */
 	struct pv_map		procs;	/* (node, pid) -> struct lproc */
@@ -971,7 +960,7 @@ row_msgs(struct ans *a, const struct pv_row *r)
 		p->matched += e[SN_MATCHED];
 		p->lat += (int64_t)e[SN_LAT];
 		a->matched += e[SN_MATCHED];
-		for (h = 0; h < LAT_BUCKETS; h++)
+		for (h = 0; h < PV_LAT_BUCKETS; h++)
 			a->hist[h] += e[SN_HIST + h];
 	}
 	q = &b->recvs;
@@ -1069,7 +1058,6 @@ load_json(struct ans *a, unsigned n, struct evbuffer *out)
 {
 	const struct pv_idx *x = a->x;
 	struct lproc **v = NULL, *p;
-	const struct pv_proc *pr;
 	const struct pv_oth *o;
 	uint64_t t0 = 0, w = 1, *bd = NULL, prev, cur, b;
 	size_t i, j, np = pv_map_n(&a->procs);
@@ -1123,23 +1111,9 @@ load_json(struct ans *a, unsigned n, struct evbuffer *out)
 	qsort(v, np, sizeof *v, by_first);
 	evbuffer_add_printf(out, ",\"load\":{\"origin\":%" PRIu64
 	    ",\"width\":%" PRIu64 ",\"n\":%u,\"procs\":[", t0, w, n);
-	for (j = 0; j < np; j++) {
-		p = v[j];
-		evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"pid\":%"
-		    PRIu32, j ? "," : "", p->node, p->pid);
-		if ((pr = pv_proc(&x->msgs, p->node, p->pid)) != NULL &&
-		    pr->has_rank)
-			evbuffer_add_printf(out, ",\"rank\":%" PRId64, pr->rank);
-		if (pr != NULL && pr->prog != NULL) {
-			evbuffer_add_printf(out, ",\"prog\":");
-			pv_json_str(out, pr->prog, pr->prog_len);
-		}
-		evbuffer_add_printf(out, ",\"c\":[");
-		for (i = 0; i < n; i++)
-			evbuffer_add_printf(out, "%s%" PRIu64, i ? "," : "",
-			    p->c[i]);
-		evbuffer_add(out, "]}", 2);
-	}
+	for (j = 0; j < np; j++)
+		pv_bee_lproc(out, j, &x->msgs, v[j]->node, v[j]->pid, v[j]->c,
+		    n, n);
 	evbuffer_add(out, "]}", 2);
 	rc = 0;
 out:
@@ -1198,26 +1172,21 @@ static int
 counts_json(struct ans *a, struct evbuffer *out)
 {
 	struct cnt **e;
-	const char *name;
 	size_t i, n = pv_map_n(&a->cnts);
 
 	if ((e = (struct cnt **)pv_map_values(&a->cnts)) == NULL)
 		return -1;
 	qsort(e, n, sizeof *e, by_count);
 	evbuffer_add_printf(out, ",\"counts\":[");
-	for (i = 0; i < n; i++) {
-		name = eid_name(a->x, e[i]->eid);
-		evbuffer_add_printf(out, "%s[%" PRId32 ",%" PRIu64 ",",
-		    i ? "," : "", e[i]->eid, e[i]->count);
-		pv_json_str(out, name, strlen(name));
-		evbuffer_add(out, "]", 1);
-	}
+	for (i = 0; i < n; i++)
+		pv_bee_count(out, i, e[i]->eid, e[i]->count,
+		    eid_name(a->x, e[i]->eid));
 	evbuffer_add(out, "]", 1);
 	free(e);
 	return 0;
 }
 
-/* The variance of a state's exclusive times, s^2: exact integer sums,
+/* The variance of a state's exclusive times, ns^2: exact integer sums,
  * long double once they would overflow. */
 static double
 variance(const struct prof *p)
@@ -1230,11 +1199,10 @@ variance(const struct prof *p)
 	if (p->s2 <= ~(u128)0 / n) {
 		d = n * p->s2 - s1 * s1;
 		return (double)((long double)d / (long double)n /
-		    (long double)n / 1e18L);
+		    (long double)n);
 	}
 	m = (long double)p->s1 / (long double)p->count;
-	return (double)(((long double)p->s2 / (long double)p->count - m * m) /
-	    1e18L);
+	return (double)((long double)p->s2 / (long double)p->count - m * m);
 }
 
 static int
@@ -1244,7 +1212,7 @@ profile_json(struct ans *a, struct evbuffer *out)
 	struct prof **v;
 	size_t i, n = pv_map_n(&a->profs);
 	double sum = 0;
-	char id[32], tot[32];
+	char id[32], nm[32];
 
 	if ((v = (struct prof **)pv_map_values(&a->profs)) == NULL)
 		return -1;
@@ -1260,19 +1228,12 @@ profile_json(struct ans *a, struct evbuffer *out)
 			snprintf(id, sizeof id, "eid %" PRId32, st->eid);
 		else
 			snprintf(id, sizeof id, "%" PRId64, st->id);
-		evbuffer_add_printf(out, "%s{\"id\":\"%s\",\"count\":%" PRIu64
-		    ",\"mean\":\"%.9f\",\"variance\":\"%.6e\",\"total\":\"%s\","
-		    "\"pct\":\"%.2f\",\"ns\":%" PRIu64 ",\"name\":", i ? "," : "",
-		    id, v[i]->count, (double)v[i]->s1 / (double)v[i]->count /
-		    1e9, variance(v[i]), pv_secs(tot, sizeof tot, v[i]->s1),
-		    sum > 0 ? 100 * (double)v[i]->s1 / sum : 0.0, v[i]->s1);
-		if (st->name != NULL)
-			pv_json_str(out, st->name, st->len);
-		else {
-			snprintf(id, sizeof id, "block %" PRId64, st->id);
-			pv_json_str(out, id, strlen(id));
-		}
-		evbuffer_add(out, "}", 1);
+		if (st->name == NULL)
+			snprintf(nm, sizeof nm, "block %" PRId64, st->id);
+		pv_bee_block(out, i, id, v[i]->count, (double)v[i]->s1 /
+		    (double)v[i]->count, variance(v[i]), v[i]->s1, sum,
+		    st->name != NULL ? st->name : nm, st->name != NULL ?
+		    st->len : strlen(nm));
 	}
 	evbuffer_add(out, "]", 1);
 	free(v);
@@ -1284,8 +1245,6 @@ messages_json(struct ans *a, struct evbuffer *out)
 {
 	struct pair **p;
 	size_t i, n = pv_map_n(&a->pairs);
-	unsigned k;
-	int any = 0;
 
 	if ((p = (struct pair **)pv_map_values(&a->pairs)) == NULL)
 		return -1;
@@ -1293,26 +1252,12 @@ messages_json(struct ans *a, struct evbuffer *out)
 	evbuffer_add_printf(out, ",\"sends\":%" PRIu64 ",\"recvs\":%" PRIu64
 	    ",\"matched\":%" PRIu64 ",\"norank\":%" PRIu64 ",\"pairs\":[",
 	    a->sends, a->recvs, a->matched, a->norank);
-	for (i = 0; i < n; i++) {
-		evbuffer_add_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRIu64
-		    ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", i ? "," : "",
-		    p[i]->from, p[i]->to, p[i]->sends, p[i]->bytes,
-		    p[i]->recvs, p[i]->matched);
-		if (p[i]->matched > 0)
-			evbuffer_add_printf(out, "\"%.9f\"]", (double)p[i]->lat
-			    / (double)p[i]->matched / 1e9);
-		else
-			evbuffer_add_printf(out, "\"-\"]");
-	}
-	evbuffer_add_printf(out, "],\"lathist\":[");
-	for (k = 0; k < LAT_BUCKETS; k++) {
-		if (a->hist[k] == 0)
-			continue;
-		evbuffer_add_printf(out, "%s[%u,%" PRIu64 "]", any ? "," : "",
-		    k, a->hist[k]);
-		any = 1;
-	}
+	for (i = 0; i < n; i++)
+		pv_bee_pair(out, i, p[i]->from, p[i]->to, p[i]->sends,
+		    (int64_t)p[i]->bytes, p[i]->recvs, p[i]->matched,
+		    (double)p[i]->lat);
 	evbuffer_add(out, "]", 1);
+	pv_bee_lathist(out, a->hist);
 	free(p);
 	return 0;
 }
@@ -1329,7 +1274,6 @@ pv_bee_json(const struct pv_idx *x, const struct pv_sel *sel,
 {
 	static const struct pv_sel all = PV_SEL_ALL;
 	struct ans a;
-	char t[32];
 	size_t i;
 	int rc = -1;
 
@@ -1345,11 +1289,8 @@ pv_bee_json(const struct pv_idx *x, const struct pv_sel *sel,
 		    x->row[i].pid, x->row[i].tid);
 	if (gather(&a) != 0)
 		goto out;
-	evbuffer_add_printf(out, "{\"records\":%" PRIu64 ",\"first\":%" PRIu64
-	    ",\"last\":%" PRIu64 ",\"span\":\"%s\",\"processes\":%zu,"
-	    "\"threads\":%zu,\"losses\":%" PRIu64, a.records, a.first,
-	    a.last, pv_secs(t, sizeof t, a.last - a.first),
-	    pv_map_n(&a.rprocs), a.threads, x->losses);
+	pv_bee_head(out, a.records, a.first, a.last, pv_map_n(&a.rprocs),
+	    a.threads, x->losses);
 	if (counts_json(&a, out) != 0 || profile_json(&a, out) != 0 ||
 	    messages_json(&a, out) != 0 ||
 	    (load_n != 0 && load_json(&a, load_n, out) != 0))

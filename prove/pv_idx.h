@@ -350,6 +350,29 @@ void pv_bee_free(struct pv_idx *x);
 int pv_bee_json(const struct pv_idx *x, const struct pv_sel *sel,
 		unsigned load_n, struct evbuffer *out);
 
+/* The pieces of BEE's views' JSON (pv_stats.c), the same from the file
+ * and from the index: the head {"records":...; a count, a block (mean
+ * ns, variance ns^2, sum: of all blocks' totals, for the percent), a pair
+ * of ranks (lat: the sum of the latencies of the matched, ns) and a load
+ * meter's process (its c[0..nc), n buckets), each after a comma unless
+ * the first (i, j 0); ,"lathist":[...] of hist[PV_LAT_BUCKETS]. */
+#define PV_LAT_BUCKETS	64	/* k: [2^k, 2^(k+1)) ns; 0 holds 0 and 1 */
+unsigned pv_lat_bucket(uint64_t lat);
+void pv_bee_head(struct evbuffer *out, uint64_t records, uint64_t first,
+		 uint64_t last, size_t procs, size_t threads, uint64_t losses);
+void pv_bee_count(struct evbuffer *out, size_t i, int32_t eid,
+		  uint64_t count, const char *name);
+void pv_bee_block(struct evbuffer *out, size_t i, const char *id,
+		  uint64_t count, double mean, double var, uint64_t total,
+		  double sum, const char *name, size_t len);
+void pv_bee_pair(struct evbuffer *out, size_t i, int64_t from, int64_t to,
+		 uint64_t sends, int64_t bytes, uint64_t recvs,
+		 uint64_t matched, double lat);
+void pv_bee_lathist(struct evbuffer *out, const uint64_t *hist);
+void pv_bee_lproc(struct evbuffer *out, size_t j, const struct pv_msgs *g,
+		  uint32_t node, uint32_t pid, const uint64_t *c, size_t nc,
+		  unsigned n);
+
 /* ---- BEE's tracer (pv_tracer.c) ---- */
 
 /* At most this many records a page. */

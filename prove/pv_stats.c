@@ -824,11 +824,115 @@ eid_name(const struct grmtrace *r, int32_t eid)
 	    def->description : def->format;
 }
 
+/* ---- the pieces of that JSON, pv_bee.c's too ---- */
+
+void
+pv_bee_head(struct evbuffer *out, uint64_t records, uint64_t first,
+	    uint64_t last, size_t procs, size_t threads, uint64_t losses)
+{
+	char t[32];
+
+	evbuffer_add_printf(out, "{\"records\":%" PRIu64 ",\"first\":%" PRIu64
+	    ",\"last\":%" PRIu64 ",\"span\":\"%s\",\"processes\":%zu,"
+	    "\"threads\":%zu,\"losses\":%" PRIu64, records, first, last,
+	    pv_secs(t, sizeof t, last - first), procs, threads, losses);
+}
+
+void
+pv_bee_count(struct evbuffer *out, size_t i, int32_t eid, uint64_t count,
+	     const char *name)
+{
+	evbuffer_add_printf(out, "%s[%" PRId32 ",%" PRIu64 ",", i ? "," : "",
+	    eid, count);
+	pv_json_str(out, name, strlen(name));
+	evbuffer_add(out, "]", 1);
+}
+
+void
+pv_bee_block(struct evbuffer *out, size_t i, const char *id, uint64_t count,
+	     double mean, double var, uint64_t total, double sum,
+	     const char *name, size_t len)
+{
+	char t[32];
+
+	evbuffer_add_printf(out, "%s{\"id\":\"%s\",\"count\":%" PRIu64
+	    ",\"mean\":\"%.9f\",\"variance\":\"%.6e\",\"total\":\"%s\","
+	    "\"pct\":\"%.2f\",\"ns\":%" PRIu64 ",\"name\":", i ? "," : "", id,
+	    count, mean / 1e9, var / 1e18, pv_secs(t, sizeof t, total),
+	    sum > 0 ? 100 * (double)total / sum : 0.0, total);
+	pv_json_str(out, name, len);
+	evbuffer_add(out, "}", 1);
+}
+
+void
+pv_bee_pair(struct evbuffer *out, size_t i, int64_t from, int64_t to,
+	    uint64_t sends, int64_t bytes, uint64_t recvs, uint64_t matched,
+	    double lat)
+{
+	evbuffer_add_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRIu64 ",%"
+	    PRId64 ",%" PRIu64 ",%" PRIu64 ",", i ? "," : "", from, to, sends,
+	    bytes, recvs, matched);
+	if (matched > 0)
+		evbuffer_add_printf(out, "\"%.9f\"]", lat / (double)matched /
+		    1e9);
+	else
+		evbuffer_add_printf(out, "\"-\"]");
+}
+
+unsigned
+pv_lat_bucket(uint64_t lat)
+{
+	unsigned k;
+
+	for (k = 0; k + 1 < PV_LAT_BUCKETS && lat >> (k + 1) != 0; k++)
+		continue;
+	return k;
+}
+
+void
+pv_bee_lathist(struct evbuffer *out, const uint64_t *hist)
+{
+	unsigned k;
+	int any = 0;
+
+	evbuffer_add_printf(out, ",\"lathist\":[");
+	for (k = 0; k < PV_LAT_BUCKETS; k++) {
+		if (hist[k] == 0)
+			continue;
+		evbuffer_add_printf(out, "%s[%u,%" PRIu64 "]", any ? "," : "", k,
+		    hist[k]);
+		any = 1;
+	}
+	evbuffer_add(out, "]", 1);
+}
+
+void
+pv_bee_lproc(struct evbuffer *out, size_t j, const struct pv_msgs *g,
+	     uint32_t node, uint32_t pid, const uint64_t *c, size_t nc,
+	     unsigned n)
+{
+	const struct pv_proc *pr;
+	size_t i;
+
+	evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"pid\":%" PRIu32,
+	    j ? "," : "", node, pid);
+	if ((pr = pv_proc(g, node, pid)) != NULL && pr->has_rank)
+		evbuffer_add_printf(out, ",\"rank\":%" PRId64, pr->rank);
+	if (pr != NULL && pr->prog != NULL) {
+		evbuffer_add_printf(out, ",\"prog\":");
+		pv_json_str(out, pr->prog, pr->prog_len);
+	}
+	evbuffer_add_printf(out, ",\"c\":[");
+	for (i = 0; i < n; i++)
+		evbuffer_add_printf(out, "%s%" PRIu64, i ? "," : "",
+		    i < nc ? c[i] : 0);
+	evbuffer_add(out, "]}", 2);
+}
+
 static int
 json_counts(const struct stats *st, const struct grmtrace *r,
 	    struct evbuffer *out)
 {
-	const char *name;
 	struct evc **e;
 	size_t i;
 
@@ -836,13 +940,9 @@ json_counts(const struct stats *st, const struct grmtrace *r,
 		return -1;
 	qsort(e, pv_map_n(&st->evcs), sizeof *e, by_count);
 	evbuffer_add_printf(out, ",\"counts\":[");
-	for (i = 0; i < pv_map_n(&st->evcs); i++) {
-		name = eid_name(r, e[i]->eid);
-		evbuffer_add_printf(out, "%s[%" PRId32 ",%" PRIu64 ",",
-		    i ? "," : "", e[i]->eid, e[i]->count);
-		pv_json_str(out, name, strlen(name));
-		evbuffer_add(out, "]", 1);
-	}
+	for (i = 0; i < pv_map_n(&st->evcs); i++)
+		pv_bee_count(out, i, e[i]->eid, e[i]->count,
+		    eid_name(r, e[i]->eid));
 	evbuffer_add(out, "]", 1);
 	free(e);
 	return 0;
@@ -864,36 +964,26 @@ json_profile(const struct stats *st, struct evbuffer *out)
 	    PRIu64 ",\"profile\":[", st->unmatched, st->unclosed);
 	for (i = 0; i < n; i++) {
 		blk_text(b[i], sum, &bt);
-		evbuffer_add_printf(out, "%s{\"id\":\"%s\",\"count\":%" PRIu64
-		    ",\"mean\":\"%s\",\"variance\":\"%s\",\"total\":\"%s\","
-		    "\"pct\":\"%s\",\"ns\":%" PRIu64 ",\"name\":", i ? "," : "",
-		    bt.id, b[i]->count, bt.mean, bt.var, bt.total, bt.pct,
-		    b[i]->total);
 		nm = blk_name(st, b[i], buf, sizeof buf, &len);
-		pv_json_str(out, nm, len);
-		evbuffer_add(out, "}", 1);
+		pv_bee_block(out, i, bt.id, b[i]->count, b[i]->mean,
+		    b[i]->m2 / (double)b[i]->count, b[i]->total, sum, nm, len);
 	}
 	evbuffer_add(out, "]", 1);
 	free(b);
 	return 0;
 }
 
-/* Bucket k of the latency histogram: [2^k, 2^(k+1)) ns; 0 holds 0 and
- * less (clocks apart). */
-#define LAT_BUCKETS	64
-
 static int
 json_messages(const struct stats *st, struct evbuffer *out)
 {
 	const struct pv_msgs *g = &st->msgs;
 	struct pv_map pairs = { { 0 } };
-	uint64_t hist[LAT_BUCKETS] = { 0 }, lat;
+	uint64_t hist[PV_LAT_BUCKETS] = { 0 };
 	const struct pv_msg *sn, *rv;
 	struct pair **p = NULL;
 	struct msel c;
-	unsigned k;
 	size_t i;
-	int rc = -1, any = 0;
+	int rc = -1;
 
 	if (fill_pairs(g, &pairs) != 0 ||
 	    (p = (struct pair **)pv_map_values(&pairs)) == NULL)
@@ -903,37 +993,19 @@ json_messages(const struct stats *st, struct evbuffer *out)
 	evbuffer_add_printf(out, ",\"sends\":%" PRIu64 ",\"recvs\":%" PRIu64
 	    ",\"matched\":%" PRIu64 ",\"norank\":%" PRIu64 ",\"pairs\":[",
 	    c.sends, c.recvs, c.matched, c.norank);
-	for (i = 0; i < pv_map_n(&pairs); i++) {
-		evbuffer_add_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRIu64
-		    ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",", i ? "," : "",
-		    p[i]->from, p[i]->to, p[i]->sends, p[i]->bytes,
-		    p[i]->recvs, p[i]->matched);
-		if (p[i]->matched > 0)
-			evbuffer_add_printf(out, "\"%.9f\"]", p[i]->lat /
-			    (double)p[i]->matched / 1e9);
-		else
-			evbuffer_add_printf(out, "\"-\"]");
-	}
+	for (i = 0; i < pv_map_n(&pairs); i++)
+		pv_bee_pair(out, i, p[i]->from, p[i]->to, p[i]->sends,
+		    p[i]->bytes, p[i]->recvs, p[i]->matched, p[i]->lat);
 	for (i = 0; i < g->nsnd; i++) {
 		sn = &g->snd[i];
 		if (!sn->has_rank || sn->out || sn->match == 0 ||
 		    g->rcv[sn->match - 1].out)
 			continue;
 		rv = &g->rcv[sn->match - 1];
-		lat = rv->ts > sn->ts ? rv->ts - sn->ts : 0;
-		for (k = 0; k + 1 < LAT_BUCKETS && lat >> (k + 1) != 0; k++)
-			continue;
-		hist[k]++;
-	}
-	evbuffer_add_printf(out, "],\"lathist\":[");
-	for (k = 0; k < LAT_BUCKETS; k++) {
-		if (hist[k] == 0)
-			continue;
-		evbuffer_add_printf(out, "%s[%u,%" PRIu64 "]", any ? "," : "", k,
-		    hist[k]);
-		any = 1;
+		hist[pv_lat_bucket(rv->ts > sn->ts ? rv->ts - sn->ts : 0)]++;
 	}
 	evbuffer_add(out, "]", 1);
+	pv_bee_lathist(out, hist);
 	rc = 0;
 out:
 	free(p);
@@ -945,28 +1017,15 @@ static int
 json_load(const struct stats *st, struct evbuffer *out)
 {
 	const struct pv_load_proc *p;
-	const struct pv_proc *pr;
-	size_t i, j;
+	size_t j;
 
 	evbuffer_add_printf(out, ",\"load\":{\"origin\":%" PRIu64
 	    ",\"width\":%" PRIu64 ",\"n\":%u,\"procs\":[", st->load.t0,
 	    st->load.interval, st->load_n);
 	for (j = 0; st->load_n != 0 && j < st->load.nprocs; j++) {
 		p = &st->load.procs[j];
-		evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"pid\":%"
-		    PRIu32, j ? "," : "", p->node, p->pid);
-		if ((pr = pv_proc(&st->msgs, p->node, p->pid)) != NULL &&
-		    pr->has_rank)
-			evbuffer_add_printf(out, ",\"rank\":%" PRId64, pr->rank);
-		if (pr != NULL && pr->prog != NULL) {
-			evbuffer_add_printf(out, ",\"prog\":");
-			pv_json_str(out, pr->prog, pr->prog_len);
-		}
-		evbuffer_add_printf(out, ",\"c\":[");
-		for (i = 0; i < st->load_n; i++)
-			evbuffer_add_printf(out, "%s%" PRIu64, i ? "," : "",
-			    i < st->load.nbuckets ? p->count[i] : 0);
-		evbuffer_add(out, "]}", 2);
+		pv_bee_lproc(out, j, &st->msgs, p->node, p->pid, p->count,
+		    st->load.nbuckets, st->load_n);
 	}
 	evbuffer_add(out, "]}", 2);
 	return 0;
@@ -980,7 +1039,6 @@ pv_stats_json(const struct pv_files *fs, const struct pv_sel *sel,
 	struct stats st;
 	struct grmtrace *r;
 	uint64_t losses;
-	char t[32];
 	int rc;
 
 	memset(&st, 0, sizeof st);
@@ -1004,11 +1062,7 @@ pv_stats_json(const struct pv_files *fs, const struct pv_sel *sel,
 	if (rc == -1)
 		snprintf(err, errlen, "%s", grmtrace_error(r));
 	if (rc == 0) {
-		evbuffer_add_printf(out, "{\"records\":%" PRIu64 ",\"first\":%"
-		    PRIu64 ",\"last\":%" PRIu64 ",\"span\":\"%s\","
-		    "\"processes\":%zu,\"threads\":%zu,\"losses\":%" PRIu64,
-		    st.records, st.first, st.last,
-		    pv_secs(t, sizeof t, st.last - st.first),
+		pv_bee_head(out, st.records, st.first, st.last,
 		    pv_map_n(&st.procs), pv_map_n(&st.thrs), losses);
 		if (json_counts(&st, r, out) != 0 ||
 		    json_profile(&st, out) != 0 ||
