@@ -1099,6 +1099,10 @@ pv_serve(int argc, char **argv)
 out:
 	if (s.bg_on) {
 		__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
+		/* At SCHED_IDLE a busy machine may not run it to see the stop
+		 * for long: back among the others, it ends at once. */
+		(void)pthread_setschedparam(s.bg, SCHED_OTHER,
+		    &(struct sched_param){ .sched_priority = 0 });
 		pthread_join(s.bg, NULL);
 	}
 	for (i = 0; i < s.n; i++)
