@@ -245,6 +245,8 @@ struct pv_msg {
 				   pv_msgs_match) */
 	int		has_rank;
 	size_t		match;	/* index + 1 in the other array; 0: none */
+	int		out;	/* prove stats: not in its selection (kept
+				   to be matched over the whole trace) */
 };
 
 struct pv_msgs {

@@ -40,6 +40,9 @@ row_get(struct pv_idx *x, uint32_t node, uint32_t pid, uint32_t tid)
 	r->node = node;
 	r->pid = pid;
 	r->tid = tid;
+	if ((r->coll = pv_map_get(&x->coll, node, 0, sizeof *r->coll)) ==
+	    NULL)
+		return NULL;
 	*ix = x->nrow;
 	x->lastrow = x->nrow;
 	return r;
@@ -77,9 +80,11 @@ state_of(struct pv_idx *x, int64_t id, int range, const char *s, size_t n)
 	return (uint32_t)(*ix - 1);
 }
 
+/* A span of o closed at t1 (open: PV_SPAN_ flags), its exclusive time
+ * excl, its end record's eid eeid. */
 static int
 span_add(struct pv_row *r, size_t depth, const struct pv_open *o,
-	 uint64_t t1, int open)
+	 uint64_t t1, unsigned open, uint64_t excl, int32_t eeid)
 {
 	struct pv_depth *d;
 	struct pv_span *s;
@@ -98,13 +103,13 @@ span_add(struct pv_row *r, size_t depth, const struct pv_open *o,
 		return -1;
 	d->s = s;
 	d->s[d->n++] = (struct pv_span){ o->t0, t1 > o->t0 ? t1 : o->t0,
-	    o->name, (uint32_t)open };
+	    o->name, open, excl, o->beid, eeid };
 	return 0;
 }
 
 static int
 push(struct pv_idx *x, struct pv_row *r, const struct pv_mark *m,
-     uint64_t ts)
+     const struct grmtrace_ev *ev)
 {
 	struct pv_open *o;
 	uint32_t name;
@@ -113,16 +118,43 @@ push(struct pv_idx *x, struct pv_row *r, const struct pv_mark *m,
 	    m->len)) == UINT32_MAX ||
 	    (o = pv_grow(r->st, &r->cst, r->depth, sizeof *o)) == NULL)
 		return -1;
+	if (!x->states[name].begun) {
+		x->states[name].begun = 1;
+		x->states[name].eid = ev->eid;
+	}
 	r->st = o;
-	r->st[r->depth++] = (struct pv_open){ ts, m->id, m->range, name };
+	r->st[r->depth++] = (struct pv_open){ ev->ts, m->id, m->range, name,
+	    ev->eid, 0, r->coll->t1 };
 	return 0;
+}
+
+/* Closes the innermost open span of r at ts, its exclusive time as prove
+ * stats counts it: its duration less the collection phases of its node
+ * meanwhile, less its children's. */
+static int
+close_top(struct pv_row *r, uint64_t ts, unsigned own, int32_t eeid)
+{
+	struct pv_open *f = &r->st[--r->depth];
+	uint64_t dur, stopped, excl;
+
+	dur = ts > f->t0 ? ts - f->t0 : 0;
+	stopped = r->coll->t1 - f->stopped;
+	dur = dur > stopped ? dur - stopped : 0;
+	excl = dur > f->child ? dur - f->child : 0;
+	if (r->depth > 0)
+		f[-1].child = dur > UINT64_MAX - f[-1].child ? UINT64_MAX :
+		    f[-1].child + dur;
+	return span_add(r, r->depth, f, ts, own, excl, eeid);
 }
 
 /* Ends the innermost open state matching m and those above it (as prove
  * stats does); an end with none open is counted. */
+static int pt_add(struct pv_row *r, const struct grmtrace_ev *ev,
+		  enum pv_kind k);
+
 static int
 pop(struct pv_idx *x, struct pv_row *r, const struct pv_mark *m,
-    uint64_t ts)
+    const struct grmtrace_ev *ev)
 {
 	size_t i;
 
@@ -130,14 +162,14 @@ pop(struct pv_idx *x, struct pv_row *r, const struct pv_mark *m,
 	    r->st[i - 1].range != m->range); i--)
 		continue;
 	if (i == 0) {
+		/* Kept as a mark: BEE's views count it. */
 		x->unmatched++;
-		return 0;
+		return pt_add(r, ev, PV_END);
 	}
-	while (r->depth >= i) {
-		r->depth--;
-		if (span_add(r, r->depth, &r->st[r->depth], ts, 0) != 0)
+	while (r->depth >= i)
+		if (close_top(r, ev->ts, r->depth == i ? PV_SPAN_OWN : 0,
+		    ev->eid) != 0)
 			return -1;
-	}
 	return 0;
 }
 
@@ -181,6 +213,8 @@ coll(struct pv_idx *x, const struct grmtrace_ev *ev, enum pv_kind k)
 	}
 	if (w->v == 0 || --w->v > 0)
 		return 0;
+	/* t1 of the map's entry: the node's stopped time so far. */
+	w->t1 += ev->ts > w->t0 ? ev->ts - w->t0 : 0;
 	return when_add(&x->phase, &x->nphase, &x->cphase,
 	    (struct pv_when){ .t0 = w->t0, .t1 = ev->ts, .node = ev->node });
 }
@@ -191,6 +225,7 @@ record(struct pv_idx *x, const struct grmtrace_ev *ev)
 	struct pv_mark m;
 	struct pv_row *r;
 	struct pv_evc *c;
+	struct pv_oth *o;
 
 	if (x->records == 0 || ev->ts < x->first)
 		x->first = ev->ts;
@@ -214,17 +249,25 @@ record(struct pv_idx *x, const struct grmtrace_ev *ev)
 	c->count++;
 	if (pv_mark(&x->names, &x->sym, ev, &m) != 0)
 		return -1;
-	if (m.kind == PV_CBEGIN || m.kind == PV_CEND)
-		return coll(x, ev, m.kind);
-	if (ev->pid == 0)	/* the host's Local Monitor */
+	if (m.kind == PV_CBEGIN || m.kind == PV_CEND || ev->pid == 0) {
+		/* In no row (pid 0: the host's Local Monitor). */
+		if ((o = pv_grow(x->oth, &x->coth, x->noth, sizeof *o)) ==
+		    NULL)
+			return -1;
+		x->oth = o;
+		x->oth[x->noth++] = (struct pv_oth){ ev->ts, ev->eid,
+		    ev->node, ev->pid, ev->tid };
+		if (m.kind == PV_CBEGIN || m.kind == PV_CEND)
+			return coll(x, ev, m.kind);
 		return 0;
+	}
 	if ((r = row_get(x, ev->node, ev->pid, ev->tid)) == NULL)
 		return -1;
 	switch (m.kind) {
 	case PV_BEGIN:
-		return push(x, r, &m, ev->ts);
+		return push(x, r, &m, ev);
 	case PV_END:
-		return pop(x, r, &m, ev->ts);
+		return pop(x, r, &m, ev);
 	case PV_BNAME:
 		if (state_of(x, m.id, 0, m.s, m.len) == UINT32_MAX)
 			return -1;
@@ -426,7 +469,8 @@ unshow_open(struct pv_row *r)
 		d = &r->d[j];
 		if (!d->prov)
 			continue;
-		for (k = d->n; k > 0 && !d->s[k - 1].open; k--)
+		for (k = d->n; k > 0 && !(d->s[k - 1].open & PV_SPAN_OPEN);
+		    k--)
 			continue;
 		if (k > 0) {
 			memmove(&d->s[k - 1], &d->s[k], (d->n - k) *
@@ -449,7 +493,8 @@ finish_rows(struct pv_idx *x)
 		/* The spans still open, shown to the latest record (and
 		 * taken back when more records come). */
 		for (j = 0; j < r->depth; j++) {
-			if (span_add(r, j, &r->st[j], x->last, 1) != 0)
+			if (span_add(r, j, &r->st[j], x->last, PV_SPAN_OPEN,
+			    0, 0) != 0)
 				return -1;
 			r->d[j].prov = 1;
 		}
@@ -716,7 +761,8 @@ pv_idx_finish(struct pv_idx *x, struct grmtrace *t)
 	sort(x->loss, x->nloss, sizeof *x->loss, by_when);
 	sort(x->proc, x->nproc, sizeof *x->proc, by_when);
 	x->bytes += (x->cphase + x->closs + x->cproc) *
-	    sizeof(struct pv_when) + x->cstates * sizeof *x->states;
+	    sizeof(struct pv_when) + x->cstates * sizeof *x->states +
+	    x->coth * sizeof *x->oth;
 	return 0;
 }
 
@@ -774,6 +820,7 @@ pv_idx_free(struct pv_idx *x)
 	struct pv_row *r;
 	size_t i, j, k;
 
+	pv_bee_free(x);
 	for (i = 0; i < x->nrow; i++) {
 		r = &x->row[i];
 		for (j = 0; j < r->nd; j++) {
@@ -794,6 +841,7 @@ pv_idx_free(struct pv_idx *x)
 	free(x->phase);
 	free(x->loss);
 	free(x->proc);
+	free(x->oth);
 	for (i = 1; i < x->nfiles; i++)
 		free(x->files[i]);
 	free(x->files);
@@ -901,6 +949,7 @@ pv_idx_trim(struct pv_idx *x, uint64_t cut)
 	TRIM(x->phase, x->nphase, t1);
 	TRIM(x->loss, x->nloss, t0);
 	TRIM(x->proc, x->nproc, t0);
+	TRIM(x->oth, x->noth, ts);
 	/* Matched afresh first: the pairs dropped are known. */
 	if (pv_msgs_match(&x->msgs) != 0)
 		return -1;

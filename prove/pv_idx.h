@@ -13,12 +13,20 @@
 struct evbuffer;
 
 /* A state: a block or range open on a thread from t0 to t1 (the end of
- * the trace if never closed).  24 bytes. */
+ * the trace if never closed).  40 bytes. */
 struct pv_span {
 	uint64_t	t0;
 	uint64_t	t1;
 	uint32_t	name;	/* state id: index in pv_idx.states */
 	uint32_t	open;	/* 1: not closed before the end */
+	/* BEE's views (pv_bee.c): its exclusive time as prove stats has it
+	 * (ns: its duration less its node's collection phases and its
+	 * children's), the eids of its begin and end records, and whether
+	 * it was closed by an end of its own (PV_SPAN_OWN) or by the end of
+	 * one it is nested in (an unmatched end, none). */
+	uint64_t	excl;
+	int32_t		beid;
+	int32_t		eeid;
 };
 
 /* A mipmap level of one depth: for each bucket of 2^shift ns that holds
@@ -58,7 +66,14 @@ struct pv_open {
 	int64_t		id;
 	int		range;
 	uint32_t	name;
+	int32_t		beid;		/* of its begin record */
+	uint64_t	child;		/* inclusive time of closed children */
+	uint64_t	stopped;	/* its node's stopped time at t0 */
 };
+
+/* pv_span.open: bit 0 not closed; bit 1 closed by an end of its own. */
+#define PV_SPAN_OPEN	1u
+#define PV_SPAN_OWN	2u
 
 /* A row: one thread (node, pid, tid) with records. */
 struct pv_row {
@@ -73,6 +88,10 @@ struct pv_row {
 	struct pv_open	*st;	/* while building: the open spans */
 	size_t		depth;
 	size_t		cst;
+	/* BEE's views: the node's collection phases so far (in
+	 * pv_idx.coll, while building), and the tables (pv_bee.c). */
+	struct pv_when	*coll;
+	struct pv_bee_row *bee;
 };
 
 /* A message matched: an arrow from its send to its receive.  32 bytes. */
@@ -114,7 +133,20 @@ struct pv_state {
 	int		range;
 	char		*name;
 	size_t		len;
+	int32_t		eid;	/* of its first begin record */
+	int		begun;
 };
+
+/* A record of no row: 24 bytes. */
+struct pv_oth {
+	uint64_t	ts;
+	int32_t		eid;
+	uint32_t	node;
+	uint32_t	pid;
+	uint32_t	tid;
+};
+
+struct pv_bee_row;
 
 /* Records of an event type, and its name (description or format). */
 struct pv_evc {
@@ -199,6 +231,15 @@ struct pv_idx {
 	 * (-4) past max records (0: none). */
 	uint64_t	until;
 	uint64_t	max;
+	/* BEE's views from the index (pv_bee.c): the records of no row (of
+	 * the Local Monitors, pid 0, and collection phase marks) by time;
+	 * bee set once the tables are made (pv_bee_build, a file's index
+	 * only, not a followed job's). */
+	struct pv_oth	*oth;
+	size_t		noth;
+	size_t		coth;
+	int		bee;
+	size_t		bee_bytes;
 };
 
 /* Builds the index of path (read once through the public reader; its
@@ -305,6 +346,45 @@ size_t pv_lb(const void *arg, size_t lo, size_t hi, uint64_t t,
 /* JSON: the field f as the text format has it, a string (pv_detail.c);
  * 0, or -1 if out of memory. */
 int pv_field_json(const struct grmtrace_field *f, struct evbuffer *out);
+
+/* ---- BEE's views from the index (pv_bee.c) ---- */
+
+/* Makes the tables of BEE's views of x, a file's index just built:
+ * for each row, its marks, its spans by depth and its messages with
+ * the sums of every 2^k of them (counts by event type, exclusive time
+ * by state, messages by peer), so that a selection is answered in
+ * O(rows x log n).  Returns 0, or -1 if out of memory (x then has
+ * none: x->bee 0). */
+int pv_bee_build(struct pv_idx *x);
+void pv_bee_free(struct pv_idx *x);
+/* The numbers of pv_stats_json (prove stats' on sel) from the tables of
+ * x (x->bee set), as the same JSON appended to out; load_n buckets of
+ * the load meter.  Returns 0, or -1 if out of memory. */
+int pv_bee_json(const struct pv_idx *x, const struct pv_sel *sel,
+		unsigned load_n, struct evbuffer *out);
+
+/* The pieces of BEE's views' JSON (pv_stats.c), the same from the file
+ * and from the index: the head {"records":...; a count, a block (mean
+ * ns, variance ns^2, sum: of all blocks' totals, for the percent), a pair
+ * of ranks (lat: the sum of the latencies of the matched, ns) and a load
+ * meter's process (its c[0..nc), n buckets), each after a comma unless
+ * the first (i, j 0); ,"lathist":[...] of hist[PV_LAT_BUCKETS]. */
+#define PV_LAT_BUCKETS	64	/* k: [2^k, 2^(k+1)) ns; 0 holds 0 and 1 */
+unsigned pv_lat_bucket(uint64_t lat);
+void pv_bee_head(struct evbuffer *out, uint64_t records, uint64_t first,
+		 uint64_t last, size_t procs, size_t threads, uint64_t losses);
+void pv_bee_count(struct evbuffer *out, size_t i, int32_t eid,
+		  uint64_t count, const char *name);
+void pv_bee_block(struct evbuffer *out, size_t i, const char *id,
+		  uint64_t count, double mean, double var, uint64_t total,
+		  double sum, const char *name, size_t len);
+void pv_bee_pair(struct evbuffer *out, size_t i, int64_t from, int64_t to,
+		 uint64_t sends, int64_t bytes, uint64_t recvs,
+		 uint64_t matched, double lat);
+void pv_bee_lathist(struct evbuffer *out, const uint64_t *hist);
+void pv_bee_lproc(struct evbuffer *out, size_t j, const struct pv_msgs *g,
+		  uint32_t node, uint32_t pid, const uint64_t *c, size_t nc,
+		  unsigned n);
 
 /* ---- BEE's tracer (pv_tracer.c) ---- */
 

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -62,6 +64,12 @@ struct srv_job {
 	struct pv_files		fs;
 	struct pv_sel		sel;
 	unsigned		load_n;
+	/* A page of the tracer (a file's: its index does not change) in
+	 * place of BEE's numbers: x, match (a copy), skip, n. */
+	const struct pv_idx	*x;
+	char			*match;
+	uint64_t		skip;
+	unsigned		n;
 	struct evbuffer		*out;
 	int			rc;
 	char			err[256];
@@ -327,6 +335,7 @@ job_free(struct srv_job *j)
 	pv_sel_free(&j->sel);
 	free(j->path);
 	free(j->key);
+	free(j->match);
 	free(j);
 }
 
@@ -336,8 +345,12 @@ job_run(void *arg)
 	struct srv_job *j = arg;
 	ssize_t k;
 
-	j->rc = pv_stats_json(&j->fs, &j->sel, j->load_n, j->out, j->err,
-	    sizeof j->err);
+	if (j->x != NULL)
+		j->rc = pv_tracer(j->x, &j->sel, j->match, j->skip, j->n,
+		    j->out, j->err, sizeof j->err);
+	else
+		j->rc = pv_stats_json(&j->fs, &j->sel, j->load_n, j->out,
+		    j->err, sizeof j->err);
 	do
 		k = write(j->s->jobfd[1], &j, sizeof j);
 	while (k < 0 && errno == EINTR);
@@ -358,7 +371,8 @@ on_job_done(evutil_socket_t fd, short what, void *arg)
 		LIST_REMOVE(j, next);
 		j->s->njobs--;
 		if (j->rc == 0) {
-			memo_keep(j->s, &j->key, j->out);
+			if (j->key != NULL)
+				memo_keep(j->s, &j->key, j->out);
 			reply(j->req, 200, "OK", "application/json", j->out);
 		}
 		else if (strcmp(j->err, "out of memory") == 0)
@@ -369,29 +383,45 @@ on_job_done(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
+/* A tracer's page asked of a job: its index, filter, skip and n. */
+struct srv_page {
+	const struct pv_idx	*x;
+	const char		*match;
+	uint64_t		skip;
+	unsigned		n;
+};
+
 /* Starts the job of BEE's views of sel (taken) for req, its memo's key
- * *key (taken): 0; 1 with err for the client (busy); -1 out of memory. */
+ * *key (taken), or (pg not NULL) of a tracer's page: 0; 1 with err for
+ * the client (busy); -1 out of memory. */
 static int
 job_start(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
-	  struct pv_sel *sel, unsigned load_n, char **key, char *err,
-	  size_t errlen)
+	  struct pv_sel *sel, unsigned load_n, char **key,
+	  const struct srv_page *pg, char *err, size_t errlen)
 {
 	struct pv_files fs = pv_idx_files(x);
 	struct srv_job *j;
 	int r;
 
 	if (s->njobs >= SRV_JOBS) {
-		snprintf(err, errlen, "busy: BEE's views of %u other "
-		    "selections are being computed; ask again when one is "
+		snprintf(err, errlen, "busy: BEE's views or tracer pages of %u "
+		    "other selections are being read; ask again when one is "
 		    "done", s->njobs);
 		return 1;
 	}
 	if ((j = calloc(1, sizeof *j)) == NULL ||
 	    (j->path = calloc(fs.n, sizeof *j->path)) == NULL ||
-	    (j->out = evbuffer_new()) == NULL) {
+	    (j->out = evbuffer_new()) == NULL ||
+	    (pg != NULL && pg->match != NULL &&
+	    (j->match = strdup(pg->match)) == NULL)) {
 		if (j != NULL)
 			job_free(j);
 		return -1;
+	}
+	if (pg != NULL) {
+		j->x = pg->x;
+		j->skip = pg->skip;
+		j->n = pg->n;
 	}
 	memcpy(j->path, fs.path, fs.n * sizeof *j->path);
 	j->fs = (struct pv_files){ j->path, fs.n, fs.limit };
@@ -400,8 +430,10 @@ job_start(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 	j->sel = *sel;
 	*sel = (struct pv_sel)PV_SEL_ALL;
 	j->load_n = load_n;
-	j->key = *key;
-	*key = NULL;
+	if (key != NULL) {
+		j->key = *key;
+		*key = NULL;
+	}
 	if ((r = pthread_create(&j->th, NULL, job_run, j)) != 0) {
 		snprintf(err, errlen, "cannot start a thread: %s",
 		    strerror(r));
@@ -422,6 +454,7 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
     char *err, size_t errlen)
 {
 	struct pv_sel sel = PV_SEL_ALL;
+	struct srv_page pg;
 	const struct srv_memo *m;
 	const char *rows;
 	struct pv_files fs;
@@ -439,6 +472,13 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 			    SRV_WIDTH_MAX);
 			goto out;
 		}
+		/* From the index's tables (a file's), unless ref=1 asks
+		 * for the file read again (the reference, for tests). */
+		if (x->bee && evhttp_find_header(q, "ref") == NULL) {
+			rc = pv_bee_json(x, &sel, (unsigned)n, b) == 0 ? 0 :
+			    -1;
+			goto out;
+		}
 		fs = pv_idx_files(x);
 		rows = evhttp_find_header(q, "rows");
 		if (asprintf(&key, "%p %" PRIu64 " %" PRIu64 " %" PRIu64
@@ -454,7 +494,7 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 			    evbuffer_get_length(m->b)) == 0 ? 0 : -1;
 			goto out;
 		}
-		rc = job_start(s, x, req, &sel, (unsigned)n, &key, err,
+		rc = job_start(s, x, req, &sel, (unsigned)n, &key, NULL, err,
 		    errlen);
 		rc = rc == 0 ? 3 : rc == 1 ? 2 : -1;
 	} else {
@@ -466,8 +506,18 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 			    PV_TRACER_MAX);
 			goto out;
 		}
-		rc = pv_tracer(x, &sel, evhttp_find_header(q, "q"), skip,
-		    (unsigned)n, b, err, errlen) == 0 ? 0 : 1;
+		/* A page may read much of a big file (a filter that few
+		 * records match, a large skip): a file's in a worker thread;
+		 * a followed job's index changes under the loop, so here. */
+		if (s->live == NULL) {
+			pg = (struct srv_page){ x, evhttp_find_header(q, "q"),
+			    skip, (unsigned)n };
+			rc = job_start(s, x, req, &sel, 0, NULL, &pg, err,
+			    errlen);
+			rc = rc == 0 ? 3 : rc == 1 ? 2 : -1;
+		} else
+			rc = pv_tracer(x, &sel, evhttp_find_header(q, "q"),
+			    skip, (unsigned)n, b, err, errlen) == 0 ? 0 : 1;
 	}
 out:
 	free(key);
@@ -527,6 +577,29 @@ sum_api(struct srv *s, uint64_t f, const char *name,
 	return 2;
 }
 
+/* The tables of BEE's views of a file's index x; without them (out of
+ * memory) its views are read from the file, said. */
+static void
+bee_tables(struct pv_idx *x)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (pv_bee_build(x) != 0) {
+		fprintf(stderr, "prove serve: %s: out of memory for the tables "
+		    "of BEE's views: they are read from the file\n", x->path);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	x->build_s += (double)(b.tv_sec - a.tv_sec) +
+	    (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	fprintf(stderr, "prove serve: %s: BEE tables %zu bytes (%.1f per "
+	    "record), made in %.3f s\n", x->path, x->bee_bytes,
+	    x->records > 0 ? (double)x->bee_bytes / (double)x->records : 0.0,
+	    (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) /
+	    1e9);
+}
+
 /* Builds the full index of each file that has a summary, in turn (a
  * thread, while the event loop answers from the summaries). */
 static void *
@@ -538,9 +611,12 @@ bg_build(void *arg)
 	pid_t pid;
 	int fd = -1;
 
-	/* Behind the answers: a nice value is a thread's own on Linux (and
-	 * the prove stats child's, forked here). */
-	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	/* Behind the answers: SCHED_IDLE (else a nice value) is a thread's
+	 * own on Linux (and the prove stats child's, forked here): it runs
+	 * when the loop, which answers the views, does not. */
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE,
+	    &(struct sched_param){ .sched_priority = 0 }) != 0)
+		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
 	for (i = 0; i < s->n; i++) {
 		if (s->sum[i].sum.g == NULL)
 			continue;
@@ -559,6 +635,7 @@ bg_build(void *arg)
 		}
 		if (pid > 0)
 			stats_end(&x, pid, fd);
+		bee_tables(&x);
 		fprintf(stderr, "prove serve: %s: %" PRIu64 " records, %zu rows, "
 		    "index %zu bytes, built in %.3f s (in the background)\n",
 		    x.path, x.records, x.nrow, x.bytes, x.build_s);
@@ -1002,6 +1079,7 @@ pv_serve(int argc, char **argv)
 		s.n++;
 		if (pid > 0)
 			stats_end(&s.idx[i], pid, fd);
+		bee_tables(&s.idx[i]);
 		fprintf(stderr, "prove serve: %s: %" PRIu64 " records, %zu "
 		    "rows, index %zu bytes, built in %.3f s\n",
 		    s.idx[i].path, s.idx[i].records, s.idx[i].nrow,
@@ -1021,6 +1099,10 @@ pv_serve(int argc, char **argv)
 out:
 	if (s.bg_on) {
 		__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
+		/* At SCHED_IDLE a busy machine may not run it to see the stop
+		 * for long: back among the others, it ends at once. */
+		(void)pthread_setschedparam(s.bg, SCHED_OTHER,
+		    &(struct sched_param){ .sched_priority = 0 });
 		pthread_join(s.bg, NULL);
 	}
 	for (i = 0; i < s.n; i++)

@@ -252,6 +252,54 @@ coll_mark(struct node *n, enum pv_kind kind, uint64_t ts)
 		n->longest = d;
 }
 
+/*
+ * A record not selected is not taken, but what it says of the whole
+ * trace is: its host's collection phases (in the time range) are its
+ * processes' too; process and block names hold for the whole trace; and
+ * messages are matched over the whole trace, a selection's message
+ * counted as matched when its other end is selected too.
+ */
+static int
+unselected(struct stats *st, const struct grmtrace_ev *ev)
+{
+	struct pv_msgs *g = &st->msgs;
+	struct pv_mark m;
+	struct node *n;
+
+	if (pv_mark(&st->names, &st->sym, ev, &m) != 0)
+		return -1;
+	switch (m.kind) {
+	case PV_CBEGIN:
+	case PV_CEND:
+		if (ev->pid != 0 || ev->ts < st->sel->from ||
+		    ev->ts >= st->sel->to)
+			return 0;
+		if ((n = pv_map_get(&st->nodes, ev->node, 0,
+		    sizeof *n)) == NULL)
+			return -1;
+		n->id = ev->node;
+		coll_mark(n, m.kind, ev->ts);
+		return 0;
+	case PV_BNAME:
+		return ev->pid == 0 ? 0 : block_name(st, &m);
+	case PV_PNAME:
+		return ev->pid == 0 ? 0 : pv_msgs_ev(g, ev, &m);
+	case PV_SEND:
+	case PV_RECV:
+		if (ev->pid == 0)
+			return 0;
+		if (pv_msgs_ev(g, ev, &m) != 0)
+			return -1;
+		if (m.kind == PV_SEND)
+			g->snd[g->nsnd - 1].out = 1;
+		else
+			g->rcv[g->nrcv - 1].out = 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 static int
 account(struct stats *st, const struct grmtrace_ev *ev)
 {
@@ -266,21 +314,8 @@ account(struct stats *st, const struct grmtrace_ev *ev)
 		    pv_msgs_ev(&st->msgs, ev, NULL);
 	if (ev->kind != GRMTRACE_RECORD)
 		return pv_stmode_ev(&st->sm, ev);
-	if (!pv_sel_has(st->sel, ev->node, ev->pid, ev->tid, ev->ts)) {
-		/* Other rows' records are not taken, but their host's
-		 * collection phases are its processes' too. */
-		if (ev->pid != 0 || ev->ts < st->sel->from ||
-		    ev->ts >= st->sel->to)
-			return 0;
-		if (pv_mark(&st->names, &st->sym, ev, &m) != 0 ||
-		    (n = pv_map_get(&st->nodes, ev->node, 0,
-		    sizeof *n)) == NULL)
-			return -1;
-		n->id = ev->node;
-		if (m.kind == PV_CBEGIN || m.kind == PV_CEND)
-			coll_mark(n, m.kind, ev->ts);
-		return 0;
-	}
+	if (!pv_sel_has(st->sel, ev->node, ev->pid, ev->tid, ev->ts))
+		return unselected(st, ev);
 	if (st->load_n != 0 &&
 	    pv_load_add(&st->load, ev->node, ev->pid, ev->ts) != 0)
 		return -1;
@@ -497,7 +532,37 @@ by_ranks(const void *a, const void *b)
 	    pv_cmp(x->to, y->to);
 }
 
-/* The sends and receives of ranked processes, by (sender, receiver). */
+/* A selection's messages: sends and receives selected, those matched
+ * with their other end selected, those of processes with no rank. */
+struct msel {
+	uint64_t	sends;
+	uint64_t	recvs;
+	uint64_t	matched;
+	uint64_t	norank;
+};
+
+static void
+msel(const struct pv_msgs *g, struct msel *c)
+{
+	size_t i;
+
+	memset(c, 0, sizeof *c);
+	for (i = 0; i < g->nsnd; i++) {
+		if (g->snd[i].out)
+			continue;
+		c->sends++;
+		c->norank += !g->snd[i].has_rank;
+		c->matched += g->snd[i].match != 0 &&
+		    !g->rcv[g->snd[i].match - 1].out;
+	}
+	for (i = 0; i < g->nrcv; i++) {
+		c->recvs += !g->rcv[i].out;
+		c->norank += !g->rcv[i].out && !g->rcv[i].has_rank;
+	}
+}
+
+/* The sends and receives of ranked processes, by (sender, receiver): of
+ * the selection (a match: both ends in it). */
 static int
 fill_pairs(const struct pv_msgs *g, struct pv_map *pairs)
 {
@@ -508,14 +573,14 @@ fill_pairs(const struct pv_msgs *g, struct pv_map *pairs)
 
 	for (i = 0; i < g->nsnd; i++) {
 		s = &g->snd[i];
-		if (!s->has_rank)
+		if (!s->has_rank || s->out)
 			continue;
 		if ((p = pair_get(pairs, s->rank, s->peer)) == NULL)
 			return -1;
 		p->sends++;
 		b = s->bytes > 0 ? s->bytes : 0;	/* nonsense: none */
 		p->bytes = b > INT64_MAX - p->bytes ? INT64_MAX : p->bytes + b;
-		if (s->match == 0) {
+		if (s->match == 0 || g->rcv[s->match - 1].out) {
 			p->usend++;
 			continue;
 		}
@@ -526,12 +591,12 @@ fill_pairs(const struct pv_msgs *g, struct pv_map *pairs)
 	}
 	for (i = 0; i < g->nrcv; i++) {
 		r = &g->rcv[i];
-		if (!r->has_rank)
+		if (!r->has_rank || r->out)
 			continue;
 		if ((p = pair_get(pairs, r->peer, r->rank)) == NULL)
 			return -1;
 		p->recvs++;
-		p->urecv += r->match == 0;
+		p->urecv += r->match == 0 || g->snd[r->match - 1].out;
 	}
 	return 0;
 }
@@ -541,12 +606,14 @@ print_messages(const struct pv_msgs *g)
 {
 	struct pv_map pairs = { { 0 } };
 	struct pair **p = NULL;
+	struct msel c;
 	size_t i;
 	int rc = -1;
 
 	printf("\nmessages (sends matched with receives by rank and tag, "
 	    "first in, first out)\n");
-	if (g->nsnd + g->nrcv == 0) {
+	msel(g, &c);
+	if (c.sends + c.recvs == 0) {
 		printf("no message records\n");
 		return 0;
 	}
@@ -570,11 +637,11 @@ print_messages(const struct pv_msgs *g)
 		printf(" %12" PRIu64 " %12" PRIu64 "\n", p[i]->usend,
 		    p[i]->urecv);
 	}
-	printf("matched messages: %" PRIu64 " of %zu sends and %zu "
-	    "receives\n", g->matched, g->nsnd, g->nrcv);
-	if (g->norank > 0)
+	printf("matched messages: %" PRIu64 " of %" PRIu64 " sends and %"
+	    PRIu64 " receives\n", c.matched, c.sends, c.recvs);
+	if (c.norank > 0)
 		printf("messages of processes with no rank (not matched): %"
-		    PRIu64 "\n", g->norank);
+		    PRIu64 "\n", c.norank);
 	rc = 0;
 out:
 	free(p);
@@ -758,11 +825,115 @@ eid_name(const struct grmtrace *r, int32_t eid)
 	    def->description : def->format;
 }
 
+/* ---- the pieces of that JSON, pv_bee.c's too ---- */
+
+void
+pv_bee_head(struct evbuffer *out, uint64_t records, uint64_t first,
+	    uint64_t last, size_t procs, size_t threads, uint64_t losses)
+{
+	char t[32];
+
+	evbuffer_add_printf(out, "{\"records\":%" PRIu64 ",\"first\":%" PRIu64
+	    ",\"last\":%" PRIu64 ",\"span\":\"%s\",\"processes\":%zu,"
+	    "\"threads\":%zu,\"losses\":%" PRIu64, records, first, last,
+	    pv_secs(t, sizeof t, last - first), procs, threads, losses);
+}
+
+void
+pv_bee_count(struct evbuffer *out, size_t i, int32_t eid, uint64_t count,
+	     const char *name)
+{
+	evbuffer_add_printf(out, "%s[%" PRId32 ",%" PRIu64 ",", i ? "," : "",
+	    eid, count);
+	pv_json_str(out, name, strlen(name));
+	evbuffer_add(out, "]", 1);
+}
+
+void
+pv_bee_block(struct evbuffer *out, size_t i, const char *id, uint64_t count,
+	     double mean, double var, uint64_t total, double sum,
+	     const char *name, size_t len)
+{
+	char t[32];
+
+	evbuffer_add_printf(out, "%s{\"id\":\"%s\",\"count\":%" PRIu64
+	    ",\"mean\":\"%.9f\",\"variance\":\"%.6e\",\"total\":\"%s\","
+	    "\"pct\":\"%.2f\",\"ns\":%" PRIu64 ",\"name\":", i ? "," : "", id,
+	    count, mean / 1e9, var / 1e18, pv_secs(t, sizeof t, total),
+	    sum > 0 ? 100 * (double)total / sum : 0.0, total);
+	pv_json_str(out, name, len);
+	evbuffer_add(out, "}", 1);
+}
+
+void
+pv_bee_pair(struct evbuffer *out, size_t i, int64_t from, int64_t to,
+	    uint64_t sends, int64_t bytes, uint64_t recvs, uint64_t matched,
+	    double lat)
+{
+	evbuffer_add_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRIu64 ",%"
+	    PRId64 ",%" PRIu64 ",%" PRIu64 ",", i ? "," : "", from, to, sends,
+	    bytes, recvs, matched);
+	if (matched > 0)
+		evbuffer_add_printf(out, "\"%.9f\"]", lat / (double)matched /
+		    1e9);
+	else
+		evbuffer_add_printf(out, "\"-\"]");
+}
+
+unsigned
+pv_lat_bucket(uint64_t lat)
+{
+	unsigned k;
+
+	for (k = 0; k + 1 < PV_LAT_BUCKETS && lat >> (k + 1) != 0; k++)
+		continue;
+	return k;
+}
+
+void
+pv_bee_lathist(struct evbuffer *out, const uint64_t *hist)
+{
+	unsigned k;
+	int any = 0;
+
+	evbuffer_add_printf(out, ",\"lathist\":[");
+	for (k = 0; k < PV_LAT_BUCKETS; k++) {
+		if (hist[k] == 0)
+			continue;
+		evbuffer_add_printf(out, "%s[%u,%" PRIu64 "]", any ? "," : "", k,
+		    hist[k]);
+		any = 1;
+	}
+	evbuffer_add(out, "]", 1);
+}
+
+void
+pv_bee_lproc(struct evbuffer *out, size_t j, const struct pv_msgs *g,
+	     uint32_t node, uint32_t pid, const uint64_t *c, size_t nc,
+	     unsigned n)
+{
+	const struct pv_proc *pr;
+	size_t i;
+
+	evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"pid\":%" PRIu32,
+	    j ? "," : "", node, pid);
+	if ((pr = pv_proc(g, node, pid)) != NULL && pr->has_rank)
+		evbuffer_add_printf(out, ",\"rank\":%" PRId64, pr->rank);
+	if (pr != NULL && pr->prog != NULL) {
+		evbuffer_add_printf(out, ",\"prog\":");
+		pv_json_str(out, pr->prog, pr->prog_len);
+	}
+	evbuffer_add_printf(out, ",\"c\":[");
+	for (i = 0; i < n; i++)
+		evbuffer_add_printf(out, "%s%" PRIu64, i ? "," : "",
+		    i < nc ? c[i] : 0);
+	evbuffer_add(out, "]}", 2);
+}
+
 static int
 json_counts(const struct stats *st, const struct grmtrace *r,
 	    struct evbuffer *out)
 {
-	const char *name;
 	struct evc **e;
 	size_t i;
 
@@ -770,13 +941,9 @@ json_counts(const struct stats *st, const struct grmtrace *r,
 		return -1;
 	qsort(e, pv_map_n(&st->evcs), sizeof *e, by_count);
 	evbuffer_add_printf(out, ",\"counts\":[");
-	for (i = 0; i < pv_map_n(&st->evcs); i++) {
-		name = eid_name(r, e[i]->eid);
-		evbuffer_add_printf(out, "%s[%" PRId32 ",%" PRIu64 ",",
-		    i ? "," : "", e[i]->eid, e[i]->count);
-		pv_json_str(out, name, strlen(name));
-		evbuffer_add(out, "]", 1);
-	}
+	for (i = 0; i < pv_map_n(&st->evcs); i++)
+		pv_bee_count(out, i, e[i]->eid, e[i]->count,
+		    eid_name(r, e[i]->eid));
 	evbuffer_add(out, "]", 1);
 	free(e);
 	return 0;
@@ -798,73 +965,48 @@ json_profile(const struct stats *st, struct evbuffer *out)
 	    PRIu64 ",\"profile\":[", st->unmatched, st->unclosed);
 	for (i = 0; i < n; i++) {
 		blk_text(b[i], sum, &bt);
-		evbuffer_add_printf(out, "%s{\"id\":\"%s\",\"count\":%" PRIu64
-		    ",\"mean\":\"%s\",\"variance\":\"%s\",\"total\":\"%s\","
-		    "\"pct\":\"%s\",\"ns\":%" PRIu64 ",\"name\":", i ? "," : "",
-		    bt.id, b[i]->count, bt.mean, bt.var, bt.total, bt.pct,
-		    b[i]->total);
 		nm = blk_name(st, b[i], buf, sizeof buf, &len);
-		pv_json_str(out, nm, len);
-		evbuffer_add(out, "}", 1);
+		pv_bee_block(out, i, bt.id, b[i]->count, b[i]->mean,
+		    b[i]->m2 / (double)b[i]->count, b[i]->total, sum, nm, len);
 	}
 	evbuffer_add(out, "]", 1);
 	free(b);
 	return 0;
 }
 
-/* Bucket k of the latency histogram: [2^k, 2^(k+1)) ns; 0 holds 0 and
- * less (clocks apart). */
-#define LAT_BUCKETS	64
-
 static int
 json_messages(const struct stats *st, struct evbuffer *out)
 {
 	const struct pv_msgs *g = &st->msgs;
 	struct pv_map pairs = { { 0 } };
-	uint64_t hist[LAT_BUCKETS] = { 0 }, lat;
+	uint64_t hist[PV_LAT_BUCKETS] = { 0 };
 	const struct pv_msg *sn, *rv;
 	struct pair **p = NULL;
-	unsigned k;
+	struct msel c;
 	size_t i;
-	int rc = -1, any = 0;
+	int rc = -1;
 
 	if (fill_pairs(g, &pairs) != 0 ||
 	    (p = (struct pair **)pv_map_values(&pairs)) == NULL)
 		goto out;
 	qsort(p, pv_map_n(&pairs), sizeof *p, by_ranks);
-	evbuffer_add_printf(out, ",\"sends\":%zu,\"recvs\":%zu,"
-	    "\"matched\":%" PRIu64 ",\"norank\":%" PRIu64 ",\"pairs\":[",
-	    g->nsnd, g->nrcv, g->matched, g->norank);
-	for (i = 0; i < pv_map_n(&pairs); i++) {
-		evbuffer_add_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRIu64
-		    ",%" PRId64 ",%" PRIu64 ",%" PRIu64 ",", i ? "," : "",
-		    p[i]->from, p[i]->to, p[i]->sends, p[i]->bytes,
-		    p[i]->recvs, p[i]->matched);
-		if (p[i]->matched > 0)
-			evbuffer_add_printf(out, "\"%.9f\"]", p[i]->lat /
-			    (double)p[i]->matched / 1e9);
-		else
-			evbuffer_add_printf(out, "\"-\"]");
-	}
+	msel(g, &c);
+	evbuffer_add_printf(out, ",\"sends\":%" PRIu64 ",\"recvs\":%" PRIu64
+	    ",\"matched\":%" PRIu64 ",\"norank\":%" PRIu64 ",\"pairs\":[",
+	    c.sends, c.recvs, c.matched, c.norank);
+	for (i = 0; i < pv_map_n(&pairs); i++)
+		pv_bee_pair(out, i, p[i]->from, p[i]->to, p[i]->sends,
+		    p[i]->bytes, p[i]->recvs, p[i]->matched, p[i]->lat);
 	for (i = 0; i < g->nsnd; i++) {
 		sn = &g->snd[i];
-		if (!sn->has_rank || sn->match == 0)
+		if (!sn->has_rank || sn->out || sn->match == 0 ||
+		    g->rcv[sn->match - 1].out)
 			continue;
 		rv = &g->rcv[sn->match - 1];
-		lat = rv->ts > sn->ts ? rv->ts - sn->ts : 0;
-		for (k = 0; k + 1 < LAT_BUCKETS && lat >> (k + 1) != 0; k++)
-			continue;
-		hist[k]++;
-	}
-	evbuffer_add_printf(out, "],\"lathist\":[");
-	for (k = 0; k < LAT_BUCKETS; k++) {
-		if (hist[k] == 0)
-			continue;
-		evbuffer_add_printf(out, "%s[%u,%" PRIu64 "]", any ? "," : "", k,
-		    hist[k]);
-		any = 1;
+		hist[pv_lat_bucket(rv->ts > sn->ts ? rv->ts - sn->ts : 0)]++;
 	}
 	evbuffer_add(out, "]", 1);
+	pv_bee_lathist(out, hist);
 	rc = 0;
 out:
 	free(p);
@@ -876,28 +1018,15 @@ static int
 json_load(const struct stats *st, struct evbuffer *out)
 {
 	const struct pv_load_proc *p;
-	const struct pv_proc *pr;
-	size_t i, j;
+	size_t j;
 
 	evbuffer_add_printf(out, ",\"load\":{\"origin\":%" PRIu64
 	    ",\"width\":%" PRIu64 ",\"n\":%u,\"procs\":[", st->load.t0,
 	    st->load.interval, st->load_n);
 	for (j = 0; st->load_n != 0 && j < st->load.nprocs; j++) {
 		p = &st->load.procs[j];
-		evbuffer_add_printf(out, "%s{\"node\":%" PRIu32 ",\"pid\":%"
-		    PRIu32, j ? "," : "", p->node, p->pid);
-		if ((pr = pv_proc(&st->msgs, p->node, p->pid)) != NULL &&
-		    pr->has_rank)
-			evbuffer_add_printf(out, ",\"rank\":%" PRId64, pr->rank);
-		if (pr != NULL && pr->prog != NULL) {
-			evbuffer_add_printf(out, ",\"prog\":");
-			pv_json_str(out, pr->prog, pr->prog_len);
-		}
-		evbuffer_add_printf(out, ",\"c\":[");
-		for (i = 0; i < st->load_n; i++)
-			evbuffer_add_printf(out, "%s%" PRIu64, i ? "," : "",
-			    i < st->load.nbuckets ? p->count[i] : 0);
-		evbuffer_add(out, "]}", 2);
+		pv_bee_lproc(out, j, &st->msgs, p->node, p->pid, p->count,
+		    st->load.nbuckets, st->load_n);
 	}
 	evbuffer_add(out, "]}", 2);
 	return 0;
@@ -911,7 +1040,6 @@ pv_stats_json(const struct pv_files *fs, const struct pv_sel *sel,
 	struct stats st;
 	struct grmtrace *r;
 	uint64_t losses;
-	char t[32];
 	int rc;
 
 	memset(&st, 0, sizeof st);
@@ -935,11 +1063,7 @@ pv_stats_json(const struct pv_files *fs, const struct pv_sel *sel,
 	if (rc == -1)
 		snprintf(err, errlen, "%s", grmtrace_error(r));
 	if (rc == 0) {
-		evbuffer_add_printf(out, "{\"records\":%" PRIu64 ",\"first\":%"
-		    PRIu64 ",\"last\":%" PRIu64 ",\"span\":\"%s\","
-		    "\"processes\":%zu,\"threads\":%zu,\"losses\":%" PRIu64,
-		    st.records, st.first, st.last,
-		    pv_secs(t, sizeof t, st.last - st.first),
+		pv_bee_head(out, st.records, st.first, st.last,
 		    pv_map_n(&st.procs), pv_map_n(&st.thrs), losses);
 		if (json_counts(&st, r, out) != 0 ||
 		    json_profile(&st, out) != 0 ||

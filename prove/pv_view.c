@@ -105,9 +105,11 @@ pv_idx_meta(const struct pv_idx *x, struct evbuffer *out)
 	pv_json_str(out, x->path, strlen(x->path));
 	evbuffer_add_printf(out, ",\"first\":\"%" PRIu64 "\",\"last\":\"%"
 	    PRIu64 "\",\"records\":%" PRIu64 ",\"ended\":%s,\"losses\":%" PRIu64
-	    ",\"messages\":%zu,\"index_bytes\":%zu,\"build_s\":%.3f",
+	    ",\"messages\":%zu,\"index_bytes\":%zu,\"build_s\":%.3f"
+	    ",\"bee_file\":%s",
 	    x->first, x->tend, x->records, x->ended ? "true" : "false",
-	    x->losses, x->narrow, x->bytes, x->build_s);
+	    x->losses, x->narrow, x->bytes, x->build_s,
+	    x->bee ? "false" : "true");
 	pv_hosts_json(x->host, x->nhost, out);
 	evbuffer_add_printf(out, ",\"rows\":[");
 	for (i = 0; i < x->nrow; i++) {

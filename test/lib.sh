@@ -597,3 +597,59 @@ t_snapshots_while() {
 		sleep 0.5
 	done
 }
+
+# ---- BEE's views from prove serve's index ----
+# t_bee_same A B: two answers of /api/bee (files) hold the same numbers:
+# counts, processes, blocks (count, total, percent exactly; mean and
+# variance within their printing's rounding), messages, latency histogram
+# and load meter; what differs is said.  Needs python3 (the caller skips
+# without it).
+t_bee_same() {
+	python3 - "$1" "$2" << 'EOF_PY' > "$T_DIR/bee_same.out" 2>&1 ||
+import json, sys
+a = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))
+bad = []
+for k in ['records', 'first', 'last', 'span', 'processes', 'threads',
+          'losses', 'unmatched', 'unclosed', 'sends', 'recvs', 'matched',
+          'norank']:
+    if a.get(k) != b.get(k):
+        bad.append((k, a.get(k), b.get(k)))
+if {c[0]: c[1] for c in a['counts']} != {c[0]: c[1] for c in b['counts']}:
+    bad.append(('counts', a['counts'], b['counts']))
+pa = {p['id']: p for p in a['profile']}
+pb = {p['id']: p for p in b['profile']}
+if sorted(pa) != sorted(pb):
+    bad.append(('blocks', sorted(pa), sorted(pb)))
+for i in set(pa) & set(pb):
+    x, y = pa[i], pb[i]
+    for k in ['count', 'ns', 'total', 'pct']:
+        if x[k] != y[k]:
+            bad.append(('block', i, k, x[k], y[k]))
+    mx, my = float(x['mean']), float(y['mean'])
+    if abs(mx - my) > 1.01e-9:
+        bad.append(('block', i, 'mean', mx, my))
+    vx, vy = float(x['variance']), float(y['variance'])
+    if abs(vx - vy) > 1e-5 * abs(vy) + 1e-18:
+        bad.append(('block', i, 'variance', vx, vy))
+if [p[:6] for p in a['pairs']] != [p[:6] for p in b['pairs']]:
+    bad.append(('pairs', a['pairs'], b['pairs']))
+for x, y in zip(a['pairs'], b['pairs']):
+    if x[6] != y[6] and abs(float(x[6]) - float(y[6])) > 1.01e-9:
+        bad.append(('latency', x, y))
+if a['lathist'] != b['lathist']:
+    bad.append(('lathist', a['lathist'], b['lathist']))
+la, lb = a['load'], b['load']
+for k in ['origin', 'width', 'n']:
+    if la[k] != lb[k]:
+        bad.append(('load', k, la[k], lb[k]))
+ma = {(p['node'], p['pid']): p['c'] for p in la['procs']}
+mb = {(p['node'], p['pid']): p['c'] for p in lb['procs']}
+if ma != mb:
+    bad.append(('load', ma, mb))
+for x in bad:
+    print('differ:', *x)
+sys.exit(1 if bad else 0)
+EOF_PY
+		t_fail "BEE's views $1 and $2: $(head -c 600 "$T_DIR/bee_same.out")"
+}

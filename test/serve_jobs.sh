@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test/serve_jobs.sh: BEE's views of a big trace are computed off the
-# server's loop: while two /api/bee requests read a 3-million-record binary
-# trace again (a worker thread each), a view request is answered and a
+# test/serve_jobs.sh: BEE's views read from the file (a followed job's;
+# here asked with ref=1, a file's coming from its index) are computed off
+# the server's loop: while two /api/bee requests read a 3-million-record
+# binary trace again (a worker thread each), a view request is answered and a
 # third /api/bee is told the server is busy (503, said as JSON), both
 # running all along; then both answers come, with prove stats' numbers;
 # prove serve exits 0 on SIGTERM with jobs under way (no leak, no
@@ -27,7 +28,7 @@ url=$(head -n 1 "$T_DIR/serve.out")
 # memo) in the background, its status and body in bee.N.
 bee() {
 	curl -s -o "$T_DIR/bee.$1" -w '%{http_code}' \
-	    "${url}api/bee?load=$2" > "$T_DIR/bee.$1.code" &
+	    "${url}api/bee?ref=1&load=$2" > "$T_DIR/bee.$1.code" &
 	eval "B$1=\$!"
 }
 load=10
@@ -59,7 +60,7 @@ busy_meanwhile() {
 	while [ "$(t_now_cs)" -lt "$_end" ] && t_alive "$B1" && t_alive "$B2"
 	do
 		code=$(curl -s -o "$T_DIR/bee.3" -w '%{http_code}' \
-		    "${url}api/bee?load=$((load + 2))")
+		    "${url}api/bee?ref=1&load=$((load + 2))")
 		bee_ok "$T_DIR/bee.3" "$code"
 		[ "$code" = 503 ] || continue
 		vcode=$(curl -s -o "$T_DIR/view" -w '%{http_code} %{time_total}' \
@@ -94,7 +95,7 @@ two_busy() {
 	while t_alive "$B4" && t_alive "$B5"; do
 		# 503: two jobs ran then (this one's own, if any, is over).
 		code=$(curl -s -o /dev/null -w '%{http_code}' \
-		    "${url}api/bee?load=$((load + 2))")
+		    "${url}api/bee?ref=1&load=$((load + 2))")
 		[ "$code" != 503 ] || return 0
 	done
 	wait "$B4" "$B5"
@@ -103,7 +104,7 @@ two_busy() {
 t_wait_s 120 two_busy || t_fail "no jobs under way to stop with"
 # Meanwhile, a selection answered before: from the memo, the same bytes.
 code=$(curl -s -o "$T_DIR/memo" -w '%{http_code}' \
-    "${url}api/bee?load=$(cat "$T_DIR/bee.ok.load")")
+    "${url}api/bee?ref=1&load=$(cat "$T_DIR/bee.ok.load")")
 [ "$code" = 200 ] || t_fail "a selection computed before: $code"
 cmp -s "$T_DIR/memo" "$T_DIR/bee.ok" || t_fail "the memo's answer differs"
 t_serve_stop "$SV" "$T_DIR/serve.err"

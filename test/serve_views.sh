@@ -92,6 +92,73 @@ want 200 "/api/bee?rows=$row"
 bee_is "$T_DIR/stats-r"
 [ "$(stat threads "$T_DIR/stats-r")" = 1 ] || t_fail "-r $spec: not 1 thread"
 
+# BEE's views come from the index's tables; ref=1 reads the file again
+# (prove stats' code): the same numbers, for the whole run, ranges that
+# cut blocks and messages, rows, and both.
+if command -v python3 > /dev/null 2>&1; then
+	want 200 /api/meta
+	first=$(json first)
+	last=$(json last)
+	span=$((last - first + 1))
+	nrow=$(grep -o '"tid":' "$T_DIR/body" | wc -l)
+	for q in "" "from=$from&to=$to" "rows=$row" "from=$from&to=$to&rows=$row" \
+	    "from=$((first + span / 7))&to=$((first + span / 7 * 2))&load=17" \
+	    "from=$((first + span / 3))&to=$((last + 1))&rows=0-$(((nrow + 1) / 2))" \
+	    "from=$((first + span / 2))&to=$((first + span / 2 + span / 100))" \
+	    "to=$((first + span / 5))&load=3"; do
+		want 200 "/api/bee?$q"
+		cp "$T_DIR/body" "$T_DIR/bee-index"
+		want 200 "/api/bee?ref=1&$q"
+		t_bee_same "$T_DIR/bee-index" "$T_DIR/body"
+	done
+	# The range's message table is prove stats -t's (ranks and matches
+	# of the whole trace).
+	want 200 "/api/bee?from=$from&to=$to"
+	t_stats_table messages "$T_DIR/stats-t" > "$T_DIR/pairs-t"
+	[ -s "$T_DIR/pairs-t" ] ||
+		t_fail "prove stats -t: no message table for the range"
+	while read -r s r n b _; do
+		grep -q "\[$s,$r,$n,$b," "$T_DIR/body" ||
+			t_fail "bee: no pair $s -> $r of $n sends, $b bytes"
+	done < "$T_DIR/pairs-t"
+	# The hand-written traces (phases, ranges, messages of processes
+	# with and without ranks) and nested.trace (blocks nested at random
+	# on 6 threads, ends with none open, phases between, messages by
+	# rank and tag, some never received): 12 selections each.
+	for tr in msgs phases ranges stats markup nested; do
+		rm -f "$T_DIR/serve2.out"
+		"$PV" serve "$(dirname "$0")/traces/$tr.trace" \
+		    > "$T_DIR/serve2.out" 2> "$T_DIR/serve2.err" &
+		SV2=$!
+		T_PIDS="$T_PIDS $SV2"
+		t_wait test -s "$T_DIR/serve2.out" ||
+			t_fail "prove serve $tr printed no URL"
+		hp=$hostport
+		hostport=$(head -n 1 "$T_DIR/serve2.out")
+		hostport=${hostport#http://}
+		hostport=${hostport%/}
+		want 200 /api/meta
+		first=$(json first)
+		span=$(($(json last) - first + 1))
+		nrow=$(grep -o '"tid":' "$T_DIR/body" | wc -l)
+		for k in 0 1 2 3 4 5 6 7 8 9 10 11; do
+			a=$((first + span * k / 13 - 3))
+			b=$((a + span * (k % 5 + 1) / 6 + 1))
+			q="from=$a&to=$b&load=$((k * 3 + 1))"
+			[ $((k % 3)) != 0 ] || [ "$nrow" -lt 2 ] ||
+				q="$q&rows=$((k % nrow)),$(((k + 1) % nrow))"
+			want 200 "/api/bee?$q"
+			cp "$T_DIR/body" "$T_DIR/bee-index"
+			want 200 "/api/bee?ref=1&$q"
+			t_bee_same "$T_DIR/bee-index" "$T_DIR/body"
+		done
+		t_serve_stop "$SV2" "$T_DIR/serve2.err"
+		hostport=$hp
+	done
+else
+	t_log "no python3: BEE's views not compared with the file's"
+fi
+
 # The tracer: every record of the range, pages of 7, in order, once.
 : > "$T_DIR/tracer"
 skip=0

@@ -253,6 +253,15 @@ const Views = (() => {
       const r = await fetch(T.base + '&skip=' + T.skip + '&n=100&q=' +
         encodeURIComponent(T.q));
       const j = await r.json();
+      if (r.status === 503) {
+        // The server reads two other selections (each in a thread):
+        // asked again a second later, unless another is asked by then.
+        if (seq !== T.seq) return;
+        T.busy = false;
+        await new Promise((ok) => setTimeout(ok, 1000));
+        if (seq === T.seq) await tracerPage(fresh);
+        return;
+      }
       if (!r.ok) throw new Error('tracer: ' + (j.error || r.status));
       if (seq !== T.seq) return;
       const tb = document.getElementById('v-tracer');
@@ -348,17 +357,20 @@ const Views = (() => {
     // The records each refresh counted, in order (for scripts).
     T.seen.push(b.records);
     p.dataset.records = T.seen.join(' ');
+    p.dataset.sel = sel.slice(1);
     await tracer(p, f, sel, eidName);
   }
   // Called when the page's view changes: the views follow it, once it has
   // settled; now (a job followed: new records): at once, the promise
-  // kept until they are shown.  Each answer reads the file again: beyond
-  // AUTO_MAX records they are asked for with a button, not at every zoom.
+  // kept until they are shown.  A file's views come from the server's
+  // index in milliseconds, whatever its size; a followed job's are read
+  // from its files again (meta.bee_file): beyond AUTO_MAX records those
+  // are asked for with a button, not at every zoom.
   const AUTO_MAX = 2e6;
   function update(S, onError, now) {
     report = onError;
     clearTimeout(T.timer);
-    if (S.meta.records > AUTO_MAX && T.key !== null) {
+    if (S.meta.bee_file && S.meta.records > AUTO_MAX && T.key !== null) {
       let b = document.getElementById('v-update');
       if (!b) {
         b = el('button', { id: 'v-update' }, 'update the views to this range');
