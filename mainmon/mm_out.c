@@ -737,13 +737,17 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 	struct rec_field f[REC_ARGS_MAX];
 	const struct mm_sync_used *u;
 	const struct tape_def *def;
+	struct mm_sync_memo memo;
 	struct rec_hdr h;
 	uint64_t ts, now = clk_mono_ns(), clamped = 0, records = 0, err;
 	uint32_t off;
 
+	/* Nothing below publishes a model. */
+	mm_sync_memo_init(&memo, &c->book, &c->clk.model);
 	for (off = 0; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
-		ts = mm_sync_conv(&c->book, &c->clk.model, h.ts, &u);
+		ts = mm_sync_conv_memo(&memo, &c->book, &c->clk.model, h.ts,
+		    &u);
 		err = u != NULL ? u->md.err : c->clk.model.err;
 		/* Committed before it was sent: a later time is a scribbled
 		 * timestamp or a model off by its error.  Left as it is, it

@@ -261,3 +261,51 @@ Test(sync, book_converts_by_range)
 	cr_assert_eq(mm_sync_current(&bk)->from, 6000u);
 	mm_sync_book_free(&bk);
 }
+
+/* The memo answers as mm_sync_conv does, model and time, for every
+ * timestamp of a run: in order, out of order, scribbled, either drift,
+ * across two models' ranges, and with no model published. */
+Test(sync, memo_converts_as_the_book)
+{
+	static const double drifts[] = { 0.0, 3.7e-6, -2.9e-5, 1e-3 };
+	struct mm_sync_model a = { .m0 = 5000000000u, .off0 = -123456789,
+		.err = 10, .lo = 1000, .hi = 1000, .allow_ppb = 500000 };
+	struct mm_sync_model b;
+	const struct mm_sync_used *u1, *u2;
+	struct mm_sync_memo memo;
+	uint64_t h, t1, t2;
+	unsigned d, i, pass;
+
+	srand(7);
+	for (d = 0; d < sizeof drifts / sizeof drifts[0]; d++)
+		for (pass = 0; pass < 2; pass++) {
+			struct mm_sync_book bk = { .n = 0 };
+
+			a.drift = drifts[d];
+			a.k = a.drift / (1 + a.drift);
+			b = a;
+			b.off0 += 777;
+			if (pass == 1) {
+				cr_assert_eq(mm_sync_publish(&bk, &a, 1, 1), 0);
+				cr_assert_eq(mm_sync_publish(&bk, &b, 2,
+				    a.m0 + 2000000u), 0);
+			}
+			mm_sync_memo_init(&memo, &bk, &a);
+			h = a.m0 + (uint64_t)a.off0 - 1000000u;
+			for (i = 0; i < 200000; i++) {
+				if (i % 1000 == 999)	/* scribbled */
+					h ^= (uint64_t)rand() << 20;
+				else if (i % 7 == 3)	/* back a little */
+					h -= (uint64_t)(rand() % 5000);
+				else
+					h += (uint64_t)(rand() % 300);
+				t1 = mm_sync_conv(&bk, &a, h, &u1);
+				t2 = mm_sync_conv_memo(&memo, &bk, &a, h,
+				    &u2);
+				cr_assert_eq(t2, t1, "drift %g, h %llu", a.drift,
+				    (unsigned long long)h);
+				cr_assert_eq(u2, u1);
+			}
+			mm_sync_book_free(&bk);
+		}
+}
