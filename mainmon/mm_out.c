@@ -748,14 +748,21 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 	struct rec_field f[REC_ARGS_MAX];
 	const struct mm_sync_used *u;
 	const struct tape_def *def;
+	struct mm_sync_memo memo;
 	struct rec_hdr h;
 	uint64_t ts, now = clk_mono_ns(), clamped = 0, records = 0, err;
+	uint64_t floor = c->floor, last = s->last_ts;
+	uint64_t high = c->node->sync_high;
 	uint32_t off;
 
+	/* Nothing below publishes a model, or reads the stream's last time
+	 * or the node's highest (kept in locals: this loop runs per
+	 * record). */
+	mm_sync_memo_init(&memo, &c->book, &c->clk.model);
 	for (off = 0; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
-		ts = mm_sync_conv(&c->book, &c->clk.model, mm_host_ns(c, h.ts),
-		    &u);
+		ts = mm_sync_conv_memo(&memo, &c->book, &c->clk.model,
+		    mm_host_ns(c, h.ts), &u);
 		err = u != NULL ? u->md.err : c->clk.model.err;
 		/* Committed before it was sent: a later time is a scribbled
 		 * timestamp or a model off by its error.  Left as it is, it
@@ -766,20 +773,20 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 		}
 		/* The LM said nothing older would come: a refitted clock
 		 * model may say otherwise, by its error at most. */
-		if (ts < c->floor && c->floor - ts <= err) {
-			ts = c->floor;
+		if (ts < floor && floor - ts <= err) {
+			ts = floor;
 			clamped++;
 		}
 		/* A thread's records stay in its order even if a refitted
 		 * clock model puts one a little before the previous. */
-		if (ts < s->last_ts) {
-			ts = s->last_ts;
+		if (ts < last) {
+			ts = last;
 			clamped++;
 		}
-		s->last_ts = ts;
+		last = ts;
 		/* A model published from now on converts only later ones. */
-		if (ts > c->node->sync_high)
-			c->node->sync_high = ts;
+		if (ts > high)
+			high = ts;
 		memcpy(pc->data + off + offsetof(struct rec_hdr, ts), &ts,
 		    sizeof ts);
 		if (h.cls == REC_CLASS_META) {
@@ -796,6 +803,8 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
 			    f[1].v.s.len);
 	}
+	s->last_ts = last;
+	c->node->sync_high = high;
 	mm->order.clamped += clamped;
 	c->records += records;
 }

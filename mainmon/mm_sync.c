@@ -110,6 +110,46 @@ mm_sync_conv(struct mm_sync_book *b, const struct mm_sync_model *fallback,
 	return t;
 }
 
+/* An end of the interval: the x nearest y (rounded toward the inside by
+ * `in`, +1 or -1) with x's r equal to r, or x0 if it cannot be shown. */
+static int64_t
+memo_end(const struct mm_sync_model *md, double y, int in, int64_t x0,
+	 uint64_t r)
+{
+	int64_t e;
+
+	/* A margin of a few ns and a relative one: y is inexact. */
+	y += in * (4.0 + fabs(y) * 1e-12);
+	if (!(y > -9.0e18 && y < 9.0e18))
+		return x0;
+	e = (int64_t)y;
+	if ((in > 0 && e > x0) || (in < 0 && e < x0))
+		return x0;
+	return mm_sync_memo_r(md, e) == r ? e : x0;
+}
+
+void
+mm_sync_memo_learn(struct mm_sync_memo *m, int64_t x)
+{
+	const struct mm_sync_model *md = m->md;
+	double a, c, k = md->k;
+	uint64_t r;
+
+	r = mm_sync_memo_r(md, x);
+	m->r = r;
+	if (k == 0.0) {
+		/* Integer arithmetic: r is 0 everywhere. */
+		m->lo = INT64_MIN;
+		m->hi = INT64_MAX;
+		return;
+	}
+	/* r stays while x k stays within half of it. */
+	a = ((double)(int64_t)r - 0.5) / k;
+	c = ((double)(int64_t)r + 0.5) / k;
+	m->lo = memo_end(md, a < c ? a : c, 1, x, r);
+	m->hi = memo_end(md, a < c ? c : a, -1, x, r);
+}
+
 const struct mm_sync_used *
 mm_sync_current(const struct mm_sync_book *b)
 {

@@ -168,6 +168,72 @@ uint64_t mm_sync_conv(struct mm_sync_book *b,
 		      const struct mm_sync_used **u);
 /* The newest model of b, or NULL. */
 const struct mm_sync_used *mm_sync_current(const struct mm_sync_book *b);
+
+/*
+ * mm_sync_conv for the timestamps of one run, converted one after the
+ * other, with the same answers and no floating point for most: the
+ * rounding mm_sync_to_mm subtracts (r in m0 + x - r) is monotonic in x
+ * (the product x k is, and so is rounding it), so once two x round to
+ * the same r, every x between them does.  The memo holds such an
+ * interval for the book's newest model (or the fallback), whose range
+ * nearly every record falls in (the others go to mm_sync_conv): its ends
+ * estimated from k where r changes, then checked by mm_sync_to_mm
+ * itself, so that a record of a thread converts by an add until its time
+ * crosses the next change of r (1 ms at 1 ppm).  Valid while b is not
+ * published to (mm_sync_memo_init again after).
+ */
+struct mm_sync_memo {
+	const struct mm_sync_used	*u;	/* newest model, or NULL */
+	const struct mm_sync_model	*md;	/* its model, or fallback */
+	int64_t				lo, hi;	/* x in [lo, hi] rounds to r */
+	uint64_t			r;	/* (lo > hi: nothing known) */
+};
+
+static inline void
+mm_sync_memo_init(struct mm_sync_memo *m, const struct mm_sync_book *b,
+		  const struct mm_sync_model *fallback)
+{
+	m->u = b->n > 0 ? &b->v[b->n - 1] : NULL;
+	m->md = m->u != NULL ? &m->u->md : fallback;
+	m->lo = 1;
+	m->hi = 0;
+	m->r = 0;
+}
+
+/* The r mm_sync_to_mm subtracts for x (memo's use). */
+static inline uint64_t
+mm_sync_memo_r(const struct mm_sync_model *md, int64_t x)
+{
+	uint64_t h = (uint64_t)x + md->m0 + (uint64_t)md->off0;
+
+	return md->m0 + (uint64_t)x - mm_sync_to_mm(md, h);
+}
+
+/* Learns x's r and the widest interval around x it can prove shares it. */
+void mm_sync_memo_learn(struct mm_sync_memo *m, int64_t x);
+
+static inline uint64_t
+mm_sync_conv_memo(struct mm_sync_memo *m, struct mm_sync_book *b,
+		  const struct mm_sync_model *fallback, uint64_t h,
+		  const struct mm_sync_used **u)
+{
+	const struct mm_sync_model *md = m->md;
+	uint64_t x = h - md->m0 - (uint64_t)md->off0, t;
+	int64_t sx = (int64_t)x;
+
+	if (!(sx >= m->lo && sx <= m->hi))
+		mm_sync_memo_learn(m, sx);
+	t = md->m0 + x - m->r;
+	if (m->u == NULL) {
+		*u = NULL;
+		return t;
+	}
+	if (t >= m->u->from) {
+		*u = m->u;
+		return t;
+	}
+	return mm_sync_conv(b, fallback, h, u);
+}
 void mm_sync_book_free(struct mm_sync_book *b);
 
 /* Drift in parts per billion, rounded (for files and status). */

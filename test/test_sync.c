@@ -349,4 +349,88 @@ Test(sync, paused_clock_is_a_step)
 	cr_assert_eq(cs.n, 1u);
 	/* The drift is kept. */
 	cr_assert_lt(fabs(cs.model.drift - 50e-6), 1e-6);
+
+/* The memo answers as mm_sync_conv does, model and time, for every
+ * timestamp of a run: in order, out of order, scribbled, either drift,
+ * across two models' ranges, and with no model published. */
+Test(sync, memo_converts_as_the_book)
+{
+	static const double drifts[] = { 0.0, 3.7e-6, -2.9e-5, 1e-3 };
+	struct mm_sync_model a = { .m0 = 5000000000u, .off0 = -123456789,
+		.err = 10, .lo = 1000, .hi = 1000, .allow_ppb = 500000 };
+	struct mm_sync_model b;
+	const struct mm_sync_used *u1, *u2;
+	struct mm_sync_memo memo;
+	uint64_t h, t1, t2;
+	unsigned d, i, pass;
+
+	srand(7);
+	for (d = 0; d < sizeof drifts / sizeof drifts[0]; d++)
+		for (pass = 0; pass < 2; pass++) {
+			struct mm_sync_book bk = { .n = 0 };
+
+			a.drift = drifts[d];
+			a.k = a.drift / (1 + a.drift);
+			b = a;
+			b.off0 += 777;
+			if (pass == 1) {
+				cr_assert_eq(mm_sync_publish(&bk, &a, 1, 1), 0);
+				cr_assert_eq(mm_sync_publish(&bk, &b, 2,
+				    a.m0 + 2000000u), 0);
+			}
+			mm_sync_memo_init(&memo, &bk, &a);
+			h = a.m0 + (uint64_t)a.off0 - 1000000u;
+			for (i = 0; i < 200000; i++) {
+				if (i % 1000 == 999)	/* scribbled */
+					h ^= (uint64_t)rand() << 20;
+				else if (i % 7 == 3)	/* back a little */
+					h -= (uint64_t)(rand() % 5000);
+				else
+					h += (uint64_t)(rand() % 300);
+				t1 = mm_sync_conv(&bk, &a, h, &u1);
+				t2 = mm_sync_conv_memo(&memo, &bk, &a, h,
+				    &u2);
+				cr_assert_eq(t2, t1, "drift %g, h %llu", a.drift,
+				    (unsigned long long)h);
+				cr_assert_eq(u2, u1);
+			}
+			mm_sync_book_free(&bk);
+		}
+}
+
+/* Records in order convert by the memo: it learns again only when x k
+ * crosses a half (10 ms of records at 100 ns each: 10 ms times the drift
+ * learnings, a few more near the ends, and one to start). */
+Test(sync, memo_learns_rarely)
+{
+	static const double drifts[] = { 0.0, 3.7e-6, -2.9e-5, 1e-3 };
+	struct mm_sync_model a = { .m0 = 5000000000u, .off0 = -123456789,
+		.err = 10, .lo = 1000, .hi = 1000, .allow_ppb = 500000 };
+	struct mm_sync_book bk = { .n = 0 };
+	const struct mm_sync_used *u;
+	struct mm_sync_memo memo;
+	uint64_t h;
+	int64_t lo, hi;
+	unsigned d, i, learnt;
+
+	for (d = 0; d < sizeof drifts / sizeof drifts[0]; d++) {
+		a.drift = drifts[d];
+		a.k = a.drift / (1 + a.drift);
+		mm_sync_memo_init(&memo, &bk, &a);
+		lo = memo.lo;
+		hi = memo.hi;
+		learnt = 0;
+		h = a.m0 + (uint64_t)a.off0 + 3000000000u;
+		for (i = 0; i < 100000; i++, h += 100) {
+			cr_assert_eq(mm_sync_conv_memo(&memo, &bk, &a, h, &u),
+			    mm_sync_to_mm(&a, h));
+			if (memo.lo != lo || memo.hi != hi) {
+				learnt++;
+				lo = memo.lo;
+				hi = memo.hi;
+			}
+		}
+		cr_assert_leq(learnt, 4 + (unsigned)(1.1e7 * fabs(a.k)),
+		    "drift %g: learnt %u times", a.drift, learnt);
+	}
 }
