@@ -349,6 +349,7 @@ Test(sync, paused_clock_is_a_step)
 	cr_assert_eq(cs.n, 1u);
 	/* The drift is kept. */
 	cr_assert_lt(fabs(cs.model.drift - 50e-6), 1e-6);
+}
 
 /* The memo answers as mm_sync_conv does, model and time, for every
  * timestamp of a run: in order, out of order, scribbled, either drift,
