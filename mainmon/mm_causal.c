@@ -211,7 +211,7 @@ beyond(struct mm *mm, const struct end *s, const struct end *r)
 	}
 	log_warn("causality: a message from %s to %s received %llu ns before "
 	    "it was sent, beyond the clock bounds (%llu + %llu ns): a bound "
-	    "is wrong (%llu more of these hosts since the last warning)",
+	    "is wrong (%llu more between these hosts since the last warning)",
 	    host_of(mm, s->node, sb, sizeof sb),
 	    host_of(mm, r->node, rb, sizeof rb),
 	    (unsigned long long)(s->ts - r->ts),

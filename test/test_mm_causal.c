@@ -3,7 +3,10 @@
  * message records directly, as mm_out gives them in time order. */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "mm.h"
 
@@ -407,4 +410,51 @@ Test(causal, models_no_record_to_come_needs_are_dropped)
 	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 8000);
 	cr_assert_eq(mm->causal.violations, 2);
 	cr_assert_eq(mm->causal.beyond, 1);
+}
+
+/* The lines of the log (stderr) that fn writes saying str. */
+static int
+logged(void (*fn)(void), const char *str)
+{
+	char line[1024];
+	FILE *f = tmpfile();
+	int save, n = 0;
+
+	cr_assert_not_null(f);
+	fflush(stderr);
+	cr_assert_geq(save = dup(2), 0);
+	cr_assert_eq(dup2(fileno(f), 2), 2);
+	fn();
+	fflush(stderr);
+	cr_assert_eq(dup2(save, 2), 2);
+	close(save);
+	rewind(f);
+	while (fgets(line, sizeof line, f) != NULL)
+		n += strstr(line, str) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* Three beyond the bounds from host 1 to host 2, one from 2 to 1. */
+static void
+three_and_one(void)
+{
+	int k;
+
+	two_hosts();
+	model_at(1, 0, 100, 0, 0, 100000);
+	model_at(2, 0, 100, 0, 0, 100000);
+	for (k = 0; k < 3; k++) {
+		msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 1000 + (uint64_t)k * 10);
+		msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 2000 + (uint64_t)k * 10);
+	}
+	msg_at(1, 100, REC_EID_MSG_RECV, 1, 8, 3000);
+	msg_at(2, 200, REC_EID_MSG_SEND, 0, 8, 4000);
+}
+
+Test(causal, a_pair_of_hosts_is_warned_of_once_in_a_while)
+{
+	cr_assert_eq(logged(three_and_one, "beyond the clock bounds"), 2);
+	cr_assert_eq(mm->causal.violations, 4);
+	cr_assert_eq(mm->causal.beyond, 4);
 }
