@@ -192,6 +192,8 @@ matched=$1 violations=$2 worst=$3
 	t_fail "received $worst ns before sent: beyond host c's bound $bound_c"
 grep -q "received before sent" "$T_DIR/status.out" ||
 	t_fail "status does not report the causality check"
+grep -q "ns, 0 beyond the clock bounds)" "$T_DIR/status.out" ||
+	t_fail "status does not say 0 violations beyond the clock bounds"
 [ -z "${CLOCKSYNC_REPORT:-}" ] || echo "causality: $matched messages matched;" \
     "$violations received before sent (through the delayed link)," \
     "worst by $worst ns"
