@@ -254,7 +254,8 @@ put_meta(struct tape_w *w, const struct grmtrace_ev *ev)
 		rc = tape_order(w, f[0].v.u, f[1].v.u, f[2].v.u, f[3].v.u);
 		break;
 	case GRMTRACE_CAUSAL:
-		rc = tape_causal(w, f[0].v.u, f[1].v.u, f[2].v.u, f[3].v.u);
+		rc = tape_causal(w, f[0].v.u, f[1].v.u, f[2].v.u, f[3].v.u,
+		    ev->n > 4 ? f[4].v.u : 0);
 		break;
 	case GRMTRACE_PROC:
 		/* The writer takes a C string: a name with a NUL is cut. */

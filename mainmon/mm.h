@@ -198,8 +198,17 @@ struct mm_causal {
 	uint64_t		worst;		/* ns, the largest */
 	uint64_t		unchecked;	/* beyond the bound, or no rank */
 	struct hmap		ranks;		/* (node, pid): int64_t */
+	/* Violations beyond the two records' clock bounds (a bound was
+	 * wrong): the bounds are those of the models each node published,
+	 * looked up by time as a reader does; a warning per pair of hosts,
+	 * at most every MM_CAUSAL_LOG_NS. */
+	uint64_t		beyond;
+	struct hmap		clocks;		/* node: struct mm_causal_clk */
+	struct hmap		warned;		/* (node, node): struct
+						   mm_causal_warn */
 };
 #define MM_CAUSAL_MAX		(1u << 20)	/* messages held, at most */
+#define MM_CAUSAL_LOG_NS	10000000000ull
 
 /*
  * A connection's state: authenticating (mm_auth.c), then a control
@@ -763,6 +772,11 @@ void mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid,
 		      uint64_t ts, int32_t eid, const struct rec_field *f,
 		      unsigned n);
 void mm_causal_free(struct mm *mm);
+/* Node's model u is published: it gives the bound of the node's records
+ * from u->from on.  Older models no record still to come needs are
+ * dropped.  -1 (ENOMEM): the node's records are then not classified. */
+int mm_causal_model(struct mm *mm, uint32_t node,
+		    const struct mm_sync_used *u);
 /* The rank process (node, pid) gave itself (a -6 record written): 0 and
  * *rank, or -1 if it gave none. */
 int mm_causal_rank(struct mm *mm, uint32_t node, uint32_t pid, int64_t *rank);

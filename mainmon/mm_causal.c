@@ -1,11 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /* mm_causal.c: the causality check: a message received before it was sent,
  * once both ends are on mainmon's clock, says the clock correction is
- * wrong by at least that much.  Records come here in time order. */
+ * wrong by at least that much; by more than the two records' bounds
+ * together, that a bound was wrong (counted, and said in the log).
+ * Records come here in time order. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mm.h"
+#include "util/clock.h"
+#include "util/log.h"
+
+/* A send or receive waiting for its other end: its time, its node and
+ * the bound of its time (UINT64_MAX: not known). */
+struct end {
+	uint64_t	ts;
+	uint64_t	bound;
+	uint32_t	node;
+};
 
 /* A process: what its rank is kept by (no padding). */
 struct rank_key {
@@ -28,7 +41,32 @@ struct mm_causal_q {
 	uint32_t	head;
 	uint32_t	n;
 	uint32_t	cap;		/* power of two */
-	uint64_t	*ts;
+	struct end	*v;
+};
+
+/* A model a node published: it converted the node's records from `from`
+ * on, up to the next one's `from` (doc/formats.md #SYNC); its bound. */
+struct clk_m {
+	uint64_t	from;
+	uint64_t	err, allow_ppb, lo, hi;
+};
+
+/* A node's models, oldest first. */
+struct mm_causal_clk {
+	struct clk_m	*v;
+	uint32_t	n, cap;
+};
+
+/* A pair of hosts (sending node, receiving node). */
+struct pair_key {
+	uint32_t	snode;
+	uint32_t	rnode;
+};
+
+/* The warnings of a pair of hosts: the latest said, and those since. */
+struct mm_causal_warn {
+	uint64_t	at;		/* clk_mono_ns; 0: none yet */
+	uint64_t	since;		/* beyond the bounds, not said */
 };
 
 static uint32_t
@@ -59,6 +97,12 @@ static const struct hmap_type ranks_type = {
 static const struct hmap_type queues_type = {
 	sizeof(struct q_key), sizeof(struct mm_causal_q), 256, q_hash
 };
+static const struct hmap_type clocks_type = {
+	sizeof(uint32_t), sizeof(struct mm_causal_clk), 16, NULL
+};
+static const struct hmap_type warned_type = {
+	sizeof(struct pair_key), sizeof(struct mm_causal_warn), 16, NULL
+};
 
 /* The rank of a process, NULL if it has none (create: a new one, 0; NULL
  * if out of memory). */
@@ -87,60 +131,131 @@ q_get(struct mm_causal *g, int64_t src, int64_t dst, int64_t tag)
 }
 
 static int
-q_push(struct mm_causal_q *q, uint64_t ts)
+q_push(struct mm_causal_q *q, const struct end *e)
 {
 	if (q->n == q->cap) {
 		uint32_t cap = q->cap ? q->cap * 2 : 8, i;
-		uint64_t *nts = malloc(cap * sizeof *nts);
+		struct end *nv = malloc(cap * sizeof *nv);
 
-		if (nts == NULL)
+		if (nv == NULL)
 			return -1;
 		for (i = 0; i < q->n; i++)
-			nts[i] = q->ts[(q->head + i) & (q->cap - 1)];
-		free(q->ts);
-		q->ts = nts;
+			nv[i] = q->v[(q->head + i) & (q->cap - 1)];
+		free(q->v);
+		q->v = nv;
 		q->cap = cap;
 		q->head = 0;
 	}
-	q->ts[(q->head + q->n++) & (q->cap - 1)] = ts;
+	q->v[(q->head + q->n++) & (q->cap - 1)] = *e;
 	return 0;
 }
 
-static uint64_t
+static struct end
 q_pop(struct mm_causal_q *q)
 {
-	uint64_t ts = q->ts[q->head];
+	struct end e = q->v[q->head];
 
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->n--;
-	return ts;
+	return e;
 }
 
-/* A send (send = 1) or receive at ts of key (src, dst, tag). */
-static void
-message(struct mm_causal *g, int send, int64_t src, int64_t dst, int64_t tag,
-	uint64_t ts)
+/* The bound of node's record at ts: that of the model whose range it
+ * falls in (or the oldest kept, for one before them all); UINT64_MAX if
+ * the node published none. */
+static uint64_t
+bound_at(struct mm_causal *g, uint32_t node, uint64_t ts)
 {
+	const struct mm_causal_clk *k = g->clocks.type != NULL ?
+	    hmap_find(&g->clocks, &node) : NULL;
+	uint32_t i;
+
+	if (k == NULL || k->n == 0)
+		return UINT64_MAX;
+	for (i = k->n - 1; i > 0 && k->v[i].from > ts; i--)
+		;
+	return clk_bound_ns(k->v[i].err, k->v[i].allow_ppb, k->v[i].lo,
+	    k->v[i].hi, ts);
+}
+
+static const char *
+host_of(const struct mm *mm, uint32_t node, char *buf, size_t cap)
+{
+	const struct mm_node *n;
+
+	for (n = mm->nodes; n != NULL; n = n->next)
+		if (n->id == node)
+			return n->host;
+	snprintf(buf, cap, "node %u", node);
+	return buf;
+}
+
+/* A receive r before its send s by more than their bounds together:
+ * counted; said once per pair of hosts every MM_CAUSAL_LOG_NS. */
+static void
+beyond(struct mm *mm, const struct end *s, const struct end *r)
+{
+	struct mm_causal *g = &mm->causal;
+	struct pair_key k = { s->node, r->node };
+	struct mm_causal_warn *w;
+	char sb[32], rb[32];
+	uint64_t now = clk_mono_ns();
+
+	g->beyond++;
+	if (g->warned.type == NULL)
+		hmap_init(&g->warned, &warned_type);
+	w = hmap_put(&g->warned, &k, NULL);
+	if (w != NULL && w->at != 0 && now - w->at < MM_CAUSAL_LOG_NS) {
+		w->since++;
+		return;
+	}
+	log_warn("causality: a message from %s to %s received %llu ns before "
+	    "it was sent, beyond the clock bounds (%llu + %llu ns): a bound "
+	    "is wrong (%llu more between these hosts since the last warning)",
+	    host_of(mm, s->node, sb, sizeof sb),
+	    host_of(mm, r->node, rb, sizeof rb),
+	    (unsigned long long)(s->ts - r->ts),
+	    (unsigned long long)s->bound, (unsigned long long)r->bound,
+	    (unsigned long long)(w != NULL ? w->since : 0));
+	if (w != NULL) {
+		w->at = now;
+		w->since = 0;
+	}
+}
+
+/* A send (send = 1) or receive e of key (src, dst, tag). */
+static void
+message(struct mm *mm, int send, int64_t src, int64_t dst, int64_t tag,
+	const struct end *e)
+{
+	struct mm_causal *g = &mm->causal;
 	struct mm_causal_q *q = q_get(g, src, dst, tag);
-	uint64_t sent, got;
+	struct end other;
+	uint64_t gap;
+	const struct end *sent, *got;
 
 	if (q == NULL) {
 		g->unchecked++;
 		return;
 	}
 	if (q->n > 0 && q->sends != send) {
-		sent = send ? ts : q_pop(q);
-		got = send ? q_pop(q) : ts;
+		other = q_pop(q);
+		sent = send ? e : &other;
+		got = send ? &other : e;
 		g->waiting--;
 		g->checked++;
-		if (got < sent) {
+		if (got->ts < sent->ts) {
+			gap = sent->ts - got->ts;
 			g->violations++;
-			if (sent - got > g->worst)
-				g->worst = sent - got;
+			if (gap > g->worst)
+				g->worst = gap;
+			if (sent->bound <= UINT64_MAX - got->bound &&
+			    gap > sent->bound + got->bound)
+				beyond(mm, sent, got);
 		}
 		return;
 	}
-	if (g->waiting >= MM_CAUSAL_MAX || q_push(q, ts) != 0) {
+	if (g->waiting >= MM_CAUSAL_MAX || q_push(q, e) != 0) {
 		g->unchecked++;
 		return;
 	}
@@ -153,6 +268,7 @@ mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid, uint64_t ts,
 		 int32_t eid, const struct rec_field *f, unsigned n)
 {
 	struct mm_causal *g = &mm->causal;
+	struct end e;
 	int64_t *r;
 
 	if (n < 2 || f[0].kind != REC_K_INT)
@@ -169,10 +285,54 @@ mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid, uint64_t ts,
 		g->unchecked++;	/* a process without a rank */
 		return;
 	}
+	e.ts = ts;
+	e.node = node;
+	e.bound = bound_at(g, node, ts);
 	if (eid == REC_EID_MSG_SEND)
-		message(g, 1, *r, f[0].v.i, f[1].v.i, ts);
+		message(mm, 1, *r, f[0].v.i, f[1].v.i, &e);
 	else
-		message(g, 0, f[0].v.i, *r, f[1].v.i, ts);
+		message(mm, 0, f[0].v.i, *r, f[1].v.i, &e);
+}
+
+int
+mm_causal_model(struct mm *mm, uint32_t node, const struct mm_sync_used *u)
+{
+	struct mm_causal *g = &mm->causal;
+	struct mm_causal_clk *k;
+	struct clk_m *v;
+	uint32_t drop = 0, cap;
+
+	if (g->clocks.type == NULL)
+		hmap_init(&g->clocks, &clocks_type);
+	if ((k = hmap_put(&g->clocks, &node, NULL)) == NULL)
+		return -1;
+	/* Records come in time order: a model whose successor starts at
+	 * or before the latest written converts none still to come (a
+	 * late one takes the oldest kept). */
+	while (drop + 1 < k->n && k->v[drop + 1].from <= mm->order.out_ts)
+		drop++;
+	if (drop == 0 && k->n == MM_SYNC_KEPT)
+		drop = 1;
+	if (drop > 0) {
+		memmove(k->v, k->v + drop, (k->n - drop) * sizeof *k->v);
+		k->n -= drop;
+	}
+	if (k->n == k->cap) {
+		cap = k->cap ? k->cap * 2 : 4;
+		if ((v = realloc(k->v, cap * sizeof *v)) == NULL) {
+			k->n = 0;	/* its bounds are not known now */
+			return -1;
+		}
+		k->v = v;
+		k->cap = cap;
+	}
+	k->v[k->n].from = u->from;
+	k->v[k->n].err = u->md.err;
+	k->v[k->n].allow_ppb = u->md.allow_ppb;
+	k->v[k->n].lo = u->md.lo;
+	k->v[k->n].hi = u->md.hi;
+	k->n++;
+	return 0;
 }
 
 int
@@ -191,12 +351,18 @@ void
 mm_causal_free(struct mm *mm)
 {
 	struct mm_causal *g = &mm->causal;
+	struct mm_causal_clk *k;
 	struct mm_causal_q *q;
 	uint32_t it = 0;
 
 	while ((q = hmap_next(&g->queues, &it, NULL)) != NULL)
-		free(q->ts);
+		free(q->v);
+	it = 0;
+	while ((k = hmap_next(&g->clocks, &it, NULL)) != NULL)
+		free(k->v);
 	hmap_free(&g->queues);
 	hmap_free(&g->ranks);
+	hmap_free(&g->clocks);
+	hmap_free(&g->warned);
 	memset(g, 0, sizeof *g);
 }

@@ -435,7 +435,7 @@ mm_order_summary(struct mm *mm)
 	    o->bytes_max) != 0 || mm_live_late(mm) != 0)
 		return -1;
 	return tape_causal(mm->out, g->checked, g->violations, g->worst,
-	    g->unchecked + g->waiting);
+	    g->unchecked + g->waiting, g->beyond);
 }
 
 void

@@ -210,6 +210,10 @@ mm_write_sync(struct mm *mm, struct mm_conn *c, int force)
 		return;
 	}
 	n->sync_num++;
+	/* The causality check tells violations beyond the bounds. */
+	if (mm_causal_model(mm, n->id, mm_sync_current(&c->book)) != 0)
+		log_warn("out of memory: causality of %s not told from "
+		    "its clock bound", n->host);
 	c->sync_written = now;
 	c->step_from = 0;
 	if (mm->out != NULL && mm_sync_line(mm->out, c,

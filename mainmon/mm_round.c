@@ -687,8 +687,8 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		n += (size_t)snprintf(text + n, cap - n, "order: %llu bytes "
 		    "held (at most %llu), %llu records late, %llu clamped, "
 		    "%llu early writes for room; causality: %llu messages "
-		    "matched, %llu received before sent (worst by %llu ns), "
-		    "%llu unchecked\n",
+		    "matched, %llu received before sent (worst by %llu ns, "
+		    "%llu beyond the clock bounds), %llu unchecked\n",
 		    (unsigned long long)mm->order.bytes,
 		    (unsigned long long)mm->order.bytes_max,
 		    (unsigned long long)mm->order.late,
@@ -697,6 +697,7 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		    (unsigned long long)mm->causal.checked,
 		    (unsigned long long)mm->causal.violations,
 		    (unsigned long long)mm->causal.worst,
+		    (unsigned long long)mm->causal.beyond,
 		    (unsigned long long)mm->causal.unchecked);
 	if (n < cap && mm->out_failed_ns != 0) {
 		mm_out_status(mm, buf, sizeof buf);

@@ -178,9 +178,13 @@ late=$(t_count "$trace" "ts>$((start + 60000000000))")
 [ "$early" -eq 0 ] && [ "$late" -eq 0 ] ||
 	t_fail "records not on mainmon's clock: $early before it started ($start), $late over a minute later"
 
-set -- $(t_tcheck "$trace" '#CAUSAL' values matched violations worst_ns)
-[ $# -eq 3 ] || t_fail "no #CAUSAL line"
+set -- $(t_tcheck "$trace" '#CAUSAL' values matched violations worst_ns beyond)
+[ $# -eq 4 ] || t_fail "no #CAUSAL line"
 matched=$1 violations=$2 worst=$3
+# The delayed link's violations lie within the bounds: none beyond.
+[ "$4" -eq 0 ] || t_fail "$4 violations beyond the clock bounds, want 0"
+! grep -q "beyond the clock bounds" "$T_DIR/mm.err" ||
+	t_fail "mainmon warned of a violation beyond the clock bounds"
 [ "$matched" -eq $((2 * N)) ] || t_fail "$matched messages matched, want $((2 * N))"
 [ "$violations" -le "$N" ] && [ "$violations" -ge $((N - N / 10)) ] ||
 	t_fail "$violations received before sent, want $N (host c's) or a little less"
@@ -188,6 +192,8 @@ matched=$1 violations=$2 worst=$3
 	t_fail "received $worst ns before sent: beyond host c's bound $bound_c"
 grep -q "received before sent" "$T_DIR/status.out" ||
 	t_fail "status does not report the causality check"
+grep -q "ns, 0 beyond the clock bounds)" "$T_DIR/status.out" ||
+	t_fail "status does not say 0 violations beyond the clock bounds"
 [ -z "${CLOCKSYNC_REPORT:-}" ] || echo "causality: $matched messages matched;" \
     "$violations received before sent (through the delayed link)," \
     "worst by $worst ns"

@@ -3,7 +3,10 @@
  * message records directly, as mm_out gives them in time order. */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "mm.h"
 
@@ -290,4 +293,168 @@ Test(causal, freed_it_starts_again_empty)
 	cr_assert_eq(mm->causal.waiting, 0);
 	send_at(100, 1, 7, 1000);
 	cr_assert_eq(mm->causal.unchecked, 1, "ranks are forgotten too");
+}
+
+/* Node publishes a model of error err (ns, growing by allow_ppb outside
+ * [lo, hi]) converting its records from `from` on. */
+static void
+model_at(uint32_t node, uint64_t from, uint64_t err, uint64_t allow_ppb,
+	 uint64_t lo, uint64_t hi)
+{
+	struct mm_sync_used u = { .from = from, .num = 1 };
+
+	u.md.err = err;
+	u.md.allow_ppb = allow_ppb;
+	u.md.lo = lo;
+	u.md.hi = hi;
+	cr_assert_eq(mm_causal_model(mm, node, &u), 0);
+}
+
+/* Rank 0 is pid 100 of node 1, rank 1 pid 200 of node 2. */
+static void
+two_hosts(void)
+{
+	rank_at(1, 100, 0);
+	rank_at(2, 200, 1);
+}
+
+Test(causal, a_violation_within_the_two_bounds_is_not_beyond_them)
+{
+	two_hosts();
+	model_at(1, 0, 100, 0, 0, 100000);
+	model_at(2, 0, 200, 0, 0, 100000);
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 700);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 1000);	/* 300 early */
+	cr_assert_eq(mm->causal.violations, 1);
+	cr_assert_eq(mm->causal.beyond, 0);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 2000);
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 1700);	/* 300 early */
+	cr_assert_eq(mm->causal.violations, 2);
+	cr_assert_eq(mm->causal.beyond, 0);
+}
+
+Test(causal, a_violation_beyond_the_two_bounds_is_counted)
+{
+	two_hosts();
+	model_at(1, 0, 100, 0, 0, 100000);
+	model_at(2, 0, 200, 0, 0, 100000);
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 699);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 1000);	/* 301 early */
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 2000);
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 2100);	/* in order */
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 2500);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 3000);	/* 500 early */
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 3800);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 3900);	/* 100 early */
+	cr_assert_eq(mm->causal.checked, 4);
+	cr_assert_eq(mm->causal.violations, 3);
+	cr_assert_eq(mm->causal.beyond, 2);
+	cr_assert_eq(mm->causal.worst, 500);
+}
+
+Test(causal, each_record_takes_the_bound_of_the_model_that_converted_it)
+{
+	two_hosts();
+	/* Node 1: error 100 up to 5000, 1000 from then on. */
+	model_at(1, 0, 100, 0, 0, 100000);
+	model_at(1, 5000, 1000, 0, 0, 100000);
+	model_at(2, 0, 0, 0, 0, 100000);
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 4000);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 4500);	/* 500 > 100 */
+	cr_assert_eq(mm->causal.beyond, 1);
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 5000);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 5500);	/* 500 <= 1000 */
+	cr_assert_eq(mm->causal.violations, 2);
+	cr_assert_eq(mm->causal.beyond, 1);
+}
+
+Test(causal, an_extrapolated_model_has_a_wider_bound)
+{
+	two_hosts();
+	/* 10 ns within [0, 1000], and 1000 ppm of the distance beyond. */
+	model_at(1, 0, 10, 1000000, 0, 1000);
+	model_at(2, 0, 10, 1000000, 0, 1000);
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 100);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 150);	/* 50 > 20 */
+	cr_assert_eq(mm->causal.beyond, 1);
+	/* At 1001000: 10 + 1000 each. */
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 1000000);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 1001000);	/* 1000 */
+	cr_assert_eq(mm->causal.violations, 2);
+	cr_assert_eq(mm->causal.beyond, 1);
+}
+
+Test(causal, without_a_model_a_violation_is_not_said_beyond_the_bounds)
+{
+	two_hosts();
+	model_at(1, 0, 0, 0, 0, 100000);
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 100);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 90000);
+	cr_assert_eq(mm->causal.violations, 1);
+	cr_assert_eq(mm->causal.beyond, 0);
+}
+
+Test(causal, models_no_record_to_come_needs_are_dropped)
+{
+	two_hosts();
+	model_at(1, 0, 1000, 0, 0, 100000);
+	model_at(1, 1000, 100, 0, 0, 100000);
+	model_at(2, 0, 0, 0, 0, 100000);
+	mm->order.out_ts = 5000;	/* written up to there */
+	model_at(1, 6000, 100000, 0, 0, 100000);
+	/* Before every model kept: the oldest kept (from 1000). */
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 400);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 600);	/* 200 > 100 */
+	cr_assert_eq(mm->causal.beyond, 1);
+	msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 6000);
+	msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 8000);
+	cr_assert_eq(mm->causal.violations, 2);
+	cr_assert_eq(mm->causal.beyond, 1);
+}
+
+/* The lines of the log (stderr) that fn writes saying str. */
+static int
+logged(void (*fn)(void), const char *str)
+{
+	char line[1024];
+	FILE *f = tmpfile();
+	int save, n = 0;
+
+	cr_assert_not_null(f);
+	fflush(stderr);
+	cr_assert_geq(save = dup(2), 0);
+	cr_assert_eq(dup2(fileno(f), 2), 2);
+	fn();
+	fflush(stderr);
+	cr_assert_eq(dup2(save, 2), 2);
+	close(save);
+	rewind(f);
+	while (fgets(line, sizeof line, f) != NULL)
+		n += strstr(line, str) != NULL;
+	fclose(f);
+	return n;
+}
+
+/* Three beyond the bounds from host 1 to host 2, one from 2 to 1. */
+static void
+three_and_one(void)
+{
+	int k;
+
+	two_hosts();
+	model_at(1, 0, 100, 0, 0, 100000);
+	model_at(2, 0, 100, 0, 0, 100000);
+	for (k = 0; k < 3; k++) {
+		msg_at(2, 200, REC_EID_MSG_RECV, 0, 7, 1000 + (uint64_t)k * 10);
+		msg_at(1, 100, REC_EID_MSG_SEND, 1, 7, 2000 + (uint64_t)k * 10);
+	}
+	msg_at(1, 100, REC_EID_MSG_RECV, 1, 8, 3000);
+	msg_at(2, 200, REC_EID_MSG_SEND, 0, 8, 4000);
+}
+
+Test(causal, a_pair_of_hosts_is_warned_of_once_in_a_while)
+{
+	cr_assert_eq(logged(three_and_one, "beyond the clock bounds"), 2);
+	cr_assert_eq(mm->causal.violations, 4);
+	cr_assert_eq(mm->causal.beyond, 4);
 }

@@ -72,9 +72,10 @@ tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
 
 int
 tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
-	    uint64_t worst, uint64_t unmatched)
+	    uint64_t worst, uint64_t unmatched, uint64_t beyond)
 {
 	(void)w;
+	(void)beyond;
 	(void)violations;
 	(void)worst;
 	(void)unmatched;

@@ -52,7 +52,7 @@ write_all_kinds(const char *p, int fmt)
 	cr_assert_eq(tape_plan_del(w, 3, 82), 0);
 	cr_assert_eq(tape_collect(w, 1, 85), 0);
 	cr_assert_eq(tape_order(w, 1, 2, 3, 4), 0);
-	cr_assert_eq(tape_causal(w, 5, 6, 7, 8), 0);
+	cr_assert_eq(tape_causal(w, 5, 6, 7, 8, 9), 0);
 	cr_assert_eq(tape_givenup(w, 1, 86, "silent"), 0);
 	cr_assert_eq(tape_late(w, 1, 7), 0);
 	cr_assert_eq(tape_missing(w, 1, 87, 65536, 100, 1), 0);
@@ -220,7 +220,8 @@ read_all_kinds(int fmt)
 	ev = next_kind(t, GRMTRACE_ORDER);
 	cr_assert(fu_of(ev, "late") == 1 && fu_of(ev, "held_max") == 4);
 	ev = next_kind(t, GRMTRACE_CAUSAL);
-	cr_assert(fu_of(ev, "matched") == 5 && fu_of(ev, "unchecked") == 8);
+	cr_assert(fu_of(ev, "matched") == 5 && fu_of(ev, "unchecked") == 8 &&
+	    fu_of(ev, "beyond") == 9);
 	ev = next_kind(t, GRMTRACE_GIVENUP);
 	cr_assert(ev->node == 1 && ev->ts == 86 && ev->str_len == 6);
 	cr_assert_str_eq(ev->str, "silent");
@@ -693,6 +694,29 @@ Test(trace, clock_models)
 	grmtrace_close(t);
 	bad_file("#GRM-TRACE 2\n#SYNC 1 2 3 4 5 6 7 8 9\n", 37,
 	    "line 2: #SYNC: 9 fields of 7 or 12");
+}
+
+/* #CAUSAL before its count of violations beyond the bounds: still read,
+ * without the field; with it, the field by its name. */
+Test(trace, causal_without_beyond)
+{
+	static const char text[] = "#GRM-TRACE 2\n"
+	    "#CAUSAL 5 6 7 8\n"
+	    "#CAUSAL 5 6 7 8 2\n";
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+
+	cr_assert_not_null(t = grmtrace_open(put_file(text, sizeof text - 1),
+	    NULL, 0));
+	cr_assert_eq(grmtrace_select(t, GRMTRACE_WANT(GRMTRACE_CAUSAL)), 0);
+	cr_assert_eq(grmtrace_next(t, &ev), 1);
+	cr_assert(ev->n == 4 && fu_of(ev, "unchecked") == 8);
+	cr_assert_eq(grmtrace_next(t, &ev), 1);
+	cr_assert(ev->n == 5 && fu_of(ev, "beyond") == 2);
+	cr_assert_eq(grmtrace_next(t, &ev), 0);
+	grmtrace_close(t);
+	/* There, it is a number. */
+	bad_file("#GRM-TRACE 2\n#CAUSAL 1 2 3 4 x\n", 31, "line 2: #CAUSAL:");
 }
 
 Test(trace, malformed)

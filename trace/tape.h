@@ -33,7 +33,7 @@ struct tape_def {
  *	      <samples> <model> <from_ns> <lo_ns> <hi_ns> <allow_ppb>
  *	#TSC <node> <tick0> <ns0> <mult> <error_ns> <span_ns> <rate_ppb>
  *	#ORDER <late> <clamped> <forced> <held_max>
- *	#CAUSAL <matched> <violations> <worst_ns> <unchecked>
+ *	#CAUSAL <matched> <violations> <worst_ns> <unchecked> [<beyond>]
  *	#CLOCKSTEP <node> <ts> <step_ns> <host_lo_ns> <host_hi_ns>
  *	#GIVENUP <node> <ts> <why>
  *	#LATE <node> <count>
@@ -155,8 +155,9 @@ int tape_tsc(struct tape_w *w, const struct tape_tsc *t);
 /* At the end: how the global order went, and the causality check. */
 int tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
 	       uint64_t forced, uint64_t held_max);
+/* beyond: violations beyond the two records' clock bounds. */
 int tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
-		uint64_t worst_ns, uint64_t unchecked);
+		uint64_t worst_ns, uint64_t unchecked, uint64_t beyond);
 /* Host node was given up at MM time ts (why: a token, "silent"...): its
  * records from then on may come after later ones of other hosts.  At the
  * end, per host that had any: how many of its records were late. */

@@ -410,12 +410,12 @@ tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
 
 int
 tape_causal(struct tape_w *w, uint64_t matched, uint64_t violations,
-	    uint64_t worst_ns, uint64_t unchecked)
+	    uint64_t worst_ns, uint64_t unchecked, uint64_t beyond)
 {
-	struct rec_field v[4] = { rec_fu(matched), rec_fu(violations),
-	    rec_fu(worst_ns), rec_fu(unchecked) };
+	struct rec_field v[5] = { rec_fu(matched), rec_fu(violations),
+	    rec_fu(worst_ns), rec_fu(unchecked), rec_fu(beyond) };
 
-	return meta(w, TR_M_CAUSAL, v, 4);
+	return meta(w, TR_M_CAUSAL, v, 5);
 }
 
 int
