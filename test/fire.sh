@@ -26,10 +26,10 @@
 #     trace.
 #  4b. Excess monitoring until a record: 'when event 12 where $1 ==
 #     800000 do enable 16 until event 14 where $1 == "ckpt" and $2 ==
-#     1500, mark "extra" once' (16 switched off before): one #PLAN fire
+#     1000, mark "extra" once' (16 switched off before): one #PLAN fire
 #     line (the until's record fires no line of its own), a #CONTROL
 #     line for the switch and one for its end, after the checkpoint of
-#     step 1500; no record of 16 before the firing's time nor after the
+#     step 1000; no record of 16 before the firing's time nor after the
 #     end (one per thread allowed at that edge), every step in between.
 #  5. A rule watching every record of a type, and 5 more added and
 #     removed, while 4 processes x 2 threads write it (bursts of 1000 at
@@ -90,7 +90,7 @@ armed 4 'when event 14 where $2 == 500 in rank 3 do mark "rank 3" once'
 "$G" "$MM_ID" plan add 'when rate 15 > 5k/s do mark "never"' \
     > /dev/null || t_fail "plan add 7 failed"
 armed 8 'when event 14 where $2 == 500 in rank 4 do mark "rank 4" once'
-armed 9 'when event 12 where $1 == 800000 do enable 16 until event 14 where $1 == "ckpt" and $2 == 1500, mark "extra" once'
+armed 9 'when event 12 where $1 == 800000 do enable 16 until event 14 where $1 == "ckpt" and $2 == 1000, mark "extra" once'
 touch "$T_DIR/go"
 t_reap leaker $L
 "$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "plan list failed"
@@ -202,10 +202,10 @@ on=$(awk '$1 == "#CONTROL" && $3 == "\"plan" && $4 == "9:" && $5 == "enable" { p
 off=$(awk '$1 == "#CONTROL" && $3 == "\"plan" && $4 == "9:" && $5 == "end" { print $2 }' "$trace")
 [ "$(echo $on | wc -w)" -eq 1 ] && [ "$(echo $off | wc -w)" -eq 1 ] ||
 	t_fail "4b: not one #CONTROL line of rule 9 and one of its end ($on, $off)"
-# The until's record: the first checkpoint of step 1500; the end after it.
-ckpt=$(awk '!/^#/ && $5 == 14 && $7 == 1500 { print $1; exit }' "$trace")
+# The until's record: the first checkpoint of step 1000; the end after it.
+ckpt=$(awk '!/^#/ && $5 == 14 && $7 == 1000 { print $1; exit }' "$trace")
 [ -n "$ckpt" ] && [ "$off" -gt "$ckpt" ] ||
-	t_fail "4b: the end ($off) not after the checkpoint of step 1500 ($ckpt)"
+	t_fail "4b: the end ($off) not after the checkpoint of step 1000 ($ckpt)"
 awk -v ts="$FTS" -v off="$off" -v s="$STEPS" '
 	/^#/ || $5 != 16 { next }
 	$1 < ts { print "16 before the firing: " $0; bad = 1 }
@@ -223,12 +223,12 @@ awk -v ts="$FTS" -v off="$off" -v s="$STEPS" '
 			th++
 		}
 		if (th != 2) { print th " threads with records of 16"; bad = 1 }
-		if (top < 1500) { print "16 ended at step " top; bad = 1 }
+		if (top < 1000) { print "16 ended at step " top; bad = 1 }
 		exit bad }' "$trace" > "$T_DIR/16.out" ||
 	t_fail "4b: records of 16: $(head -n 3 "$T_DIR/16.out")"
 span=$(awk '!/^#/ && $5 == 16 { k = $3 " " $4; if (!(k in lo)) lo[k] = $6; hi[k] = $6 }
 	END { for (k in lo) printf "%s%d..%d", (n++ ? ", " : ""), lo[k], hi[k] }' "$trace")
-t_log "4b: 'enable 16 until event 14 where ... == 1500' fired once: event 16 at steps $span per thread, none before the firing nor after the end, $(( (off - ckpt) / 1000 )) us from the checkpoint to the end"
+t_log "4b: 'enable 16 until event 14 where ... == 1000' fired once: event 16 at steps $span per thread, none before the firing nor after the end, $(( (off - ckpt) / 1000 )) us from the checkpoint to the end"
 
 # ---- 5 ----
 N=100000
