@@ -526,6 +526,9 @@ struct mm_plan_undo {
 	uint32_t		cls_was[8];	/* the bits of its targets */
 	uint8_t			eid_was[PLAN_TARGETS_MAX];
 	struct loop_ev		*ev;
+	/* until a record: when it went on (MM time); an until record
+	 * older than that ends nothing. */
+	uint64_t		since;
 };
 
 /* A rule of the plan, in canonical form (doc/plans.md), its parsed form

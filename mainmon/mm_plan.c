@@ -22,37 +22,28 @@
 #include "util/clock.h"
 #include "util/log.h"
 
-/*
- * Why this version does not fire r, or NULL if it does: "event"
- * triggers, scoped by host, process, pid or thread, with enable and
- * disable (for good or for a duration), and mark.  Said wherever the
- * rule is shown.
- */
 static void act_signal(struct mm *mm, const struct mm_plan *p,
 		       struct mm_node *node, uint32_t pid, uint32_t what);
 static uint64_t until_at(uint32_t at);
 
+/*
+ * Why this version does not fire r, or NULL if it does.  Every rule the
+ * language has is armed in this version; the "(not armed: WHY)" wherever
+ * a rule is shown stays for a version that fires less.
+ */
 static const char *
 unarmed(const struct plan_rule *r)
 {
-	unsigned i;
-
-	for (i = 0; i < r->nact; i++)
-		switch (r->act[i].kind) {
-		case PLAN_D_ENABLE:
-		case PLAN_D_DISABLE:
-			if (r->act[i].until && (r->until.kind == PLAN_W_EVENT ||
-			    r->until.kind == PLAN_W_BLOCK ||
-			    r->until.kind == PLAN_W_RATE))
-				return "not armed: this version fires 'until' "
-				    "only with a time, an abnormal end or a "
-				    "loss";
-			break;
-		default:
-			break;
-		}
+	(void)r;
 	return NULL;
 }
+
+/*
+ * The row of a rule's `until` trigger (event, block, rate) goes to the
+ * writers under the rule's number with this bit set (protocol.md, PLAN),
+ * while a switch it ends is in force.
+ */
+#define UNTIL_ROW	0x80000000u
 
 /* 1 if p fired as many times as it may. */
 static int
@@ -79,13 +70,34 @@ plan_free1(struct mm_plan *p)
 
 /* ---- the watched rows (PLAN) ---- */
 
-/* 1 if p's trigger is checked by the writers (a row). */
+/* 1 if trigger t is checked by the writers (a row). */
+static int
+trig_watched(const struct plan_trig *t)
+{
+	return t->kind == PLAN_W_EVENT || t->kind == PLAN_W_BLOCK ||
+	    t->kind == PLAN_W_RATE;
+}
+
+/* 1 if p's trigger is checked by the writers. */
 static int
 watched(const struct mm_plan *p)
 {
-	int k = p->rule->when.kind;
+	return trig_watched(&p->rule->when);
+}
 
-	return k == PLAN_W_EVENT || k == PLAN_W_BLOCK || k == PLAN_W_RATE;
+/* 1 if p's until trigger is checked by the writers now: a record, and a
+ * switch it ends in force. */
+static int
+until_watched(const struct mm_plan *p)
+{
+	unsigned i;
+
+	if (!p->rule->has_until || !trig_watched(&p->rule->until))
+		return 0;
+	for (i = 0; i < p->rule->nact; i++)
+		if (p->undo[i].on && p->rule->act[i].until)
+			return 1;
+	return 0;
 }
 
 /* A row's head in PLAN (protocol.md 1.4). */
@@ -113,12 +125,13 @@ put_insn(struct wire_wr *w, uint8_t op, uint8_t field, uint8_t is_str,
 		wire_put_bytes(w, str, len);
 }
 
-/* Appends p's row to w; -1 if its strings do not fit in what is left of
- * the segment's string area (*strs bytes used). */
+/* Appends the row of p's trigger t (its when or its until: rule is p's
+ * number, or it with UNTIL_ROW) to w; -1 if its strings do not fit in
+ * what is left of the segment's string area (*strs bytes used). */
 static int
-put_row(struct wire_wr *w, const struct mm_plan *p, uint32_t *strs)
+put_row(struct wire_wr *w, const struct mm_plan *p,
+	const struct plan_trig *t, uint32_t rule, uint32_t *strs)
 {
-	const struct plan_trig *t = &p->rule->when;
 	const struct plan_pred *pr;
 	uint32_t need = 0;
 	unsigned i;
@@ -128,14 +141,14 @@ put_row(struct wire_wr *w, const struct mm_plan *p, uint32_t *strs)
 		if (*strs + t->name.len > SEG_PLAN_STRS)
 			return -1;
 		*strs += t->name.len;
-		put_row_head(w, p->n, SEG_ROW_BLOCK, REC_EID_BLOCK_END, 2);
+		put_row_head(w, rule, SEG_ROW_BLOCK, REC_EID_BLOCK_END, 2);
 		put_insn(w, PLAN_EQ, 1, 1, t->name.len, 0,
 		    p->rule->pool + t->name.off);
 		put_insn(w, PLAN_GT, 1, 0, 0, (int64_t)t->ns, NULL);
 		return 0;
 	}
 	if (t->kind == PLAN_W_RATE) {
-		put_row_head(w, p->n, SEG_ROW_RATE, t->eid, 1);
+		put_row_head(w, rule, SEG_ROW_RATE, t->eid, 1);
 		put_insn(w, PLAN_GT, 1, 0, 0, (int64_t)t->rate, NULL);
 		return 0;
 	}
@@ -145,13 +158,38 @@ put_row(struct wire_wr *w, const struct mm_plan *p, uint32_t *strs)
 	if (*strs + need > SEG_PLAN_STRS)
 		return -1;
 	*strs += need;
-	put_row_head(w, p->n, SEG_ROW_EVENT, t->eid, t->npred);
+	put_row_head(w, rule, SEG_ROW_EVENT, t->eid, t->npred);
 	for (i = 0; i < t->npred; i++) {
 		pr = &t->pred[i];
 		put_insn(w, pr->op, pr->field, pr->is_str, pr->is_str ?
 		    pr->str.len : 0, pr->is_str ? 0 : pr->num, pr->is_str ?
 		    p->rule->pool + pr->str.off : NULL);
 	}
+	return 0;
+}
+
+/* Appends one row (put_row) if there is room for it, counting it in *n;
+ * -1 (logged) if not. */
+static int
+put_one(struct wire_wr *w, const struct mm_plan *p,
+	const struct plan_trig *t, uint32_t rule, uint32_t *strs, uint32_t *n)
+{
+	const char *what = rule & UNTIL_ROW ? "its until" : "its trigger";
+	size_t at = w->len;
+
+	if (*n == SEG_PLAN_ROWS) {
+		log_warn("plan %u: %s not watched: the segment holds %d rows",
+		    p->n, what, SEG_PLAN_ROWS);
+		return -1;
+	}
+	if (put_row(w, p, t, rule, strs) != 0) {
+		w->len = at;
+		log_warn("plan %u: %s not watched: its strings do not fit in "
+		    "the segment's %d bytes with the other rules'", p->n, what,
+		    SEG_PLAN_STRS);
+		return -1;
+	}
+	(*n)++;
 	return 0;
 }
 
@@ -165,24 +203,19 @@ mm_plan_send(struct mm *mm, struct mm_conn *c)
 	struct mm_conn *k;
 	struct wire_wr w;
 	uint32_t n = 0, strs = 0;
-	size_t at;
 
 	wire_wr_init(&w, buf, sizeof buf);
 	wire_put_u32(&w, 0);
 	for (p = mm->plans; p != NULL; p = p->next) {
-		if (p->unarmed != NULL || exhausted(p) || n == SEG_PLAN_ROWS ||
-		    !watched(p))
+		if (p->unarmed != NULL || exhausted(p) || !watched(p))
 			continue;
-		at = w.len;
-		if (put_row(&w, p, &strs) != 0) {
-			w.len = at;
-			log_warn("plan %u: its strings do not fit in the "
-			    "segment's %d bytes with the other rules': not "
-			    "watched", p->n, SEG_PLAN_STRS);
-			continue;
-		}
-		n++;
+		(void)put_one(&w, p, &p->rule->when, p->n, &strs, &n);
 	}
+	/* The untils in force, after every rule's own row. */
+	for (p = mm->plans; p != NULL; p = p->next)
+		if (p->unarmed == NULL && until_watched(p))
+			(void)put_one(&w, p, &p->rule->until, p->n | UNTIL_ROW,
+			    &strs, &n);
 	buf[0] = (unsigned char)n;	/* the u32 n (at most 64), LE */
 	for (k = mm->conns; k != NULL; k = k->next)
 		if ((c == NULL || k == c) && k->state == MM_CONN_READY)
@@ -303,6 +336,7 @@ act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
 			else
 				u->eid_was[k] = (uint8_t)bit(w, b);
 		}
+		u->since = clk_mono_ns();
 		u->on = 1;
 	}
 	for (k = 0; k < a->ntgt; k++) {
@@ -311,7 +345,7 @@ act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
 	}
 	/* Another firing in force: the duration runs from this one; an
 	 * until's time comes when it comes (a process's end or a loss:
-	 * queue_cb). */
+	 * queue_cb; a record: its row's FIRE, mm_plan_fire). */
 	if (a->for_ns != 0)
 		(void)loop_arm(u->ev, a->for_ns);
 	else if (a->until && p->rule->until.kind == PLAN_W_EVERY)
@@ -537,10 +571,11 @@ plan_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
 	const char *text = "";
 	size_t text_len = 0;
 	unsigned i;
-	int changed = 0, snapped = 0;
+	int changed = 0, snapped = 0, until_was;
 
 	if (p->unarmed != NULL || exhausted(p) || !in_scope(p, t))
 		return;
+	until_was = until_watched(p);
 	/* Within the interval: not a firing, not counted. */
 	if (p->fired > 0 && r->interval != 0 &&
 	    now - p->last_ns < r->interval)
@@ -617,14 +652,36 @@ plan_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
 	}
 	if (changed)
 		mm_round(mm, NULL, MM_CONTROL, cmd);
-	/* Its last firing: the writers stop checking for it. */
-	if (exhausted(p) && watched(p))
+	/* Its last firing: the writers stop checking for it; a switch
+	 * until a record now in force: they start checking for that. */
+	if ((exhausted(p) && watched(p)) || until_watched(p) != until_was)
+		mm_plan_send(mm, NULL);
+}
+
+static void until_met(struct mm_plan *p, int kind, const struct trig *t);
+
+/* A record of p's until row: the switches it ends, if in force since
+ * before that record; the writers stop checking for it. */
+static void
+until_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
+{
+	unsigned i;
+
+	if (!until_watched(p))
+		return;		/* ended already: a late match */
+	for (i = 0; i < p->rule->nact; i++)
+		if (p->undo[i].on && p->rule->act[i].until &&
+		    t->ts < p->undo[i].since)
+			return;	/* a match from before this firing */
+	until_met(p, p->rule->until.kind, t);
+	if (!until_watched(p))
 		mm_plan_send(mm, NULL);
 }
 
 int
 mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
+	const struct plan_trig *tr;
 	struct mm_plan *p;
 	struct trig t;
 	uint32_t rule;
@@ -638,15 +695,22 @@ mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	t.missed = wire_get_u64(msg);
 	if (!wire_rd_end(msg))
 		return -1;
-	for (p = mm->plans; p != NULL && p->n != rule; p = p->next)
+	for (p = mm->plans; p != NULL && p->n != (rule & ~UNTIL_ROW);
+	    p = p->next)
 		;
+	tr = p == NULL ? NULL : rule & UNTIL_ROW ? &p->rule->until :
+	    &p->rule->when;
 	/* Deleted, or the LM's rows are older than the plan: nothing. */
-	if (p == NULL || !watched(p) || t.eid != (p->rule->when.kind ==
-	    PLAN_W_BLOCK ? REC_EID_BLOCK_END : p->rule->when.eid))
+	if (p == NULL || ((rule & UNTIL_ROW) && !p->rule->has_until) ||
+	    !trig_watched(tr) || t.eid != (tr->kind == PLAN_W_BLOCK ?
+	    REC_EID_BLOCK_END : tr->eid))
 		return 0;
 	t.node = c->node;
 	t.ts = mm_conv(c, t.ts);
-	plan_fire(mm, p, &t);
+	if (rule & UNTIL_ROW)
+		until_fire(mm, p, &t);
+	else
+		plan_fire(mm, p, &t);
 	return 0;
 }
 
@@ -822,6 +886,8 @@ refusal(const struct mm *mm, const struct plan_rule *r)
 		    "with --allow-exec";
 	if (mm->nplans >= PLAN_RULES_MAX)
 		return "the plan is full (64 rules): delete one first";
+	if (mm->plan_next >= UNTIL_ROW - 1)
+		return "no more rule numbers in this run of mainmon";
 	return NULL;
 }
 

@@ -24,6 +24,13 @@
 #     5k/s' never; a rule 'in rank 3' (the leaker's rank) fires, one 'in
 #     rank 4' does not.  plan list says what fired; a deletion is in the
 #     trace.
+#  4b. Excess monitoring until a record: 'when event 12 where $1 ==
+#     800000 do enable 16 until event 14 where $1 == "ckpt" and $2 ==
+#     1000, mark "extra" once' (16 switched off before): one #PLAN fire
+#     line (the until's record fires no line of its own), a #CONTROL
+#     line for the switch and one for its end, after the checkpoint of
+#     step 1000; no record of 16 before the firing's time nor after the
+#     end (one per thread allowed at that edge), every step in between.
 #  5. A rule watching every record of a type, and 5 more added and
 #     removed, while 4 processes x 2 threads write it (bursts of 1000 at
 #     full speed): every event once in the trace, in order, no loss; the
@@ -36,8 +43,7 @@
 #  7. Time and loss triggers: 'every 200ms ... 3 times' fires 3 times,
 #     about 200 ms apart; 'when loss do mark' fires for a #LOSS line;
 #     'disable 99 until every 300ms' ends some 300 ms after it began; an
-#     'until' on a record is refused as not armed; 'at' a time 2 s ahead
-#     fires once.
+#     'until' on a record is armed; 'at' a time 2 s ahead fires once.
 #  8. stop, continue, exec (mainmon --allow-exec): the leaker stopped at
 #     step 300 (its state T), let go by 'when every 100ms do continue
 #     once', every record in the trace; a command run with the trigger
@@ -61,13 +67,15 @@ defined() {
 	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
 	[ "$(t_count "$trace" '#DEF' eid=14)" -ge 1 ]
 }
-GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_SLOW=1000 "$B/test/leaker" $STEPS 1000 2 \
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_SLOW=1000 LEAKER_EXTRA=1 \
+    "$B/test/leaker" $STEPS 1000 2 \
     "$T_DIR/go" 2> "$T_DIR/leaker.err" &
 L=$!
 T_PIDS="$T_PIDS $L"
 t_wait_for 30 "the leaker's definitions never reached $trace" defined
 
-"$G" "$MM_ID" disable 13 > /dev/null || t_fail "disable 13 failed"
+"$G" "$MM_ID" disable 13 > /dev/null && "$G" "$MM_ID" disable 16 > /dev/null ||
+	t_fail "disable 13, 16 failed"
 armed 1 'when event 12 where $1 > 500000 do enable 13, mark "leak" once'
 "$G" "$MM_ID" plan add 'when event 14 where $1 == "ckpt" and $2 >= 1000 do mark 2 times' \
     > /dev/null || t_fail "plan add 2 failed"
@@ -82,6 +90,7 @@ armed 4 'when event 14 where $2 == 500 in rank 3 do mark "rank 3" once'
 "$G" "$MM_ID" plan add 'when rate 15 > 5k/s do mark "never"' \
     > /dev/null || t_fail "plan add 7 failed"
 armed 8 'when event 14 where $2 == 500 in rank 4 do mark "rank 4" once'
+armed 9 'when event 12 where $1 == 800000 do enable 16 until event 14 where $1 == "ckpt" and $2 == 1000, mark "extra" once'
 touch "$T_DIR/go"
 t_reap leaker $L
 "$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "plan list failed"
@@ -175,12 +184,51 @@ took=$(awk -v ts="$4" -v p="$7" -v t="$8" '
 [ "$(t_count "$trace" '#PLAN fire' n=4)" -eq 1 ] &&
     [ "$(t_count "$trace" '#PLAN fire' n=8)" -eq 0 ] ||
 	t_fail "4: rank rules: $(t_count "$trace" '#PLAN fire' n=4) and $(t_count "$trace" '#PLAN fire' n=8) firings"
-grep -q '^plan: 8 rules, fired 7 times$' "$T_DIR/list.out" &&
+grep -q '^plan: 9 rules, fired 8 times$' "$T_DIR/list.out" &&
     grep -q '^  (armed, fired 1 time, no more)$' "$T_DIR/list.out" &&
     grep -q '^  (armed, fired 2 times, no more)$' "$T_DIR/list.out" ||
 	t_fail "4: plan list said: $(cat "$T_DIR/list.out")"
 [ "$(t_count "$trace" '#PLAN del' n=2)" -eq 1 ] || t_fail "4: no #PLAN del 2"
 t_log "4: a $took ms block fired the block rule; 'rate > 500/s' fired, 'rate > 5k/s' did not; 'in rank 3' fired, 'in rank 4' did not; plan list says what fired"
+
+# ---- 4b ----
+[ "$(t_count "$trace" '#PLAN fire' n=9)" -eq 1 ] || t_fail "4b: not one firing of rule 9"
+line=$(grep '^#PLAN fire 9 ' "$trace")
+set -- $line
+FTS=$4
+[ "$9" -eq 12 ] && [ "${12}" = '"extra"' ] &&
+    [ "$(near 12 "$FTS" "$7" "$8")" = 800000 ] || t_fail "4b: the firing: $line"
+on=$(awk '$1 == "#CONTROL" && $3 == "\"plan" && $4 == "9:" && $5 == "enable" { print $2 }' "$trace")
+off=$(awk '$1 == "#CONTROL" && $3 == "\"plan" && $4 == "9:" && $5 == "end" { print $2 }' "$trace")
+[ "$(echo $on | wc -w)" -eq 1 ] && [ "$(echo $off | wc -w)" -eq 1 ] ||
+	t_fail "4b: not one #CONTROL line of rule 9 and one of its end ($on, $off)"
+# The until's record: the first checkpoint of step 1000; the end after it.
+ckpt=$(awk '!/^#/ && $5 == 14 && $7 == 1000 { print $1; exit }' "$trace")
+[ -n "$ckpt" ] && [ "$off" -gt "$ckpt" ] ||
+	t_fail "4b: the end ($off) not after the checkpoint of step 1000 ($ckpt)"
+awk -v ts="$FTS" -v off="$off" -v s="$STEPS" '
+	/^#/ || $5 != 16 { next }
+	$1 < ts { print "16 before the firing: " $0; bad = 1 }
+	{ k = $3 " " $4; if (!(k in lo) || $6 < lo[k]) lo[k] = $6
+	  if ($6 > hi[k]) hi[k] = $6; n[k]++; if ($1 > off) late[k]++ }
+	END {
+		for (k in n) {
+			if (hi[k] >= s || n[k] != hi[k] - lo[k] + 1 ||
+			    late[k] > 1) {
+				print "thread " k ": steps " lo[k] ".." hi[k] ", " n[k] \
+				    " records, " late[k] + 0 " after the end"
+				bad = 1
+			}
+			if (hi[k] > top) top = hi[k]
+			th++
+		}
+		if (th != 2) { print th " threads with records of 16"; bad = 1 }
+		if (top < 1000) { print "16 ended at step " top; bad = 1 }
+		exit bad }' "$trace" > "$T_DIR/16.out" ||
+	t_fail "4b: records of 16: $(head -n 3 "$T_DIR/16.out")"
+span=$(awk '!/^#/ && $5 == 16 { k = $3 " " $4; if (!(k in lo)) lo[k] = $6; hi[k] = $6 }
+	END { for (k in lo) printf "%s%d..%d", (n++ ? ", " : ""), lo[k], hi[k] }' "$trace")
+t_log "4b: 'enable 16 until event 14 where ... == 1000' fired once: event 16 at steps $span per thread, none before the firing nor after the end, $(( (off - ckpt) / 1000 )) us from the checkpoint to the end"
 
 # ---- 5 ----
 N=100000
@@ -258,10 +306,7 @@ t_start_mm "$trace"
 "$G" "$MM_ID" plan add 'when loss do mark "lost"' > /dev/null ||
 	t_fail "7: plan add loss failed"
 armed 3 'when every 100ms do disable 99 until every 300ms once'
-"$G" "$MM_ID" plan add 'when loss do enable 13 until event 12' > "$T_DIR/add.out" ||
-	t_fail "7: plan add 4 failed"
-[ "$(cat "$T_DIR/add.out")" = "plan 4 added (not armed: this version fires 'until' only with a time, an abnormal end or a loss)" ] ||
-	t_fail "7: plan add 4 said: $(cat "$T_DIR/add.out")"
+armed 4 'when loss do enable 13 until event 12'
 AT=$(date -d '+2 sec' +%H:%M:%S)
 armed 5 "when at $AT do mark \"at\""
 ticked() {

@@ -10,7 +10,8 @@
  * LEAKER_SLOW (in the environment; no slow one without).  With
  * LEAKER_ABORT=K in
  * the environment, the first thread to take step K calls abort() (a crash
- * after some seconds of work). */
+ * after some seconds of work).  With LEAKER_EXTRA=1, each step also
+ * records event 16 with the step's number (more excess monitoring). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 
 #include <grm.h>
 
-static long steps, pace_us, abort_at, slow_at;
+static long steps, pace_us, abort_at, slow_at, extra;
 
 static void *
 run(void *arg)
@@ -34,6 +35,7 @@ run(void *arg)
 		if (GMI_Event(12, i * 1000) != GRM_OK ||
 		    GMI_Event(13, (int)i) != GRM_OK ||
 		    GMI_Event(15, (int)i) != GRM_OK ||
+		    (extra && GMI_Event(16, (int)i) != GRM_OK) ||
 		    (i % 500 == 0 && GMI_Event(14, "ckpt", (int)i) != GRM_OK)) {
 			fprintf(stderr, "leaker: step %ld not recorded\n", i);
 			exit(1);
@@ -70,11 +72,14 @@ main(int argc, char **argv)
 	    atol(getenv("LEAKER_ABORT")) : 0;
 	slow_at = getenv("LEAKER_SLOW") != NULL ?
 	    atol(getenv("LEAKER_SLOW")) : 0;
+	extra = getenv("LEAKER_EXTRA") != NULL ?
+	    atol(getenv("LEAKER_EXTRA")) : 0;
 	pace_us = atol(argv[2]);
 	if (GMI_DefineEvent(12, "%ld", "stack depth") != GRM_OK ||
 	    GMI_DefineEvent(13, "%d", "procedure step") != GRM_OK ||
 	    GMI_DefineEvent(14, "%s %d", "checkpoint") != GRM_OK ||
 	    GMI_DefineEvent(15, "%d", "tick") != GRM_OK ||
+	    GMI_DefineEvent(16, "%d", "extra step") != GRM_OK ||
 	    GMI_DefineBlock(1, "solve") != GRM_OK ||
 	    GMI_SetName(3, "leaker") != GRM_OK)
 		return 1;
