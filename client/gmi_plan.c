@@ -19,7 +19,7 @@ static struct seg_plan_row gmi_rows[SEG_PLAN_ROWS];
 static uint32_t gmi_slot[SEG_PLAN_ROWS];	/* each row's firing slot */
 static char gmi_strs[SEG_PLAN_STRS];
 static _Atomic uint32_t gmi_nrows;
-static _Atomic uint32_t gmi_plan_gen;	/* copies made: resets rates */
+static _Atomic uint32_t gmi_plan_gen;	/* copies made: rates move */
 /* Rows of blocks: some (odd) or none (even), counted up at each change
  * between the two: a thread's block stack is good while it is the same. */
 static _Atomic uint32_t gmi_block_gen;
@@ -40,8 +40,10 @@ static struct {
  * The calling thread's history for block and rate rows, its own memory
  * (no lock, no shared line): the blocks it is in, with their begin
  * times, kept while some row watches blocks (a block that began before
- * is not timed); per row, the current one-second window of a rate, reset
- * when the rows change.
+ * is not timed); per row, the current one-second window of a rate and
+ * the rule it belongs to (its number + 1; 0: none), carried over to that
+ * rule's row when the rows are copied again (a change of the control
+ * words, or of other rules, does not restart it).
  */
 #define BSTACK	32
 static __thread struct {
@@ -51,7 +53,37 @@ static __thread struct {
 	struct { int32_t bid; uint64_t ts; } stk[BSTACK];
 	uint64_t	win[SEG_PLAN_ROWS];
 	uint64_t	cnt[SEG_PLAN_ROWS];
+	uint64_t	rule[SEG_PLAN_ROWS];
 } hist;
+
+/* The rate windows of this thread moved to the rows' new places: a row
+ * of a rule that had one keeps it, any other starts empty. */
+static void
+rates_moved(uint32_t n)
+{
+	uint64_t win[SEG_PLAN_ROWS], cnt[SEG_PLAN_ROWS], rule;
+	uint32_t i, j;
+
+	for (i = 0; i < n; i++) {
+		win[i] = cnt[i] = 0;
+		if (gmi_rows[i].kind != SEG_ROW_RATE)
+			continue;
+		rule = (uint64_t)gmi_rows[i].rule + 1;
+		for (j = 0; j < SEG_PLAN_ROWS; j++)
+			if (hist.rule[j] == rule) {
+				win[i] = hist.win[j];
+				cnt[i] = hist.cnt[j];
+				break;
+			}
+	}
+	memset(hist.rule, 0, sizeof hist.rule);
+	for (i = 0; i < n; i++) {
+		hist.win[i] = win[i];
+		hist.cnt[i] = cnt[i];
+		if (gmi_rows[i].kind == SEG_ROW_RATE)
+			hist.rule[i] = (uint64_t)gmi_rows[i].rule + 1;
+	}
+}
 
 /* 1 if row r's comparisons stay inside the string area and its fields
  * and operators are ones the language has. */
@@ -311,8 +343,7 @@ gmi_plan_check(int eid, const struct gmi_type *ty, const char *rec,
 	if (gmi_seg == NULL)
 		return;
 	if (hist.gen != gen) {
-		memset(hist.win, 0, sizeof hist.win);
-		memset(hist.cnt, 0, sizeof hist.cnt);
+		rates_moved(n);
 		hist.gen = gen;
 	}
 	if (hist.bgen != bgen) {
