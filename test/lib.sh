@@ -15,7 +15,8 @@ T_LMS=""	# "pid:shmid" of every LM seen
 T_CLEANUP_HOOK=""	# a command t_cleanup runs once T_PIDS are killed
 
 t_log() { printf '%s: %s\n' "$(basename "$0")" "$*" >&2; }
-t_fail() { t_log "FAIL: $*"; exit 1; }
+T_FAILED=""	# the message of t_fail, said again after cleanup's dumps
+t_fail() { T_FAILED=$*; t_log "FAIL: $*"; exit 1; }
 
 # Remembers the LMs now running (their .pid files, in the run folder and in
 # the run folders of "hosts" made inside it), for cleanup and checks.
@@ -56,6 +57,8 @@ t_cleanup() {
 		    "$GRM_RUNDIR"/*/*.log; do
 			[ -s "$f" ] && { t_log "--- $f"; tail -n 20 "$f" >&2; }
 		done
+		# Said again last: a log read from its end shows why.
+		[ -z "$T_FAILED" ] || t_log "FAIL (see above): $T_FAILED"
 	fi
 	rm -rf "$T_DIR"
 	exit $rc
@@ -337,14 +340,19 @@ t_lm_guards() {
 }
 
 # t_guards_here: the guard processes of this test's LMs (their environment
-# names our run folder), one a line.
+# names our run folder or a folder in it), one a line.
 t_guards_here() {
 	for _s in /proc/[0-9]*/comm; do
 		[ "$(cat "$_s" 2>/dev/null)" = localmon-guard ] || continue
 		_p=${_s#/proc/}
 		_p=${_p%/comm}
-		{ tr '\0' '\n' < "/proc/$_p/environ"; } 2>/dev/null |
-		    grep -qx "GRM_RUNDIR=$GRM_RUNDIR" && echo "$_p"
+		# This test's run folder, or a "host's" folder inside it.
+		_r=$({ tr '\0' '\n' < "/proc/$_p/environ"; } 2>/dev/null |
+		    grep '^GRM_RUNDIR=') || continue
+		case $_r in
+		"GRM_RUNDIR=$GRM_RUNDIR" | "GRM_RUNDIR=$GRM_RUNDIR"/*)
+			echo "$_p" ;;
+		esac
 	done
 	return 0
 }
