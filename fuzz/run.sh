@@ -78,7 +78,8 @@ for t in $targets; do
 	case $t in
 	tape)	src="$(cd "$top" && echo trace/*.c) common/rec/rec.c \
 		    common/rec/dense.c \
-		    common/util/hmap.c common/util/num.c"; libs=-lm ;;
+		    common/util/hmap.c common/util/num.c common/util/ring.c"
+		libs=-lm ;;
 	rec)	src="common/rec/rec.c"; libs= ;;
 	dense)	src="common/rec/dense.c common/rec/rec.c"; libs= ;;
 	seg|seghdr)

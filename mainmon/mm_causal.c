@@ -11,6 +11,7 @@
 #include "mm.h"
 #include "util/clock.h"
 #include "util/log.h"
+#include "util/ring.h"
 
 /* A send or receive waiting for its other end: its time, its node and
  * the bound of its time (UINT64_MAX: not known). */
@@ -38,10 +39,7 @@ struct q_key {
  * the k-th receive, as prove matches them (doc/formats.md 1.9). */
 struct mm_causal_q {
 	int		sends;		/* what waits: 1 sends, 0 receives */
-	uint32_t	head;
-	uint32_t	n;
-	uint32_t	cap;		/* power of two */
-	struct end	*v;
+	struct ring	ends;		/* of struct end */
 };
 
 /* A model a node published: it converted the node's records from `from`
@@ -130,36 +128,6 @@ q_get(struct mm_causal *g, int64_t src, int64_t dst, int64_t tag)
 	return hmap_put(&g->queues, &k, NULL);
 }
 
-static int
-q_push(struct mm_causal_q *q, const struct end *e)
-{
-	if (q->n == q->cap) {
-		uint32_t cap = q->cap ? q->cap * 2 : 8, i;
-		struct end *nv = malloc(cap * sizeof *nv);
-
-		if (nv == NULL)
-			return -1;
-		for (i = 0; i < q->n; i++)
-			nv[i] = q->v[(q->head + i) & (q->cap - 1)];
-		free(q->v);
-		q->v = nv;
-		q->cap = cap;
-		q->head = 0;
-	}
-	q->v[(q->head + q->n++) & (q->cap - 1)] = *e;
-	return 0;
-}
-
-static struct end
-q_pop(struct mm_causal_q *q)
-{
-	struct end e = q->v[q->head];
-
-	q->head = (q->head + 1) & (q->cap - 1);
-	q->n--;
-	return e;
-}
-
 /* The bound of node's record at ts: that of the model whose range it
  * falls in (or the oldest kept, for one before them all); UINT64_MAX if
  * the node published none. */
@@ -238,8 +206,14 @@ message(struct mm *mm, int send, int64_t src, int64_t dst, int64_t tag,
 		g->unchecked++;
 		return;
 	}
-	if (q->n > 0 && q->sends != send) {
-		other = q_pop(q);
+	if (q->ends.n > 0 && q->sends != send) {
+		ring_pop(&q->ends, &other, sizeof other);
+		/* An empty queue goes: a key per message (tags that never
+		 * repeat) must not grow the map. */
+		if (q->ends.n == 0) {
+			ring_free(&q->ends);
+			hmap_del_value(&g->queues, q);
+		}
 		sent = send ? e : &other;
 		got = send ? &other : e;
 		g->waiting--;
@@ -255,7 +229,8 @@ message(struct mm *mm, int send, int64_t src, int64_t dst, int64_t tag,
 		}
 		return;
 	}
-	if (g->waiting >= MM_CAUSAL_MAX || q_push(q, e) != 0) {
+	if (g->waiting >= MM_CAUSAL_MAX ||
+	    ring_push(&q->ends, e, sizeof *e) != 0) {
 		g->unchecked++;
 		return;
 	}
@@ -356,7 +331,7 @@ mm_causal_free(struct mm *mm)
 	uint32_t it = 0;
 
 	while ((q = hmap_next(&g->queues, &it, NULL)) != NULL)
-		free(q->v);
+		ring_free(&q->ends);
 	it = 0;
 	while ((k = hmap_next(&g->clocks, &it, NULL)) != NULL)
 		free(k->v);

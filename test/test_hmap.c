@@ -2,13 +2,15 @@
 /* test_hmap.c: the hash map (common/util/hmap.c): keys found after many
  * puts and growths, every key colliding, deletes and the reuse of their
  * slots, iteration that visits each key once, and a map too large to
- * allocate. */
+ * allocate; and the FIFO ring (common/util/ring.c): order kept across
+ * wrap-arounds and growths. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util/hmap.h"
+#include "util/ring.h"
 
 struct key3 {
 	uint32_t a;
@@ -278,4 +280,52 @@ Test(hmap, free_leaves_an_empty_map_of_the_same_type)
 	cr_expect_null(hmap_find(&m, &k));
 	cr_expect_not_null(hmap_put(&m, &k, NULL));
 	cr_expect_eq(hmap_count(&m), 1);
+}
+
+/* Elements of an odd size, pushed and popped so that the ring grows while
+ * its contents wrap around the end of the array: every pop gives back the
+ * oldest, in order, whatever the growths. */
+struct odd {
+	uint64_t	seq;
+	char		pad[5];
+};
+
+Test(ring, keeps_order_across_wraps_and_growths)
+{
+	struct ring r = { 0 };
+	struct odd e, out;
+	uint64_t next_in = 0, next_out = 0;
+	int round, i;
+
+	memset(&e, 0, sizeof e);
+	for (round = 0; round < 40; round++) {
+		/* Push more than we pop: the ring fills, wraps and grows. */
+		for (i = 0; i < 7 + round % 5; i++) {
+			e.seq = next_in++;
+			e.pad[0] = (char)e.seq;
+			cr_assert_eq(ring_push(&r, &e, sizeof e), 0);
+		}
+		for (i = 0; i < 5; i++) {
+			ring_pop(&r, &out, sizeof out);
+			cr_assert_eq(out.seq, next_out, "popped %llu, want %llu",
+			    (unsigned long long)out.seq,
+			    (unsigned long long)next_out);
+			cr_assert_eq(out.pad[0], (char)next_out);
+			next_out++;
+		}
+		cr_assert_eq(r.n, next_in - next_out);
+		cr_assert_eq(r.cap & (r.cap - 1), 0, "cap %u", r.cap);
+	}
+	while (r.n > 0) {
+		ring_pop(&r, &out, sizeof out);
+		cr_assert_eq(out.seq, next_out++);
+	}
+	cr_expect_eq(next_out, next_in);
+	ring_free(&r);
+	cr_expect_eq(r.cap, 0);
+	cr_expect_null(r.v);
+	/* Ready again after ring_free. */
+	cr_assert_eq(ring_push(&r, &e, sizeof e), 0);
+	cr_expect_eq(r.n, 1);
+	ring_free(&r);
 }

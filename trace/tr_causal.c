@@ -10,6 +10,7 @@
 
 #include "tr_causal.h"
 #include "tr_int.h"
+#include "util/ring.h"
 
 /* A receive moved by shift (ns): its thread's records from ts on move by
  * shift, less 1 ns per TR_CAUSAL_DECAY ns after it. */
@@ -37,8 +38,7 @@ struct end {
  * (mm_causal.c) and prove (pv_msg.c) match them (doc/formats.md 1.9). */
 struct tr_cq {
 	int		sends;
-	uint32_t	head, n, cap;	/* cap: a power of two */
-	struct end	*v;
+	struct ring	ends;		/* of struct end */
 };
 
 struct thr_key {
@@ -99,7 +99,7 @@ tr_causal_off(struct tr_causal *c)
 		free(h->v);
 	it = 0;
 	while ((q = hmap_next(&c->q, &it, NULL)) != NULL)
-		free(q->v);
+		ring_free(&q->ends);
 	hmap_free(&c->thr);
 	hmap_free(&c->q);
 	if (c->r != NULL)
@@ -310,38 +310,6 @@ out:
 		count(p, gap, beyond, excess, capped, shift);
 }
 
-/* ---- the queues of ends waiting ---- */
-
-static int
-q_push(struct tr_cq *q, const struct end *e)
-{
-	if (q->n == q->cap) {
-		uint32_t cap = q->cap ? q->cap * 2 : 8, i;
-		struct end *nv = malloc(cap * sizeof *nv);
-
-		if (nv == NULL)
-			return -1;
-		for (i = 0; i < q->n; i++)
-			nv[i] = q->v[(q->head + i) & (q->cap - 1)];
-		free(q->v);
-		q->v = nv;
-		q->cap = cap;
-		q->head = 0;
-	}
-	q->v[(q->head + q->n++) & (q->cap - 1)] = *e;
-	return 0;
-}
-
-static struct end
-q_pop(struct tr_cq *q)
-{
-	struct end e = q->v[q->head];
-
-	q->head = (q->head + 1) & (q->cap - 1);
-	q->n--;
-	return e;
-}
-
 /* A send (send 1) or receive of key (src, dst, tag). */
 static void
 message(struct tr_causal *c, int send, int64_t src, int64_t dst, int64_t tag,
@@ -355,13 +323,13 @@ message(struct tr_causal *c, int send, int64_t src, int64_t dst, int64_t tag,
 		c->pairs[0].pub.unchecked++;
 		return;
 	}
-	if (q->n > 0 && q->sends != send) {
-		o = q_pop(q);
+	if (q->ends.n > 0 && q->sends != send) {
+		ring_pop(&q->ends, &o, sizeof o);
 		c->waiting--;
 		/* An empty queue goes: a key per message (tags that never
 		 * repeat) must not grow the map. */
-		if (q->n == 0) {
-			free(q->v);
+		if (q->ends.n == 0) {
+			ring_free(&q->ends);
 			hmap_del_value(&c->q, q);
 		}
 		if (send)
@@ -370,7 +338,8 @@ message(struct tr_causal *c, int send, int64_t src, int64_t dst, int64_t tag,
 			matched(c, &o, e);
 		return;
 	}
-	if (c->waiting >= TR_CAUSAL_MAX || q_push(q, e) != 0) {
+	if (c->waiting >= TR_CAUSAL_MAX ||
+	    ring_push(&q->ends, e, sizeof *e) != 0) {
 		c->pairs[0].pub.unchecked++;
 		return;
 	}
