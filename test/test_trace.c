@@ -696,6 +696,62 @@ Test(trace, clock_models)
 	    "line 2: #SYNC: 9 fields of 7 or 12");
 }
 
+/* A #CLOCKSTEP widens by |step| the bound of its host's records where
+ * records stamped around the step can lie on mainmon's clock
+ * (doc/formats.md): [ts - S - max(step, 0) - m, ts + max(-step, 0) + m],
+ * S = host_hi - host_lo, m = S / 2000 + 1 ms; not before the window,
+ * after it, or on another host; the larger of two steps where windows
+ * meet; a line whose host_lo exceeds host_hi is ignored. */
+Test(trace, clock_steps)
+{
+	static const char text[] = "#GRM-TRACE 2\n"
+	    "#HOST 1 0 7 a\n"
+	    "#HOST 2 0 8 b\n"
+	    "#SYNC 1 1000 0 0 100 200 1 1 1 0 100000000 0\n"
+	    "#SYNC 2 1000 0 0 70 200 1 1 1 0 100000000 0\n"
+	    "#DEF 5 1 2 \"%d\" \"e\"\n"
+	    "6999000 1 9 9 5 1\n"
+	    /* paused 0.5 ms: S 2 ms, m 1.001 ms: [6999000, 11501000] */
+	    "#CLOCKSTEP 1 10000000 -500000 1000000 3000000\n"
+	    "6998999 1 9 9 5 2\n"
+	    "6999000 1 9 9 5 3\n"
+	    "8000000 2 9 9 5 4\n"
+	    "11501000 1 9 9 5 5\n"
+	    "11501001 1 9 9 5 6\n"
+	    /* ahead 10 ms: S 1 ms, m 1.0005 ms: [17999500, 31000500];
+	     * then paused 2 us: S 0, m 1 ms: [30000000, 32002000] */
+	    "#CLOCKSTEP 1 30000000 10000000 4000000 5000000\n"
+	    "#CLOCKSTEP 1 31000000 -2000 6000000 6000000\n"
+	    "17999499 1 9 9 5 7\n"
+	    "17999500 1 9 9 5 8\n"
+	    "31000500 1 9 9 5 9\n"
+	    "31000501 1 9 9 5 10\n"
+	    "#CLOCKSTEP 1 40000000 5 30000000 1\n"
+	    "40000000 1 9 9 5 11\n";
+	static const uint64_t bound[] = { 100, 100, 500100, 70, 500100, 100,
+	    100, 10000100, 10000100, 2100, 100 };
+	const struct grmtrace_ev *ev;
+	struct grmtrace *t;
+	int i;
+
+	cr_assert_not_null(t = grmtrace_open(put_file(text, sizeof text - 1),
+	    NULL, 0));
+	cr_assert_eq(grmtrace_select(t, GRMTRACE_WANT(GRMTRACE_RECORD) |
+	    GRMTRACE_WANT(GRMTRACE_CLOCKSTEP)), 0);
+	for (i = 0; i < 11; i++) {
+		do
+			cr_assert_eq(grmtrace_next(t, &ev), 1, "%s",
+			    grmtrace_error(t));
+		while (ev->kind == GRMTRACE_CLOCKSTEP);
+		cr_assert(ev->f[0].v.i == i + 1 && ev->bound_ns == bound[i],
+		    "record %d: bound %llu, want %llu", (int)ev->f[0].v.i,
+		    (unsigned long long)ev->bound_ns,
+		    (unsigned long long)bound[i]);
+	}
+	cr_assert_eq(grmtrace_next(t, &ev), 0);
+	grmtrace_close(t);
+}
+
 /* #CAUSAL before its count of violations beyond the bounds: still read,
  * without the field; with it, the field by its name. */
 Test(trace, causal_without_beyond)

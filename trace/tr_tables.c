@@ -18,13 +18,23 @@ struct model {
 	uint64_t	lo, hi;
 };
 
-/* A host, where its collection phase stands, and its clock models. */
+/* Where a #CLOCKSTEP's records may lie, on mainmon's clock, and how much
+ * their bound grows there (step_window). */
+struct step {
+	uint64_t	lo, hi;
+	uint64_t	add;
+};
+
+/* A host, where its collection phase stands, its clock models and the
+ * steps of its clock. */
 struct host {
 	struct grmtrace_host pub;	/* first: the table hands it out */
 	unsigned	depth;		/* phases begun and not ended */
 	uint64_t	since;		/* when the outermost began */
 	struct model	*m;		/* numbered #SYNC lines, by from */
 	size_t		nm, capm;
+	struct step	*st;		/* #CLOCKSTEP lines, as read */
+	size_t		nst;
 };
 
 /* A table's key: two 64-bit words, no padding. */
@@ -104,8 +114,10 @@ tr_tables_free(struct tr_tables *t)
 {
 	size_t i;
 
-	for (i = 0; i < t->hosts.n; i++)
+	for (i = 0; i < t->hosts.n; i++) {
 		free(((struct host *)t->hosts.v[i])->m);
+		free(((struct host *)t->hosts.v[i])->st);
+	}
 	tfree(&t->hosts, offsetof(struct grmtrace_host, hostname), SIZE_MAX);
 	tfree(&t->procs, offsetof(struct grmtrace_proc, name),
 	    offsetof(struct grmtrace_proc, rank_name));
@@ -287,6 +299,66 @@ on_host(struct tr_tables *t, const struct tape_ev *e)
 	return add_model((struct host *)h, h);
 }
 
+/*
+ * A #CLOCKSTEP line: host e->node's clock stepped by D = step_ns between
+ * its times host_lo and host_hi (span S apart), found by the sample at
+ * mainmon time T, where the new model puts host_hi.  A record the host
+ * stamped in between was converted by the model before (which puts
+ * host_hi at T - D) or the new one (doc/clock-sync.md, "Changes"), so it
+ * lies in [T - S - max(D, 0), T + max(-D, 0)] (with a margin for the
+ * models' drift and error), and may be off by up to |D| beyond its
+ * model's bound (doc/formats.md): its bound includes |D| there.  So does
+ * that of a record after the step moved up to keep its thread's order,
+ * which lies in the window too.  Read before the records it concerns:
+ * mainmon writes the line when the sample finds the step, before it
+ * converts any record stamped after the sample before.
+ */
+static int
+on_clockstep(struct tr_tables *t, const struct tape_ev *e)
+{
+	struct host *h;
+	struct step *v, w;
+	uint64_t T = e->ts, S, up, down, margin;
+	int64_t D;
+
+	if (e->n < 5 || e->f[3].v.u > e->f[4].v.u)
+		return 0;	/* not one mainmon writes: ignored */
+	if ((h = (struct host *)host_get(t, e->node)) == NULL)
+		return -1;
+	D = e->f[2].v.i;
+	S = e->f[4].v.u - e->f[3].v.u;
+	w.add = D < 0 ? (uint64_t)0 - (uint64_t)D : (uint64_t)D;
+	up = D < 0 ? w.add : 0;		/* max(-D, 0) */
+	down = D > 0 ? w.add : 0;	/* max(D, 0) */
+	/* 500 ppm of the span (the drift believed), and 1 ms for the
+	 * models' error. */
+	margin = S / 2000 + 1000000;
+	down = down > UINT64_MAX - S ? UINT64_MAX : down + S;
+	down = down > UINT64_MAX - margin ? UINT64_MAX : down + margin;
+	up = up > UINT64_MAX - margin ? UINT64_MAX : up + margin;
+	w.lo = T > down ? T - down : 0;
+	w.hi = T > UINT64_MAX - up ? UINT64_MAX : T + up;
+	if ((v = realloc(h->st, (h->nst + 1) * sizeof *v)) == NULL)
+		return -1;
+	v[h->nst++] = w;
+	h->st = v;
+	return 0;
+}
+
+/* What the steps of host h add to the bound of its record at ts. */
+static uint64_t
+step_add(const struct host *h, uint64_t ts)
+{
+	uint64_t add = 0;
+	size_t i;
+
+	for (i = 0; i < h->nst; i++)
+		if (ts >= h->st[i].lo && ts <= h->st[i].hi &&
+		    h->st[i].add > add)
+			add = h->st[i].add;
+	return add;
+}
+
 /* The model of host h that converted a record at ts: the latest whose
  * range starts at or before ts (the first, before them all). */
 static const struct model *
@@ -310,19 +382,24 @@ tr_tables_clock(const struct tr_tables *t, uint32_t node, uint64_t ts,
 {
 	const struct host *h = tr_table_find(&t->hosts, node, 0);
 	const struct model *m;
+	uint64_t b, add;
+	int rc = 0;
 
 	*model = 0;
 	*bound = 0;
 	if (h == NULL || !h->pub.synced)
 		return 0;
-	if (h->nm == 0) {
-		*bound = h->pub.error_ns;
-		return 0;
+	if (h->nm == 0)
+		b = h->pub.error_ns;
+	else {
+		m = model_at(h, ts);
+		*model = m->num;
+		b = clk_bound_ns(m->err, m->allow, m->lo, m->hi, ts);
+		rc = 1;
 	}
-	m = model_at(h, ts);
-	*model = m->num;
-	*bound = clk_bound_ns(m->err, m->allow, m->lo, m->hi, ts);
-	return 1;
+	add = h->nst > 0 ? step_add(h, ts) : 0;
+	*bound = b > UINT64_MAX - add ? UINT64_MAX : b + add;
+	return rc;
 }
 
 int
@@ -344,6 +421,9 @@ tr_tables_account(struct tr_tables *t, const struct tape_ev *e)
 	case TAPE_HOST:
 	case TAPE_SYNC:
 		rc = on_host(t, e);
+		break;
+	case TAPE_CLOCKSTEP:
+		rc = on_clockstep(t, e);
 		break;
 	default:
 		break;

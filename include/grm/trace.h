@@ -218,7 +218,9 @@ struct grmtrace_ev {
 	 * clock (its #SYNC line's model number; 0 if the file does not
 	 * number them), and the bound on the error of its ts by that model
 	 * (0 if the file has no #SYNC for its node; in a file without
-	 * model numbers, the latest #SYNC's error_ns). */
+	 * model numbers, the latest #SYNC's error_ns).  Since 0.6 the bound
+	 * of a record that may have been stamped around a step of its
+	 * host's clock (a #CLOCKSTEP read before it) includes the step. */
 	uint32_t	sync_model;
 	uint64_t	bound_ns;
 	/* Since 0.5.  Record: its time as the file has it.  ts is that
