@@ -40,7 +40,10 @@ while [ $h -le $H ]; do
 	h=$((h + 1))
 done
 all_half() { [ "$(ls "$T_DIR" | grep -c '^half\.')" -eq $((H * P)) ]; }
-t_wait_s 30 all_half || t_fail "writers did not reach the halfway mark in 30 s"
+t_wait_s 30 all_half || {
+	t_log "halfway: $(ls "$T_DIR" | grep '^half\.' | tr '\n' ' ')"
+	t_fail "writers did not reach the halfway mark in 30 s"
+}
 
 # One LM per host, each in its own run folder, each listed by status
 # (once connected: a writer may reach halfway before its LM has).
@@ -50,8 +53,10 @@ all_listed() {
 		t_fail "status failed"
 	[ "$(grep -c '^node ' "$T_DIR/status.out")" -ge $H ]
 }
-t_wait_s 30 all_listed ||
+t_wait_s 30 all_listed || {
+	cat "$T_DIR/status.out" >&2
 	t_fail "status lists $(grep -c '^node ' "$T_DIR/status.out") LMs after 30 s"
+}
 h=1
 while [ $h -le $H ]; do
 	hn=$(printf 'host%02d' $h)
