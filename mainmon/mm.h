@@ -775,6 +775,12 @@ void mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid,
 		      uint64_t ts, int32_t eid, const struct rec_field *f,
 		      unsigned n);
 void mm_causal_free(struct mm *mm);
+/* Node's clock stepped (a #CLOCKSTEP line's fields): the bound of its
+ * records where those stamped around the step can lie includes the step
+ * (clk_step_window), as the reader's does.  The latest MM_CAUSAL_STEPS
+ * steps of a node are kept. */
+void mm_causal_step(struct mm *mm, uint32_t node, uint64_t ts, int64_t step,
+		    uint64_t host_lo, uint64_t host_hi);
 /* Node's model u is published: it gives the bound of the node's records
  * from u->from on.  Older models no record still to come needs are
  * dropped.  -1 (ENOMEM): the node's records are then not classified. */

@@ -49,10 +49,16 @@ struct clk_m {
 	uint64_t	err, allow_ppb, lo, hi;
 };
 
-/* A node's models, oldest first. */
+/* A node's models, oldest first, and the windows of its latest clock
+ * steps (mm_causal_step). */
+#define MM_CAUSAL_STEPS	4
 struct mm_causal_clk {
 	struct clk_m	*v;
 	uint32_t	n, cap;
+	struct {
+		uint64_t	lo, hi, add;
+	}		st[MM_CAUSAL_STEPS];
+	uint32_t	nst;		/* steps seen: the latest kept */
 };
 
 /* A pair of hosts (sending node, receiving node). */
@@ -136,14 +142,20 @@ bound_at(struct mm_causal *g, uint32_t node, uint64_t ts)
 {
 	const struct mm_causal_clk *k = g->clocks.type != NULL ?
 	    hmap_find(&g->clocks, &node) : NULL;
+	uint64_t b, add = 0;
 	uint32_t i;
 
 	if (k == NULL || k->n == 0)
 		return UINT64_MAX;
 	for (i = k->n - 1; i > 0 && k->v[i].from > ts; i--)
 		;
-	return clk_bound_ns(k->v[i].err, k->v[i].allow_ppb, k->v[i].lo,
+	b = clk_bound_ns(k->v[i].err, k->v[i].allow_ppb, k->v[i].lo,
 	    k->v[i].hi, ts);
+	for (i = 0; i < k->nst && i < MM_CAUSAL_STEPS; i++)
+		if (ts >= k->st[i].lo && ts <= k->st[i].hi &&
+		    k->st[i].add > add)
+			add = k->st[i].add;
+	return b > UINT64_MAX - add ? UINT64_MAX : b + add;
 }
 
 static const char *
@@ -267,6 +279,25 @@ mm_causal_record(struct mm *mm, uint32_t node, uint32_t pid, uint64_t ts,
 		message(mm, 1, *r, f[0].v.i, f[1].v.i, &e);
 	else
 		message(mm, 0, f[0].v.i, *r, f[1].v.i, &e);
+}
+
+void
+mm_causal_step(struct mm *mm, uint32_t node, uint64_t ts, int64_t step,
+	       uint64_t host_lo, uint64_t host_hi)
+{
+	struct mm_causal *g = &mm->causal;
+	struct mm_causal_clk *k;
+	uint32_t i;
+
+	if (host_lo > host_hi)
+		return;
+	if (g->clocks.type == NULL)
+		hmap_init(&g->clocks, &clocks_type);
+	if ((k = hmap_put(&g->clocks, &node, NULL)) == NULL)
+		return;		/* out of memory: its bounds are narrower */
+	i = k->nst++ % MM_CAUSAL_STEPS;
+	clk_step_window(ts, step, host_lo, host_hi, &k->st[i].lo,
+	    &k->st[i].hi, &k->st[i].add);
 }
 
 int

@@ -322,6 +322,8 @@ clock_changed(struct mm *mm, struct mm_conn *c, enum mm_sync_change what)
 		return;
 	}
 	c->step_from = mm_sync_to_mm(&cs->model, cs->step_lo) + 1;
+	mm_causal_step(mm, c->node->id, c->clk.model.hi, cs->step,
+	    cs->step_lo, cs->step_hi);
 	if (mm->out != NULL && tape_clockstep(mm->out, c->node->id,
 	    c->clk.model.hi, cs->step, cs->step_lo, cs->step_hi) != 0)
 		log_warn("%s: cannot write", mm->out_path);

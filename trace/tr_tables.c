@@ -19,7 +19,7 @@ struct model {
 };
 
 /* Where a #CLOCKSTEP's records may lie, on mainmon's clock, and how much
- * their bound grows there (step_window). */
+ * their bound grows there (clk_step_window). */
 struct step {
 	uint64_t	lo, hi;
 	uint64_t	add;
@@ -300,44 +300,24 @@ on_host(struct tr_tables *t, const struct tape_ev *e)
 }
 
 /*
- * A #CLOCKSTEP line: host e->node's clock stepped by D = step_ns between
- * its times host_lo and host_hi (span S apart), found by the sample at
- * mainmon time T, where the new model puts host_hi.  A record the host
- * stamped in between was converted by the model before (which puts
- * host_hi at T - D) or the new one (doc/clock-sync.md, "Changes"), so it
- * lies in [T - S - max(D, 0), T + max(-D, 0)] (with a margin for the
- * models' drift and error), and may be off by up to |D| beyond its
- * model's bound (doc/formats.md): its bound includes |D| there.  So does
- * that of a record after the step moved up to keep its thread's order,
- * which lies in the window too.  Read before the records it concerns:
- * mainmon writes the line when the sample finds the step, before it
- * converts any record stamped after the sample before.
+ * A #CLOCKSTEP line: the bound of host e->node's records in the window
+ * where records it stamped around the step can lie includes the step
+ * (clk_step_window).  Read before the records it concerns: mainmon
+ * writes the line when the sample finds the step, before it converts any
+ * record stamped after the sample before.
  */
 static int
 on_clockstep(struct tr_tables *t, const struct tape_ev *e)
 {
 	struct host *h;
 	struct step *v, w;
-	uint64_t T = e->ts, S, up, down, margin;
-	int64_t D;
 
 	if (e->n < 5 || e->f[3].v.u > e->f[4].v.u)
 		return 0;	/* not one mainmon writes: ignored */
 	if ((h = (struct host *)host_get(t, e->node)) == NULL)
 		return -1;
-	D = e->f[2].v.i;
-	S = e->f[4].v.u - e->f[3].v.u;
-	w.add = D < 0 ? (uint64_t)0 - (uint64_t)D : (uint64_t)D;
-	up = D < 0 ? w.add : 0;		/* max(-D, 0) */
-	down = D > 0 ? w.add : 0;	/* max(D, 0) */
-	/* 500 ppm of the span (the drift believed), and 1 ms for the
-	 * models' error. */
-	margin = S / 2000 + 1000000;
-	down = down > UINT64_MAX - S ? UINT64_MAX : down + S;
-	down = down > UINT64_MAX - margin ? UINT64_MAX : down + margin;
-	up = up > UINT64_MAX - margin ? UINT64_MAX : up + margin;
-	w.lo = T > down ? T - down : 0;
-	w.hi = T > UINT64_MAX - up ? UINT64_MAX : T + up;
+	clk_step_window(e->ts, e->f[2].v.i, e->f[3].v.u, e->f[4].v.u, &w.lo,
+	    &w.hi, &w.add);
 	if ((v = realloc(h->st, (h->nst + 1) * sizeof *v)) == NULL)
 		return -1;
 	v[h->nst++] = w;
