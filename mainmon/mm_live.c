@@ -312,6 +312,11 @@ mm_live_status(struct mm *mm, char *text, size_t cap)
 			    (long long)mm_sync_offset(fit, now),
 			    (long long)mm_sync_drift_ppb(fit),
 			    (unsigned long long)fit->err);
+		/* 2^32 / mult ticks per ns: GHz. */
+		if (c->tsc && c->tsc_cal.mult != 0)
+			k += (size_t)snprintf(more + k, sizeof more - k,
+			    "; stamps with the TSC, %.6f GHz",
+			    4294967296.0 / (double)c->tsc_cal.mult);
 		if (k < sizeof more && c->clk.rates + c->clk.steps > 0)
 			(void)snprintf(more + k, sizeof more - k, "; its clock "
 			    "changed rate %u times, stepped %u times (last "

@@ -36,6 +36,8 @@ run() {
 	t_snapshots_while "$_w"
 	wait "$_w" || t_fail "$_tag: the writer failed: $(cat "$T_DIR/writer.err")"
 	t_note_lms
+	"$T_GRMCTL" "$MM_ID" status > "$T_DIR/status-$_tag" ||
+		t_fail "$_tag: status failed"
 	t_stop_mm "$_tag"
 	_n=$(t_count "$trace" eid=1)
 	[ "$_n" -eq "$N" ] || t_fail "$_tag: $_n events of $N"
@@ -91,6 +93,7 @@ run refused GRM_CLOCK=tsc GRM_TSC_CPUINFO="$T_DIR/cpuinfo"
 grep -q "GRM_CLOCK=tsc refused: the CPU flags in $T_DIR/cpuinfo lack nonstop_tsc; records are stamped with CLOCK_MONOTONIC" \
     "$GRM_RUNDIR"/lm-*.log || t_fail "refused: the LM did not say why"
 [ "$(t_count "$trace" '#TSC')" -eq 0 ] || t_fail "refused: a #TSC line"
+! grep -q "TSC" "$T_DIR/status-refused" || t_fail "refused: status says TSC"
 within refused
 t_check_clean
 report "CLOCK_MONOTONIC (tsc refused)"
@@ -111,6 +114,11 @@ esac
 T_FORMAT=bin	# the #TSC line in the binary format too
 run tsc GRM_CLOCK=tsc
 [ "$(t_count "$trace" '#TSC')" -eq 1 ] || t_fail "tsc: not one #TSC line"
+# Its rate in status, as the #TSC line has it (2^32 / mult ticks per ns).
+_ghz=$(t_tcheck "$trace" '#TSC' values mult |
+    awk '{ printf "%.6f", 4294967296 / $1 }')
+grep -q "; stamps with the TSC, $_ghz GHz" "$T_DIR/status-tsc" ||
+	t_fail "tsc: status does not say $_ghz GHz: $(grep '^node' "$T_DIR/status-tsc")"
 ! grep -q "GRM_CLOCK=tsc refused" "$GRM_RUNDIR"/lm-*.log ||
 	t_fail "tsc: refused: $(grep -h refused "$GRM_RUNDIR"/lm-*.log)"
 within tsc
