@@ -3,6 +3,7 @@
  * per node, clock correction, record decoding. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "mm.h"
 #include "net/loop.h"
 #include "net/wire.h"
+#include "rec/dense.h"
 #include "tape.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -645,14 +647,37 @@ fixed_len(const struct rec_fmt *fmt)
 	return (uint32_t)(sizeof(struct rec_hdr) + 8u * fmt->n);
 }
 
-/* Binary: pc's records [from, to), as they came, in one piece. */
+/* Binary: pc's records [from, to), as they came, in one piece; its D
+ * frames copied from the run the records came in where their times moved
+ * together (tape_piece_from), encoded again where not. */
 static int
-put_run(struct mm *mm, const struct mm_piece *pc, uint32_t from, uint32_t to)
+put_run(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to)
 {
+	ssize_t sk = 0;
+	size_t used;
+	int r;
+
 	if (mm->fmt != TAPE_FMT_BIN || to <= from)
 		return 0;
-	return tape_piece(mm->out, pc->node->id, pc->pid, pc->tid,
-	    pc->data + from, to - from);
+	/* Records not written in between (meta, malformed): skipped. */
+	if (pc->dense != NULL && from != pc->dmark &&
+	    (from < pc->dmark || (sk = rec_dense_skip(pc->dense + pc->dpos,
+	    pc->dlen - pc->dpos, from - pc->dmark)) < 0))
+		pc->dense = NULL;
+	if (pc->dense == NULL)
+		return tape_piece(mm->out, pc->node->id, pc->pid, pc->tid,
+		    pc->data + from, to - from);
+	pc->dpos += (uint32_t)sk;
+	r = tape_piece_from(mm->out, pc->node->id, pc->pid, pc->tid,
+	    pc->data + from, to - from, pc->dense + pc->dpos,
+	    pc->dlen - pc->dpos, &used);
+	if (r != 0 || used == SIZE_MAX) {
+		pc->dense = NULL;
+		return r;
+	}
+	pc->dpos += (uint32_t)used;
+	pc->dmark = to;
+	return 0;
 }
 
 /*

@@ -139,3 +139,217 @@ Test(dense, empty_and_malformed)
 	rec_put_hdr(b, 24, 8, 2, 1, 0);
 	cr_assert_eq(rec_dense_encode(b, 24, out, 10), -1);
 }
+
+/* ---- writing a run again from the bytes it came in (recode) ---- */
+
+static uint64_t rnd_state = 88172645463325252ull;
+
+static uint64_t
+rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* Up to nmax random records of every kind into b; returns their bytes. */
+static size_t
+random_recs(unsigned char *b, size_t cap, unsigned nmax)
+{
+	uint64_t s[16], ts = rnd();
+	size_t off = 0;
+	unsigned i, j, n;
+	int32_t eid;
+	uint8_t cls, attr;
+
+	for (i = 0; i < nmax && cap - off >= 16 + 8 * 16; i++) {
+		n = (unsigned)(rnd() % 4 == 0 ? rnd() % 17 : rnd() % 3);
+		for (j = 0; j < n; j++)
+			switch (rnd() % 6) {
+			case 0:		/* signed, negative */
+				s[j] = (uint64_t)-(int64_t)(rnd() % 1000);
+				break;
+			case 1:		/* unsigned, 32 bits */
+				s[j] = (uint32_t)rnd() | 0x80000000u;
+				break;
+			case 2:		/* 64 bits */
+				s[j] = rnd();
+				break;
+			default:	/* small */
+				s[j] = rnd() % 1000;
+			}
+		cls = rnd() % 8 == 0 ? REC_CLASS_META : (uint8_t)(rnd() % 16);
+		attr = (uint8_t)(rnd() % 16);
+		eid = rnd() % 16 == 0 ? 300000 : (int32_t)(rnd() % 200) - 64;
+		/* Mostly small steps; some back, some over 2^31 ns. */
+		switch (rnd() % 16) {
+		case 0:
+			ts -= rnd() % 5000;
+			break;
+		case 1:
+			ts += (1ull << 31) + rnd() % 100;
+			break;
+		default:
+			ts += rnd() % 3000;
+		}
+		put(b, &off, cls, attr, eid, ts, s, n);
+	}
+	return off;
+}
+
+/* recs[0..len) as a dense run, each record as the writer writes it or,
+ * at random, as another encoder might (long; unsigned where signed
+ * fits). */
+static size_t
+random_src(const unsigned char *recs, size_t len, unsigned char *out)
+{
+	struct rec_dense_enc e;
+	struct rec_hdr h;
+	size_t off, pos, n;
+	uint32_t w;
+
+	memcpy(&h, recs, sizeof h);
+	pos = rec_dense_begin(&e, out, len > 0 ? h.ts : 0);
+	for (off = 0; off < len; off += h.len) {
+		memcpy(&h, recs + off, sizeof h);
+		if (rnd() % 8 == 0) {
+			w = 2;
+			memcpy(out + pos, &w, 4);
+			memcpy(out + pos + 4, recs + off, h.len);
+			pos += 4 + h.len;
+			e.prev = h.ts;
+			continue;
+		}
+		n = rec_dense_put(&e, recs + off, h.len, out + pos);
+		memcpy(&w, out + pos, 4);
+		if ((w & 3) == 0 && rnd() % 4 == 0) {
+			/* Every slot non-negative: it reads the same. */
+			size_t i, ns = (w >> 2) & 15;
+			uint32_t acc = 0, v;
+
+			for (i = 0; i < ns; i++) {
+				memcpy(&v, out + pos + 8 + 4 * i, 4);
+				acc |= v;
+			}
+			if ((acc >> 31) == 0) {
+				w |= 1;
+				memcpy(out + pos, &w, 4);
+			}
+		}
+		pos += n;
+	}
+	return pos;
+}
+
+/* Moves the records' times as mainmon's clock conversion does: by an
+ * offset that steps now and then (by a nanosecond of rounding, or more),
+ * and now and then a record held to the time of the one before. */
+static void
+convert(unsigned char *recs, size_t len)
+{
+	struct rec_hdr h;
+	uint64_t shift = rnd(), prev = 0;
+	size_t off;
+
+	for (off = 0; off < len; off += h.len) {
+		memcpy(&h, recs + off, sizeof h);
+		if (rnd() % 32 == 0)
+			shift += rnd() % 2 ? 1 : -1;
+		else if (rnd() % 256 == 0)
+			shift += rnd();
+		h.ts += shift;
+		if (off > 0 && rnd() % 64 == 0)
+			h.ts = prev;
+		prev = h.ts;
+		memcpy(recs + off, &h, sizeof h);
+	}
+}
+
+/* The record boundary at or after byte k of recs[0..len). */
+static size_t
+boundary(const unsigned char *recs, size_t len, size_t k)
+{
+	size_t off = 0;
+	uint16_t l;
+
+	while (off < len && off < k) {
+		memcpy(&l, recs + off, 2);
+		off += l;
+	}
+	return off;
+}
+
+/* recs[a..b) in frames of cap bytes, from src's records from a on:
+ * the same frames as encoding them. */
+static void
+same_frames(const unsigned char *recs, size_t a, size_t b,
+	    const unsigned char *src, size_t slen, size_t cap, int follows)
+{
+	static unsigned char o1[1 << 17], o2[1 << 17];
+	size_t u1, u2, k1, k2, su;
+	ssize_t n1, n2, sk;
+
+	sk = rec_dense_skip(src + REC_DENSE_BASE, slen - REC_DENSE_BASE, a);
+	cr_assert_geq(sk, 0);
+	src += REC_DENSE_BASE + (size_t)sk;
+	slen -= REC_DENSE_BASE + (size_t)sk;
+	while (a < b) {
+		n1 = rec_dense_encode_part(recs + a, b - a, o1, cap, &u1, &k1);
+		n2 = rec_dense_recode_part(recs + a, b - a, src, slen, o2, cap,
+		    &u2, &su, &k2);
+		cr_assert_eq(n1, n2);
+		cr_assert_geq(n1, REC_DENSE_BASE);
+		cr_assert_eq(u1, u2);
+		cr_assert_eq(k1, k2);
+		cr_assert_eq(memcmp(o1, o2, (size_t)n1), 0,
+		    "recoded differs at record %zu", a);
+		cr_assert(u1 > 0);
+		a += u1;
+		if (!follows) {
+			cr_assert_eq(su, SIZE_MAX);
+			return;
+		}
+		cr_assert_neq(su, SIZE_MAX);
+		cr_assert_leq(su, slen);
+		src += su;
+		slen -= su;
+	}
+}
+
+Test(dense, recode_writes_what_encode_writes)
+{
+	static unsigned char recs[1 << 16], src[1 << 17];
+	size_t len, slen, a, b, cap;
+	int round;
+
+	for (round = 0; round < 3000; round++) {
+		len = random_recs(recs, sizeof recs, 1 + rnd() % 400);
+		slen = random_src(recs, len, src);
+		cr_assert_eq(rec_dense_len(src, slen), (ssize_t)len);
+		convert(recs, len);
+		a = boundary(recs, len, rnd() % (len + 1));
+		b = boundary(recs, len, a + rnd() % (len - a + 1));
+		/* Frames of a few records to whole ones. */
+		cap = rnd() % 2 ? 8 + 4 + 16 + 16 * 8 + rnd() % 2000 :
+		    sizeof recs;
+		same_frames(recs, a, b, src, slen, cap, 1);
+	}
+}
+
+Test(dense, recode_from_bytes_that_do_not_follow)
+{
+	static unsigned char recs[1024], other[1024], src[2048];
+	uint64_t s[2] = { 1, 2 };
+	size_t len = 0, olen = 0, slen;
+	int i;
+
+	/* The run's records are of 2 slots, src's of 1 from the third on:
+	 * encoded from there, and said. */
+	for (i = 0; i < 10; i++) {
+		put(recs, &len, 8, 2, 1, 1000 + (uint64_t)i, s, 2);
+		put(other, &olen, 8, 2, 1, 1000 + (uint64_t)i, s, i < 2 ? 2 : 1);
+	}
+	slen = (size_t)rec_dense_encode(other, olen, src, sizeof src);
+	same_frames(recs, 0, len, src, slen, sizeof src, 0);
+}

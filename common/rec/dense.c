@@ -2,6 +2,7 @@
 /* dense.c: encoding runs of records densely and back (dense.h). */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "rec.h"
@@ -80,16 +81,72 @@ rec_dense_put(struct rec_dense_enc *e, const void *rec, size_t len,
 	return put_one(e, rec, len, out);
 }
 
-ssize_t
-rec_dense_encode_part(const void *recs, size_t len, void *out, size_t cap,
-		      size_t *used, size_t *nrec)
+/*
+ * Whether the short record of ns slots at s (within its run) is what
+ * put_one writes for the record of header h after a record of time prev,
+ * given that its slots decode to the record's: the same word (its form
+ * the one put_one chooses) and the same delta.
+ */
+static inline int
+same_short(const struct rec_hdr *h, uint64_t prev, const unsigned char *s,
+	   size_t ns)
 {
-	const unsigned char *p = recs;
-	unsigned char *o = out;
+	uint32_t w = ld32(s), ebias = (uint32_t)h->eid + REC_EID_BIAS, acc = 0;
+	int64_t d = (int64_t)(h->ts - prev);
+	size_t i;
+
+	if ((h->cls | h->attr) >= 16 || ebias >= EID_LIMIT ||
+	    (w & ~3u) != ((uint32_t)ns << 2 | (uint32_t)h->cls << 6 |
+	    (uint32_t)h->attr << 10 | ebias << EID_SHIFT) ||
+	    d != (int32_t)ld32(s + 4))
+		return 0;
+	if ((w & 3) == FORM_SIGNED)
+		return 1;
+	/* Unsigned: put_one takes it only if a slot is not sign-extended. */
+	for (i = 0; i < ns; i++)
+		acc |= ld32(s + 8 + 4 * i);
+	return acc >> 31;
+}
+
+/* The bytes of the record at s[0..n) and, in *rl, its decoded length;
+ * 0 if there is no whole record there. */
+static inline size_t
+src_rec(const unsigned char *s, size_t n, size_t *rl)
+{
+	uint32_t w;
+	uint16_t l;
+	size_t ns;
+
+	if (n < 4)
+		return 0;
+	w = ld32(s);
+	if ((w & 2) == 0) {
+		ns = (w >> 2) & 15;
+		*rl = 16 + 8 * ns;
+		return n >= 8 + 4 * ns ? 8 + 4 * ns : 0;
+	}
+	if (w != FORM_LONG || n < 4 + sizeof(struct rec_hdr))
+		return 0;
+	memcpy(&l, s + 4, 2);
+	*rl = l;
+	return n - 4 >= l ? 4 + (size_t)l : 0;
+}
+
+/*
+ * rec_dense_encode_part's and rec_dense_recode_part's work: with src,
+ * each short record of src still right (same_short) is copied (in
+ * stretches), the others encoded.
+ */
+static inline ssize_t
+encode_from(const unsigned char *p, size_t len, const unsigned char *src,
+	    size_t slen, unsigned char *o, size_t cap, size_t *used,
+	    size_t *sused, size_t *nrec)
+{
 	struct rec_dense_enc e;
+	struct rec_hdr h;
 	uint64_t ts = 0;
-	size_t off = 0, pos, k = 0;
-	uint16_t rl;
+	size_t off = 0, pos, k = 0, sp = 0, sl, rl, cs = 0, cn = 0;
+	uint16_t l;
 
 	*used = 0;
 	if (nrec != NULL)
@@ -104,23 +161,88 @@ rec_dense_encode_part(const void *recs, size_t len, void *out, size_t cap,
 	while (off < len) {
 		if (len - off < sizeof(struct rec_hdr))
 			goto bad;
-		memcpy(&rl, p + off, 2);
-		if (rl < sizeof(struct rec_hdr) || rl % REC_ALIGN != 0 ||
-		    rl > REC_MAX || rl > len - off)
+		memcpy(&l, p + off, 2);
+		if (l < sizeof(struct rec_hdr) || l % REC_ALIGN != 0 ||
+		    l > REC_MAX || l > len - off)
 			goto bad;
-		if (cap - pos < (size_t)rl + 4)
+		if (cap - pos < (size_t)l + 4)
 			break;
-		pos += put_one(&e, p + off, rl, o + pos);
-		off += rl;
+		if (src != NULL) {
+			sl = src_rec(src + sp, slen - sp, &rl);
+			if (sl == 0 || rl != l) {
+				/* src does not follow the records. */
+				memcpy(o + pos - cn, src + cs, cn);
+				cn = 0;
+				src = NULL;
+				sp = SIZE_MAX;
+			} else {
+				memcpy(&h, p + off, sizeof h);
+				if ((ld32(src + sp) & 2) == 0 &&
+				    same_short(&h, e.prev, src + sp,
+				    (sl - 8) / 4)) {
+					if (cn == 0)
+						cs = sp;
+					cn += sl;
+					e.prev = h.ts;
+					pos += sl;
+					sp += sl;
+					off += l;
+					k++;
+					continue;
+				}
+				sp += sl;
+			}
+		}
+		if (cn != 0) {
+			memcpy(o + pos - cn, src + cs, cn);
+			cn = 0;
+		}
+		pos += put_one(&e, p + off, l, o + pos);
+		off += l;
 		k++;
 	}
+	if (cn != 0)
+		memcpy(o + pos - cn, src + cs, cn);
 	*used = off;
+	if (sused != NULL)
+		*sused = sp;
 	if (nrec != NULL)
 		*nrec = k;
 	return (ssize_t)pos;
 bad:
 	errno = EINVAL;
 	return -1;
+}
+
+ssize_t
+rec_dense_encode_part(const void *recs, size_t len, void *out, size_t cap,
+		      size_t *used, size_t *nrec)
+{
+	return encode_from(recs, len, NULL, 0, out, cap, used, NULL, nrec);
+}
+
+ssize_t
+rec_dense_recode_part(const void *recs, size_t len, const void *src,
+		      size_t slen, void *out, size_t cap, size_t *used,
+		      size_t *sused, size_t *nrec)
+{
+	return encode_from(recs, len, src, slen, out, cap, used, sused, nrec);
+}
+
+ssize_t
+rec_dense_skip(const void *src, size_t slen, size_t dec)
+{
+	const unsigned char *s = src;
+	size_t sp = 0, done = 0, sl, rl;
+
+	while (done < dec) {
+		if ((sl = src_rec(s + sp, slen - sp, &rl)) == 0 ||
+		    rl > dec - done)
+			return -1;
+		sp += sl;
+		done += rl;
+	}
+	return (ssize_t)sp;
 }
 
 ssize_t

@@ -68,6 +68,26 @@ ssize_t rec_dense_encode(const void *recs, size_t len, void *out,
 ssize_t rec_dense_encode_part(const void *recs, size_t len, void *out,
 			      size_t cap, size_t *used, size_t *nrec);
 
+/*
+ * What rec_dense_encode_part(recs, len, out, cap, used, nrec) writes,
+ * made from src[0..slen) where it can: the records of a dense run from
+ * one of them on (no base), whose bytes decode to those of recs but for
+ * their ts (a run as it came, before its times were converted).  A short
+ * record of src whose delta is still right is copied, in stretches; the
+ * others (the first, a long one, one whose time moved otherwise than the
+ * one before it) are encoded.  *sused: the bytes of src that held the
+ * records used, or SIZE_MAX if src did not follow recs (its records'
+ * lengths differ: the rest was encoded).  Returns as
+ * rec_dense_encode_part does.
+ */
+ssize_t rec_dense_recode_part(const void *recs, size_t len, const void *src,
+			      size_t slen, void *out, size_t cap, size_t *used,
+			      size_t *sused, size_t *nrec);
+
+/* The bytes of src[0..slen) (records of a dense run, no base) that decode
+ * to its first dec bytes, or -1 if no record ends there. */
+ssize_t rec_dense_skip(const void *src, size_t slen, size_t dec);
+
 /* The length the dense run in[0..n) (untrusted) decodes to, or -1 if it
  * is malformed (cut short, a bad form, a long record of a bad length). */
 ssize_t rec_dense_len(const void *in, size_t n);
