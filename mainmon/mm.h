@@ -115,6 +115,7 @@ struct mm_ack;
  * then (its timestamps on mainmon's clock) in its thread's stream until
  * written in time order (mm_order.c).
  */
+#define MM_BRK_MAX	6
 struct mm_piece {
 	uint32_t	pid;
 	uint32_t	tid;
@@ -135,6 +136,13 @@ struct mm_piece {
 	uint32_t	dlen;
 	uint32_t	dpos;
 	uint32_t	dmark;
+	/* dense is as the encoder writes it (rec_dense_decode_canon); the
+	 * records whose time the conversion moved otherwise than the one
+	 * before's (admit), in order, MM_BRK_MAX at most (nbrk above it:
+	 * more, not known). */
+	uint8_t		canon;
+	uint8_t		nbrk;
+	uint32_t	brk[MM_BRK_MAX];
 	unsigned char	data[];
 };
 

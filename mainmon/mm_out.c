@@ -647,6 +647,21 @@ fixed_len(const struct rec_fmt *fmt)
 	return (uint32_t)(sizeof(struct rec_hdr) + 8u * fmt->n);
 }
 
+/* Whether pc's records in (from, to) all moved by as much as the one
+ * before each (admit): none of them is a break. */
+static int
+moved_alike(const struct mm_piece *pc, uint32_t from, uint32_t to)
+{
+	uint32_t i;
+
+	if (!pc->canon || pc->nbrk > MM_BRK_MAX)
+		return 0;
+	for (i = 0; i < pc->nbrk; i++)
+		if (pc->brk[i] > from && pc->brk[i] < to)
+			return 0;
+	return 1;
+}
+
 /* Binary: pc's records [from, to), as they came, in one piece; its D
  * frames copied from the run the records came in where their times moved
  * together (tape_piece_from), encoded again where not. */
@@ -670,7 +685,7 @@ put_run(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to)
 	pc->dpos += (uint32_t)sk;
 	r = tape_piece_from(mm->out, pc->node->id, pc->pid, pc->tid,
 	    pc->data + from, to - from, pc->dense + pc->dpos,
-	    pc->dlen - pc->dpos, &used);
+	    pc->dlen - pc->dpos, moved_alike(pc, from, to), &used);
 	if (r != 0 || used == SIZE_MAX) {
 		pc->dense = NULL;
 		return r;
@@ -777,8 +792,8 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 	struct rec_hdr h;
 	uint64_t ts, now = clk_mono_ns(), clamped = 0, records = 0, err;
 	uint64_t floor = c->floor, last = s->last_ts;
-	uint64_t high = c->node->sync_high;
-	uint32_t off;
+	uint64_t high = c->node->sync_high, shift, pshift = 0;
+	uint32_t off, nbrk = 0;
 
 	/* Nothing below publishes a model, or reads the stream's last time
 	 * or the node's highest (kept in locals: this loop runs per
@@ -814,6 +829,14 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 			high = ts;
 		memcpy(pc->data + off + offsetof(struct rec_hdr, ts), &ts,
 		    sizeof ts);
+		/* Where the records' deltas changed (put_run). */
+		shift = ts - h.ts;
+		if (shift != pshift && off > 0 && nbrk <= MM_BRK_MAX) {
+			if (nbrk < MM_BRK_MAX)
+				pc->brk[nbrk] = off;
+			nbrk++;
+		}
+		pshift = shift;
 		if (h.cls == REC_CLASS_META) {
 			if (h.attr == REC_ATTR_DESCRIPTOR)
 				define_record(mm, c, pc, off, &h);
@@ -828,6 +851,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
 			    f[1].v.s.len);
 	}
+	pc->nbrk = (uint8_t)nbrk;
 	s->last_ts = last;
 	c->node->sync_high = high;
 	mm->order.clamped += clamped;

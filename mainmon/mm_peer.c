@@ -396,6 +396,7 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	uint64_t seq;
 	size_t len, dlen, keep;
 	ssize_t n;
+	int canon;
 
 	pid = wire_get_u32(msg);
 	tid = wire_get_u32(msg);
@@ -413,8 +414,8 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	keep = mm->fmt == TAPE_FMT_BIN ? dlen : 0;
 	if ((pc = malloc(sizeof *pc + REC_DENSE_OUT_MAX(dlen) + keep)) == NULL)
 		return -1;
-	n = rec_dense_decode(msg->p + msg->off, dlen, pc->data,
-	    REC_DENSE_OUT_MAX(dlen));
+	n = rec_dense_decode_canon(msg->p + msg->off, dlen, pc->data,
+	    REC_DENSE_OUT_MAX(dlen), &canon);
 	len = (size_t)n;
 	if (n <= 0 || c->batch_bytes + len > MM_BATCH_MAX ||
 	    off > WIRE_CHUNK_MAX || len > WIRE_CHUNK_MAX - off) {
@@ -429,6 +430,8 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	pc->dlen = (uint32_t)keep;
 	pc->dpos = REC_DENSE_BASE;
 	pc->dmark = 0;
+	pc->canon = (uint8_t)canon;
+	pc->nbrk = 0;
 	pc->pid = pid;
 	pc->tid = tid;
 	pc->session = session;

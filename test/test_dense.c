@@ -198,11 +198,26 @@ random_recs(unsigned char *b, size_t cap, unsigned nmax)
 	return off;
 }
 
+/* Whether the encoder writes the record r of len bytes short after a
+ * record of time prev. */
+static int
+fits_short(const unsigned char *r, size_t len, uint64_t prev)
+{
+	unsigned char o[REC_MAX + 8];
+	struct rec_dense_enc e = { prev };
+	uint32_t w;
+
+	rec_dense_put(&e, r, len, o);
+	memcpy(&w, o, 4);
+	return (w & 2) == 0;
+}
+
 /* recs[0..len) as a dense run, each record as the writer writes it or,
- * at random, as another encoder might (long; unsigned where signed
- * fits). */
+ * with odd, at random, as another encoder might (long; unsigned where
+ * signed fits): *made_odd says if one is not as the writer writes it. */
 static size_t
-random_src(const unsigned char *recs, size_t len, unsigned char *out)
+random_src(const unsigned char *recs, size_t len, unsigned char *out,
+	   int odd, int *made_odd)
 {
 	struct rec_dense_enc e;
 	struct rec_hdr h;
@@ -211,9 +226,12 @@ random_src(const unsigned char *recs, size_t len, unsigned char *out)
 
 	memcpy(&h, recs, sizeof h);
 	pos = rec_dense_begin(&e, out, len > 0 ? h.ts : 0);
+	*made_odd = 0;
 	for (off = 0; off < len; off += h.len) {
 		memcpy(&h, recs + off, sizeof h);
-		if (rnd() % 8 == 0) {
+		if (odd && rnd() % 8 == 0) {
+			/* Long where it could be short (or not). */
+			*made_odd |= fits_short(recs + off, h.len, e.prev);
 			w = 2;
 			memcpy(out + pos, &w, 4);
 			memcpy(out + pos + 4, recs + off, h.len);
@@ -223,7 +241,7 @@ random_src(const unsigned char *recs, size_t len, unsigned char *out)
 		}
 		n = rec_dense_put(&e, recs + off, h.len, out + pos);
 		memcpy(&w, out + pos, 4);
-		if ((w & 3) == 0 && rnd() % 4 == 0) {
+		if (odd && (w & 3) == 0 && rnd() % 4 == 0) {
 			/* Every slot non-negative: it reads the same. */
 			size_t i, ns = (w >> 2) & 15;
 			uint32_t acc = 0, v;
@@ -233,6 +251,7 @@ random_src(const unsigned char *recs, size_t len, unsigned char *out)
 				acc |= v;
 			}
 			if ((acc >> 31) == 0) {
+				*made_odd = 1;
 				w |= 1;
 				memcpy(out + pos, &w, 4);
 			}
@@ -281,10 +300,11 @@ boundary(const unsigned char *recs, size_t len, size_t k)
 }
 
 /* recs[a..b) in frames of cap bytes, from src's records from a on:
- * the same frames as encoding them. */
+ * the same frames as encoding them; with copy, by rec_dense_copy_part. */
 static void
 same_frames(const unsigned char *recs, size_t a, size_t b,
-	    const unsigned char *src, size_t slen, size_t cap, int follows)
+	    const unsigned char *src, size_t slen, size_t cap, int follows,
+	    int copy)
 {
 	static unsigned char o1[1 << 17], o2[1 << 17];
 	size_t u1, u2, k1, k2, su;
@@ -296,8 +316,8 @@ same_frames(const unsigned char *recs, size_t a, size_t b,
 	slen -= REC_DENSE_BASE + (size_t)sk;
 	while (a < b) {
 		n1 = rec_dense_encode_part(recs + a, b - a, o1, cap, &u1, &k1);
-		n2 = rec_dense_recode_part(recs + a, b - a, src, slen, o2, cap,
-		    &u2, &su, &k2);
+		n2 = (copy ? rec_dense_copy_part : rec_dense_recode_part)(
+		    recs + a, b - a, src, slen, o2, cap, &u2, &su, &k2);
 		cr_assert_eq(n1, n2);
 		cr_assert_geq(n1, REC_DENSE_BASE);
 		cr_assert_eq(u1, u2);
@@ -319,21 +339,61 @@ same_frames(const unsigned char *recs, size_t a, size_t b,
 
 Test(dense, recode_writes_what_encode_writes)
 {
-	static unsigned char recs[1 << 16], src[1 << 17];
+	static unsigned char recs[1 << 16], src[1 << 17], dec[1 << 17];
 	size_t len, slen, a, b, cap;
-	int round;
+	int round, odd, canon;
 
 	for (round = 0; round < 3000; round++) {
 		len = random_recs(recs, sizeof recs, 1 + rnd() % 400);
-		slen = random_src(recs, len, src);
-		cr_assert_eq(rec_dense_len(src, slen), (ssize_t)len);
+		slen = random_src(recs, len, src, 1, &odd);
+		cr_assert_eq(rec_dense_decode_canon(src, slen, dec, sizeof dec,
+		    &canon), (ssize_t)len);
+		cr_assert_eq(canon, !odd);
 		convert(recs, len);
 		a = boundary(recs, len, rnd() % (len + 1));
 		b = boundary(recs, len, a + rnd() % (len - a + 1));
 		/* Frames of a few records to whole ones. */
 		cap = rnd() % 2 ? 8 + 4 + 16 + 16 * 8 + rnd() % 2000 :
 		    sizeof recs;
-		same_frames(recs, a, b, src, slen, cap, 1);
+		same_frames(recs, a, b, src, slen, cap, 1, 0);
+	}
+}
+
+/* Copied without looking at the records: runs as the writer writes them,
+ * every record of a part moved by as much (not the ones before it). */
+Test(dense, copy_writes_what_encode_writes)
+{
+	static unsigned char recs[1 << 16], src[1 << 17], dec[1 << 17];
+	struct rec_hdr h;
+	uint64_t shift;
+	size_t len, slen, a, b, cap, off;
+	int round, odd, canon;
+
+	for (round = 0; round < 3000; round++) {
+		len = random_recs(recs, sizeof recs, 1 + rnd() % 400);
+		slen = random_src(recs, len, src, 0, &odd);
+		cr_assert_eq(rec_dense_decode_canon(src, slen, dec, sizeof dec,
+		    &canon), (ssize_t)len);
+		cr_assert(canon && !odd);
+		shift = rnd();
+		for (off = 0; off < len; off += h.len) {
+			memcpy(&h, recs + off, sizeof h);
+			h.ts += shift;
+			memcpy(recs + off, &h, sizeof h);
+		}
+		a = boundary(recs, len, rnd() % (len + 1));
+		b = boundary(recs, len, a + rnd() % (len - a + 1));
+		/* The records before the part moved otherwise: its first
+		 * record's delta changed. */
+		shift = rnd() % 2 ? 1 : rnd();
+		for (off = 0; off < a; off += h.len) {
+			memcpy(&h, recs + off, sizeof h);
+			h.ts += shift;
+			memcpy(recs + off, &h, sizeof h);
+		}
+		cap = rnd() % 2 ? 8 + 4 + 16 + 16 * 8 + rnd() % 2000 :
+		    sizeof recs;
+		same_frames(recs, a, b, src, slen, cap, 1, 1);
 	}
 }
 
@@ -351,5 +411,6 @@ Test(dense, recode_from_bytes_that_do_not_follow)
 		put(other, &olen, 8, 2, 1, 1000 + (uint64_t)i, s, i < 2 ? 2 : 1);
 	}
 	slen = (size_t)rec_dense_encode(other, olen, src, sizeof src);
-	same_frames(recs, 0, len, src, slen, sizeof src, 0);
+	same_frames(recs, 0, len, src, slen, sizeof src, 0, 0);
+	same_frames(recs, 0, len, src, slen, sizeof src, 0, 1);
 }

@@ -281,7 +281,7 @@ Test(tape, binary_pieces_from_dense)
 		cr_assert_geq(sk, 0);
 		sp += (size_t)sk;
 		cr_assert_eq(tape_piece_from(w2, 1, 2, 3, recs + from,
-		    to - from, run + sp, rlen - sp, &used), 0);
+		    to - from, run + sp, rlen - sp, 0, &used), 0);
 		cr_assert_neq(used, SIZE_MAX);
 		sp += used;
 		mark = to;

@@ -652,20 +652,21 @@ tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		errno = EINVAL;
 		return -1;
 	}
-	return w->ops->piece(w, node, pid, tid, recs, len, NULL, 0, NULL);
+	return w->ops->piece(w, node, pid, tid, recs, len, NULL, 0, 0, NULL);
 }
 
 int
 tape_piece_from(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		const void *recs, size_t len, const void *src, size_t slen,
-		size_t *sused)
+		int same, size_t *sused)
 {
 	*sused = SIZE_MAX;
 	if (w->ops->piece == NULL) {
 		errno = EINVAL;
 		return -1;
 	}
-	return w->ops->piece(w, node, pid, tid, recs, len, src, slen, sused);
+	return w->ops->piece(w, node, pid, tid, recs, len, src, slen, same,
+	    sused);
 }
 
 int

@@ -171,10 +171,11 @@ bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 
 /* Records go in dense pieces (D frames, doc/formats.md section 3): the
  * run of section 2.6 after the thread, as many records a frame as fit;
- * with src, copied from it where it can (tape_piece_from). */
+ * with src, copied from it where it can (tape_piece_from; same holds
+ * from one frame to the next: a frame's first record is encoded). */
 static int
 bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
-	  const void *recs, size_t len, const void *src, size_t slen,
+	  const void *recs, size_t len, const void *src, size_t slen, int same,
 	  size_t *sused)
 {
 	const char *p = recs, *s = src, *lim;
@@ -193,7 +194,8 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		if (d == NULL)
 			return fend(w, NULL);
 		if (s != NULL) {
-			n = rec_dense_recode_part(p + off, len - off, s + sp,
+			n = (same ? rec_dense_copy_part :
+			    rec_dense_recode_part)(p + off, len - off, s + sp,
 			    slen - sp, d, (size_t)(lim - d), &used, &su,
 			    &nrec);
 			if (n >= 0 && su == SIZE_MAX)

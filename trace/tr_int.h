@@ -40,7 +40,7 @@ struct tr_wops {
 		    const struct rec_field *f, unsigned n);
 	int	(*piece)(struct tape_w *w, uint32_t node, uint32_t pid,
 		    uint32_t tid, const void *recs, size_t len,
-		    const void *src, size_t slen, size_t *sused);
+		    const void *src, size_t slen, int same, size_t *sused);
 	void	(*free)(struct tape_w *w);
 	/* How many of the first n bytes of w->buf (at file offset w->out)
 	 * are whole units: after a write that went in part, the file is

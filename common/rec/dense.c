@@ -230,6 +230,93 @@ rec_dense_recode_part(const void *recs, size_t len, const void *src,
 }
 
 ssize_t
+rec_dense_copy_part(const void *recs, size_t len, const void *src,
+		    size_t slen, void *out, size_t cap, size_t *used,
+		    size_t *sused, size_t *nrec)
+{
+	const unsigned char *p = recs, *s = src;
+	unsigned char *o = out;
+	struct rec_dense_enc e;
+	size_t off, pos, k = 1, sp, sl, rl, ns, cs, cpos, last = 0;
+	uint64_t ts;
+	uint32_t w;
+	uint16_t l;
+	ssize_t n;
+
+	if (len == 0 || cap < REC_DENSE_BASE)
+		return encode_from(p, len, NULL, 0, o, cap, used, sused, nrec);
+	memcpy(&l, p, 2);
+	sl = src_rec(s, slen, &rl);
+	if (len < sizeof(struct rec_hdr) || sl == 0 || rl != l ||
+	    l < sizeof(struct rec_hdr) || l % REC_ALIGN != 0 || l > REC_MAX ||
+	    l > len)
+		goto other;
+	memcpy(&ts, p + offsetof(struct rec_hdr, ts), 8);
+	pos = rec_dense_begin(&e, o, ts);
+	if (cap - pos < (size_t)l + 4) {
+		*used = *sused = 0;
+		if (nrec != NULL)
+			*nrec = 0;
+		return (ssize_t)pos;
+	}
+	/* The first record: its delta is now from the base. */
+	pos += put_one(&e, p, l, o + pos);
+	off = l;
+	sp = sl;
+	cs = sp;
+	cpos = pos;
+	/* The others: short ones copied as they are (their deltas are the
+	 * same), long ones (their ts whole) encoded. */
+	while (off < len) {
+		if (slen - sp < 4)
+			goto other;
+		w = ld32(s + sp);
+		if ((w & 2) == 0) {
+			ns = (w >> 2) & 15;
+			sl = 8 + 4 * ns;
+			rl = 16 + 8 * ns;
+			if (sl > slen - sp || rl > len - off)
+				goto other;
+			if (cap - pos < rl + 4)
+				break;
+			last = off;
+			pos += sl;
+			sp += sl;
+			off += rl;
+			k++;
+			continue;
+		}
+		memcpy(&l, p + off, 2);
+		sl = src_rec(s + sp, slen - sp, &rl);
+		if (sl == 0 || rl != l || l < sizeof(struct rec_hdr) ||
+		    l > len - off)
+			goto other;
+		if (cap - pos < (size_t)l + 4)
+			break;
+		memcpy(o + cpos, s + cs, pos - cpos);
+		memcpy(&e.prev, p + last + offsetof(struct rec_hdr, ts), 8);
+		pos += put_one(&e, p + off, l, o + pos);
+		last = off;
+		sp += sl;
+		off += l;
+		k++;
+		cs = sp;
+		cpos = pos;
+	}
+	memcpy(o + cpos, s + cs, pos - cpos);
+	*used = off;
+	*sused = sp;
+	if (nrec != NULL)
+		*nrec = k;
+	return (ssize_t)pos;
+other:
+	/* src does not follow: encoded. */
+	n = encode_from(p, len, NULL, 0, o, cap, used, NULL, nrec);
+	*sused = SIZE_MAX;
+	return n;
+}
+
+ssize_t
 rec_dense_skip(const void *src, size_t slen, size_t dec)
 {
 	const unsigned char *s = src;
@@ -259,19 +346,49 @@ rec_dense_encode(const void *recs, size_t len, void *out, size_t cap)
 	return n;
 }
 
-/* Walks in[0..n); with out, decodes into out[0..cap).  Returns the
- * decoded length, or -1. */
+/* Whether put_one would write the record r (len bytes) short after a
+ * record of time prev. */
+static int
+fits_short(const unsigned char *r, size_t len, uint64_t prev)
+{
+	struct rec_hdr h;
+	uint64_t v;
+	uint32_t ebias, sok = 1, zok = 1;
+	int64_t d;
+	size_t i, n;
+
+	memcpy(&h, r, sizeof h);
+	n = (len - sizeof h) / 8;
+	d = (int64_t)(h.ts - prev);
+	ebias = (uint32_t)h.eid + REC_EID_BIAS;
+	if (n > 15 || (h.cls | h.attr) >= 16 || ebias >= EID_LIMIT ||
+	    d < INT32_MIN || d > INT32_MAX)
+		return 0;
+	for (i = 0; i < n; i++) {
+		memcpy(&v, r + 16 + 8 * i, 8);
+		sok &= (int64_t)v == (int32_t)(uint32_t)v;
+		zok &= (v >> 32) == 0;
+	}
+	return (int)(sok | zok);
+}
+
+/* Walks in[0..n); with out, decodes into out[0..cap), and with canon
+ * says in *canon whether every record is as put_one writes it.  Returns
+ * the decoded length, or -1. */
 static ssize_t
-walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
+walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
+     int *canon)
 {
 	size_t pos = REC_DENSE_BASE, olen = 0, ns, i;
 	uint64_t prev, v;
-	uint32_t w;
+	uint32_t w, acc;
 	struct rec_hdr h;
 	unsigned char *o;
 
 	if (n < REC_DENSE_BASE)
 		return -1;
+	if (canon != NULL)
+		*canon = 1;
 	memcpy(&prev, in, 8);
 	while (pos < n) {
 		if (n - pos < 4)
@@ -299,11 +416,16 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
 						    ld32(in + pos + 8 + 4 * i);
 						memcpy(o + 16 + 8 * i, &v, 8);
 					}
-				else
-					for (i = 0; i < ns; i++) {
+				else {
+					/* Written signed if it could be. */
+					for (i = 0, acc = 0; i < ns; i++) {
 						v = ld32(in + pos + 8 + 4 * i);
+						acc |= (uint32_t)v;
 						memcpy(o + 16 + 8 * i, &v, 8);
 					}
+					if (canon != NULL && (acc >> 31) == 0)
+						*canon = 0;
+				}
 			}
 			pos += 8 + 4 * ns;
 			olen += 16 + 8 * ns;
@@ -319,6 +441,9 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
 			if (cap - olen < h.len)
 				return -1;
 			memcpy(out + olen, in + pos + 4, h.len);
+			if (canon != NULL &&
+			    fits_short(in + pos + 4, h.len, prev))
+				*canon = 0;
 		}
 		prev = h.ts;
 		pos += 4 + h.len;
@@ -330,11 +455,18 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
 ssize_t
 rec_dense_len(const void *in, size_t n)
 {
-	return walk(in, n, NULL, 0);
+	return walk(in, n, NULL, 0, NULL);
 }
 
 ssize_t
 rec_dense_decode(const void *in, size_t n, void *out, size_t cap)
 {
-	return walk(in, n, out, cap);
+	return walk(in, n, out, cap, NULL);
+}
+
+ssize_t
+rec_dense_decode_canon(const void *in, size_t n, void *out, size_t cap,
+		       int *canon)
+{
+	return walk(in, n, out, cap, canon);
 }

@@ -84,6 +84,18 @@ ssize_t rec_dense_recode_part(const void *recs, size_t len, const void *src,
 			      size_t slen, void *out, size_t cap, size_t *used,
 			      size_t *sused, size_t *nrec);
 
+/*
+ * The same as rec_dense_recode_part when src is as rec_dense_decode_canon
+ * says canonical and every record of recs after the first moved by as
+ * much as the one before it (their deltas in src are theirs), without
+ * looking at them: the first record and the long ones are encoded, the
+ * short ones copied as they are.  Checks only that src's records have
+ * recs' lengths (else all is encoded, *sused SIZE_MAX).
+ */
+ssize_t rec_dense_copy_part(const void *recs, size_t len, const void *src,
+			    size_t slen, void *out, size_t cap, size_t *used,
+			    size_t *sused, size_t *nrec);
+
 /* The bytes of src[0..slen) (records of a dense run, no base) that decode
  * to its first dec bytes, or -1 if no record ends there. */
 ssize_t rec_dense_skip(const void *src, size_t slen, size_t dec);
@@ -98,5 +110,10 @@ ssize_t rec_dense_len(const void *in, size_t n);
  * run is malformed or out too small (rec_dense_len says how much).
  */
 ssize_t rec_dense_decode(const void *in, size_t n, void *out, size_t cap);
+
+/* rec_dense_decode, and *canon 1 if every record of the run is as the
+ * encoder writes it (the run itself may have another base), else 0. */
+ssize_t rec_dense_decode_canon(const void *in, size_t n, void *out,
+			       size_t cap, int *canon);
 
 #endif /* GRM_REC_DENSE_H */
