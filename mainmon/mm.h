@@ -136,10 +136,11 @@ struct mm_piece {
 	uint32_t	dlen;
 	uint32_t	dpos;
 	uint32_t	dmark;
-	/* dense is as the encoder writes it (rec_dense_decode_canon); the
-	 * records whose time the conversion moved otherwise than the one
-	 * before's (admit), in order, MM_BRK_MAX at most (nbrk above it:
-	 * more, not known). */
+	/* What rec_dense_decode_canon said of dense (REC_DENSE_CANON: as
+	 * the encoder writes it; REC_DENSE_ONE: its records all of one
+	 * header); the records whose time the conversion moved otherwise
+	 * than the one before's (admit), in order, MM_BRK_MAX at most (nbrk
+	 * above it: more, not known). */
 	uint8_t		canon;
 	uint8_t		nbrk;
 	uint32_t	brk[MM_BRK_MAX];

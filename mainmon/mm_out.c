@@ -647,19 +647,21 @@ fixed_len(const struct rec_fmt *fmt)
 	return (uint32_t)(sizeof(struct rec_hdr) + 8u * fmt->n);
 }
 
-/* Whether pc's records in (from, to) all moved by as much as the one
- * before each (admit): none of them is a break. */
+/* TAPE_SRC_ALIKE if pc's run is canonical and its records in (from, to)
+ * all moved by as much as the one before each (admit: none of them is a
+ * break), with TAPE_SRC_ONE if they are all of one length. */
 static int
 moved_alike(const struct mm_piece *pc, uint32_t from, uint32_t to)
 {
 	uint32_t i;
 
-	if (!pc->canon || pc->nbrk > MM_BRK_MAX)
+	if (!(pc->canon & REC_DENSE_CANON) || pc->nbrk > MM_BRK_MAX)
 		return 0;
 	for (i = 0; i < pc->nbrk; i++)
 		if (pc->brk[i] > from && pc->brk[i] < to)
 			return 0;
-	return 1;
+	return TAPE_SRC_ALIKE |
+	    (pc->canon & REC_DENSE_ONE ? TAPE_SRC_ONE : 0);
 }
 
 /* Binary: pc's records [from, to), as they came, in one piece; its D
@@ -695,6 +697,37 @@ put_run(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to)
 	return 0;
 }
 
+/* The time of the record at off. */
+static inline uint64_t
+ts_at(const unsigned char *d, uint32_t off)
+{
+	uint64_t ts;
+
+	memcpy(&ts, d + off + offsetof(struct rec_hdr, ts), sizeof ts);
+	return ts;
+}
+
+/*
+ * In a piece of records all of length l (REC_DENSE_ONE), their times not
+ * decreasing (admit), from the record at off on, up to len: the offset of
+ * the first whose time is at least w (len if none).
+ */
+static uint32_t
+first_at(const unsigned char *d, uint32_t off, uint32_t len, uint32_t l,
+	 uint64_t w)
+{
+	uint32_t lo = 0, hi = (len - off) / l, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ts_at(d, off + mid * l) < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return off + lo * l;
+}
+
 /*
  * Pass 2, in time order (mm_order.c): the records of pc from pc->pos on,
  * up to time w (exclusive).  Timestamps are already mainmon's.  Binary:
@@ -709,7 +742,7 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	const unsigned char *d = pc->data;
 	struct rec_hdr h;
 	uint64_t out_ts = mm->order.out_ts, late = 0;
-	uint32_t off, run = pc->pos, fixed = 0, len = pc->len;
+	uint32_t off, run = pc->pos, fixed = 0, len = pc->len, end;
 	int32_t eid = 0;
 	int bin = mm->fmt == TAPE_FMT_BIN;
 
@@ -724,10 +757,23 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		else
 			out_ts = h.ts;
 		/* The type of the record before, with no string and no
-		 * causality to check: the length says it matches. */
+		 * causality to check: the length says it matches.  In a
+		 * piece of one kind of record, so do all the others: those
+		 * before w found by their times (not decreasing; the late
+		 * ones, before out_ts, first). */
 		if (fixed != 0 && h.eid == eid && h.len >= fixed &&
-		    h.cls != REC_CLASS_META)
+		    h.cls != REC_CLASS_META) {
+			if (pc->canon & REC_DENSE_ONE) {
+				end = first_at(d, off + h.len, len, h.len, w);
+				late += (first_at(d, off + h.len, end, h.len,
+				    out_ts) - off - h.len) / h.len;
+				if (end > off + h.len &&
+				    ts_at(d, end - h.len) > out_ts)
+					out_ts = ts_at(d, end - h.len);
+				off = end - h.len;
+			}
 			continue;
+		}
 		mm->order.out_ts = out_ts;
 		mm->order.late += late;
 		late = 0;

@@ -194,10 +194,12 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		if (d == NULL)
 			return fend(w, NULL);
 		if (s != NULL) {
-			n = (same ? rec_dense_copy_part :
-			    rec_dense_recode_part)(p + off, len - off, s + sp,
-			    slen - sp, d, (size_t)(lim - d), &used, &su,
-			    &nrec);
+			n = same & TAPE_SRC_ALIKE ? rec_dense_copy_part(
+			    p + off, len - off, s + sp, slen - sp,
+			    same & TAPE_SRC_ONE, d, (size_t)(lim - d), &used,
+			    &su, &nrec) : rec_dense_recode_part(p + off,
+			    len - off, s + sp, slen - sp, d, (size_t)(lim - d),
+			    &used, &su, &nrec);
 			if (n >= 0 && su == SIZE_MAX)
 				s = NULL;
 			else if (n >= 0)

@@ -231,7 +231,7 @@ rec_dense_recode_part(const void *recs, size_t len, const void *src,
 
 ssize_t
 rec_dense_copy_part(const void *recs, size_t len, const void *src,
-		    size_t slen, void *out, size_t cap, size_t *used,
+		    size_t slen, int one, void *out, size_t cap, size_t *used,
 		    size_t *sused, size_t *nrec)
 {
 	const unsigned char *p = recs, *s = src;
@@ -265,6 +265,23 @@ rec_dense_copy_part(const void *recs, size_t len, const void *src,
 	sp = sl;
 	cs = sp;
 	cpos = pos;
+	/* All short of one length (half theirs decoded): as many as fit,
+	 * reckoned. */
+	if (one && (ld32(s) & 2) == 0 && rl == 2 * sl) {
+		k = (len - off) / rl;
+		if ((slen - sp) / sl < k || (len - off) % rl != 0)
+			goto other;
+		if (cap - pos < rl + 4)
+			k = 0;
+		else if ((cap - pos - rl - 4) / sl + 1 < k)
+			k = (cap - pos - rl - 4) / sl + 1;
+		memcpy(o + pos, s + sp, k * sl);
+		*used = off + k * rl;
+		*sused = sp + k * sl;
+		if (nrec != NULL)
+			*nrec = 1 + k;
+		return (ssize_t)(pos + k * sl);
+	}
 	/* The others: short ones copied as they are (their deltas are the
 	 * same), long ones (their ts whole) encoded. */
 	while (off < len) {
@@ -373,22 +390,24 @@ fits_short(const unsigned char *r, size_t len, uint64_t prev)
 }
 
 /* Walks in[0..n); with out, decodes into out[0..cap), and with canon
- * says in *canon whether every record is as put_one writes it.  Returns
- * the decoded length, or -1. */
+ * says in *canon whether every record is as put_one writes it
+ * (REC_DENSE_CANON) and whether all are short of one header word
+ * (REC_DENSE_ONE).  Returns the decoded length, or -1. */
 static ssize_t
 walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
      int *canon)
 {
 	size_t pos = REC_DENSE_BASE, olen = 0, ns, i;
 	uint64_t prev, v;
-	uint32_t w, acc;
+	uint32_t w, acc, w0, one = 1;
 	struct rec_hdr h;
 	unsigned char *o;
 
 	if (n < REC_DENSE_BASE)
 		return -1;
 	if (canon != NULL)
-		*canon = 1;
+		*canon = REC_DENSE_CANON;
+	w0 = n - pos >= 4 ? ld32(in + pos) | 3 : 0;
 	memcpy(&prev, in, 8);
 	while (pos < n) {
 		if (n - pos < 4)
@@ -399,6 +418,7 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 			if (n - pos < 8 + 4 * ns)
 				return -1;
 			prev += (uint64_t)(int64_t)(int32_t)ld32(in + pos + 4);
+			one &= (w | 3) == w0;
 			if (out != NULL) {
 				if (cap - olen < 16 + 8 * ns)
 					return -1;
@@ -424,7 +444,7 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 						memcpy(o + 16 + 8 * i, &v, 8);
 					}
 					if (canon != NULL && (acc >> 31) == 0)
-						*canon = 0;
+						*canon &= ~REC_DENSE_CANON;
 				}
 			}
 			pos += 8 + 4 * ns;
@@ -443,12 +463,15 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 			memcpy(out + olen, in + pos + 4, h.len);
 			if (canon != NULL &&
 			    fits_short(in + pos + 4, h.len, prev))
-				*canon = 0;
+				*canon &= ~REC_DENSE_CANON;
 		}
+		one = 0;
 		prev = h.ts;
 		pos += 4 + h.len;
 		olen += h.len;
 	}
+	if (canon != NULL && one && olen > 0)
+		*canon |= REC_DENSE_ONE;
 	return (ssize_t)olen;
 }
 

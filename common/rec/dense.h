@@ -90,11 +90,13 @@ ssize_t rec_dense_recode_part(const void *recs, size_t len, const void *src,
  * much as the one before it (their deltas in src are theirs), without
  * looking at them: the first record and the long ones are encoded, the
  * short ones copied as they are.  Checks only that src's records have
- * recs' lengths (else all is encoded, *sused SIZE_MAX).
+ * recs' lengths (else all is encoded, *sused SIZE_MAX).  With one (the
+ * run was REC_DENSE_ONE), its records are not even walked: how many fit
+ * is reckoned from their one length.
  */
 ssize_t rec_dense_copy_part(const void *recs, size_t len, const void *src,
-			    size_t slen, void *out, size_t cap, size_t *used,
-			    size_t *sused, size_t *nrec);
+			    size_t slen, int one, void *out, size_t cap,
+			    size_t *used, size_t *sused, size_t *nrec);
 
 /* The bytes of src[0..slen) (records of a dense run, no base) that decode
  * to its first dec bytes, or -1 if no record ends there. */
@@ -111,8 +113,12 @@ ssize_t rec_dense_len(const void *in, size_t n);
  */
 ssize_t rec_dense_decode(const void *in, size_t n, void *out, size_t cap);
 
-/* rec_dense_decode, and *canon 1 if every record of the run is as the
- * encoder writes it (the run itself may have another base), else 0. */
+/* rec_dense_decode, and in *canon: REC_DENSE_CANON if every record of
+ * the run is as the encoder writes it (the run itself may have another
+ * base), REC_DENSE_ONE if there are records, all short, all of one
+ * header (length, class, attribute, eid). */
+#define REC_DENSE_CANON	1
+#define REC_DENSE_ONE	2
 ssize_t rec_dense_decode_canon(const void *in, size_t n, void *out,
 			       size_t cap, int *canon);
 
