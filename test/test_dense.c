@@ -340,18 +340,33 @@ same_frames(const unsigned char *recs, size_t a, size_t b,
 	}
 }
 
+/* Random records into recs (their bytes returned) and their run into src
+ * (*slen bytes; with odd, some records not as the writer writes them):
+ * the decoding says which it is. */
+static size_t
+random_run(unsigned char *recs, size_t cap, unsigned char *src, int odd,
+	   size_t *slen)
+{
+	static unsigned char dec[1 << 17];
+	size_t len;
+	int made_odd, canon;
+
+	len = random_recs(recs, cap, 1 + rnd() % 400);
+	*slen = random_src(recs, len, src, odd, &made_odd);
+	cr_assert_eq(rec_dense_decode_canon(src, *slen, dec, sizeof dec,
+	    &canon), (ssize_t)len);
+	cr_assert_eq(canon & REC_DENSE_CANON, !made_odd);
+	return len;
+}
+
 Test(dense, recode_writes_what_encode_writes)
 {
-	static unsigned char recs[1 << 16], src[1 << 17], dec[1 << 17];
+	static unsigned char recs[1 << 16], src[1 << 17];
 	size_t len, slen, a, b, cap;
-	int round, odd, canon;
+	int round;
 
 	for (round = 0; round < 3000; round++) {
-		len = random_recs(recs, sizeof recs, 1 + rnd() % 400);
-		slen = random_src(recs, len, src, 1, &odd);
-		cr_assert_eq(rec_dense_decode_canon(src, slen, dec, sizeof dec,
-		    &canon), (ssize_t)len);
-		cr_assert_eq(canon & REC_DENSE_CANON, !odd);
+		len = random_run(recs, sizeof recs, src, 1, &slen);
 		convert(recs, len);
 		a = boundary(recs, len, rnd() % (len + 1));
 		b = boundary(recs, len, a + rnd() % (len - a + 1));
@@ -366,18 +381,14 @@ Test(dense, recode_writes_what_encode_writes)
  * every record of a part moved by as much (not the ones before it). */
 Test(dense, copy_writes_what_encode_writes)
 {
-	static unsigned char recs[1 << 16], src[1 << 17], dec[1 << 17];
+	static unsigned char recs[1 << 16], src[1 << 17];
 	struct rec_hdr h;
 	uint64_t shift;
 	size_t len, slen, a, b, cap, off;
-	int round, odd, canon;
+	int round;
 
 	for (round = 0; round < 3000; round++) {
-		len = random_recs(recs, sizeof recs, 1 + rnd() % 400);
-		slen = random_src(recs, len, src, 0, &odd);
-		cr_assert_eq(rec_dense_decode_canon(src, slen, dec, sizeof dec,
-		    &canon), (ssize_t)len);
-		cr_assert((canon & REC_DENSE_CANON) && !odd);
+		len = random_run(recs, sizeof recs, src, 0, &slen);
 		shift = rnd();
 		for (off = 0; off < len; off += h.len) {
 			memcpy(&h, recs + off, sizeof h);

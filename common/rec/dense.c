@@ -364,29 +364,15 @@ rec_dense_encode(const void *recs, size_t len, void *out, size_t cap)
 }
 
 /* Whether put_one would write the record r (len bytes) short after a
- * record of time prev. */
+ * record of time prev (asked of long records only: seldom). */
 static int
 fits_short(const unsigned char *r, size_t len, uint64_t prev)
 {
-	struct rec_hdr h;
-	uint64_t v;
-	uint32_t ebias, sok = 1, zok = 1;
-	int64_t d;
-	size_t i, n;
+	unsigned char o[REC_MAX + 4];
+	struct rec_dense_enc e = { prev };
 
-	memcpy(&h, r, sizeof h);
-	n = (len - sizeof h) / 8;
-	d = (int64_t)(h.ts - prev);
-	ebias = (uint32_t)h.eid + REC_EID_BIAS;
-	if (n > 15 || (h.cls | h.attr) >= 16 || ebias >= EID_LIMIT ||
-	    d < INT32_MIN || d > INT32_MAX)
-		return 0;
-	for (i = 0; i < n; i++) {
-		memcpy(&v, r + 16 + 8 * i, 8);
-		sok &= (int64_t)v == (int32_t)(uint32_t)v;
-		zok &= (v >> 32) == 0;
-	}
-	return (int)(sok | zok);
+	put_one(&e, r, len, o);
+	return (ld32(o) & 2) == 0;
 }
 
 /* Walks in[0..n); with out, decodes into out[0..cap), and with canon
