@@ -18,38 +18,26 @@ n=${MMCPU_EVENTS:-10000000}
 runs=${MMCPU_RUNS:-5}
 command -v perf > /dev/null || { echo "$me: SKIP: no perf" >&2; exit 77; }
 b0=$(cd "$1" && pwd)
-tmp=$(mktemp -d "${MMCPU_DIR:-${TMPDIR:-/tmp}}/grm-mmcpu.XXXXXX")
+dir=$(mktemp -d "${MMCPU_DIR:-${TMPDIR:-/tmp}}/grm-mmcpu.XXXXXX")
+tmp=$dir
 mm_pid=
-cleanup() {
-	[ -z "$mm_pid" ] || kill "$mm_pid" 2> /dev/null || true
-	[ -z "$mm_pid" ] || wait "$mm_pid" 2> /dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
 export GRM_RUNDIR="$tmp/run"
+. "$(dirname "$0")/lib.sh"
+trap bench_cleanup EXIT INT TERM
 mkdir -m 700 "$GRM_RUNDIR"
 
-# mm_start BUILD FILE [CMD...]: a mainmon of BUILD writing FILE (CMD
-# before it), its identifier in $id.
+# mm_start BUILD FILE [CMD...]: start_mm of BUILD's mainmon, -f bin.
 mm_start() {
-	mb=$1 f=$2
+	b=$1
+	f=$2
 	shift 2
-	"$@" "$mb/mainmon/mainmon" -f bin -o "$f" > "$tmp/mm.out" \
-	    2> "$tmp/mm.err" &
-	mm_pid=$!
-	i=0
-	while [ ! -s "$tmp/mm.out" ] && [ $i -lt 1000 ]; do
-		sleep 0.01
-		i=$((i + 1))
-	done
-	[ -s "$tmp/mm.out" ] || { echo "$me: mainmon printed no identifier" >&2; exit 1; }
-	id=$(head -n 1 "$tmp/mm.out")
+	start_mm "$f" bin "$@"
+	[ -n "$id" ] || { echo "$me: mainmon printed no identifier" >&2; exit 1; }
 }
 mm_stop() {
-	"$mb/mainmon/grmctl" "$id" stop > /dev/null
+	"$b/mainmon/grmctl" "$id" stop > /dev/null
 	wait "$mm_pid" || true
 	mm_pid=
-	rm -f "$tmp/mm.out"
 }
 
 # The input, once.
@@ -63,26 +51,26 @@ echo "== $n records of one thread, replayed into mainmon -f bin, $runs rounds; l
 
 r=1
 while [ "$r" -le "$runs" ]; do
-	for b in "$@"; do
-		b=$(cd "$b" && pwd)
-		rm -f "$tmp/out.bin" "$tmp/out.bin.idx"
-		mm_start "$b" "$tmp/out.bin" taskset -c 1 perf stat -x, \
+	for bb in "$@"; do
+		bb=$(cd "$bb" && pwd)
+		rm -f "$tmp/out.bin.idx"
+		mm_start "$bb" "$tmp/out.bin" taskset -c 1 perf stat -x, \
 		    -e task-clock -o "$tmp/stat"
 		taskset -c 0 "$b0/prove/prove" replay "$tmp/in.bin" \
 		    --to "$id" --speed 0 > /dev/null
 		mm_stop
 		got=$("$b0/test/tcheck" "$tmp/out.bin" count)
-		[ "$got" -eq "$n" ] || { echo "$me: $b wrote $got records, not $n" >&2; exit 1; }
+		[ "$got" -eq "$n" ] || { echo "$me: $bb wrote $got records, not $n" >&2; exit 1; }
 		ms=$(awk -F, '/task-clock/ { print $1 }' "$tmp/stat")
-		echo "$b $ms" | awk -v n="$n" \
+		echo "$bb $ms" | awk -v n="$n" \
 		    '{ printf "%s: mainmon %.1f ns/record\n", $1, $2 * 1e6 / n }' |
 		    tee -a "$tmp/figures"
 	done
 	r=$((r + 1))
 done
 echo "== medians; load: $(cut -d' ' -f1-3 /proc/loadavg)"
-for b in "$@"; do
-	b=$(cd "$b" && pwd)
-	grep "^$b: " "$tmp/figures" | awk '{ print $3 }' | sort -n |
-	    awk -v b="$b" '{ v[NR] = $1 } END { printf "%s: median %.1f ns/record of mainmon CPU over %d runs\n", b, v[int((NR + 1) / 2)], NR }'
+for bb in "$@"; do
+	bb=$(cd "$bb" && pwd)
+	grep "^$bb: " "$tmp/figures" | awk '{ print $3 }' | sort -n |
+	    awk -v b="$bb" '{ v[NR] = $1 } END { printf "%s: median %.1f ns/record of mainmon CPU over %d runs\n", b, v[int((NR + 1) / 2)], NR }'
 done
