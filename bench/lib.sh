@@ -6,10 +6,10 @@
 # (default tape), under CMD if given (taskset, perf stat); sets mm_pid,
 # and id to the first line it prints.
 start_mm() {
-	f=$1 fmt=${2:-tape}
+	sm_file=$1 sm_fmt=${2:-tape}
 	if [ $# -ge 2 ]; then shift 2; else shift $#; fi
-	rm -f "$f" "$dir/mm.out"
-	"$@" "$b/mainmon/mainmon" -o "$f" -f "$fmt" > "$dir/mm.out" &
+	rm -f "$sm_file" "$dir/mm.out"
+	"$@" "$b/mainmon/mainmon" -o "$sm_file" -f "$sm_fmt" > "$dir/mm.out" &
 	mm_pid=$!
 	i=0
 	while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do

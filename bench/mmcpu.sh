@@ -28,10 +28,9 @@ mkdir -m 700 "$GRM_RUNDIR"
 
 # mm_start BUILD FILE [CMD...]: start_mm of BUILD's mainmon, -f bin.
 mm_start() {
-	b=$1
-	f=$2
+	b=$1 mf=$2
 	shift 2
-	start_mm "$f" bin "$@"
+	start_mm "$mf" bin "$@"
 	[ -n "$id" ] || { echo "$me: mainmon printed no identifier" >&2; exit 1; }
 }
 mm_stop() {
