@@ -7,6 +7,10 @@
  *    fail, or give the same length); what decodes is whole, well-formed
  *    records, at most twice the run's bytes; encoded again and decoded,
  *    it gives the same records back.
+ *    Written again in frames from the run's own bytes
+ *    (rec_dense_recode_part; rec_dense_copy_part when the decoding says
+ *    it is canonical, told of one length when it says so), it gives what
+ *    encoding the records gives.
  *  - As records: their well-formed prefix (rec_valid_prefix) is encoded,
  *    within REC_DENSE_MAX, and must decode to exactly those bytes.
  */
@@ -38,12 +42,42 @@ round_trip(const unsigned char *recs, size_t len)
 	free(dec);
 }
 
+/* recs[0..len), decoded from run[0..n) (flags: rec_dense_decode_canon's),
+ * in frames of cap bytes made from the run (mode 0: recode, 1: copy, 2:
+ * copy of one length): the frames encoding gives. */
+static void
+frames(const unsigned char *run, size_t n, const unsigned char *recs,
+       size_t len, size_t cap, int mode)
+{
+	unsigned char *o1, *o2;
+	size_t a = 0, sp = REC_DENSE_BASE, u1, u2, k1, k2, su;
+	ssize_t n1, n2;
+
+	CHECK((o1 = malloc(cap)) != NULL && (o2 = malloc(cap)) != NULL);
+	while (a < len) {
+		n1 = rec_dense_encode_part(recs + a, len - a, o1, cap, &u1, &k1);
+		n2 = mode == 0 ? rec_dense_recode_part(recs + a, len - a,
+		    run + sp, n - sp, o2, cap, &u2, &su, &k2) :
+		    rec_dense_copy_part(recs + a, len - a, run + sp, n - sp,
+		    mode == 2, o2, cap, &u2, &su, &k2);
+		CHECK(n1 == n2 && n1 >= REC_DENSE_BASE && u1 == u2 &&
+		    k1 == k2 && u1 > 0);
+		CHECK(memcmp(o1, o2, (size_t)n1) == 0);
+		CHECK(su != SIZE_MAX && su <= n - sp);
+		a += u1;
+		sp += su;
+	}
+	free(o1);
+	free(o2);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	size_t cap = REC_DENSE_OUT_MAX(size), ok;
+	size_t cap = REC_DENSE_OUT_MAX(size), ok, fcap;
 	unsigned char *out;
 	ssize_t n, m;
+	int canon;
 
 	/* As a dense run. */
 	CHECK((out = malloc(cap + 1)) != NULL);
@@ -53,6 +87,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (m >= 0) {
 		CHECK((size_t)m <= cap);
 		CHECK(rec_valid_prefix(out, (size_t)m) == (size_t)m);
+		CHECK(rec_dense_decode_canon(data, size, out, cap, &canon) ==
+		    m);
+		for (fcap = REC_DENSE_BASE + 4 + REC_MAX; m > 0;
+		    fcap = REC_DENSE_MAX((size_t)m)) {
+			frames(data, size, out, (size_t)m, fcap, 0);
+			if (canon & REC_DENSE_CANON)
+				frames(data, size, out, (size_t)m, fcap, 1);
+			if (canon == (REC_DENSE_CANON | REC_DENSE_ONE))
+				frames(data, size, out, (size_t)m, fcap, 2);
+			if (fcap == REC_DENSE_MAX((size_t)m))
+				break;
+		}
 		if (m > 0)
 			round_trip(out, (size_t)m);
 		/* One byte short of room: refused, not overrun. */

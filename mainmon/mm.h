@@ -115,6 +115,7 @@ struct mm_ack;
  * then (its timestamps on mainmon's clock) in its thread's stream until
  * written in time order (mm_order.c).
  */
+#define MM_BRK_MAX	6
 struct mm_piece {
 	uint32_t	pid;
 	uint32_t	tid;
@@ -127,6 +128,22 @@ struct mm_piece {
 	struct mm_node	*node;
 	struct mm_ack	*ack;		/* what waits for it to be written */
 	struct mm_piece	*next;
+	/* The dense run it came in (binary files: D frames are copied from
+	 * it, mm_out.c put_run), after data[len] in the same allocation:
+	 * the records from data[dmark] on are at dense[dpos].  NULL: none
+	 * (mainmon's own, trimmed by mm_dedup, or given up). */
+	const unsigned char	*dense;
+	uint32_t	dlen;
+	uint32_t	dpos;
+	uint32_t	dmark;
+	/* What rec_dense_decode_canon said of dense (REC_DENSE_CANON: as
+	 * the encoder writes it; REC_DENSE_ONE: its records all of one
+	 * header); the records whose time the conversion moved otherwise
+	 * than the one before's (admit), in order, MM_BRK_MAX at most (nbrk
+	 * above it: more, not known). */
+	uint8_t		canon;
+	uint8_t		nbrk;
+	uint32_t	brk[MM_BRK_MAX];
 	unsigned char	data[];
 };
 

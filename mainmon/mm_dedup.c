@@ -88,6 +88,7 @@ mm_dedup(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 			return 1;
 		}
 		memmove(pc->data, pc->data + skip, pc->len - skip);
+		pc->dense = NULL;	/* rare: its D frames encoded again */
 		pc->len -= (uint32_t)skip;
 		pc->off += (uint32_t)skip;
 		mm->dup_bytes += skip;

@@ -3,6 +3,7 @@
  * per node, clock correction, record decoding. */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "mm.h"
 #include "net/loop.h"
 #include "net/wire.h"
+#include "rec/dense.h"
 #include "tape.h"
 #include "util/clock.h"
 #include "util/log.h"
@@ -645,14 +647,85 @@ fixed_len(const struct rec_fmt *fmt)
 	return (uint32_t)(sizeof(struct rec_hdr) + 8u * fmt->n);
 }
 
-/* Binary: pc's records [from, to), as they came, in one piece. */
+/* TAPE_SRC_ALIKE if pc's run is canonical and its records in (from, to)
+ * all moved by as much as the one before each (admit: none of them is a
+ * break), with TAPE_SRC_ONE if they are all of one length. */
 static int
-put_run(struct mm *mm, const struct mm_piece *pc, uint32_t from, uint32_t to)
+moved_alike(const struct mm_piece *pc, uint32_t from, uint32_t to)
 {
+	uint32_t i;
+
+	if (!(pc->canon & REC_DENSE_CANON) || pc->nbrk > MM_BRK_MAX)
+		return 0;
+	for (i = 0; i < pc->nbrk; i++)
+		if (pc->brk[i] > from && pc->brk[i] < to)
+			return 0;
+	return TAPE_SRC_ALIKE |
+	    (pc->canon & REC_DENSE_ONE ? TAPE_SRC_ONE : 0);
+}
+
+/* Binary: pc's records [from, to), as they came, in one piece; its D
+ * frames copied from the run the records came in where their times moved
+ * together (tape_piece_from), encoded again where not. */
+static int
+put_run(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to)
+{
+	ssize_t sk = 0;
+	size_t used;
+	int r;
+
 	if (mm->fmt != TAPE_FMT_BIN || to <= from)
 		return 0;
-	return tape_piece(mm->out, pc->node->id, pc->pid, pc->tid,
-	    pc->data + from, to - from);
+	/* Records not written in between (meta, malformed): skipped. */
+	if (pc->dense != NULL && from != pc->dmark &&
+	    (from < pc->dmark || (sk = rec_dense_skip(pc->dense + pc->dpos,
+	    pc->dlen - pc->dpos, from - pc->dmark)) < 0))
+		pc->dense = NULL;
+	if (pc->dense == NULL)
+		return tape_piece(mm->out, pc->node->id, pc->pid, pc->tid,
+		    pc->data + from, to - from);
+	pc->dpos += (uint32_t)sk;
+	r = tape_piece_from(mm->out, pc->node->id, pc->pid, pc->tid,
+	    pc->data + from, to - from, pc->dense + pc->dpos,
+	    pc->dlen - pc->dpos, moved_alike(pc, from, to), &used);
+	if (r != 0 || used == SIZE_MAX) {
+		pc->dense = NULL;
+		return r;
+	}
+	pc->dpos += (uint32_t)used;
+	pc->dmark = to;
+	return 0;
+}
+
+/* The time of the record at off. */
+static inline uint64_t
+ts_at(const unsigned char *d, uint32_t off)
+{
+	uint64_t ts;
+
+	memcpy(&ts, d + off + offsetof(struct rec_hdr, ts), sizeof ts);
+	return ts;
+}
+
+/*
+ * In a piece of records all of length l (REC_DENSE_ONE), their times not
+ * decreasing (admit), from the record at off on, up to len: the offset of
+ * the first whose time is at least w (len if none).
+ */
+static uint32_t
+first_at(const unsigned char *d, uint32_t off, uint32_t len, uint32_t l,
+	 uint64_t w)
+{
+	uint32_t lo = 0, hi = (len - off) / l, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (ts_at(d, off + mid * l) < w)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return off + lo * l;
 }
 
 /*
@@ -669,7 +742,7 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	const unsigned char *d = pc->data;
 	struct rec_hdr h;
 	uint64_t out_ts = mm->order.out_ts, late = 0;
-	uint32_t off, run = pc->pos, fixed = 0, len = pc->len;
+	uint32_t off, run = pc->pos, fixed = 0, len = pc->len, end;
 	int32_t eid = 0;
 	int bin = mm->fmt == TAPE_FMT_BIN;
 
@@ -684,10 +757,23 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		else
 			out_ts = h.ts;
 		/* The type of the record before, with no string and no
-		 * causality to check: the length says it matches. */
+		 * causality to check: the length says it matches.  In a
+		 * piece of one kind of record, so do all the others: those
+		 * before w found by their times (not decreasing; the late
+		 * ones, before out_ts, first). */
 		if (fixed != 0 && h.eid == eid && h.len >= fixed &&
-		    h.cls != REC_CLASS_META)
+		    h.cls != REC_CLASS_META) {
+			if (pc->canon & REC_DENSE_ONE) {
+				end = first_at(d, off + h.len, len, h.len, w);
+				late += (first_at(d, off + h.len, end, h.len,
+				    out_ts) - off - h.len) / h.len;
+				if (end > off + h.len &&
+				    ts_at(d, end - h.len) > out_ts)
+					out_ts = ts_at(d, end - h.len);
+				off = end - h.len;
+			}
 			continue;
+		}
 		mm->order.out_ts = out_ts;
 		mm->order.late += late;
 		late = 0;
@@ -752,8 +838,8 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 	struct rec_hdr h;
 	uint64_t ts, now = clk_mono_ns(), clamped = 0, records = 0, err;
 	uint64_t floor = c->floor, last = s->last_ts;
-	uint64_t high = c->node->sync_high;
-	uint32_t off;
+	uint64_t high = c->node->sync_high, shift, pshift = 0;
+	uint32_t off, nbrk = 0;
 
 	/* Nothing below publishes a model, or reads the stream's last time
 	 * or the node's highest (kept in locals: this loop runs per
@@ -789,6 +875,14 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 			high = ts;
 		memcpy(pc->data + off + offsetof(struct rec_hdr, ts), &ts,
 		    sizeof ts);
+		/* Where the records' deltas changed (put_run). */
+		shift = ts - h.ts;
+		if (shift != pshift && off > 0 && nbrk <= MM_BRK_MAX) {
+			if (nbrk < MM_BRK_MAX)
+				pc->brk[nbrk] = off;
+			nbrk++;
+		}
+		pshift = shift;
 		if (h.cls == REC_CLASS_META) {
 			if (h.attr == REC_ATTR_DESCRIPTOR)
 				define_record(mm, c, pc, off, &h);
@@ -803,6 +897,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
 			    f[1].v.s.len);
 	}
+	pc->nbrk = (uint8_t)nbrk;
 	s->last_ts = last;
 	c->node->sync_high = high;
 	mm->order.clamped += clamped;

@@ -392,11 +392,13 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 static int
 mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 {
+	struct mm *mm = c->mm;
 	struct mm_piece *pc, *pn;
 	uint32_t pid, tid, session, off;
 	uint64_t seq;
-	size_t len, dlen;
+	size_t len, dlen, keep;
 	ssize_t n;
+	int canon;
 
 	pid = wire_get_u32(msg);
 	tid = wire_get_u32(msg);
@@ -405,23 +407,33 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	off = wire_get_u32(msg);
 	/* The records come dense (doc/protocol.md, DATA): decoded here,
 	 * in one pass, into the bytes of the chunk, which the rest works
-	 * on.  Room for the most they can be; two ints a record fill it. */
+	 * on.  Room for the most they can be; two ints a record fill it.
+	 * A binary file's D frames are made from the run as it came: kept
+	 * after the records. */
 	dlen = wire_rd_left(msg);
 	if (dlen > REC_DENSE_MAX(WIRE_CHUNK_MAX))
 		return -1;
-	if ((pc = malloc(sizeof *pc + REC_DENSE_OUT_MAX(dlen))) == NULL)
+	keep = mm->fmt == TAPE_FMT_BIN ? dlen : 0;
+	if ((pc = malloc(sizeof *pc + REC_DENSE_OUT_MAX(dlen) + keep)) == NULL)
 		return -1;
-	n = rec_dense_decode(msg->p + msg->off, dlen, pc->data,
-	    REC_DENSE_OUT_MAX(dlen));
+	n = rec_dense_decode_canon(msg->p + msg->off, dlen, pc->data,
+	    REC_DENSE_OUT_MAX(dlen), &canon);
 	len = (size_t)n;
 	if (n <= 0 || c->batch_bytes + len > MM_BATCH_MAX ||
 	    off > WIRE_CHUNK_MAX || len > WIRE_CHUNK_MAX - off) {
 		free(pc);
 		return -1;
 	}
+	memcpy(pc->data + len, msg->p + msg->off, keep);
 	if (len < REC_DENSE_OUT_MAX(dlen) &&
-	    (pn = realloc(pc, sizeof *pc + len)) != NULL)
+	    (pn = realloc(pc, sizeof *pc + len + keep)) != NULL)
 		pc = pn;
+	pc->dense = keep != 0 ? pc->data + len : NULL;
+	pc->dlen = (uint32_t)keep;
+	pc->dpos = REC_DENSE_BASE;
+	pc->dmark = 0;
+	pc->canon = (uint8_t)canon;
+	pc->nbrk = 0;
 	pc->pid = pid;
 	pc->tid = tid;
 	pc->session = session;

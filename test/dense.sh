@@ -6,7 +6,8 @@
 # with two ints sends at most 17 bytes a record to mainmon (what its
 # Local Monitor wrote, /proc/PID/io) and mainmon writes at most 17 bytes a
 # record in its binary file (16, and the frames' and meta lines' share),
-# with every event once, in order, after a snapshot and a stop.
+# with every event once, in order, after a snapshot and a stop, and
+# every D frame as the encoder writes it.
 . "$(dirname "$0")/lib.sh"
 
 S=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +35,10 @@ t_writers_done
 w1=$(awk '/^wchar:/ { print $2 }' "/proc/$lm/io")
 t_stop_mm
 t_check_seqs "$trace" $N 1 || t_fail "trace content"
+# Its D frames were copied from the runs the LM sent where they could
+# be: each is what encoding its records writes (what mainmon wrote before).
+fr=$("$B/test/dframes" "$trace") || t_fail "a D frame differs from its encoding"
+[ "${fr#* }" -ge "$N" ] || t_fail "D frames hold ${fr#* } records, not $N"
 size=$(stat -c %s "$trace")
 # The second half: N/2 records, and a few hundred bytes of messages.
 wire=$((w1 - w0))
@@ -42,4 +47,4 @@ wire=$((w1 - w0))
 [ "$size" -le $((17 * N)) ] || t_fail "$size bytes of file for $N records"
 t_check_clean
 t_log "ok: a version-2 file read; $N records: $wire bytes sent for" \
-    "the second half, $size bytes of file"
+    "the second half, $size bytes of file; D frames, records: $fr"

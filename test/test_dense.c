@@ -139,3 +139,351 @@ Test(dense, empty_and_malformed)
 	rec_put_hdr(b, 24, 8, 2, 1, 0);
 	cr_assert_eq(rec_dense_encode(b, 24, out, 10), -1);
 }
+
+/* ---- writing a run again from the bytes it came in (recode) ---- */
+
+static uint64_t rnd_state = 88172645463325252ull;
+
+static uint64_t
+rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+/* Up to nmax random records of every kind into b; returns their bytes. */
+static size_t
+random_recs(unsigned char *b, size_t cap, unsigned nmax)
+{
+	uint64_t s[16], ts = rnd();
+	size_t off = 0;
+	unsigned i, j, n;
+	int32_t eid;
+	uint8_t cls, attr;
+
+	for (i = 0; i < nmax && cap - off >= 16 + 8 * 16; i++) {
+		n = (unsigned)(rnd() % 4 == 0 ? rnd() % 17 : rnd() % 3);
+		for (j = 0; j < n; j++)
+			switch (rnd() % 6) {
+			case 0:		/* signed, negative */
+				s[j] = (uint64_t)-(int64_t)(rnd() % 1000);
+				break;
+			case 1:		/* unsigned, 32 bits */
+				s[j] = (uint32_t)rnd() | 0x80000000u;
+				break;
+			case 2:		/* 64 bits */
+				s[j] = rnd();
+				break;
+			default:	/* small */
+				s[j] = rnd() % 1000;
+			}
+		cls = rnd() % 8 == 0 ? REC_CLASS_META : (uint8_t)(rnd() % 16);
+		attr = (uint8_t)(rnd() % 16);
+		eid = rnd() % 16 == 0 ? 300000 : (int32_t)(rnd() % 200) - 64;
+		/* Mostly small steps; some back, some over 2^31 ns. */
+		switch (rnd() % 16) {
+		case 0:
+			ts -= rnd() % 5000;
+			break;
+		case 1:
+			ts += (1ull << 31) + rnd() % 100;
+			break;
+		default:
+			ts += rnd() % 3000;
+		}
+		put(b, &off, cls, attr, eid, ts, s, n);
+	}
+	return off;
+}
+
+/* Whether the encoder writes the record r of len bytes short after a
+ * record of time prev. */
+static int
+fits_short(const unsigned char *r, size_t len, uint64_t prev)
+{
+	unsigned char o[REC_MAX + 8];
+	struct rec_dense_enc e = { prev };
+	uint32_t w;
+
+	rec_dense_put(&e, r, len, o);
+	memcpy(&w, o, 4);
+	return (w & 2) == 0;
+}
+
+/* recs[0..len) as a dense run, each record as the writer writes it or,
+ * with odd, at random, as another encoder might (long; unsigned where
+ * signed fits): *made_odd says if one is not as the writer writes it. */
+static size_t
+random_src(const unsigned char *recs, size_t len, unsigned char *out,
+	   int odd, int *made_odd)
+{
+	struct rec_dense_enc e;
+	struct rec_hdr h;
+	size_t off, pos, n;
+	uint32_t w;
+
+	memcpy(&h, recs, sizeof h);
+	pos = rec_dense_begin(&e, out, len > 0 ? h.ts : 0);
+	*made_odd = 0;
+	for (off = 0; off < len; off += h.len) {
+		memcpy(&h, recs + off, sizeof h);
+		if (odd && rnd() % 8 == 0) {
+			/* Long where it could be short (or not). */
+			*made_odd |= fits_short(recs + off, h.len, e.prev);
+			w = 2;
+			memcpy(out + pos, &w, 4);
+			memcpy(out + pos + 4, recs + off, h.len);
+			pos += 4 + h.len;
+			e.prev = h.ts;
+			continue;
+		}
+		n = rec_dense_put(&e, recs + off, h.len, out + pos);
+		memcpy(&w, out + pos, 4);
+		if (odd && (w & 3) == 0 && rnd() % 4 == 0) {
+			/* Every slot non-negative: it reads the same. */
+			size_t i, ns = (w >> 2) & 15;
+			uint32_t acc = 0, v;
+
+			for (i = 0; i < ns; i++) {
+				memcpy(&v, out + pos + 8 + 4 * i, 4);
+				acc |= v;
+			}
+			if ((acc >> 31) == 0) {
+				*made_odd = 1;
+				w |= 1;
+				memcpy(out + pos, &w, 4);
+			}
+		}
+		pos += n;
+	}
+	return pos;
+}
+
+/* Moves the records' times as mainmon's clock conversion does: by an
+ * offset that steps now and then (by a nanosecond of rounding, or more),
+ * and now and then a record held to the time of the one before. */
+static void
+convert(unsigned char *recs, size_t len)
+{
+	struct rec_hdr h;
+	uint64_t shift = rnd(), prev = 0;
+	size_t off;
+
+	for (off = 0; off < len; off += h.len) {
+		memcpy(&h, recs + off, sizeof h);
+		if (rnd() % 32 == 0)
+			shift += rnd() % 2 ? 1 : -1;
+		else if (rnd() % 256 == 0)
+			shift += rnd();
+		h.ts += shift;
+		if (off > 0 && rnd() % 64 == 0)
+			h.ts = prev;
+		prev = h.ts;
+		memcpy(recs + off, &h, sizeof h);
+	}
+}
+
+/* The record boundary at or after byte k of recs[0..len). */
+static size_t
+boundary(const unsigned char *recs, size_t len, size_t k)
+{
+	size_t off = 0;
+	uint16_t l;
+
+	while (off < len && off < k) {
+		memcpy(&l, recs + off, 2);
+		off += l;
+	}
+	return off;
+}
+
+/* recs[a..b) in frames of cap bytes, from src's records from a on:
+ * the same frames as encoding them; with copy, by rec_dense_copy_part
+ * (2: told the records are of one length). */
+static void
+same_frames(const unsigned char *recs, size_t a, size_t b,
+	    const unsigned char *src, size_t slen, size_t cap, int follows,
+	    int copy)
+{
+	static unsigned char o1[1 << 17], o2[1 << 17];
+	size_t u1, u2, k1, k2, su;
+	ssize_t n1, n2, sk;
+
+	sk = rec_dense_skip(src + REC_DENSE_BASE, slen - REC_DENSE_BASE, a);
+	cr_assert_geq(sk, 0);
+	src += REC_DENSE_BASE + (size_t)sk;
+	slen -= REC_DENSE_BASE + (size_t)sk;
+	while (a < b) {
+		n1 = rec_dense_encode_part(recs + a, b - a, o1, cap, &u1, &k1);
+		n2 = copy ? rec_dense_copy_part(recs + a, b - a, src, slen,
+		    copy > 1, o2, cap, &u2, &su, &k2) :
+		    rec_dense_recode_part(recs + a, b - a, src, slen, o2, cap,
+		    &u2, &su, &k2);
+		cr_assert_eq(n1, n2);
+		cr_assert_geq(n1, REC_DENSE_BASE);
+		cr_assert_eq(u1, u2);
+		cr_assert_eq(k1, k2);
+		cr_assert_eq(memcmp(o1, o2, (size_t)n1), 0,
+		    "recoded differs at record %zu", a);
+		cr_assert(u1 > 0);
+		a += u1;
+		if (!follows) {
+			cr_assert_eq(su, SIZE_MAX);
+			return;
+		}
+		cr_assert_neq(su, SIZE_MAX);
+		cr_assert_leq(su, slen);
+		src += su;
+		slen -= su;
+	}
+}
+
+/* Random records into recs (their bytes returned) and their run into src
+ * (*slen bytes; with odd, some records not as the writer writes them):
+ * the decoding says which it is. */
+static size_t
+random_run(unsigned char *recs, size_t cap, unsigned char *src, int odd,
+	   size_t *slen)
+{
+	static unsigned char dec[1 << 17];
+	size_t len;
+	int made_odd, canon;
+
+	len = random_recs(recs, cap, 1 + rnd() % 400);
+	*slen = random_src(recs, len, src, odd, &made_odd);
+	cr_assert_eq(rec_dense_decode_canon(src, *slen, dec, sizeof dec,
+	    &canon), (ssize_t)len);
+	cr_assert_eq(canon & REC_DENSE_CANON, !made_odd);
+	return len;
+}
+
+Test(dense, recode_writes_what_encode_writes)
+{
+	static unsigned char recs[1 << 16], src[1 << 17];
+	size_t len, slen, a, b, cap;
+	int round;
+
+	for (round = 0; round < 3000; round++) {
+		len = random_run(recs, sizeof recs, src, 1, &slen);
+		convert(recs, len);
+		a = boundary(recs, len, rnd() % (len + 1));
+		b = boundary(recs, len, a + rnd() % (len - a + 1));
+		/* Frames of a few records to whole ones. */
+		cap = rnd() % 2 ? 8 + 4 + 16 + 16 * 8 + rnd() % 2000 :
+		    sizeof recs;
+		same_frames(recs, a, b, src, slen, cap, 1, 0);
+	}
+}
+
+/* Copied without looking at the records: runs as the writer writes them,
+ * every record of a part moved by as much (not the ones before it). */
+Test(dense, copy_writes_what_encode_writes)
+{
+	static unsigned char recs[1 << 16], src[1 << 17];
+	struct rec_hdr h;
+	uint64_t shift;
+	size_t len, slen, a, b, cap, off;
+	int round;
+
+	for (round = 0; round < 3000; round++) {
+		len = random_run(recs, sizeof recs, src, 0, &slen);
+		shift = rnd();
+		for (off = 0; off < len; off += h.len) {
+			memcpy(&h, recs + off, sizeof h);
+			h.ts += shift;
+			memcpy(recs + off, &h, sizeof h);
+		}
+		a = boundary(recs, len, rnd() % (len + 1));
+		b = boundary(recs, len, a + rnd() % (len - a + 1));
+		/* The records before the part moved otherwise: its first
+		 * record's delta changed. */
+		shift = rnd() % 2 ? 1 : rnd();
+		for (off = 0; off < a; off += h.len) {
+			memcpy(&h, recs + off, sizeof h);
+			h.ts += shift;
+			memcpy(recs + off, &h, sizeof h);
+		}
+		cap = rnd() % 2 ? 8 + 4 + 16 + 16 * 8 + rnd() % 2000 :
+		    sizeof recs;
+		same_frames(recs, a, b, src, slen, cap, 1, 1);
+	}
+}
+
+Test(dense, recode_from_bytes_that_do_not_follow)
+{
+	static unsigned char recs[1024], other[1024], src[2048];
+	uint64_t s[2] = { 1, 2 };
+	size_t len = 0, olen = 0, slen;
+	int i;
+
+	/* The run's records are of 2 slots, src's of 1 from the third on:
+	 * encoded from there, and said. */
+	for (i = 0; i < 10; i++) {
+		put(recs, &len, 8, 2, 1, 1000 + (uint64_t)i, s, 2);
+		put(other, &olen, 8, 2, 1, 1000 + (uint64_t)i, s, i < 2 ? 2 : 1);
+	}
+	slen = (size_t)rec_dense_encode(other, olen, src, sizeof src);
+	same_frames(recs, 0, len, src, slen, sizeof src, 0, 0);
+	same_frames(recs, 0, len, src, slen, sizeof src, 0, 1);
+	same_frames(recs, 0, len, src, slen, sizeof src, 0, 2);
+}
+
+/* Runs of one kind of record (GMI_Event of two ints): said so when
+ * decoded, and copied by reckoning rather than walking. */
+Test(dense, copy_runs_of_one_length)
+{
+	static unsigned char recs[1 << 16], src[1 << 17], dec[1 << 17];
+	struct rec_hdr h;
+	uint64_t s[2], ts, shift;
+	size_t len, slen, a, b, cap, off;
+	int round, canon, n, i;
+
+	for (round = 0; round < 3000; round++) {
+		len = 0;
+		ts = rnd();
+		n = 1 + (int)(rnd() % 2000);
+		for (i = 0; i < n; i++) {
+			/* Signed and unsigned forms, one length. */
+			if (rnd() % 2) {
+				s[0] = (uint64_t)-(int64_t)(rnd() % 100000);
+				s[1] = rnd() % 1000;
+			} else {
+				s[0] = rnd() % 1000;
+				s[1] = 0x80000000u | (uint32_t)rnd();
+			}
+			ts += rnd() % 5000;
+			put(recs, &len, REC_CLASS_USER, REC_ATTR_POINT, 1, ts, s,
+			    2);
+		}
+		slen = (size_t)rec_dense_encode(recs, len, src, sizeof src);
+		cr_assert_eq(rec_dense_decode_canon(src, slen, dec, sizeof dec,
+		    &canon), (ssize_t)len);
+		cr_assert_eq(canon, REC_DENSE_CANON | REC_DENSE_ONE);
+		shift = rnd();
+		a = boundary(recs, len, rnd() % (len + 1));
+		b = boundary(recs, len, a + rnd() % (len - a + 1));
+		for (off = 0; off < len; off += h.len) {
+			memcpy(&h, recs + off, sizeof h);
+			h.ts += off < a ? shift + rnd() % 3 : shift;
+			memcpy(recs + off, &h, sizeof h);
+		}
+		cap = rnd() % 2 ? 8 + 4 + 32 + rnd() % 3000 : 65519;
+		same_frames(recs, a, b, src, slen, cap, 1, 2);
+	}
+	/* Not of one: a long record, another eid. */
+	len = 0;
+	s[0] = 1ull << 40;
+	put(recs, &len, 8, 2, 1, 10, s, 2);
+	put(recs, &len, 8, 2, 1, 11, s + 1, 1);
+	slen = (size_t)rec_dense_encode(recs, len, src, sizeof src);
+	rec_dense_decode_canon(src, slen, dec, sizeof dec, &canon);
+	cr_assert_eq(canon, REC_DENSE_CANON);
+	len = 0;
+	put(recs, &len, 8, 2, 1, 10, s + 1, 1);
+	put(recs, &len, 8, 2, 2, 11, s + 1, 1);
+	slen = (size_t)rec_dense_encode(recs, len, src, sizeof src);
+	rec_dense_decode_canon(src, slen, dec, sizeof dec, &canon);
+	cr_assert_eq(canon, REC_DENSE_CANON);
+}

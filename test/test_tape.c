@@ -4,6 +4,7 @@
 #include <float.h>
 
 #include "tape_test.h"
+#include "rec/dense.h"
 
 TestSuite(tape, .init = setup, .fini = teardown);
 
@@ -197,6 +198,110 @@ Test(tape, binary_pieces)
 	cr_assert_eq(grmtrace_ended(r, &end), 1);
 	cr_assert_eq(end, 3000);
 	grmtrace_close(r);
+}
+
+/* The whole of file p into a new buffer (*n bytes). */
+static unsigned char *
+slurp(const char *p, size_t *n)
+{
+	FILE *f = fopen(p, "rb");
+	unsigned char *b;
+
+	cr_assert_not_null(f, "%s", p);
+	fseek(f, 0, SEEK_END);
+	*n = (size_t)ftell(f);
+	rewind(f);
+	cr_assert_not_null(b = malloc(*n + 1));
+	cr_assert_eq(fread(b, 1, *n, f), *n);
+	fclose(f);
+	return b;
+}
+
+/* The same records written in D frames encoded again (tape_piece) and
+ * copied from the run they came in (tape_piece_from, as mainmon does),
+ * their times moved (a clock conversion: steps of a nanosecond, a jump),
+ * in parts, some records left out: the same files, the same sidecars. */
+Test(tape, binary_pieces_from_dense)
+{
+	const char *p1 = path("enc.bin"), *p2 = path("copy.bin");
+	static unsigned char recs[6000 * 40], run[sizeof recs * 2];
+	char i1[PATH_MAX], i2[PATH_MAX];
+	unsigned char *b1, *b2;
+	struct tape_w *w1, *w2;
+	size_t len = 0, rlen, n1, n2, used, sp = REC_DENSE_BASE, mark = 0;
+	size_t from, to, k;
+	uint64_t v[3], shift = 5000;
+	struct rec_hdr h;
+	ssize_t sk;
+	unsigned i;
+
+	for (i = 0; i < 6000; i++) {
+		v[0] = (uint64_t)-(int64_t)i;
+		v[1] = i % 7 == 0 ? 0xffffffffu : i;
+		v[2] = i % 13 == 0 ? 1ull << 40 : 3;	/* long */
+		rec_put_hdr(recs + len, 16 + 8 * (2 + i % 2), REC_CLASS_USER,
+		    REC_ATTR_POINT, (int32_t)(i % 3), 1000000 + 37ull * i);
+		memcpy(recs + len + 16, v, 8 * (2 + i % 2));
+		len += 16 + 8 * (2 + i % 2);
+	}
+	rlen = (size_t)rec_dense_encode(recs, len, run, sizeof run);
+	for (k = 0, i = 0; k < len; k += h.len, i++) {
+		memcpy(&h, recs + k, sizeof h);
+		if (i % 500 == 0)
+			shift += i % 1000 == 0 ? 1 : (uint64_t)-1;
+		if (i == 3000)
+			shift += 3ull << 31;
+		h.ts += shift;
+		memcpy(recs + k, &h, sizeof h);
+	}
+	cr_assert_not_null(w1 = tape_open_fmt(p1, TAPE_FMT_BIN, "mm", 1, 2));
+	cr_assert_not_null(w2 = tape_open_fmt(p2, TAPE_FMT_BIN, "mm", 1, 2));
+	for (i = 0; i < 3; i++) {
+		cr_assert_eq(tape_def(w1, (int32_t)i, REC_CLASS_USER,
+		    REC_ATTR_POINT, i % 2 ? "%d %u %lu" : "%d %u", 5 + 4 * (i % 2),
+		    "", 0), 0);
+		cr_assert_eq(tape_def(w2, (int32_t)i, REC_CLASS_USER,
+		    REC_ATTR_POINT, i % 2 ? "%d %u %lu" : "%d %u", 5 + 4 * (i % 2),
+		    "", 0), 0);
+	}
+	/* Parts of a few records to many frames' worth; every tenth part's
+	 * first record left out. */
+	for (from = 0, i = 0; from < len; from = to, i++) {
+		memcpy(&h, recs + from, sizeof h);
+		if (i % 10 == 9) {
+			to = from + h.len;
+			continue;
+		}
+		for (to = from, k = 0; to < len && k < 1 + i * 37 % 3000; k++) {
+			memcpy(&h, recs + to, sizeof h);
+			to += h.len;
+		}
+		cr_assert_eq(tape_piece(w1, 1, 2, 3, recs + from, to - from), 0);
+		sk = rec_dense_skip(run + sp, rlen - sp, from - mark);
+		cr_assert_geq(sk, 0);
+		sp += (size_t)sk;
+		cr_assert_eq(tape_piece_from(w2, 1, 2, 3, recs + from,
+		    to - from, run + sp, rlen - sp, 0, &used), 0);
+		cr_assert_neq(used, SIZE_MAX);
+		sp += used;
+		mark = to;
+	}
+	cr_assert_eq(tape_records(w1), tape_records(w2));
+	cr_assert_eq(tape_close(w1), 0);
+	cr_assert_eq(tape_close(w2), 0);
+	b1 = slurp(p1, &n1);
+	b2 = slurp(p2, &n2);
+	cr_assert(n1 == n2 && memcmp(b1, b2, n1) == 0, "the files differ");
+	free(b1);
+	free(b2);
+	snprintf(i1, sizeof i1, "%s.idx", p1);
+	snprintf(i2, sizeof i2, "%s.idx", p2);
+	b1 = slurp(i1, &n1);
+	b2 = slurp(i2, &n2);
+	cr_assert(n1 == n2 && n1 > 0 && memcmp(b1, b2, n1) == 0,
+	    "the sidecars differ");
+	free(b1);
+	free(b2);
 }
 
 Test(tape, many_records_cross_buffer)

@@ -117,6 +117,24 @@ struct tape_w *tape_open_fmt(const char *path, int fmt, const char *mm_id,
  */
 int tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	       const void *recs, size_t len);
+/*
+ * The same, given the dense run the records came in (src[0..slen): its
+ * records from the first of recs on, no base; their bytes but ts the
+ * same as recs'): what can be is copied from it rather than encoded
+ * again (rec_dense_recode_part), the file the same byte for byte.  With
+ * TAPE_SRC_ALIKE in same, src is canonical (rec_dense_decode_canon) and
+ * every record after the first moved by as much as the one before it:
+ * the short records are copied without being looked at
+ * (rec_dense_copy_part); with TAPE_SRC_ONE too, they are all short of
+ * one length (REC_DENSE_ONE).  *sused: the bytes of src the records
+ * took, or SIZE_MAX if src did not follow recs (written from recs
+ * alone).
+ */
+#define TAPE_SRC_ALIKE	1
+#define TAPE_SRC_ONE	2
+int tape_piece_from(struct tape_w *w, uint32_t node, uint32_t pid,
+		    uint32_t tid, const void *recs, size_t len,
+		    const void *src, size_t slen, int same, size_t *sused);
 int tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
 	      uint32_t lm_pid, const char *hostname);
 /* A host's clock model number `model`, converting the node's records

@@ -5,6 +5,7 @@
  * tr_bee_w.c).  No printf on the way of a record. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -651,7 +652,21 @@ tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		errno = EINVAL;
 		return -1;
 	}
-	return w->ops->piece(w, node, pid, tid, recs, len);
+	return w->ops->piece(w, node, pid, tid, recs, len, NULL, 0, 0, NULL);
+}
+
+int
+tape_piece_from(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+		const void *recs, size_t len, const void *src, size_t slen,
+		int same, size_t *sused)
+{
+	*sused = SIZE_MAX;
+	if (w->ops->piece == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	return w->ops->piece(w, node, pid, tid, recs, len, src, slen, same,
+	    sused);
 }
 
 int

@@ -3,6 +3,7 @@
  * the magic, then frames: meta lines (L), records (R) and dense pieces of
  * in-memory records (D). */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "tr_int.h"
@@ -169,13 +170,16 @@ bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 }
 
 /* Records go in dense pieces (D frames, doc/formats.md section 3): the
- * run of section 2.6 after the thread, as many records a frame as fit. */
+ * run of section 2.6 after the thread, as many records a frame as fit;
+ * with src, copied from it where it can (tape_piece_from; same holds
+ * from one frame to the next: a frame's first record is encoded). */
 static int
 bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
-	  const void *recs, size_t len)
+	  const void *recs, size_t len, const void *src, size_t slen, int same,
+	  size_t *sused)
 {
-	const char *p = recs, *lim;
-	size_t off = 0, used, nrec;
+	const char *p = recs, *s = src, *lim;
+	size_t off = 0, used, nrec, sp = 0, su;
 	uint64_t foff;
 	ssize_t n;
 	char *d;
@@ -189,8 +193,20 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		d = b_u32(d, lim, tid);
 		if (d == NULL)
 			return fend(w, NULL);
-		n = rec_dense_encode_part(p + off, len - off, d,
-		    (size_t)(lim - d), &used, &nrec);
+		if (s != NULL) {
+			n = same & TAPE_SRC_ALIKE ? rec_dense_copy_part(
+			    p + off, len - off, s + sp, slen - sp,
+			    same & TAPE_SRC_ONE, d, (size_t)(lim - d), &used,
+			    &su, &nrec) : rec_dense_recode_part(p + off,
+			    len - off, s + sp, slen - sp, d, (size_t)(lim - d),
+			    &used, &su, &nrec);
+			if (n >= 0 && su == SIZE_MAX)
+				s = NULL;
+			else if (n >= 0)
+				sp += su;
+		} else
+			n = rec_dense_encode_part(p + off, len - off, d,
+			    (size_t)(lim - d), &used, &nrec);
 		if (n < 0)
 			return -1;
 		if (used == 0) {
@@ -204,6 +220,8 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 			tw_sum_piece(w, foff, node, pid, tid, p + off, used);
 		off += used;
 	}
+	if (sused != NULL)
+		*sused = s != NULL ? sp : SIZE_MAX;
 	return 0;
 }
 

@@ -29,7 +29,7 @@ struct tape_w;
  * meta line m (TR_M_*, the header, #DEF, #PROC and #END included) with its
  * n fields v[] in schema order (the = field's value is the schema's word);
  * the callers have checked the arguments.  piece is NULL where the format
- * has no pieces.  Each returns 0, or -1 with errno set.
+ * has no pieces; its src, if not NULL, is tape_piece_from's.  Each returns 0, or -1 with errno set.
  */
 struct tr_wops {
 	int	(*open)(struct tape_w *w);
@@ -39,7 +39,8 @@ struct tr_wops {
 		    uint32_t pid, uint32_t tid, int32_t eid,
 		    const struct rec_field *f, unsigned n);
 	int	(*piece)(struct tape_w *w, uint32_t node, uint32_t pid,
-		    uint32_t tid, const void *recs, size_t len);
+		    uint32_t tid, const void *recs, size_t len,
+		    const void *src, size_t slen, int same, size_t *sused);
 	void	(*free)(struct tape_w *w);
 	/* How many of the first n bytes of w->buf (at file offset w->out)
 	 * are whole units: after a write that went in part, the file is

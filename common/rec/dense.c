@@ -2,6 +2,7 @@
 /* dense.c: encoding runs of records densely and back (dense.h). */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "rec.h"
@@ -80,16 +81,72 @@ rec_dense_put(struct rec_dense_enc *e, const void *rec, size_t len,
 	return put_one(e, rec, len, out);
 }
 
-ssize_t
-rec_dense_encode_part(const void *recs, size_t len, void *out, size_t cap,
-		      size_t *used, size_t *nrec)
+/*
+ * Whether the short record of ns slots at s (within its run) is what
+ * put_one writes for the record of header h after a record of time prev,
+ * given that its slots decode to the record's: the same word (its form
+ * the one put_one chooses) and the same delta.
+ */
+static inline int
+same_short(const struct rec_hdr *h, uint64_t prev, const unsigned char *s,
+	   size_t ns)
 {
-	const unsigned char *p = recs;
-	unsigned char *o = out;
+	uint32_t w = ld32(s), ebias = (uint32_t)h->eid + REC_EID_BIAS, acc = 0;
+	int64_t d = (int64_t)(h->ts - prev);
+	size_t i;
+
+	if ((h->cls | h->attr) >= 16 || ebias >= EID_LIMIT ||
+	    (w & ~3u) != ((uint32_t)ns << 2 | (uint32_t)h->cls << 6 |
+	    (uint32_t)h->attr << 10 | ebias << EID_SHIFT) ||
+	    d != (int32_t)ld32(s + 4))
+		return 0;
+	if ((w & 3) == FORM_SIGNED)
+		return 1;
+	/* Unsigned: put_one takes it only if a slot is not sign-extended. */
+	for (i = 0; i < ns; i++)
+		acc |= ld32(s + 8 + 4 * i);
+	return acc >> 31;
+}
+
+/* The bytes of the record at s[0..n) and, in *rl, its decoded length;
+ * 0 if there is no whole record there. */
+static inline size_t
+src_rec(const unsigned char *s, size_t n, size_t *rl)
+{
+	uint32_t w;
+	uint16_t l;
+	size_t ns;
+
+	if (n < 4)
+		return 0;
+	w = ld32(s);
+	if ((w & 2) == 0) {
+		ns = (w >> 2) & 15;
+		*rl = 16 + 8 * ns;
+		return n >= 8 + 4 * ns ? 8 + 4 * ns : 0;
+	}
+	if (w != FORM_LONG || n < 4 + sizeof(struct rec_hdr))
+		return 0;
+	memcpy(&l, s + 4, 2);
+	*rl = l;
+	return n - 4 >= l ? 4 + (size_t)l : 0;
+}
+
+/*
+ * rec_dense_encode_part's and rec_dense_recode_part's work: with src,
+ * each short record of src still right (same_short) is copied (in
+ * stretches), the others encoded.
+ */
+static inline ssize_t
+encode_from(const unsigned char *p, size_t len, const unsigned char *src,
+	    size_t slen, unsigned char *o, size_t cap, size_t *used,
+	    size_t *sused, size_t *nrec)
+{
 	struct rec_dense_enc e;
+	struct rec_hdr h;
 	uint64_t ts = 0;
-	size_t off = 0, pos, k = 0;
-	uint16_t rl;
+	size_t off = 0, pos, k = 0, sp = 0, sl, rl, cs = 0, cn = 0;
+	uint16_t l;
 
 	*used = 0;
 	if (nrec != NULL)
@@ -104,23 +161,192 @@ rec_dense_encode_part(const void *recs, size_t len, void *out, size_t cap,
 	while (off < len) {
 		if (len - off < sizeof(struct rec_hdr))
 			goto bad;
-		memcpy(&rl, p + off, 2);
-		if (rl < sizeof(struct rec_hdr) || rl % REC_ALIGN != 0 ||
-		    rl > REC_MAX || rl > len - off)
+		memcpy(&l, p + off, 2);
+		if (l < sizeof(struct rec_hdr) || l % REC_ALIGN != 0 ||
+		    l > REC_MAX || l > len - off)
 			goto bad;
-		if (cap - pos < (size_t)rl + 4)
+		if (cap - pos < (size_t)l + 4)
 			break;
-		pos += put_one(&e, p + off, rl, o + pos);
-		off += rl;
+		if (src != NULL) {
+			sl = src_rec(src + sp, slen - sp, &rl);
+			if (sl == 0 || rl != l) {
+				/* src does not follow the records. */
+				memcpy(o + pos - cn, src + cs, cn);
+				cn = 0;
+				src = NULL;
+				sp = SIZE_MAX;
+			} else {
+				memcpy(&h, p + off, sizeof h);
+				if ((ld32(src + sp) & 2) == 0 &&
+				    same_short(&h, e.prev, src + sp,
+				    (sl - 8) / 4)) {
+					if (cn == 0)
+						cs = sp;
+					cn += sl;
+					e.prev = h.ts;
+					pos += sl;
+					sp += sl;
+					off += l;
+					k++;
+					continue;
+				}
+				sp += sl;
+			}
+		}
+		if (cn != 0) {
+			memcpy(o + pos - cn, src + cs, cn);
+			cn = 0;
+		}
+		pos += put_one(&e, p + off, l, o + pos);
+		off += l;
 		k++;
 	}
+	if (cn != 0)
+		memcpy(o + pos - cn, src + cs, cn);
 	*used = off;
+	if (sused != NULL)
+		*sused = sp;
 	if (nrec != NULL)
 		*nrec = k;
 	return (ssize_t)pos;
 bad:
 	errno = EINVAL;
 	return -1;
+}
+
+ssize_t
+rec_dense_encode_part(const void *recs, size_t len, void *out, size_t cap,
+		      size_t *used, size_t *nrec)
+{
+	return encode_from(recs, len, NULL, 0, out, cap, used, NULL, nrec);
+}
+
+ssize_t
+rec_dense_recode_part(const void *recs, size_t len, const void *src,
+		      size_t slen, void *out, size_t cap, size_t *used,
+		      size_t *sused, size_t *nrec)
+{
+	return encode_from(recs, len, src, slen, out, cap, used, sused, nrec);
+}
+
+ssize_t
+rec_dense_copy_part(const void *recs, size_t len, const void *src,
+		    size_t slen, int one, void *out, size_t cap, size_t *used,
+		    size_t *sused, size_t *nrec)
+{
+	const unsigned char *p = recs, *s = src;
+	unsigned char *o = out;
+	struct rec_dense_enc e;
+	size_t off, pos, k = 1, sp, sl, rl, ns, cs, cpos, last = 0;
+	uint64_t ts;
+	uint32_t w;
+	uint16_t l;
+	ssize_t n;
+
+	if (len == 0 || cap < REC_DENSE_BASE)
+		return encode_from(p, len, NULL, 0, o, cap, used, sused, nrec);
+	memcpy(&l, p, 2);
+	sl = src_rec(s, slen, &rl);
+	if (len < sizeof(struct rec_hdr) || sl == 0 || rl != l ||
+	    l < sizeof(struct rec_hdr) || l % REC_ALIGN != 0 || l > REC_MAX ||
+	    l > len)
+		goto other;
+	memcpy(&ts, p + offsetof(struct rec_hdr, ts), 8);
+	pos = rec_dense_begin(&e, o, ts);
+	if (cap - pos < (size_t)l + 4) {
+		*used = *sused = 0;
+		if (nrec != NULL)
+			*nrec = 0;
+		return (ssize_t)pos;
+	}
+	/* The first record: its delta is now from the base. */
+	pos += put_one(&e, p, l, o + pos);
+	off = l;
+	sp = sl;
+	cs = sp;
+	cpos = pos;
+	/* All short of one length (half theirs decoded): as many as fit,
+	 * reckoned. */
+	if (one && (ld32(s) & 2) == 0 && rl == 2 * sl) {
+		k = (len - off) / rl;
+		if ((slen - sp) / sl < k || (len - off) % rl != 0)
+			goto other;
+		if (cap - pos < rl + 4)
+			k = 0;
+		else if ((cap - pos - rl - 4) / sl + 1 < k)
+			k = (cap - pos - rl - 4) / sl + 1;
+		memcpy(o + pos, s + sp, k * sl);
+		*used = off + k * rl;
+		*sused = sp + k * sl;
+		if (nrec != NULL)
+			*nrec = 1 + k;
+		return (ssize_t)(pos + k * sl);
+	}
+	/* The others: short ones copied as they are (their deltas are the
+	 * same), long ones (their ts whole) encoded. */
+	while (off < len) {
+		if (slen - sp < 4)
+			goto other;
+		w = ld32(s + sp);
+		if ((w & 2) == 0) {
+			ns = (w >> 2) & 15;
+			sl = 8 + 4 * ns;
+			rl = 16 + 8 * ns;
+			if (sl > slen - sp || rl > len - off)
+				goto other;
+			if (cap - pos < rl + 4)
+				break;
+			last = off;
+			pos += sl;
+			sp += sl;
+			off += rl;
+			k++;
+			continue;
+		}
+		memcpy(&l, p + off, 2);
+		sl = src_rec(s + sp, slen - sp, &rl);
+		if (sl == 0 || rl != l || l < sizeof(struct rec_hdr) ||
+		    l > len - off)
+			goto other;
+		if (cap - pos < (size_t)l + 4)
+			break;
+		memcpy(o + cpos, s + cs, pos - cpos);
+		memcpy(&e.prev, p + last + offsetof(struct rec_hdr, ts), 8);
+		pos += put_one(&e, p + off, l, o + pos);
+		last = off;
+		sp += sl;
+		off += l;
+		k++;
+		cs = sp;
+		cpos = pos;
+	}
+	memcpy(o + cpos, s + cs, pos - cpos);
+	*used = off;
+	*sused = sp;
+	if (nrec != NULL)
+		*nrec = k;
+	return (ssize_t)pos;
+other:
+	/* src does not follow: encoded. */
+	n = encode_from(p, len, NULL, 0, o, cap, used, NULL, nrec);
+	*sused = SIZE_MAX;
+	return n;
+}
+
+ssize_t
+rec_dense_skip(const void *src, size_t slen, size_t dec)
+{
+	const unsigned char *s = src;
+	size_t sp = 0, done = 0, sl, rl;
+
+	while (done < dec) {
+		if ((sl = src_rec(s + sp, slen - sp, &rl)) == 0 ||
+		    rl > dec - done)
+			return -1;
+		sp += sl;
+		done += rl;
+	}
+	return (ssize_t)sp;
 }
 
 ssize_t
@@ -137,19 +363,37 @@ rec_dense_encode(const void *recs, size_t len, void *out, size_t cap)
 	return n;
 }
 
-/* Walks in[0..n); with out, decodes into out[0..cap).  Returns the
- * decoded length, or -1. */
+/* Whether put_one would write the record r (len bytes) short after a
+ * record of time prev (asked of long records only: seldom). */
+static int
+fits_short(const unsigned char *r, size_t len, uint64_t prev)
+{
+	unsigned char o[REC_MAX + 4];
+	struct rec_dense_enc e = { prev };
+
+	put_one(&e, r, len, o);
+	return (ld32(o) & 2) == 0;
+}
+
+/* Walks in[0..n); with out, decodes into out[0..cap), and with canon
+ * says in *canon whether every record is as put_one writes it
+ * (REC_DENSE_CANON) and whether all are short of one header word
+ * (REC_DENSE_ONE).  Returns the decoded length, or -1. */
 static ssize_t
-walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
+walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
+     int *canon)
 {
 	size_t pos = REC_DENSE_BASE, olen = 0, ns, i;
 	uint64_t prev, v;
-	uint32_t w;
+	uint32_t w, acc, w0, one = 1;
 	struct rec_hdr h;
 	unsigned char *o;
 
 	if (n < REC_DENSE_BASE)
 		return -1;
+	if (canon != NULL)
+		*canon = REC_DENSE_CANON;
+	w0 = n - pos >= 4 ? ld32(in + pos) | 3 : 0;
 	memcpy(&prev, in, 8);
 	while (pos < n) {
 		if (n - pos < 4)
@@ -160,6 +404,7 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
 			if (n - pos < 8 + 4 * ns)
 				return -1;
 			prev += (uint64_t)(int64_t)(int32_t)ld32(in + pos + 4);
+			one &= (w | 3) == w0;
 			if (out != NULL) {
 				if (cap - olen < 16 + 8 * ns)
 					return -1;
@@ -177,11 +422,16 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
 						    ld32(in + pos + 8 + 4 * i);
 						memcpy(o + 16 + 8 * i, &v, 8);
 					}
-				else
-					for (i = 0; i < ns; i++) {
+				else {
+					/* Written signed if it could be. */
+					for (i = 0, acc = 0; i < ns; i++) {
 						v = ld32(in + pos + 8 + 4 * i);
+						acc |= (uint32_t)v;
 						memcpy(o + 16 + 8 * i, &v, 8);
 					}
+					if (canon != NULL && (acc >> 31) == 0)
+						*canon &= ~REC_DENSE_CANON;
+				}
 			}
 			pos += 8 + 4 * ns;
 			olen += 16 + 8 * ns;
@@ -197,22 +447,35 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap)
 			if (cap - olen < h.len)
 				return -1;
 			memcpy(out + olen, in + pos + 4, h.len);
+			if (canon != NULL &&
+			    fits_short(in + pos + 4, h.len, prev))
+				*canon &= ~REC_DENSE_CANON;
 		}
+		one = 0;
 		prev = h.ts;
 		pos += 4 + h.len;
 		olen += h.len;
 	}
+	if (canon != NULL && one && olen > 0)
+		*canon |= REC_DENSE_ONE;
 	return (ssize_t)olen;
 }
 
 ssize_t
 rec_dense_len(const void *in, size_t n)
 {
-	return walk(in, n, NULL, 0);
+	return walk(in, n, NULL, 0, NULL);
 }
 
 ssize_t
 rec_dense_decode(const void *in, size_t n, void *out, size_t cap)
 {
-	return walk(in, n, out, cap);
+	return walk(in, n, out, cap, NULL);
+}
+
+ssize_t
+rec_dense_decode_canon(const void *in, size_t n, void *out, size_t cap,
+		       int *canon)
+{
+	return walk(in, n, out, cap, canon);
 }

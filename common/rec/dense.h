@@ -68,6 +68,40 @@ ssize_t rec_dense_encode(const void *recs, size_t len, void *out,
 ssize_t rec_dense_encode_part(const void *recs, size_t len, void *out,
 			      size_t cap, size_t *used, size_t *nrec);
 
+/*
+ * What rec_dense_encode_part(recs, len, out, cap, used, nrec) writes,
+ * made from src[0..slen) where it can: the records of a dense run from
+ * one of them on (no base), whose bytes decode to those of recs but for
+ * their ts (a run as it came, before its times were converted).  A short
+ * record of src whose delta is still right is copied, in stretches; the
+ * others (the first, a long one, one whose time moved otherwise than the
+ * one before it) are encoded.  *sused: the bytes of src that held the
+ * records used, or SIZE_MAX if src did not follow recs (its records'
+ * lengths differ: the rest was encoded).  Returns as
+ * rec_dense_encode_part does.
+ */
+ssize_t rec_dense_recode_part(const void *recs, size_t len, const void *src,
+			      size_t slen, void *out, size_t cap, size_t *used,
+			      size_t *sused, size_t *nrec);
+
+/*
+ * The same as rec_dense_recode_part when src is as rec_dense_decode_canon
+ * says canonical and every record of recs after the first moved by as
+ * much as the one before it (their deltas in src are theirs), without
+ * looking at them: the first record and the long ones are encoded, the
+ * short ones copied as they are.  Checks only that src's records have
+ * recs' lengths (else all is encoded, *sused SIZE_MAX).  With one (the
+ * run was REC_DENSE_ONE), its records are not even walked: how many fit
+ * is reckoned from their one length.
+ */
+ssize_t rec_dense_copy_part(const void *recs, size_t len, const void *src,
+			    size_t slen, int one, void *out, size_t cap,
+			    size_t *used, size_t *sused, size_t *nrec);
+
+/* The bytes of src[0..slen) (records of a dense run, no base) that decode
+ * to its first dec bytes, or -1 if no record ends there. */
+ssize_t rec_dense_skip(const void *src, size_t slen, size_t dec);
+
 /* The length the dense run in[0..n) (untrusted) decodes to, or -1 if it
  * is malformed (cut short, a bad form, a long record of a bad length). */
 ssize_t rec_dense_len(const void *in, size_t n);
@@ -78,5 +112,14 @@ ssize_t rec_dense_len(const void *in, size_t n);
  * run is malformed or out too small (rec_dense_len says how much).
  */
 ssize_t rec_dense_decode(const void *in, size_t n, void *out, size_t cap);
+
+/* rec_dense_decode, and in *canon: REC_DENSE_CANON if every record of
+ * the run is as the encoder writes it (the run itself may have another
+ * base), REC_DENSE_ONE if there are records, all short, all of one
+ * header (length, class, attribute, eid). */
+#define REC_DENSE_CANON	1
+#define REC_DENSE_ONE	2
+ssize_t rec_dense_decode_canon(const void *in, size_t n, void *out,
+			       size_t cap, int *canon);
 
 #endif /* GRM_REC_DENSE_H */

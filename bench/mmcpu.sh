@@ -1,0 +1,75 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# bench/mmcpu.sh: mainmon's CPU per record on the same input, for one build
+# or several in turn (doc/PERFORMANCE.md, issue 18): a binary trace of
+# MMCPU_EVENTS (default 10000000) events of one thread (test/e2e_writer:
+# two integers each, 16 bytes dense; and its few own) is recorded once with the first
+# build, then sent by that build's `prove replay --speed 0` (on CPU 0)
+# into each build's `mainmon -f bin` writing a file (on CPU 1, its CPU
+# counted by `perf stat -e task-clock`), the builds alternating,
+# MMCPU_RUNS (default 5) rounds; every record must be in each file.
+# Prints one line a run and the medians.  Asserts nothing; never part of
+# make check.  Usage: bench/mmcpu.sh BUILDDIR [BUILDDIR...]
+# (MMCPU_DIR: where the files go, default a new folder in TMPDIR).
+set -eu
+me=mmcpu.sh
+[ $# -ge 1 ] || { echo "usage: $me BUILDDIR [BUILDDIR...]" >&2; exit 2; }
+n=${MMCPU_EVENTS:-10000000}
+runs=${MMCPU_RUNS:-5}
+command -v perf > /dev/null || { echo "$me: SKIP: no perf" >&2; exit 77; }
+b0=$(cd "$1" && pwd)
+dir=$(mktemp -d "${MMCPU_DIR:-${TMPDIR:-/tmp}}/grm-mmcpu.XXXXXX")
+tmp=$dir
+mm_pid=
+export GRM_RUNDIR="$tmp/run"
+. "$(dirname "$0")/lib.sh"
+trap bench_cleanup EXIT INT TERM
+mkdir -m 700 "$GRM_RUNDIR"
+
+# mm_start BUILD FILE [CMD...]: start_mm of BUILD's mainmon, -f bin.
+mm_start() {
+	b=$1 mf=$2
+	shift 2
+	start_mm "$mf" bin "$@"
+	[ -n "$id" ] || { echo "$me: mainmon printed no identifier" >&2; exit 1; }
+}
+mm_stop() {
+	"$b/mainmon/grmctl" "$id" stop > /dev/null
+	wait "$mm_pid" || true
+	mm_pid=
+}
+
+# The input, once.
+touch "$tmp/go"
+mm_start "$b0" "$tmp/in.bin"
+GRM_MM=$id GRM_LOCALMON="$b0/localmon/localmon" taskset -c 0 \
+    "$b0/test/e2e_writer" 1 "$n" "$tmp/half" "$tmp/go" > /dev/null
+mm_stop
+n=$("$b0/test/tcheck" "$tmp/in.bin" count)	# the writer's few more
+echo "== $n records of one thread, replayed into mainmon -f bin, $runs rounds; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+r=1
+while [ "$r" -le "$runs" ]; do
+	for bb in "$@"; do
+		bb=$(cd "$bb" && pwd)
+		rm -f "$tmp/out.bin.idx"
+		mm_start "$bb" "$tmp/out.bin" taskset -c 1 perf stat -x, \
+		    -e task-clock -o "$tmp/stat"
+		taskset -c 0 "$b0/prove/prove" replay "$tmp/in.bin" \
+		    --to "$id" --speed 0 > /dev/null
+		mm_stop
+		got=$("$b0/test/tcheck" "$tmp/out.bin" count)
+		[ "$got" -eq "$n" ] || { echo "$me: $bb wrote $got records, not $n" >&2; exit 1; }
+		ms=$(awk -F, '/task-clock/ { print $1 }' "$tmp/stat")
+		echo "$bb $ms" | awk -v n="$n" \
+		    '{ printf "%s: mainmon %.1f ns/record\n", $1, $2 * 1e6 / n }' |
+		    tee -a "$tmp/figures"
+	done
+	r=$((r + 1))
+done
+echo "== medians; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+for bb in "$@"; do
+	bb=$(cd "$bb" && pwd)
+	grep "^$bb: " "$tmp/figures" | awk '{ print $3 }' | sort -n |
+	    awk -v b="$bb" '{ v[NR] = $1 } END { printf "%s: median %.1f ns/record of mainmon CPU over %d runs\n", b, v[int((NR + 1) / 2)], NR }'
+done
