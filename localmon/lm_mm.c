@@ -145,6 +145,7 @@ static void
 lm_mm_drop(struct lm *lm)
 {
 	loop_disarm(lm->hs_timer);
+	lm_fire_drop(lm);
 	peer_free(lm->mm);
 	lm->mm = NULL;
 	lm->mm_state = LM_LINK_DOWN;
@@ -319,6 +320,8 @@ lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 		}
 		return 0;
 	}
+	/* A long collection: firings go out meanwhile, on the fire link. */
+	lm_fire_poll(ec->lm);
 	if (lm_send_data(ec->lm, pid, tid, session, seq, off, data, len) != 0) {
 		ec->err = 1;
 		return -1;
@@ -826,6 +829,7 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		log_debug("connected to %s", lm->mm_id);
 		send_known(lm);
 		lm_plan_scan(lm);
+		lm_fire_connect(lm);
 		if (lm->outstanding > 0)
 			lm->push_wanted = lm->push_wanted || lm->exiting;
 		else if (lm->spill_bytes > 0)
@@ -903,9 +907,12 @@ push_timer_cb(void *arg)
 {
 	struct lm *lm = arg;
 
-	/* A firing whose note was lost (the socket full) goes now. */
-	if (!lm->finished)
+	/* A firing whose note was lost (the socket full) goes now; a fire
+	 * link lost is made again. */
+	if (!lm->finished) {
 		lm_plan_scan(lm);
+		lm_fire_connect(lm);
+	}
 	if (lm->finished || lm->seg == NULL || lm->exiting ||
 	    lm->mm_state != LM_LINK_READY || lm->spill_bytes > 0 ||
 	    lm->ndeferred > 0 || lm->pause.on)

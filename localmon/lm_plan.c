@@ -133,7 +133,9 @@ lm_plan_scan(struct lm *lm)
 		wire_put_u32(&w, (uint32_t)eid);
 		wire_put_u64(&w, ts);
 		wire_put_u64(&w, missed);
-		peer_send(lm->mm, WIRE_FIRE, buf, w.len, NULL, 0);
+		/* The fire link, not behind the data; else with it. */
+		if (lm_fire_send(lm, buf, w.len) != 0)
+			peer_send(lm->mm, WIRE_FIRE, buf, w.len, NULL, 0);
 	}
 }
 

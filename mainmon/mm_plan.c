@@ -678,6 +678,101 @@ until_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
 		mm_plan_send(mm, NULL);
 }
 
+/*
+ * Firings taken by mm_plan_poll whose rule snapshots or rotates: run at
+ * the loop's next turn, not inside the work that polled (a rotate would
+ * change the file under the records being written).  At most
+ * PLAN_LATER_MAX wait; more are dropped (logged).
+ */
+#define PLAN_LATER_MAX	64
+struct mm_plan_later {
+	struct loop_ev	*ev;
+	unsigned	n;
+	uint64_t	dropped;
+	struct {
+		uint32_t	rule;
+		struct trig	t;
+	} q[PLAN_LATER_MAX];
+};
+
+static void
+later_cb(void *arg)
+{
+	struct mm *mm = arg;
+	struct mm_plan_later *l = mm->plan_later;
+	struct mm_plan *p;
+	unsigned i;
+
+	if (l->dropped > 0)
+		log_warn("plan: %llu firings dropped (more than %d at once "
+		    "while a batch was written)", (unsigned long long)
+		    l->dropped, PLAN_LATER_MAX);
+	l->dropped = 0;
+	for (i = 0; i < l->n; i++) {
+		for (p = mm->plans; p != NULL && p->n != l->q[i].rule;
+		    p = p->next)
+			;
+		if (p != NULL)
+			plan_fire(mm, p, &l->q[i].t);
+	}
+	l->n = 0;
+}
+
+/* 1 if p's actions must not run inside the work that polled. */
+static int
+acts_later(const struct mm_plan *p)
+{
+	unsigned i;
+
+	for (i = 0; i < p->rule->nact; i++)
+		if (p->rule->act[i].kind == PLAN_D_SNAPSHOT ||
+		    p->rule->act[i].kind == PLAN_D_ROTATE)
+			return 1;
+	return 0;
+}
+
+/* Fires p for t at the loop's next turn. */
+static void
+fire_later(struct mm *mm, struct mm_plan *p, const struct trig *t)
+{
+	struct mm_plan_later *l = mm->plan_later;
+
+	if (l == NULL) {
+		if ((l = calloc(1, sizeof *l)) == NULL ||
+		    (l->ev = loop_timer(mm->base, later_cb, mm)) == NULL) {
+			free(l);
+			log_warn("plan %u: out of memory: a firing dropped",
+			    p->n);
+			return;
+		}
+		mm->plan_later = l;
+	}
+	if (l->n == PLAN_LATER_MAX) {
+		l->dropped++;
+		return;
+	}
+	l->q[l->n].rule = p->n;
+	l->q[l->n++].t = *t;
+	loop_soon(l->ev);
+}
+
+/* The ready LM connection whose clock converts c's FIREs: c, or for a
+ * fire link the connection of the same LM (host and pid); NULL if that
+ * LM is not connected now. */
+static struct mm_conn *
+fire_owner(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_conn *k;
+
+	if (c->state != MM_CONN_FIRE)
+		return c;
+	for (k = mm->conns; k != NULL; k = k->next)
+		if (k->state == MM_CONN_READY && k->node == c->node &&
+		    k->lm_pid == c->lm_pid)
+			return k;
+	return NULL;
+}
+
 int
 mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
@@ -705,13 +800,55 @@ mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	    !trig_watched(tr) || t.eid != (tr->kind == PLAN_W_BLOCK ?
 	    REC_EID_BLOCK_END : tr->eid))
 		return 0;
+	if ((c = fire_owner(mm, c)) == NULL) {
+		log_info("plan %u: a firing from a local monitor no longer "
+		    "connected: dropped", p->n);
+		return 0;
+	}
 	t.node = c->node;
 	t.ts = mm_conv(c, t.ts);
 	if (rule & UNTIL_ROW)
 		until_fire(mm, p, &t);
+	else if (mm->plan_polling && acts_later(p))
+		fire_later(mm, p, &t);
 	else
 		plan_fire(mm, p, &t);
 	return 0;
+}
+
+/* A message of a fire link while mainmon is busy: a FIRE is taken (and
+ * fired); anything else is left to the link's dispatch. */
+static int
+take_fire(struct peer *pe, uint16_t type, struct wire_rd *msg, void *arg)
+{
+	struct mm_conn *c = arg;
+	char why[160];
+
+	(void)pe;
+	if (wire_check(type, WIRE_BY_FIRE, WIRE_BY_MM, WIRE_ST_READY,
+	    wire_rd_left(msg), why, sizeof why) != 0 || type != WIRE_FIRE)
+		return 0;
+	return mm_plan_fire(c->mm, c, msg) == 0;
+}
+
+void
+mm_plan_poll(struct mm *mm)
+{
+	struct mm_conn *c;
+	uint64_t now;
+
+	if (mm->plan_polling || mm->plans == NULL)
+		return;
+	now = clk_mono_ns();
+	if (now - mm->plan_polled < MM_PLAN_POLL_NS)
+		return;
+	mm->plan_polled = now;
+	/* take_fire frees no connection: the list stays as it is. */
+	mm->plan_polling = 1;
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (c->state == MM_CONN_FIRE)
+			(void)peer_poll(c->p, take_fire, c);
+	mm->plan_polling = 0;
 }
 
 /*
@@ -1103,4 +1240,8 @@ mm_plan_free(struct mm *mm)
 		loop_ev_free(mm->plan_q->ev);
 	free(mm->plan_q);
 	mm->plan_q = NULL;
+	if (mm->plan_later != NULL)
+		loop_ev_free(mm->plan_later->ev);
+	free(mm->plan_later);
+	mm->plan_later = NULL;
 }

@@ -169,6 +169,53 @@ peer_sock_stamps(int fd)
 		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
 }
 
+/*
+ * peer_poll: whole messages of p's input (after reading what the socket
+ * holds) handed to fn while it takes them.  Never p's death: a message
+ * not taken, its framing bad or not, stays for the read callback.
+ */
+int
+peer_poll(struct peer *p, peer_take_fn fn, void *arg)
+{
+	struct evbuffer *in;
+	unsigned char hdr[WIRE_HDR], *body;
+	struct wire_rd rd;
+	const char *why;
+	uint16_t type;
+	uint32_t len;
+	int n = 0;
+
+	if (p->dead || p->freed || p->in_dispatch)
+		return 0;
+	in = bufferevent_get_input(p->bev);
+	peer_read_more(p, in);
+	p->in_dispatch = 1;
+	while (!p->freed && evbuffer_get_length(in) >= WIRE_HDR) {
+		evbuffer_copyout(in, hdr, WIRE_HDR);
+		if (wire_parse_header(hdr, &type, &len, &why) != 0 ||
+		    len > p->max ||
+		    evbuffer_get_length(in) < WIRE_HDR + (size_t)len)
+			break;
+		body = evbuffer_pullup(in, WIRE_HDR + (ev_ssize_t)len);
+		if (body == NULL)
+			break;
+		wire_rd_init(&rd, body + WIRE_HDR, len);
+		if (!fn(p, type, &rd, arg))
+			break;
+		evbuffer_drain(in, WIRE_HDR + (size_t)len);
+		n++;
+	}
+	p->in_dispatch = 0;
+	if (p->freed) {
+		peer_destroy(p);
+		return n;
+	}
+	/* What is left waits for no more bytes: the dispatch runs soon. */
+	if (evbuffer_get_length(in) > 0)
+		bufferevent_trigger(p->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
+	return n;
+}
+
 static void
 peer_read_cb(struct bufferevent *bev, void *arg)
 {
@@ -522,6 +569,31 @@ peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
 	*t = p->clock != NULL ? p->clock() : clk_mono_ns();
 	wire_put_u64(&w, *t);
 	n = 0;
+	if (evbuffer_get_length(out) == 0) {
+		n = send(bufferevent_getfd(p->bev), buf, len,
+		    MSG_DONTWAIT | MSG_NOSIGNAL);
+		/* An error is the connection's: its next write tells. */
+		if (n < 0)
+			n = 0;
+	}
+	return (size_t)n == len ? 0 :
+	    evbuffer_add(out, buf + n, len - (size_t)n);
+}
+
+int
+peer_send_now(struct peer *p, uint16_t type, const void *a, size_t alen)
+{
+	unsigned char buf[WIRE_HDR + 64];
+	struct evbuffer *out;
+	size_t len = WIRE_HDR + alen;
+	ssize_t n = 0;
+
+	if (p->dead || p->freed || alen > 64)
+		return -1;
+	out = bufferevent_get_output(p->bev);
+	wire_header(buf, type, (uint32_t)alen);
+	if (alen > 0)
+		memcpy(buf + WIRE_HDR, a, alen);
 	if (evbuffer_get_length(out) == 0) {
 		n = send(bufferevent_getfd(p->bev), buf, len,
 		    MSG_DONTWAIT | MSG_NOSIGNAL);
