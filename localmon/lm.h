@@ -256,6 +256,9 @@ void lm_clients_resume_all(struct lm *lm);
 void lm_clients_each(struct lm *lm, void (*fn)(struct lm *, uint32_t));
 
 /* lm_mm.c */
+/* The CONTROL and SIGNAL messages at the head of the MM's input, applied
+ * now (lm_fire_poll). */
+void lm_mm_poll(struct lm *lm);
 /* The LM exits with everything delivered: BYE to the MM, then
  * lm_finish once it is written (at once if the MM is not there). */
 void lm_bye(struct lm *lm);
@@ -457,7 +460,9 @@ void lm_fire_drop(struct lm *lm);
  * link carries it then). */
 int lm_fire_send(struct lm *lm, const void *buf, size_t len);
 /* From a long piece of work (a collection): at most every
- * LM_FIRE_POLL_NS, the firing slots sent on the fire link now. */
+ * LM_FIRE_POLL_NS, the firing slots sent on the fire link now, and the
+ * MM's CONTROL and SIGNAL waiting at the head of the data link applied
+ * (lm_mm_poll). */
 #define LM_FIRE_POLL_NS	1000000u
 void lm_fire_poll(struct lm *lm);
 /* lm_clients.c: 1 if process pid is attached to this LM now. */

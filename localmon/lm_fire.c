@@ -91,13 +91,12 @@ lm_fire_send(struct lm *lm, const void *buf, size_t len)
 void
 lm_fire_poll(struct lm *lm)
 {
-	uint64_t now;
+	uint64_t now = clk_mono_ns();
 
-	if (!lm->fire_ready)
-		return;
-	now = clk_mono_ns();
 	if (now - lm->fire_polled < LM_FIRE_POLL_NS)
 		return;
 	lm->fire_polled = now;
-	lm_plan_scan(lm);
+	if (lm->fire_ready)
+		lm_plan_scan(lm);
+	lm_mm_poll(lm);
 }

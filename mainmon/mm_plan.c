@@ -836,6 +836,7 @@ mm_plan_poll(struct mm *mm)
 {
 	struct mm_conn *c;
 	uint64_t now;
+	int n = 0;
 
 	if (mm->plan_polling || mm->plans == NULL)
 		return;
@@ -847,8 +848,13 @@ mm_plan_poll(struct mm *mm)
 	mm->plan_polling = 1;
 	for (c = mm->conns; c != NULL; c = c->next)
 		if (c->state == MM_CONN_FIRE)
-			(void)peer_poll(c->p, take_fire, c);
+			n += peer_poll(c->p, take_fire, c);
 	mm->plan_polling = 0;
+	/* What the firings sent the LMs (CONTROL, SIGNAL) goes now, not
+	 * after the work. */
+	for (c = mm->conns; n > 0 && c != NULL; c = c->next)
+		if (MM_IS_LM(c))
+			peer_flush(c->p);
 }
 
 /*

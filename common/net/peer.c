@@ -605,6 +605,25 @@ peer_send_now(struct peer *p, uint16_t type, const void *a, size_t alen)
 	    evbuffer_add(out, buf + n, len - (size_t)n);
 }
 
+void
+peer_flush(struct peer *p)
+{
+	struct evbuffer *out;
+
+	if (p->dead || p->freed)
+		return;
+	out = bufferevent_get_output(p->bev);
+	if (evbuffer_get_length(out) == 0)
+		return;
+	/* The bufferevent keeps its output's start frozen between its own
+	 * writes: thawed for this one, as it does.  An error is the
+	 * connection's: its next write tells. */
+	evbuffer_unfreeze(out, 1);
+	(void)evbuffer_write_atmost(out, bufferevent_getfd(p->bev),
+	    PEER_IO_MAX);
+	evbuffer_freeze(out, 1);
+}
+
 int
 peer_send_hello(struct peer *p, struct auth_client *a,
 		const unsigned char token[MMID_TOKEN_LEN], uint32_t role,

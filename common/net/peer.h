@@ -54,6 +54,10 @@ int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
  */
 int peer_send_now(struct peer *p, uint16_t type, const void *a,
 		  size_t alen);
+/* Writes what is queued for p now, as much as the socket takes without
+ * waiting (the rest at the loop's next turn): messages sent from inside a
+ * long piece of work (a plan's CONTROL or SIGNAL) do not wait for it. */
+void peer_flush(struct peer *p);
 /*
  * For a daemon busy in a long piece of work (mainmon writing a batch),
  * the messages of another peer that cannot wait for the loop: reads
