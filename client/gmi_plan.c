@@ -4,6 +4,7 @@
  * written, and a match handed to the LM through the row's firing slot. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gmi_int.h"
 #include "plan/plan.h"
@@ -112,20 +113,52 @@ row_ok(const struct seg_plan_row *r)
 	return 1;
 }
 
-void
-gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch)
+/* The switches of switch row r (copied) that are this process's, into
+ * sw (enum gmi_sw); the row's other switches are other processes'. */
+static void
+row_switches(const struct seg_plan_row *r, uint32_t pid, struct gmi_sw *sw)
 {
-	uint32_t n, i, k = 0, blocks = 0;
+	const struct seg_plan_insn *in;
+	uint32_t *w, b;
+	unsigned i;
+
+	if (r->ninsn > SEG_PLAN_INSNS)
+		return;
+	for (i = 0; i < r->ninsn; i++) {
+		in = &r->insn[i];
+		if (in->len != pid || in->op > SEG_SW_ON)
+			continue;
+		if (in->field == SEG_SW_TYPE && in->value >= -REC_EID_BIAS &&
+		    in->value < (int64_t)REC_EID_BITS - REC_EID_BIAS) {
+			b = REC_EID_BIT(in->value);
+			w = in->op == SEG_SW_ON ? sw->eid_on : sw->eid_off;
+		} else if (in->field == SEG_SW_CLASS && in->value >= 0 &&
+		    in->value <= 254) {
+			b = (uint32_t)in->value;
+			w = in->op == SEG_SW_ON ? sw->cls_on : sw->cls_off;
+		} else
+			continue;
+		w[b / 32] |= 1u << (b % 32);
+	}
+}
+
+void
+gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch, struct gmi_sw *sw)
+{
+	uint32_t n, i, k = 0, blocks = 0, pid = (uint32_t)getpid();
 
 	n = *(const volatile uint32_t *)&s->plan_rows;
 	if (n > SEG_PLAN_ROWS)
 		n = 0;
 	atomic_store_explicit(&gmi_nrows, 0, memory_order_release);
 	memcpy(gmi_strs, s->plan_strs, sizeof gmi_strs);
+	memset(sw, 0, sizeof *sw);
 	for (i = 0; i < n; i++) {
 		memcpy(&gmi_rows[k], &s->plan[i], sizeof gmi_rows[k]);
 		gmi_slot[k] = i;
-		if (row_ok(&gmi_rows[k]))
+		if (gmi_rows[k].kind == SEG_ROW_SWITCH)
+			row_switches(&gmi_rows[k], pid, sw);
+		else if (row_ok(&gmi_rows[k]))
 			k++;
 	}
 	for (i = 0; i < REC_EID_BITS / 32; i++)

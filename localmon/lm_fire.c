@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* lm_fire.c: the LM's fire link, a second connection to its Main Monitor
  * that carries FIREs only, so that a plan's firing does not wait behind
- * the collections queued on the data connection (doc/protocol.md 1.12,
+ * the collections queued on the data connection (doc/protocol.md 1.13,
  * doc/plans.md 4.4).  Without it (not made yet, refused, gone), FIREs go
  * on the data connection as before. */
 #include <string.h>

@@ -775,8 +775,8 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 }
 
 /*
- * During a long collection: the MM's control changes and a plan's
- * signals at the head of what it sent are applied now, not after the
+ * During a long collection: the MM's control changes, plan rows and a
+ * plan's signals at the head of what it sent are applied now, not after the
  * collection (a plan's enable in effect soon after its trigger).  A
  * message that fails its checks, and every one behind it, is left to
  * the dispatch (which drops the link for it).
@@ -789,13 +789,15 @@ take_urgent(struct peer *p, uint16_t type, struct wire_rd *msg, void *arg)
 	const char *wrong;
 
 	(void)p;
-	if ((type != WIRE_CONTROL && type != WIRE_SIGNAL) ||
+	if ((type != WIRE_CONTROL && type != WIRE_SIGNAL &&
+	    type != WIRE_PLAN) ||
 	    lm->mm_state != LM_LINK_READY || wire_check(type, WIRE_BY_MM,
 	    WIRE_BY_LM, WIRE_ST_READY, wire_rd_left(msg), bad,
 	    sizeof bad) != 0)
 		return 0;
 	/* Both check the whole message before they change anything. */
 	wrong = type == WIRE_CONTROL ? apply_control(lm, msg) :
+	    type == WIRE_PLAN ? lm_plan_apply(lm, msg) :
 	    lm_plan_signal(lm, msg);
 	return wrong == NULL && wire_rd_ok(msg);
 }

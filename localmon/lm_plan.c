@@ -41,8 +41,34 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 			return "an event type out of range";
 		if (rows[i].ninsn > SEG_PLAN_INSNS)
 			return "more comparisons than a rule has";
-		if (k > SEG_ROW_RATE)
+		if (k > SEG_ROW_SWITCH)
 			return "a row of no known kind";
+		if (k == SEG_ROW_SWITCH) {
+			rows[i].kind = (uint16_t)k;
+			if (eid != 0 || rows[i].ninsn == 0)
+				return "a switch row not as its kind says";
+			for (k = 0; k < rows[i].ninsn; k++) {
+				in = &rows[i].insn[k];
+				wire_get_bytes(msg, &in->op, 1);
+				wire_get_bytes(msg, &in->field, 1);
+				wire_get_bytes(msg, &in->is_str, 1);
+				wire_get_bytes(msg, &in->pad, 1);
+				in->len = wire_get_u32(msg);
+				in->value = (int64_t)wire_get_u64(msg);
+				if (!wire_rd_ok(msg))
+					return "a switch cut short";
+				if (in->op > SEG_SW_ON || in->is_str != 0 ||
+				    in->pad != 0 || in->len == 0 ||
+				    (in->field == SEG_SW_TYPE && (in->value <
+				    -REC_EID_BIAS || in->value >=
+				    (int64_t)REC_EID_BITS - REC_EID_BIAS)) ||
+				    (in->field == SEG_SW_CLASS && (in->value <
+				    0 || in->value > 254)) ||
+				    in->field > SEG_SW_CLASS)
+					return "a switch the language has not";
+			}
+			continue;	/* watches nothing */
+		}
 		if ((k == SEG_ROW_BLOCK && (eid != REC_EID_BLOCK_END ||
 		    rows[i].ninsn != 2)) || (k == SEG_ROW_RATE &&
 		    rows[i].ninsn != 1))

@@ -524,6 +524,8 @@ struct mm {
 	struct mm_plan_later	*plan_later;
 };
 
+/* Processes one scoped enable/disable switches at most. */
+#define MM_PLAN_SW_MAX	64
 /* An enable/disable "for D" of a rule in force: the control bits it
  * changed, as they were, put back when its timer ends it. */
 struct mm_plan_undo {
@@ -537,6 +539,15 @@ struct mm_plan_undo {
 	/* until a record: when it went on (MM time); an until record
 	 * older than that ends nothing. */
 	uint64_t		since;
+	/* A rule with a scope switches its processes only (doc/plans.md
+	 * 4.4): those it switched while in force, sent to their LMs as
+	 * switch rows (SEG_ROW_SWITCH), not the control words. */
+	int			scoped;
+	unsigned		nsw;
+	struct mm_sw {
+		struct mm_node	*node;
+		uint32_t	pid;
+	}			sw[MM_PLAN_SW_MAX];
 };
 
 /* A rule of the plan, in canonical form (doc/plans.md), its parsed form

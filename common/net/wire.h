@@ -129,7 +129,7 @@ enum { WIRE_DENIED_TOKEN = 1, WIRE_DENIED_OTHER = 2 };
 
 /* Roles a HELLO gives.  FIRE: an LM's second connection, its fire link,
  * that carries its FIREs only, so that a firing does not wait behind the
- * collections on its data connection (doc/protocol.md 1.12). */
+ * collections on its data connection (doc/protocol.md 1.13). */
 enum { WIRE_ROLE_LM = 1, WIRE_ROLE_CTL = 2, WIRE_ROLE_FIRE = 3 };
 
 /* WIRE_COLLECT flags. */
