@@ -51,6 +51,9 @@ struct peer {
 	/* The kernel's CLOCK_REALTIME stamp of the latest bytes read
 	 * (SO_TIMESTAMPNS), 0 if unknown (peer_rx_time). */
 	uint64_t		rx_stamp;
+	/* Bytes peer_poll read and left for the read callback it
+	 * triggered (0: none): their stamp stands until more are read. */
+	size_t			polled_left;
 	uint64_t		last_tick;	/* ns: the watchdog last ran */
 	uint64_t		(*clock)(void);	/* peer_set_clock; NULL: mono */
 };
@@ -98,7 +101,7 @@ peer_destroy(struct peer *p)
  * nothing more is read (the sender waits, as with libevent's reads).
  */
 static void
-peer_read_more(struct peer *p, struct evbuffer *in)
+peer_read_more(struct peer *p, struct evbuffer *in, int keep)
 {
 	struct evbuffer_iovec v;
 	evutil_socket_t fd = bufferevent_getfd(p->bev);
@@ -107,8 +110,10 @@ peer_read_more(struct peer *p, struct evbuffer *in)
 	int q = 0;
 
 	/* Unless read here, the last bytes were libevent's: their arrival
-	 * is known by the time they were read only. */
-	p->rx_stamp = 0;
+	 * is known by the time they were read only (but for the bytes
+	 * peer_poll read, keep: their stamp). */
+	if (!keep)
+		p->rx_stamp = 0;
 	if (p->dead || fd < 0 || have >= PEER_READ_HIGH ||
 	    ioctl(fd, FIONREAD, &q) != 0 || q <= 0)
 		return;
@@ -144,6 +149,7 @@ peer_read_more(struct peer *p, struct evbuffer *in)
 		 * clock exchange is timed by it). */
 		if (n > 0) {
 			p->last_rx = clk_mono_ns();
+			p->rx_stamp = 0;
 			for (cm = CMSG_FIRSTHDR(&mh); cm != NULL;
 			    cm = CMSG_NXTHDR(&mh, cm))
 				if (cm->cmsg_level == SOL_SOCKET &&
@@ -188,7 +194,7 @@ peer_poll(struct peer *p, peer_take_fn fn, void *arg)
 	if (p->dead || p->freed || p->in_dispatch)
 		return 0;
 	in = bufferevent_get_input(p->bev);
-	peer_read_more(p, in);
+	peer_read_more(p, in, p->polled_left != 0);
 	p->in_dispatch = 1;
 	while (!p->freed && evbuffer_get_length(in) >= WIRE_HDR) {
 		evbuffer_copyout(in, hdr, WIRE_HDR);
@@ -211,7 +217,8 @@ peer_poll(struct peer *p, peer_take_fn fn, void *arg)
 		return n;
 	}
 	/* What is left waits for no more bytes: the dispatch runs soon. */
-	if (evbuffer_get_length(in) > 0)
+	p->polled_left = evbuffer_get_length(in);
+	if (p->polled_left > 0)
 		bufferevent_trigger(p->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
 	return n;
 }
@@ -226,9 +233,16 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 	const char *why;
 	uint16_t type;
 	uint32_t len;
+	int polled;
 
-	p->last_rx = clk_mono_ns();
-	peer_read_more(p, in);
+	/* Called for what peer_poll left (libevent read nothing more):
+	 * those bytes' arrival stands. */
+	polled = p->polled_left != 0 &&
+	    evbuffer_get_length(in) == p->polled_left;
+	p->polled_left = 0;
+	if (!polled)
+		p->last_rx = clk_mono_ns();
+	peer_read_more(p, in, polled);
 	p->in_dispatch = 1;
 	while (!p->dead && !p->freed &&
 	    evbuffer_get_length(in) >= WIRE_HDR) {
