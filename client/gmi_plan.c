@@ -293,6 +293,55 @@ raise_fire(uint32_t row, int eid, uint64_t ts)
 	gmi_plan_note();
 }
 
+/*
+ * A rate row's record: counted for the host's second (ts / 1 s, one
+ * window for every writer of the segment), in this thread first and
+ * added to the row's shared count every `batch` records (and when the
+ * second changes: the rest of a second past is dropped), by one
+ * compare-and-swap on the row's firing slot (seg_fire.rate); the add
+ * that takes the count past the rate is the match, one a second on the
+ * host (doc/plans.md 4.4).
+ */
+static void
+rate_count(uint32_t row, int eid, uint64_t ts)
+{
+	const struct seg_plan_row *r = &gmi_rows[row];
+	struct seg_fire *f = &gmi_seg->fire[gmi_slot[row]];
+	uint64_t sec = ts / 1000000000u, lim = (uint64_t)r->insn[0].value;
+	uint64_t batch = lim / 64, tag, old, cnt, nw;
+
+	if (batch < 1)
+		batch = 1;
+	if (batch > 64)
+		batch = 64;
+	if (hist.win[row] != sec + 1) {
+		hist.win[row] = sec + 1;	/* 0: none yet */
+		hist.cnt[row] = 0;
+	}
+	if (++hist.cnt[row] < batch)
+		return;
+	tag = ((uint64_t)(r->rule & 0xffff) << 48) | ((sec & 0xffff) << 32);
+	old = atomic_load_explicit(&f->rate, memory_order_relaxed);
+	do {
+		/* A later second of this rule's: this one's count is late,
+		 * dropped. */
+		if ((old >> 48) == (r->rule & 0xffff) &&
+		    (int16_t)(((old >> 32) & 0xffff) - (sec & 0xffff)) > 0) {
+			hist.cnt[row] = 0;
+			return;
+		}
+		/* Another rule's, or an older second's: this one starts. */
+		cnt = (old & ~0xffffffffull) == tag ? old & 0xffffffffu : 0;
+		nw = cnt + hist.cnt[row];
+		if (nw > 0xffffffffu)
+			nw = 0xffffffffu;
+	} while (!atomic_compare_exchange_weak_explicit(&f->rate, &old,
+	    tag | nw, memory_order_relaxed, memory_order_relaxed));
+	hist.cnt[row] = 0;
+	if (cnt <= lim && nw > lim)
+		raise_fire(row, eid, ts);
+}
+
 void
 gmi_plan_block_name(int bid, const char *name)
 {
@@ -405,14 +454,7 @@ gmi_plan_check(int eid, const struct gmi_type *ty, const char *rec,
 			raise_fire(i, eid, ts);
 			break;
 		case SEG_ROW_RATE:
-			/* Windows of one second, in this thread: one firing
-			 * at most per window. */
-			if (ts - hist.win[i] >= 1000000000ull) {
-				hist.win[i] = ts;
-				hist.cnt[i] = 0;
-			}
-			if (++hist.cnt[i] == (uint64_t)r->insn[0].value + 1)
-				raise_fire(i, eid, ts);
+			rate_count(i, eid, ts);
 			break;
 		default:
 			if (!found) {

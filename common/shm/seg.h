@@ -176,7 +176,11 @@ struct seg_fire {
 	uint32_t		pad;
 	uint64_t		ts;		/* the record's, host clock */
 	_Atomic uint64_t	missed;
-	uint32_t		pad2[6];
+	/* A rate row's count of the host's current second, summed over
+	 * its writers (gmi_plan.c): rule & 0xffff << 48, the second &
+	 * 0xffff << 32, the count (saturated) in the low 32 bits. */
+	_Atomic uint64_t	rate;
+	uint32_t		pad2[4];
 };
 _Static_assert(sizeof(struct seg_fire) == 64, "seg_fire is a cache line");
 
