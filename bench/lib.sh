@@ -2,11 +2,16 @@
 # bench/lib.sh: what bench/run.sh and bench/scale.sh share.  Sourced; they
 # set $b (the build folder) and $dir (their temporary folder).
 
-# start_mm FILE [FORMAT]: starts mainmon writing FILE in FORMAT (default
-# tape); sets mm_pid, and id to the first line it prints.
+# start_mm FILE [FORMAT [ARG...]]: starts mainmon writing FILE in FORMAT
+# (default tape), with ARGs; sets mm_pid, and id to the first line it
+# prints.
 start_mm() {
-	rm -f "$1" "$dir/mm.out"
-	"$b/mainmon/mainmon" -o "$1" -f "${2:-tape}" > "$dir/mm.out" &
+	_f=$1
+	_fmt=${2:-tape}
+	shift
+	[ $# -eq 0 ] || shift
+	rm -f "$_f" "$dir/mm.out"
+	"$b/mainmon/mainmon" -o "$_f" -f "$_fmt" "$@" > "$dir/mm.out" &
 	mm_pid=$!
 	i=0
 	while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do

@@ -121,15 +121,7 @@ cross() {
 }
 
 for load in idle busy; do
-	rm -f "$dir/trace.txt" "$dir/mm.out" "$dir/goB"
-	"$b/mainmon/mainmon" -o "$dir/trace.txt" -b "$net.1" > "$dir/mm.out" &
-	mm_pid=$!
-	i=0
-	while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do
-		sleep 0.01
-		i=$((i + 1))
-	done
-	id=$(head -n 1 "$dir/mm.out")
+	start_mm "$dir/trace.txt" tape -b "$net.1"
 	"$b/mainmon/grmctl" "$id" disable 13 > /dev/null
 	"$b/mainmon/grmctl" "$id" plan add 'when event 12 do enable 13 for 1ms' > /dev/null
 	GRM_RUNDIR="$dir/runB" GRM_HOSTNAME=hostB GRM_MM=$id GRM_LM_LINGER=0.2 \

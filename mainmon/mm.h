@@ -508,7 +508,8 @@ struct mm {
 	int			allow_exec;	/* --allow-exec */
 	uint64_t		plan_fired;	/* firings, every rule */
 	char			*plan_base;	/* the file a plan first rotated */
-	struct mm_plan_q	*plan_q;	/* triggers met while writing */
+	struct mm_plan_q	*plan_q;	/* triggers met while writing,
+						   firings left for later */
 	/* Processes a plan stopped, until one continues them. */
 	struct mm_stopped {
 		struct mm_node	*node;
@@ -516,12 +517,10 @@ struct mm {
 	}			plan_stopped[64];
 	unsigned		plan_nstopped;
 	/* FIREs taken from the fire links while a long piece of work runs
-	 * (mm_plan_poll): when they were last looked at, whether they are
-	 * being looked at now, and the firings left for the loop's next
-	 * turn (a rule that snapshots or rotates). */
+	 * (mm_plan_poll): when they were last looked at, and whether they
+	 * are being looked at now. */
 	uint64_t		plan_polled;
 	int			plan_polling;
-	struct mm_plan_later	*plan_later;
 };
 
 /* Processes one scoped enable/disable switches at most. */

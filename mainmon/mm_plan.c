@@ -834,45 +834,8 @@ until_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
 		mm_plan_send(mm, NULL);
 }
 
-/*
- * Firings taken by mm_plan_poll whose rule snapshots or rotates: run at
- * the loop's next turn, not inside the work that polled (a rotate would
- * change the file under the records being written).  At most
- * PLAN_LATER_MAX wait; more are dropped (logged).
- */
-#define PLAN_LATER_MAX	64
-struct mm_plan_later {
-	struct loop_ev	*ev;
-	unsigned	n;
-	uint64_t	dropped;
-	struct {
-		uint32_t	rule;
-		struct trig	t;
-	} q[PLAN_LATER_MAX];
-};
-
-static void
-later_cb(void *arg)
-{
-	struct mm *mm = arg;
-	struct mm_plan_later *l = mm->plan_later;
-	struct mm_plan *p;
-	unsigned i;
-
-	if (l->dropped > 0)
-		log_warn("plan: %llu firings dropped (more than %d at once "
-		    "while a batch was written)", (unsigned long long)
-		    l->dropped, PLAN_LATER_MAX);
-	l->dropped = 0;
-	for (i = 0; i < l->n; i++) {
-		for (p = mm->plans; p != NULL && p->n != l->q[i].rule;
-		    p = p->next)
-			;
-		if (p != NULL)
-			plan_fire(mm, p, &l->q[i].t);
-	}
-	l->n = 0;
-}
+static void enqueue(struct mm *mm, int kind, uint32_t rule,
+		    const struct trig *t);
 
 /* 1 if p's actions must not run inside the work that polled. */
 static int
@@ -885,31 +848,6 @@ acts_later(const struct mm_plan *p)
 		    p->rule->act[i].kind == PLAN_D_ROTATE)
 			return 1;
 	return 0;
-}
-
-/* Fires p for t at the loop's next turn. */
-static void
-fire_later(struct mm *mm, struct mm_plan *p, const struct trig *t)
-{
-	struct mm_plan_later *l = mm->plan_later;
-
-	if (l == NULL) {
-		if ((l = calloc(1, sizeof *l)) == NULL ||
-		    (l->ev = loop_timer(mm->base, later_cb, mm)) == NULL) {
-			free(l);
-			log_warn("plan %u: out of memory: a firing dropped",
-			    p->n);
-			return;
-		}
-		mm->plan_later = l;
-	}
-	if (l->n == PLAN_LATER_MAX) {
-		l->dropped++;
-		return;
-	}
-	l->q[l->n].rule = p->n;
-	l->q[l->n++].t = *t;
-	loop_soon(l->ev);
 }
 
 /* The ready LM connection whose clock converts c's FIREs: c, or for a
@@ -966,7 +904,10 @@ mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	if (rule & UNTIL_ROW)
 		until_fire(mm, p, &t);
 	else if (mm->plan_polling && acts_later(p))
-		fire_later(mm, p, &t);
+		/* Snapshots and rotates at the loop's next turn, not
+		 * inside the work that polled (a rotate would change the
+		 * file under the records being written). */
+		enqueue(mm, -1, p->n, &t);
 	else
 		plan_fire(mm, p, &t);
 	return 0;
@@ -1016,7 +957,9 @@ mm_plan_poll(struct mm *mm)
 /*
  * Process ends and losses are met while mainmon writes (a #PROC or #LOSS
  * line): their firings run from the loop's next turn, not from inside
- * the write (a rotate would change the file under it).  At most
+ * the write (a rotate would change the file under it); so do the firings
+ * mm_plan_poll took of a rule that snapshots or rotates (rule: its
+ * number; 0 for an end or a loss, for every rule of kind).  At most
  * PLAN_Q_MAX wait; more are counted and dropped (logged).
  */
 #define PLAN_Q_MAX	256
@@ -1026,6 +969,7 @@ struct mm_plan_q {
 	uint64_t	dropped;
 	struct {
 		int		kind;
+		uint32_t	rule;
 		struct trig	t;
 		char		name[64];
 	} q[PLAN_Q_MAX];
@@ -1057,13 +1001,21 @@ queue_cb(void *arg)
 	unsigned i;
 
 	if (q->dropped > 0)
-		log_warn("plan: %llu process ends or losses not looked at "
-		    "(more than %d at once)", (unsigned long long)q->dropped,
-		    PLAN_Q_MAX);
+		log_warn("plan: %llu process ends, losses or firings not "
+		    "looked at (more than %d at once)", (unsigned long long)
+		    q->dropped, PLAN_Q_MAX);
 	q->dropped = 0;
 	for (i = 0; i < q->n; i++) {
 		if (q->q[i].name[0] != '\0')
 			q->q[i].t.name = q->q[i].name;
+		if (q->q[i].rule != 0) {
+			for (p = mm->plans; p != NULL &&
+			    p->n != q->q[i].rule; p = p->next)
+				;
+			if (p != NULL)
+				plan_fire(mm, p, &q->q[i].t);
+			continue;
+		}
 		for (p = mm->plans; p != NULL; p = p->next) {
 			until_met(p, q->q[i].kind, &q->q[i].t);
 			if (p->rule->when.kind == q->q[i].kind)
@@ -1073,18 +1025,19 @@ queue_cb(void *arg)
 	q->n = 0;
 }
 
-/* Queues t for the rules of kind, if there are any. */
+/* Queues t for rule number rule, or (rule 0) for the rules of kind, if
+ * there are any. */
 static void
-enqueue(struct mm *mm, int kind, const struct trig *t)
+enqueue(struct mm *mm, int kind, uint32_t rule, const struct trig *t)
 {
 	struct mm_plan_q *q;
 	struct mm_plan *p;
 
-	for (p = mm->plans; p != NULL; p = p->next)
+	for (p = mm->plans; p != NULL && rule == 0; p = p->next)
 		if (p->unarmed == NULL && (p->rule->when.kind == kind ||
 		    (p->rule->has_until && p->rule->until.kind == kind)))
 			break;
-	if (p == NULL)
+	if (p == NULL && rule == 0)
 		return;
 	if (mm->plan_q == NULL) {
 		if ((q = calloc(1, sizeof *q)) == NULL ||
@@ -1102,6 +1055,7 @@ enqueue(struct mm *mm, int kind, const struct trig *t)
 		return;
 	}
 	q->q[q->n].kind = kind;
+	q->q[q->n].rule = rule;
 	q->q[q->n].t = *t;
 	q->q[q->n].t.name = NULL;
 	snprintf(q->q[q->n].name, sizeof q->q[q->n].name, "%s",
@@ -1117,7 +1071,7 @@ mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
 	struct trig t = { node, name, pid, 0, 0, ts, 0 };
 
 	if (killed || status != 0)
-		enqueue(mm, PLAN_W_ABNORMAL, &t);
+		enqueue(mm, PLAN_W_ABNORMAL, 0, &t);
 }
 
 void
@@ -1126,7 +1080,7 @@ mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid, uint32_t tid,
 {
 	struct trig t = { node, NULL, pid, tid, 0, ts, 0 };
 
-	enqueue(mm, PLAN_W_LOSS, &t);
+	enqueue(mm, PLAN_W_LOSS, 0, &t);
 }
 
 /* ns from now to the next HH:MM:SS (at: seconds after local midnight). */
@@ -1402,8 +1356,4 @@ mm_plan_free(struct mm *mm)
 		loop_ev_free(mm->plan_q->ev);
 	free(mm->plan_q);
 	mm->plan_q = NULL;
-	if (mm->plan_later != NULL)
-		loop_ev_free(mm->plan_later->ev);
-	free(mm->plan_later);
-	mm->plan_later = NULL;
 }

@@ -563,26 +563,14 @@ peer_set_clock(struct peer *p, uint64_t (*clock)(void))
 	p->clock = clock;
 }
 
-int
-peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
-		uint64_t *t)
+/* Writes framed message buf[len] to the socket now if nothing is queued
+ * before it, and queues what it did not take; 0 or -1. */
+static int
+send_or_queue(struct peer *p, const unsigned char *buf, size_t len)
 {
-	unsigned char buf[WIRE_HDR + 64 + 8];
-	struct evbuffer *out;
-	struct wire_wr w;
-	size_t len = WIRE_HDR + alen + 8;
-	ssize_t n;
+	struct evbuffer *out = bufferevent_get_output(p->bev);
+	ssize_t n = 0;
 
-	if (p->dead || p->freed || alen > 64)
-		return -1;
-	out = bufferevent_get_output(p->bev);
-	wire_header(buf, type, (uint32_t)(alen + 8));
-	if (alen > 0)
-		memcpy(buf + WIRE_HDR, a, alen);
-	wire_wr_init(&w, buf + WIRE_HDR + alen, 8);
-	*t = p->clock != NULL ? p->clock() : clk_mono_ns();
-	wire_put_u64(&w, *t);
-	n = 0;
 	if (evbuffer_get_length(out) == 0) {
 		n = send(bufferevent_getfd(p->bev), buf, len,
 		    MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -595,28 +583,34 @@ peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
 }
 
 int
-peer_send_now(struct peer *p, uint16_t type, const void *a, size_t alen)
+peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
+		uint64_t *t)
 {
-	unsigned char buf[WIRE_HDR + 64];
-	struct evbuffer *out;
-	size_t len = WIRE_HDR + alen;
-	ssize_t n = 0;
+	unsigned char buf[WIRE_HDR + 64 + 8];
+	struct wire_wr w;
 
 	if (p->dead || p->freed || alen > 64)
 		return -1;
-	out = bufferevent_get_output(p->bev);
+	wire_header(buf, type, (uint32_t)(alen + 8));
+	if (alen > 0)
+		memcpy(buf + WIRE_HDR, a, alen);
+	wire_wr_init(&w, buf + WIRE_HDR + alen, 8);
+	*t = p->clock != NULL ? p->clock() : clk_mono_ns();
+	wire_put_u64(&w, *t);
+	return send_or_queue(p, buf, WIRE_HDR + alen + 8);
+}
+
+int
+peer_send_now(struct peer *p, uint16_t type, const void *a, size_t alen)
+{
+	unsigned char buf[WIRE_HDR + 64];
+
+	if (p->dead || p->freed || alen > 64)
+		return -1;
 	wire_header(buf, type, (uint32_t)alen);
 	if (alen > 0)
 		memcpy(buf + WIRE_HDR, a, alen);
-	if (evbuffer_get_length(out) == 0) {
-		n = send(bufferevent_getfd(p->bev), buf, len,
-		    MSG_DONTWAIT | MSG_NOSIGNAL);
-		/* An error is the connection's: its next write tells. */
-		if (n < 0)
-			n = 0;
-	}
-	return (size_t)n == len ? 0 :
-	    evbuffer_add(out, buf + n, len - (size_t)n);
+	return send_or_queue(p, buf, WIRE_HDR + alen);
 }
 
 void
