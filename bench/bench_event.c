@@ -3,8 +3,8 @@
  * thread and for several writing at once, with a string argument, and
  * with the type switched off from outside (grmctl disable), and with a
  * monitoring plan watching another type, then this one (a comparison
- * that never holds, then one that always does); prints figures, asserts
- * nothing. */
+ * that never holds, then one that always does, then a rate); prints
+ * figures, asserts nothing. */
 #include <pthread.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -197,6 +197,15 @@ main(int argc, char **argv)
 		if (grmctl(ctl, "plan", "del 1") != 0 ||
 		    grmctl(ctl, "plan", "del 2") != 0 ||
 		    grmctl(ctl, "plan", "del 3") != 0)
+			return 1;
+		/* A rate over the host: counted in the thread, added to the
+		 * row's shared count every 64 records. */
+		if (grmctl(ctl, "plan", "add when rate 1 > 1000G/s do "
+		    "mark") != 0)
+			return 1;
+		measure("GMI_Event, watched by a rate", 1);
+		measure("GMI_Event, watched by a rate", threads);
+		if (grmctl(ctl, "plan", "del 4") != 0)
 			return 1;
 	}
 	return 0;

@@ -2,14 +2,16 @@
 # bench/lib.sh: what bench/run.sh and bench/scale.sh share.  Sourced; they
 # set $b (the build folder) and $dir (their temporary folder).
 
-# start_mm FILE [FORMAT [CMD...]]: starts mainmon writing FILE in FORMAT
-# (default tape), under CMD if given (taskset, perf stat); sets mm_pid,
-# and id to the first line it prints.
+# start_mm FILE [FORMAT [ARG...]]: starts mainmon writing FILE in FORMAT
+# (default tape), with ARGs, under the command in $mm_prefix if set (words:
+# taskset, perf stat); sets mm_pid, and id to the first line it prints.
 start_mm() {
 	sm_file=$1 sm_fmt=${2:-tape}
 	if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 	rm -f "$sm_file" "$dir/mm.out"
-	"$@" "$b/mainmon/mainmon" -o "$sm_file" -f "$sm_fmt" > "$dir/mm.out" &
+	# shellcheck disable=SC2086 # the prefix: words
+	${mm_prefix:-} "$b/mainmon/mainmon" -o "$sm_file" -f "$sm_fmt" "$@" \
+	    > "$dir/mm.out" &
 	mm_pid=$!
 	i=0
 	while [ ! -s "$dir/mm.out" ] && [ $i -lt 500 ]; do

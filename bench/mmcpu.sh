@@ -26,11 +26,14 @@ export GRM_RUNDIR="$tmp/run"
 trap bench_cleanup EXIT INT TERM
 mkdir -m 700 "$GRM_RUNDIR"
 
-# mm_start BUILD FILE [CMD...]: start_mm of BUILD's mainmon, -f bin.
+# mm_start BUILD FILE [CMD...]: start_mm of BUILD's mainmon, -f bin, under
+# CMD.
 mm_start() {
 	b=$1 mf=$2
 	shift 2
-	start_mm "$mf" bin "$@"
+	mm_prefix="$*"
+	start_mm "$mf" bin
+	mm_prefix=
 	[ -n "$id" ] || { echo "$me: mainmon printed no identifier" >&2; exit 1; }
 }
 mm_stop() {

@@ -23,6 +23,7 @@ static pthread_mutex_t gmi_def_lock = PTHREAD_MUTEX_INITIALIZER;
 uint32_t gmi_ctl_seen = UINT32_MAX;	/* matches neither constant */
 static uint32_t gmi_cls_off_seg[8], gmi_cls_off_local[8];
 static uint32_t gmi_watch[REC_EID_BITS / 32];	/* watched by a plan */
+static struct gmi_sw gmi_sw;	/* a plan's switches of this process */
 static char gmi_filter_seg[SEG_FILTER_MAX], gmi_filter_local[SEG_FILTER_MAX];
 
 /*
@@ -95,12 +96,17 @@ type_state(uint32_t b)
 	const struct gmi_type *ty = &gmi_types[b];
 	const char *name = gmi_names[b] != NULL ? gmi_names[b] : "";
 	int eid = (int)b - REC_EID_BIAS;
+	int on = bit_set(gmi_sw.eid_on, b) || bit_set(gmi_sw.cls_on, ty->cls);
 
-	if (bit_set(gmi_cls_off_seg, ty->cls) ||
+	/* A plan's switch of this process comes after the control words
+	 * (doc/plans.md 4.4): off wins over on. */
+	if (bit_set(gmi_sw.eid_off, b) || bit_set(gmi_sw.cls_off, ty->cls) ||
 	    bit_set(gmi_cls_off_local, ty->cls))
 		return GMI_T_OFF;
-	if (gmi_seg != NULL && (atomic_load_explicit(&gmi_seg->eid_off[b / 32],
-	    memory_order_relaxed) >> (b % 32) & 1))
+	if (!on && bit_set(gmi_cls_off_seg, ty->cls))
+		return GMI_T_OFF;
+	if (!on && gmi_seg != NULL && (atomic_load_explicit(
+	    &gmi_seg->eid_off[b / 32], memory_order_relaxed) >> (b % 32) & 1))
 		return GMI_T_OFF;
 	/* The filters apply to named types; the predefined ones (blocks,
 	 * messages, names) are switched by class or id only. */
@@ -146,7 +152,7 @@ gmi_ctl_refresh(void)
 		/* The filter is shared memory: copy, then terminate. */
 		memcpy(gmi_filter_seg, s->filter, sizeof gmi_filter_seg);
 		gmi_filter_seg[sizeof gmi_filter_seg - 1] = '\0';
-		gmi_plan_refresh(s, gmi_watch);
+		gmi_plan_refresh(s, gmi_watch, &gmi_sw);
 		restate_all();
 		__atomic_store_n(&gmi_ctl_seen, gen, __ATOMIC_RELEASE);
 	}

@@ -123,7 +123,14 @@ void gmi_ctl_refresh(void);
 /* gmi_plan.c: copies the segment's plan rows out (gmi_def_lock held, the
  * control generation changed) and sets watch[] (REC_EID_BITS / 32
  * words): the types a row watches. */
-void gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch);
+/* A plan's switches of this process (SEG_ROW_SWITCH rows): types and
+ * classes on or off whatever the control words say. */
+struct gmi_sw {
+	uint32_t	eid_on[REC_EID_BITS / 32], eid_off[REC_EID_BITS / 32];
+	uint32_t	cls_on[8], cls_off[8];
+};
+void gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch,
+		      struct gmi_sw *sw);
 /* Runs the rows watching eid on the record rec[0..len) of type ty this
  * thread has just committed; a match goes to the row's firing slot. */
 void gmi_plan_check(int eid, const struct gmi_type *ty, const char *rec,

@@ -4,6 +4,7 @@
  * written, and a match handed to the LM through the row's firing slot. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gmi_int.h"
 #include "plan/plan.h"
@@ -112,20 +113,52 @@ row_ok(const struct seg_plan_row *r)
 	return 1;
 }
 
-void
-gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch)
+/* The switches of switch row r (copied) that are this process's, into
+ * sw (enum gmi_sw); the row's other switches are other processes'. */
+static void
+row_switches(const struct seg_plan_row *r, uint32_t pid, struct gmi_sw *sw)
 {
-	uint32_t n, i, k = 0, blocks = 0;
+	const struct seg_plan_insn *in;
+	uint32_t *w, b;
+	unsigned i;
+
+	if (r->ninsn > SEG_PLAN_INSNS)
+		return;
+	for (i = 0; i < r->ninsn; i++) {
+		in = &r->insn[i];
+		if (in->len != pid || in->op > SEG_SW_ON)
+			continue;
+		if (in->field == SEG_SW_TYPE && in->value >= -REC_EID_BIAS &&
+		    in->value < (int64_t)REC_EID_BITS - REC_EID_BIAS) {
+			b = REC_EID_BIT(in->value);
+			w = in->op == SEG_SW_ON ? sw->eid_on : sw->eid_off;
+		} else if (in->field == SEG_SW_CLASS && in->value >= 0 &&
+		    in->value <= 254) {
+			b = (uint32_t)in->value;
+			w = in->op == SEG_SW_ON ? sw->cls_on : sw->cls_off;
+		} else
+			continue;
+		w[b / 32] |= 1u << (b % 32);
+	}
+}
+
+void
+gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch, struct gmi_sw *sw)
+{
+	uint32_t n, i, k = 0, blocks = 0, pid = (uint32_t)getpid();
 
 	n = *(const volatile uint32_t *)&s->plan_rows;
 	if (n > SEG_PLAN_ROWS)
 		n = 0;
 	atomic_store_explicit(&gmi_nrows, 0, memory_order_release);
 	memcpy(gmi_strs, s->plan_strs, sizeof gmi_strs);
+	memset(sw, 0, sizeof *sw);
 	for (i = 0; i < n; i++) {
 		memcpy(&gmi_rows[k], &s->plan[i], sizeof gmi_rows[k]);
 		gmi_slot[k] = i;
-		if (row_ok(&gmi_rows[k]))
+		if (gmi_rows[k].kind == SEG_ROW_SWITCH)
+			row_switches(&gmi_rows[k], pid, sw);
+		else if (row_ok(&gmi_rows[k]))
 			k++;
 	}
 	for (i = 0; i < REC_EID_BITS / 32; i++)
@@ -260,6 +293,55 @@ raise_fire(uint32_t row, int eid, uint64_t ts)
 	gmi_plan_note();
 }
 
+/*
+ * A rate row's record: counted for the host's second (ts / 1 s, one
+ * window for every writer of the segment), in this thread first and
+ * added to the row's shared count every `batch` records (and when the
+ * second changes: the rest of a second past is dropped), by one
+ * compare-and-swap on the row's firing slot (seg_fire.rate); the add
+ * that takes the count past the rate is the match, one a second on the
+ * host (doc/plans.md 4.4).
+ */
+static void
+rate_count(uint32_t row, int eid, uint64_t ts)
+{
+	const struct seg_plan_row *r = &gmi_rows[row];
+	struct seg_fire *f = &gmi_seg->fire[gmi_slot[row]];
+	uint64_t sec = ts / 1000000000u, lim = (uint64_t)r->insn[0].value;
+	uint64_t batch = lim / 64, tag, old, cnt, nw;
+
+	if (batch < 1)
+		batch = 1;
+	if (batch > 64)
+		batch = 64;
+	if (hist.win[row] != sec + 1) {
+		hist.win[row] = sec + 1;	/* 0: none yet */
+		hist.cnt[row] = 0;
+	}
+	if (++hist.cnt[row] < batch)
+		return;
+	tag = ((uint64_t)(r->rule & 0xffff) << 48) | ((sec & 0xffff) << 32);
+	old = atomic_load_explicit(&f->rate, memory_order_relaxed);
+	do {
+		/* A later second of this rule's: this one's count is late,
+		 * dropped. */
+		if ((old >> 48) == (r->rule & 0xffff) &&
+		    (int16_t)(((old >> 32) & 0xffff) - (sec & 0xffff)) > 0) {
+			hist.cnt[row] = 0;
+			return;
+		}
+		/* Another rule's, or an older second's: this one starts. */
+		cnt = (old & ~0xffffffffull) == tag ? old & 0xffffffffu : 0;
+		nw = cnt + hist.cnt[row];
+		if (nw > 0xffffffffu)
+			nw = 0xffffffffu;
+	} while (!atomic_compare_exchange_weak_explicit(&f->rate, &old,
+	    tag | nw, memory_order_relaxed, memory_order_relaxed));
+	hist.cnt[row] = 0;
+	if (cnt <= lim && nw > lim)
+		raise_fire(row, eid, ts);
+}
+
 void
 gmi_plan_block_name(int bid, const char *name)
 {
@@ -372,14 +454,7 @@ gmi_plan_check(int eid, const struct gmi_type *ty, const char *rec,
 			raise_fire(i, eid, ts);
 			break;
 		case SEG_ROW_RATE:
-			/* Windows of one second, in this thread: one firing
-			 * at most per window. */
-			if (ts - hist.win[i] >= 1000000000ull) {
-				hist.win[i] = ts;
-				hist.cnt[i] = 0;
-			}
-			if (++hist.cnt[i] == (uint64_t)r->insn[0].value + 1)
-				raise_fire(i, eid, ts);
+			rate_count(i, eid, ts);
 			break;
 		default:
 			if (!found) {

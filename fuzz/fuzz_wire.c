@@ -241,7 +241,8 @@ hello(const uint8_t *p, size_t n)
 	if (auth_hello_parse(p, n, &h) != 0)
 		return;
 	CHECK(h.host[0] != '\0' && strlen(h.host) <= 255);
-	CHECK(h.role == WIRE_ROLE_LM || h.role == WIRE_ROLE_CTL);
+	CHECK(h.role == WIRE_ROLE_LM || h.role == WIRE_ROLE_CTL ||
+	    h.role == WIRE_ROLE_FIRE);
 	CHECK(auth_hello_build(back, sizeof back, &h) == n &&
 	    memcmp(back, p, n) == 0);
 }

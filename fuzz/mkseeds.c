@@ -253,6 +253,9 @@ wire_seeds(void)
 	memset(b->b + b->n, 0x5a, 16);
 	b->n += 16;
 	put("wire", "hello", b->b, b->n);
+	/* The same from an LM's fire link (role 3). */
+	b->b[b->n - 16 - 8 - (sizeof host - 1) - 2 - 8 - 4 - 4] = 3;
+	put("wire", "hello_fire", b->b, b->n);
 
 	/* The handshake as the connecting side sees it (fuzz_wire's client
 	 * messages: type byte, length byte, bytes): a CHALLENGE, then a

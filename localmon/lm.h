@@ -215,6 +215,12 @@ struct lm {
 	 * and its signals. */
 	int			made;
 	struct loop_ev	*sigterm, *sigint;
+	/* The fire link (lm_fire.c): FIREs to the MM on a connection of
+	 * their own, made once the data link is ready. */
+	struct peer		*fire;
+	int			fire_ready;	/* its handshake is complete */
+	struct auth_client	fire_auth;
+	uint64_t		fire_polled;	/* ns: slots last looked at */
 };
 
 /* The steps of an LM's life, in the order they are made; each is
@@ -250,6 +256,9 @@ void lm_clients_resume_all(struct lm *lm);
 void lm_clients_each(struct lm *lm, void (*fn)(struct lm *, uint32_t));
 
 /* lm_mm.c */
+/* The CONTROL and SIGNAL messages at the head of the MM's input, applied
+ * now (lm_fire_poll). */
+void lm_mm_poll(struct lm *lm);
 /* The LM exits with everything delivered: BYE to the MM, then
  * lm_finish once it is written (at once if the MM is not there). */
 void lm_bye(struct lm *lm);
@@ -443,6 +452,19 @@ void lm_plan_forget(struct lm *lm, uint32_t pid);
 /* SIGNAL: stops or continues a process attached to this LM (no other).
  * NULL, or what is wrong with msg. */
 const char *lm_plan_signal(struct lm *lm, struct wire_rd *msg);
+/* lm_fire.c: the fire link.  Makes it (the data link is ready; once at
+ * a time); drops it (the data link is gone, or it failed). */
+void lm_fire_connect(struct lm *lm);
+void lm_fire_drop(struct lm *lm);
+/* Sends a FIRE's payload on it at once; -1 if it is not ready (the data
+ * link carries it then). */
+int lm_fire_send(struct lm *lm, const void *buf, size_t len);
+/* From a long piece of work (a collection): at most every
+ * LM_FIRE_POLL_NS, the firing slots sent on the fire link now, and the
+ * MM's CONTROL and SIGNAL waiting at the head of the data link applied
+ * (lm_mm_poll). */
+#define LM_FIRE_POLL_NS	1000000u
+void lm_fire_poll(struct lm *lm);
 /* lm_clients.c: 1 if process pid is attached to this LM now. */
 int lm_client_attached(const struct lm *lm, uint32_t pid);
 /* Finishes every step made and exits the loop (once). */

@@ -145,6 +145,7 @@ static void
 lm_mm_drop(struct lm *lm)
 {
 	loop_disarm(lm->hs_timer);
+	lm_fire_drop(lm);
 	peer_free(lm->mm);
 	lm->mm = NULL;
 	lm->mm_state = LM_LINK_DOWN;
@@ -319,6 +320,8 @@ lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 		}
 		return 0;
 	}
+	/* A long collection: firings go out meanwhile, on the fire link. */
+	lm_fire_poll(ec->lm);
 	if (lm_send_data(ec->lm, pid, tid, session, seq, off, data, len) != 0) {
 		ec->err = 1;
 		return -1;
@@ -771,6 +774,41 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 	return NULL;
 }
 
+/*
+ * During a long collection: the MM's control changes, plan rows and a
+ * plan's signals at the head of what it sent are applied now, not after the
+ * collection (a plan's enable in effect soon after its trigger).  A
+ * message that fails its checks, and every one behind it, is left to
+ * the dispatch (which drops the link for it).
+ */
+static int
+take_urgent(struct peer *p, uint16_t type, struct wire_rd *msg, void *arg)
+{
+	struct lm *lm = arg;
+	char bad[160];
+	const char *wrong;
+
+	(void)p;
+	if ((type != WIRE_CONTROL && type != WIRE_SIGNAL &&
+	    type != WIRE_PLAN) ||
+	    lm->mm_state != LM_LINK_READY || wire_check(type, WIRE_BY_MM,
+	    WIRE_BY_LM, WIRE_ST_READY, wire_rd_left(msg), bad,
+	    sizeof bad) != 0)
+		return 0;
+	/* Both check the whole message before they change anything. */
+	wrong = type == WIRE_CONTROL ? apply_control(lm, msg) :
+	    type == WIRE_PLAN ? lm_plan_apply(lm, msg) :
+	    lm_plan_signal(lm, msg);
+	return wrong == NULL && wire_rd_ok(msg);
+}
+
+void
+lm_mm_poll(struct lm *lm)
+{
+	if (lm->mm != NULL && lm->mm_state == LM_LINK_READY)
+		(void)peer_poll(lm->mm, take_urgent, lm);
+}
+
 static void
 lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	    const char *why, void *arg)
@@ -826,6 +864,7 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		log_debug("connected to %s", lm->mm_id);
 		send_known(lm);
 		lm_plan_scan(lm);
+		lm_fire_connect(lm);
 		if (lm->outstanding > 0)
 			lm->push_wanted = lm->push_wanted || lm->exiting;
 		else if (lm->spill_bytes > 0)
@@ -903,9 +942,12 @@ push_timer_cb(void *arg)
 {
 	struct lm *lm = arg;
 
-	/* A firing whose note was lost (the socket full) goes now. */
-	if (!lm->finished)
+	/* A firing whose note was lost (the socket full) goes now; a fire
+	 * link lost is made again. */
+	if (!lm->finished) {
 		lm_plan_scan(lm);
+		lm_fire_connect(lm);
+	}
 	if (lm->finished || lm->seg == NULL || lm->exiting ||
 	    lm->mm_state != LM_LINK_READY || lm->spill_bytes > 0 ||
 	    lm->ndeferred > 0 || lm->pause.on)

@@ -12,6 +12,34 @@
 #include "plan/plan.h"
 #include "util/log.h"
 
+/* Reads one comparison (or switch) of a PLAN row; 0, or -1 if the
+ * message is cut short. */
+static int
+get_insn(struct wire_rd *msg, struct seg_plan_insn *in)
+{
+	wire_get_bytes(msg, &in->op, 1);
+	wire_get_bytes(msg, &in->field, 1);
+	wire_get_bytes(msg, &in->is_str, 1);
+	wire_get_bytes(msg, &in->pad, 1);
+	in->len = wire_get_u32(msg);
+	in->value = (int64_t)wire_get_u64(msg);
+	return wire_rd_ok(msg) ? 0 : -1;
+}
+
+/* 1 if in is a switch of a switch row (seg.h, SEG_ROW_SWITCH). */
+static int
+switch_ok(const struct seg_plan_insn *in)
+{
+	if (in->op > SEG_SW_ON || in->is_str != 0 || in->pad != 0 ||
+	    in->len == 0)
+		return 0;
+	if (in->field == SEG_SW_TYPE)
+		return in->value >= -REC_EID_BIAS &&
+		    in->value < (int64_t)REC_EID_BITS - REC_EID_BIAS;
+	return in->field == SEG_SW_CLASS && in->value >= 0 &&
+	    in->value <= 254;
+}
+
 const char *
 lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 {
@@ -41,8 +69,21 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 			return "an event type out of range";
 		if (rows[i].ninsn > SEG_PLAN_INSNS)
 			return "more comparisons than a rule has";
-		if (k > SEG_ROW_RATE)
+		if (k > SEG_ROW_SWITCH)
 			return "a row of no known kind";
+		if (k == SEG_ROW_SWITCH) {
+			rows[i].kind = (uint16_t)k;
+			if (eid != 0 || rows[i].ninsn == 0)
+				return "a switch row not as its kind says";
+			for (k = 0; k < rows[i].ninsn; k++) {
+				in = &rows[i].insn[k];
+				if (get_insn(msg, in) != 0)
+					return "a switch cut short";
+				if (!switch_ok(in))
+					return "a switch the language has not";
+			}
+			continue;	/* watches nothing */
+		}
 		if ((k == SEG_ROW_BLOCK && (eid != REC_EID_BLOCK_END ||
 		    rows[i].ninsn != 2)) || (k == SEG_ROW_RATE &&
 		    rows[i].ninsn != 1))
@@ -51,13 +92,7 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 		rows[i].eid = eid;
 		for (k = 0; k < rows[i].ninsn; k++) {
 			in = &rows[i].insn[k];
-			wire_get_bytes(msg, &in->op, 1);
-			wire_get_bytes(msg, &in->field, 1);
-			wire_get_bytes(msg, &in->is_str, 1);
-			wire_get_bytes(msg, &in->pad, 1);
-			in->len = wire_get_u32(msg);
-			in->value = (int64_t)wire_get_u64(msg);
-			if (!wire_rd_ok(msg))
+			if (get_insn(msg, in) != 0)
 				return "a comparison cut short";
 			if (in->op > PLAN_GE || in->field < 1 ||
 			    in->field > PLAN_FIELDS_MAX || in->is_str > 1 ||
@@ -133,7 +168,9 @@ lm_plan_scan(struct lm *lm)
 		wire_put_u32(&w, (uint32_t)eid);
 		wire_put_u64(&w, ts);
 		wire_put_u64(&w, missed);
-		peer_send(lm->mm, WIRE_FIRE, buf, w.len, NULL, 0);
+		/* The fire link, not behind the data; else with it. */
+		if (lm_fire_send(lm, buf, w.len) != 0)
+			peer_send(lm->mm, WIRE_FIRE, buf, w.len, NULL, 0);
 	}
 }
 

@@ -238,6 +238,7 @@ struct mm_causal {
 enum mm_conn_state {
 	MM_CONN_NEW = 0,
 	MM_CONN_CTL,
+	MM_CONN_FIRE,		/* an LM's fire link: FIREs only (mm_plan.c) */
 	MM_CONN_SYNC,
 	MM_CONN_READY
 };
@@ -524,15 +525,23 @@ struct mm {
 	int			allow_exec;	/* --allow-exec */
 	uint64_t		plan_fired;	/* firings, every rule */
 	char			*plan_base;	/* the file a plan first rotated */
-	struct mm_plan_q	*plan_q;	/* triggers met while writing */
+	struct mm_plan_q	*plan_q;	/* triggers met while writing,
+						   firings left for later */
 	/* Processes a plan stopped, until one continues them. */
 	struct mm_stopped {
 		struct mm_node	*node;
 		uint32_t	pid;
 	}			plan_stopped[64];
 	unsigned		plan_nstopped;
+	/* FIREs taken from the fire links while a long piece of work runs
+	 * (mm_plan_poll): when they were last looked at, and whether they
+	 * are being looked at now. */
+	uint64_t		plan_polled;
+	int			plan_polling;
 };
 
+/* Processes one scoped enable/disable switches at most. */
+#define MM_PLAN_SW_MAX	64
 /* An enable/disable "for D" of a rule in force: the control bits it
  * changed, as they were, put back when its timer ends it. */
 struct mm_plan_undo {
@@ -546,6 +555,15 @@ struct mm_plan_undo {
 	/* until a record: when it went on (MM time); an until record
 	 * older than that ends nothing. */
 	uint64_t		since;
+	/* A rule with a scope switches its processes only (doc/plans.md
+	 * 4.4): those it switched while in force, sent to their LMs as
+	 * switch rows (SEG_ROW_SWITCH), not the control words. */
+	int			scoped;
+	unsigned		nsw;
+	struct mm_sw {
+		struct mm_node	*node;
+		uint32_t	pid;
+	}			sw[MM_PLAN_SW_MAX];
 };
 
 /* A rule of the plan, in canonical form (doc/plans.md), its parsed form
@@ -587,8 +605,17 @@ const char *mm_proc_name(struct mm_node *n, uint32_t pid);
 /* Sends the armed rules' watched rows (PLAN) to LM c (ready), or to
  * every ready LM (c NULL). */
 void mm_plan_send(struct mm *mm, struct mm_conn *c);
-/* A FIRE from LM c: a row matched.  0, or -1 (malformed: close c). */
+/* A FIRE from LM c, or from an LM's fire link c (its times converted by
+ * that LM's connection): a row matched.  0, or -1 (malformed: close c). */
 int mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
+/*
+ * Called often from long pieces of work (a batch taken, records written,
+ * DATA decoded): at most every MM_PLAN_POLL_NS, the FIREs waiting on the
+ * fire links are taken and fired now, not after the work (doc/plans.md
+ * 4.4); a rule that snapshots or rotates fires at the loop's next turn.
+ */
+#define MM_PLAN_POLL_NS	1000000u
+void mm_plan_poll(struct mm *mm);
 /* Process pid of node ended (#PROC written at ts, MM time): killed by a
  * signal, or exited with status; name: the #PROC line's. */
 void mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,

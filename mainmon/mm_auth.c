@@ -116,7 +116,9 @@ struct mm_auth {
 static const char *
 role_name(uint32_t role)
 {
-	return role == WIRE_ROLE_LM ? "local monitor" : "control client";
+	return role == WIRE_ROLE_LM ? "local monitor" :
+	    role == WIRE_ROLE_FIRE ? "local monitor's fire link" :
+	    "control client";
 }
 
 /* "1.2.3.4:5" or "[::1]:5" (mm_accept's addr): the host part. */
@@ -609,8 +611,9 @@ mm_auth_peer(const struct mm_conn *c)
 	if (a->closing)
 		return 0;
 	if (!a->challenged)
-		return WIRE_BY_LM | WIRE_BY_CTL;
-	return a->h.role == WIRE_ROLE_LM ? WIRE_BY_LM : WIRE_BY_CTL;
+		return WIRE_BY_LM | WIRE_BY_CTL | WIRE_BY_FIRE;
+	return a->h.role == WIRE_ROLE_LM ? WIRE_BY_LM :
+	    a->h.role == WIRE_ROLE_FIRE ? WIRE_BY_FIRE : WIRE_BY_CTL;
 }
 
 void

@@ -311,12 +311,14 @@ mm_order_write(struct mm *mm, uint64_t w)
 			node->late += o->late - late;
 		if (s->head->pos >= s->head->len)
 			piece_done(mm, s);
-		if (s->head == NULL) {
+		if (s->head == NULL)
 			heap_pop(o);
-			continue;
+		else {
+			s->head_ts = piece_ts(s->head);
+			sift_down(o, 0);
 		}
-		s->head_ts = piece_ts(s->head);
-		sift_down(o, 0);
+		/* Between two runs: firings do not wait for the rest. */
+		mm_plan_poll(mm);
 	}
 	/* Acknowledged once in the file (1: not now; nothing lost). */
 	if ((r = mm_out_write_out(mm)) != 0)

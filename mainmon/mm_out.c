@@ -938,6 +938,7 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 		}
 		admit(mm, c, pc, s);
 		mm_order_add(mm, s, pc);
+		mm_plan_poll(mm);
 	}
 	c->batch = NULL;
 	c->batch_tail = &c->batch;

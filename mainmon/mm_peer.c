@@ -35,6 +35,8 @@ static int lm_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 		       struct wire_rd *msg);
 static int ctl_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 			struct wire_rd *msg);
+static int fire_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
+			 struct wire_rd *msg);
 static int release_batch(struct mm *mm, struct mm_conn *c);
 
 void
@@ -266,6 +268,17 @@ mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 	if (h->role == WIRE_ROLE_CTL) {
 		c->state = MM_CONN_CTL;
 		c->on_msg = ctl_dispatch;
+	} else if (h->role == WIRE_ROLE_FIRE) {
+		/* An LM's fire link: known by its host and LM pid, the host
+		 * of an LM connected before it. */
+		c->state = MM_CONN_FIRE;
+		c->on_msg = fire_dispatch;
+		for (c->node = mm->nodes; c->node != NULL &&
+		    strcmp(c->node->host, h->host) != 0; c->node =
+		    c->node->next)
+			;
+		if (c->node == NULL)
+			return -1;
 	} else {
 		c->state = MM_CONN_SYNC;
 		c->on_msg = lm_dispatch;
@@ -276,10 +289,10 @@ mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 		snprintf(c->node->addr, sizeof c->node->addr, "%s", c->addr);
 	}
 	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, MM_IS_LM(c) ? c->node->id : 0);
+	wire_put_u32(&w, c->node != NULL ? c->node->id : 0);
 	wire_put_bytes(&w, proof, WIRE_PROOF);
 	peer_send(c->p, WIRE_WELCOME, buf, w.len, NULL, 0);
-	if (c->state == MM_CONN_CTL)
+	if (c->state == MM_CONN_CTL || c->state == MM_CONN_FIRE)
 		return 0;
 	c->sync_ev = loop_timer(mm->base, sync_due, c);
 	if (c->sync_ev == NULL ||
@@ -688,6 +701,8 @@ lm_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 		return mm_on_tsc(c, msg);
 	case WIRE_DATA:
 		c->last_data = peer_last_rx(c->p);
+		/* Many in one read: firings do not wait for them all. */
+		mm_plan_poll(mm);
 		return mm_on_data(c, msg);
 	case WIRE_PROC:
 		return mm->out != NULL ? mm_out_proc(mm, c, msg) : -1;
@@ -723,6 +738,14 @@ ctl_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 	return type == WIRE_CTL ? mm_on_ctl(mm, c, msg) : -1;
 }
 
+/* An LM's fire link's: FIREs. */
+static int
+fire_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
+	      struct wire_rd *msg)
+{
+	return type == WIRE_FIRE ? mm_plan_fire(mm, c, msg) : -1;
+}
+
 /* Logs why c ended: an LM's silence in one line (its host is given up,
  * mm_live.c), broken framing whoever the peer is; a plain close is an
  * LM's normal end. */
@@ -755,6 +778,10 @@ conn_rule_state(const struct mm_conn *c, unsigned *by, unsigned *state)
 		break;
 	case MM_CONN_CTL:
 		*by = WIRE_BY_CTL;
+		*state = WIRE_ST_READY;
+		break;
+	case MM_CONN_FIRE:
+		*by = WIRE_BY_FIRE;
 		*state = WIRE_ST_READY;
 		break;
 	case MM_CONN_SYNC:

@@ -193,16 +193,63 @@ put_one(struct wire_wr *w, const struct mm_plan *p,
 	return 0;
 }
 
+/* Appends to w the switch rows of node's processes that p's scoped
+ * switches in force hold (SEG_ROW_SWITCH: one row per process and 8
+ * targets), counting them in *n; -1 (logged) when the segment's rows are
+ * all taken. */
+static int
+put_switches(struct wire_wr *w, const struct mm_plan *p,
+	     const struct mm_node *node, uint32_t *n)
+{
+	const struct mm_plan_undo *u;
+	const struct plan_act *a;
+	unsigned i, k, t, m;
+
+	for (i = 0; i < p->rule->nact; i++) {
+		u = &p->undo[i];
+		a = &p->rule->act[i];
+		if (!u->on || !u->scoped)
+			continue;
+		for (k = 0; k < u->nsw; k++) {
+			if (u->sw[k].node != node)
+				continue;
+			for (t = 0; t < a->ntgt; t += m) {
+				if (*n == SEG_PLAN_ROWS) {
+					log_warn("plan %u: a switch of process "
+					    "%u not sent: the segment holds "
+					    "%d rows", p->n, u->sw[k].pid,
+					    SEG_PLAN_ROWS);
+					return -1;
+				}
+				m = a->ntgt - t < SEG_PLAN_INSNS ? a->ntgt -
+				    t : SEG_PLAN_INSNS;
+				put_row_head(w, p->n, SEG_ROW_SWITCH, 0, m);
+				for (; m > 0; m--, t++)
+					put_insn(w, a->kind == PLAN_D_ENABLE ?
+					    SEG_SW_ON : SEG_SW_OFF,
+					    a->tgt[t].is_class ? SEG_SW_CLASS :
+					    SEG_SW_TYPE, 0, u->sw[k].pid,
+					    a->tgt[t].value, NULL);
+				m = 0;
+				(*n)++;
+			}
+		}
+	}
+	return 0;
+}
+
 void
 mm_plan_send(struct mm *mm, struct mm_conn *c)
 {
-	/* 64 rows of 8 comparisons and their strings, at most. */
+	/* 64 rows of 8 comparisons and their strings, at most; the same
+	 * with an LM's switch rows. */
 	static unsigned char buf[WIRE_HDR + 4 + SEG_PLAN_ROWS *
 	    (16 + SEG_PLAN_INSNS * 16) + SEG_PLAN_STRS];
+	static unsigned char one[sizeof buf];
 	const struct mm_plan *p;
 	struct mm_conn *k;
-	struct wire_wr w;
-	uint32_t n = 0, strs = 0;
+	struct wire_wr w, w1;
+	uint32_t n = 0, n1, strs = 0;
 
 	wire_wr_init(&w, buf, sizeof buf);
 	wire_put_u32(&w, 0);
@@ -217,9 +264,20 @@ mm_plan_send(struct mm *mm, struct mm_conn *c)
 			(void)put_one(&w, p, &p->rule->until, p->n | UNTIL_ROW,
 			    &strs, &n);
 	buf[0] = (unsigned char)n;	/* the u32 n (at most 64), LE */
-	for (k = mm->conns; k != NULL; k = k->next)
-		if ((c == NULL || k == c) && k->state == MM_CONN_READY)
-			peer_send(k->p, WIRE_PLAN, buf, w.len, NULL, 0);
+	for (k = mm->conns; k != NULL; k = k->next) {
+		if ((c != NULL && k != c) || k->state != MM_CONN_READY)
+			continue;
+		/* Then the switches of this LM's processes. */
+		memcpy(one, buf, w.len);
+		wire_wr_init(&w1, one, sizeof one);
+		w1.len = w.len;
+		n1 = n;
+		for (p = mm->plans; p != NULL; p = p->next)
+			if (put_switches(&w1, p, k->node, &n1) != 0)
+				break;
+		one[0] = (unsigned char)n1;
+		peer_send(k->p, WIRE_PLAN, one, w1.len, NULL, 0);
+	}
 }
 
 /* ---- actions ---- */
@@ -265,6 +323,12 @@ undo_apply(struct mm *mm, struct mm_plan_undo *u)
 	uint32_t *w, b;
 	unsigned i;
 
+	if (u->scoped) {
+		/* Its switch rows go (mm_plan_send, by the caller). */
+		u->nsw = 0;
+		u->on = 0;
+		return;
+	}
 	for (i = 0; i < a->ntgt; i++) {
 		w = target_word(mm, &a->tgt[i], &b);
 		mm_set_bit(w, b, a->tgt[i].is_class ? bit(u->cls_was, b) :
@@ -279,13 +343,19 @@ undo_cb(void *arg)
 	struct mm_plan_undo *u = arg;
 	char cmd[200], t[160];
 
+	int scoped = u->scoped;
+
 	if (!u->on)
 		return;
 	undo_apply(u->mm, u);
 	targets_text(&u->p->rule->act[u->act], t, sizeof t);
-	snprintf(cmd, sizeof cmd, "plan %u: end of %s", u->p->n, t);
+	snprintf(cmd, sizeof cmd, "plan %u: end of %s%s", u->p->n, t,
+	    scoped ? " in its scope" : "");
 	log_info("%s", cmd);
-	mm_round(u->mm, NULL, MM_CONTROL, cmd);
+	if (scoped)
+		mm_plan_send(u->mm, NULL);
+	else
+		mm_round(u->mm, NULL, MM_CONTROL, cmd);
 }
 
 /* Rule p is deleted: what it switched for a duration goes back now. */
@@ -294,14 +364,19 @@ plan_undo_all(struct mm *mm, struct mm_plan *p)
 {
 	char cmd[64];
 	unsigned i;
-	int any = 0;
+	int any = 0, scoped = 0;
 
 	for (i = 0; i < PLAN_ACTS_MAX; i++)
 		if (p->undo[i].on) {
 			loop_disarm(p->undo[i].ev);
+			if (p->undo[i].scoped)
+				scoped = 1;
+			else
+				any = 1;
 			undo_apply(mm, &p->undo[i]);
-			any = 1;
 		}
+	if (scoped)
+		mm_plan_send(mm, NULL);
 	if (any) {
 		snprintf(cmd, sizeof cmd, "plan %u deleted: its switches "
 		    "undone", p->n);
@@ -395,6 +470,81 @@ in_scope(const struct mm_plan *p, const struct trig *t)
 			return 0;
 	}
 	return 1;
+}
+
+/* Adds process pid of node to u's switched processes (once). */
+static void
+sw_add(struct mm_plan_undo *u, struct mm_node *node, uint32_t pid)
+{
+	unsigned k;
+
+	for (k = 0; k < u->nsw; k++)
+		if (u->sw[k].node == node && u->sw[k].pid == pid)
+			return;
+	if (u->nsw == MM_PLAN_SW_MAX) {
+		log_warn("plan %u: more than %d processes in its scope: "
+		    "process %u not switched", u->p->n, MM_PLAN_SW_MAX, pid);
+		return;
+	}
+	u->sw[u->nsw].node = node;
+	u->sw[u->nsw++].pid = pid;
+}
+
+/*
+ * Runs enable/disable action i of p, whose rule has a scope, in the
+ * processes of that scope only (doc/plans.md 4.4): the triggering
+ * process, and every live process mainmon knows that is in the scope
+ * (with `thread`, only the triggering one: the switch is per process).
+ * They go to their LMs as switch rows (the caller sends the plan).
+ */
+static void
+act_switch_scoped(struct mm *mm, struct mm_plan *p, unsigned i,
+		  const struct trig *t)
+{
+	const struct plan_act *a = &p->rule->act[i];
+	struct mm_plan_undo *u = &p->undo[i];
+	struct mm_node *n;
+	struct mm_proc *pr;
+	struct trig k;
+	unsigned b;
+
+	if (!u->on) {
+		if ((a->for_ns != 0 || a->until) && u->ev == NULL &&
+		    (u->ev = loop_timer(mm->base, undo_cb, u)) == NULL) {
+			log_warn("plan %u: out of memory: '%s' not done",
+			    p->n, a->kind == PLAN_D_ENABLE ? "enable" :
+			    "disable");
+			return;
+		}
+		u->p = p;
+		u->mm = mm;
+		u->act = i;
+		u->nsw = 0;
+		u->scoped = 1;
+		u->since = clk_mono_ns();
+		u->on = 1;
+	}
+	if (t->node != NULL && t->pid != 0)
+		sw_add(u, t->node, t->pid);
+	for (n = mm->nodes; n != NULL &&
+	    !(p->rule->scope.has & PLAN_S_THREAD); n = n->next)
+		for (b = 0; b < MM_PROC_BUCKETS; b++)
+			for (pr = n->procs[b]; pr != NULL; pr = pr->next) {
+				if (pr->ended || pr->gone != 0)
+					continue;
+				memset(&k, 0, sizeof k);
+				k.node = n;
+				k.name = pr->name;
+				k.pid = pr->pid;
+				if (in_scope(p, &k))
+					sw_add(u, n, pr->pid);
+			}
+	if (a->for_ns != 0)
+		(void)loop_arm(u->ev, a->for_ns);
+	else if (a->until && p->rule->until.kind == PLAN_W_EVERY)
+		loop_arm_idle(u->ev, p->rule->until.ns);
+	else if (a->until && p->rule->until.kind == PLAN_W_AT)
+		loop_arm_idle(u->ev, until_at(p->rule->until.at));
 }
 
 /* A snapshot's second collection, `after` the trigger. */
@@ -571,7 +721,7 @@ plan_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
 	const char *text = "";
 	size_t text_len = 0;
 	unsigned i;
-	int changed = 0, snapped = 0, until_was;
+	int changed = 0, snapped = 0, rows = 0, until_was;
 
 	if (p->unarmed != NULL || exhausted(p) || !in_scope(p, t))
 		return;
@@ -613,6 +763,11 @@ plan_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
 		switch (a->kind) {
 		case PLAN_D_ENABLE:
 		case PLAN_D_DISABLE:
+			if (r->scope.has != 0) {
+				act_switch_scoped(mm, p, i, t);
+				rows = 1;
+				break;
+			}
 			if (!act_switch(mm, p, i))
 				break;
 			targets_text(a, txt, sizeof txt);
@@ -654,7 +809,8 @@ plan_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
 		mm_round(mm, NULL, MM_CONTROL, cmd);
 	/* Its last firing: the writers stop checking for it; a switch
 	 * until a record now in force: they start checking for that. */
-	if ((exhausted(p) && watched(p)) || until_watched(p) != until_was)
+	if (rows || (exhausted(p) && watched(p)) ||
+	    until_watched(p) != until_was)
 		mm_plan_send(mm, NULL);
 }
 
@@ -676,6 +832,39 @@ until_fire(struct mm *mm, struct mm_plan *p, const struct trig *t)
 	until_met(p, p->rule->until.kind, t);
 	if (!until_watched(p))
 		mm_plan_send(mm, NULL);
+}
+
+static void enqueue(struct mm *mm, int kind, uint32_t rule,
+		    const struct trig *t);
+
+/* 1 if p's actions must not run inside the work that polled. */
+static int
+acts_later(const struct mm_plan *p)
+{
+	unsigned i;
+
+	for (i = 0; i < p->rule->nact; i++)
+		if (p->rule->act[i].kind == PLAN_D_SNAPSHOT ||
+		    p->rule->act[i].kind == PLAN_D_ROTATE)
+			return 1;
+	return 0;
+}
+
+/* The ready LM connection whose clock converts c's FIREs: c, or for a
+ * fire link the connection of the same LM (host and pid); NULL if that
+ * LM is not connected now. */
+static struct mm_conn *
+fire_owner(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_conn *k;
+
+	if (c->state != MM_CONN_FIRE)
+		return c;
+	for (k = mm->conns; k != NULL; k = k->next)
+		if (k->state == MM_CONN_READY && k->node == c->node &&
+		    k->lm_pid == c->lm_pid)
+			return k;
+	return NULL;
 }
 
 int
@@ -705,19 +894,72 @@ mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	    !trig_watched(tr) || t.eid != (tr->kind == PLAN_W_BLOCK ?
 	    REC_EID_BLOCK_END : tr->eid))
 		return 0;
+	if ((c = fire_owner(mm, c)) == NULL) {
+		log_info("plan %u: a firing from a local monitor no longer "
+		    "connected: dropped", p->n);
+		return 0;
+	}
 	t.node = c->node;
 	t.ts = mm_conv(c, t.ts);
 	if (rule & UNTIL_ROW)
 		until_fire(mm, p, &t);
+	else if (mm->plan_polling && acts_later(p))
+		/* Snapshots and rotates at the loop's next turn, not
+		 * inside the work that polled (a rotate would change the
+		 * file under the records being written). */
+		enqueue(mm, -1, p->n, &t);
 	else
 		plan_fire(mm, p, &t);
 	return 0;
 }
 
+/* A message of a fire link while mainmon is busy: a FIRE is taken (and
+ * fired); anything else is left to the link's dispatch. */
+static int
+take_fire(struct peer *pe, uint16_t type, struct wire_rd *msg, void *arg)
+{
+	struct mm_conn *c = arg;
+	char why[160];
+
+	(void)pe;
+	if (wire_check(type, WIRE_BY_FIRE, WIRE_BY_MM, WIRE_ST_READY,
+	    wire_rd_left(msg), why, sizeof why) != 0 || type != WIRE_FIRE)
+		return 0;
+	return mm_plan_fire(c->mm, c, msg) == 0;
+}
+
+void
+mm_plan_poll(struct mm *mm)
+{
+	struct mm_conn *c;
+	uint64_t now;
+	int n = 0;
+
+	if (mm->plan_polling || mm->plans == NULL)
+		return;
+	now = clk_mono_ns();
+	if (now - mm->plan_polled < MM_PLAN_POLL_NS)
+		return;
+	mm->plan_polled = now;
+	/* take_fire frees no connection: the list stays as it is. */
+	mm->plan_polling = 1;
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (c->state == MM_CONN_FIRE)
+			n += peer_poll(c->p, take_fire, c);
+	mm->plan_polling = 0;
+	/* What the firings sent the LMs (CONTROL, SIGNAL) goes now, not
+	 * after the work. */
+	for (c = mm->conns; n > 0 && c != NULL; c = c->next)
+		if (MM_IS_LM(c))
+			peer_flush(c->p);
+}
+
 /*
  * Process ends and losses are met while mainmon writes (a #PROC or #LOSS
  * line): their firings run from the loop's next turn, not from inside
- * the write (a rotate would change the file under it).  At most
+ * the write (a rotate would change the file under it); so do the firings
+ * mm_plan_poll took of a rule that snapshots or rotates (rule: its
+ * number; 0 for an end or a loss, for every rule of kind).  At most
  * PLAN_Q_MAX wait; more are counted and dropped (logged).
  */
 #define PLAN_Q_MAX	256
@@ -727,6 +969,7 @@ struct mm_plan_q {
 	uint64_t	dropped;
 	struct {
 		int		kind;
+		uint32_t	rule;
 		struct trig	t;
 		char		name[64];
 	} q[PLAN_Q_MAX];
@@ -758,13 +1001,21 @@ queue_cb(void *arg)
 	unsigned i;
 
 	if (q->dropped > 0)
-		log_warn("plan: %llu process ends or losses not looked at "
-		    "(more than %d at once)", (unsigned long long)q->dropped,
-		    PLAN_Q_MAX);
+		log_warn("plan: %llu process ends, losses or firings not "
+		    "looked at (more than %d at once)", (unsigned long long)
+		    q->dropped, PLAN_Q_MAX);
 	q->dropped = 0;
 	for (i = 0; i < q->n; i++) {
 		if (q->q[i].name[0] != '\0')
 			q->q[i].t.name = q->q[i].name;
+		if (q->q[i].rule != 0) {
+			for (p = mm->plans; p != NULL &&
+			    p->n != q->q[i].rule; p = p->next)
+				;
+			if (p != NULL)
+				plan_fire(mm, p, &q->q[i].t);
+			continue;
+		}
 		for (p = mm->plans; p != NULL; p = p->next) {
 			until_met(p, q->q[i].kind, &q->q[i].t);
 			if (p->rule->when.kind == q->q[i].kind)
@@ -774,18 +1025,19 @@ queue_cb(void *arg)
 	q->n = 0;
 }
 
-/* Queues t for the rules of kind, if there are any. */
+/* Queues t for rule number rule, or (rule 0) for the rules of kind, if
+ * there are any. */
 static void
-enqueue(struct mm *mm, int kind, const struct trig *t)
+enqueue(struct mm *mm, int kind, uint32_t rule, const struct trig *t)
 {
 	struct mm_plan_q *q;
 	struct mm_plan *p;
 
-	for (p = mm->plans; p != NULL; p = p->next)
+	for (p = mm->plans; p != NULL && rule == 0; p = p->next)
 		if (p->unarmed == NULL && (p->rule->when.kind == kind ||
 		    (p->rule->has_until && p->rule->until.kind == kind)))
 			break;
-	if (p == NULL)
+	if (p == NULL && rule == 0)
 		return;
 	if (mm->plan_q == NULL) {
 		if ((q = calloc(1, sizeof *q)) == NULL ||
@@ -803,6 +1055,7 @@ enqueue(struct mm *mm, int kind, const struct trig *t)
 		return;
 	}
 	q->q[q->n].kind = kind;
+	q->q[q->n].rule = rule;
 	q->q[q->n].t = *t;
 	q->q[q->n].t.name = NULL;
 	snprintf(q->q[q->n].name, sizeof q->q[q->n].name, "%s",
@@ -818,7 +1071,7 @@ mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
 	struct trig t = { node, name, pid, 0, 0, ts, 0 };
 
 	if (killed || status != 0)
-		enqueue(mm, PLAN_W_ABNORMAL, &t);
+		enqueue(mm, PLAN_W_ABNORMAL, 0, &t);
 }
 
 void
@@ -827,7 +1080,7 @@ mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid, uint32_t tid,
 {
 	struct trig t = { node, NULL, pid, tid, 0, ts, 0 };
 
-	enqueue(mm, PLAN_W_LOSS, &t);
+	enqueue(mm, PLAN_W_LOSS, 0, &t);
 }
 
 /* ns from now to the next HH:MM:SS (at: seconds after local midnight). */

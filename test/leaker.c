@@ -11,7 +11,8 @@
  * LEAKER_ABORT=K in
  * the environment, the first thread to take step K calls abort() (a crash
  * after some seconds of work).  With LEAKER_EXTRA=1, each step also
- * records event 16 with the step's number (more excess monitoring). */
+ * records event 16 with the step's number (more excess monitoring).
+ * With LEAKER_GROW=G, the depth grows by G a step instead of 1000. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 
 #include <grm.h>
 
-static long steps, pace_us, abort_at, slow_at, extra;
+static long steps, pace_us, abort_at, slow_at, extra, grow = 1000;
 
 static void *
 run(void *arg)
@@ -32,7 +33,7 @@ run(void *arg)
 	ts.tv_sec = pace_us / 1000000;
 	ts.tv_nsec = pace_us % 1000000 * 1000;
 	for (i = 1; i <= steps; i++) {
-		if (GMI_Event(12, i * 1000) != GRM_OK ||
+		if (GMI_Event(12, i * grow) != GRM_OK ||
 		    GMI_Event(13, (int)i) != GRM_OK ||
 		    GMI_Event(15, (int)i) != GRM_OK ||
 		    (extra && GMI_Event(16, (int)i) != GRM_OK) ||
@@ -72,6 +73,8 @@ main(int argc, char **argv)
 	    atol(getenv("LEAKER_ABORT")) : 0;
 	slow_at = getenv("LEAKER_SLOW") != NULL ?
 	    atol(getenv("LEAKER_SLOW")) : 0;
+	if (getenv("LEAKER_GROW") != NULL)
+		grow = atol(getenv("LEAKER_GROW"));
 	extra = getenv("LEAKER_EXTRA") != NULL ?
 	    atol(getenv("LEAKER_EXTRA")) : 0;
 	pace_us = atol(argv[2]);

@@ -219,9 +219,12 @@ Test(auth, hello_refused)
 	cr_assert_eq(auth_hello_parse(buf, n - 1, &back), -1, "truncated");
 	buf[n] = 0;
 	cr_assert_eq(auth_hello_parse(buf, n + 1, &back), -1, "extra byte");
-	h.role = 3;
+	h.role = WIRE_ROLE_FIRE;
 	n = auth_hello_build(buf, sizeof buf, &h);
-	cr_assert_eq(auth_hello_parse(buf, n, &back), -1, "role 3");
+	cr_assert_eq(auth_hello_parse(buf, n, &back), 0, "a fire link");
+	h.role = 4;
+	n = auth_hello_build(buf, sizeof buf, &h);
+	cr_assert_eq(auth_hello_parse(buf, n, &back), -1, "role 4");
 	example_hello(&h);
 	h.host[0] = '\0';
 	n = auth_hello_build(buf, sizeof buf, &h);

@@ -58,6 +58,13 @@ mm_out_stalled(struct mm *m)
 	return 0;
 }
 
+/* No plan here: nothing to fire between runs. */
+void
+mm_plan_poll(struct mm *m)
+{
+	(void)m;
+}
+
 int
 tape_order(struct tape_w *w, uint64_t late, uint64_t clamped,
 	   uint64_t forced, uint64_t held_max)

@@ -304,7 +304,7 @@ Test(wire, get_str_embedded_nul)
 Test(header, round_trip)
 {
 	static const unsigned char want[WIRE_HDR] = {
-		'G', 'M', 'R', 'W', 0x0a, 0x00, 0x07, 0x00,
+		'G', 'M', 'R', 'W', 0x0b, 0x00, 0x07, 0x00,
 		0xd2, 0x04, 0x00, 0x00
 	};
 	unsigned char buf[WIRE_HDR + 4];
@@ -498,6 +498,32 @@ Test(rules, sender_receiver_state)
 	cr_assert_eq(wire_check(WIRE_CONTROL, WIRE_BY_MM, WIRE_BY_LM,
 	    WIRE_ST_READY, 1, why, sizeof why), -1);
 	cr_assert_str_eq(why, "CONTROL (14) of 1 byte: at least 42 expected");
+}
+
+Test(rules, a_fire_link_carries_fires_only)
+{
+	char why[160];
+
+	/* Its handshake as any peer's. */
+	cr_assert_eq(wire_check(WIRE_HELLO, WIRE_BY_FIRE, WIRE_BY_MM,
+	    WIRE_ST_AUTH, 43, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(wire_check(WIRE_AUTH, WIRE_BY_FIRE, WIRE_BY_MM,
+	    WIRE_ST_AUTH, WIRE_PROOF, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(wire_check(WIRE_WELCOME, WIRE_BY_MM, WIRE_BY_FIRE,
+	    WIRE_ST_AUTH, 4 + WIRE_PROOF, why, sizeof why), 0, "%s", why);
+	/* Then FIRE, once authenticated, and nothing else. */
+	cr_assert_eq(wire_check(WIRE_FIRE, WIRE_BY_FIRE, WIRE_BY_MM,
+	    WIRE_ST_READY, 32, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(wire_check(WIRE_FIRE, WIRE_BY_FIRE, WIRE_BY_MM,
+	    WIRE_ST_AUTH, 32, why, sizeof why), -1);
+	cr_assert_eq(wire_check(WIRE_DATA, WIRE_BY_FIRE, WIRE_BY_MM,
+	    WIRE_ST_READY, 48, why, sizeof why), -1);
+	cr_assert_str_eq(why, "DATA (7) from a local monitor's fire link: "
+	    "never sent by it");
+	cr_assert_eq(wire_check(WIRE_PING, WIRE_BY_MM, WIRE_BY_FIRE,
+	    WIRE_ST_READY, 8, why, sizeof why), -1);
+	cr_assert_eq(wire_check(WIRE_FIRE, WIRE_BY_FIRE, WIRE_BY_MM,
+	    WIRE_ST_READY, 31, why, sizeof why), -1);
 }
 
 Test(rules, reader_end)

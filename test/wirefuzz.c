@@ -12,7 +12,7 @@
  *	huge		a header announcing more than WIRE_MAX bytes
  *	big		a header announcing 1 MiB before the handshake
  *	truncated	half a HELLO, then our end closed
- *	badhello	a whole HELLO message of role 3
+ *	badhello	a whole HELLO message of role 4 (none)
  *	wrongtoken	the handshake with a proof made with another token:
  *			prints the DENIED code and text
  *	proved SEED	the whole handshake (as a control client), then
@@ -439,7 +439,8 @@ ready_msg(uint16_t type, struct wire_wr *w)
 /*
  * One case of badmm on the LM's connection fd: type sent short or (lng)
  * long where it is expected (type 0: a right session, the LM must answer
- * a PING).  Returns 0 if the LM did as it should, else 1.
+ * a PING).  Returns 0 if the LM did as it should, else 1; 2 if fd is the
+ * LM's fire link (HELLO role 3, made once it is ready: not a case).
  */
 static int
 badmm_case(int fd, const unsigned char token[MMID_TOKEN_LEN],
@@ -454,6 +455,8 @@ badmm_case(int fd, const unsigned char token[MMID_TOKEN_LEN],
 
 	if (get_msg(fd, &t, hb, sizeof hb, &hl) != 0 || t != WIRE_HELLO)
 		return 1;
+	if (hl >= 4 && hb[0] == WIRE_ROLE_FIRE && hb[1] == 0)
+		return 2;
 	wire_wr_init(&w, b, sizeof b);
 	if (type == WIRE_CHALLENGE || type == WIRE_DENIED) {
 		wire_put_u32(&w, WIRE_DENIED_OTHER);
@@ -515,11 +518,14 @@ badmm(const unsigned char token[MMID_TOKEN_LEN], const char *portfile,
 			if (wire_rule(type) == NULL)
 				return 2;
 		}
-		fd = accept(l, NULL, NULL);
-		if (fd == -1)
-			return 2;
-		r = badmm_case(fd, token, type, kind != NULL && kind[0] == 'l');
-		close(fd);
+		do {
+			fd = accept(l, NULL, NULL);
+			if (fd == -1)
+				return 2;
+			r = badmm_case(fd, token, type, kind != NULL &&
+			    kind[0] == 'l');
+			close(fd);
+		} while (r == 2);
 		if (i < ncases)
 			printf("%s %s: %s\n", name, kind, r == 0 ?
 			    "closed, nothing answered" : "NOT closed, or answered");
@@ -615,7 +621,7 @@ main(int argc, char **argv)
 		put(fd, buf, len / 2);
 		shutdown(fd, SHUT_WR);
 	} else if (strcmp(mode, "badhello") == 0) {
-		len = hello(buf, sizeof buf, 3, NULL);
+		len = hello(buf, sizeof buf, 4, NULL);
 		msg(fd, WIRE_HELLO, buf, len);
 	} else if (strcmp(mode, "hello") == 0 && argc == 4) {
 		len = hello(buf, sizeof buf - 1, WIRE_ROLE_LM, NULL);

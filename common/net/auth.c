@@ -22,7 +22,8 @@ auth_hello_parse(const void *p, size_t len, struct wire_hello *h)
 	h->seg_id = wire_get_u64(&r);
 	wire_get_bytes(&r, h->nonce, WIRE_NONCE);
 	if (!wire_rd_ok(&r) || wire_rd_left(&r) != 0 || h->host[0] == '\0' ||
-	    (h->role != WIRE_ROLE_LM && h->role != WIRE_ROLE_CTL))
+	    (h->role != WIRE_ROLE_LM && h->role != WIRE_ROLE_CTL &&
+	    h->role != WIRE_ROLE_FIRE))
 		return -1;
 	return 0;
 }

@@ -51,6 +51,9 @@ struct peer {
 	/* The kernel's CLOCK_REALTIME stamp of the latest bytes read
 	 * (SO_TIMESTAMPNS), 0 if unknown (peer_rx_time). */
 	uint64_t		rx_stamp;
+	/* Bytes peer_poll read and left for the read callback it
+	 * triggered (0: none): their stamp stands until more are read. */
+	size_t			polled_left;
 	uint64_t		last_tick;	/* ns: the watchdog last ran */
 	uint64_t		(*clock)(void);	/* peer_set_clock; NULL: mono */
 };
@@ -98,7 +101,7 @@ peer_destroy(struct peer *p)
  * nothing more is read (the sender waits, as with libevent's reads).
  */
 static void
-peer_read_more(struct peer *p, struct evbuffer *in)
+peer_read_more(struct peer *p, struct evbuffer *in, int keep)
 {
 	struct evbuffer_iovec v;
 	evutil_socket_t fd = bufferevent_getfd(p->bev);
@@ -107,8 +110,10 @@ peer_read_more(struct peer *p, struct evbuffer *in)
 	int q = 0;
 
 	/* Unless read here, the last bytes were libevent's: their arrival
-	 * is known by the time they were read only. */
-	p->rx_stamp = 0;
+	 * is known by the time they were read only (but for the bytes
+	 * peer_poll read, keep: their stamp). */
+	if (!keep)
+		p->rx_stamp = 0;
 	if (p->dead || fd < 0 || have >= PEER_READ_HIGH ||
 	    ioctl(fd, FIONREAD, &q) != 0 || q <= 0)
 		return;
@@ -144,6 +149,7 @@ peer_read_more(struct peer *p, struct evbuffer *in)
 		 * clock exchange is timed by it). */
 		if (n > 0) {
 			p->last_rx = clk_mono_ns();
+			p->rx_stamp = 0;
 			for (cm = CMSG_FIRSTHDR(&mh); cm != NULL;
 			    cm = CMSG_NXTHDR(&mh, cm))
 				if (cm->cmsg_level == SOL_SOCKET &&
@@ -169,6 +175,54 @@ peer_sock_stamps(int fd)
 		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
 }
 
+/*
+ * peer_poll: whole messages of p's input (after reading what the socket
+ * holds) handed to fn while it takes them.  Never p's death: a message
+ * not taken, its framing bad or not, stays for the read callback.
+ */
+int
+peer_poll(struct peer *p, peer_take_fn fn, void *arg)
+{
+	struct evbuffer *in;
+	unsigned char hdr[WIRE_HDR], *body;
+	struct wire_rd rd;
+	const char *why;
+	uint16_t type;
+	uint32_t len;
+	int n = 0;
+
+	if (p->dead || p->freed || p->in_dispatch)
+		return 0;
+	in = bufferevent_get_input(p->bev);
+	peer_read_more(p, in, p->polled_left != 0);
+	p->in_dispatch = 1;
+	while (!p->freed && evbuffer_get_length(in) >= WIRE_HDR) {
+		evbuffer_copyout(in, hdr, WIRE_HDR);
+		if (wire_parse_header(hdr, &type, &len, &why) != 0 ||
+		    len > p->max ||
+		    evbuffer_get_length(in) < WIRE_HDR + (size_t)len)
+			break;
+		body = evbuffer_pullup(in, WIRE_HDR + (ev_ssize_t)len);
+		if (body == NULL)
+			break;
+		wire_rd_init(&rd, body + WIRE_HDR, len);
+		if (!fn(p, type, &rd, arg))
+			break;
+		evbuffer_drain(in, WIRE_HDR + (size_t)len);
+		n++;
+	}
+	p->in_dispatch = 0;
+	if (p->freed) {
+		peer_destroy(p);
+		return n;
+	}
+	/* What is left waits for no more bytes: the dispatch runs soon. */
+	p->polled_left = evbuffer_get_length(in);
+	if (p->polled_left > 0)
+		bufferevent_trigger(p->bev, EV_READ, BEV_TRIG_DEFER_CALLBACKS);
+	return n;
+}
+
 static void
 peer_read_cb(struct bufferevent *bev, void *arg)
 {
@@ -179,9 +233,16 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 	const char *why;
 	uint16_t type;
 	uint32_t len;
+	int polled;
 
-	p->last_rx = clk_mono_ns();
-	peer_read_more(p, in);
+	/* Called for what peer_poll left (libevent read nothing more):
+	 * those bytes' arrival stands. */
+	polled = p->polled_left != 0 &&
+	    evbuffer_get_length(in) == p->polled_left;
+	p->polled_left = 0;
+	if (!polled)
+		p->last_rx = clk_mono_ns();
+	peer_read_more(p, in, polled);
 	p->in_dispatch = 1;
 	while (!p->dead && !p->freed &&
 	    evbuffer_get_length(in) >= WIRE_HDR) {
@@ -502,26 +563,14 @@ peer_set_clock(struct peer *p, uint64_t (*clock)(void))
 	p->clock = clock;
 }
 
-int
-peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
-		uint64_t *t)
+/* Writes framed message buf[len] to the socket now if nothing is queued
+ * before it, and queues what it did not take; 0 or -1. */
+static int
+send_or_queue(struct peer *p, const unsigned char *buf, size_t len)
 {
-	unsigned char buf[WIRE_HDR + 64 + 8];
-	struct evbuffer *out;
-	struct wire_wr w;
-	size_t len = WIRE_HDR + alen + 8;
-	ssize_t n;
+	struct evbuffer *out = bufferevent_get_output(p->bev);
+	ssize_t n = 0;
 
-	if (p->dead || p->freed || alen > 64)
-		return -1;
-	out = bufferevent_get_output(p->bev);
-	wire_header(buf, type, (uint32_t)(alen + 8));
-	if (alen > 0)
-		memcpy(buf + WIRE_HDR, a, alen);
-	wire_wr_init(&w, buf + WIRE_HDR + alen, 8);
-	*t = p->clock != NULL ? p->clock() : clk_mono_ns();
-	wire_put_u64(&w, *t);
-	n = 0;
 	if (evbuffer_get_length(out) == 0) {
 		n = send(bufferevent_getfd(p->bev), buf, len,
 		    MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -531,6 +580,56 @@ peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
 	}
 	return (size_t)n == len ? 0 :
 	    evbuffer_add(out, buf + n, len - (size_t)n);
+}
+
+int
+peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
+		uint64_t *t)
+{
+	unsigned char buf[WIRE_HDR + 64 + 8];
+	struct wire_wr w;
+
+	if (p->dead || p->freed || alen > 64)
+		return -1;
+	wire_header(buf, type, (uint32_t)(alen + 8));
+	if (alen > 0)
+		memcpy(buf + WIRE_HDR, a, alen);
+	wire_wr_init(&w, buf + WIRE_HDR + alen, 8);
+	*t = p->clock != NULL ? p->clock() : clk_mono_ns();
+	wire_put_u64(&w, *t);
+	return send_or_queue(p, buf, WIRE_HDR + alen + 8);
+}
+
+int
+peer_send_now(struct peer *p, uint16_t type, const void *a, size_t alen)
+{
+	unsigned char buf[WIRE_HDR + 64];
+
+	if (p->dead || p->freed || alen > 64)
+		return -1;
+	wire_header(buf, type, (uint32_t)alen);
+	if (alen > 0)
+		memcpy(buf + WIRE_HDR, a, alen);
+	return send_or_queue(p, buf, WIRE_HDR + alen);
+}
+
+void
+peer_flush(struct peer *p)
+{
+	struct evbuffer *out;
+
+	if (p->dead || p->freed)
+		return;
+	out = bufferevent_get_output(p->bev);
+	if (evbuffer_get_length(out) == 0)
+		return;
+	/* The bufferevent keeps its output's start frozen between its own
+	 * writes: thawed for this one, as it does.  An error is the
+	 * connection's: its next write tells. */
+	evbuffer_unfreeze(out, 1);
+	(void)evbuffer_write_atmost(out, bufferevent_getfd(p->bev),
+	    PEER_IO_MAX);
+	evbuffer_freeze(out, 1);
 }
 
 int

@@ -46,6 +46,31 @@ void peer_free(struct peer *p);
 /* Queues a message; the payload may come in two parts.  Returns 0 or -1. */
 int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 	      const void *b, size_t blen);
+/*
+ * Sends a short message (a[0..alen), at most 64 bytes) at once, in this
+ * call, if nothing is queued before it (else queued like peer_send): for
+ * a message that cannot wait for the event loop's next turn (a FIRE sent
+ * while the LM is busy with a collection).  0 or -1.
+ */
+int peer_send_now(struct peer *p, uint16_t type, const void *a,
+		  size_t alen);
+/* Writes what is queued for p now, as much as the socket takes without
+ * waiting (the rest at the loop's next turn): messages sent from inside a
+ * long piece of work (a plan's CONTROL or SIGNAL) do not wait for it. */
+void peer_flush(struct peer *p);
+/*
+ * For a daemon busy in a long piece of work (mainmon writing a batch),
+ * the messages of another peer that cannot wait for the loop: reads
+ * what p's socket holds now (never its end of file or error) and hands
+ * p's whole messages, in order, to fn, which returns 1 if it took one
+ * (it is then dropped from the input) and 0 to leave it, and every later
+ * one, to p's dispatch at the loop's next turn.  p never dies here (a
+ * message not taken, or its bad framing, is the dispatch's).  Nothing
+ * while p is in its own dispatch.  Returns how many fn took.
+ */
+typedef int (*peer_take_fn)(struct peer *p, uint16_t type,
+			    struct wire_rd *msg, void *arg);
+int peer_poll(struct peer *p, peer_take_fn fn, void *arg);
 /* The clock peer_send_clock reads: clock(), or CLOCK_MONOTONIC if NULL
  * (a Local Monitor whose host's clock is the TSC). */
 void peer_set_clock(struct peer *p, uint64_t (*clock)(void));

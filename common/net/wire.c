@@ -238,7 +238,8 @@ wire_parse_header(const void *buf, uint16_t *type, uint32_t *len,
 #define MM	WIRE_BY_MM
 #define LM	WIRE_BY_LM
 #define CTL	WIRE_BY_CTL
-#define PEER	(WIRE_BY_LM | WIRE_BY_CTL)
+#define FLINK	WIRE_BY_FIRE
+#define PEER	(WIRE_BY_LM | WIRE_BY_CTL | FLINK)
 #define HS	WIRE_ST_AUTH
 #define SYNC	WIRE_ST_SYNC
 #define READY	WIRE_ST_READY
@@ -280,7 +281,7 @@ static const struct wire_rule rules[] = {
 	R(RESUMED,	LM,   MM,   READY, EXACT, 3 * U32 + U64),
 	R(TSC,		LM,   MM,   SYNC,  EXACT, 6 * U64),
 	R(PLAN,		MM,   LM,   READY, LEAST, U32),
-	R(FIRE,		LM,   MM,   READY, EXACT, 4 * U32 + 2 * U64),
+	R(FIRE,		LM | FLINK, MM, READY, EXACT, 4 * U32 + 2 * U64),
 	R(SIGNAL,	MM,   LM,   READY, EXACT, 3 * U32),
 };
 _Static_assert(WIRE_STATUS_FIELDS == 14, "STATUS_REPLY's length above");
@@ -310,6 +311,8 @@ party_name(unsigned by)
 		return "a local monitor";
 	if (by == WIRE_BY_CTL)
 		return "a control client";
+	if (by == WIRE_BY_FIRE)
+		return "a local monitor's fire link";
 	return "this peer";
 }
 

@@ -22,7 +22,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	10
+#define WIRE_VERSION	11
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -127,7 +127,10 @@ enum { WIRE_DENIED_TOKEN = 1, WIRE_DENIED_OTHER = 2 };
  * (a HELLO with the longest host name is 297 bytes). */
 #define WIRE_PREAUTH_MAX	1024
 
-enum { WIRE_ROLE_LM = 1, WIRE_ROLE_CTL = 2 };
+/* Roles a HELLO gives.  FIRE: an LM's second connection, its fire link,
+ * that carries its FIREs only, so that a firing does not wait behind the
+ * collections on its data connection (doc/protocol.md 1.13). */
+enum { WIRE_ROLE_LM = 1, WIRE_ROLE_CTL = 2, WIRE_ROLE_FIRE = 3 };
 
 /* WIRE_COLLECT flags. */
 #define WIRE_COLLECT_STOP	1u	/* final collection: the LM then exits */
@@ -199,13 +202,14 @@ struct wire_status {
 enum {				/* who sends or receives (a mask) */
 	WIRE_BY_MM = 1,
 	WIRE_BY_LM = 2,
-	WIRE_BY_CTL = 4
+	WIRE_BY_CTL = 4,
+	WIRE_BY_FIRE = 8	/* an LM's fire link (WIRE_ROLE_FIRE) */
 };
 enum {				/* the receiver's connection state (a mask) */
 	WIRE_ST_AUTH = 1,	/* the handshake is not complete */
 	WIRE_ST_SYNC = 2,	/* an LM's: authenticated, before READY */
-	WIRE_ST_READY = 4	/* an LM's after READY; a ctl's once
-				   authenticated */
+	WIRE_ST_READY = 4	/* an LM's after READY; a ctl's and a
+				   fire link's once authenticated */
 };
 struct wire_rule {
 	const char	*name;		/* "HELLO", ... */

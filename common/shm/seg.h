@@ -132,7 +132,20 @@ _Static_assert(sizeof(struct seg_plan_insn) == 16, "plan_insn");
  * a block (eid REC_EID_BLOCK_END) whose name is insn[0]'s string lasting
  * longer than insn[1].value ns; the rate of eid passing insn[0].value
  * records a second in one thread. */
-enum { SEG_ROW_EVENT = 0, SEG_ROW_BLOCK = 1, SEG_ROW_RATE = 2 };
+enum { SEG_ROW_EVENT = 0, SEG_ROW_BLOCK = 1, SEG_ROW_RATE = 2,
+       SEG_ROW_SWITCH = 3 };
+/*
+ * A SWITCH row watches nothing and never fires: it is a plan's enable or
+ * disable limited to processes (doc/plans.md 4.4).  Its eid is 0; each
+ * of its comparisons is one switch: in process `len` (a pid), type
+ * (`field` SEG_SW_TYPE: `value` an event id) or class (`field`
+ * SEG_SW_CLASS: `value` 0..254) on (`op` SEG_SW_ON) or off (SEG_SW_OFF),
+ * whatever the control words say; `is_str` and `pad` 0.  A writer applies
+ * the switches of its own pid, after the control words; a writer that
+ * does not know the kind ignores the row.
+ */
+enum { SEG_SW_OFF = 0, SEG_SW_ON = 1 };
+enum { SEG_SW_TYPE = 0, SEG_SW_CLASS = 1 };
 
 struct seg_plan_row {
 	uint32_t	rule;		/* the rule's number (mainmon's) */
@@ -163,7 +176,11 @@ struct seg_fire {
 	uint32_t		pad;
 	uint64_t		ts;		/* the record's, host clock */
 	_Atomic uint64_t	missed;
-	uint32_t		pad2[6];
+	/* A rate row's count of the host's current second, summed over
+	 * its writers (gmi_plan.c): rule & 0xffff << 48, the second &
+	 * 0xffff << 32, the count (saturated) in the low 32 bits. */
+	_Atomic uint64_t	rate;
+	uint32_t		pad2[4];
 };
 _Static_assert(sizeof(struct seg_fire) == 64, "seg_fire is a cache line");
 

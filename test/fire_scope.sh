@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test/fire_scope.sh: a plan's enable and disable follow the rule's scope
+# (doc/plans.md 4.4): two leakers, A and B (one thread each, STEPS steps
+# of events 12, 13, 15 and 16), with 13 and 16 switched off; A's depth
+# (event 12's field) grows by 1000 a step, B's by 1001, so that a value
+# is one process's only (both check every row: a match of the other at
+# the same moment would take the rule's firing slot).
+#  1. 'when event 12 where $1 == 300000 in pid A do enable 13' fires once
+#     (A's step 300): records of 13 come from A only, none before the
+#     firing's time, and from its first on every step of A to the last;
+#     none from B.
+#  2. 'when event 12 where $1 == 600600 in pid B do disable 15' fires
+#     once: B's records of 15 are every step from 1 to one at or after
+#     600 and none after it; A's are every step.
+#  3. 'when event 12 where $1 == 900000 in process leaker do enable 16
+#     for 300ms' fires once, for A's record: records of 16 from both (B
+#     is in the scope too), none before the firing, in one stretch of
+#     steps each that ends before the last step.
+#  4. 'when rate 15 > 1001/s do mark once': no thread writes 15 faster
+#     than 1000 a second (a step every ms at most), the host's two
+#     together do (until B's 15 is off): it fires, counted over the host.
+#  Every record of 12 once, no loss.
+. "$(dirname "$0")/lib.sh"
+
+G="$B/mainmon/grmctl"
+STEPS=1500
+trace="$T_DIR/scope.trace"
+t_start_mm "$trace"
+
+defined() {
+	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	[ "$(t_count "$trace" '#DEF' eid=16)" -ge 1 ] &&
+	    [ "$(grep -c '^#PROC' "$trace")" -ge 2 ]
+}
+for w in A B; do
+	[ $w = A ] && grow=1000 || grow=1001
+	GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_GROW=$grow \
+	    "$B/test/leaker" $STEPS 1000 1 "$T_DIR/go" 2> "$T_DIR/leaker$w.err" &
+	eval "P$w=$!"
+	T_PIDS="$T_PIDS $!"
+done
+t_wait_for 30 "the leakers' definitions never reached $trace" defined
+"$G" "$MM_ID" disable 13 > /dev/null && "$G" "$MM_ID" disable 16 > /dev/null ||
+	t_fail "disable 13, 16 failed"
+add() {
+	"$G" "$MM_ID" plan add "$1" > "$T_DIR/add.out" ||
+		t_fail "plan add failed: $(cat "$T_DIR/add.out")"
+}
+add "when event 12 where \$1 == 300000 in pid $PA do enable 13"
+add "when event 12 where \$1 == 600600 in pid $PB do disable 15"
+add 'when event 12 where $1 == 900000 in process leaker do enable 16 for 300ms'
+add 'when rate 15 > 1001/s do mark "host rate" once'
+touch "$T_DIR/go"
+t_reap "leaker A" $PA
+t_reap "leaker B" $PB
+t_stop_mm
+
+[ "$(t_count "$trace" eid=12)" -eq $((2 * STEPS)) ] ||
+	t_fail "$(t_count "$trace" eid=12) records of 12, want $((2 * STEPS))"
+[ "$(t_count "$trace" '#LOSS')" -eq 0 ] || t_fail "#LOSS lines"
+
+# steps EID PID: "FIRST LAST COUNT" of that process's records of EID.
+steps() {
+	awk -v e="$1" -v p="$2" '!/^#/ && $5 == e && $3 == p {
+		if (!n || $6 < lo) lo = $6; if ($6 > hi) hi = $6; n++ }
+		END { printf "%d %d %d", lo, hi, n }' "$trace"
+}
+# fired N PID: the time of rule N's one firing, by process PID.
+fired() {
+	[ "$(t_count "$trace" '#PLAN fire' n=$1)" -eq 1 ] ||
+		t_fail "$1: not one firing of rule $1"
+	set -- $(grep "^#PLAN fire $1 " "$trace") "$2"
+	[ "$7" = "${13}" ] || t_fail "rule $2: fired by process $7"
+	echo "$4"
+}
+
+# ---- 1 ----
+ts=$(fired 1 $PA)
+set -- $(steps 13 $PB)
+[ "$3" -eq 0 ] || t_fail "1: $3 records of 13 from B (pid $PB)"
+set -- $(steps 13 $PA)
+[ "$3" -gt 0 ] && [ "$2" -eq $STEPS ] && [ "$3" -eq $((STEPS - $1 + 1)) ] &&
+    [ "$1" -gt 300 ] || t_fail "1: A's records of 13: steps $1 to $2, $3 records"
+n=$(awk -v ts="$ts" '!/^#/ && $5 == 13 && $1 < ts' "$trace" | wc -l)
+[ "$n" -eq 0 ] || t_fail "1: $n records of 13 before the firing"
+t_log "1: 'enable 13 in pid A': 13 from A's step $1 on, none from B"
+
+# ---- 2 ----
+ts=$(fired 2 $PB)
+set -- $(steps 15 $PA)
+[ "$1" -eq 1 ] && [ "$2" -eq $STEPS ] && [ "$3" -eq $STEPS ] ||
+	t_fail "2: A's records of 15: steps $1 to $2, $3 records"
+set -- $(steps 15 $PB)
+[ "$1" -eq 1 ] && [ "$2" -ge 600 ] && [ "$2" -lt $STEPS ] && [ "$3" -eq "$2" ] ||
+	t_fail "2: B's records of 15: steps $1 to $2, $3 records"
+t_log "2: 'disable 15 in pid B': B's 15 stopped after step $2, A's went on"
+
+# ---- 3 ----
+ts=$(fired 3 $PA)
+for p in $PA $PB; do
+	set -- $(steps 16 $p)
+	[ "$3" -gt 0 ] && [ "$2" -lt $STEPS ] && [ "$3" -eq $(($2 - $1 + 1)) ] ||
+	    t_fail "3: process $p's records of 16: steps $1 to $2, $3 records"
+done
+n=$(awk -v ts="$ts" '!/^#/ && $5 == 16 && $1 < ts' "$trace" | wc -l)
+[ "$n" -eq 0 ] || t_fail "3: $n records of 16 before the firing"
+
+t_log "3: 'enable 16 for 300ms in process leaker', fired by A: 16 from A and B, for a while"
+
+# ---- 4 ----
+[ "$(t_count "$trace" '#PLAN fire' n=4)" -eq 1 ] || t_fail "4: the host's rate did not fire"
+t_log "4: 'rate 15 > 1001/s' fired: two processes of 1000/s at most, counted together"
