@@ -172,7 +172,8 @@ mm_order_add(struct mm *mm, struct mm_stream *s, struct mm_piece *pc)
 	pc->next = NULL;
 	*s->tail = pc;
 	s->tail = &pc->next;
-	o->bytes += pc->len;
+	/* What it holds: the records, and the run they came in (-f bin). */
+	o->bytes += pc->len + pc->dlen;
 	if (o->bytes > o->bytes_max)
 		o->bytes_max = o->bytes;
 	if (pc->ack != NULL)
@@ -215,7 +216,7 @@ piece_done(struct mm *mm, struct mm_stream *s)
 
 	if ((s->head = pc->next) == NULL)
 		s->tail = &s->head;
-	mm->order.bytes -= pc->len;
+	mm->order.bytes -= pc->len + pc->dlen;
 	if (a != NULL && a->c != NULL && pc->seq != 0)
 		note_written(a->c, a, pc);
 	if (a != NULL && --a->pending == 0 && a->c == NULL)

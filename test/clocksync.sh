@@ -211,9 +211,13 @@ set -- $(t_tcheck "$trace" causal)
 moved=$8
 "$B/prove/prove" stats "$trace" > "$T_DIR/stats" 2> "$T_DIR/stats.err" ||
 	t_fail "prove stats: $(cat "$T_DIR/stats.err")"
+# Receives moved: every one before its send, and a receive of C that was
+# not (fewer than N before their send, on a loaded machine) but follows a
+# moved one on its thread is carried with it: from the violations to N.
+rmoved=$(sed -n 's/^receives moved \([0-9]*\) (max [0-9]* ns, median [0-9]* ns), records moved '"$moved"' (max [0-9]* ns)$/\1/p' "$T_DIR/stats")
 grep -q "^matched $matched, received before sent $violations (worst $worst ns), unchecked 0$" \
-    "$T_DIR/stats" && grep -q "^receives moved $violations (max [0-9]* ns, median [0-9]* ns), records moved $moved (max [0-9]* ns)$" \
-    "$T_DIR/stats" && grep -q "beyond the bounds 0$" "$T_DIR/stats" ||
+    "$T_DIR/stats" && [ -n "$rmoved" ] && [ "$rmoved" -ge "$violations" ] &&
+    [ "$rmoved" -le "$N" ] && grep -q "beyond the bounds 0$" "$T_DIR/stats" ||
 	t_fail "prove stats' causality: $(sed -n '/^causality/,$p' "$T_DIR/stats")"
 for h in a b c; do
 	grep -q "^ *[0-9]* *[0-9]* *-\{0,1\}[0-9]* *-\{0,1\}[0-9.]* *[0-9]* *[0-9.]* *[0-9]* *[0-9]* *[0-9]*  host$h$" \

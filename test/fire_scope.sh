@@ -12,7 +12,8 @@
 #     none from B.
 #  2. 'when event 12 where $1 == 600600 in pid B do disable 15' fires
 #     once: B's records of 15 are every step from 1 to one at or after
-#     600 and none after it; A's are every step.
+#     599 (600, unless B was preempted between the firing's 12 and its 15)
+#     and none after it; A's are every step.
 #  3. 'when event 12 where $1 == 900000 in process leaker do enable 16
 #     for 300ms' fires once, for A's record: records of 16 from both (B
 #     is in the scope too), none before the firing, in one stretch of
@@ -80,8 +81,11 @@ ts=$(fired 1 $PA)
 set -- $(steps 13 $PB)
 [ "$3" -eq 0 ] || t_fail "1: $3 records of 13 from B (pid $PB)"
 set -- $(steps 13 $PA)
+# From step 300 at the earliest: the firing's step's own 13 follows its
+# 12 at once, but a thread preempted between them (a loaded machine) may
+# find the switch already made.
 [ "$3" -gt 0 ] && [ "$2" -eq $STEPS ] && [ "$3" -eq $((STEPS - $1 + 1)) ] &&
-    [ "$1" -gt 300 ] || t_fail "1: A's records of 13: steps $1 to $2, $3 records"
+    [ "$1" -ge 300 ] || t_fail "1: A's records of 13: steps $1 to $2, $3 records"
 n=$(awk -v ts="$ts" '!/^#/ && $5 == 13 && $1 < ts' "$trace" | wc -l)
 [ "$n" -eq 0 ] || t_fail "1: $n records of 13 before the firing"
 t_log "1: 'enable 13 in pid A': 13 from A's step $1 on, none from B"
@@ -92,7 +96,8 @@ set -- $(steps 15 $PA)
 [ "$1" -eq 1 ] && [ "$2" -eq $STEPS ] && [ "$3" -eq $STEPS ] ||
 	t_fail "2: A's records of 15: steps $1 to $2, $3 records"
 set -- $(steps 15 $PB)
-[ "$1" -eq 1 ] && [ "$2" -ge 600 ] && [ "$2" -lt $STEPS ] && [ "$3" -eq "$2" ] ||
+# To step 599 at the earliest (preempted between the firing's 12 and 15).
+[ "$1" -eq 1 ] && [ "$2" -ge 599 ] && [ "$2" -lt $STEPS ] && [ "$3" -eq "$2" ] ||
 	t_fail "2: B's records of 15: steps $1 to $2, $3 records"
 t_log "2: 'disable 15 in pid B': B's 15 stopped after step $2, A's went on"
 

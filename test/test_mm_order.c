@@ -221,12 +221,13 @@ collection(struct mm_conn *c, uint32_t round)
 }
 
 /* A piece of thread (pid, tid) of collection a with n records stamped
- * ts[0..n), put in its stream. */
+ * ts[0..n), and dlen bytes of the run they came in kept after them, put
+ * in its stream. */
 static struct mm_piece *
-add(struct mm_ack *a, uint32_t pid, uint32_t tid, uint64_t seq,
-    const uint64_t *ts, int n)
+add_kept(struct mm_ack *a, uint32_t pid, uint32_t tid, uint64_t seq,
+	 const uint64_t *ts, int n, uint32_t dlen)
 {
-	struct mm_piece *pc = calloc(1, sizeof *pc + (size_t)n * 16);
+	struct mm_piece *pc = calloc(1, sizeof *pc + (size_t)n * 16 + dlen);
 	struct mm_stream *s;
 	int i;
 
@@ -242,10 +243,18 @@ add(struct mm_ack *a, uint32_t pid, uint32_t tid, uint64_t seq,
 	pc->ack = a;
 	for (i = 0; i < n; i++)
 		rec_put_hdr(pc->data + i * 16, 16, REC_CLASS_USER, 0, 1, ts[i]);
+	pc->dlen = dlen;	/* pc->dense NULL: written by encoding */
 	s = mm_order_stream(mm, pc);
 	cr_assert_not_null(s);
 	mm_order_add(mm, s, pc);
 	return pc;
+}
+
+static struct mm_piece *
+add(struct mm_ack *a, uint32_t pid, uint32_t tid, uint64_t seq,
+    const uint64_t *ts, int n)
+{
+	return add_kept(a, pid, tid, seq, ts, n, 0);
 }
 
 #define ADD(a, pid, tid, seq, ...) add(a, pid, tid, seq, \
@@ -385,6 +394,22 @@ Test(order, a_piece_added_after_a_write_joins_the_merge)
 	ADD(b, 30, 1, 1, 300, 500);
 	cr_assert_eq(mm_order_write(mm, UINT64_MAX), 0);
 	WRITTEN(100, 300, 400, 500);
+}
+
+/* What mainmon holds, bounded by -m, counts a binary file's runs kept
+ * beside their records as well as the records. */
+Test(order, a_run_kept_beside_its_records_counts)
+{
+	struct mm_ack *a = collection(lm1, 1);
+	static const uint64_t ts[] = { 100, 200 };
+
+	add_kept(a, 10, 1, 1, ts, 2, 12);
+	ADD(a, 10, 2, 1, 150);
+	cr_assert_eq(mm->order.bytes, 3 * 16 + 12);
+	cr_assert_eq(mm_order_write(mm, UINT64_MAX), 0);
+	cr_assert_eq(mm->order.bytes, 0);
+	cr_assert_eq(mm->order.bytes_max, 3 * 16 + 12);
+	WRITTEN(100, 150, 200);
 }
 
 Test(order, the_largest_held_is_remembered)
