@@ -47,8 +47,9 @@ struct srv_sum {
 	uint64_t	progress;	/* atomic: records read */
 };
 
-/* BEE's views of a selection (/api/bee) read the files again, prove
- * stats' numbers: seconds on a big trace.  Each is computed by a worker
+/* BEE's views of a selection read from the files again (/api/bee with
+ * ref=1, or without memory for the index's tables), prove stats'
+ * numbers: seconds on a big trace.  Each is computed by a worker
  * thread of its own, SRV_JOBS at most at once, so that the loop answers
  * the views meanwhile; the thread writes the job's address on a pipe when
  * done and the loop sends the answer (a browser that left meanwhile: its
@@ -472,8 +473,9 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 			    SRV_WIDTH_MAX);
 			goto out;
 		}
-		/* From the index's tables (a file's), unless ref=1 asks
-		 * for the file read again (the reference, for tests). */
+		/* From the index's tables (a file's, or a followed job's
+		 * grown at each collection), unless ref=1 asks for the
+		 * files read again (the reference, for tests). */
 		if (x->bee && evhttp_find_header(q, "ref") == NULL) {
 			rc = pv_bee_json(x, &sel, (unsigned)n, b) == 0 ? 0 :
 			    -1;
