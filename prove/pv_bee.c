@@ -163,10 +163,11 @@ seq_rows(const struct seq *q)
  * from the last one at or before low made again.  When its keys grew so
  * that its checkpoints would cost more than 2 bytes an item, they are
  * made again with a longer step (rare: the keys doubled).  0, or -1 if
- * out of memory.
+ * out of memory or *stop was set (stop NULL: none).
  */
 static int
-seq_update(struct seq *q, const void *items, size_t n, size_t low)
+seq_update(struct seq *q, const void *items, size_t n, size_t low,
+	   const int *stop)
 {
 	struct pv_key k;
 	uint64_t *acc, *nc;
@@ -212,9 +213,12 @@ seq_update(struct seq *q, const void *items, size_t n, size_t low)
 			memcpy(q->c + (i >> q->shift) * w, acc, w * sizeof *acc);
 		if (i < n)
 			q->add(q, i, acc);
+		if ((i & 0xffff) == 0 && stop != NULL &&
+		    __atomic_load_n(stop, __ATOMIC_RELAXED))
+			break;
 	}
 	free(acc);
-	return 0;
+	return i <= n ? -1 : 0;
 }
 
 /* The bytes q's sums and keys hold. */
@@ -577,14 +581,14 @@ update_msgs(struct pv_idx *x)
 		free(b->snd);
 		b->snd = snd[r];
 		snd[r] = NULL;
-		if (seq_update(&b->sends, b->snd, ns[r], lo) != 0)
+		if (seq_update(&b->sends, b->snd, ns[r], lo, x->stop) != 0)
 			goto out;
 		lo = first_diff(b->rcv, rcv[r], nr[r] < b->recvs.n ? nr[r] :
 		    b->recvs.n, sizeof **rcv);
 		free(b->rcv);
 		b->rcv = rcv[r];
 		rcv[r] = NULL;
-		if (seq_update(&b->recvs, b->rcv, nr[r], lo) != 0)
+		if (seq_update(&b->recvs, b->rcv, nr[r], lo, x->stop) != 0)
 			goto out;
 	}
 	rc = 0;
@@ -717,7 +721,8 @@ pv_bee_update(struct pv_idx *x)
 	for (i = 0; i < x->nrow; i++) {
 		r = &x->row[i];
 		b = r->bee;
-		if (seq_update(&b->marks, r->pt, r->npt, r->ptlow) != 0 ||
+		if (seq_update(&b->marks, r->pt, r->npt, r->ptlow,
+		    x->stop) != 0 ||
 		    row_depths(b, r->nd) != 0)
 			goto fail;
 		r->ptlow = SIZE_MAX;
@@ -730,7 +735,8 @@ pv_bee_update(struct pv_idx *x)
 			if (nown_update(d, d->low < b->dep[j].n ? d->low :
 			    b->dep[j].n, &b->nown[j], &b->nnown[j],
 			    &b->cnown[j]) != 0 ||
-			    seq_update(&b->dep[j], d->s, d->n, d->low) != 0)
+			    seq_update(&b->dep[j], d->s, d->n, d->low,
+			    x->stop) != 0)
 				goto fail;
 			d->low = SIZE_MAX;
 			bytes += seq_bytes(&b->dep[j]) +

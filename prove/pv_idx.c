@@ -805,6 +805,8 @@ pv_idx_build_bg(struct pv_idx *x, const char *path, uint64_t *progress,
 		pv_idx_free(x);
 		return -1;
 	}
+	if (rc == 0 && stop != NULL && __atomic_load_n(stop, __ATOMIC_RELAXED))
+		rc = -3;
 	if (rc == 0 && pv_idx_finish(x, t) != 0)
 		rc = -2;
 	pv_close(path, t);

@@ -363,7 +363,8 @@ int pv_field_json(const struct grmtrace_field *f, struct evbuffer *out);
  * O(rows x log n).  Returns 0, or -1 if out of memory (x then has
  * none: x->bee 0). */
 int pv_bee_build(struct pv_idx *x);
-/* The same for an index that grew (pv_idx_feed and pv_idx_finish, a
+/* (Both fail too when x->stop is set, seen every 2^16 items.)
+ * The same for an index that grew (pv_idx_feed and pv_idx_finish, a
  * followed job): the sums of each sequence are made again only from its
  * first item added, taken back or moved (pv_depth.low, pv_row.ptlow; the
  * rows' messages are gathered again and compared), the tables made
