@@ -62,10 +62,6 @@ struct pv_bee_row {
 	struct seq	marks;	/* r->pt: key (eid, unmatched end), 1 value */
 	struct seq	*dep;	/* by depth: key (state, beid:eeid), SV_N */
 	size_t		nd;	/* depths with tables */
-	size_t		**nown;	/* by depth: the spans closed by another's
-				   end (rare), by index */
-	size_t		*nnown;
-	size_t		*cnown;
 	struct bsnd	*snd;
 	struct seq	sends;	/* key (peer, rr), SN_N values */
 	struct brcv	*rcv;
@@ -617,59 +613,21 @@ seq_init(struct seq *q, size_t size, uint32_t nv,
 	q->add = add;
 }
 
-/* The closed spans of d with no end of their own, by index: those from
- * low on found again. */
-static int
-nown_update(const struct pv_depth *d, size_t low, size_t **v, size_t *n,
-	    size_t *cap)
-{
-	size_t i, *nv;
-
-	while (*n > 0 && (*v)[*n - 1] >= low)
-		(*n)--;
-	for (i = low; i < d->n; i++) {
-		if (d->s[i].open & (PV_SPAN_OPEN | PV_SPAN_OWN))
-			continue;
-		if (*n == *cap) {
-			if ((nv = realloc(*v, (*cap * 2 + 4) * sizeof *nv)) ==
-			    NULL)
-				return -1;
-			*v = nv;
-			*cap = *cap * 2 + 4;
-		}
-		(*v)[(*n)++] = i;
-	}
-	return 0;
-}
-
 /* A row's tables of depths: room for its depths now (new ones empty). */
 static int
 row_depths(struct pv_bee_row *b, size_t nd)
 {
 	struct seq *dep;
-	size_t **nown, *nnown, *cnown;
 
 	if (nd <= b->nd)
 		return 0;
 	if ((dep = realloc(b->dep, nd * sizeof *dep)) == NULL)
 		return -1;
 	b->dep = dep;
-	if ((nown = realloc(b->nown, nd * sizeof *nown)) == NULL)
-		return -1;
-	b->nown = nown;
-	if ((nnown = realloc(b->nnown, nd * sizeof *nnown)) == NULL)
-		return -1;
-	b->nnown = nnown;
-	if ((cnown = realloc(b->cnown, nd * sizeof *cnown)) == NULL)
-		return -1;
-	b->cnown = cnown;
 	for (; b->nd < nd; b->nd++) {
 		memset(&dep[b->nd], 0, sizeof *dep);
 		seq_init(&dep[b->nd], sizeof(struct pv_span), SV_N, span_t0,
 		    span_key, span_add1);
-		nown[b->nd] = NULL;
-		nnown[b->nd] = 0;
-		cnown[b->nd] = 0;
 	}
 	return 0;
 }
@@ -729,18 +687,14 @@ pv_bee_update(struct pv_idx *x)
 		bytes += sizeof *b + seq_bytes(&b->marks) +
 		    seq_bytes(&b->sends) + seq_bytes(&b->recvs) +
 		    b->sends.n * sizeof *b->snd + b->recvs.n * sizeof *b->rcv +
-		    b->nd * (sizeof *b->dep + 3 * sizeof(size_t));
+		    b->nd * sizeof *b->dep;
 		for (j = 0; j < r->nd; j++) {
 			d = &r->d[j];
-			if (nown_update(d, d->low < b->dep[j].n ? d->low :
-			    b->dep[j].n, &b->nown[j], &b->nnown[j],
-			    &b->cnown[j]) != 0 ||
-			    seq_update(&b->dep[j], d->s, d->n, d->low,
+			if (seq_update(&b->dep[j], d->s, d->n, d->low,
 			    x->stop) != 0)
 				goto fail;
 			d->low = SIZE_MAX;
-			bytes += seq_bytes(&b->dep[j]) +
-			    b->cnown[j] * sizeof **b->nown;
+			bytes += seq_bytes(&b->dep[j]);
 		}
 	}
 	x->bee = 1;
@@ -773,14 +727,9 @@ pv_bee_free(struct pv_idx *x)
 		seq_free(&b->marks);
 		seq_free(&b->sends);
 		seq_free(&b->recvs);
-		for (j = 0; j < b->nd; j++) {
+		for (j = 0; j < b->nd; j++)
 			seq_free(&b->dep[j]);
-			free(b->nown[j]);
-		}
 		free(b->dep);
-		free(b->nown);
-		free(b->nnown);
-		free(b->cnown);
 		free(b->snd);
 		free(b->rcv);
 		free(b);
@@ -1008,50 +957,6 @@ span_out(const struct seq *q, const struct pv_span *s, size_t i,
 	e[SV_S2HI] = (uint64_t)(s2 >> 64);
 }
 
-/*
- * The spans of depth j in [e0, e1) (a->acc their sums) begun in the range
- * but closed by the end of one they were nested in begun before it: a
- * selection sees that end without its begin (unmatched: it closes
- * nothing), so they are still open at its end.  Spans so closed are rare
- * (ends that do not match the innermost open span): kept in a list.
- */
-static int
-cut_closer(struct ans *a, const struct pv_row *r, size_t j, size_t e0,
-	   size_t e1)
-{
-	const struct pv_bee_row *b = r->bee;
-	const size_t *v = b->nown[j];
-	const struct pv_span *y, *c;
-	size_t lo = 0, hi = b->nnown[j], m, d, k;
-
-	while (lo < hi) {
-		m = lo + (hi - lo) / 2;
-		if (v[m] < e0)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	for (; lo < b->nnown[j] && v[lo] < e1; lo++) {
-		y = &r->d[j].s[v[lo]];
-		if (y->t0 < a->from)
-			continue;	/* cut by from itself: out already */
-		/* Its closer: the span of a depth below ending with it, with
-		 * an end of its own. */
-		for (c = NULL, d = j; d-- > 0 && c == NULL;) {
-			k = pv_lb(&b->dep[d], 0, b->dep[d].n, y->t1, span_t1);
-			if (k >= b->dep[d].n || r->d[d].s[k].t1 != y->t1)
-				break;
-			if (r->d[d].s[k].open & PV_SPAN_OWN)
-				c = &r->d[d].s[k];
-		}
-		if (c == NULL || c->t0 >= a->from)
-			continue;
-		span_out(&b->dep[j], y, v[lo], a->acc);
-		a->unclosed++;
-	}
-	return 0;
-}
-
 static int
 row_depth(struct ans *a, const struct pv_row *r, size_t j, uint64_t *n)
 {
@@ -1092,8 +997,6 @@ row_depth(struct ans *a, const struct pv_row *r, size_t j, uint64_t *n)
 			a->unmatched++;
 		}
 	}
-	if (cut_closer(a, r, j, e0, e1) != 0)
-		return -1;
 	for (k = 0; k < q->nk; k++) {
 		e = a->acc + k * SV_N;
 		*n += e[SV_OWN];
