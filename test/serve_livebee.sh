@@ -5,11 +5,12 @@
 # ring example runs (blocks, events, messages between ranks), /api/bee
 # answers the numbers the files read again give (ref=1, prove stats'
 # code) for the whole run so far, a range and rows, at several
-# collections, the tables grown (not made whole) at most of them; in
-# headless Chromium (skipped with a message when absent, or without node),
-# a range selected with the mouse on the live page updates the views with
-# no button; once the job ended, the views of the run, of ranges and of
-# that selection are prove stats' (-t) of the final file.
+# collections (up to 3 while it runs, at least 1), the tables grown (not
+# made whole) at most of them; in headless Chromium (skipped with a
+# message when absent, or without node), a range selected with the mouse
+# on the live page updates the views with no button; once the job ended,
+# the views of the run, of ranges and of that selection are prove stats'
+# (-t) of the final file.
 . "$(dirname "$0")/lib.sh"
 
 PV="$B/prove/prove"
@@ -111,7 +112,9 @@ while t_alive "$RP" && [ $n -lt 3 ]; do
 	t_wait eval 'follow && [ "$(json "$T_DIR/follow" collections)" -gt "$c0" ]' ||
 		t_fail "no collection after $c0"
 done
-[ $n -ge 2 ] || t_fail "the job ended after $n comparisons (a slow machine?)"
+# Each comparison reads the files again (seconds in a sanitizer build):
+# at least one while the job ran, up to 3.
+[ $n -ge 1 ] || t_fail "the job ended before a comparison (a slow machine?)"
 
 t_reap ring "$RP"
 t_stop_mm
@@ -139,14 +142,7 @@ stats_t() {
 	"$PV" stats -t "$1:$2" "$trace" > "$T_DIR/stats-t" ||
 		t_fail "prove stats -t"
 	[ "$(get "api/bee?from=$1&to=$2$3")" = 200 ] || t_fail "api/bee range"
-	_n=$(awk '$1 == "records" { print $2 }' "$T_DIR/stats-t")
-	grep -q "^{\"records\":$_n," "$T_DIR/body" ||
-		t_fail "api/bee $1:$2: not the $_n records of prove stats -t"
-	t_stats_table "event counts" "$T_DIR/stats-t" > "$T_DIR/counts-t"
-	while read -r _e _c _; do
-		grep -q "\[$_e,$_c," "$T_DIR/body" ||
-			t_fail "api/bee $1:$2: no count $_c of eid $_e"
-	done < "$T_DIR/counts-t"
+	t_bee_counts "$T_DIR/body" "$T_DIR/stats-t" "api/bee of $1:$2"
 }
 follow
 f=$(json "$T_DIR/follow" first)
