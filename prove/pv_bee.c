@@ -33,6 +33,7 @@ struct seq {
 	int		(*key)(const struct seq *, size_t, struct pv_key *);
 	void		(*add)(const struct seq *, size_t, uint64_t *);
 	unsigned	shift;
+	size_t		ncap;		/* rows of c allocated */
 	uint32_t	nk;
 	uint32_t	nv;
 	struct pv_key	*keys;
@@ -60,9 +61,7 @@ struct brcv {
 struct pv_bee_row {
 	struct seq	marks;	/* r->pt: key (eid, unmatched end), 1 value */
 	struct seq	*dep;	/* by depth: key (state, beid:eeid), SV_N */
-	size_t		**nown;	/* by depth: the spans closed by another's
-				   end (rare), by index */
-	size_t		*nnown;
+	size_t		nd;	/* depths with tables */
 	struct bsnd	*snd;
 	struct seq	sends;	/* key (peer, rr), SN_N values */
 	struct brcv	*rcv;
@@ -71,6 +70,7 @@ struct pv_bee_row {
 	uint64_t	maxneg;	/* send - receive */
 	int		has_rank;
 	int64_t		rank;
+	size_t		ix;	/* the row's index when made */
 };
 
 /* Values of a depth's keys. */
@@ -145,36 +145,85 @@ seq_width(const struct seq *q)
 	return (size_t)q->nk * q->nv;
 }
 
-/* Finds q's keys and makes its sums.  0, or -1 if out of memory. */
+/* Rows of checkpoints q holds room for. */
+static size_t
+seq_rows(const struct seq *q)
+{
+	return (q->n >> q->shift) + 1;
+}
+
+/*
+ * Makes q's sums for its items now at items[0..n), those of the items
+ * before low being what they were (low is taken down to the items the
+ * sums were made of; a new q: none): its new keys added, the checkpoints
+ * from the last one at or before low made again.  When its keys grew so
+ * that its checkpoints would cost more than 2 bytes an item, they are
+ * made again with a longer step (rare: the keys doubled).  0, or -1 if
+ * out of memory or *stop was set (stop NULL: none).
+ */
 static int
-seq_build(struct seq *q, size_t *bytes)
+seq_update(struct seq *q, const void *items, size_t n, size_t low,
+	   const int *stop)
 {
 	struct pv_key k;
-	uint64_t *acc;
-	size_t i, w, nc;
+	uint64_t *acc, *nc;
+	size_t i, w0 = seq_width(q), w, j0, rows, cap, keep;
 
-	for (i = 0; i < q->n; i++) {
+	q->items = items;
+	if (q->c == NULL || low > q->n)
+		low = q->c == NULL ? 0 : q->n;
+	q->n = n;
+	for (i = low; i < n; i++)
 		if (q->key(q, i, &k) == 0 && seq_key(q, &k) != 0)
 			return -1;
-	}
 	w = seq_width(q);
-	for (q->shift = CUM_SHIFT_MIN; ((size_t)1 << q->shift) < 4 * w &&
-	    q->shift < 40; q->shift++)
-		continue;
-	nc = (q->n >> q->shift) + 1;
-	if ((q->c = calloc(nc * w + 1, sizeof *q->c)) == NULL ||
-	    (acc = calloc(w + 1, sizeof *acc)) == NULL)
+	if (q->c == NULL || (((size_t)1 << q->shift) < 4 * w &&
+	    q->shift < 40)) {
+		free(q->c);
+		q->c = NULL;
+		q->ncap = 0;
+		low = 0;
+		for (q->shift = CUM_SHIFT_MIN; ((size_t)1 << q->shift) < 4 * w &&
+		    q->shift < 40; q->shift++)
+			continue;
+	}
+	rows = seq_rows(q);
+	j0 = low >> q->shift;
+	if (w != w0 || rows > q->ncap) {
+		cap = rows > q->ncap ? rows + rows / 2 : q->ncap;
+		if ((nc = calloc(cap * w + 1, sizeof *nc)) == NULL)
+			return -1;
+		/* The checkpoints kept: up to j0; a new key's sums 0. */
+		keep = q->c == NULL ? 0 : j0 + 1;
+		for (i = 0; i < keep; i++)
+			memcpy(nc + i * w, q->c + i * w0, w0 * sizeof *nc);
+		free(q->c);
+		q->c = nc;
+		q->ncap = cap;
+	}
+	if ((acc = calloc(w + 1, sizeof *acc)) == NULL)
 		return -1;
-	for (i = 0; i <= q->n; i++) {
+	memcpy(acc, q->c + j0 * w, w * sizeof *acc);
+	for (i = j0 << q->shift; i <= n; i++) {
 		if ((i & (((size_t)1 << q->shift) - 1)) == 0)
 			memcpy(q->c + (i >> q->shift) * w, acc, w * sizeof *acc);
-		if (i < q->n)
+		if (i < n)
 			q->add(q, i, acc);
+		if ((i & 0xffff) == 0 && stop != NULL &&
+		    __atomic_load_n(stop, __ATOMIC_RELAXED))
+			break;
 	}
 	free(acc);
-	*bytes += nc * w * sizeof *q->c + (q->hmask + 1) * sizeof *q->h +
-	    (q->hmask + 1) / 2 * sizeof *q->keys;
-	return 0;
+	return i <= n ? -1 : 0;
+}
+
+/* The bytes q's sums and keys hold. */
+static size_t
+seq_bytes(const struct seq *q)
+{
+	return q->ncap * seq_width(q) * sizeof *q->c + (q->c != NULL ?
+	    (q->hmask + 1) * sizeof *q->h + (q->hmask + 1) / 2 *
+	    sizeof *q->keys : 0);
 }
 
 /* The sums of items [0, i) in acc: c[j], those of [0, j << shift), and
@@ -208,6 +257,13 @@ seq_free(struct seq *q)
 	free(q->keys);
 	free(q->h);
 	free(q->c);
+	q->keys = NULL;
+	q->h = NULL;
+	q->c = NULL;
+	q->nk = 0;
+	q->hmask = 0;
+	q->ncap = 0;
+	q->n = 0;
 }
 
 /* The first item of q at or after t. */
@@ -373,12 +429,21 @@ rcv_add1(const struct seq *q, size_t i, uint64_t *acc)
 	acc[seq_find(q, &k)]++;
 }
 
+/* By time, then the rest of the item: an order that does not depend on
+ * the order they were gathered in (compared with the last, pv_bee_update). */
 static int
 by_snd(const void *a, const void *b)
 {
 	const struct bsnd *x = a, *y = b;
 
-	return (x->ts > y->ts) - (x->ts < y->ts);
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->tr != y->tr)
+		return x->tr < y->tr ? -1 : 1;
+	if (x->rr != y->rr)
+		return x->rr < y->rr ? -1 : 1;
+	return x->peer != y->peer ? pv_cmp(x->peer, y->peer) :
+	    pv_cmp(x->bytes, y->bytes);
 }
 
 static int
@@ -386,63 +451,110 @@ by_rcv(const void *a, const void *b)
 {
 	const struct brcv *x = a, *y = b;
 
-	return (x->ts > y->ts) - (x->ts < y->ts);
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return pv_cmp(x->peer, y->peer);
 }
 
-static uint32_t
-row_of(const struct pv_idx *x, uint32_t node, uint32_t pid, uint32_t tid)
+/* qsort, unless in order already (messages mostly are). */
+static void
+sort_if(void *a, size_t n, size_t size, int (*cmp)(const void *,
+	const void *))
 {
-	const size_t *ix = pv_map_find(&x->rows, (uint64_t)node << 32 | pid,
-	    tid);
+	size_t i;
 
-	return ix == NULL ? UINT32_MAX : (uint32_t)(*ix - 1);
+	for (i = 1; i < n; i++)
+		if (cmp((char *)a + (i - 1) * size, (char *)a + i * size) > 0) {
+			qsort(a, n, size, cmp);
+			return;
+		}
 }
 
-/* The rows' messages, from the index's matched sends and receives. */
+/* The row of a message, the last one found first (messages come in runs
+ * of a thread). */
+static uint32_t
+row_of(const struct pv_idx *x, const struct pv_msg *m, uint32_t *last)
+{
+	const struct pv_row *r;
+	const size_t *ix;
+
+	if (*last != UINT32_MAX) {
+		r = &x->row[*last];
+		if (r->tid == m->tid && r->pid == m->pid && r->node == m->node)
+			return *last;
+	}
+	ix = pv_map_find(&x->rows, (uint64_t)m->node << 32 | m->pid, m->tid);
+	if (ix == NULL)
+		return UINT32_MAX;
+	return *last = (uint32_t)(*ix - 1);
+}
+
+/* The first i below n at which a[i] and b[i] differ (n if none). */
+static size_t
+first_diff(const void *a, const void *b, size_t n, size_t size)
+{
+	size_t i;
+
+	if (a == NULL || b == NULL || n == 0 ||
+	    memcmp(a, b, n * size) == 0)
+		return n;
+	for (i = 0; i < n; i++)
+		if (memcmp((const char *)a + i * size, (const char *)b + i * size,
+		    size) != 0)
+			break;
+	return i;
+}
+
+/* The rows' messages gathered again from the index's matched sends and
+ * receives (a followed job's old sends may have found their receives
+ * since), each row's sums made again from its first that changed. */
 static int
-build_msgs(struct pv_idx *x, size_t *bytes)
+update_msgs(struct pv_idx *x)
 {
 	const struct pv_msgs *g = &x->msgs;
 	const struct pv_msg *m, *o;
 	struct pv_bee_row *b;
 	const struct pv_proc *p;
-	size_t i, *ns, *nr;
-	uint32_t r, rr;
+	struct bsnd **snd;
+	struct brcv **rcv;
+	size_t i, *ns, *nr, lo;
+	uint32_t r, rr, last = UINT32_MAX, lastr = UINT32_MAX;
 	int rc = -1;
 
-	if ((ns = calloc(x->nrow + 1, sizeof *ns)) == NULL ||
-	    (nr = calloc(x->nrow + 1, sizeof *nr)) == NULL) {
-		free(ns);
-		return -1;
-	}
+	ns = calloc(x->nrow + 1, sizeof *ns);
+	nr = calloc(x->nrow + 1, sizeof *nr);
+	snd = calloc(x->nrow + 1, sizeof *snd);
+	rcv = calloc(x->nrow + 1, sizeof *rcv);
+	if (ns == NULL || nr == NULL || snd == NULL || rcv == NULL)
+		goto out;
 	for (i = 0; i < g->nsnd; i++)
-		if ((r = row_of(x, g->snd[i].node, g->snd[i].pid,
-		    g->snd[i].tid)) != UINT32_MAX)
+		if ((r = row_of(x, &g->snd[i], &last)) != UINT32_MAX)
 			ns[r]++;
 	for (i = 0; i < g->nrcv; i++)
-		if ((r = row_of(x, g->rcv[i].node, g->rcv[i].pid,
-		    g->rcv[i].tid)) != UINT32_MAX)
+		if ((r = row_of(x, &g->rcv[i], &last)) != UINT32_MAX)
 			nr[r]++;
 	for (r = 0; r < x->nrow; r++) {
 		b = x->row[r].bee;
-		if ((b->snd = calloc(ns[r] + 1, sizeof *b->snd)) == NULL ||
-		    (b->rcv = calloc(nr[r] + 1, sizeof *b->rcv)) == NULL)
+		if ((snd[r] = calloc(ns[r] + 1, sizeof **snd)) == NULL ||
+		    (rcv[r] = calloc(nr[r] + 1, sizeof **rcv)) == NULL)
 			goto out;
-		*bytes += ns[r] * sizeof *b->snd + nr[r] * sizeof *b->rcv;
 		p = pv_proc(g, x->row[r].node, x->row[r].pid);
 		b->has_rank = p != NULL && p->has_rank;
 		b->rank = b->has_rank ? p->rank : 0;
+		b->maxlat = 0;
+		b->maxneg = 0;
+		ns[r] = 0;
+		nr[r] = 0;
 	}
 	for (i = 0; i < g->nsnd; i++) {
 		m = &g->snd[i];
-		if ((r = row_of(x, m->node, m->pid, m->tid)) == UINT32_MAX)
+		if ((r = row_of(x, m, &last)) == UINT32_MAX)
 			continue;
 		b = x->row[r].bee;
 		o = m->match != 0 ? &g->rcv[m->match - 1] : NULL;
-		rr = o == NULL ? UINT32_MAX : row_of(x, o->node, o->pid,
-		    o->tid);
-		b->snd[b->sends.n++] = (struct bsnd){ m->ts, o != NULL ?
-		    o->ts : 0, m->bytes, m->peer, rr, 0 };
+		rr = o == NULL ? UINT32_MAX : row_of(x, o, &lastr);
+		snd[r][ns[r]++] = (struct bsnd){ m->ts, o != NULL ? o->ts : 0,
+		    m->bytes, m->peer, rr, 0 };
 		if (rr == UINT32_MAX)
 			continue;
 		if (o->ts > m->ts && o->ts - m->ts > b->maxlat)
@@ -452,26 +564,48 @@ build_msgs(struct pv_idx *x, size_t *bytes)
 	}
 	for (i = 0; i < g->nrcv; i++) {
 		m = &g->rcv[i];
-		if ((r = row_of(x, m->node, m->pid, m->tid)) == UINT32_MAX)
+		if ((r = row_of(x, m, &last)) == UINT32_MAX)
 			continue;
+		rcv[r][nr[r]++] = (struct brcv){ m->ts, m->peer };
+	}
+	for (r = 0; r < x->nrow; r++) {
 		b = x->row[r].bee;
-		b->rcv[b->recvs.n++] = (struct brcv){ m->ts, m->peer };
+		sort_if(snd[r], ns[r], sizeof **snd, by_snd);
+		sort_if(rcv[r], nr[r], sizeof **rcv, by_rcv);
+		lo = first_diff(b->snd, snd[r], ns[r] < b->sends.n ? ns[r] :
+		    b->sends.n, sizeof **snd);
+		free(b->snd);
+		b->snd = snd[r];
+		snd[r] = NULL;
+		if (seq_update(&b->sends, b->snd, ns[r], lo, x->stop) != 0)
+			goto out;
+		lo = first_diff(b->rcv, rcv[r], nr[r] < b->recvs.n ? nr[r] :
+		    b->recvs.n, sizeof **rcv);
+		free(b->rcv);
+		b->rcv = rcv[r];
+		rcv[r] = NULL;
+		if (seq_update(&b->recvs, b->rcv, nr[r], lo, x->stop) != 0)
+			goto out;
 	}
 	rc = 0;
 out:
+	for (r = 0; snd != NULL && rcv != NULL && r < x->nrow; r++) {
+		free(snd[r]);
+		free(rcv[r]);
+	}
+	free(snd);
+	free(rcv);
 	free(ns);
 	free(nr);
 	return rc;
 }
 
 static void
-seq_init(struct seq *q, const void *items, size_t n, size_t size,
-	 uint32_t nv, uint64_t (*ts)(const struct seq *, size_t),
+seq_init(struct seq *q, size_t size, uint32_t nv,
+	 uint64_t (*ts)(const struct seq *, size_t),
 	 int (*key)(const struct seq *, size_t, struct pv_key *),
 	 void (*add)(const struct seq *, size_t, uint64_t *))
 {
-	q->items = items;
-	q->n = n;
 	q->size = size;
 	q->nv = nv;
 	q->ts = ts;
@@ -479,74 +613,106 @@ seq_init(struct seq *q, const void *items, size_t n, size_t size,
 	q->add = add;
 }
 
-/* The closed spans of d with no end of their own, by index. */
+/* A row's tables of depths: room for its depths now (new ones empty). */
 static int
-nown_build(const struct pv_depth *d, size_t **v, size_t *n, size_t *bytes)
+row_depths(struct pv_bee_row *b, size_t nd)
 {
-	size_t i, k = 0;
+	struct seq *dep;
 
-	for (i = 0; i < d->n; i++)
-		k += !(d->s[i].open & (PV_SPAN_OPEN | PV_SPAN_OWN));
-	if (k == 0)
+	if (nd <= b->nd)
 		return 0;
-	if ((*v = malloc(k * sizeof **v)) == NULL)
+	if ((dep = realloc(b->dep, nd * sizeof *dep)) == NULL)
 		return -1;
-	for (i = 0; i < d->n; i++)
-		if (!(d->s[i].open & (PV_SPAN_OPEN | PV_SPAN_OWN)))
-			(*v)[(*n)++] = i;
-	*bytes += k * sizeof **v;
+	b->dep = dep;
+	for (; b->nd < nd; b->nd++) {
+		memset(&dep[b->nd], 0, sizeof *dep);
+		seq_init(&dep[b->nd], sizeof(struct pv_span), SV_N, span_t0,
+		    span_key, span_add1);
+	}
 	return 0;
+}
+
+/* Whether the tables of x must be made whole: none yet, rows added or
+ * reordered (their messages' keys hold row indexes), old data dropped. */
+static int
+whole(const struct pv_idx *x)
+{
+	size_t i;
+
+	if (!x->bee || x->cut != x->bee_cut)
+		return 1;
+	for (i = 0; i < x->nrow; i++)
+		if (x->row[i].bee == NULL || x->row[i].bee->ix != i)
+			return 1;
+	return 0;
+}
+
+int
+pv_bee_update(struct pv_idx *x)
+{
+	struct pv_bee_row *b;
+	struct pv_row *r;
+	struct pv_depth *d;
+	size_t i, j, bytes = 0;
+
+	if (whole(x)) {
+		pv_bee_free(x);
+		x->bee_full++;
+	}
+	for (i = 0; i < x->nrow; i++) {
+		r = &x->row[i];
+		if (r->bee == NULL) {
+			if ((r->bee = calloc(1, sizeof *b)) == NULL)
+				goto fail;
+			b = r->bee;
+			b->ix = i;
+			seq_init(&b->marks, sizeof *r->pt, 1, pt_ts, pt_key,
+			    pt_add1);
+			seq_init(&b->sends, sizeof *b->snd, SN_N, snd_ts,
+			    snd_key, snd_add1);
+			seq_init(&b->recvs, sizeof *b->rcv, 1, rcv_ts, rcv_key,
+			    rcv_add1);
+		}
+	}
+	if (update_msgs(x) != 0)
+		goto fail;
+	for (i = 0; i < x->nrow; i++) {
+		r = &x->row[i];
+		b = r->bee;
+		if (seq_update(&b->marks, r->pt, r->npt, r->ptlow,
+		    x->stop) != 0 ||
+		    row_depths(b, r->nd) != 0)
+			goto fail;
+		r->ptlow = SIZE_MAX;
+		bytes += sizeof *b + seq_bytes(&b->marks) +
+		    seq_bytes(&b->sends) + seq_bytes(&b->recvs) +
+		    b->sends.n * sizeof *b->snd + b->recvs.n * sizeof *b->rcv +
+		    b->nd * sizeof *b->dep;
+		for (j = 0; j < r->nd; j++) {
+			d = &r->d[j];
+			if (seq_update(&b->dep[j], d->s, d->n, d->low,
+			    x->stop) != 0)
+				goto fail;
+			d->low = SIZE_MAX;
+			bytes += seq_bytes(&b->dep[j]);
+		}
+	}
+	x->bee = 1;
+	x->bee_cut = x->cut;
+	x->bee_bytes = bytes;
+	return 0;
+fail:
+	pv_bee_free(x);
+	return -1;
 }
 
 int
 pv_bee_build(struct pv_idx *x)
 {
-	struct pv_bee_row *b;
-	struct pv_row *r;
-	size_t i, j, bytes = 0;
-
-	for (i = 0; i < x->nrow; i++)
-		if ((x->row[i].bee = calloc(1, sizeof *b)) == NULL)
-			goto fail;
-	if (build_msgs(x, &bytes) != 0)
-		goto fail;
-	for (i = 0; i < x->nrow; i++) {
-		r = &x->row[i];
-		b = r->bee;
-		if ((b->dep = calloc(r->nd + 1, sizeof *b->dep)) == NULL ||
-		    (b->nown = calloc(r->nd + 1, sizeof *b->nown)) == NULL ||
-		    (b->nnown = calloc(r->nd + 1, sizeof *b->nnown)) == NULL)
-			goto fail;
-		seq_init(&b->marks, r->pt, r->npt, sizeof *r->pt, 1, pt_ts,
-		    pt_key, pt_add1);
-		qsort(b->snd, b->sends.n, sizeof *b->snd, by_snd);
-		qsort(b->rcv, b->recvs.n, sizeof *b->rcv, by_rcv);
-		seq_init(&b->sends, b->snd, b->sends.n, sizeof *b->snd, SN_N,
-		    snd_ts, snd_key, snd_add1);
-		seq_init(&b->recvs, b->rcv, b->recvs.n, sizeof *b->rcv, 1,
-		    rcv_ts, rcv_key, rcv_add1);
-		if (seq_build(&b->marks, &bytes) != 0 ||
-		    seq_build(&b->sends, &bytes) != 0 ||
-		    seq_build(&b->recvs, &bytes) != 0)
-			goto fail;
-		for (j = 0; j < r->nd; j++) {
-			seq_init(&b->dep[j], r->d[j].s, r->d[j].n,
-			    sizeof *r->d[j].s, SV_N, span_t0, span_key,
-			    span_add1);
-			if (seq_build(&b->dep[j], &bytes) != 0 ||
-			    nown_build(&r->d[j], &b->nown[j], &b->nnown[j],
-			    &bytes) != 0)
-				goto fail;
-		}
-		bytes += sizeof *b + r->nd * sizeof *b->dep;
-	}
-	x->bee = 1;
-	x->bee_bytes = bytes;
-	x->bytes += bytes;
+	if (pv_bee_update(x) != 0)
+		return -1;
+	x->bytes += x->bee_bytes;
 	return 0;
-fail:
-	pv_bee_free(x);
-	return -1;
 }
 
 void
@@ -561,13 +727,9 @@ pv_bee_free(struct pv_idx *x)
 		seq_free(&b->marks);
 		seq_free(&b->sends);
 		seq_free(&b->recvs);
-		for (j = 0; b->dep != NULL && j < x->row[i].nd; j++)
+		for (j = 0; j < b->nd; j++)
 			seq_free(&b->dep[j]);
-		for (j = 0; b->nown != NULL && j < x->row[i].nd; j++)
-			free(b->nown[j]);
 		free(b->dep);
-		free(b->nown);
-		free(b->nnown);
 		free(b->snd);
 		free(b->rcv);
 		free(b);
@@ -795,50 +957,6 @@ span_out(const struct seq *q, const struct pv_span *s, size_t i,
 	e[SV_S2HI] = (uint64_t)(s2 >> 64);
 }
 
-/*
- * The spans of depth j in [e0, e1) (a->acc their sums) begun in the range
- * but closed by the end of one they were nested in begun before it: a
- * selection sees that end without its begin (unmatched: it closes
- * nothing), so they are still open at its end.  Spans so closed are rare
- * (ends that do not match the innermost open span): kept in a list.
- */
-static int
-cut_closer(struct ans *a, const struct pv_row *r, size_t j, size_t e0,
-	   size_t e1)
-{
-	const struct pv_bee_row *b = r->bee;
-	const size_t *v = b->nown[j];
-	const struct pv_span *y, *c;
-	size_t lo = 0, hi = b->nnown[j], m, d, k;
-
-	while (lo < hi) {
-		m = lo + (hi - lo) / 2;
-		if (v[m] < e0)
-			lo = m + 1;
-		else
-			hi = m;
-	}
-	for (; lo < b->nnown[j] && v[lo] < e1; lo++) {
-		y = &r->d[j].s[v[lo]];
-		if (y->t0 < a->from)
-			continue;	/* cut by from itself: out already */
-		/* Its closer: the span of a depth below ending with it, with
-		 * an end of its own. */
-		for (c = NULL, d = j; d-- > 0 && c == NULL;) {
-			k = pv_lb(&b->dep[d], 0, b->dep[d].n, y->t1, span_t1);
-			if (k >= b->dep[d].n || r->d[d].s[k].t1 != y->t1)
-				break;
-			if (r->d[d].s[k].open & PV_SPAN_OWN)
-				c = &r->d[d].s[k];
-		}
-		if (c == NULL || c->t0 >= a->from)
-			continue;
-		span_out(&b->dep[j], y, v[lo], a->acc);
-		a->unclosed++;
-	}
-	return 0;
-}
-
 static int
 row_depth(struct ans *a, const struct pv_row *r, size_t j, uint64_t *n)
 {
@@ -879,8 +997,6 @@ row_depth(struct ans *a, const struct pv_row *r, size_t j, uint64_t *n)
 			a->unmatched++;
 		}
 	}
-	if (cut_closer(a, r, j, e0, e1) != 0)
-		return -1;
 	for (k = 0; k < q->nk; k++) {
 		e = a->acc + k * SV_N;
 		*n += e[SV_OWN];

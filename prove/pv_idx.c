@@ -102,6 +102,8 @@ span_add(struct pv_row *r, size_t depth, const struct pv_open *o,
 	if ((s = pv_grow(d->s, &d->cap, d->n, sizeof *s)) == NULL)
 		return -1;
 	d->s = s;
+	if (d->n < d->low)
+		d->low = d->n;
 	d->s[d->n++] = (struct pv_span){ o->t0, t1 > o->t0 ? t1 : o->t0,
 	    o->name, open, excl, o->beid, eeid };
 	return 0;
@@ -181,6 +183,8 @@ pt_add(struct pv_row *r, const struct grmtrace_ev *ev, enum pv_kind k)
 	if ((p = pv_grow(r->pt, &r->cpt, r->npt, sizeof *p)) == NULL)
 		return -1;
 	r->pt = p;
+	if (r->npt < r->ptlow)
+		r->ptlow = r->npt;
 	r->pt[r->npt++] = (struct pv_pt){ ev->ts, ev->eid, (uint32_t)k };
 	return 0;
 }
@@ -346,12 +350,15 @@ sorted(const void *a, size_t n, size_t size, int (*cmp)(const void *,
 	return 1;
 }
 
-/* qsort, unless a is in order already (an empty array may be NULL). */
-static void
+/* qsort, unless a is in order already (an empty array may be NULL):
+ * whether it was sorted (its items moved). */
+static int
 sort(void *a, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
-	if (!sorted(a, n, size, cmp))
-		qsort(a, n, size, cmp);
+	if (sorted(a, n, size, cmp))
+		return 0;
+	qsort(a, n, size, cmp);
+	return 1;
 }
 
 /* Rows by node, then process (its rank if it has one, ranked first),
@@ -476,6 +483,8 @@ unshow_open(struct pv_row *r)
 			memmove(&d->s[k - 1], &d->s[k], (d->n - k) *
 			    sizeof *d->s);
 			d->n--;
+			if (k - 1 < d->low)
+				d->low = k - 1;
 		}
 		d->prov = 0;
 	}
@@ -498,12 +507,14 @@ finish_rows(struct pv_idx *x)
 				return -1;
 			r->d[j].prov = 1;
 		}
-		sort(r->pt, r->npt, sizeof *r->pt, by_pt);
+		if (sort(r->pt, r->npt, sizeof *r->pt, by_pt))
+			r->ptlow = 0;
 		x->bytes += sizeof *r + r->cpt * sizeof *r->pt +
 		    r->nd * sizeof *r->d + r->cst * sizeof *r->st;
 		for (j = 0; j < r->nd; j++) {
 			d = &r->d[j];
-			sort(d->s, d->n, sizeof *d->s, by_span);
+			if (sort(d->s, d->n, sizeof *d->s, by_span))
+				d->low = 0;
 			if ((d->n != d->mapped || d->prov || d->nlv == 0) &&
 			    remap(d) != 0)
 				return -1;
@@ -794,6 +805,8 @@ pv_idx_build_bg(struct pv_idx *x, const char *path, uint64_t *progress,
 		pv_idx_free(x);
 		return -1;
 	}
+	if (rc == 0 && stop != NULL && __atomic_load_n(stop, __ATOMIC_RELAXED))
+		rc = -3;
 	if (rc == 0 && pv_idx_finish(x, t) != 0)
 		rc = -2;
 	pv_close(path, t);

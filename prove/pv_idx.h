@@ -52,6 +52,9 @@ struct pv_depth {
 	 * back before more records come. */
 	size_t		mapped;
 	int		prov;
+	/* BEE's tables (pv_bee_update): the least index of a span added,
+	 * taken back or moved since they were made (SIZE_MAX: none). */
+	size_t		low;
 };
 
 /* A mark: one record that is no block or range boundary.  16 bytes. */
@@ -92,6 +95,7 @@ struct pv_row {
 	 * pv_idx.coll, while building), and the tables (pv_bee.c). */
 	struct pv_when	*coll;
 	struct pv_bee_row *bee;
+	size_t		ptlow;	/* as pv_depth.low, of pt */
 };
 
 /* A message matched: an arrow from its send to its receive.  32 bytes. */
@@ -233,13 +237,16 @@ struct pv_idx {
 	uint64_t	max;
 	/* BEE's views from the index (pv_bee.c): the records of no row (of
 	 * the Local Monitors, pid 0, and collection phase marks) by time;
-	 * bee set once the tables are made (pv_bee_build, a file's index
-	 * only, not a followed job's). */
+	 * bee set once the tables are made (pv_bee_build, a file's index;
+	 * pv_bee_update after every collection of a followed job); the cut
+	 * they were made at, how often they were made whole (not grown). */
 	struct pv_oth	*oth;
 	size_t		noth;
 	size_t		coth;
 	int		bee;
 	size_t		bee_bytes;
+	uint64_t	bee_cut;
+	uint64_t	bee_full;
 };
 
 /* Builds the index of path (read once through the public reader; its
@@ -356,6 +363,14 @@ int pv_field_json(const struct grmtrace_field *f, struct evbuffer *out);
  * O(rows x log n).  Returns 0, or -1 if out of memory (x then has
  * none: x->bee 0). */
 int pv_bee_build(struct pv_idx *x);
+/* (Both fail too when x->stop is set, seen every 2^16 items.)
+ * The same for an index that grew (pv_idx_feed and pv_idx_finish, a
+ * followed job): the sums of each sequence are made again only from its
+ * first item added, taken back or moved (pv_depth.low, pv_row.ptlow; the
+ * rows' messages are gathered again and compared), the tables made
+ * whole when rows were added or reordered or old data dropped
+ * (pv_idx_trim).  0, or -1 if out of memory (x then has none). */
+int pv_bee_update(struct pv_idx *x);
 void pv_bee_free(struct pv_idx *x);
 /* The numbers of pv_stats_json (prove stats' on sel) from the tables of
  * x (x->bee set), as the same JSON appended to out; load_n buckets of

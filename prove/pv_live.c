@@ -78,6 +78,8 @@ struct pv_live {
 	unsigned		wait_s;		/* to the next request */
 	uint64_t		collections;	/* answers read */
 	double			read_s;		/* seconds reading them */
+	double			bee_s;		/* seconds growing BEE's tables */
+	int			bee_said;	/* that they could not be */
 	enum live_state		state;
 	int			first;		/* the first answer came */
 	int			done;		/* the first request ended */
@@ -119,10 +121,11 @@ pv_live_state(const struct pv_live *l, struct evbuffer *out)
 	evbuffer_add_printf(out, ",\"state\":\"%s\",\"records\":%" PRIu64
 	    ",\"first\":\"%" PRIu64 "\",\"last\":\"%" PRIu64 "\",\"round\":%"
 	    PRIu32 ",\"offset\":%" PRIu64 ",\"collections\":%" PRIu64
-	    ",\"read_s\":%.3f,\"window_s\":%.0f,\"cut\":\"%" PRIu64
+	    ",\"read_s\":%.3f,\"bee_s\":%.3f,\"bee_full\":%" PRIu64
+	    ",\"window_s\":%.0f,\"cut\":\"%" PRIu64
 	    "\",\"index_bytes\":%zu,\"message\":", state_name[l->state],
 	    x->records, x->first, x->tend, l->round, l->offset,
-	    l->collections, l->read_s, (double)l->window_ns / 1e9, x->cut,
+	    l->collections, l->read_s, l->bee_s, x->bee_full, (double)l->window_ns / 1e9, x->cut,
 	    x->bytes);
 	pv_json_str(out, l->msg, strlen(l->msg));
 	evbuffer_add_printf(out, ",\"away\":%u,\"retry_s\":%u,\"file\":",
@@ -227,12 +230,24 @@ read_on(struct pv_live *l)
 	    pv_idx_trim(x, x->last - l->window_ns) != 0)
 		rc = -2;
 	if (rc != 0 || pv_idx_finish(x, l->t) != 0) {
+		pv_bee_free(x);		/* they would point at the old arrays */
 		snprintf(l->msg, sizeof l->msg, "out of memory");
 		return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	l->read_s += (double)(b.tv_sec - a.tv_sec) +
 	    (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	/* BEE's tables grown with the index (made again from what changed):
+	 * without them (out of memory) the views read the files. */
+	if (pv_bee_update(x) != 0 && !l->bee_said) {
+		l->bee_said = 1;
+		fprintf(stderr, "prove serve: out of memory for the tables of "
+		    "BEE's views: they are read from the files\n");
+	}
+	x->bytes += x->bee_bytes;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	l->bee_s += (double)(a.tv_sec - b.tv_sec) +
+	    (double)(a.tv_nsec - b.tv_nsec) / 1e9;
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/queue.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -37,6 +38,8 @@
 #define SRV_JOBS	2		/* BEE's views computed at once */
 #define SRV_MEMO	8		/* BEE's views kept, the latest */
 #define SRV_MEMO_MAX	(4u << 20)	/* bytes of one kept, at most */
+#define SRV_STOP_MS	500		/* a stop waits this long for the
+					   index builder, then exits */
 
 /* A file opened with its summary sidecar: answered from it until the
  * full index, built by a thread, is ready (then idx[i] is the thread's no
@@ -47,8 +50,9 @@ struct srv_sum {
 	uint64_t	progress;	/* atomic: records read */
 };
 
-/* BEE's views of a selection (/api/bee) read the files again, prove
- * stats' numbers: seconds on a big trace.  Each is computed by a worker
+/* BEE's views of a selection read from the files again (/api/bee with
+ * ref=1, or without memory for the index's tables), prove stats'
+ * numbers: seconds on a big trace.  Each is computed by a worker
  * thread of its own, SRV_JOBS at most at once, so that the loop answers
  * the views meanwhile; the thread writes the job's address on a pipe when
  * done and the loop sends the answer (a browser that left meanwhile: its
@@ -94,6 +98,9 @@ struct srv {
 	pthread_t	bg;		/* builds the indexes of those */
 	int		bg_on;
 	int		stop;		/* atomic: the thread is to stop */
+	int		bg_done;	/* atomic: it returned */
+	pid_t		stats_pid;	/* atomic: its prove stats child, not
+					   yet reaped (0: none) */
 	int		sum_only;	/* --summary-only: no such thread */
 	/* prove serve ID: the job followed, into idx[0] */
 	const char	*liveid;
@@ -472,8 +479,9 @@ bee(struct srv *s, const struct pv_idx *x, struct evhttp_request *req,
 			    SRV_WIDTH_MAX);
 			goto out;
 		}
-		/* From the index's tables (a file's), unless ref=1 asks
-		 * for the file read again (the reference, for tests). */
+		/* From the index's tables (a file's, or a followed job's
+		 * grown at each collection), unless ref=1 asks for the
+		 * files read again (the reference, for tests). */
 		if (x->bee && evhttp_find_header(q, "ref") == NULL) {
 			rc = pv_bee_json(x, &sel, (unsigned)n, b) == 0 ? 0 :
 			    -1;
@@ -586,6 +594,9 @@ bee_tables(struct pv_idx *x)
 
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	if (pv_bee_build(x) != 0) {
+		if (x->stop != NULL && __atomic_load_n(x->stop,
+		    __ATOMIC_RELAXED))
+			return;		/* stopped: dropped by the caller */
 		fprintf(stderr, "prove serve: %s: out of memory for the tables "
 		    "of BEE's views: they are read from the file\n", x->path);
 		return;
@@ -600,8 +611,18 @@ bee_tables(struct pv_idx *x)
 	    1e9);
 }
 
+static int
+stopped(struct srv *s)
+{
+	return __atomic_load_n(&s->stop, __ATOMIC_RELAXED);
+}
+
 /* Builds the full index of each file that has a summary, in turn (a
- * thread, while the event loop answers from the summaries). */
+ * thread, while the event loop answers from the summaries).  A stop
+ * (SIGTERM) is seen every 2^16 records read and between the steps (the
+ * index, prove stats' text, BEE's tables: each checks it as it goes),
+ * the prove stats child killed; what was built is dropped (nothing is
+ * written: a summary sidecar is mainmon's or prove index's). */
 static void *
 bg_build(void *arg)
 {
@@ -617,31 +638,47 @@ bg_build(void *arg)
 	if (pthread_setschedparam(pthread_self(), SCHED_IDLE,
 	    &(struct sched_param){ .sched_priority = 0 }) != 0)
 		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
-	for (i = 0; i < s->n; i++) {
+	for (i = 0; i < s->n && !stopped(s); i++) {
 		if (s->sum[i].sum.g == NULL)
 			continue;
 		pid = stats_start(s->path[i], &fd);
+		__atomic_store_n(&s->stats_pid, pid > 0 ? pid : 0,
+		    __ATOMIC_RELEASE);
 		if (pv_idx_build_bg(&x, s->path[i], &s->sum[i].progress,
-		    &s->stop) != 0) {
+		    &s->stop) != 0 || stopped(s)) {
+			/* A stop: the child killed (by the loop too), nothing
+			 * kept. */
 			if (pid > 0) {
+				kill(pid, SIGKILL);
 				close(fd);
 				waitpid(pid, NULL, 0);
+				__atomic_store_n(&s->stats_pid, 0,
+				    __ATOMIC_RELEASE);
 			}
-			if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
+			if (x.path != NULL)
+				pv_idx_free(&x);
+			if (stopped(s))
 				break;
 			fprintf(stderr, "prove serve: %s: answered from its "
 			    "summary only\n", s->path[i]);
 			continue;
 		}
-		if (pid > 0)
+		if (pid > 0) {
 			stats_end(&x, pid, fd);
+			__atomic_store_n(&s->stats_pid, 0, __ATOMIC_RELEASE);
+		}
 		bee_tables(&x);
+		if (stopped(s)) {
+			pv_idx_free(&x);
+			break;
+		}
 		fprintf(stderr, "prove serve: %s: %" PRIu64 " records, %zu rows, "
 		    "index %zu bytes, built in %.3f s (in the background)\n",
 		    x.path, x.records, x.nrow, x.bytes, x.build_s);
 		s->idx[i] = x;
 		__atomic_store_n(&s->sum[i].ready, 1, __ATOMIC_RELEASE);
 	}
+	__atomic_store_n(&s->bg_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -811,12 +848,17 @@ on_signal(evutil_socket_t fd, short what, void *arg)
 static pid_t
 stats_start(const char *path, int *fd)
 {
+	pid_t pid, parent = getpid();
 	int p[2];
-	pid_t pid;
 
 	if (pipe(p) != 0)
 		return -1;
 	if ((pid = fork()) == 0) {
+		/* Killed with the thread that made it (a SIGTERM before the
+		 * loop catches it kills prove serve at once). */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+		    getppid() != parent)
+			_exit(1);
 		close(p[0]);
 		if (dup2(p[1], 1) < 0)
 			_exit(1);
@@ -972,6 +1014,34 @@ out:
 	return rc;
 }
 
+/* Stops the builder of indexes: 0 once it returned, -1 if it did not
+ * within SRV_STOP_MS (it is then left to end with the process). */
+static int
+stop_bg(struct srv *s)
+{
+	struct timespec t;
+	pid_t pid;
+	int i;
+
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+	/* At SCHED_IDLE a busy machine may not run it to see the stop for
+	 * long: back among the others, it ends at once; its prove stats
+	 * child is killed (the builder reaps it). */
+	(void)pthread_setschedparam(s->bg, SCHED_OTHER,
+	    &(struct sched_param){ .sched_priority = 0 });
+	if ((pid = __atomic_load_n(&s->stats_pid, __ATOMIC_ACQUIRE)) > 0)
+		kill(pid, SIGKILL);
+	for (i = 0; i < SRV_STOP_MS && !__atomic_load_n(&s->bg_done,
+	    __ATOMIC_ACQUIRE); i++) {
+		t = (struct timespec){ 0, 1000000 };
+		nanosleep(&t, NULL);
+	}
+	if (!__atomic_load_n(&s->bg_done, __ATOMIC_ACQUIRE))
+		return -1;
+	pthread_join(s->bg, NULL);
+	return 0;
+}
+
 int
 pv_serve(int argc, char **argv)
 {
@@ -1097,13 +1167,12 @@ pv_serve(int argc, char **argv)
 		}
 	rc = run(&s, addr, (uint16_t)port);
 out:
-	if (s.bg_on) {
-		__atomic_store_n(&s.stop, 1, __ATOMIC_RELAXED);
-		/* At SCHED_IDLE a busy machine may not run it to see the stop
-		 * for long: back among the others, it ends at once. */
-		(void)pthread_setschedparam(s.bg, SCHED_OTHER,
-		    &(struct sched_param){ .sched_priority = 0 });
-		pthread_join(s.bg, NULL);
+	if (s.bg_on && stop_bg(&s) != 0) {
+		/* Still in a step that does not look at the stop (sorting
+		 * 10^7 messages): the process ends with it, nothing freed. */
+		fprintf(stderr, "prove serve: stopped while an index was "
+		    "built\n");
+		return rc;
 	}
 	for (i = 0; i < s.n; i++)
 		if (srv_ready(&s, i))

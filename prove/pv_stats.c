@@ -16,6 +16,7 @@
 struct frame {
 	int64_t		id;
 	int		range;
+	int		in;		/* its begin is in the selection */
 	uint64_t	start;
 	uint64_t	child;		/* inclusive time of closed children */
 	uint64_t	stopped;	/* its node's stopped time at start */
@@ -77,7 +78,9 @@ struct pair {
 
 struct stats {
 	struct pv_map	nodes;		/* (node, 0) */
-	struct pv_map	thrs;
+	struct pv_map	thrs;		/* (node << 32 | pid, tid) selected */
+	struct pv_map	stk;		/* -> struct thr: the blocks open,
+					   of every record of the rows */
 	struct pv_map	procs;
 	struct pv_map	evcs;
 	struct pv_map	blks;		/* (id, range) */
@@ -122,7 +125,7 @@ blk_get(struct stats *st, int64_t id, int range)
 
 static int
 push(struct stats *st, struct thr *t, const struct pv_mark *m,
-     const struct grmtrace_ev *ev)
+     const struct grmtrace_ev *ev, int in)
 {
 	struct frame *f;
 	struct blk *b;
@@ -140,14 +143,15 @@ push(struct stats *st, struct thr *t, const struct pv_mark *m,
 		t->st = f;
 		t->cap = (t->cap + 16) * 2;
 	}
-	t->st[t->depth++] = (struct frame){ m->id, m->range, ev->ts, 0,
+	t->st[t->depth++] = (struct frame){ m->id, m->range, in, ev->ts, 0,
 	    t->node->stopped };
 	return 0;
 }
 
-/* Closes the innermost open block or range of t at ts. */
+/* Closes the innermost open block or range of t at ts; counted in the
+ * profile if count. */
 static int
-pop(struct stats *st, struct thr *t, uint64_t ts)
+pop(struct stats *st, struct thr *t, uint64_t ts, int count)
 {
 	struct frame *f = &t->st[--t->depth];
 	uint64_t dur, excl, stopped;
@@ -163,6 +167,8 @@ pop(struct stats *st, struct thr *t, uint64_t ts)
 		f[-1].child = dur > UINT64_MAX - f[-1].child ? UINT64_MAX :
 		    f[-1].child + dur;
 	}
+	if (!count)
+		return 0;
 	if ((b = blk_get(st, f->id, f->range)) == NULL)
 		return -1;
 	b->count++;
@@ -174,30 +180,64 @@ pop(struct stats *st, struct thr *t, uint64_t ts)
 }
 
 /*
- * Ends a block or range.  An end that does not match the innermost one
- * closes those above a matching one, each counted as unmatched; with no
- * matching one open it is counted and ignored.
+ * Ends a block or range (the end in the selection if in).  An end that
+ * does not match the innermost one closes those above a matching one,
+ * each counted as unmatched; with no matching one open it is counted and
+ * ignored.  Blocks are matched over the whole trace of the selected
+ * threads, so a selection counts a block whose begin and end (its own,
+ * or the end of one it was nested in) it holds, with the exclusive time
+ * it has in the whole trace: one begun in it and ended after it is
+ * unclosed, and an end of one begun before it closes nothing of it (an
+ * unmatched end).
  */
 static int
 block_end(struct stats *st, struct thr *t, const struct pv_mark *m,
-	  uint64_t ts)
+	  uint64_t ts, int in)
 {
+	const struct frame *f;
 	size_t i;
 
 	for (i = t->depth; i > 0 && (t->st[i - 1].id != m->id ||
 	    t->st[i - 1].range != m->range); i--)
 		continue;
 	if (i == 0) {
-		st->unmatched++;
+		st->unmatched += (uint64_t)in;
 		return 0;
 	}
 	while (t->depth >= i) {
-		if (t->depth > i)
+		f = &t->st[t->depth - 1];
+		if (in && (f->in ? t->depth > i : t->depth == i))
 			st->unmatched++;
-		if (pop(st, t, ts) != 0)
+		else if (!in && f->in)
+			st->unclosed++;
+		if (pop(st, t, ts, in && f->in) != 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* A block's begin or end of thread (node, pid, tid) of ev, in the
+ * selection or not (in). */
+static int
+block_ev(struct stats *st, const struct grmtrace_ev *ev,
+	 const struct pv_mark *m, int in)
+{
+	uint64_t pk = (uint64_t)ev->node << 32 | ev->pid;
+	struct node *n;
+	struct thr *t;
+
+	if ((t = pv_map_get(&st->stk, pk, ev->tid, sizeof *t)) == NULL)
+		return -1;
+	if (t->node == NULL) {
+		if ((n = pv_map_get(&st->nodes, ev->node, 0,
+		    sizeof *n)) == NULL)
+			return -1;
+		n->id = ev->node;
+		t->node = n;
+	}
+	if (m->kind == PV_BEGIN)
+		return push(st, t, m, ev, in);
+	return block_end(st, t, m, ev->ts, in);
 }
 
 static int
@@ -260,14 +300,13 @@ coll_mark(struct node *n, enum pv_kind kind, uint64_t ts)
  * counted as matched when its other end is selected too.
  */
 static int
-unselected(struct stats *st, const struct grmtrace_ev *ev)
+unselected(struct stats *st, const struct grmtrace_ev *ev,
+	   const struct pv_mark *mk)
 {
 	struct pv_msgs *g = &st->msgs;
-	struct pv_mark m;
+	struct pv_mark m = *mk;
 	struct node *n;
 
-	if (pv_mark(&st->names, &st->sym, ev, &m) != 0)
-		return -1;
 	switch (m.kind) {
 	case PV_CBEGIN:
 	case PV_CEND:
@@ -282,6 +321,13 @@ unselected(struct stats *st, const struct grmtrace_ev *ev)
 		return 0;
 	case PV_BNAME:
 		return ev->pid == 0 ? 0 : block_name(st, &m);
+	case PV_BEGIN:
+	case PV_END:
+		/* Matched over the whole trace of the selected threads. */
+		if (ev->pid == 0 || !pv_sel_row(st->sel, ev->node, ev->pid,
+		    ev->tid))
+			return 0;
+		return block_ev(st, ev, &m, 0);
 	case PV_PNAME:
 		return ev->pid == 0 ? 0 : pv_msgs_ev(g, ev, &m);
 	case PV_SEND:
@@ -306,7 +352,6 @@ account(struct stats *st, const struct grmtrace_ev *ev)
 	uint64_t pk = (uint64_t)ev->node << 32 | ev->pid;
 	struct pv_mark m;
 	struct node *n;
-	struct thr *t;
 	struct evc *e;
 
 	if (ev->kind == GRMTRACE_PROC)
@@ -314,8 +359,10 @@ account(struct stats *st, const struct grmtrace_ev *ev)
 		    pv_msgs_ev(&st->msgs, ev, NULL);
 	if (ev->kind != GRMTRACE_RECORD)
 		return pv_stmode_ev(&st->sm, ev);
+	if (pv_mark(&st->names, &st->sym, ev, &m) != 0)
+		return -1;
 	if (!pv_sel_has(st->sel, ev->node, ev->pid, ev->tid, ev->ts))
-		return unselected(st, ev);
+		return unselected(st, ev, &m);
 	if (st->load_n != 0 &&
 	    pv_load_add(&st->load, ev->node, ev->pid, ev->ts) != 0)
 		return -1;
@@ -331,8 +378,6 @@ account(struct stats *st, const struct grmtrace_ev *ev)
 	e->eid = ev->eid;
 	e->count++;
 	n->id = ev->node;
-	if (pv_mark(&st->names, &st->sym, ev, &m) != 0)
-		return -1;
 	if (m.kind == PV_CBEGIN || m.kind == PV_CEND) {
 		coll_mark(n, m.kind, ev->ts);
 		return 0;
@@ -341,14 +386,12 @@ account(struct stats *st, const struct grmtrace_ev *ev)
 	if (ev->pid == 0)
 		return 0;
 	if (pv_map_get(&st->procs, pk, 0, 1) == NULL ||
-	    (t = pv_map_get(&st->thrs, pk, ev->tid, sizeof *t)) == NULL)
+	    pv_map_get(&st->thrs, pk, ev->tid, 1) == NULL)
 		return -1;
-	t->node = n;
 	switch (m.kind) {
 	case PV_BEGIN:
-		return push(st, t, &m, ev);
 	case PV_END:
-		return block_end(st, t, &m, ev->ts);
+		return block_ev(st, ev, &m, 1);
 	case PV_BNAME:
 		return block_name(st, &m);
 	default:
@@ -764,8 +807,9 @@ collect(const struct pv_files *fs, const struct pv_sel *sel,
 			return rc;
 		*losses += grmtrace_losses(r);
 	}
-	while ((t = pv_map_next(&st->thrs, &it)) != NULL)
-		st->unclosed += t->depth;
+	while ((t = pv_map_next(&st->stk, &it)) != NULL)
+		for (i = 0; i < t->depth; i++)
+			st->unclosed += (uint64_t)t->st[i].in;
 	if (pv_msgs_match(&st->msgs) != 0)
 		return -2;
 	return 0;
@@ -774,7 +818,8 @@ collect(const struct pv_files *fs, const struct pv_sel *sel,
 static void
 stats_free(struct stats *st)
 {
-	pv_map_free(&st->thrs, thr_free);
+	pv_map_free(&st->thrs, NULL);
+	pv_map_free(&st->stk, thr_free);
 	pv_map_free(&st->nodes, NULL);
 	pv_map_free(&st->procs, NULL);
 	pv_map_free(&st->evcs, NULL);

@@ -3,7 +3,12 @@
 // (a shift-drag on the timeline, by the DevTools protocol on a pipe to
 // headless Chromium) and prints, as JSON, what BEE's views showed before
 // and after: the selection each asked for (data-sel), the records and the
-// frequency counter's rows.  Used by test/serve_views.sh.
+// frequency counter's rows.  It fails unless the views after are those of
+// the range the drag selected (the page's range once the mouse was
+// released: "made", with the last record's time the page knew then).  A
+// job followed: the views of that range asked again at the next
+// collection read ("later", null if none came in 20 s).  Used by
+// test/serve_views.sh and test/serve_livebee.sh.
 // Usage: node bee_select.js URL PROFILE_DIR [FROM_FRACTION TO_FRACTION]
 'use strict';
 const { spawn } = require('child_process');
@@ -64,13 +69,15 @@ async function main() {
       button: !!document.getElementById('v-update') };
   })()`;
   const until = async (what, ok) => {
+    let s = null;
     for (let i = 0; i < 600; i++) {
-      const s = await ev(state);
+      s = await ev(state);
       if (s.errors) fail('script error: ' + s.errors);
       if (ok(s)) return s;
       await sleep(100);
     }
-    fail('timed out waiting for ' + what);
+    fail('timed out waiting for ' + what + '; the views are of ' +
+      (s.sel || 'nothing yet'));
   };
   const before = await until('the views', (s) => s.ready === '1' &&
     s.seen !== '');
@@ -87,10 +94,33 @@ async function main() {
   await mouse('mousePressed', x0);
   for (let k = 1; k <= 5; k++) await mouse('mouseMoved', x0 + (x1 - x0) * k / 5);
   await mouse('mouseReleased', x1);
-  const after = await until('the views of the range', (s) =>
-    s.seen.split(' ').length > before.seen.split(' ').length &&
-    s.sel !== before.sel);
-  process.stdout.write(JSON.stringify({ before, after }) + '\n');
+  // The range the release set, as the views ask for it (app.js's S).
+  const made = await ev(`(() => {
+    const f = S.first + BigInt(Math.max(0, Math.floor(S.from)));
+    const t = S.first + BigInt(Math.max(0, Math.ceil(S.to)));
+    const rows = Views.rowList(S.rowsShown, S.meta.rows.length);
+    return { sel: 'from=' + f + '&to=' + (t > f ? t : f + 1n) +
+      (rows ? '&rows=' + rows : ''), last: S.meta.last,
+      live: document.body.dataset.liveState || '' };
+  })()`);
+  const after = await until('the views of the range selected, ' + made.sel,
+    (s) => s.sel === made.sel);
+  // Following: the views of the range asked again with the next records.
+  let later = null;
+  if (made.live === 'following') {
+    const n = after.seen.split(' ').length;
+    for (let i = 0; i < 200 && !later; i++) {
+      const s = await ev(state);
+      if (s.errors) fail('script error: ' + s.errors);
+      if (s.seen.split(' ').length > n) later = s;
+      else await sleep(100);
+    }
+    if (later && later.sel !== made.sel)
+      fail('the page moved the range selected, ' + made.sel + ', to ' +
+        later.sel);
+  }
+  process.stdout.write(JSON.stringify({ before, made, after, later }) +
+    '\n');
   ch.kill();
   process.exit(0);
 }

@@ -661,3 +661,19 @@ sys.exit(1 if bad else 0)
 EOF_PY
 		t_fail "BEE's views $1 and $2: $(head -c 600 "$T_DIR/bee_same.out")"
 }
+
+# ---- BEE's views of a followed job, and of a range (serve_livebee.sh,
+# serve_bee.sh) ----
+# t_bee_counts BEE STATS WHAT: the answer of /api/bee in the file BEE has
+# the records and the counts by event type of prove stats' output STATS;
+# WHAT names it in a failure.
+t_bee_counts() {
+	_n=$(awk '$1 == "records" { print $2 }' "$2")
+	grep -q "^{\"records\":$_n," "$1" ||
+		t_fail "$3: not the $_n records of prove stats"
+	t_stats_table "event counts" "$2" > "$T_DIR/bee_counts"
+	while read -r _e _c _; do
+		grep -q "\[$_e,$_c," "$1" ||
+			t_fail "$3: no count $_c of eid $_e (prove stats)"
+	done < "$T_DIR/bee_counts"
+}

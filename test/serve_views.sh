@@ -55,6 +55,35 @@ json() {
 	    head -n 1
 }
 stat() { awk -v w="$1" '$1 == w { print $2; exit }' "$2"; }
+# badnest_range: badnest.trace (served at $hostport) from 150 to 1000 ns
+# past its clock's origin cuts A, whose end closes B: blocks are matched
+# over the whole trace, so B ends there (not at the later end of B's id,
+# an unmatched end), as the index, ref=1 and prove stats -t all have it:
+# B 3 times 150 ns in all, C twice 230 ns, A once 50 ns, 6 unmatched.
+badnest_range() {
+	_q="from=150&to=1000"
+	want 200 "/api/bee?$_q"
+	cp "$T_DIR/body" "$T_DIR/bee-index"
+	want 200 "/api/bee?ref=1&$_q"
+	t_bee_same "$T_DIR/bee-index" "$T_DIR/body"
+	"$PV" stats -t 150:1000 "$(dirname "$0")/traces/badnest.trace" \
+	    > "$T_DIR/stats-bn" || t_fail "prove stats -t badnest"
+	t_stats_table "time profile" "$T_DIR/stats-bn" 5 > "$T_DIR/prof-bn"
+	printf '%s\n' "3 2 0.000000115 7.225000e-15 0.000000230" \
+	    "2 3 0.000000050 1.266667e-15 0.000000150" \
+	    "1 1 0.000000050 0.000000e+00 0.000000050" |
+	    cmp -s - "$T_DIR/prof-bn" ||
+		t_fail "prove stats -t on badnest: $(cat "$T_DIR/prof-bn")"
+	grep -q '^unmatched block events: 6$' "$T_DIR/stats-bn" ||
+		t_fail "prove stats -t on badnest: not 6 unmatched"
+	while read -r _id _c _m _v _t; do
+		grep -q "{\"id\":\"$_id\",\"count\":$_c,\"mean\":\"$_m\",[^}]*\"total\":\"$_t\"" \
+		    "$T_DIR/bee-index" ||
+			t_fail "badnest: the index has not block $_id $_c x $_t s"
+	done < "$T_DIR/prof-bn"
+	grep -q '"unmatched":6,"unclosed":0,' "$T_DIR/bee-index" ||
+		t_fail "badnest: the index's unmatched and unclosed"
+}
 # bee_is STATS: the body of /api/bee has the counts of STATS.
 bee_is() {
 	for k in records processes threads span; do
@@ -124,8 +153,10 @@ if command -v python3 > /dev/null 2>&1; then
 	# The hand-written traces (phases, ranges, messages of processes
 	# with and without ranks) and nested.trace (blocks nested at random
 	# on 6 threads, ends with none open, phases between, messages by
-	# rank and tag, some never received): 12 selections each.
-	for tr in msgs phases ranges stats markup nested; do
+	# rank and tag, some never received) and badnest.trace (blocks
+	# closed by an outer block's end, then ends of their own ids): 12
+	# selections each.
+	for tr in msgs phases ranges stats markup nested badnest; do
 		rm -f "$T_DIR/serve2.out"
 		"$PV" serve "$(dirname "$0")/traces/$tr.trace" \
 		    > "$T_DIR/serve2.out" 2> "$T_DIR/serve2.err" &
@@ -152,6 +183,7 @@ if command -v python3 > /dev/null 2>&1; then
 			want 200 "/api/bee?ref=1&$q"
 			t_bee_same "$T_DIR/bee-index" "$T_DIR/body"
 		done
+		[ "$tr" != badnest ] || badnest_range
 		t_serve_stop "$SV2" "$T_DIR/serve2.err"
 		hostport=$hp
 	done

@@ -485,7 +485,12 @@ function summaryWait(f) {
 // are kept in body's data-live-records, in order.  Pause (the button, or
 // live=paused in the URL) stops following; the server goes on reading.
 // live=N in the URL: follow N collections, then pause (for scripts).
-const L = { es: null, paused: false, last: null, seen: [], left: 0 };
+// Updates are applied one at a time, in order, each to the range as it is
+// once the server's answers came: a range selected meanwhile is kept (not
+// taken for the end of the run and moved there), and a selection being
+// dragged holds the view still.
+const L = { es: null, paused: false, last: null, seen: [], left: 0,
+  chain: Promise.resolve() };
 function liveShow() {
   const d = L.last;
   if (!d) return;
@@ -495,13 +500,15 @@ function liveShow() {
   $('live').className = 'live-' + st;
   document.body.dataset.liveState = st;
 }
-async function liveUpdate(d) {
-  L.last = d;
-  liveShow();
+async function liveUpdate() {
   if (L.paused) return;
-  const atEnd = S.to >= S.span, first0 = S.first;
-  S.meta = await getJSON('/api/meta?f=0');
+  const meta = await getJSON('/api/meta?f=0');
   const st = await getJSON('/api/stats?f=0');
+  if (L.paused) return;
+  // From here to load(), nothing waits: the range read is the one shown.
+  const atEnd = S.to >= S.span && !(S.drag && S.drag.sel);
+  const first0 = S.first;
+  S.meta = meta;
   S.first = BigInt(S.meta.first);
   const shift = Number(S.first - first0);  // a window dropped the oldest
   S.span = Math.max(1, Number(BigInt(S.meta.last) - S.first) + 1);
@@ -522,8 +529,11 @@ async function liveUpdate(d) {
 function liveConnect() {
   if (L.es) return;
   L.es = new EventSource('/api/live');
-  L.es.addEventListener('update',
-    (e) => liveUpdate(JSON.parse(e.data)).catch(showError));
+  L.es.addEventListener('update', (e) => {
+    L.last = JSON.parse(e.data);
+    liveShow();
+    L.chain = L.chain.then(liveUpdate).catch(showError);
+  });
   L.es.onerror = () => {
     if (L.es && L.es.readyState === EventSource.CLOSED) {
       $('live').textContent = 'no connection to prove serve';

@@ -362,23 +362,14 @@ const Views = (() => {
   }
   // Called when the page's view changes: the views follow it, once it has
   // settled; now (a job followed: new records): at once, the promise
-  // kept until they are shown.  A file's views come from the server's
-  // index in milliseconds, whatever its size; a followed job's are read
-  // from its files again (meta.bee_file): beyond AUTO_MAX records those
-  // are asked for with a button, not at every zoom.
-  const AUTO_MAX = 2e6;
+  // kept until they are shown.  They come from the server's index in
+  // milliseconds, whatever its size, a file's or a followed job's (its
+  // tables grow with it); read from the files only when the server had
+  // no memory for them (meta.bee_file), in a worker thread (503: busy,
+  // asked again).
   function update(S, onError, now) {
     report = onError;
     clearTimeout(T.timer);
-    if (S.meta.bee_file && S.meta.records > AUTO_MAX && T.key !== null) {
-      let b = document.getElementById('v-update');
-      if (!b) {
-        b = el('button', { id: 'v-update' }, 'update the views to this range');
-        panel().prepend(b);
-      }
-      b.onclick = () => refresh(S).catch(onError);
-      return;
-    }
     if (now) return refresh(S).catch(onError);
     T.timer = setTimeout(() => { refresh(S).catch(onError); }, 250);
   }
