@@ -294,8 +294,9 @@ raise_fire(uint32_t row, int eid, uint64_t ts)
 }
 
 /*
- * A rate row's record: counted for the host's second (ts / 1 s, one
- * window for every writer of the segment), in this thread first and
+ * A rate row's record: counted for the host's second (ts / 1 s, the
+ * second in the segment's clock that the LM put in insn[1]; one window
+ * for every writer of the segment), in this thread first and
  * added to the row's shared count every `batch` records (and when the
  * second changes: the rest of a second past is dropped), by one
  * compare-and-swap on the row's firing slot (seg_fire.rate); the add
@@ -307,7 +308,10 @@ rate_count(uint32_t row, int eid, uint64_t ts)
 {
 	const struct seg_plan_row *r = &gmi_rows[row];
 	struct seg_fire *f = &gmi_seg->fire[gmi_slot[row]];
-	uint64_t sec = ts / 1000000000u, lim = (uint64_t)r->insn[0].value;
+	/* The host's second, in its clock (set by the LM). */
+	uint64_t one = r->insn[1].value > 0 ? (uint64_t)r->insn[1].value :
+	    1000000000u;
+	uint64_t sec = ts / one, lim = (uint64_t)r->insn[0].value;
 	uint64_t batch = lim / 64, tag, old, cnt, nw;
 
 	if (batch < 1)

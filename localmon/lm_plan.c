@@ -111,6 +111,15 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 			in->value = used;
 			used += in->len;
 		}
+		/* Times in the segment's clock (TSC ticks on a TSC host):
+		 * a block's duration, and a rate's second, set here. */
+		if (rows[i].kind == SEG_ROW_BLOCK)
+			rows[i].insn[1].value = rows[i].insn[1].value <= 0 ? 0 :
+			    (int64_t)lm_clock_dur(lm,
+			    (uint64_t)rows[i].insn[1].value);
+		if (rows[i].kind == SEG_ROW_RATE)
+			rows[i].insn[1].value =
+			    (int64_t)lm_clock_dur(lm, 1000000000u);
 		b = REC_EID_BIT(eid);
 		watch[b / 32] |= 1u << (b % 32);
 		/* A block's duration: its begin is watched too. */

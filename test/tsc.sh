@@ -9,7 +9,11 @@
 # its true time, the machine's CLOCK_MONOTONIC read just before the event
 # (test/truewriter.c), plus how long the event took if it was preempted.
 # 3. The same under mainmon --collect=global (the processes stopped for
-# each snapshot).  TSC_SECS sets the runs' length; TSC_REPORT prints its error figures (max
+# each snapshot).  4. Plans on a TSC host mean real time: the leaker's 60
+# ms block fires 'block solve longer 50ms' and not 'longer 100ms', and its
+# 1,500-2,000 records a second fire 'rate 15 > 1000/s' and not 'rate 15 >
+# 5k/s' (counted in ticks, 60 ms would pass 100 ms, and the records of 10^9
+# ticks fall short of 1000, on a CPU above 2 GHz).  TSC_SECS sets the runs' length; TSC_REPORT prints its error figures (max
 # and median, of the records whose true time is known within 2.5 us).
 . "$(dirname "$0")/lib.sh"
 
@@ -133,3 +137,43 @@ run global GRM_CLOCK=tsc
 within global
 t_check_clean
 report "TSC, global scheme"
+
+# 4. A plan's times in ticks: the leaker (test/leaker.c) steps every 0.5
+# ms in one thread, each step recording 15, a block every 100 steps, the
+# one of step 1000 lasting 60 ms.
+T_FORMAT=tape
+export GRM_RUNDIR="$T_DIR/run-plan"
+mkdir -m 700 "$GRM_RUNDIR"
+trace="$T_DIR/trace-plan.txt"
+t_start_mm "$trace"
+env GRM_MM="$MM_ID" GRM_CLOCK=tsc GRM_LM_LINGER=0.2 LEAKER_SLOW=1000 \
+    "$B/test/leaker" 3000 500 1 "$T_DIR/go" 2> "$T_DIR/leaker.err" &
+_l=$!
+T_PIDS="$T_PIDS $_l"
+defined() {
+	"$T_GRMCTL" "$MM_ID" snapshot > /dev/null || t_fail "plan: snapshot failed"
+	[ "$(t_count "$trace" '#DEF' eid=15)" -ge 1 ]
+}
+t_wait_for 30 "plan: the leaker's definitions never reached the trace" defined
+for _r in 'when block solve longer 50ms do mark "slow" once' \
+    'when block solve longer 100ms do mark "longer" once' \
+    'when rate 15 > 1000/s do mark "fast" once' \
+    'when rate 15 > 5k/s do mark "never" once'; do
+	"$T_GRMCTL" "$MM_ID" plan add "$_r" > /dev/null ||
+		t_fail "plan: plan add '$_r' failed"
+done
+touch "$T_DIR/go"
+wait "$_l" || t_fail "plan: the leaker failed: $(cat "$T_DIR/leaker.err")"
+t_note_lms
+t_stop_mm plan
+grep -q "GRM_CLOCK=tsc refused" "$GRM_RUNDIR"/lm-*.log 2>/dev/null &&
+	t_fail "plan: tsc refused"
+[ "$(t_count "$trace" '#TSC')" -eq 1 ] || t_fail "plan: not one #TSC line"
+_f=""
+for _n in 1 2 3 4; do
+	_f="$_f $(t_count "$trace" '#PLAN fire' n=$_n)"
+done
+[ "$_f" = " 1 0 1 0" ] ||
+	t_fail "plan: firings of 'longer 50ms', 'longer 100ms', '> 1000/s', '> 5k/s':$_f, want 1 0 1 0"
+t_check_clean
+t_log "plan: on the TSC, a 60 ms block fired 'longer 50ms' only, the leaker's rate '> 1000/s' only"

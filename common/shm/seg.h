@@ -130,8 +130,11 @@ _Static_assert(sizeof(struct seg_plan_insn) == 16, "plan_insn");
 
 /* What a row watches: a record of eid whose fields pass the comparisons;
  * a block (eid REC_EID_BLOCK_END) whose name is insn[0]'s string lasting
- * longer than insn[1].value ns; the rate of eid passing insn[0].value
- * records a second in one thread. */
+ * longer than insn[1].value; the rate of eid passing insn[0].value
+ * records in a second of the host, insn[1].value being that second.
+ * Both times are in the segment's clock (SEG_CLOCK_*: TSC ticks on a TSC
+ * segment): the LM converts a block's nanoseconds from mainmon, and sets
+ * a rate's second. */
 enum { SEG_ROW_EVENT = 0, SEG_ROW_BLOCK = 1, SEG_ROW_RATE = 2,
        SEG_ROW_SWITCH = 3 };
 /*
