@@ -621,6 +621,11 @@ void mm_plan_poll(struct mm *mm);
 void mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
 		      int killed, int32_t status, uint64_t ts,
 		      const char *name);
+/* Process pid of c's node started (or exec'd), named name: put in the
+ * scoped switches in force whose scope holds it (by host, name or pid;
+ * not by rank, not known yet), and c sent its switch rows. */
+void mm_plan_proc_start(struct mm *mm, struct mm_conn *c, uint32_t pid,
+			const char *name);
 /* A #LOSS line was written for (node, pid, tid) at ts. */
 void mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid,
 		  uint32_t tid, uint64_t ts);

@@ -1075,6 +1075,38 @@ mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
 }
 
 void
+mm_plan_proc_start(struct mm *mm, struct mm_conn *c, uint32_t pid,
+		   const char *name)
+{
+	struct mm_plan *p;
+	struct mm_plan_undo *u;
+	struct trig k;
+	unsigned i, had;
+	int added = 0;
+
+	for (p = mm->plans; p != NULL; p = p->next) {
+		if (p->rule == NULL || (p->rule->scope.has & PLAN_S_THREAD))
+			continue;
+		for (i = 0; i < p->rule->nact; i++) {
+			u = &p->undo[i];
+			if (!u->on || !u->scoped)
+				continue;
+			memset(&k, 0, sizeof k);
+			k.node = c->node;
+			k.name = name[0] != '\0' ? name : NULL;
+			k.pid = pid;
+			if (!in_scope(p, &k))
+				continue;
+			had = u->nsw;
+			sw_add(u, c->node, pid);
+			added |= u->nsw != had;
+		}
+	}
+	if (added)
+		mm_plan_send(mm, c);
+}
+
+void
 mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid, uint32_t tid,
 	     uint64_t ts)
 {

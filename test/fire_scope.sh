@@ -22,6 +22,11 @@
 #     than 1000 a second (a step every ms at most), the host's two
 #     together do (until B's 15 is off): it fires, counted over the host.
 #  Every record of 12 once, no loss.
+#  5. A process that starts while a scoped switch is in force is switched
+#     too: 'when event 12 where $1 == 100000 in process leaker do enable
+#     16' fires on leaker D's step 100 (once: E's depth grows by 1001);
+#     leaker E starts after the firing is in the trace, and its records
+#     of 16 are every step from one on to its last.
 . "$(dirname "$0")/lib.sh"
 
 G="$B/mainmon/grmctl"
@@ -44,6 +49,14 @@ done
 t_wait_for 30 "the leakers' definitions never reached $trace" defined
 "$G" "$MM_ID" disable 13 > /dev/null && "$G" "$MM_ID" disable 16 > /dev/null ||
 	t_fail "disable 13, 16 failed"
+defined1() {
+	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	[ "$(t_count "$trace" '#DEF' eid=16)" -ge 1 ]
+}
+fired_yet() {
+	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	[ "$(t_count "$trace" '#PLAN fire')" -ge 1 ]
+}
 add() {
 	"$G" "$MM_ID" plan add "$1" > "$T_DIR/add.out" ||
 		t_fail "plan add failed: $(cat "$T_DIR/add.out")"
@@ -116,3 +129,32 @@ t_log "3: 'enable 16 for 300ms in process leaker', fired by A: 16 from A and B, 
 # ---- 4 ----
 [ "$(t_count "$trace" '#PLAN fire' n=4)" -eq 1 ] || t_fail "4: the host's rate did not fire"
 t_log "4: 'rate 15 > 1001/s' fired: two processes of 1000/s at most, counted together"
+
+# ---- 5 ----
+trace="$T_DIR/late.trace"
+t_start_mm "$trace"
+S5=800
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 \
+    "$B/test/leaker" $S5 1000 1 "$T_DIR/go5" 2> "$T_DIR/leakerD.err" &
+PD=$!
+T_PIDS="$T_PIDS $PD"
+t_wait_for 30 "leaker D's definitions never reached $trace" defined1
+"$G" "$MM_ID" disable 16 > /dev/null || t_fail "5: disable 16 failed"
+add 'when event 12 where $1 == 100000 in process leaker do enable 16'
+touch "$T_DIR/go5"
+t_wait_for 30 "5: the rule did not fire on D" fired_yet
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_GROW=1001 \
+    "$B/test/leaker" $S5 1000 1 "$T_DIR/go5" 2> "$T_DIR/leakerE.err" &
+PE=$!
+T_PIDS="$T_PIDS $PE"
+t_reap "leaker D" $PD
+t_reap "leaker E" $PE
+t_stop_mm
+set -- $(steps 16 $PE)
+[ "$3" -gt 0 ] && [ "$2" -eq $S5 ] && [ "$3" -eq $(($2 - $1 + 1)) ] ||
+	t_fail "5: E's records of 16: steps $1 to $2, $3 records"
+ts=$(fired 1 $PD)
+set -- $(steps 16 $PD)
+[ "$3" -gt 0 ] && [ "$2" -eq $S5 ] ||
+	t_fail "5: D's records of 16: steps $1 to $2, $3 records"
+t_log "5: E, started after the firing, switched from its step $(steps 16 $PE | cut -d' ' -f1) on"
