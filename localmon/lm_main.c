@@ -246,6 +246,7 @@ mm_unmake(struct lm *lm)
 		loop_disarm(lm->retry);
 	if (lm->hs_timer != NULL)
 		loop_disarm(lm->hs_timer);
+	lm_fire_drop(lm);	/* the fire link goes with the data link */
 	if (lm->mm != NULL) {
 		peer_free(lm->mm);
 		lm->mm = NULL;
