@@ -13,7 +13,11 @@
 P=4 T=2 N=150000
 trace="$T_DIR/trace"
 t_start_mm "$trace"
-export GRM_LM_SILENT=2 GRM_SEGSIZE=8M GRM_LM_LINGER=0.3
+# The writers fill the segment in about a second of the hang: they wait
+# for a chunk (GRM_BLOCK_MS) until the LM has seen mainmon silent (2 s)
+# and spilled, however slow the machine.  This test checks the hang's
+# handling; loss.sh and policy.sh check the wait's limit.
+export GRM_LM_SILENT=2 GRM_SEGSIZE=8M GRM_LM_LINGER=0.3 GRM_BLOCK_MS=30000
 t_paced_writers $P $T $N 30000
 t_wait_for 30 "no record in the trace" t_has_records "$trace"
 t_note_lms
