@@ -632,12 +632,11 @@ bg_build(void *arg)
 	pid_t pid;
 	int fd = -1;
 
-	/* Behind the answers: SCHED_IDLE (else a nice value) is a thread's
-	 * own on Linux (and the prove stats child's, forked here): it runs
-	 * when the loop, which answers the views, does not. */
-	if (pthread_setschedparam(pthread_self(), SCHED_IDLE,
-	    &(struct sched_param){ .sched_priority = 0 }) != 0)
-		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 10);
+	/* Behind the answers: the lowest nice value, a thread's own on
+	 * Linux (and the prove stats child's, forked here), so that the
+	 * loop, which answers the views, comes first; not SCHED_IDLE, which
+	 * a machine busy with anything else never runs. */
+	(void)setpriority(PRIO_PROCESS, (id_t)gettid(), 19);
 	for (i = 0; i < s->n && !stopped(s); i++) {
 		if (s->sum[i].sum.g == NULL)
 			continue;
@@ -1024,11 +1023,9 @@ stop_bg(struct srv *s)
 	int i;
 
 	__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
-	/* At SCHED_IDLE a busy machine may not run it to see the stop for
-	 * long: back among the others, it ends at once; its prove stats
-	 * child is killed (the builder reaps it). */
-	(void)pthread_setschedparam(s->bg, SCHED_OTHER,
-	    &(struct sched_param){ .sched_priority = 0 });
+	/* At nice 19 a busy machine runs it little: its prove stats child
+	 * is killed (the builder reaps it), and the loop waits for it
+	 * SRV_STOP_MS at most. */
 	if ((pid = __atomic_load_n(&s->stats_pid, __ATOMIC_ACQUIRE)) > 0)
 		kill(pid, SIGKILL);
 	for (i = 0; i < SRV_STOP_MS && !__atomic_load_n(&s->bg_done,
