@@ -385,6 +385,21 @@ plan_undo_all(struct mm *mm, struct mm_plan *p)
 }
 
 /* Runs enable/disable action i of p; 1 if the control state changed. */
+/* The end of a switch in force, timed: `for D` from this firing, or an
+ * until's next `every` or `at` (an until's other kinds come when they
+ * come: a process's end or a loss, queue_cb; a record, mm_plan_fire). */
+static void
+undo_arm(const struct mm_plan *p, const struct plan_act *a,
+	 struct mm_plan_undo *u)
+{
+	if (a->for_ns != 0)
+		(void)loop_arm(u->ev, a->for_ns);
+	else if (a->until && p->rule->until.kind == PLAN_W_EVERY)
+		loop_arm_idle(u->ev, p->rule->until.ns);
+	else if (a->until && p->rule->until.kind == PLAN_W_AT)
+		loop_arm_idle(u->ev, until_at(p->rule->until.at));
+}
+
 static int
 act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
 {
@@ -418,15 +433,8 @@ act_switch(struct mm *mm, struct mm_plan *p, unsigned i)
 		w = target_word(mm, &a->tgt[k], &b);
 		mm_set_bit(w, b, a->kind == PLAN_D_DISABLE);
 	}
-	/* Another firing in force: the duration runs from this one; an
-	 * until's time comes when it comes (a process's end or a loss:
-	 * queue_cb; a record: its row's FIRE, mm_plan_fire). */
-	if (a->for_ns != 0)
-		(void)loop_arm(u->ev, a->for_ns);
-	else if (a->until && p->rule->until.kind == PLAN_W_EVERY)
-		loop_arm_idle(u->ev, p->rule->until.ns);
-	else if (a->until && p->rule->until.kind == PLAN_W_AT)
-		loop_arm_idle(u->ev, until_at(p->rule->until.at));
+	/* Another firing in force: the duration runs from this one. */
+	undo_arm(p, a, u);
 	return 1;
 }
 
@@ -490,6 +498,25 @@ sw_add(struct mm_plan_undo *u, struct mm_node *node, uint32_t pid)
 	u->sw[u->nsw++].pid = pid;
 }
 
+/* Adds process pid (named name, or NULL: looked up) of node to u's
+ * switched processes if it is in p's scope; 1 if it was added now. */
+static int
+sw_add_in_scope(const struct mm_plan *p, struct mm_plan_undo *u,
+		struct mm_node *node, const char *name, uint32_t pid)
+{
+	struct trig k;
+	unsigned had = u->nsw;
+
+	memset(&k, 0, sizeof k);
+	k.node = node;
+	k.name = name;
+	k.pid = pid;
+	if (!in_scope(p, &k))
+		return 0;
+	sw_add(u, node, pid);
+	return u->nsw != had;
+}
+
 /*
  * Runs enable/disable action i of p, whose rule has a scope, in the
  * processes of that scope only (doc/plans.md 4.4): the triggering
@@ -505,7 +532,6 @@ act_switch_scoped(struct mm *mm, struct mm_plan *p, unsigned i,
 	struct mm_plan_undo *u = &p->undo[i];
 	struct mm_node *n;
 	struct mm_proc *pr;
-	struct trig k;
 	unsigned b;
 
 	if (!u->on) {
@@ -532,19 +558,10 @@ act_switch_scoped(struct mm *mm, struct mm_plan *p, unsigned i,
 			for (pr = n->procs[b]; pr != NULL; pr = pr->next) {
 				if (pr->ended || pr->gone != 0)
 					continue;
-				memset(&k, 0, sizeof k);
-				k.node = n;
-				k.name = pr->name;
-				k.pid = pr->pid;
-				if (in_scope(p, &k))
-					sw_add(u, n, pr->pid);
+				(void)sw_add_in_scope(p, u, n, pr->name,
+				    pr->pid);
 			}
-	if (a->for_ns != 0)
-		(void)loop_arm(u->ev, a->for_ns);
-	else if (a->until && p->rule->until.kind == PLAN_W_EVERY)
-		loop_arm_idle(u->ev, p->rule->until.ns);
-	else if (a->until && p->rule->until.kind == PLAN_W_AT)
-		loop_arm_idle(u->ev, until_at(p->rule->until.at));
+	undo_arm(p, a, u);
 }
 
 /* A snapshot's second collection, `after` the trigger. */
@@ -1080,8 +1097,7 @@ mm_plan_proc_start(struct mm *mm, struct mm_conn *c, uint32_t pid,
 {
 	struct mm_plan *p;
 	struct mm_plan_undo *u;
-	struct trig k;
-	unsigned i, had;
+	unsigned i;
 	int added = 0;
 
 	for (p = mm->plans; p != NULL; p = p->next) {
@@ -1091,15 +1107,8 @@ mm_plan_proc_start(struct mm *mm, struct mm_conn *c, uint32_t pid,
 			u = &p->undo[i];
 			if (!u->on || !u->scoped)
 				continue;
-			memset(&k, 0, sizeof k);
-			k.node = c->node;
-			k.name = name[0] != '\0' ? name : NULL;
-			k.pid = pid;
-			if (!in_scope(p, &k))
-				continue;
-			had = u->nsw;
-			sw_add(u, c->node, pid);
-			added |= u->nsw != had;
+			added |= sw_add_in_scope(p, u, c->node,
+			    name[0] != '\0' ? name : NULL, pid);
 		}
 	}
 	if (added)
