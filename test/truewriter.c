@@ -21,8 +21,9 @@
  * TRUEWRITER_FT_AT (libfaketime reads its setting from that file,
  * FAKETIME_TIMESTAMP_FILE, FAKETIME_NO_CACHE=1): to the rate
  * TRUEWRITER_FT_RATE (its x) from then on, without a jump (libfaketime
- * applies a rate from its start: the offset makes up for it), or by a
- * step of TRUEWRITER_FT_STEP seconds (its offset).  Exits 0, 1 if a call
+ * applies a rate from its start, which the writer measures first: the
+ * offset makes up for it), or by a step of TRUEWRITER_FT_STEP seconds
+ * (its offset).  Exits 0, 1 if a call
  * failed. */
 #include <stdint.h>
 #include <stdio.h>
@@ -57,15 +58,64 @@ true_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* FAKETIME_TIMESTAMP_FILE's setting becomes line; 0 or -1. */
+static int
+ft_set(const char *line)
+{
+	const char *f = getenv("TRUEWRITER_FT_FILE");
+	char tmp[4096];
+	FILE *fp;
+
+	snprintf(tmp, sizeof tmp, "%s.new", f);
+	if ((fp = fopen(tmp, "w")) == NULL)
+		return -1;
+	if (fputs(line, fp) == EOF || fclose(fp) != 0 || rename(tmp, f) != 0)
+		return -1;
+	return 0;
+}
+
+/* The host's clock less the true one, now. */
+static int64_t
+host_ahead(void)
+{
+	uint64_t a, h, c;
+
+	a = true_ns();
+	h = host_ns();
+	c = true_ns();
+	return (int64_t)(h - (a + (c - a) / 2));
+}
+
+/*
+ * The true time from which libfaketime applies a rate: its start, shared
+ * by the processes under one wrapper (the first of them to start, which
+ * may be well before main() in a slow build).  At rate 2 the host's clock
+ * gains on its lead at rate 1 by the time since that start.  Read before
+ * any other process reads the clock (the LM starts with the first call of
+ * the library): rate 1 again after, with no trace of it.
+ */
+static int
+ft_start(uint64_t *start)
+{
+	int64_t x1, x2;
+
+	x1 = host_ahead();
+	if (ft_set("+0 x2\n") != 0)
+		return -1;
+	x2 = host_ahead();
+	if (ft_set("+0 x1\n") != 0)
+		return -1;
+	*start = true_ns() - (uint64_t)(x2 - x1);
+	return 0;
+}
+
 /* The change of the host's clock (the top of the file); 0 or -1. */
 static int
 ft_change(uint64_t start)
 {
-	const char *f = getenv("TRUEWRITER_FT_FILE");
 	const char *rate = getenv("TRUEWRITER_FT_RATE");
 	const char *step = getenv("TRUEWRITER_FT_STEP");
-	char tmp[4096], buf[128];
-	FILE *fp;
+	char buf[128];
 
 	if (rate != NULL)
 		snprintf(buf, sizeof buf, "%+.9f x%s\n", -(atof(rate) - 1.0) *
@@ -74,12 +124,7 @@ ft_change(uint64_t start)
 		snprintf(buf, sizeof buf, "%s x1\n", step);
 	else
 		return -1;
-	snprintf(tmp, sizeof tmp, "%s.new", f);
-	if ((fp = fopen(tmp, "w")) == NULL)
-		return -1;
-	if (fputs(buf, fp) == EOF || fclose(fp) != 0 || rename(tmp, f) != 0)
-		return -1;
-	return 0;
+	return ft_set(buf);
 }
 
 int
@@ -87,7 +132,7 @@ main(int argc, char **argv)
 {
 	const char *ft = getenv("TRUEWRITER_FT_FILE");
 	const char *ft_at = getenv("TRUEWRITER_FT_AT");
-	uint64_t start = true_ns();
+	uint64_t start = 0;
 	struct timespec d;
 	uint64_t a, c, h, r1, r2, prev = 0;
 	long n, every, i;
@@ -101,6 +146,10 @@ main(int argc, char **argv)
 	every = atol(argv[2]);
 	if (n < 1 || every < 0)
 		return 2;
+	if (ft != NULL && ft_start(&start) != 0) {
+		fprintf(stderr, "truewriter: cannot change %s\n", ft);
+		return 1;
+	}
 	if (GMI_DefineEvent(EV_TRUE, "true %lu seq %ld prev %lu host %lu "
 	    "mid %lu", "true time") != GRM_OK ||
 	    GMI_DefineEvent(EV_APART, "seq %ld apart %lu",
