@@ -5,7 +5,10 @@
 # flight.  The processes must run on unharmed; each time a new LM must be
 # elected and adopt the segment; every event must reach the trace exactly
 # once, in order (what a dead LM sent unacknowledged is sent again and
-# mainmon drops what it already wrote).
+# mainmon drops what it already wrote).  A writer that finds no free chunk
+# while no LM runs waits for the next (GRM_BLOCK_MS): up to 30 s here, as
+# on a loaded machine the election and adoption can take longer than the
+# default 2 s, and the test asks that every event arrive, not how soon.
 . "$(dirname "$0")/lib.sh"
 
 P=3 T=2 N=400000
@@ -16,6 +19,7 @@ wpids=""
 i=1
 while [ $i -le $P ]; do
 	GRM_MM=$MM_ID GRM_SEGSIZE=4M E2E_PACE_US=4000 GRM_LM_LINGER=0.3 \
+	    GRM_BLOCK_MS=30000 \
 	    "$B/test/e2e_writer" $T $N "$T_DIR/half.$i" "$T_DIR/go" \
 	    > "$T_DIR/writer.$i.out" 2> "$T_DIR/writer.$i.err" &
 	wpids="$wpids $!"
