@@ -22,7 +22,7 @@ const DEPTH_H = 7, MARK_H = 6, ROW_PAD = 3, AXIS_H = 22;
 const WHOLE = 1.02;  // the whole run, and a margin for what ends it
 
 async function getJSON(url) {
-  const r = await fetch(url);
+  const r = await fetchRetry(url);
   const j = await r.json();
   if (!r.ok) throw new Error(url + ': ' + (j.error || r.status));
   return j;

@@ -8,6 +8,20 @@
 // changes) and by prove report (Views.report, on data built into the page).
 'use strict';
 
+// A GET that failed on its way (a connection cut, a server too busy for
+// the browser's patience): asked again after 0.2 s and 1 s; then its
+// error, which names the URL.  Answers with an HTTP error are not retried.
+async function fetchRetry(url) {
+  for (let i = 0; ; i++) {
+    try {
+      return await fetch(url);
+    } catch (e) {
+      if (i >= 2) throw new Error(url + ': ' + e);
+      await new Promise((ok) => setTimeout(ok, i ? 1000 : 200));
+    }
+  }
+}
+
 const Views = (() => {
   const NS = 'http://www.w3.org/2000/svg';
   const el = (tag, attrs, text) => {
@@ -250,7 +264,7 @@ const Views = (() => {
     T.busy = true;
     const seq = T.seq;
     try {
-      const r = await fetch(T.base + '&skip=' + T.skip + '&n=100&q=' +
+      const r = await fetchRetry(T.base + '&skip=' + T.skip + '&n=100&q=' +
         encodeURIComponent(T.q));
       const j = await r.json();
       if (r.status === 503) {
@@ -330,7 +344,7 @@ const Views = (() => {
       return;
     }
     const seq = ++T.seq;
-    const r = await fetch('/api/bee?f=' + f + sel + '&load=100');
+    const r = await fetchRetry('/api/bee?f=' + f + sel + '&load=100');
     const b = await r.json();
     if (r.status === 503) {
       // The server computes others (each in a thread): asked again.
