@@ -336,7 +336,7 @@ lost() {
 	    ! grep -A1 '^2 ' "$T_DIR/list.out" | grep -q 'fired 0 times'
 }
 t_wait_for 30 "7: the loss did not fire rule 2" lost
-t_wait t_dead "$lm" || t_fail "7: LM did not exit"
+t_wait t_dead "$lm" localmon || t_fail "7: LM did not exit"
 at() {
 	"$G" "$MM_ID" plan list > "$T_DIR/list.out" || t_fail "7: plan list failed"
 	grep -A1 '^5 ' "$T_DIR/list.out" | grep -q 'fired 1 time)'

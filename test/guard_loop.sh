@@ -81,7 +81,7 @@ t_job_in_lm $T $N
 lm=$LM shmid=$SHMID guards=$GUARDS
 for g in $guards; do kill -9 "$g"; done
 kill -9 "$lm"
-t_wait_for 30 "LM $lm still running" t_dead "$lm"
+t_wait_for 30 "LM $lm still running" t_dead "$lm" localmon
 t_stop_mm "part 3"
 grep -q "missing host $(uname -n)" "$T_DIR/stop.out" ||
 	t_fail "stop does not name the host: $(cat "$T_DIR/stop.out")"

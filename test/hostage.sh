@@ -78,7 +78,7 @@ kill -CONT "$lmA"
 T_CLEANUP_HOOK=""
 touch "$T_DIR/goA"
 t_reap "writer A" $wA
-t_wait_for 30 "LM A did not exit" t_dead "$lmA"
+t_wait_for 30 "LM A did not exit" t_dead "$lmA" localmon
 back_a() { grep -q "LM [0-9]* on hostA (.*): the host is back" "$T_DIR/mm.err"; }
 t_wait_for 30 "host A never came back" back_a
 t_stop_mm

@@ -68,7 +68,7 @@ t_alive "$lm_pid" || t_fail "the LM died"
 t_alive "$MM_PID" || t_fail "mainmon died"
 
 # The job is over: the LM must deliver, free its segment and go.
-t_wait t_dead "$lm_pid" || t_fail "the LM did not exit after the job"
+t_wait t_dead "$lm_pid" localmon || t_fail "the LM did not exit after the job"
 [ ! -e "$sock" ] && [ ! -e "$pidf" ] ||
 	t_fail "the LM left its socket or .pid file"
 ipcs -m | awk '{ print $2 }' | grep -qx "$lm_shm" &&

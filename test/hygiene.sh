@@ -121,7 +121,7 @@ t_alive "$lm_pid" || t_fail "the LM died of the intrusions"
 touch "$T_DIR/go"
 wait "$wpid" || t_fail "the traced process failed"
 [ -s "$T_DIR/w.out" ] && t_fail "the traced process lost events: $(cat "$T_DIR/w.out")"
-t_wait t_dead "$lm_pid" || t_fail "the LM did not exit after the job"
+t_wait t_dead "$lm_pid" localmon || t_fail "the LM did not exit after the job"
 t_stop_mm
 got=$(t_count "$trace" eid=1)
 [ "$got" -eq $((2 * N)) ] || t_fail "$got events in the trace, want $((2 * N))"

@@ -191,9 +191,13 @@ t_lm_name() {
 }
 
 # A zombie (exited, not yet reaped by its new parent) counts as dead.
+# t_dead PID NAME: so does a process of another name, which took the
+# number of PID once it ended (numbers wrap at pid_max, 32768 here, and a
+# test of many processes beside others goes through them in seconds).
 t_dead() {
 	kill -0 "$1" 2>/dev/null || return 0
-	[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]
+	[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ] && return 0
+	[ -n "${2:-}" ] && [ "$(cat "/proc/$1/comm" 2>/dev/null)" != "$2" ]
 }
 t_alive() { ! t_dead "$1"; }
 
@@ -202,7 +206,8 @@ t_alive() { ! t_dead "$1"; }
 t_check_clean() {
 	t_note_lms
 	for e in $T_LMS; do
-		t_wait t_dead "${e%%:*}" || t_fail "LM ${e%%:*} still running"
+		t_wait t_dead "${e%%:*}" localmon ||
+			t_fail "LM ${e%%:*} still running"
 		if ipcs -m | awk '{print $2}' | grep -qx "${e##*:}"; then
 			t_fail "segment ${e##*:} of LM ${e%%:*} left behind"
 		fi
@@ -275,7 +280,7 @@ t_api_records() {
 # Whether every LM seen has exited.
 t_lms_dead() {
 	t_note_lms
-	for e in $T_LMS; do t_dead "${e%%:*}" || return 1; done
+	for e in $T_LMS; do t_dead "${e%%:*}" localmon || return 1; done
 }
 
 # t_lms_gone SECONDS: waits until every LM seen has exited.

@@ -64,7 +64,7 @@ for g in $(t_lm_guards "$lmC"); do
 	t_wait_for 30 "guard $g still running" t_dead "$g"
 done
 kill -KILL "$lmC"
-t_wait_for 30 "LM C still running" t_dead "$lmC"
+t_wait_for 30 "LM C still running" t_dead "$lmC" localmon
 ipcrm -m "$shmC"
 rm -f "$runC"/*.sock
 t_check_clean

@@ -53,6 +53,6 @@ t_check_seqs "$trace" $N 8 || t_fail "trace content"
 [ "$(t_count "$trace" eid=-7)" -eq 0 ] && [ "$(t_count "$trace" eid=-8)" -eq 0 ] ||
 	t_fail "local scheme: collection phases in the trace"
 t_check_order "$trace" || { grep "^#" "$trace" | grep -v "^#DEF" >&2; t_fail "trace not in time order"; }
-for p in $lms; do t_wait t_dead "$p" || t_fail "LM $p still running after stop"; done
+for p in $lms; do t_wait t_dead "$p" localmon || t_fail "LM $p still running after stop"; done
 t_check_clean
 t_log "ok: 2 LMs, $((8 * N)) events"

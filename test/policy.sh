@@ -34,7 +34,7 @@ run() {
 	wait $app || t_fail "$1: writer failed"
 	SECS=$(( ($(date +%s%N) - t0) / 1000000 ))
 	LOST=$(awk '$1 == "lost" { print $2 }' "$T_DIR/flood.$1")
-	t_wait t_dead "$lm" || t_fail "$1: LM did not exit"
+	t_wait t_dead "$lm" localmon || t_fail "$1: LM did not exit"
 	t_stop_mm "$1"
 }
 

@@ -74,7 +74,7 @@ got=$(events)
 "$GRM_LOCALMON" --mm "$MM_ID" > "$T_DIR/lm2.out" 2> "$T_DIR/lm2.err" &
 lm2=$!
 T_PIDS="$T_PIDS $lm2"
-t_wait t_dead "$lm2" || t_fail "the second LM is still running"
+t_wait t_dead "$lm2" localmon || t_fail "the second LM is still running"
 rc=0
 wait "$lm2" || rc=$?
 [ $rc -eq 1 ] || t_fail "the second LM exited with $rc, want 1"
