@@ -24,6 +24,7 @@ uint32_t gmi_ctl_seen = UINT32_MAX;	/* matches neither constant */
 static uint32_t gmi_cls_off_seg[8], gmi_cls_off_local[8];
 static uint32_t gmi_watch[REC_EID_BITS / 32];	/* watched by a plan */
 static struct gmi_sw gmi_sw;	/* a plan's switches of this process */
+_Atomic int64_t gmi_rank = -1;	/* GMI_SetName's (a plan's rank scope) */
 static char gmi_filter_seg[SEG_FILTER_MAX], gmi_filter_local[SEG_FILTER_MAX];
 
 /*
@@ -753,6 +754,7 @@ GMI_SetName(int rank, const char *name)
 	if (name == NULL || strlen(name) > REC_STR_MAX)
 		return gmi_error(GRM_EINVAL, "GMI_SetName: name NULL or "
 		    "longer than %d bytes", REC_STR_MAX);
+	atomic_store_explicit(&gmi_rank, rank, memory_order_relaxed);
 	return emitf(REC_EID_PROC_NAME, rank, name);
 }
 

@@ -69,8 +69,34 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 			return "an event type out of range";
 		if (rows[i].ninsn > SEG_PLAN_INSNS)
 			return "more comparisons than a rule has";
-		if (k > SEG_ROW_SWITCH)
+		if (k > SEG_ROW_SCOPE)
 			return "a row of no known kind";
+		if (k == SEG_ROW_SCOPE) {
+			rows[i].kind = (uint16_t)k;
+			if (eid != 0 || rows[i].ninsn == 0 || rows[i].ninsn >
+			    4 || i == 0 || rows[i - 1].kind > SEG_ROW_RATE ||
+			    rows[i - 1].rule != rows[i].rule)
+				return "a scope row not as its kind says";
+			for (k = 0; k < rows[i].ninsn; k++) {
+				in = &rows[i].insn[k];
+				if (get_insn(msg, in) != 0)
+					return "a scope cut short";
+				if (in->op != PLAN_EQ || in->field >
+				    SEG_SC_NAME || in->pad != 0 ||
+				    in->is_str != (in->field == SEG_SC_NAME))
+					return "a scope the language has not";
+				if (!in->is_str)
+					continue;
+				if (in->len > PLAN_STR_MAX ||
+				    used + in->len > SEG_PLAN_STRS)
+					return "more string bytes than the "
+					    "segment holds";
+				wire_get_bytes(msg, strs + used, in->len);
+				in->value = used;
+				used += in->len;
+			}
+			continue;	/* watches nothing */
+		}
 		if (k == SEG_ROW_SWITCH) {
 			rows[i].kind = (uint16_t)k;
 			if (eid != 0 || rows[i].ninsn == 0)

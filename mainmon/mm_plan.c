@@ -168,28 +168,82 @@ put_row(struct wire_wr *w, const struct mm_plan *p,
 	return 0;
 }
 
-/* Appends one row (put_row) if there is room for it, counting it in *n;
- * -1 (logged) if not. */
+/* The items of p's scope a writer can decide for itself (SEG_ROW_SCOPE):
+ * pid, thread, rank, process name; 0 if it has none. */
+static unsigned
+scope_items(const struct mm_plan *p)
+{
+	uint8_t has = p->rule->scope.has;
+
+	return !!(has & PLAN_S_PID) + !!(has & PLAN_S_THREAD) +
+	    !!(has & PLAN_S_RANK) + !!(has & PLAN_S_PROCESS);
+}
+
+/* Appends the scope row of p (rule: its row's number) to w. */
+static void
+put_scope(struct wire_wr *w, const struct mm_plan *p, uint32_t rule)
+{
+	const struct plan_scope *s = &p->rule->scope;
+
+	put_row_head(w, rule, SEG_ROW_SCOPE, 0, scope_items(p));
+	if (s->has & PLAN_S_PID)
+		put_insn(w, PLAN_EQ, SEG_SC_PID, 0, 0, s->pid, NULL);
+	if (s->has & PLAN_S_THREAD)
+		put_insn(w, PLAN_EQ, SEG_SC_THREAD, 0, 0, s->thread, NULL);
+	if (s->has & PLAN_S_RANK)
+		put_insn(w, PLAN_EQ, SEG_SC_RANK, 0, 0, s->rank, NULL);
+	if (s->has & PLAN_S_PROCESS)
+		put_insn(w, PLAN_EQ, SEG_SC_NAME, 1, s->process.len, 0,
+		    p->rule->pool + s->process.off);
+}
+
+/* 1 if node's host is in p's scope (no host named: every host). */
+static int
+host_in_scope(const struct mm_plan *p, const struct mm_node *node)
+{
+	const struct plan_scope *s = &p->rule->scope;
+
+	return !(s->has & PLAN_S_HOST) || (strlen(node->host) ==
+	    s->host.len && memcmp(node->host, p->rule->pool + s->host.off,
+	    s->host.len) == 0);
+}
+
+/*
+ * Appends one row (put_row) for node's LM if there is room for it,
+ * counting it in *n; with the rule's scope row after it (SEG_ROW_SCOPE),
+ * so that a writer outside the scope does not take its firing slot.  A
+ * host out of the scope gets no row.  -1 (logged) if there is no room.
+ */
 static int
 put_one(struct wire_wr *w, const struct mm_plan *p,
-	const struct plan_trig *t, uint32_t rule, uint32_t *strs, uint32_t *n)
+	const struct plan_trig *t, uint32_t rule, const struct mm_node *node,
+	uint32_t *strs, uint32_t *n)
 {
 	const char *what = rule & UNTIL_ROW ? "its until" : "its trigger";
+	unsigned sc = scope_items(p) > 0;
+	uint32_t used = *strs;
 	size_t at = w->len;
 
-	if (*n == SEG_PLAN_ROWS) {
-		log_warn("plan %u: %s not watched: the segment holds %d rows",
-		    p->n, what, SEG_PLAN_ROWS);
+	if (!host_in_scope(p, node))
+		return 0;
+	if (*n + 1 + sc > SEG_PLAN_ROWS) {
+		log_warn("plan %u: %s not watched on %s: the segment holds %d "
+		    "rows", p->n, what, node->host, SEG_PLAN_ROWS);
 		return -1;
 	}
-	if (put_row(w, p, t, rule, strs) != 0) {
+	if ((p->rule->scope.has & PLAN_S_PROCESS))
+		used += p->rule->scope.process.len;
+	if (used > SEG_PLAN_STRS || put_row(w, p, t, rule, &used) != 0) {
 		w->len = at;
 		log_warn("plan %u: %s not watched: its strings do not fit in "
 		    "the segment's %d bytes with the other rules'", p->n, what,
 		    SEG_PLAN_STRS);
 		return -1;
 	}
-	(*n)++;
+	if (sc)
+		put_scope(w, p, rule);
+	*strs = used;
+	*n += 1 + sc;
 	return 0;
 }
 
@@ -241,42 +295,38 @@ put_switches(struct wire_wr *w, const struct mm_plan *p,
 void
 mm_plan_send(struct mm *mm, struct mm_conn *c)
 {
-	/* 64 rows of 8 comparisons and their strings, at most; the same
-	 * with an LM's switch rows. */
+	/* 64 rows of 8 comparisons and their strings, at most. */
 	static unsigned char buf[WIRE_HDR + 4 + SEG_PLAN_ROWS *
 	    (16 + SEG_PLAN_INSNS * 16) + SEG_PLAN_STRS];
-	static unsigned char one[sizeof buf];
 	const struct mm_plan *p;
 	struct mm_conn *k;
-	struct wire_wr w, w1;
-	uint32_t n = 0, n1, strs = 0;
+	struct wire_wr w;
+	uint32_t n, strs;
 
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, 0);
-	for (p = mm->plans; p != NULL; p = p->next) {
-		if (p->unarmed != NULL || exhausted(p) || !watched(p))
-			continue;
-		(void)put_one(&w, p, &p->rule->when, p->n, &strs, &n);
-	}
-	/* The untils in force, after every rule's own row. */
-	for (p = mm->plans; p != NULL; p = p->next)
-		if (p->unarmed == NULL && until_watched(p))
-			(void)put_one(&w, p, &p->rule->until, p->n | UNTIL_ROW,
-			    &strs, &n);
-	buf[0] = (unsigned char)n;	/* the u32 n (at most 64), LE */
 	for (k = mm->conns; k != NULL; k = k->next) {
 		if ((c != NULL && k != c) || k->state != MM_CONN_READY)
 			continue;
-		/* Then the switches of this LM's processes. */
-		memcpy(one, buf, w.len);
-		wire_wr_init(&w1, one, sizeof one);
-		w1.len = w.len;
-		n1 = n;
+		/* Each LM its own rows: those of its host's scope, each
+		 * with its scope row; then its processes' switches. */
+		n = strs = 0;
+		wire_wr_init(&w, buf, sizeof buf);
+		wire_put_u32(&w, 0);
+		for (p = mm->plans; p != NULL; p = p->next) {
+			if (p->unarmed != NULL || exhausted(p) || !watched(p))
+				continue;
+			(void)put_one(&w, p, &p->rule->when, p->n, k->node,
+			    &strs, &n);
+		}
+		/* The untils in force, after every rule's own row. */
 		for (p = mm->plans; p != NULL; p = p->next)
-			if (put_switches(&w1, p, k->node, &n1) != 0)
+			if (p->unarmed == NULL && until_watched(p))
+				(void)put_one(&w, p, &p->rule->until, p->n |
+				    UNTIL_ROW, k->node, &strs, &n);
+		for (p = mm->plans; p != NULL; p = p->next)
+			if (put_switches(&w, p, k->node, &n) != 0)
 				break;
-		one[0] = (unsigned char)n1;
-		peer_send(k->p, WIRE_PLAN, one, w1.len, NULL, 0);
+		buf[0] = (unsigned char)n;	/* the u32 n (at most 64), LE */
+		peer_send(k->p, WIRE_PLAN, buf, w.len, NULL, 0);
 	}
 }
 

@@ -27,6 +27,13 @@
 #     16' fires on leaker D's step 100 (once: E's depth grows by 1001);
 #     leaker E starts after the firing is in the trace, and its records
 #     of 16 are every step from one on to its last.
+#  6. An out-of-scope writer cannot take a rule's firing slot: a flooder
+#     (leaker F, rank 3, 40000 steps 100 us apart) and a matcher (leaker
+#     M, named "matcher", rank 5, S6 steps 30 ms apart), both recording
+#     event 12 at every step; 'when event 12 in pid M', '... in process
+#     matcher' and '... in rank 5' each fire exactly S6 times, all by M,
+#     none missed, though F matches the same rows all along (it skips
+#     them: not in their scope).
 . "$(dirname "$0")/lib.sh"
 
 G="$B/mainmon/grmctl"
@@ -158,3 +165,46 @@ set -- $(steps 16 $PD)
 [ "$3" -gt 0 ] && [ "$2" -eq $S5 ] ||
 	t_fail "5: D's records of 16: steps $1 to $2, $3 records"
 t_log "5: E, started after the firing, switched from its step $(steps 16 $PE | cut -d' ' -f1) on"
+
+# ---- 6 ----
+trace="$T_DIR/flood.trace"
+t_start_mm "$trace"
+S6=80
+rm -f "$T_DIR/go6"
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 \
+    "$B/test/leaker" 40000 100 1 "$T_DIR/go6" 2> "$T_DIR/leakerF.err" &
+PF=$!
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_NAME=matcher LEAKER_RANK=5 \
+    "$B/test/leaker" $S6 30000 1 "$T_DIR/go6" 2> "$T_DIR/leakerM.err" &
+PM=$!
+T_PIDS="$T_PIDS $PF $PM"
+# Both defined, and M's rank known to mainmon (its record written).
+ranked() {
+	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	[ "$(t_count "$trace" eid=-6 pid=$PM)" -ge 1 ] &&
+	    [ "$(t_count "$trace" eid=-6 pid=$PF)" -ge 1 ]
+}
+t_wait_for 30 "6: the leakers' names never reached $trace" ranked
+add "when event 12 in pid $PM do mark \"pid\""
+add 'when event 12 in process matcher do mark "name"'
+add 'when event 12 in rank 5 do mark "rank"'
+touch "$T_DIR/go6"
+t_reap "leaker M" $PM
+t_reap "leaker F" $PF
+t_stop_mm
+[ "$(t_count "$trace" eid=12 pid=$PM)" -eq $S6 ] &&
+    [ "$(t_count "$trace" eid=12 pid=$PF)" -eq 40000 ] ||
+	t_fail "6: records of 12: $(t_count "$trace" eid=12 pid=$PM) of M, $(t_count "$trace" eid=12 pid=$PF) of F"
+[ "$(t_count "$trace" '#LOSS')" -eq 0 ] || t_fail "6: #LOSS lines"
+# F flooded all along M's steps: its last record of 12 after M's last.
+set -- $(awk -v m=$PM -v f=$PF '!/^#/ && $5 == 12 { if ($3 == m) lm = $1
+	if ($3 == f) { lf = $1; if (!ff) ff = $1 } } END { print ff, lf, lm }' "$trace")
+[ "$3" -gt "$2" ] && t_fail "6: F ended before M's last step: inconclusive"
+for n in 1 2 3; do
+	set -- $(awk -v n=$n -v m=$PM '$1 == "#PLAN" && $2 == "fire" && $3 == n {
+		k++; if ($7 == m) mine++; miss += $10 }
+		END { printf "%d %d %d", k, mine, miss }' "$trace")
+	[ "$1" -eq $S6 ] && [ "$2" -eq $S6 ] && [ "$3" -eq 0 ] ||
+		t_fail "6: rule $n fired $1 times ($2 by M), $3 missed; want $S6 by M, none missed"
+done
+t_log "6: with a flooder out of scope, 'in pid', 'in process' and 'in rank' fired every one of M's $S6 steps"
