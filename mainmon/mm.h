@@ -626,6 +626,10 @@ void mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
  * not by rank, not known yet), and c sent its switch rows. */
 void mm_plan_proc_start(struct mm *mm, struct mm_conn *c, uint32_t pid,
 			const char *name);
+/* Process pid of node named its rank (its record written): put in the
+ * scoped switches in force whose scope now holds it, and node's LM sent
+ * its switch rows if one did. */
+void mm_plan_rank(struct mm *mm, struct mm_node *node, uint32_t pid);
 /* A #LOSS line was written for (node, pid, tid) at ts. */
 void mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid,
 		  uint32_t tid, uint64_t ts);

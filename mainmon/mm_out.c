@@ -805,10 +805,14 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 			continue;
 		}
 		eid = def->eid;
-		if (h.eid < 0)
+		if (h.eid < 0) {
 			mm_causal_record(mm, n->id, pc->pid, h.ts, h.eid, f,
 			    def->fmt.n);
-		else if (bin)
+			/* A rank named: a scoped switch in force may hold
+			 * the process now. */
+			if (h.eid == REC_EID_PROC_NAME)
+				mm_plan_rank(mm, n, pc->pid);
+		} else if (bin)
 			fixed = fixed_len(&def->fmt);
 		if (!bin && tape_record(mm->out, h.ts, n->id, pc->pid,
 		    pc->tid, h.eid, f, def->fmt.n) != 0)

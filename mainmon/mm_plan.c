@@ -1166,6 +1166,30 @@ mm_plan_proc_start(struct mm *mm, struct mm_conn *c, uint32_t pid,
 }
 
 void
+mm_plan_rank(struct mm *mm, struct mm_node *node, uint32_t pid)
+{
+	struct mm_plan *p;
+	struct mm_plan_undo *u;
+	struct mm_conn *k;
+	unsigned i;
+	int added = 0;
+
+	for (p = mm->plans; p != NULL; p = p->next) {
+		if (p->rule == NULL || !(p->rule->scope.has & PLAN_S_RANK) ||
+		    (p->rule->scope.has & PLAN_S_THREAD))
+			continue;
+		for (i = 0; i < p->rule->nact; i++) {
+			u = &p->undo[i];
+			if (u->on && u->scoped)
+				added |= sw_add_in_scope(p, u, node, NULL, pid);
+		}
+	}
+	for (k = mm->conns; added && k != NULL; k = k->next)
+		if (k->state == MM_CONN_READY && k->node == node)
+			mm_plan_send(mm, k);
+}
+
+void
 mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid, uint32_t tid,
 	     uint64_t ts)
 {

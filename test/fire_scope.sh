@@ -34,6 +34,12 @@
 #     matcher' and '... in rank 5' each fire exactly S6 times, all by M,
 #     none missed, though F matches the same rows all along (it skips
 #     them: not in their scope).
+#  7. A process that names its rank after a firing is switched when
+#     mainmon writes that name: 'when event 12 where $1 == 100000 in
+#     rank 7 do enable 16' fires on leaker D's step 100 (D is rank 7);
+#     then leakers E (rank 7) and F (rank 8) start; once E's name is in
+#     the trace, both take their steps: E's records of 16 are every step
+#     from one on to its last, F has none.
 . "$(dirname "$0")/lib.sh"
 
 G="$B/mainmon/grmctl"
@@ -208,3 +214,44 @@ for n in 1 2 3; do
 		t_fail "6: rule $n fired $1 times ($2 by M), $3 missed; want $S6 by M, none missed"
 done
 t_log "6: with a flooder out of scope, 'in pid', 'in process' and 'in rank' fired every one of M's $S6 steps"
+
+# ---- 7 ----
+trace="$T_DIR/rank.trace"
+t_start_mm "$trace"
+S7=400
+rm -f "$T_DIR/go7" "$T_DIR/go7b"
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_RANK=7 \
+    "$B/test/leaker" $S7 1000 1 "$T_DIR/go7" 2> "$T_DIR/leakerD7.err" &
+PD=$!
+T_PIDS="$T_PIDS $PD"
+t_wait_for 30 "7: leaker D's definitions never reached $trace" defined1
+"$G" "$MM_ID" disable 16 > /dev/null || t_fail "7: disable 16 failed"
+add 'when event 12 where $1 == 100000 in rank 7 do enable 16'
+touch "$T_DIR/go7"
+t_wait_for 30 "7: the rule did not fire on D" fired_yet
+for r in 7 8; do
+	GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_GROW=1001 \
+	    LEAKER_RANK=$r "$B/test/leaker" $S7 1000 1 "$T_DIR/go7b" \
+	    2> "$T_DIR/leaker7.$r.err" &
+	eval "P7_$r=\$!"
+	T_PIDS="$T_PIDS $!"
+done
+named() {
+	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	[ "$(t_count "$trace" eid=-6 pid=$P7_7)" -ge 1 ] &&
+	    [ "$(t_count "$trace" eid=-6 pid=$P7_8)" -ge 1 ]
+}
+t_wait_for 30 "7: E's and F's names never reached $trace" named
+touch "$T_DIR/go7b"
+t_reap "leaker D" $PD
+t_reap "leaker E" $P7_7
+t_reap "leaker F" $P7_8
+t_stop_mm
+ts=$(fired 1 $PD)
+set -- $(steps 16 $P7_7)
+[ "$3" -gt 0 ] && [ "$2" -eq $S7 ] && [ "$3" -eq $(($2 - $1 + 1)) ] ||
+	t_fail "7: E's records of 16: steps $1 to $2, $3 records"
+e1=$1
+set -- $(steps 16 $P7_8)
+[ "$3" -eq 0 ] || t_fail "7: $3 records of 16 from F (rank 8)"
+t_log "7: E, rank 7 named after the firing, switched from its step $e1 on; F (rank 8) not"
