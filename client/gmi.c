@@ -754,7 +754,14 @@ GMI_SetName(int rank, const char *name)
 	if (name == NULL || strlen(name) > REC_STR_MAX)
 		return gmi_error(GRM_EINVAL, "GMI_SetName: name NULL or "
 		    "longer than %d bytes", REC_STR_MAX);
-	atomic_store_explicit(&gmi_rank, rank, memory_order_relaxed);
+	/* A plan's switch of a rank scope may hold this process now: the
+	 * types' states are worked out again at once. */
+	if (atomic_exchange(&gmi_rank, rank) != rank && gmi_seg != NULL) {
+		pthread_mutex_lock(&gmi_def_lock);
+		__atomic_store_n(&gmi_ctl_seen, UINT32_MAX, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&gmi_def_lock);
+		gmi_ctl_refresh();
+	}
 	return emitf(REC_EID_PROC_NAME, rank, name);
 }
 

@@ -127,8 +127,10 @@ row_ok(const struct seg_plan_row *r)
 	return 1;
 }
 
-/* The switches of switch row r (copied) that are this process's, into
- * sw (enum gmi_sw); the row's other switches are other processes'. */
+/* The switches of switch row r (copied) that are this process's (its
+ * pid, or 0: every process of the row's scope, the caller has checked
+ * it), into sw (enum gmi_sw); the row's other switches are other
+ * processes'. */
 static void
 row_switches(const struct seg_plan_row *r, uint32_t pid, struct gmi_sw *sw)
 {
@@ -140,7 +142,7 @@ row_switches(const struct seg_plan_row *r, uint32_t pid, struct gmi_sw *sw)
 		return;
 	for (i = 0; i < r->ninsn; i++) {
 		in = &r->insn[i];
-		if (in->len != pid || in->op > SEG_SW_ON)
+		if ((in->len != pid && in->len != 0) || in->op > SEG_SW_ON)
 			continue;
 		if (in->field == SEG_SW_TYPE && in->value >= -REC_EID_BIAS &&
 		    in->value < (int64_t)REC_EID_BITS - REC_EID_BIAS) {
@@ -215,6 +217,7 @@ void
 gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch, struct gmi_sw *sw)
 {
 	struct seg_plan_row next;
+	struct gmi_scope sc;
 	uint32_t n, i, k = 0, blocks = 0, pid = (uint32_t)getpid();
 
 	n = *(const volatile uint32_t *)&s->plan_rows;
@@ -228,6 +231,19 @@ gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch, struct gmi_sw *sw)
 		gmi_slot[k] = i;
 		memset(&gmi_scope[k], 0, sizeof gmi_scope[k]);
 		if (gmi_rows[k].kind == SEG_ROW_SWITCH) {
+			/* For every process of a scope: this one's if its
+			 * pid, name and rank (now) are the scope's. */
+			if (i + 1 < n) {
+				memcpy(&next, &s->plan[i + 1], sizeof next);
+				if (next.kind == SEG_ROW_SCOPE &&
+				    next.rule == gmi_rows[k].rule) {
+					i++;
+					if (scope_of(&next, pid, &sc) != 0 ||
+					    sc.out || (sc.has_rank && sc.rank !=
+					    atomic_load(&gmi_rank)))
+						continue;
+				}
+			}
 			row_switches(&gmi_rows[k], pid, sw);
 			continue;
 		}

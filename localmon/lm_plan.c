@@ -30,8 +30,7 @@ get_insn(struct wire_rd *msg, struct seg_plan_insn *in)
 static int
 switch_ok(const struct seg_plan_insn *in)
 {
-	if (in->op > SEG_SW_ON || in->is_str != 0 || in->pad != 0 ||
-	    in->len == 0)
+	if (in->op > SEG_SW_ON || in->is_str != 0 || in->pad != 0)
 		return 0;
 	if (in->field == SEG_SW_TYPE)
 		return in->value >= -REC_EID_BIAS &&
@@ -74,7 +73,7 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 		if (k == SEG_ROW_SCOPE) {
 			rows[i].kind = (uint16_t)k;
 			if (eid != 0 || rows[i].ninsn == 0 || rows[i].ninsn >
-			    4 || i == 0 || rows[i - 1].kind > SEG_ROW_RATE ||
+			    4 || i == 0 || rows[i - 1].kind > SEG_ROW_SWITCH ||
 			    rows[i - 1].rule != rows[i].rule)
 				return "a scope row not as its kind says";
 			for (k = 0; k < rows[i].ninsn; k++) {

@@ -805,14 +805,10 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 			continue;
 		}
 		eid = def->eid;
-		if (h.eid < 0) {
+		if (h.eid < 0)
 			mm_causal_record(mm, n->id, pc->pid, h.ts, h.eid, f,
 			    def->fmt.n);
-			/* A rank named: a scoped switch in force may hold
-			 * the process now. */
-			if (h.eid == REC_EID_PROC_NAME)
-				mm_plan_rank(mm, n, pc->pid);
-		} else if (bin)
+		else if (bin)
 			fixed = fixed_len(&def->fmt);
 		if (!bin && tape_record(mm->out, h.ts, n->id, pc->pid,
 		    pc->tid, h.eid, f, def->fmt.n) != 0)
@@ -1052,8 +1048,5 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	if (how == TAPE_PROC_KILLED || how == TAPE_PROC_EXIT)
 		mm_plan_proc_end(mm, c->node, pid, how == TAPE_PROC_KILLED,
 		    (int32_t)status, ts, name[0] != '\0' ? name : NULL);
-	/* A new process in a scoped switch in force is switched too. */
-	if (how == TAPE_PROC_START || how == TAPE_PROC_EXEC)
-		mm_plan_proc_start(mm, c, pid, name);
 	return 0;
 }

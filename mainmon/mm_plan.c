@@ -247,49 +247,82 @@ put_one(struct wire_wr *w, const struct mm_plan *p,
 	return 0;
 }
 
-/* Appends to w the switch rows of node's processes that p's scoped
- * switches in force hold (SEG_ROW_SWITCH: one row per process and 8
- * targets), counting them in *n; -1 (logged) when the segment's rows are
- * all taken. */
+/* Appends one switch row of action a's targets from *t (at most 8 of
+ * them, moving *t on), for process pid (0: every process of the scope). */
+static void
+put_switch_row(struct wire_wr *w, const struct mm_plan *p,
+	       const struct plan_act *a, unsigned *t, uint32_t pid)
+{
+	unsigned m = a->ntgt - *t < SEG_PLAN_INSNS ? a->ntgt - *t :
+	    SEG_PLAN_INSNS;
+
+	put_row_head(w, p->n, SEG_ROW_SWITCH, 0, m);
+	for (; m > 0; m--, (*t)++)
+		put_insn(w, a->kind == PLAN_D_ENABLE ? SEG_SW_ON : SEG_SW_OFF,
+		    a->tgt[*t].is_class ? SEG_SW_CLASS : SEG_SW_TYPE, 0, pid,
+		    a->tgt[*t].value, NULL);
+}
+
+/*
+ * Appends to w the switch rows of p's scoped switches in force for
+ * node's LM (SEG_ROW_SWITCH, 8 targets a row), counting them in *n:
+ * under a `thread` scope, a row per process switched (the triggering
+ * ones: a switch is per process); otherwise, on a host of the scope,
+ * rows for every process (pid 0), each with the rule's scope row after
+ * it, so that each writer decides for itself whether it is in the scope
+ * (its pid, name and rank): every process of the scope, however many,
+ * those that start or name their rank later too.  -1 (logged) when the
+ * segment's rows or strings are all taken.
+ */
 static int
 put_switches(struct wire_wr *w, const struct mm_plan *p,
-	     const struct mm_node *node, uint32_t *n)
+	     const struct mm_node *node, uint32_t *strs, uint32_t *n)
 {
+	const struct plan_scope *s = &p->rule->scope;
 	const struct mm_plan_undo *u;
 	const struct plan_act *a;
-	unsigned i, k, t, m;
+	unsigned i, k, t, sc = scope_items(p) > 0;
+	uint32_t need;
 
 	for (i = 0; i < p->rule->nact; i++) {
 		u = &p->undo[i];
 		a = &p->rule->act[i];
 		if (!u->on || !u->scoped)
 			continue;
-		for (k = 0; k < u->nsw; k++) {
-			if (u->sw[k].node != node)
-				continue;
-			for (t = 0; t < a->ntgt; t += m) {
-				if (*n == SEG_PLAN_ROWS) {
-					log_warn("plan %u: a switch of process "
-					    "%u not sent: the segment holds "
-					    "%d rows", p->n, u->sw[k].pid,
-					    SEG_PLAN_ROWS);
-					return -1;
+		if (s->has & PLAN_S_THREAD) {
+			for (k = 0; k < u->nsw; k++) {
+				if (u->sw[k].node != node)
+					continue;
+				for (t = 0; t < a->ntgt; ) {
+					if (*n == SEG_PLAN_ROWS)
+						goto full;
+					put_switch_row(w, p, a, &t,
+					    u->sw[k].pid);
+					(*n)++;
 				}
-				m = a->ntgt - t < SEG_PLAN_INSNS ? a->ntgt -
-				    t : SEG_PLAN_INSNS;
-				put_row_head(w, p->n, SEG_ROW_SWITCH, 0, m);
-				for (; m > 0; m--, t++)
-					put_insn(w, a->kind == PLAN_D_ENABLE ?
-					    SEG_SW_ON : SEG_SW_OFF,
-					    a->tgt[t].is_class ? SEG_SW_CLASS :
-					    SEG_SW_TYPE, 0, u->sw[k].pid,
-					    a->tgt[t].value, NULL);
-				m = 0;
-				(*n)++;
 			}
+			continue;
+		}
+		if (!host_in_scope(p, node))
+			continue;
+		for (t = 0; t < a->ntgt; ) {
+			need = (s->has & PLAN_S_PROCESS) ? s->process.len : 0;
+			if (*n + 1 + sc > SEG_PLAN_ROWS ||
+			    *strs + need > SEG_PLAN_STRS)
+				goto full;
+			put_switch_row(w, p, a, &t, 0);
+			if (sc)
+				put_scope(w, p, p->n);
+			*strs += need;
+			*n += 1 + sc;
 		}
 	}
 	return 0;
+full:
+	log_warn("plan %u: a switch not sent to %s: the segment holds %d rows "
+	    "and %d bytes of strings", p->n, node->host, SEG_PLAN_ROWS,
+	    SEG_PLAN_STRS);
+	return -1;
 }
 
 void
@@ -323,7 +356,7 @@ mm_plan_send(struct mm *mm, struct mm_conn *c)
 				(void)put_one(&w, p, &p->rule->until, p->n |
 				    UNTIL_ROW, k->node, &strs, &n);
 		for (p = mm->plans; p != NULL; p = p->next)
-			if (put_switches(&w, p, k->node, &n) != 0)
+			if (put_switches(&w, p, k->node, &strs, &n) != 0)
 				break;
 		buf[0] = (unsigned char)n;	/* the u32 n (at most 64), LE */
 		peer_send(k->p, WIRE_PLAN, buf, w.len, NULL, 0);
@@ -540,39 +573,22 @@ sw_add(struct mm_plan_undo *u, struct mm_node *node, uint32_t pid)
 		if (u->sw[k].node == node && u->sw[k].pid == pid)
 			return;
 	if (u->nsw == MM_PLAN_SW_MAX) {
-		log_warn("plan %u: more than %d processes in its scope: "
-		    "process %u not switched", u->p->n, MM_PLAN_SW_MAX, pid);
+		log_warn("plan %u: more than %d processes of its thread "
+		    "switched: process %u not switched", u->p->n,
+		    MM_PLAN_SW_MAX, pid);
 		return;
 	}
 	u->sw[u->nsw].node = node;
 	u->sw[u->nsw++].pid = pid;
 }
 
-/* Adds process pid (named name, or NULL: looked up) of node to u's
- * switched processes if it is in p's scope; 1 if it was added now. */
-static int
-sw_add_in_scope(const struct mm_plan *p, struct mm_plan_undo *u,
-		struct mm_node *node, const char *name, uint32_t pid)
-{
-	struct trig k;
-	unsigned had = u->nsw;
-
-	memset(&k, 0, sizeof k);
-	k.node = node;
-	k.name = name;
-	k.pid = pid;
-	if (!in_scope(p, &k))
-		return 0;
-	sw_add(u, node, pid);
-	return u->nsw != had;
-}
-
 /*
  * Runs enable/disable action i of p, whose rule has a scope, in the
- * processes of that scope only (doc/plans.md 4.4): the triggering
- * process, and every live process mainmon knows that is in the scope
- * (with `thread`, only the triggering one: the switch is per process).
- * They go to their LMs as switch rows (the caller sends the plan).
+ * processes of that scope only (doc/plans.md 4.4).  They go to the LMs
+ * of the scope's hosts as switch rows (the caller sends the plan): for
+ * every process there, each writer deciding by the rule's scope row
+ * whether it is in it (put_switches); with `thread`, for the triggering
+ * processes only (the switch is per process).
  */
 static void
 act_switch_scoped(struct mm *mm, struct mm_plan *p, unsigned i,
@@ -580,9 +596,6 @@ act_switch_scoped(struct mm *mm, struct mm_plan *p, unsigned i,
 {
 	const struct plan_act *a = &p->rule->act[i];
 	struct mm_plan_undo *u = &p->undo[i];
-	struct mm_node *n;
-	struct mm_proc *pr;
-	unsigned b;
 
 	if (!u->on) {
 		if ((a->for_ns != 0 || a->until) && u->ev == NULL &&
@@ -600,17 +613,9 @@ act_switch_scoped(struct mm *mm, struct mm_plan *p, unsigned i,
 		u->since = clk_mono_ns();
 		u->on = 1;
 	}
-	if (t->node != NULL && t->pid != 0)
+	if ((p->rule->scope.has & PLAN_S_THREAD) && t->node != NULL &&
+	    t->pid != 0)
 		sw_add(u, t->node, t->pid);
-	for (n = mm->nodes; n != NULL &&
-	    !(p->rule->scope.has & PLAN_S_THREAD); n = n->next)
-		for (b = 0; b < MM_PROC_BUCKETS; b++)
-			for (pr = n->procs[b]; pr != NULL; pr = pr->next) {
-				if (pr->ended || pr->gone != 0)
-					continue;
-				(void)sw_add_in_scope(p, u, n, pr->name,
-				    pr->pid);
-			}
 	undo_arm(p, a, u);
 }
 
@@ -1139,54 +1144,6 @@ mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
 
 	if (killed || status != 0)
 		enqueue(mm, PLAN_W_ABNORMAL, 0, &t);
-}
-
-void
-mm_plan_proc_start(struct mm *mm, struct mm_conn *c, uint32_t pid,
-		   const char *name)
-{
-	struct mm_plan *p;
-	struct mm_plan_undo *u;
-	unsigned i;
-	int added = 0;
-
-	for (p = mm->plans; p != NULL; p = p->next) {
-		if (p->rule == NULL || (p->rule->scope.has & PLAN_S_THREAD))
-			continue;
-		for (i = 0; i < p->rule->nact; i++) {
-			u = &p->undo[i];
-			if (!u->on || !u->scoped)
-				continue;
-			added |= sw_add_in_scope(p, u, c->node,
-			    name[0] != '\0' ? name : NULL, pid);
-		}
-	}
-	if (added)
-		mm_plan_send(mm, c);
-}
-
-void
-mm_plan_rank(struct mm *mm, struct mm_node *node, uint32_t pid)
-{
-	struct mm_plan *p;
-	struct mm_plan_undo *u;
-	struct mm_conn *k;
-	unsigned i;
-	int added = 0;
-
-	for (p = mm->plans; p != NULL; p = p->next) {
-		if (p->rule == NULL || !(p->rule->scope.has & PLAN_S_RANK) ||
-		    (p->rule->scope.has & PLAN_S_THREAD))
-			continue;
-		for (i = 0; i < p->rule->nact; i++) {
-			u = &p->undo[i];
-			if (u->on && u->scoped)
-				added |= sw_add_in_scope(p, u, node, NULL, pid);
-		}
-	}
-	for (k = mm->conns; added && k != NULL; k = k->next)
-		if (k->state == MM_CONN_READY && k->node == node)
-			mm_plan_send(mm, k);
 }
 
 void

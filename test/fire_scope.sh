@@ -34,12 +34,17 @@
 #     matcher' and '... in rank 5' each fire exactly S6 times, all by M,
 #     none missed, though F matches the same rows all along (it skips
 #     them: not in their scope).
-#  7. A process that names its rank after a firing is switched when
-#     mainmon writes that name: 'when event 12 where $1 == 100000 in
+#  7. A process that names its rank after a firing is switched from
+#     then on (its writer decides): 'when event 12 where $1 == 100000 in
 #     rank 7 do enable 16' fires on leaker D's step 100 (D is rank 7);
 #     then leakers E (rank 7) and F (rank 8) start; once E's name is in
 #     the trace, both take their steps: E's records of 16 are every step
 #     from one on to its last, F has none.
+#  8. No cap on the processes a scoped switch holds: 70 leakers (G, 20
+#     steps each) wait while 'when event 12 where $1 == 5000 in process
+#     leaker do enable 16' fires on leaker X's step 5; then they take
+#     their steps: each of the 70 has its 20 records of 16 (the cap was
+#     64 processes).
 . "$(dirname "$0")/lib.sh"
 
 G="$B/mainmon/grmctl"
@@ -255,3 +260,45 @@ e1=$1
 set -- $(steps 16 $P7_8)
 [ "$3" -eq 0 ] || t_fail "7: $3 records of 16 from F (rank 8)"
 t_log "7: E, rank 7 named after the firing, switched from its step $e1 on; F (rank 8) not"
+
+# ---- 8 ----
+trace="$T_DIR/many.trace"
+t_start_mm "$trace"
+N8=70
+S8=20
+rm -f "$T_DIR/go8" "$T_DIR/go8b"
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 \
+    "$B/test/leaker" 10 1000 1 "$T_DIR/go8" 2> "$T_DIR/leakerX.err" &
+PX=$!
+T_PIDS="$T_PIDS $PX"
+P8=""
+i=0
+while [ $i -lt $N8 ]; do
+	GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_GROW=1001 \
+	    "$B/test/leaker" $S8 1000 1 "$T_DIR/go8b" 2>> "$T_DIR/leakerG.err" &
+	P8="$P8 $!"
+	T_PIDS="$T_PIDS $!"
+	i=$((i + 1))
+done
+attached() {
+	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	[ "$(grep -c '^#PROC' "$trace")" -ge $((N8 + 1)) ]
+}
+t_wait_for 60 "8: the $N8 leakers never all attached" attached
+"$G" "$MM_ID" disable 16 > /dev/null || t_fail "8: disable 16 failed"
+add 'when event 12 where $1 == 5000 in process leaker do enable 16'
+touch "$T_DIR/go8"
+t_wait_for 30 "8: the rule did not fire on X" fired_yet
+touch "$T_DIR/go8b"
+t_reap "leaker X" $PX
+t_reap "leaker G" $P8
+t_stop_mm
+fired 1 $PX > /dev/null
+short=0
+for p in $P8; do
+	set -- $(steps 16 $p)
+	[ "$3" -eq $S8 ] || short=$((short + 1))
+done
+[ $short -eq 0 ] || t_fail "8: $short of the $N8 processes without their $S8 records of 16"
+[ "$(t_count "$trace" '#LOSS')" -eq 0 ] || t_fail "8: #LOSS lines"
+t_log "8: one scoped enable switched all $N8 processes of its scope"
