@@ -153,15 +153,25 @@ t_log "4: 'rate 15 > 1001/s' fired: two processes of 1000/s at most, counted tog
 trace="$T_DIR/late.trace"
 t_start_mm "$trace"
 S5=800
-GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 \
-    "$B/test/leaker" $S5 1000 1 "$T_DIR/go5" 2> "$T_DIR/leakerD.err" &
-PD=$!
-T_PIDS="$T_PIDS $PD"
-t_wait_for 30 "leaker D's definitions never reached $trace" defined1
-"$G" "$MM_ID" disable 16 > /dev/null || t_fail "5: disable 16 failed"
-add 'when event 12 where $1 == 100000 in process leaker do enable 16'
-touch "$T_DIR/go5"
-t_wait_for 30 "5: the rule did not fire on D" fired_yet
+# fire_on_d PART STEPS RULE [VAR=VALUE...]: leaker D (STEPS steps, the
+# VARs in its environment) starts; once its definitions are in the
+# trace, 16 is switched off and RULE added; D goes (file go$PART) and
+# RULE fires on it.  Sets PD.
+fire_on_d() {
+	_part=$1 _steps=$2 _rule=$3
+	shift 3
+	env GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 "$@" \
+	    "$B/test/leaker" $_steps 1000 1 "$T_DIR/go$_part" \
+	    2> "$T_DIR/leakerD$_part.err" &
+	PD=$!
+	T_PIDS="$T_PIDS $PD"
+	t_wait_for 30 "$_part: leaker D's definitions never reached $trace" defined1
+	"$G" "$MM_ID" disable 16 > /dev/null || t_fail "$_part: disable 16 failed"
+	add "$_rule"
+	touch "$T_DIR/go$_part"
+	t_wait_for 30 "$_part: the rule did not fire on D" fired_yet
+}
+fire_on_d 5 $S5 'when event 12 where $1 == 100000 in process leaker do enable 16'
 GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_GROW=1001 \
     "$B/test/leaker" $S5 1000 1 "$T_DIR/go5" 2> "$T_DIR/leakerE.err" &
 PE=$!
@@ -230,15 +240,8 @@ trace="$T_DIR/rank.trace"
 t_start_mm "$trace"
 S7=400
 rm -f "$T_DIR/go7" "$T_DIR/go7b"
-GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_RANK=7 \
-    "$B/test/leaker" $S7 1000 1 "$T_DIR/go7" 2> "$T_DIR/leakerD7.err" &
-PD=$!
-T_PIDS="$T_PIDS $PD"
-t_wait_for 30 "7: leaker D's definitions never reached $trace" defined1
-"$G" "$MM_ID" disable 16 > /dev/null || t_fail "7: disable 16 failed"
-add 'when event 12 where $1 == 100000 in rank 7 do enable 16'
-touch "$T_DIR/go7"
-t_wait_for 30 "7: the rule did not fire on D" fired_yet
+fire_on_d 7 $S7 'when event 12 where $1 == 100000 in rank 7 do enable 16' \
+    LEAKER_RANK=7
 for r in 7 8; do
 	GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_GROW=1001 \
 	    LEAKER_RANK=$r "$B/test/leaker" $S7 1000 1 "$T_DIR/go7b" \
