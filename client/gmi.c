@@ -24,6 +24,7 @@ uint32_t gmi_ctl_seen = UINT32_MAX;	/* matches neither constant */
 static uint32_t gmi_cls_off_seg[8], gmi_cls_off_local[8];
 static uint32_t gmi_watch[REC_EID_BITS / 32];	/* watched by a plan */
 static struct gmi_sw gmi_sw;	/* a plan's switches of this process */
+_Atomic int64_t gmi_rank = -1;	/* GMI_SetName's (a plan's rank scope) */
 static char gmi_filter_seg[SEG_FILTER_MAX], gmi_filter_local[SEG_FILTER_MAX];
 
 /*
@@ -753,6 +754,14 @@ GMI_SetName(int rank, const char *name)
 	if (name == NULL || strlen(name) > REC_STR_MAX)
 		return gmi_error(GRM_EINVAL, "GMI_SetName: name NULL or "
 		    "longer than %d bytes", REC_STR_MAX);
+	/* A plan's switch of a rank scope may hold this process now: the
+	 * types' states are worked out again at once. */
+	if (atomic_exchange(&gmi_rank, rank) != rank && gmi_seg != NULL) {
+		pthread_mutex_lock(&gmi_def_lock);
+		__atomic_store_n(&gmi_ctl_seen, UINT32_MAX, __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&gmi_def_lock);
+		gmi_ctl_refresh();
+	}
 	return emitf(REC_EID_PROC_NAME, rank, name);
 }
 

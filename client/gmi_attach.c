@@ -150,6 +150,7 @@ gmi_lm_attach(int fd, int resume)
 	h.ppid = (uint32_t)getppid();
 	name = program_invocation_short_name;
 	snprintf(h.name, sizeof h.name, "%s", name != NULL ? name : "?");
+	memcpy(gmi_name, h.name, sizeof gmi_name);
 	h.session = resume ? gmi_session : 0;
 	h.shmid = resume ? gmi_shmid : -1;
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -489,6 +490,7 @@ after_fork_child(void)
 	free((void *)gmi_populated);
 	gmi_populated = NULL;
 	atomic_store(&gmi_chunk_seq, 1);
+	atomic_store(&gmi_rank, -1);	/* the parent's, not ours */
 	atomic_store(&gmi_state, GMI_UNINIT);
 }
 
@@ -667,6 +669,8 @@ out:
 	errno = saved;
 	return st;
 }
+
+char gmi_name[64];
 
 uint32_t
 gmi_self_pid(void)

@@ -18,6 +18,20 @@
  */
 static struct seg_plan_row gmi_rows[SEG_PLAN_ROWS];
 static uint32_t gmi_slot[SEG_PLAN_ROWS];	/* each row's firing slot */
+/*
+ * Each row's scope (SEG_ROW_SCOPE) as this process sees it: the items
+ * it can decide once (pid, name) are decided when the rows are copied:
+ * a row whose scope leaves this process out is not copied (a rate row
+ * is, to count, with `out` set: it never takes the slot); the thread
+ * and the rank are checked at each match.
+ */
+static struct gmi_scope {
+	uint8_t		narrow;		/* out, or a thread or rank to check */
+	uint8_t		out;
+	uint8_t		has_tid, has_rank;
+	uint32_t	tid;
+	int64_t		rank;
+} gmi_scope[SEG_PLAN_ROWS];
 static char gmi_strs[SEG_PLAN_STRS];
 static _Atomic uint32_t gmi_nrows;
 static _Atomic uint32_t gmi_plan_gen;	/* copies made: rates move */
@@ -113,8 +127,10 @@ row_ok(const struct seg_plan_row *r)
 	return 1;
 }
 
-/* The switches of switch row r (copied) that are this process's, into
- * sw (enum gmi_sw); the row's other switches are other processes'. */
+/* The switches of switch row r (copied) that are this process's (its
+ * pid, or 0: every process of the row's scope, the caller has checked
+ * it), into sw (enum gmi_sw); the row's other switches are other
+ * processes'. */
 static void
 row_switches(const struct seg_plan_row *r, uint32_t pid, struct gmi_sw *sw)
 {
@@ -126,7 +142,7 @@ row_switches(const struct seg_plan_row *r, uint32_t pid, struct gmi_sw *sw)
 		return;
 	for (i = 0; i < r->ninsn; i++) {
 		in = &r->insn[i];
-		if (in->len != pid || in->op > SEG_SW_ON)
+		if ((in->len != pid && in->len != 0) || in->op > SEG_SW_ON)
 			continue;
 		if (in->field == SEG_SW_TYPE && in->value >= -REC_EID_BIAS &&
 		    in->value < (int64_t)REC_EID_BITS - REC_EID_BIAS) {
@@ -142,9 +158,66 @@ row_switches(const struct seg_plan_row *r, uint32_t pid, struct gmi_sw *sw)
 	}
 }
 
+/* Reads scope row r (copied; its strings in gmi_strs) into sc; 0, or -1
+ * if it is not valid (then the row it limits is checked for every
+ * process, as by a writer that does not know scope rows). */
+static int
+scope_of(const struct seg_plan_row *r, uint32_t pid, struct gmi_scope *sc)
+{
+	const struct seg_plan_insn *in;
+	unsigned i;
+
+	memset(sc, 0, sizeof *sc);
+	if (r->ninsn > SEG_PLAN_INSNS)
+		return -1;
+	for (i = 0; i < r->ninsn; i++) {
+		in = &r->insn[i];
+		if (in->op != PLAN_EQ || in->is_str != (in->field ==
+		    SEG_SC_NAME))
+			return -1;
+		switch (in->field) {
+		case SEG_SC_PID:
+			if (in->value != (int64_t)pid)
+				sc->out = 1;
+			break;
+		case SEG_SC_THREAD:
+			sc->has_tid = 1;
+			sc->tid = (uint32_t)in->value;
+			break;
+		case SEG_SC_RANK:
+			sc->has_rank = 1;
+			sc->rank = in->value;
+			break;
+		case SEG_SC_NAME:
+			if (in->value < 0 || (uint64_t)in->value + in->len >
+			    SEG_PLAN_STRS)
+				return -1;
+			if (strnlen(gmi_name, sizeof gmi_name) != in->len ||
+			    memcmp(gmi_name, gmi_strs + in->value, in->len) != 0)
+				sc->out = 1;
+			break;
+		default:
+			return -1;
+		}
+	}
+	sc->narrow = sc->out || sc->has_tid || sc->has_rank;
+	return 0;
+}
+
+/* 1 if the calling thread is in the scope sc. */
+static int
+in_scope(const struct gmi_scope *sc)
+{
+	return !sc->out && (!sc->has_tid || sc->tid == gmi_thr.tid) &&
+	    (!sc->has_rank || sc->rank == atomic_load_explicit(&gmi_rank,
+	    memory_order_relaxed));
+}
+
 void
 gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch, struct gmi_sw *sw)
 {
+	struct seg_plan_row next;
+	struct gmi_scope sc;
 	uint32_t n, i, k = 0, blocks = 0, pid = (uint32_t)getpid();
 
 	n = *(const volatile uint32_t *)&s->plan_rows;
@@ -156,10 +229,42 @@ gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch, struct gmi_sw *sw)
 	for (i = 0; i < n; i++) {
 		memcpy(&gmi_rows[k], &s->plan[i], sizeof gmi_rows[k]);
 		gmi_slot[k] = i;
-		if (gmi_rows[k].kind == SEG_ROW_SWITCH)
+		memset(&gmi_scope[k], 0, sizeof gmi_scope[k]);
+		if (gmi_rows[k].kind == SEG_ROW_SWITCH) {
+			/* For every process of a scope: this one's if its
+			 * pid, name and rank (now) are the scope's. */
+			if (i + 1 < n) {
+				memcpy(&next, &s->plan[i + 1], sizeof next);
+				if (next.kind == SEG_ROW_SCOPE &&
+				    next.rule == gmi_rows[k].rule) {
+					i++;
+					if (scope_of(&next, pid, &sc) != 0 ||
+					    sc.out || (sc.has_rank && sc.rank !=
+					    atomic_load(&gmi_rank)))
+						continue;
+				}
+			}
 			row_switches(&gmi_rows[k], pid, sw);
-		else if (row_ok(&gmi_rows[k]))
-			k++;
+			continue;
+		}
+		if (!row_ok(&gmi_rows[k]))
+			continue;
+		/* Its scope, if the next row is one. */
+		if (i + 1 < n) {
+			memcpy(&next, &s->plan[i + 1], sizeof next);
+			if (next.kind == SEG_ROW_SCOPE &&
+			    next.rule == gmi_rows[k].rule) {
+				i++;
+				if (scope_of(&next, pid, &gmi_scope[k]) != 0)
+					memset(&gmi_scope[k], 0,
+					    sizeof gmi_scope[k]);
+				/* Not ours: not checked at all. */
+				if (gmi_scope[k].out &&
+				    gmi_rows[k].kind != SEG_ROW_RATE)
+					continue;
+			}
+		}
+		k++;
 	}
 	for (i = 0; i < REC_EID_BITS / 32; i++)
 		watch[i] = 0;
@@ -342,7 +447,10 @@ rate_count(uint32_t row, int eid, uint64_t ts)
 	} while (!atomic_compare_exchange_weak_explicit(&f->rate, &old,
 	    tag | nw, memory_order_relaxed, memory_order_relaxed));
 	hist.cnt[row] = 0;
-	if (cnt <= lim && nw > lim)
+	/* Out of the rule's scope: counted, not fired (the second's
+	 * firing is lost, as mainmon would drop it). */
+	if (cnt <= lim && nw > lim && (!gmi_scope[row].narrow ||
+	    in_scope(&gmi_scope[row])))
 		raise_fire(row, eid, ts);
 }
 
@@ -446,6 +554,11 @@ gmi_plan_check(int eid, const struct gmi_type *ty, const char *rec,
 	for (i = 0; i < n; i++) {
 		r = &gmi_rows[i];
 		if (r->eid != eid)
+			continue;
+		/* Another thread's or rank's row: not this one's to fire
+		 * (a rate row counts first). */
+		if (gmi_scope[i].narrow && r->kind != SEG_ROW_RATE &&
+		    !in_scope(&gmi_scope[i]))
 			continue;
 		switch (r->kind) {
 		case SEG_ROW_BLOCK:

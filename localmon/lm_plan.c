@@ -30,8 +30,7 @@ get_insn(struct wire_rd *msg, struct seg_plan_insn *in)
 static int
 switch_ok(const struct seg_plan_insn *in)
 {
-	if (in->op > SEG_SW_ON || in->is_str != 0 || in->pad != 0 ||
-	    in->len == 0)
+	if (in->op > SEG_SW_ON || in->is_str != 0 || in->pad != 0)
 		return 0;
 	if (in->field == SEG_SW_TYPE)
 		return in->value >= -REC_EID_BIAS &&
@@ -69,8 +68,34 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 			return "an event type out of range";
 		if (rows[i].ninsn > SEG_PLAN_INSNS)
 			return "more comparisons than a rule has";
-		if (k > SEG_ROW_SWITCH)
+		if (k > SEG_ROW_SCOPE)
 			return "a row of no known kind";
+		if (k == SEG_ROW_SCOPE) {
+			rows[i].kind = (uint16_t)k;
+			if (eid != 0 || rows[i].ninsn == 0 || rows[i].ninsn >
+			    4 || i == 0 || rows[i - 1].kind > SEG_ROW_SWITCH ||
+			    rows[i - 1].rule != rows[i].rule)
+				return "a scope row not as its kind says";
+			for (k = 0; k < rows[i].ninsn; k++) {
+				in = &rows[i].insn[k];
+				if (get_insn(msg, in) != 0)
+					return "a scope cut short";
+				if (in->op != PLAN_EQ || in->field >
+				    SEG_SC_NAME || in->pad != 0 ||
+				    in->is_str != (in->field == SEG_SC_NAME))
+					return "a scope the language has not";
+				if (!in->is_str)
+					continue;
+				if (in->len > PLAN_STR_MAX ||
+				    used + in->len > SEG_PLAN_STRS)
+					return "more string bytes than the "
+					    "segment holds";
+				wire_get_bytes(msg, strs + used, in->len);
+				in->value = used;
+				used += in->len;
+			}
+			continue;	/* watches nothing */
+		}
 		if (k == SEG_ROW_SWITCH) {
 			rows[i].kind = (uint16_t)k;
 			if (eid != 0 || rows[i].ninsn == 0)

@@ -540,7 +540,10 @@ struct mm {
 	int			plan_polling;
 };
 
-/* Processes one scoped enable/disable switches at most. */
+/* Processes a scoped enable/disable under a `thread` scope switches at
+ * most (the triggering ones, by pid: a thread id names one process a
+ * host).  Other scopes keep no list: every writer decides by the rule's
+ * scope row (mm_plan.c, put_switches). */
 #define MM_PLAN_SW_MAX	64
 /* An enable/disable "for D" of a rule in force: the control bits it
  * changed, as they were, put back when its timer ends it. */
@@ -556,8 +559,9 @@ struct mm_plan_undo {
 	 * older than that ends nothing. */
 	uint64_t		since;
 	/* A rule with a scope switches its processes only (doc/plans.md
-	 * 4.4): those it switched while in force, sent to their LMs as
-	 * switch rows (SEG_ROW_SWITCH), not the control words. */
+	 * 4.4), by switch rows (SEG_ROW_SWITCH) to the LMs, not the
+	 * control words; under a `thread` scope, those of the processes
+	 * it switched while in force (sw). */
 	int			scoped;
 	unsigned		nsw;
 	struct mm_sw {
@@ -621,11 +625,6 @@ void mm_plan_poll(struct mm *mm);
 void mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
 		      int killed, int32_t status, uint64_t ts,
 		      const char *name);
-/* Process pid of c's node started (or exec'd), named name: put in the
- * scoped switches in force whose scope holds it (by host, name or pid;
- * not by rank, not known yet), and c sent its switch rows. */
-void mm_plan_proc_start(struct mm *mm, struct mm_conn *c, uint32_t pid,
-			const char *name);
 /* A #LOSS line was written for (node, pid, tid) at ts. */
 void mm_plan_loss(struct mm *mm, struct mm_node *node, uint32_t pid,
 		  uint32_t tid, uint64_t ts);

@@ -1048,8 +1048,5 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	if (how == TAPE_PROC_KILLED || how == TAPE_PROC_EXIT)
 		mm_plan_proc_end(mm, c->node, pid, how == TAPE_PROC_KILLED,
 		    (int32_t)status, ts, name[0] != '\0' ? name : NULL);
-	/* A new process in a scoped switch in force is switched too. */
-	if (how == TAPE_PROC_START || how == TAPE_PROC_EXEC)
-		mm_plan_proc_start(mm, c, pid, name);
 	return 0;
 }

@@ -168,115 +168,198 @@ put_row(struct wire_wr *w, const struct mm_plan *p,
 	return 0;
 }
 
-/* Appends one row (put_row) if there is room for it, counting it in *n;
- * -1 (logged) if not. */
+/* The items of p's scope a writer can decide for itself (SEG_ROW_SCOPE):
+ * pid, thread, rank, process name; 0 if it has none. */
+static unsigned
+scope_items(const struct mm_plan *p)
+{
+	uint8_t has = p->rule->scope.has;
+
+	return !!(has & PLAN_S_PID) + !!(has & PLAN_S_THREAD) +
+	    !!(has & PLAN_S_RANK) + !!(has & PLAN_S_PROCESS);
+}
+
+/* Appends the scope row of p (rule: its row's number) to w. */
+static void
+put_scope(struct wire_wr *w, const struct mm_plan *p, uint32_t rule)
+{
+	const struct plan_scope *s = &p->rule->scope;
+
+	put_row_head(w, rule, SEG_ROW_SCOPE, 0, scope_items(p));
+	if (s->has & PLAN_S_PID)
+		put_insn(w, PLAN_EQ, SEG_SC_PID, 0, 0, s->pid, NULL);
+	if (s->has & PLAN_S_THREAD)
+		put_insn(w, PLAN_EQ, SEG_SC_THREAD, 0, 0, s->thread, NULL);
+	if (s->has & PLAN_S_RANK)
+		put_insn(w, PLAN_EQ, SEG_SC_RANK, 0, 0, s->rank, NULL);
+	if (s->has & PLAN_S_PROCESS)
+		put_insn(w, PLAN_EQ, SEG_SC_NAME, 1, s->process.len, 0,
+		    p->rule->pool + s->process.off);
+}
+
+/* 1 if node's host is in p's scope (no host named: every host). */
+static int
+host_in_scope(const struct mm_plan *p, const struct mm_node *node)
+{
+	const struct plan_scope *s = &p->rule->scope;
+
+	return !(s->has & PLAN_S_HOST) || (strlen(node->host) ==
+	    s->host.len && memcmp(node->host, p->rule->pool + s->host.off,
+	    s->host.len) == 0);
+}
+
+/*
+ * Appends one row (put_row) for node's LM if there is room for it,
+ * counting it in *n; with the rule's scope row after it (SEG_ROW_SCOPE),
+ * so that a writer outside the scope does not take its firing slot.  A
+ * host out of the scope gets no row.  -1 (logged) if there is no room.
+ */
 static int
 put_one(struct wire_wr *w, const struct mm_plan *p,
-	const struct plan_trig *t, uint32_t rule, uint32_t *strs, uint32_t *n)
+	const struct plan_trig *t, uint32_t rule, const struct mm_node *node,
+	uint32_t *strs, uint32_t *n)
 {
 	const char *what = rule & UNTIL_ROW ? "its until" : "its trigger";
+	unsigned sc = scope_items(p) > 0;
+	uint32_t used = *strs;
 	size_t at = w->len;
 
-	if (*n == SEG_PLAN_ROWS) {
-		log_warn("plan %u: %s not watched: the segment holds %d rows",
-		    p->n, what, SEG_PLAN_ROWS);
+	if (!host_in_scope(p, node))
+		return 0;
+	if (*n + 1 + sc > SEG_PLAN_ROWS) {
+		log_warn("plan %u: %s not watched on %s: the segment holds %d "
+		    "rows", p->n, what, node->host, SEG_PLAN_ROWS);
 		return -1;
 	}
-	if (put_row(w, p, t, rule, strs) != 0) {
+	if ((p->rule->scope.has & PLAN_S_PROCESS))
+		used += p->rule->scope.process.len;
+	if (used > SEG_PLAN_STRS || put_row(w, p, t, rule, &used) != 0) {
 		w->len = at;
 		log_warn("plan %u: %s not watched: its strings do not fit in "
 		    "the segment's %d bytes with the other rules'", p->n, what,
 		    SEG_PLAN_STRS);
 		return -1;
 	}
-	(*n)++;
+	if (sc)
+		put_scope(w, p, rule);
+	*strs = used;
+	*n += 1 + sc;
 	return 0;
 }
 
-/* Appends to w the switch rows of node's processes that p's scoped
- * switches in force hold (SEG_ROW_SWITCH: one row per process and 8
- * targets), counting them in *n; -1 (logged) when the segment's rows are
- * all taken. */
+/* Appends one switch row of action a's targets from *t (at most 8 of
+ * them, moving *t on), for process pid (0: every process of the scope). */
+static void
+put_switch_row(struct wire_wr *w, const struct mm_plan *p,
+	       const struct plan_act *a, unsigned *t, uint32_t pid)
+{
+	unsigned m = a->ntgt - *t < SEG_PLAN_INSNS ? a->ntgt - *t :
+	    SEG_PLAN_INSNS;
+
+	put_row_head(w, p->n, SEG_ROW_SWITCH, 0, m);
+	for (; m > 0; m--, (*t)++)
+		put_insn(w, a->kind == PLAN_D_ENABLE ? SEG_SW_ON : SEG_SW_OFF,
+		    a->tgt[*t].is_class ? SEG_SW_CLASS : SEG_SW_TYPE, 0, pid,
+		    a->tgt[*t].value, NULL);
+}
+
+/*
+ * Appends to w the switch rows of p's scoped switches in force for
+ * node's LM (SEG_ROW_SWITCH, 8 targets a row), counting them in *n:
+ * under a `thread` scope, a row per process switched (the triggering
+ * ones: a switch is per process); otherwise, on a host of the scope,
+ * rows for every process (pid 0), each with the rule's scope row after
+ * it, so that each writer decides for itself whether it is in the scope
+ * (its pid, name and rank): every process of the scope, however many,
+ * those that start or name their rank later too.  -1 (logged) when the
+ * segment's rows or strings are all taken.
+ */
 static int
 put_switches(struct wire_wr *w, const struct mm_plan *p,
-	     const struct mm_node *node, uint32_t *n)
+	     const struct mm_node *node, uint32_t *strs, uint32_t *n)
 {
+	const struct plan_scope *s = &p->rule->scope;
 	const struct mm_plan_undo *u;
 	const struct plan_act *a;
-	unsigned i, k, t, m;
+	unsigned i, k, t, sc = scope_items(p) > 0;
+	uint32_t need;
 
 	for (i = 0; i < p->rule->nact; i++) {
 		u = &p->undo[i];
 		a = &p->rule->act[i];
 		if (!u->on || !u->scoped)
 			continue;
-		for (k = 0; k < u->nsw; k++) {
-			if (u->sw[k].node != node)
-				continue;
-			for (t = 0; t < a->ntgt; t += m) {
-				if (*n == SEG_PLAN_ROWS) {
-					log_warn("plan %u: a switch of process "
-					    "%u not sent: the segment holds "
-					    "%d rows", p->n, u->sw[k].pid,
-					    SEG_PLAN_ROWS);
-					return -1;
+		if (s->has & PLAN_S_THREAD) {
+			for (k = 0; k < u->nsw; k++) {
+				if (u->sw[k].node != node)
+					continue;
+				for (t = 0; t < a->ntgt; ) {
+					if (*n == SEG_PLAN_ROWS)
+						goto full;
+					put_switch_row(w, p, a, &t,
+					    u->sw[k].pid);
+					(*n)++;
 				}
-				m = a->ntgt - t < SEG_PLAN_INSNS ? a->ntgt -
-				    t : SEG_PLAN_INSNS;
-				put_row_head(w, p->n, SEG_ROW_SWITCH, 0, m);
-				for (; m > 0; m--, t++)
-					put_insn(w, a->kind == PLAN_D_ENABLE ?
-					    SEG_SW_ON : SEG_SW_OFF,
-					    a->tgt[t].is_class ? SEG_SW_CLASS :
-					    SEG_SW_TYPE, 0, u->sw[k].pid,
-					    a->tgt[t].value, NULL);
-				m = 0;
-				(*n)++;
 			}
+			continue;
+		}
+		if (!host_in_scope(p, node))
+			continue;
+		for (t = 0; t < a->ntgt; ) {
+			need = (s->has & PLAN_S_PROCESS) ? s->process.len : 0;
+			if (*n + 1 + sc > SEG_PLAN_ROWS ||
+			    *strs + need > SEG_PLAN_STRS)
+				goto full;
+			put_switch_row(w, p, a, &t, 0);
+			if (sc)
+				put_scope(w, p, p->n);
+			*strs += need;
+			*n += 1 + sc;
 		}
 	}
 	return 0;
+full:
+	log_warn("plan %u: a switch not sent to %s: the segment holds %d rows "
+	    "and %d bytes of strings", p->n, node->host, SEG_PLAN_ROWS,
+	    SEG_PLAN_STRS);
+	return -1;
 }
 
 void
 mm_plan_send(struct mm *mm, struct mm_conn *c)
 {
-	/* 64 rows of 8 comparisons and their strings, at most; the same
-	 * with an LM's switch rows. */
+	/* 64 rows of 8 comparisons and their strings, at most. */
 	static unsigned char buf[WIRE_HDR + 4 + SEG_PLAN_ROWS *
 	    (16 + SEG_PLAN_INSNS * 16) + SEG_PLAN_STRS];
-	static unsigned char one[sizeof buf];
 	const struct mm_plan *p;
 	struct mm_conn *k;
-	struct wire_wr w, w1;
-	uint32_t n = 0, n1, strs = 0;
+	struct wire_wr w;
+	uint32_t n, strs;
 
-	wire_wr_init(&w, buf, sizeof buf);
-	wire_put_u32(&w, 0);
-	for (p = mm->plans; p != NULL; p = p->next) {
-		if (p->unarmed != NULL || exhausted(p) || !watched(p))
-			continue;
-		(void)put_one(&w, p, &p->rule->when, p->n, &strs, &n);
-	}
-	/* The untils in force, after every rule's own row. */
-	for (p = mm->plans; p != NULL; p = p->next)
-		if (p->unarmed == NULL && until_watched(p))
-			(void)put_one(&w, p, &p->rule->until, p->n | UNTIL_ROW,
-			    &strs, &n);
-	buf[0] = (unsigned char)n;	/* the u32 n (at most 64), LE */
 	for (k = mm->conns; k != NULL; k = k->next) {
 		if ((c != NULL && k != c) || k->state != MM_CONN_READY)
 			continue;
-		/* Then the switches of this LM's processes. */
-		memcpy(one, buf, w.len);
-		wire_wr_init(&w1, one, sizeof one);
-		w1.len = w.len;
-		n1 = n;
+		/* Each LM its own rows: those of its host's scope, each
+		 * with its scope row; then its processes' switches. */
+		n = strs = 0;
+		wire_wr_init(&w, buf, sizeof buf);
+		wire_put_u32(&w, 0);
+		for (p = mm->plans; p != NULL; p = p->next) {
+			if (p->unarmed != NULL || exhausted(p) || !watched(p))
+				continue;
+			(void)put_one(&w, p, &p->rule->when, p->n, k->node,
+			    &strs, &n);
+		}
+		/* The untils in force, after every rule's own row. */
 		for (p = mm->plans; p != NULL; p = p->next)
-			if (put_switches(&w1, p, k->node, &n1) != 0)
+			if (p->unarmed == NULL && until_watched(p))
+				(void)put_one(&w, p, &p->rule->until, p->n |
+				    UNTIL_ROW, k->node, &strs, &n);
+		for (p = mm->plans; p != NULL; p = p->next)
+			if (put_switches(&w, p, k->node, &strs, &n) != 0)
 				break;
-		one[0] = (unsigned char)n1;
-		peer_send(k->p, WIRE_PLAN, one, w1.len, NULL, 0);
+		buf[0] = (unsigned char)n;	/* the u32 n (at most 64), LE */
+		peer_send(k->p, WIRE_PLAN, buf, w.len, NULL, 0);
 	}
 }
 
@@ -490,39 +573,22 @@ sw_add(struct mm_plan_undo *u, struct mm_node *node, uint32_t pid)
 		if (u->sw[k].node == node && u->sw[k].pid == pid)
 			return;
 	if (u->nsw == MM_PLAN_SW_MAX) {
-		log_warn("plan %u: more than %d processes in its scope: "
-		    "process %u not switched", u->p->n, MM_PLAN_SW_MAX, pid);
+		log_warn("plan %u: more than %d processes of its thread "
+		    "switched: process %u not switched", u->p->n,
+		    MM_PLAN_SW_MAX, pid);
 		return;
 	}
 	u->sw[u->nsw].node = node;
 	u->sw[u->nsw++].pid = pid;
 }
 
-/* Adds process pid (named name, or NULL: looked up) of node to u's
- * switched processes if it is in p's scope; 1 if it was added now. */
-static int
-sw_add_in_scope(const struct mm_plan *p, struct mm_plan_undo *u,
-		struct mm_node *node, const char *name, uint32_t pid)
-{
-	struct trig k;
-	unsigned had = u->nsw;
-
-	memset(&k, 0, sizeof k);
-	k.node = node;
-	k.name = name;
-	k.pid = pid;
-	if (!in_scope(p, &k))
-		return 0;
-	sw_add(u, node, pid);
-	return u->nsw != had;
-}
-
 /*
  * Runs enable/disable action i of p, whose rule has a scope, in the
- * processes of that scope only (doc/plans.md 4.4): the triggering
- * process, and every live process mainmon knows that is in the scope
- * (with `thread`, only the triggering one: the switch is per process).
- * They go to their LMs as switch rows (the caller sends the plan).
+ * processes of that scope only (doc/plans.md 4.4).  They go to the LMs
+ * of the scope's hosts as switch rows (the caller sends the plan): for
+ * every process there, each writer deciding by the rule's scope row
+ * whether it is in it (put_switches); with `thread`, for the triggering
+ * processes only (the switch is per process).
  */
 static void
 act_switch_scoped(struct mm *mm, struct mm_plan *p, unsigned i,
@@ -530,9 +596,6 @@ act_switch_scoped(struct mm *mm, struct mm_plan *p, unsigned i,
 {
 	const struct plan_act *a = &p->rule->act[i];
 	struct mm_plan_undo *u = &p->undo[i];
-	struct mm_node *n;
-	struct mm_proc *pr;
-	unsigned b;
 
 	if (!u->on) {
 		if ((a->for_ns != 0 || a->until) && u->ev == NULL &&
@@ -550,17 +613,9 @@ act_switch_scoped(struct mm *mm, struct mm_plan *p, unsigned i,
 		u->since = clk_mono_ns();
 		u->on = 1;
 	}
-	if (t->node != NULL && t->pid != 0)
+	if ((p->rule->scope.has & PLAN_S_THREAD) && t->node != NULL &&
+	    t->pid != 0)
 		sw_add(u, t->node, t->pid);
-	for (n = mm->nodes; n != NULL &&
-	    !(p->rule->scope.has & PLAN_S_THREAD); n = n->next)
-		for (b = 0; b < MM_PROC_BUCKETS; b++)
-			for (pr = n->procs[b]; pr != NULL; pr = pr->next) {
-				if (pr->ended || pr->gone != 0)
-					continue;
-				(void)sw_add_in_scope(p, u, n, pr->name,
-				    pr->pid);
-			}
 	undo_arm(p, a, u);
 }
 
@@ -1089,30 +1144,6 @@ mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
 
 	if (killed || status != 0)
 		enqueue(mm, PLAN_W_ABNORMAL, 0, &t);
-}
-
-void
-mm_plan_proc_start(struct mm *mm, struct mm_conn *c, uint32_t pid,
-		   const char *name)
-{
-	struct mm_plan *p;
-	struct mm_plan_undo *u;
-	unsigned i;
-	int added = 0;
-
-	for (p = mm->plans; p != NULL; p = p->next) {
-		if (p->rule == NULL || (p->rule->scope.has & PLAN_S_THREAD))
-			continue;
-		for (i = 0; i < p->rule->nact; i++) {
-			u = &p->undo[i];
-			if (!u->on || !u->scoped)
-				continue;
-			added |= sw_add_in_scope(p, u, c->node,
-			    name[0] != '\0' ? name : NULL, pid);
-		}
-	}
-	if (added)
-		mm_plan_send(mm, c);
 }
 
 void

@@ -27,6 +27,25 @@
 #     16' fires on leaker D's step 100 (once: E's depth grows by 1001);
 #     leaker E starts after the firing is in the trace, and its records
 #     of 16 are every step from one on to its last.
+#  6. An out-of-scope writer cannot take a rule's firing slot: a flooder
+#     (leaker F, rank 3, 40000 steps 100 us apart, 13 and 15 switched
+#     off) and a matcher (leaker
+#     M, named "matcher", rank 5, S6 steps 30 ms apart), both recording
+#     event 12 at every step; 'when event 12 in pid M', '... in process
+#     matcher' and '... in rank 5' each fire exactly S6 times, all by M,
+#     none missed, though F matches the same rows all along (it skips
+#     them: not in their scope).
+#  7. A process that names its rank after a firing is switched from
+#     then on (its writer decides): 'when event 12 where $1 == 100000 in
+#     rank 7 do enable 16' fires on leaker D's step 100 (D is rank 7);
+#     then leakers E (rank 7) and F (rank 8) start; once E's name is in
+#     the trace, both take their steps: E's records of 16 are every step
+#     from one on to its last, F has none.
+#  8. No cap on the processes a scoped switch holds: 70 leakers (G, 20
+#     steps each) wait while 'when event 12 where $1 == 5000 in process
+#     leaker do enable 16' fires on leaker X's step 5; then they take
+#     their steps: each of the 70 has its 20 records of 16 (the cap was
+#     64 processes).
 . "$(dirname "$0")/lib.sh"
 
 G="$B/mainmon/grmctl"
@@ -134,15 +153,25 @@ t_log "4: 'rate 15 > 1001/s' fired: two processes of 1000/s at most, counted tog
 trace="$T_DIR/late.trace"
 t_start_mm "$trace"
 S5=800
-GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 \
-    "$B/test/leaker" $S5 1000 1 "$T_DIR/go5" 2> "$T_DIR/leakerD.err" &
-PD=$!
-T_PIDS="$T_PIDS $PD"
-t_wait_for 30 "leaker D's definitions never reached $trace" defined1
-"$G" "$MM_ID" disable 16 > /dev/null || t_fail "5: disable 16 failed"
-add 'when event 12 where $1 == 100000 in process leaker do enable 16'
-touch "$T_DIR/go5"
-t_wait_for 30 "5: the rule did not fire on D" fired_yet
+# fire_on_d PART STEPS RULE [VAR=VALUE...]: leaker D (STEPS steps, the
+# VARs in its environment) starts; once its definitions are in the
+# trace, 16 is switched off and RULE added; D goes (file go$PART) and
+# RULE fires on it.  Sets PD.
+fire_on_d() {
+	_part=$1 _steps=$2 _rule=$3
+	shift 3
+	env GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 "$@" \
+	    "$B/test/leaker" $_steps 1000 1 "$T_DIR/go$_part" \
+	    2> "$T_DIR/leakerD$_part.err" &
+	PD=$!
+	T_PIDS="$T_PIDS $PD"
+	t_wait_for 30 "$_part: leaker D's definitions never reached $trace" defined1
+	"$G" "$MM_ID" disable 16 > /dev/null || t_fail "$_part: disable 16 failed"
+	add "$_rule"
+	touch "$T_DIR/go$_part"
+	t_wait_for 30 "$_part: the rule did not fire on D" fired_yet
+}
+fire_on_d 5 $S5 'when event 12 where $1 == 100000 in process leaker do enable 16'
 GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_GROW=1001 \
     "$B/test/leaker" $S5 1000 1 "$T_DIR/go5" 2> "$T_DIR/leakerE.err" &
 PE=$!
@@ -158,3 +187,126 @@ set -- $(steps 16 $PD)
 [ "$3" -gt 0 ] && [ "$2" -eq $S5 ] ||
 	t_fail "5: D's records of 16: steps $1 to $2, $3 records"
 t_log "5: E, started after the firing, switched from its step $(steps 16 $PE | cut -d' ' -f1) on"
+
+# ---- 6 ----
+trace="$T_DIR/flood.trace"
+t_start_mm "$trace"
+S6=80
+rm -f "$T_DIR/go6"
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 \
+    "$B/test/leaker" 40000 100 1 "$T_DIR/go6" 2> "$T_DIR/leakerF.err" &
+PF=$!
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_NAME=matcher LEAKER_RANK=5 \
+    "$B/test/leaker" $S6 30000 1 "$T_DIR/go6" 2> "$T_DIR/leakerM.err" &
+PM=$!
+T_PIDS="$T_PIDS $PF $PM"
+# Both defined, and M's rank known to mainmon (its record written).
+ranked() {
+	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	[ "$(t_count "$trace" eid=-6 pid=$PM)" -ge 1 ] &&
+	    [ "$(t_count "$trace" eid=-6 pid=$PF)" -ge 1 ]
+}
+t_wait_for 30 "6: the leakers' names never reached $trace" ranked
+# Event 12 only: the flood is its matches, not the LM's load (a leaker's
+# GMI_Flush at its end waits for everything to be delivered).
+"$G" "$MM_ID" disable 13 > /dev/null && "$G" "$MM_ID" disable 15 > /dev/null ||
+	t_fail "6: disable 13, 15 failed"
+add "when event 12 in pid $PM do mark \"pid\""
+add 'when event 12 in process matcher do mark "name"'
+add 'when event 12 in rank 5 do mark "rank"'
+touch "$T_DIR/go6"
+t_reap "leaker M" $PM
+t_reap "leaker F" $PF
+t_stop_mm
+[ "$(t_count "$trace" eid=12 pid=$PM)" -eq $S6 ] &&
+    [ "$(t_count "$trace" eid=12 pid=$PF)" -eq 40000 ] ||
+	t_fail "6: records of 12: $(t_count "$trace" eid=12 pid=$PM) of M, $(t_count "$trace" eid=12 pid=$PF) of F"
+[ "$(t_count "$trace" '#LOSS')" -eq 0 ] || t_fail "6: #LOSS lines"
+# F flooded all along M's steps: its last record of 12 after M's last.
+set -- $(awk -v m=$PM -v f=$PF '!/^#/ && $5 == 12 { if ($3 == m) lm = $1
+	if ($3 == f) { lf = $1; if (!ff) ff = $1 } } END { print ff, lf, lm }' "$trace")
+[ "$3" -gt "$2" ] && t_fail "6: F ended before M's last step: inconclusive"
+for n in 1 2 3; do
+	set -- $(awk -v n=$n -v m=$PM '$1 == "#PLAN" && $2 == "fire" && $3 == n {
+		k++; if ($7 == m) mine++; miss += $10 }
+		END { printf "%d %d %d", k, mine, miss }' "$trace")
+	[ "$1" -eq $S6 ] && [ "$2" -eq $S6 ] && [ "$3" -eq 0 ] ||
+		t_fail "6: rule $n fired $1 times ($2 by M), $3 missed; want $S6 by M, none missed"
+done
+t_log "6: with a flooder out of scope, 'in pid', 'in process' and 'in rank' fired every one of M's $S6 steps"
+
+# ---- 7 ----
+trace="$T_DIR/rank.trace"
+t_start_mm "$trace"
+S7=400
+rm -f "$T_DIR/go7" "$T_DIR/go7b"
+fire_on_d 7 $S7 'when event 12 where $1 == 100000 in rank 7 do enable 16' \
+    LEAKER_RANK=7
+for r in 7 8; do
+	GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_GROW=1001 \
+	    LEAKER_RANK=$r "$B/test/leaker" $S7 1000 1 "$T_DIR/go7b" \
+	    2> "$T_DIR/leaker7.$r.err" &
+	eval "P7_$r=\$!"
+	T_PIDS="$T_PIDS $!"
+done
+named() {
+	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	[ "$(t_count "$trace" eid=-6 pid=$P7_7)" -ge 1 ] &&
+	    [ "$(t_count "$trace" eid=-6 pid=$P7_8)" -ge 1 ]
+}
+t_wait_for 30 "7: E's and F's names never reached $trace" named
+touch "$T_DIR/go7b"
+t_reap "leaker D" $PD
+t_reap "leaker E" $P7_7
+t_reap "leaker F" $P7_8
+t_stop_mm
+ts=$(fired 1 $PD)
+set -- $(steps 16 $P7_7)
+[ "$3" -gt 0 ] && [ "$2" -eq $S7 ] && [ "$3" -eq $(($2 - $1 + 1)) ] ||
+	t_fail "7: E's records of 16: steps $1 to $2, $3 records"
+e1=$1
+set -- $(steps 16 $P7_8)
+[ "$3" -eq 0 ] || t_fail "7: $3 records of 16 from F (rank 8)"
+t_log "7: E, rank 7 named after the firing, switched from its step $e1 on; F (rank 8) not"
+
+# ---- 8 ----
+trace="$T_DIR/many.trace"
+t_start_mm "$trace"
+N8=70
+S8=20
+rm -f "$T_DIR/go8" "$T_DIR/go8b"
+GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 \
+    "$B/test/leaker" 10 1000 1 "$T_DIR/go8" 2> "$T_DIR/leakerX.err" &
+PX=$!
+T_PIDS="$T_PIDS $PX"
+P8=""
+i=0
+while [ $i -lt $N8 ]; do
+	GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 LEAKER_GROW=1001 \
+	    "$B/test/leaker" $S8 1000 1 "$T_DIR/go8b" 2>> "$T_DIR/leakerG.err" &
+	P8="$P8 $!"
+	T_PIDS="$T_PIDS $!"
+	i=$((i + 1))
+done
+attached() {
+	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	[ "$(grep -c '^#PROC' "$trace")" -ge $((N8 + 1)) ]
+}
+t_wait_for 60 "8: the $N8 leakers never all attached" attached
+"$G" "$MM_ID" disable 16 > /dev/null || t_fail "8: disable 16 failed"
+add 'when event 12 where $1 == 5000 in process leaker do enable 16'
+touch "$T_DIR/go8"
+t_wait_for 30 "8: the rule did not fire on X" fired_yet
+touch "$T_DIR/go8b"
+t_reap "leaker X" $PX
+t_reap "leaker G" $P8
+t_stop_mm
+fired 1 $PX > /dev/null
+short=0
+for p in $P8; do
+	set -- $(steps 16 $p)
+	[ "$3" -eq $S8 ] || short=$((short + 1))
+done
+[ $short -eq 0 ] || t_fail "8: $short of the $N8 processes without their $S8 records of 16"
+[ "$(t_count "$trace" '#LOSS')" -eq 0 ] || t_fail "8: #LOSS lines"
+t_log "8: one scoped enable switched all $N8 processes of its scope"

@@ -12,7 +12,10 @@
  * the environment, the first thread to take step K calls abort() (a crash
  * after some seconds of work).  With LEAKER_EXTRA=1, each step also
  * records event 16 with the step's number (more excess monitoring).
- * With LEAKER_GROW=G, the depth grows by G a step instead of 1000. */
+ * With LEAKER_GROW=G, the depth grows by G a step instead of 1000.
+ * LEAKER_RANK=R names it rank R instead of 3; LEAKER_NAME=NAME makes
+ * it attach under the program name NAME (a plan's `process` scope). */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,13 +81,17 @@ main(int argc, char **argv)
 	extra = getenv("LEAKER_EXTRA") != NULL ?
 	    atol(getenv("LEAKER_EXTRA")) : 0;
 	pace_us = atol(argv[2]);
+	/* Read by libgrm when it attaches, at the first GMI call. */
+	if (getenv("LEAKER_NAME") != NULL)
+		program_invocation_short_name = getenv("LEAKER_NAME");
 	if (GMI_DefineEvent(12, "%ld", "stack depth") != GRM_OK ||
 	    GMI_DefineEvent(13, "%d", "procedure step") != GRM_OK ||
 	    GMI_DefineEvent(14, "%s %d", "checkpoint") != GRM_OK ||
 	    GMI_DefineEvent(15, "%d", "tick") != GRM_OK ||
 	    GMI_DefineEvent(16, "%d", "extra step") != GRM_OK ||
 	    GMI_DefineBlock(1, "solve") != GRM_OK ||
-	    GMI_SetName(3, "leaker") != GRM_OK)
+	    GMI_SetName(getenv("LEAKER_RANK") != NULL ?
+	    atoi(getenv("LEAKER_RANK")) : 3, "leaker") != GRM_OK)
 		return 1;
 	while (argc > 4 && access(argv[4], F_OK) != 0)
 		nanosleep(&nap, NULL);

@@ -304,7 +304,7 @@ Test(wire, get_str_embedded_nul)
 Test(header, round_trip)
 {
 	static const unsigned char want[WIRE_HDR] = {
-		'G', 'M', 'R', 'W', 0x0b, 0x00, 0x07, 0x00,
+		'G', 'M', 'R', 'W', 0x0c, 0x00, 0x07, 0x00,
 		0xd2, 0x04, 0x00, 0x00
 	};
 	unsigned char buf[WIRE_HDR + 4];

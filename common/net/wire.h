@@ -22,7 +22,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	11
+#define WIRE_VERSION	12
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 

@@ -136,7 +136,20 @@ _Static_assert(sizeof(struct seg_plan_insn) == 16, "plan_insn");
  * segment): the LM converts a block's nanoseconds from mainmon, and sets
  * a rate's second. */
 enum { SEG_ROW_EVENT = 0, SEG_ROW_BLOCK = 1, SEG_ROW_RATE = 2,
-       SEG_ROW_SWITCH = 3 };
+       SEG_ROW_SWITCH = 3, SEG_ROW_SCOPE = 4 };
+/*
+ * A SCOPE row comes right after the event, block or rate row it limits
+ * (the same rule): the writers that may take that row's firing slot.
+ * Its eid is 0; each comparison is one item of the rule's scope, `op`
+ * PLAN_EQ and `pad` 0: `field` SEG_SC_PID (`value` a process id),
+ * SEG_SC_THREAD (a thread id), SEG_SC_RANK (the rank the process gave
+ * itself, GMI_SetName), SEG_SC_NAME (`is_str` 1: the process's name as
+ * its lmp_hello says it, in plan_strs).  A writer outside it does not
+ * check the row (a rate row: counts, never takes the slot); a writer
+ * that does not know the kind ignores it and checks the row as any
+ * other (mainmon applies the scope again).
+ */
+enum { SEG_SC_PID = 0, SEG_SC_THREAD = 1, SEG_SC_RANK = 2, SEG_SC_NAME = 3 };
 /*
  * A SWITCH row watches nothing and never fires: it is a plan's enable or
  * disable limited to processes (doc/plans.md 4.4).  Its eid is 0; each

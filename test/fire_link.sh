@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test/fire_link.sh: a Local Monitor whose fire link is lost sends its
+# firings with the data (doc/plans.md 4.4, doc/protocol.md 1.13).  A
+# leaker (one thread, STEPS steps 20 ms apart) traced with a push
+# interval of an hour (so that its LM does not make the link again
+# during the test); two rules: 'when event 12 do mark "each"' (every
+# step) and 'when event 12 where $1 == 50000 do enable 13' (step 50,
+# with 13 switched off).  Once the fire link is made, its connection is
+# destroyed from mainmon's side (ss -K: the kernel resets it) before the
+# leaker starts; then:
+#  - the LM said the link was lost and that firings go with the data,
+#    and has one connection to mainmon left (the data link);
+#  - rule 1: its firings and the matches counted as missed in them add
+#    up to STEPS exactly (nothing lost), most steps fired;
+#  - rule 2 fired once and acted: records of 13 from step 50 (or the
+#    next, if the switch came first) to the last, every step;
+#  - every record of 12 in the trace once, no loss.
+. "$(dirname "$0")/lib.sh"
+
+command -v ss > /dev/null 2>&1 || { t_log "no ss: skipped"; exit 77; }
+G="$B/mainmon/grmctl"
+STEPS=150
+trace="$T_DIR/link.trace"
+t_start_mm "$trace"
+
+GRM_MM=$MM_ID GRM_DEBUG=1 GRM_PUSH_INTERVAL=3600 GRM_LM_LINGER=0.2 \
+    "$B/test/leaker" $STEPS 20000 1 "$T_DIR/go" 2> "$T_DIR/leaker.err" &
+L=$!
+T_PIDS="$T_PIDS $L"
+defined() {
+	"$G" "$MM_ID" snapshot > /dev/null || t_fail "snapshot failed"
+	[ "$(t_count "$trace" '#DEF' eid=13)" -ge 1 ]
+}
+t_wait_for 30 "the leaker's definitions never reached $trace" defined
+"$G" "$MM_ID" disable 13 > /dev/null || t_fail "disable 13 failed"
+for r in 'when event 12 do mark "each"' \
+    'when event 12 where $1 == 50000 do enable 13'; do
+	"$G" "$MM_ID" plan add "$r" > "$T_DIR/add.out" ||
+		t_fail "plan add failed: $(cat "$T_DIR/add.out")"
+done
+read -r LM _ < "$(ls "$GRM_RUNDIR"/lm-*.pid)" || t_fail "no LM"
+
+# lm_conns: "BYTES_RECEIVED LOCAL_PORT" of each of the LM's connections
+# to mainmon, one a line, fewest bytes first.  The fire link receives
+# the handshake only (CHALLENGE, WELCOME); the data link much more (its
+# handshake, READY, PLAN, CONTROL, clock pings).
+lm_conns() {
+	ss -tnpiH state established "( dport = :$MM_PORT )" |
+	    awk -v who="pid=$LM," '
+		/^[^ \t]/ { port = index($0, who) ? $3 : ""; next }
+		port != "" {
+			r = 0
+			if (match($0, /bytes_received:[0-9]+/))
+				r = substr($0, RSTART + 15, RLENGTH - 15)
+			sub(/.*:/, "", port)
+			print r, port
+			port = ""
+		}' | sort -n
+}
+nconns() { [ "$(lm_conns | wc -l)" -eq "$1" ]; }
+t_wait_for 30 "the LM made no fire link" nconns 2
+FPORT=$(lm_conns | head -n 1 | cut -d' ' -f2)
+DPORT=$(lm_conns | tail -n 1 | cut -d' ' -f2)
+ss -K -tn state established "( sport = :$MM_PORT and dport = :$FPORT )" \
+    > /dev/null 2>&1 || true
+t_wait_s 10 nconns 1 || {
+	t_log "ss -K destroyed nothing (a kernel without INET_DIAG_DESTROY): skipped"
+	exit 77
+}
+lost() { grep -q 'fire link to .*firings go with the data' "$T_DIR/leaker.err" \
+    "$GRM_RUNDIR"/lm-*.log 2>/dev/null; }
+t_wait_for 10 "the LM did not say its fire link was lost" lost
+[ "$(lm_conns | cut -d' ' -f2)" = "$DPORT" ] ||
+	t_fail "the connection left is not the data link ($DPORT): $(lm_conns)"
+t_log "fire link (port $FPORT) destroyed; the data link (port $DPORT) stays"
+
+touch "$T_DIR/go"
+t_reap leaker $L
+nconns 1 || t_fail "the LM made its fire link again: $(lm_conns)"
+t_stop_mm
+
+[ "$(t_count "$trace" eid=12)" -eq $STEPS ] ||
+	t_fail "$(t_count "$trace" eid=12) records of 12, want $STEPS"
+[ "$(t_count "$trace" '#LOSS')" -eq 0 ] || t_fail "#LOSS lines"
+set -- $(awk '$1 == "#PLAN" && $2 == "fire" && $3 == 1 { n++; m += $10 }
+	END { printf "%d %d", n, m }' "$trace")
+[ $(($1 + $2)) -eq $STEPS ] && [ "$1" -ge $((STEPS / 2)) ] ||
+	t_fail "rule 1: $1 firings and $2 missed, want $STEPS in all"
+t_log "rule 1: $1 firings + $2 matches missed = $STEPS steps, with the data"
+[ "$(t_count "$trace" '#PLAN fire' n=2)" -eq 1 ] || t_fail "rule 2: not one firing"
+set -- $(awk '!/^#/ && $5 == 13 { if (!n || $6 < lo) lo = $6
+	if ($6 > hi) hi = $6; n++ } END { printf "%d %d %d", lo, hi, n }' "$trace")
+[ "$3" -gt 0 ] && [ "$1" -ge 50 ] && [ "$2" -eq $STEPS ] &&
+    [ "$3" -eq $((STEPS - $1 + 1)) ] ||
+	t_fail "rule 2: records of 13: steps $1 to $2, $3 records"
+t_log "rule 2 fired and acted: 13 from step $1 on, every step"
