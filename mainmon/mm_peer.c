@@ -21,6 +21,9 @@
 
 #define MM_PINGS_FIRST		16	/* exchanges at connect */
 #define MM_PINGS		4	/* in each later burst */
+/* Before a batch is converted (sample_soon): the best of them is the
+ * sample after its records, whose width the batch's bound covers. */
+#define MM_PINGS_SOON		4
 /* A refitted clock model is written (#SYNC) at most this often, and at
  * the end. */
 #define MM_SYNC_WRITE_NS	10000000000u
@@ -114,16 +117,16 @@ start_burst(struct mm_conn *c, int n)
 	mm_send_ping(c);
 }
 
-/* A clock sample as soon as can be: two exchanges now (the second
- * brings the LM's kernel departure time of the first's answer), or the
- * burst under way ends with the ping after the one out. */
+/* A clock sample as soon as can be: MM_PINGS_SOON exchanges now (each
+ * but the last gets the LM's kernel departure time of its answer from
+ * the next), or the burst under way ends after as many. */
 static void
 sample_soon(struct mm_conn *c)
 {
 	if (c->burst == 0)
-		start_burst(c, 2);
-	else if (c->burst > 2)
-		c->burst = 2;
+		start_burst(c, MM_PINGS_SOON);
+	else if (c->burst > MM_PINGS_SOON)
+		c->burst = MM_PINGS_SOON;
 }
 
 void
