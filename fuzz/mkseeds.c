@@ -257,6 +257,20 @@ wire_seeds(void)
 	b->b[b->n - 16 - 8 - (sizeof host - 1) - 2 - 8 - 4 - 4] = 3;
 	put("wire", "hello_fire", b->b, b->n);
 
+	/* PONG: u64 t_mm, t_rx, t_mm_prev, t_tx_prev, t_lm. */
+	b->n = 0;
+	wire_header(h, WIRE_PONG, 5 * 8);
+	add(b, h, sizeof h);
+	b->b[b->n++] = 5;
+	memset(b->b + b->n, 2, 5);	/* u64 */
+	b->n += 5;
+	add_u64(b, 1000000000ull);
+	add_u64(b, 5000000123ull);
+	add_u64(b, 999000000ull);
+	add_u64(b, 5000000456ull);
+	add_u64(b, 5000000789ull);
+	put("wire", "pong", b->b, b->n);
+
 	/* The handshake as the connecting side sees it (fuzz_wire's client
 	 * messages: type byte, length byte, bytes): a CHALLENGE, then a
 	 * WELCOME with a proof that is not the MM's; and a DENIED. */

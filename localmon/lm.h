@@ -157,6 +157,10 @@ struct lm {
 						   not prove it: never again */
 	struct loop_ev	*retry;
 	struct loop_ev	*hs_timer;	/* the handshake's time limit */
+	/* The latest PONG (its PING's t_mm, the clock read before it was
+	 * sent): the next PONG says when it left by the kernel (lm_mm.c,
+	 * doc/clock-sync.md). */
+	uint64_t		pong_mm, pong_t3;
 	int			retry_s;
 	uint64_t		mm_down_since;	/* ns; 0 while connected */
 	int			push_wanted;

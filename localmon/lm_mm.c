@@ -817,7 +817,7 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	unsigned char buf[32];
 	char bad[160];
 	struct wire_wr w;
-	uint64_t t_mm;
+	uint64_t t_mm, t_rx, t_tx, age;
 	uint32_t round, flags;
 	const char *wrong = NULL;	/* a handler's check that failed */
 
@@ -849,10 +849,19 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		 * read just before the answer is sent
 		 * (doc/clock-sync.md). */
 		t_mm = wire_get_u64(msg);
+		t_rx = peer_rx_time(lm->mm);
+		/* And when the previous answer left, by the kernel: its
+		 * stamp has come, since that answer arrived before this
+		 * ping left (0 if none). */
+		t_tx = peer_tx_time(lm->mm, &age);
 		wire_wr_init(&w, buf, sizeof buf);
 		wire_put_u64(&w, t_mm);
-		wire_put_u64(&w, peer_rx_time(lm->mm));
-		(void)peer_send_clock(lm->mm, WIRE_PONG, buf, w.len, &t_mm);
+		wire_put_u64(&w, t_rx);
+		wire_put_u64(&w, lm->pong_mm);
+		wire_put_u64(&w, t_tx);
+		lm->pong_mm = t_mm;
+		(void)peer_send_clock(lm->mm, WIRE_PONG, buf, w.len,
+		    &lm->pong_t3);
 		break;
 	case WIRE_READY:
 		flags = wire_get_u32(msg);

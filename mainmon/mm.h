@@ -298,6 +298,12 @@ struct mm_conn {
 	uint64_t		ready_at;	/* MM ns: READY sent */
 	int			said_bye;	/* sent BYE */
 	struct mm_sync_sample	burst_best;
+	/* The burst's previous exchange, whose sample the next PONG makes
+	 * narrower with the LM's kernel departure time of its answer
+	 * (mm_on_pong): valid, its PING's t_mm as sent, and t1 (the
+	 * kernel's, if it gave one), t2, t4. */
+	int			xprev;
+	uint64_t		xprev_mm, xprev_t1, xprev_t2, xprev_t4;
 	struct loop_ev	*sync_ev;	/* the next burst */
 	uint64_t		sync_written;	/* MM ns of the last #SYNC */
 	/* Clock changes (mm_peer.c): after a step, the next model converts

@@ -21,6 +21,9 @@
 
 #define MM_PINGS_FIRST		16	/* exchanges at connect */
 #define MM_PINGS		4	/* in each later burst */
+/* Before a batch is converted (sample_soon): the best of them is the
+ * sample after its records, whose width the batch's bound covers. */
+#define MM_PINGS_SOON		4
 /* A refitted clock model is written (#SYNC) at most this often, and at
  * the end. */
 #define MM_SYNC_WRITE_NS	10000000000u
@@ -110,18 +113,20 @@ start_burst(struct mm_conn *c, int n)
 {
 	c->burst = n;
 	c->burst_best.rtt = UINT64_MAX;
+	c->xprev = 0;
 	mm_send_ping(c);
 }
 
-/* A clock sample as soon as can be: one exchange now, or the burst under
- * way ends with the ping out. */
+/* A clock sample as soon as can be: MM_PINGS_SOON exchanges now (each
+ * but the last gets the LM's kernel departure time of its answer from
+ * the next), or the burst under way ends after as many. */
 static void
 sample_soon(struct mm_conn *c)
 {
 	if (c->burst == 0)
-		start_burst(c, 1);
-	else
-		c->burst = 1;
+		start_burst(c, MM_PINGS_SOON);
+	else if (c->burst > MM_PINGS_SOON)
+		c->burst = MM_PINGS_SOON;
 }
 
 void
@@ -351,12 +356,14 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 {
 	/* As early as can be: when the answer arrived, by the kernel
 	 * (when the bytes were read, without its stamp). */
-	uint64_t t1, t2, t3, t4 = peer_rx_time(c->p);
+	uint64_t t1, t2, t3, t4 = peer_rx_time(c->p), pmm, ptx, k1, age;
 	struct mm_sync_sample smp;
 	enum mm_sync_change what;
 
 	t1 = wire_get_u64(msg);
 	t2 = wire_get_u64(msg);	/* by the kernel: CLOCK_MONOTONIC ns */
+	pmm = wire_get_u64(msg);
+	ptx = wire_get_u64(msg);	/* CLOCK_MONOTONIC ns, or 0 */
 	t3 = mm_host_ns(c, wire_get_u64(msg));
 	/* The answer to a lone heartbeat (mm_live.c), sent before any ping
 	 * of a burst still out: only its arrival counts. */
@@ -364,9 +371,26 @@ mm_on_pong(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		c->beats--;
 		return 0;
 	}
-	if (c->burst == 0 ||
-	    mm_sync_sample_of(t1, t2, t3, t4, &smp) != 0)
+	if (c->burst == 0 || t4 < t1)
 		return -1;
+	/* The previous exchange again, with the time its answer left the
+	 * LM by the LM's kernel (t3 later, the hold longer: narrower).  */
+	if (c->xprev && pmm == c->xprev_mm && ptx != 0 &&
+	    mm_sync_sample_of(c->xprev_t1, c->xprev_t2, ptx, c->xprev_t4,
+	    &smp) == 0 && smp.rtt < c->burst_best.rtt)
+		c->burst_best = smp;
+	/* The ping's departure by this kernel, if it gave one: after the
+	 * clock read it carries, before the answer came. */
+	c->xprev_mm = t1;
+	if (t1 == c->last_ping && (k1 = peer_tx_time(c->p, &age)) != 0 &&
+	    k1 >= t1 && k1 <= t4)
+		t1 = k1;
+	if (mm_sync_sample_of(t1, t2, t3, t4, &smp) != 0)
+		return -1;
+	c->xprev = 1;
+	c->xprev_t1 = t1;
+	c->xprev_t2 = t2;
+	c->xprev_t4 = t4;
 	/* Of a burst, the exchange with the smallest round trip: its
 	 * midpoint is the best estimate of when the LM read its clock. */
 	if (smp.rtt < c->burst_best.rtt)

@@ -133,6 +133,8 @@ dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 	case WIRE_PING:
 		wire_put_u64(&w, wire_get_u64(msg));
 		wire_put_u64(&w, clk_mono_ns());
+		wire_put_u64(&w, 0);	/* no kernel departure times */
+		wire_put_u64(&w, 0);
 		wire_put_u64(&w, clk_mono_ns());
 		rp_send_msg(n, WIRE_PONG, &w);
 		break;

@@ -76,7 +76,7 @@ get_msg(uint16_t *type, unsigned char *buf, size_t cap, size_t *len)
 static int
 pong(const unsigned char *buf, size_t len)
 {
-	unsigned char out[24];
+	unsigned char out[40];
 	struct wire_rd r;
 	struct wire_wr w;
 	uint64_t t;
@@ -86,6 +86,8 @@ pong(const unsigned char *buf, size_t len)
 	wire_wr_init(&w, out, sizeof out);
 	wire_put_u64(&w, t);
 	wire_put_u64(&w, clk_mono_ns());
+	wire_put_u64(&w, 0);	/* no departure time of the last */
+	wire_put_u64(&w, 0);
 	wire_put_u64(&w, clk_mono_ns());
 	return wire_rd_ok(&r) ? msg(WIRE_PONG, out, w.len) : -1;
 }
@@ -305,6 +307,9 @@ right(uint16_t type, struct wire_wr *w, const unsigned char *ping)
 	switch (type) {
 	case WIRE_PONG:
 		wire_put_bytes(w, ping, 8);
+		wire_put_u64(w, clk_mono_ns());
+		wire_put_u64(w, 0);
+		wire_put_u64(w, 0);
 		wire_put_u64(w, clk_mono_ns());
 		return 0;
 	case WIRE_DATA:

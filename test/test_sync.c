@@ -201,6 +201,72 @@ Test(sync, hold_is_taken_out)
 	cr_assert_eq(s.rtt, 50000u + 50 + 2);
 }
 
+/*
+ * The four times of an exchange from the kernels (the ping's departure
+ * t1 and the answer's t3 from transmit stamps, arrivals t2 and t4 from
+ * receive stamps) against those read in user space (t1 and t3 before the
+ * sends, earlier): each is on its right side of the wire (t1, t3 not
+ * after the departure, t2, t4 not before the arrival), so the truth is
+ * within half the sample's width either way; the kernel's make it
+ * narrower by what the two sends took, and so does each alone (the next
+ * PONG brings t3 for the exchange before it: mm_peer.c).  Any leg may be
+ * the longer one: the truth stays inside.
+ */
+Test(sync, kernel_departures_narrow_the_sample)
+{
+	struct mm_sync_sample u, k, k1, k3;
+	struct host h = { -2000000000000LL, 0.0, 0 };
+	uint64_t t1 = 7000000000u, send1 = 6000, send3 = 4000, d;
+	int leg;
+
+	for (leg = 0; leg < 4; leg++) {
+		/* From the departures: there d1, held, back d2. */
+		uint64_t d1 = leg & 1 ? 300 : 1900, d2 = leg & 2 ? 250 : 2100;
+		uint64_t dep1 = t1 + send1, arr2 = dep1 + d1;
+		uint64_t dep3 = arr2 + 30000, arr4 = dep3 + d2;
+		uint64_t t2 = host_clock(&h, arr2);
+
+		d = t1 + send1 + d1 + 30000 + d2;
+		/* User space: t1 and t3 read before their sends. */
+		cr_assert_eq(mm_sync_sample_of(t1, t2,
+		    host_clock(&h, dep3 - send3), arr4, &u), 0);
+		cr_assert_eq(mm_sync_sample_of(dep1, t2, host_clock(&h, dep3),
+		    arr4, &k), 0);
+		cr_assert_eq(mm_sync_sample_of(dep1, t2,
+		    host_clock(&h, dep3 - send3), arr4, &k1), 0);
+		cr_assert_eq(mm_sync_sample_of(t1, t2, host_clock(&h, dep3),
+		    arr4, &k3), 0);
+		cr_assert_eq(arr4, d);
+		/* Narrower by what the sends took; the width is the legs',
+		 * and the margin. */
+		cr_assert_eq(u.rtt - k.rtt, send1 + send3 +
+		    ((d - t1) + (dep3 - send3 - arr2)) / 1000 -
+		    ((d - dep1) + (dep3 - arr2)) / 1000);
+		cr_assert_eq(k.rtt, d1 + d2 + ((d - dep1) + (dep3 - arr2)) /
+		    1000 + 2);
+		cr_assert_lt(k1.rtt, u.rtt);
+		cr_assert_lt(k3.rtt, u.rtt);
+		cr_assert_lt(k.rtt, k1.rtt);
+		cr_assert_lt(k.rtt, k3.rtt);
+		/* The truth within each. */
+		cr_assert_leq(absdiff(u.o, true_offset(&h, u.m)), u.rtt / 2);
+		cr_assert_leq(absdiff(k.o, true_offset(&h, k.m)), k.rtt / 2);
+		cr_assert_leq(absdiff(k1.o, true_offset(&h, k1.m)),
+		    k1.rtt / 2);
+		cr_assert_leq(absdiff(k3.o, true_offset(&h, k3.m)),
+		    k3.rtt / 2);
+		t1 += 1000000;
+	}
+	/* A departure time on the wrong side (the answer's stamp taken
+	 * for a later send's: after the answer left) can put the truth
+	 * outside: why only a stamp of its own last byte, or an earlier
+	 * one, is taken. */
+	cr_assert_eq(mm_sync_sample_of(t1, host_clock(&h, t1 + 2000),
+	    host_clock(&h, t1 + 2000 + 30000 + 800), t1 + 2000 + 30000 + 300,
+	    &k), 0);
+	cr_assert_gt(absdiff(k.o, true_offset(&h, k.m)), k.rtt / 2);
+}
+
 /* The host time of MM time m is converted back to within the bound the
  * model states at m, whatever the distance from its samples. */
 static void

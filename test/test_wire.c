@@ -304,7 +304,7 @@ Test(wire, get_str_embedded_nul)
 Test(header, round_trip)
 {
 	static const unsigned char want[WIRE_HDR] = {
-		'G', 'M', 'R', 'W', 0x0c, 0x00, 0x07, 0x00,
+		'G', 'M', 'R', 'W', 0x0d, 0x00, 0x07, 0x00,
 		0xd2, 0x04, 0x00, 0x00
 	};
 	unsigned char buf[WIRE_HDR + 4];
@@ -425,7 +425,7 @@ Test(rules, the_lengths_of_the_protocol)
 {
 	static const struct { uint16_t t; int exact; uint32_t len; } want[] = {
 		{ WIRE_HELLO, 0, 42 }, { WIRE_WELCOME, 1, 36 },
-		{ WIRE_PING, 1, 8 }, { WIRE_PONG, 1, 24 },
+		{ WIRE_PING, 1, 8 }, { WIRE_PONG, 1, 40 },
 		{ WIRE_READY, 1, 4 }, { WIRE_COLLECT, 1, 8 },
 		{ WIRE_DATA, 0, 24 }, { WIRE_DONE, 1, 20 },
 		{ WIRE_ACK, 1, 4 }, { WIRE_PROC, 0, 30 },

@@ -20,6 +20,7 @@
 #include "net/auth.h"
 #include "net/mmid.h"
 #include "net/peer.h"
+#include "net/txstamp.h"
 #include "util/clock.h"
 #include "util/env.h"
 
@@ -31,6 +32,10 @@
 /* How long before their read bytes may have arrived, at most, for their
  * kernel receive time to be believed (peer_rx_time). */
 #define PEER_STAMP_MAX	1000000000u
+/* A transmit stamp's age on the real-time clock is taken as up to 1 /
+ * this longer on the monotonic one (500 ppm, the largest drift of a
+ * host's clock mainmon believes: mm_sync.h). */
+#define PEER_RATE_DIV	2000u
 
 struct peer {
 	struct bufferevent	*bev;
@@ -56,7 +61,21 @@ struct peer {
 	size_t			polled_left;
 	uint64_t		last_tick;	/* ns: the watchdog last ran */
 	uint64_t		(*clock)(void);	/* peer_set_clock; NULL: mono */
+	/* Transmit stamps of clock messages (peer_send_clock,
+	 * peer_tx_time): tx_on 1 once switched on, -1 if refused. */
+	int			tx_on;
+	int			tx_wait;	/* the last one's not read */
+	uint32_t		tx_bytes;	/* written since on, mod 2^32 */
+	uint32_t		tx_key;		/* its last byte's count */
+	uint64_t		tx_user;	/* the clock read before it */
+	uint64_t		tx_time;	/* its stamp, mono ns; 0 none */
+	uint64_t		tx_age;		/* how old when converted */
+	struct event		*err_ev;	/* drains while tx_wait */
 };
+
+static void peer_tx_drain(struct peer *p);
+static void peer_out_cb(struct evbuffer *b,
+			const struct evbuffer_cb_info *info, void *arg);
 
 void
 peer_keep_memory(void)
@@ -85,6 +104,8 @@ peer_destroy(struct peer *p)
 {
 	if (p->live_ev != NULL)
 		event_free(p->live_ev);
+	if (p->err_ev != NULL)
+		event_free(p->err_ev);
 	bufferevent_free(p->bev);
 	free(p);
 }
@@ -131,7 +152,10 @@ peer_read_more(struct peer *p, struct evbuffer *in, int keep)
 		struct cmsghdr *cm;
 		union {
 			struct cmsghdr	h;
-			char		b[CMSG_SPACE(sizeof(struct timespec))];
+			/* And a SCM_TIMESTAMPING (three timespecs) once
+			 * transmit stamps are on (peer_tx_on). */
+			char		b[CMSG_SPACE(sizeof(struct timespec)) +
+			    CMSG_SPACE(3 * sizeof(struct timespec))];
 		} cb;
 
 		memset(&mh, 0, sizeof mh);
@@ -243,6 +267,8 @@ peer_read_cb(struct bufferevent *bev, void *arg)
 	if (!polled)
 		p->last_rx = clk_mono_ns();
 	peer_read_more(p, in, polled);
+	if (p->tx_on > 0)
+		peer_tx_drain(p);
 	p->in_dispatch = 1;
 	while (!p->dead && !p->freed &&
 	    evbuffer_get_length(in) >= WIRE_HDR) {
@@ -500,28 +526,112 @@ peer_last_rx(const struct peer *p)
 	return p->last_rx;
 }
 
+/*
+ * A kernel stamp (CLOCK_REALTIME ns) on CLOCK_MONOTONIC: its age by the
+ * real-time clock, from now on the monotonic one (the two run at one
+ * rate), into *age; the monotonic clock read after the real-time one if
+ * `late` (the result is then not earlier than the truth), before it
+ * otherwise (not later).  The real-time clock is read by a system call:
+ * a library that fakes this process's clocks (tests under libfaketime)
+ * fakes both, and their difference too.  0 if the stamp is in the future
+ * or older than `max` (a clock set in the meantime).
+ */
+static uint64_t
+peer_real_to_mono(uint64_t stamp, uint64_t max, int late, uint64_t *age)
+{
+	struct timespec ts;
+	uint64_t real, mono = 0;
+
+	if (!late)
+		mono = clk_mono_ns();
+	if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts) != 0)
+		return 0;
+	if (late)
+		mono = clk_mono_ns();
+	real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (real < stamp || real - stamp > max || real - stamp > mono)
+		return 0;
+	*age = real - stamp;
+	return mono - *age;
+}
+
 uint64_t
 peer_rx_time(const struct peer *p)
 {
-	struct timespec ts;
-	uint64_t real, mono, age;
+	uint64_t mono, age, max;
 
 	if (p->rx_stamp == 0)
 		return p->last_rx;
-	/* The kernel stamps CLOCK_REALTIME: the bytes' age by it, from
-	 * now on CLOCK_MONOTONIC (the two run at one rate).  Read by a
-	 * system call: a library that fakes this process's clocks (tests
-	 * under libfaketime) fakes both, and their difference too. */
-	if (syscall(SYS_clock_gettime, CLOCK_REALTIME, &ts) != 0)
-		return p->last_rx;
-	mono = clk_mono_ns();
-	real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	age = real - p->rx_stamp;
+	max = clk_mono_ns() - p->last_rx + PEER_STAMP_MAX;
+	mono = peer_real_to_mono(p->rx_stamp, max, 1, &age);
 	/* A clock set in the meantime: the read's time stands. */
-	if (real < p->rx_stamp || age > mono - p->last_rx + PEER_STAMP_MAX ||
-	    mono - age > p->last_rx)
+	if (mono == 0 || mono > p->last_rx)
 		return p->last_rx;
-	return mono - age;
+	return mono;
+}
+
+/* Reads p's error queue: the stamp of the last clock message, if
+ * awaited and there. */
+static void
+peer_tx_drain(struct peer *p)
+{
+	evutil_socket_t fd = bufferevent_getfd(p->bev);
+	uint64_t real = 0, t, age = 0;
+
+	if (fd < 0 || !txs_drain(fd, p->tx_key, &real) || !p->tx_wait)
+		goto out;
+	p->tx_wait = 0;
+	/* Not later than the truth: the monotonic clock read first, and
+	 * the age taken as up to PEER_RATE_MAX longer on it (the two
+	 * clocks of a process under libfaketime run at two rates).  Not
+	 * before the clock read that preceded the send. */
+	t = peer_real_to_mono(real, PEER_STAMP_MAX, 0, &age);
+	t -= age / PEER_RATE_DIV + 1;
+	if (t >= p->tx_user && t < UINT64_MAX / 2) {
+		p->tx_time = t;
+		p->tx_age = age;
+	}
+out:
+	if (!p->tx_wait && p->err_ev != NULL)
+		event_del(p->err_ev);
+}
+
+static void
+peer_err_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	peer_tx_drain(arg);
+}
+
+/* Switches transmit stamps on for p's socket (once); 1 if on. */
+static int
+peer_tx_on(struct peer *p, int fd)
+{
+	if (p->tx_on != 0)
+		return p->tx_on > 0;
+	p->tx_on = -1;
+	if (txs_enable(fd) != 0)
+		return 0;
+	p->err_ev = event_new(bufferevent_get_base(p->bev), fd,
+	    EV_READ | EV_PERSIST, peer_err_cb, p);
+	if (p->err_ev == NULL || evbuffer_add_cb(bufferevent_get_output(
+	    p->bev), peer_out_cb, p) == NULL) {
+		/* Stamps asked for by no send come never. */
+		return 0;
+	}
+	p->tx_bytes = 0;
+	p->tx_on = 1;
+	return 1;
+}
+
+uint64_t
+peer_tx_time(struct peer *p, uint64_t *age)
+{
+	if (p->tx_wait && !p->dead && !p->freed)
+		peer_tx_drain(p);
+	*age = p->tx_age;
+	return p->tx_time;
 }
 
 void
@@ -563,20 +673,50 @@ peer_set_clock(struct peer *p, uint64_t (*clock)(void))
 	p->clock = clock;
 }
 
+/* Bytes libevent wrote (drained from the output): counted for the
+ * transmit stamps' keys. */
+static void
+peer_out_cb(struct evbuffer *b, const struct evbuffer_cb_info *info,
+	    void *arg)
+{
+	struct peer *p = arg;
+
+	(void)b;
+	p->tx_bytes += (uint32_t)info->n_deleted;
+}
+
 /* Writes framed message buf[len] to the socket now if nothing is queued
- * before it, and queues what it did not take; 0 or -1. */
+ * before it, and queues what it did not take; 0 or -1.  With stamp, the
+ * write asks the kernel for a transmit stamp of its last byte
+ * (peer_tx_time), when transmit stamps can be had. */
 static int
-send_or_queue(struct peer *p, const unsigned char *buf, size_t len)
+send_or_queue(struct peer *p, const unsigned char *buf, size_t len,
+	      int stamp)
 {
 	struct evbuffer *out = bufferevent_get_output(p->bev);
+	evutil_socket_t fd = bufferevent_getfd(p->bev);
 	ssize_t n = 0;
 
 	if (evbuffer_get_length(out) == 0) {
-		n = send(bufferevent_getfd(p->bev), buf, len,
-		    MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (stamp && peer_tx_on(p, fd))
+			n = txs_send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		else {
+			stamp = 0;
+			n = send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
+		}
 		/* An error is the connection's: its next write tells. */
 		if (n < 0)
 			n = 0;
+		p->tx_bytes += (uint32_t)n;
+		if (stamp && n > 0) {
+			/* Its last byte's stamp: of the message's, or
+			 * earlier (a part written), never later. */
+			p->tx_key = p->tx_bytes - 1;
+			p->tx_wait = 1;
+			peer_tx_drain(p);
+			if (p->tx_wait && p->err_ev != NULL)
+				event_add(p->err_ev, NULL);
+		}
 	}
 	return (size_t)n == len ? 0 :
 	    evbuffer_add(out, buf + n, len - (size_t)n);
@@ -597,7 +737,13 @@ peer_send_clock(struct peer *p, uint16_t type, const void *a, size_t alen,
 	wire_wr_init(&w, buf + WIRE_HDR + alen, 8);
 	*t = p->clock != NULL ? p->clock() : clk_mono_ns();
 	wire_put_u64(&w, *t);
-	return send_or_queue(p, buf, WIRE_HDR + alen + 8);
+	/* This message's stamp, or none: not an older one's. */
+	p->tx_wait = 0;
+	p->tx_time = 0;
+	p->tx_age = 0;
+	p->tx_user = *t;
+	/* A stamp is on CLOCK_MONOTONIC, not another clock's. */
+	return send_or_queue(p, buf, WIRE_HDR + alen + 8, p->clock == NULL);
 }
 
 int
@@ -610,7 +756,7 @@ peer_send_now(struct peer *p, uint16_t type, const void *a, size_t alen)
 	wire_header(buf, type, (uint32_t)alen);
 	if (alen > 0)
 		memcpy(buf + WIRE_HDR, a, alen);
-	return send_or_queue(p, buf, WIRE_HDR + alen);
+	return send_or_queue(p, buf, WIRE_HDR + alen, 0);
 }
 
 void

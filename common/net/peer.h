@@ -146,6 +146,19 @@ uint64_t peer_last_rx(const struct peer *p);
  * clock was set since.  Called while dispatching the message they ended.
  */
 uint64_t peer_rx_time(const struct peer *p);
+/*
+ * When the last message peer_send_clock sent left, by the kernel's
+ * transmit timestamp (SO_TIMESTAMPING: when its last byte was handed to
+ * the device), on CLOCK_MONOTONIC, and in *age how long after that it
+ * was put on CLOCK_MONOTONIC; 0 if unknown: the kernel gives no such
+ * stamps (not TCP, before Linux 6.2), the message was queued behind
+ * others in p's buffer (only a message written at once is stamped), its
+ * stamp has not come yet (it waits in the kernel behind other bytes:
+ * asked again, later, it may have) or was lost (the error queue full), or
+ * the clock is the TSC (peer_set_clock).  Never before the clock read
+ * peer_send_clock made; never after the message's last byte left.
+ */
+uint64_t peer_tx_time(struct peer *p, uint64_t *age);
 /* Bytes queued and not yet written to the socket. */
 size_t peer_pending(struct peer *p);
 /* Calls fn(p, arg) once, when everything queued has been written. */

@@ -255,7 +255,7 @@ static const struct wire_rule rules[] = {
 	R(HELLO,	PEER, MM,   HS,    LEAST, 6 * U32 + S + WIRE_NONCE),
 	R(WELCOME,	MM,   PEER, HS,    EXACT, U32 + WIRE_PROOF),
 	R(PING,		MM,   LM,   AUTHD, EXACT, U64),
-	R(PONG,		LM,   MM,   AUTHD, EXACT, 3 * U64),
+	R(PONG,		LM,   MM,   AUTHD, EXACT, 5 * U64),
 	R(READY,	MM,   LM,   SYNC,  EXACT, U32),
 	R(COLLECT,	MM,   LM,   READY, EXACT, 2 * U32),
 	R(DATA,		LM,   MM,   READY, LEAST, 4 * U32 + U64),

@@ -22,7 +22,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	12
+#define WIRE_VERSION	13
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -33,7 +33,8 @@ enum wire_type {
 	WIRE_WELCOME = 2,	/* MM -> LM/ctl: u32 node, u8[WIRE_PROOF]
 				   the MM's proof (auth.h) */
 	WIRE_PING = 3,		/* MM -> LM: u64 t_mm */
-	WIRE_PONG = 4,		/* LM -> MM: u64 t_mm, t_rx, t_lm */
+	WIRE_PONG = 4,		/* LM -> MM: u64 t_mm, t_rx, t_mm_prev,
+				   t_tx_prev, t_lm */
 	WIRE_READY = 5,		/* MM -> LM: clock sync done; push allowed:
 				   u32 flags (WIRE_READY_*) */
 	WIRE_COLLECT = 6,	/* MM -> LM: u32 round, u32 flags */
