@@ -666,28 +666,35 @@ moved_alike(const struct mm_piece *pc, uint32_t from, uint32_t to)
 
 /* Binary: pc's records [from, to), as they came, in one piece; its D
  * frames copied from the run the records came in where their times moved
- * together (tape_piece_from), encoded again where not. */
+ * together (tape_piece_from), encoded again where not; the sidecar told
+ * where its stretches of one kind of record are. */
 static int
 put_run(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to)
 {
+	struct tape_stretch st = { pc->seg, pc->info.nseg, from,
+		(pc->canon & REC_DENSE_ONE) != 0 };
+	const struct tape_stretch *stp;
 	ssize_t sk = 0;
 	size_t used;
 	int r;
 
 	if (mm->fmt != TAPE_FMT_BIN || to <= from)
 		return 0;
+	/* Known for pieces decoded here (in time order: admit). */
+	stp = st.one || (st.at != NULL && !pc->undec) ? &st : NULL;
 	/* Records not written in between (meta, malformed): skipped. */
 	if (pc->dense != NULL && from != pc->dmark &&
 	    (from < pc->dmark || (sk = rec_dense_skip(pc->dense + pc->dpos,
 	    pc->dlen - pc->dpos, from - pc->dmark)) < 0))
 		pc->dense = NULL;
 	if (pc->dense == NULL)
-		return tape_piece(mm->out, pc->node->id, pc->pid, pc->tid,
-		    pc->data + from, to - from);
+		return tape_piece_stretch(mm->out, pc->node->id, pc->pid,
+		    pc->tid, pc->data + from, to - from, NULL, 0, 0, stp,
+		    NULL);
 	pc->dpos += (uint32_t)sk;
-	r = tape_piece_from(mm->out, pc->node->id, pc->pid, pc->tid,
+	r = tape_piece_stretch(mm->out, pc->node->id, pc->pid, pc->tid,
 	    pc->data + from, to - from, pc->dense + pc->dpos,
-	    pc->dlen - pc->dpos, moved_alike(pc, from, to), &used);
+	    pc->dlen - pc->dpos, moved_alike(pc, from, to), stp, &used);
 	if (r != 0 || used == SIZE_MAX) {
 		pc->dense = NULL;
 		return r;

@@ -176,7 +176,7 @@ bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 static int
 bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	  const void *recs, size_t len, const void *src, size_t slen, int same,
-	  size_t *sused)
+	  const struct tape_stretch *st, size_t *sused)
 {
 	const char *p = recs, *s = src, *lim;
 	size_t off = 0, used, nrec, sp = 0, su;
@@ -217,7 +217,8 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 			return -1;
 		w->records += nrec;
 		if (w->sum != NULL)
-			tw_sum_piece(w, foff, node, pid, tid, p + off, used);
+			tw_sum_piece(w, foff, node, pid, tid, p + off, used,
+			    st, off);
 		off += used;
 	}
 	if (sused != NULL)
