@@ -299,9 +299,12 @@ boundary(const unsigned char *recs, size_t len, size_t k)
 	return off;
 }
 
+/* Where recs' stretches of one header begin (copy 3 below). */
+static uint32_t st_at[1 << 14], st_n;
+
 /* recs[a..b) in frames of cap bytes, from src's records from a on:
  * the same frames as encoding them; with copy, by rec_dense_copy_part
- * (2: told the records are of one length). */
+ * (2: told the records are of one length; 3: told st_at). */
 static void
 same_frames(const unsigned char *recs, size_t a, size_t b,
 	    const unsigned char *src, size_t slen, size_t cap, int follows,
@@ -317,7 +320,9 @@ same_frames(const unsigned char *recs, size_t a, size_t b,
 	slen -= REC_DENSE_BASE + (size_t)sk;
 	while (a < b) {
 		n1 = rec_dense_encode_part(recs + a, b - a, o1, cap, &u1, &k1);
-		n2 = copy ? rec_dense_copy_part(recs + a, b - a, src, slen,
+		n2 = copy == 3 ? rec_dense_copy_part_st(recs + a, b - a, src,
+		    slen, st_at, st_n, (uint32_t)a, o2, cap, &u2, &su, &k2) :
+		    copy ? rec_dense_copy_part(recs + a, b - a, src, slen,
 		    copy > 1, o2, cap, &u2, &su, &k2) :
 		    rec_dense_recode_part(recs + a, b - a, src, slen, o2, cap,
 		    &u2, &su, &k2);
@@ -503,7 +508,8 @@ stretchy_recs(unsigned char *b, size_t cap)
 		n = 1 + (unsigned)(rnd() % (rnd() % 4 == 0 ? 200 : 8));
 		for (k = 0; k < n && cap - off >= 64; k++) {
 			ts += rnd() % 1024 == 0 ? (uint64_t)-(int64_t)(rnd() % 50) :
-			    rnd() % 2000;
+			    k == 0 && rnd() % 8 == 0 ? (1ull << 31) + rnd() % 9 :
+			    rnd() % 2000;	/* a stretch after a long one */
 			for (i = 0; i < 4; i++)
 				s[i] = rnd() % 4 == 0 ? rnd() : rnd() % 1000;
 			switch (kind) {
@@ -634,5 +640,42 @@ Test(dense, scan_and_shifted_decode_as_record_by_record)
 		}
 		cr_assert_eq(sh.nbrk, nbrk);
 		cr_assert_eq(memcmp(out, dec, len), 0);
+	}
+}
+
+/* Stretches of one kind of record copied whole (rec_dense_copy_part_st,
+ * told where they begin as the decoding says): the frames encoding
+ * writes, from any record on, frames of any size. */
+Test(dense, copy_stretches_writes_what_encode_writes)
+{
+	static unsigned char recs[1 << 16], src[1 << 17], dec[1 << 17];
+	static const uint64_t all = UINT64_MAX, none = 0;
+	struct rec_dense_shift sh = { 1, &all, &none, NULL, 0, 0, st_at };
+	struct rec_dense_info inf;
+	struct rec_hdr h;
+	uint64_t shift;
+	size_t len, slen, a, b, cap, off;
+	int round, canon;
+
+	for (round = 0; round < 3000; round++) {
+		len = stretchy_recs(recs, sizeof recs);
+		slen = (size_t)rec_dense_encode(recs, len, src, sizeof src);
+		cr_assert_eq(rec_dense_scan(src, slen, &canon, &inf),
+		    (ssize_t)len);
+		cr_assert_lt(inf.nseg, sizeof st_at / sizeof st_at[0]);
+		cr_assert_eq(rec_dense_decode_shift(src, slen, dec, sizeof dec,
+		    &sh), (ssize_t)len);
+		st_n = inf.nseg;
+		shift = rnd();
+		for (off = 0; off < len; off += h.len) {
+			memcpy(&h, recs + off, sizeof h);
+			h.ts += shift;
+			memcpy(recs + off, &h, sizeof h);
+		}
+		a = boundary(recs, len, rnd() % (len + 1));
+		b = boundary(recs, len, a + rnd() % (len - a + 1));
+		cap = rnd() % 2 ? 8 + 4 + 16 + 16 * 8 + rnd() % 2000 :
+		    sizeof recs;
+		same_frames(recs, a, b, src, slen, cap, 1, 3);
 	}
 }

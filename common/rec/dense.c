@@ -229,17 +229,18 @@ rec_dense_recode_part(const void *recs, size_t len, const void *src,
 	return encode_from(recs, len, src, slen, out, cap, used, sused, nrec);
 }
 
-ssize_t
-rec_dense_copy_part(const void *recs, size_t len, const void *src,
-		    size_t slen, int one, void *out, size_t cap, size_t *used,
-		    size_t *sused, size_t *nrec)
+/* rec_dense_copy_part's work; with at, rec_dense_copy_part_st's. */
+static inline ssize_t
+copy_from(const void *recs, size_t len, const void *src, size_t slen,
+	  int one, const uint32_t *at, uint32_t nat, uint32_t base, void *out,
+	  size_t cap, size_t *used, size_t *sused, size_t *nrec)
 {
 	const unsigned char *p = recs, *s = src;
 	unsigned char *o = out;
 	struct rec_dense_enc e;
-	size_t off, pos, k = 1, sp, sl, rl, ns, cs, cpos, last = 0;
+	size_t off, pos, k = 1, sp, sl, rl, ns, cs, cpos, last = 0, end, m;
 	uint64_t ts;
-	uint32_t w;
+	uint32_t w, si = 0, lo, hi, mid;
 	uint16_t l;
 	ssize_t n;
 
@@ -282,6 +283,15 @@ rec_dense_copy_part(const void *recs, size_t len, const void *src,
 			*nrec = 1 + k;
 		return (ssize_t)(pos + k * sl);
 	}
+	/* The stretches after the first record. */
+	for (lo = 0, hi = at != NULL ? nat : 0; lo < hi;) {
+		mid = lo + (hi - lo) / 2;
+		if (at[mid] <= base + off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	si = lo;
 	/* The others: short ones copied as they are (their deltas are the
 	 * same), long ones (their ts whole) encoded. */
 	while (off < len) {
@@ -296,6 +306,27 @@ rec_dense_copy_part(const void *recs, size_t len, const void *src,
 				goto other;
 			if (cap - pos < rl + 4)
 				break;
+			/* The rest of its stretch: as many as fit,
+			 * reckoned. */
+			while (si < nat && at[si] - base <= off)
+				si++;
+			end = si < nat && at[si] - base < len ?
+			    at[si] - base : len;
+			if (at != NULL && end - off >= 2 * rl &&
+			    (end - off) % rl == 0 &&
+			    (slen - sp) / sl >= (end - off) / rl) {
+				m = (cap - pos - rl - 4) / sl + 1;
+				if (m > (end - off) / rl)
+					m = (end - off) / rl;
+				last = off + (m - 1) * rl;
+				pos += m * sl;
+				sp += m * sl;
+				off += m * rl;
+				k += m;
+				if (off < end)
+					break;	/* the frame is full */
+				continue;
+			}
 			last = off;
 			pos += sl;
 			sp += sl;
@@ -331,6 +362,25 @@ other:
 	n = encode_from(p, len, NULL, 0, o, cap, used, NULL, nrec);
 	*sused = SIZE_MAX;
 	return n;
+}
+
+ssize_t
+rec_dense_copy_part(const void *recs, size_t len, const void *src,
+		    size_t slen, int one, void *out, size_t cap, size_t *used,
+		    size_t *sused, size_t *nrec)
+{
+	return copy_from(recs, len, src, slen, one, NULL, 0, 0, out, cap,
+	    used, sused, nrec);
+}
+
+ssize_t
+rec_dense_copy_part_st(const void *recs, size_t len, const void *src,
+		       size_t slen, const uint32_t *at, uint32_t nat,
+		       uint32_t base, void *out, size_t cap, size_t *used,
+		       size_t *sused, size_t *nrec)
+{
+	return copy_from(recs, len, src, slen, 0, at, nat, base, out, cap,
+	    used, sused, nrec);
 }
 
 ssize_t

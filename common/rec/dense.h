@@ -98,6 +98,18 @@ ssize_t rec_dense_copy_part(const void *recs, size_t len, const void *src,
 			    size_t slen, int one, void *out, size_t cap,
 			    size_t *used, size_t *sused, size_t *nrec);
 
+/*
+ * rec_dense_copy_part knowing where in recs stretches of records of one
+ * header begin (at[i] - base bytes from recs, in order; as
+ * rec_dense_info says where, with the records those of src): the short
+ * records of a stretch are not walked, how many fit is reckoned from
+ * their one length.
+ */
+ssize_t rec_dense_copy_part_st(const void *recs, size_t len, const void *src,
+			       size_t slen, const uint32_t *at, uint32_t nat,
+			       uint32_t base, void *out, size_t cap,
+			       size_t *used, size_t *sused, size_t *nrec);
+
 /* The bytes of src[0..slen) (records of a dense run, no base) that decode
  * to its first dec bytes, or -1 if no record ends there. */
 ssize_t rec_dense_skip(const void *src, size_t slen, size_t dec);
