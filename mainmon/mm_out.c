@@ -990,7 +990,7 @@ int
 mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 	     uint64_t below)
 {
-	struct mm_piece *pc, *next;
+	struct mm_piece *pc, *next, *pn;
 	struct mm_stream *s;
 	struct mm_ack *a;
 	int r = 0;
@@ -1019,6 +1019,14 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 			continue;
 		}
 		admit(mm, c, pc, s);
+		/* A text file needs the run no more: what is held is the
+		 * records, as -m counts them. */
+		if (mm->fmt != TAPE_FMT_BIN && pc->rlen != 0) {
+			pc->seg = NULL;
+			pc->rlen = 0;
+			if ((pn = realloc(pc, sizeof *pc + pc->len)) != NULL)
+				pc = pn;
+		}
 		mm_order_add(mm, s, pc);
 		mm_plan_poll(mm);
 	}
