@@ -285,6 +285,20 @@ convert(unsigned char *recs, size_t len)
 	}
 }
 
+/* Moves the times of every record of recs[0..len) by shift. */
+static void
+move_all(unsigned char *recs, size_t len, uint64_t shift)
+{
+	struct rec_hdr h;
+	size_t off;
+
+	for (off = 0; off < len; off += h.len) {
+		memcpy(&h, recs + off, sizeof h);
+		h.ts += shift;
+		memcpy(recs + off, &h, sizeof h);
+	}
+}
+
 /* The record boundary at or after byte k of recs[0..len). */
 static size_t
 boundary(const unsigned char *recs, size_t len, size_t k)
@@ -387,29 +401,17 @@ Test(dense, recode_writes_what_encode_writes)
 Test(dense, copy_writes_what_encode_writes)
 {
 	static unsigned char recs[1 << 16], src[1 << 17];
-	struct rec_hdr h;
-	uint64_t shift;
-	size_t len, slen, a, b, cap, off;
+	size_t len, slen, a, b, cap;
 	int round;
 
 	for (round = 0; round < 3000; round++) {
 		len = random_run(recs, sizeof recs, src, 0, &slen);
-		shift = rnd();
-		for (off = 0; off < len; off += h.len) {
-			memcpy(&h, recs + off, sizeof h);
-			h.ts += shift;
-			memcpy(recs + off, &h, sizeof h);
-		}
+		move_all(recs, len, rnd());
 		a = boundary(recs, len, rnd() % (len + 1));
 		b = boundary(recs, len, a + rnd() % (len - a + 1));
 		/* The records before the part moved otherwise: its first
 		 * record's delta changed. */
-		shift = rnd() % 2 ? 1 : rnd();
-		for (off = 0; off < a; off += h.len) {
-			memcpy(&h, recs + off, sizeof h);
-			h.ts += shift;
-			memcpy(recs + off, &h, sizeof h);
-		}
+		move_all(recs, a, rnd() % 2 ? 1 : rnd());
 		cap = rnd() % 2 ? 8 + 4 + 16 + 16 * 8 + rnd() % 2000 :
 		    sizeof recs;
 		same_frames(recs, a, b, src, slen, cap, 1, 1);
@@ -652,9 +654,7 @@ Test(dense, copy_stretches_writes_what_encode_writes)
 	static const uint64_t all = UINT64_MAX, none = 0;
 	struct rec_dense_shift sh = { 1, &all, &none, NULL, 0, 0, st_at };
 	struct rec_dense_info inf;
-	struct rec_hdr h;
-	uint64_t shift;
-	size_t len, slen, a, b, cap, off;
+	size_t len, slen, a, b, cap;
 	int round, canon;
 
 	for (round = 0; round < 3000; round++) {
@@ -666,12 +666,7 @@ Test(dense, copy_stretches_writes_what_encode_writes)
 		cr_assert_eq(rec_dense_decode_shift(src, slen, dec, sizeof dec,
 		    &sh), (ssize_t)len);
 		st_n = inf.nseg;
-		shift = rnd();
-		for (off = 0; off < len; off += h.len) {
-			memcpy(&h, recs + off, sizeof h);
-			h.ts += shift;
-			memcpy(recs + off, &h, sizeof h);
-		}
+		move_all(recs, len, rnd());
 		a = boundary(recs, len, rnd() % (len + 1));
 		b = boundary(recs, len, a + rnd() % (len - a + 1));
 		cap = rnd() % 2 ? 8 + 4 + 16 + 16 * 8 + rnd() % 2000 :

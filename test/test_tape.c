@@ -217,6 +217,34 @@ slurp(const char *p, size_t *n)
 	return b;
 }
 
+/* Closes w1 and w2 (files p1 and p2): the same records, the same bytes,
+ * the same sidecars. */
+static void
+same_files(struct tape_w *w1, const char *p1, struct tape_w *w2,
+	   const char *p2)
+{
+	char i1[PATH_MAX], i2[PATH_MAX];
+	unsigned char *b1, *b2;
+	size_t n1, n2;
+
+	cr_assert_eq(tape_records(w1), tape_records(w2));
+	cr_assert_eq(tape_close(w1), 0);
+	cr_assert_eq(tape_close(w2), 0);
+	b1 = slurp(p1, &n1);
+	b2 = slurp(p2, &n2);
+	cr_assert(n1 == n2 && memcmp(b1, b2, n1) == 0, "the files differ");
+	free(b1);
+	free(b2);
+	snprintf(i1, sizeof i1, "%s.idx", p1);
+	snprintf(i2, sizeof i2, "%s.idx", p2);
+	b1 = slurp(i1, &n1);
+	b2 = slurp(i2, &n2);
+	cr_assert(n1 == n2 && n1 > 0 && memcmp(b1, b2, n1) == 0,
+	    "the sidecars differ");
+	free(b1);
+	free(b2);
+}
+
 /* The same records written in D frames encoded again (tape_piece) and
  * copied from the run they came in (tape_piece_from, as mainmon does),
  * their times moved (a clock conversion: steps of a nanosecond, a jump),
@@ -225,10 +253,8 @@ Test(tape, binary_pieces_from_dense)
 {
 	const char *p1 = path("enc.bin"), *p2 = path("copy.bin");
 	static unsigned char recs[6000 * 40], run[sizeof recs * 2];
-	char i1[PATH_MAX], i2[PATH_MAX];
-	unsigned char *b1, *b2;
 	struct tape_w *w1, *w2;
-	size_t len = 0, rlen, n1, n2, used, sp = REC_DENSE_BASE, mark = 0;
+	size_t len = 0, rlen, used, sp = REC_DENSE_BASE, mark = 0;
 	size_t from, to, k;
 	uint64_t v[3], shift = 5000;
 	struct rec_hdr h;
@@ -286,22 +312,7 @@ Test(tape, binary_pieces_from_dense)
 		sp += used;
 		mark = to;
 	}
-	cr_assert_eq(tape_records(w1), tape_records(w2));
-	cr_assert_eq(tape_close(w1), 0);
-	cr_assert_eq(tape_close(w2), 0);
-	b1 = slurp(p1, &n1);
-	b2 = slurp(p2, &n2);
-	cr_assert(n1 == n2 && memcmp(b1, b2, n1) == 0, "the files differ");
-	free(b1);
-	free(b2);
-	snprintf(i1, sizeof i1, "%s.idx", p1);
-	snprintf(i2, sizeof i2, "%s.idx", p2);
-	b1 = slurp(i1, &n1);
-	b2 = slurp(i2, &n2);
-	cr_assert(n1 == n2 && n1 > 0 && memcmp(b1, b2, n1) == 0,
-	    "the sidecars differ");
-	free(b1);
-	free(b2);
+	same_files(w1, p1, w2, p2);
 }
 
 Test(tape, many_records_cross_buffer)
@@ -932,12 +943,10 @@ Test(tape, sidecar_of_stretches)
 	const char *p1 = path("walk.bin"), *p2 = path("stretch.bin");
 	static unsigned char recs[40000 * 24];
 	static uint32_t at[40000];
-	char i1[PATH_MAX], i2[PATH_MAX];
-	unsigned char *b1, *b2;
 	struct tape_w *w1, *w2;
 	struct tape_stretch st;
 	struct rec_hdr h, hp;
-	size_t len = 0, n1, n2, from, to, k;
+	size_t len = 0, from, to, k;
 	uint64_t v[1], ts = 1000000;
 	uint32_t nat = 0;
 	unsigned i, j, n;
@@ -990,20 +999,5 @@ Test(tape, sidecar_of_stretches)
 	st.one = 1;
 	cr_assert_eq(tape_piece_stretch(w2, 1, 2, 4, recs, len, NULL, 0, 0,
 	    &st, NULL), 0);
-	cr_assert_eq(tape_records(w1), tape_records(w2));
-	cr_assert_eq(tape_close(w1), 0);
-	cr_assert_eq(tape_close(w2), 0);
-	b1 = slurp(p1, &n1);
-	b2 = slurp(p2, &n2);
-	cr_assert(n1 == n2 && memcmp(b1, b2, n1) == 0, "the files differ");
-	free(b1);
-	free(b2);
-	snprintf(i1, sizeof i1, "%s.idx", p1);
-	snprintf(i2, sizeof i2, "%s.idx", p2);
-	b1 = slurp(i1, &n1);
-	b2 = slurp(i2, &n2);
-	cr_assert(n1 == n2 && n1 > 0 && memcmp(b1, b2, n1) == 0,
-	    "the sidecars differ");
-	free(b1);
-	free(b2);
+	same_files(w1, p1, w2, p2);
 }
