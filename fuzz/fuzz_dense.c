@@ -3,8 +3,10 @@
  * (common/rec/dense.c, doc/formats.md 2.6).
  *
  * Input: any bytes, read two ways.
- *  - As a dense run: rec_dense_len and rec_dense_decode must agree (both
- *    fail, or give the same length); what decodes is whole, well-formed
+ *  - As a dense run: rec_dense_len, rec_dense_decode and rec_dense_scan
+ *    (mainmon's check on arrival, which also says what
+ *    rec_dense_decode_canon does of the run) must agree (all fail, or
+ *    give the same length); what decodes is whole, well-formed
  *    records, at most twice the run's bytes; encoded again and decoded,
  *    it gives the same records back.
  *    Written again in frames from the run's own bytes
@@ -75,20 +77,25 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	size_t cap = REC_DENSE_OUT_MAX(size), ok, fcap;
+	struct rec_dense_info inf;
 	unsigned char *out;
 	ssize_t n, m;
-	int canon;
+	int canon, canon2;
 
 	/* As a dense run. */
 	CHECK((out = malloc(cap + 1)) != NULL);
 	n = rec_dense_len(data, size);
 	m = rec_dense_decode(data, size, out, cap);
 	CHECK(n == m);
+	/* mainmon's check of a DATA on arrival: the decoding's answer. */
+	CHECK(rec_dense_scan(data, size, &canon2, &inf) == m);
 	if (m >= 0) {
 		CHECK((size_t)m <= cap);
 		CHECK(rec_valid_prefix(out, (size_t)m) == (size_t)m);
 		CHECK(rec_dense_decode_canon(data, size, out, cap, &canon) ==
 		    m);
+		CHECK(canon2 == canon);
+		CHECK(inf.nseg < inf.nrec || inf.nrec == 0);
 		for (fcap = REC_DENSE_BASE + 4 + REC_MAX; m > 0;
 		    fcap = REC_DENSE_MAX((size_t)m)) {
 			frames(data, size, out, (size_t)m, fcap, 0);

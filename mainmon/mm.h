@@ -9,6 +9,7 @@
 #include "net/mmid.h"
 #include "net/wire.h"
 #include "plan/plan.h"
+#include "rec/dense.h"
 #include "rec/rec.h"
 #include "tape.h"
 #include "util/hmap.h"
@@ -144,6 +145,18 @@ struct mm_piece {
 	uint8_t		canon;
 	uint8_t		nbrk;
 	uint32_t	brk[MM_BRK_MAX];
+	/* Not decoded yet (undec): data[0..len) is to be decoded from the
+	 * run at data[len..len + rlen), which admit (mm_out.c) does, with
+	 * the clock conversion where it is a shift for the whole run; what
+	 * rec_dense_scan said of it on arrival. */
+	uint8_t		undec;
+	uint32_t	rlen;
+	struct rec_dense_info	info;
+	/* Where its stretches of records of one header begin (but the
+	 * first), info.nseg of them, decoded offsets in order (mm_out_piece
+	 * finds which records come before a time by bisecting them); NULL:
+	 * not known (too many, the piece mainmon's own or trimmed). */
+	uint32_t	*seg;
 	unsigned char	data[];
 };
 
@@ -781,6 +794,24 @@ void mm_rotate_note(struct mm_proc *p, int how, uint64_t ts,
 /* Drops from pc what was already written (trimming it); returns 1 if
  * nothing of it is left, 0 to write it, -1 if it does not fit. */
 int mm_dedup(struct mm *mm, struct mm_conn *c, struct mm_piece *pc);
+/* Decodes pc's run into its records, their times moved by sh (NULL:
+ * not moved), if it is not decoded yet (checked on arrival by
+ * rec_dense_scan: cannot fail). */
+static inline void
+mm_piece_decode(struct mm_piece *pc, struct rec_dense_shift *sh)
+{
+	static const uint64_t all = UINT64_MAX, none = 0;
+	struct rec_dense_shift no = { 1, &all, &none, NULL, 0, 0, NULL };
+
+	if (!pc->undec)
+		return;
+	if (sh == NULL)
+		sh = &no;
+	sh->seg = pc->seg;
+	(void)rec_dense_decode_shift(pc->data + pc->len, pc->rlen, pc->data,
+	    pc->len, sh);
+	pc->undec = 0;
+}
 /* Forgets the marks of segment seg_id (its LM ended cleanly). */
 void mm_dedup_forget(struct mm *mm, uint64_t seg_id);
 void mm_dedup_free(struct mm *mm);

@@ -80,6 +80,7 @@ mm_dedup(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 		/* The same chunk's bytes are the same records: what follows
 		 * the mark starts on a record. */
 		skip = k->end - pc->off;
+		mm_piece_decode(pc, NULL);
 		if (rec_valid_prefix(pc->data + skip, pc->len - skip) !=
 		    pc->len - skip) {
 			log_warn("%s: process %u: a piece sent again does not "
@@ -89,6 +90,7 @@ mm_dedup(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 		}
 		memmove(pc->data, pc->data + skip, pc->len - skip);
 		pc->dense = NULL;	/* rare: its D frames encoded again */
+		pc->seg = NULL;
 		pc->len -= (uint32_t)skip;
 		pc->off += (uint32_t)skip;
 		mm->dup_bytes += skip;

@@ -666,28 +666,35 @@ moved_alike(const struct mm_piece *pc, uint32_t from, uint32_t to)
 
 /* Binary: pc's records [from, to), as they came, in one piece; its D
  * frames copied from the run the records came in where their times moved
- * together (tape_piece_from), encoded again where not. */
+ * together (tape_piece_from), encoded again where not; the sidecar told
+ * where its stretches of one kind of record are. */
 static int
 put_run(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to)
 {
+	struct tape_stretch st = { pc->seg, pc->info.nseg, from,
+		(pc->canon & REC_DENSE_ONE) != 0 };
+	const struct tape_stretch *stp;
 	ssize_t sk = 0;
 	size_t used;
 	int r;
 
 	if (mm->fmt != TAPE_FMT_BIN || to <= from)
 		return 0;
+	/* Known for pieces decoded here (in time order: admit). */
+	stp = st.one || (st.at != NULL && !pc->undec) ? &st : NULL;
 	/* Records not written in between (meta, malformed): skipped. */
 	if (pc->dense != NULL && from != pc->dmark &&
 	    (from < pc->dmark || (sk = rec_dense_skip(pc->dense + pc->dpos,
 	    pc->dlen - pc->dpos, from - pc->dmark)) < 0))
 		pc->dense = NULL;
 	if (pc->dense == NULL)
-		return tape_piece(mm->out, pc->node->id, pc->pid, pc->tid,
-		    pc->data + from, to - from);
+		return tape_piece_stretch(mm->out, pc->node->id, pc->pid,
+		    pc->tid, pc->data + from, to - from, NULL, 0, 0, stp,
+		    NULL);
 	pc->dpos += (uint32_t)sk;
-	r = tape_piece_from(mm->out, pc->node->id, pc->pid, pc->tid,
+	r = tape_piece_stretch(mm->out, pc->node->id, pc->pid, pc->tid,
 	    pc->data + from, to - from, pc->dense + pc->dpos,
-	    pc->dlen - pc->dpos, moved_alike(pc, from, to), &used);
+	    pc->dlen - pc->dpos, moved_alike(pc, from, to), stp, &used);
 	if (r != 0 || used == SIZE_MAX) {
 		pc->dense = NULL;
 		return r;
@@ -728,6 +735,29 @@ first_at(const unsigned char *d, uint32_t off, uint32_t len, uint32_t l,
 	return off + lo * l;
 }
 
+/* The end of the stretch of records of one header (short, of one
+ * length) the record at off is in (REC_DENSE_ONE: the piece), or off if
+ * not known. */
+static uint32_t
+stretch_end(const struct mm_piece *pc, uint32_t off)
+{
+	uint32_t lo = 0, hi = pc->info.nseg, mid;
+
+	if (pc->canon & REC_DENSE_ONE)
+		return pc->len;
+	if (pc->seg == NULL || pc->undec)
+		return off;
+	/* The first beginning after off. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pc->seg[mid] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < pc->info.nseg ? pc->seg[lo] : pc->len;
+}
+
 /*
  * Pass 2, in time order (mm_order.c): the records of pc from pc->pos on,
  * up to time w (exclusive).  Timestamps are already mainmon's.  Binary:
@@ -742,7 +772,7 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	const unsigned char *d = pc->data;
 	struct rec_hdr h;
 	uint64_t out_ts = mm->order.out_ts, late = 0;
-	uint32_t off, run = pc->pos, fixed = 0, len = pc->len, end;
+	uint32_t off, run = pc->pos, fixed = 0, len = pc->len, end, send;
 	int32_t eid = 0;
 	int bin = mm->fmt == TAPE_FMT_BIN;
 
@@ -758,13 +788,13 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 			out_ts = h.ts;
 		/* The type of the record before, with no string and no
 		 * causality to check: the length says it matches.  In a
-		 * piece of one kind of record, so do all the others: those
-		 * before w found by their times (not decreasing; the late
-		 * ones, before out_ts, first). */
+		 * piece of one kind of record, or a stretch of them, so do
+		 * all the others: those before w found by their times (not
+		 * decreasing; the late ones, before out_ts, first). */
 		if (fixed != 0 && h.eid == eid && h.len >= fixed &&
 		    h.cls != REC_CLASS_META) {
-			if (pc->canon & REC_DENSE_ONE) {
-				end = first_at(d, off + h.len, len, h.len, w);
+			if ((send = stretch_end(pc, off)) > off + h.len) {
+				end = first_at(d, off + h.len, send, h.len, w);
 				late += (first_at(d, off + h.len, end, h.len,
 				    out_ts) - off - h.len) / h.len;
 				if (end > off + h.len &&
@@ -822,10 +852,59 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 }
 
 /*
+ * A piece not decoded yet whose conversion is a shift, or a few, for the
+ * whole run: decoded with them, in one pass, and 1 returned; 0 if its
+ * records must be looked at one by one (admit's loop).  So when the run's
+ * times do not go back (rec_dense_info.mono), no host clock needs
+ * converting first (TSC), every time from the first to the last converts
+ * by the newest model in at most ADMIT_STEPS shifts (the rounding of the
+ * model's rate steps by a nanosecond now and then: mm_sync_memo_steps),
+ * times stay in order, nothing is clamped (after the stream's last,
+ * not after now, none within the model's error below the LM's floor),
+ * and no record is a definition or a block name.
+ */
+#define ADMIT_STEPS	32
+static int
+admit_run(struct mm_conn *c, struct mm_piece *pc, struct mm_stream *s,
+	  struct mm_sync_memo *memo, uint64_t now)
+{
+	const struct rec_dense_info *in = &pc->info;
+	struct rec_dense_shift sh;
+	uint64_t upto[ADMIT_STEPS], by[ADMIT_STEPS], t0, t1, err;
+	uint32_t n;
+
+	if (!pc->undec || !in->mono || c->tsc || in->nmeta != 0 ||
+	    in->nrec == 0 ||
+	    (in->pre & (1ull << REC_EID_BIT(REC_EID_BLOCK_NAME))) != 0 ||
+	    (n = mm_sync_memo_steps(memo, &c->book, &c->clk.model, in->first,
+	    in->last, upto, by, ADMIT_STEPS)) == 0)
+		return 0;
+	t0 = in->first + by[0];
+	t1 = in->last + by[n - 1];
+	err = memo->u != NULL ? memo->u->md.err : c->clk.model.err;
+	if (t1 > now || t0 < s->last_ts || (t0 < c->floor &&
+	    (c->floor < err || t1 >= c->floor - err)))
+		return 0;
+	sh.n = n;
+	sh.upto = upto;
+	sh.by = by;
+	sh.brk = pc->brk;
+	sh.brk_max = MM_BRK_MAX;
+	mm_piece_decode(pc, &sh);
+	pc->nbrk = (uint8_t)sh.nbrk;
+	s->last_ts = t1;
+	if (t1 > c->node->sync_high)
+		c->node->sync_high = t1;
+	c->records += in->nrec;
+	return 1;
+}
+
+/*
  * Pass 1, as the batch is taken: a piece's definitions are recorded, its
  * timestamps put on mainmon's clock, none before its stream's last
  * (s->last_ts), and block names noted (grmctl stats wants them whatever
- * the order).  One pass over the records.
+ * the order).  One pass over the records, the decoding's (admit_run)
+ * where they need no look one by one.
  */
 static void
 admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
@@ -845,6 +924,9 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 	 * or the node's highest (kept in locals: this loop runs per
 	 * record). */
 	mm_sync_memo_init(&memo, &c->book, &c->clk.model);
+	if (admit_run(c, pc, s, &memo, now))
+		return;
+	mm_piece_decode(pc, NULL);
 	for (off = 0; off < pc->len; off += h.len) {
 		memcpy(&h, pc->data + off, sizeof h);
 		ts = mm_sync_conv_memo(&memo, &c->book, &c->clk.model,
@@ -908,7 +990,7 @@ int
 mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 	     uint64_t below)
 {
-	struct mm_piece *pc, *next;
+	struct mm_piece *pc, *next, *pn;
 	struct mm_stream *s;
 	struct mm_ack *a;
 	int r = 0;
@@ -937,6 +1019,14 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 			continue;
 		}
 		admit(mm, c, pc, s);
+		/* A text file needs the run no more: what is held is the
+		 * records, as -m counts them. */
+		if (mm->fmt != TAPE_FMT_BIN && pc->rlen != 0) {
+			pc->seg = NULL;
+			pc->rlen = 0;
+			if ((pn = realloc(pc, sizeof *pc + pc->len)) != NULL)
+				pc = pn;
+		}
 		mm_order_add(mm, s, pc);
 		mm_plan_poll(mm);
 	}

@@ -430,10 +430,11 @@ static int
 mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 {
 	struct mm *mm = c->mm;
-	struct mm_piece *pc, *pn;
+	struct rec_dense_info info;
+	struct mm_piece *pc;
 	uint32_t pid, tid, session, off;
 	uint64_t seq;
-	size_t len, dlen, keep;
+	size_t len, dlen, nseg;
 	ssize_t n;
 	int canon;
 
@@ -442,31 +443,33 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	seq = wire_get_u64(msg);
 	session = wire_get_u32(msg);
 	off = wire_get_u32(msg);
-	/* The records come dense (doc/protocol.md, DATA): decoded here,
-	 * in one pass, into the bytes of the chunk, which the rest works
-	 * on.  Room for the most they can be; two ints a record fill it.
-	 * A binary file's D frames are made from the run as it came: kept
-	 * after the records. */
+	/* The records come dense (doc/protocol.md, DATA): checked here,
+	 * and kept as they came after the room they take decoded; admit
+	 * (mm_out.c) decodes them once the batch is taken, converting their
+	 * times in the same pass where it can.  A binary file's D frames
+	 * are made from the run as it came. */
 	dlen = wire_rd_left(msg);
 	if (dlen > REC_DENSE_MAX(WIRE_CHUNK_MAX))
 		return -1;
-	keep = mm->fmt == TAPE_FMT_BIN ? dlen : 0;
-	if ((pc = malloc(sizeof *pc + REC_DENSE_OUT_MAX(dlen) + keep)) == NULL)
-		return -1;
-	n = rec_dense_decode_canon(msg->p + msg->off, dlen, pc->data,
-	    REC_DENSE_OUT_MAX(dlen), &canon);
+	n = rec_dense_scan(msg->p + msg->off, dlen, &canon, &info);
 	len = (size_t)n;
 	if (n <= 0 || c->batch_bytes + len > MM_BATCH_MAX ||
-	    off > WIRE_CHUNK_MAX || len > WIRE_CHUNK_MAX - off) {
-		free(pc);
+	    off > WIRE_CHUNK_MAX || len > WIRE_CHUNK_MAX - off)
 		return -1;
-	}
-	memcpy(pc->data + len, msg->p + msg->off, keep);
-	if (len < REC_DENSE_OUT_MAX(dlen) &&
-	    (pn = realloc(pc, sizeof *pc + len + keep)) != NULL)
-		pc = pn;
-	pc->dense = keep != 0 ? pc->data + len : NULL;
-	pc->dlen = (uint32_t)keep;
+	/* Its stretches of one kind of record noted if they are long
+	 * enough to save walking them (8 records on average). */
+	nseg = (size_t)info.nseg * 8 <= info.nrec ? info.nseg : 0;
+	if ((pc = malloc(sizeof *pc + len + dlen + 4 * nseg + 4)) == NULL)
+		return -1;
+	memcpy(pc->data + len, msg->p + msg->off, dlen);
+	pc->seg = (size_t)info.nseg * 8 <= info.nrec ?
+	    (uint32_t *)(void *)(pc->data + ((len + dlen + 3) & ~(size_t)3)) :
+	    NULL;
+	pc->undec = 1;
+	pc->rlen = (uint32_t)dlen;
+	pc->info = info;
+	pc->dense = mm->fmt == TAPE_FMT_BIN ? pc->data + len : NULL;
+	pc->dlen = mm->fmt == TAPE_FMT_BIN ? (uint32_t)dlen : 0;
 	pc->dpos = REC_DENSE_BASE;
 	pc->dmark = 0;
 	pc->canon = (uint8_t)canon;

@@ -150,6 +150,45 @@ mm_sync_memo_learn(struct mm_sync_memo *m, int64_t x)
 	m->hi = memo_end(md, a < c ? c : a, -1, x, r);
 }
 
+uint32_t
+mm_sync_memo_steps(struct mm_sync_memo *m, struct mm_sync_book *b,
+		   const struct mm_sync_model *fallback, uint64_t first,
+		   uint64_t last, uint64_t *upto, uint64_t *by, uint32_t max)
+{
+	const struct mm_sync_used *u;
+	uint64_t h = first, t, s;
+	int64_t x;
+	uint32_t k = 0, tries;
+
+	if (last < first || max == 0)
+		return 0;
+	/* The memo's intervals stop a few ns short of where r changes
+	 * (mm_sync_memo_learn): those in between, of the same shift, join
+	 * the step before. */
+	for (tries = 0; tries < 16 * max; tries++) {
+		t = mm_sync_conv_memo(m, b, fallback, h, &u);
+		if (u != m->u || (u != NULL && t < u->from))
+			return 0;
+		s = t - h;
+		if (h == first || s != by[k]) {
+			if (h != first && (++k == max ||
+			    (int64_t)(s - by[k - 1]) < -1))
+				return 0;
+			by[k] = s;
+		}
+		/* The memo's interval now holds h's x: h to its end share
+		 * a shift. */
+		x = (int64_t)(h - m->md->m0 - (uint64_t)m->md->off0);
+		upto[k] = h + ((uint64_t)m->hi - (uint64_t)x);
+		if (upto[k] < h || upto[k] >= last) {
+			upto[k] = UINT64_MAX;
+			return k + 1;
+		}
+		h = upto[k] + 1;
+	}
+	return 0;
+}
+
 const struct mm_sync_used *
 mm_sync_current(const struct mm_sync_book *b)
 {

@@ -234,6 +234,23 @@ mm_sync_conv_memo(struct mm_sync_memo *m, struct mm_sync_book *b,
 	}
 	return mm_sync_conv(b, fallback, h, u);
 }
+
+/*
+ * The host times [first, last] of a run in order as a few shifts: with m
+ * and b as for mm_sync_conv_memo, fills upto[0..n) and by[0..n) (n at
+ * most max) so that every h in [first, last] converts to h + by[i], i
+ * the first with h <= upto[i] (upto[n - 1] is UINT64_MAX), by the
+ * memo's model (the book's newest, or fallback if none: every one of
+ * them from its start on), each shift at most a nanosecond less than
+ * the one before (converted times in order stay in order).  Returns n,
+ * or 0 if the run is not so (more than max shifts, another model, a
+ * larger step back).
+ */
+uint32_t mm_sync_memo_steps(struct mm_sync_memo *m, struct mm_sync_book *b,
+			    const struct mm_sync_model *fallback,
+			    uint64_t first, uint64_t last, uint64_t *upto,
+			    uint64_t *by, uint32_t max);
+
 void mm_sync_book_free(struct mm_sync_book *b);
 
 /* Drift in parts per billion, rounded (for files and status). */

@@ -285,6 +285,20 @@ convert(unsigned char *recs, size_t len)
 	}
 }
 
+/* Moves the times of every record of recs[0..len) by shift. */
+static void
+move_all(unsigned char *recs, size_t len, uint64_t shift)
+{
+	struct rec_hdr h;
+	size_t off;
+
+	for (off = 0; off < len; off += h.len) {
+		memcpy(&h, recs + off, sizeof h);
+		h.ts += shift;
+		memcpy(recs + off, &h, sizeof h);
+	}
+}
+
 /* The record boundary at or after byte k of recs[0..len). */
 static size_t
 boundary(const unsigned char *recs, size_t len, size_t k)
@@ -299,9 +313,12 @@ boundary(const unsigned char *recs, size_t len, size_t k)
 	return off;
 }
 
+/* Where recs' stretches of one header begin (copy 3 below). */
+static uint32_t st_at[1 << 14], st_n;
+
 /* recs[a..b) in frames of cap bytes, from src's records from a on:
  * the same frames as encoding them; with copy, by rec_dense_copy_part
- * (2: told the records are of one length). */
+ * (2: told the records are of one length; 3: told st_at). */
 static void
 same_frames(const unsigned char *recs, size_t a, size_t b,
 	    const unsigned char *src, size_t slen, size_t cap, int follows,
@@ -317,7 +334,9 @@ same_frames(const unsigned char *recs, size_t a, size_t b,
 	slen -= REC_DENSE_BASE + (size_t)sk;
 	while (a < b) {
 		n1 = rec_dense_encode_part(recs + a, b - a, o1, cap, &u1, &k1);
-		n2 = copy ? rec_dense_copy_part(recs + a, b - a, src, slen,
+		n2 = copy == 3 ? rec_dense_copy_part_st(recs + a, b - a, src,
+		    slen, st_at, st_n, (uint32_t)a, o2, cap, &u2, &su, &k2) :
+		    copy ? rec_dense_copy_part(recs + a, b - a, src, slen,
 		    copy > 1, o2, cap, &u2, &su, &k2) :
 		    rec_dense_recode_part(recs + a, b - a, src, slen, o2, cap,
 		    &u2, &su, &k2);
@@ -382,29 +401,17 @@ Test(dense, recode_writes_what_encode_writes)
 Test(dense, copy_writes_what_encode_writes)
 {
 	static unsigned char recs[1 << 16], src[1 << 17];
-	struct rec_hdr h;
-	uint64_t shift;
-	size_t len, slen, a, b, cap, off;
+	size_t len, slen, a, b, cap;
 	int round;
 
 	for (round = 0; round < 3000; round++) {
 		len = random_run(recs, sizeof recs, src, 0, &slen);
-		shift = rnd();
-		for (off = 0; off < len; off += h.len) {
-			memcpy(&h, recs + off, sizeof h);
-			h.ts += shift;
-			memcpy(recs + off, &h, sizeof h);
-		}
+		move_all(recs, len, rnd());
 		a = boundary(recs, len, rnd() % (len + 1));
 		b = boundary(recs, len, a + rnd() % (len - a + 1));
 		/* The records before the part moved otherwise: its first
 		 * record's delta changed. */
-		shift = rnd() % 2 ? 1 : rnd();
-		for (off = 0; off < a; off += h.len) {
-			memcpy(&h, recs + off, sizeof h);
-			h.ts += shift;
-			memcpy(recs + off, &h, sizeof h);
-		}
+		move_all(recs, a, rnd() % 2 ? 1 : rnd());
 		cap = rnd() % 2 ? 8 + 4 + 16 + 16 * 8 + rnd() % 2000 :
 		    sizeof recs;
 		same_frames(recs, a, b, src, slen, cap, 1, 1);
@@ -486,4 +493,184 @@ Test(dense, copy_runs_of_one_length)
 	slen = (size_t)rec_dense_encode(recs, len, src, sizeof src);
 	rec_dense_decode_canon(src, slen, dec, sizeof dec, &canon);
 	cr_assert_eq(canon, REC_DENSE_CANON);
+}
+
+/* Records in stretches of one header (as a thread tracing a loop writes
+ * them: a block begun, events, the block ended), now and then another,
+ * meta or long; their bytes. */
+static size_t
+stretchy_recs(unsigned char *b, size_t cap)
+{
+	uint64_t s[4], ts = rnd();
+	size_t off = 0;
+	unsigned i, k, n, kind;
+
+	while (cap - off >= 64 && rnd() % 40 != 0) {
+		kind = (unsigned)(rnd() % 5);
+		n = 1 + (unsigned)(rnd() % (rnd() % 4 == 0 ? 200 : 8));
+		for (k = 0; k < n && cap - off >= 64; k++) {
+			ts += rnd() % 1024 == 0 ? (uint64_t)-(int64_t)(rnd() % 50) :
+			    k == 0 && rnd() % 8 == 0 ? (1ull << 31) + rnd() % 9 :
+			    rnd() % 2000;	/* a stretch after a long one */
+			for (i = 0; i < 4; i++)
+				s[i] = rnd() % 4 == 0 ? rnd() : rnd() % 1000;
+			switch (kind) {
+			case 0:
+				put(b, &off, REC_CLASS_USER, REC_ATTR_POINT, 1,
+				    ts, s, 2);
+				break;
+			case 1:
+				put(b, &off, REC_CLASS_USER, REC_ATTR_POINT,
+				    REC_EID_BLOCK_BEGIN, ts, s, 1);
+				break;
+			case 2:
+				put(b, &off, REC_CLASS_META, 1, 5, ts, s, 3);
+				break;
+			case 3:
+				put(b, &off, REC_CLASS_USER, REC_ATTR_POINT,
+				    REC_EID_BLOCK_NAME, ts, s, 2);
+				break;
+			default:
+				put(b, &off, 3, 2, 7, ts, s, 4);
+			}
+		}
+	}
+	return off;
+}
+
+/* What rec_dense_scan says of a run, and what rec_dense_decode_shift
+ * writes (mainmon's fast path: a run admitted whole), against the slow
+ * path: the run decoded, then each record looked at one by one. */
+Test(dense, scan_and_shifted_decode_as_record_by_record)
+{
+	static unsigned char recs[1 << 16], src[1 << 17], dec[1 << 17],
+	    out[1 << 17];
+	static uint32_t seg[1 << 14];
+	struct rec_dense_info inf;
+	struct rec_dense_shift sh;
+	struct rec_hdr h, hp;
+	uint64_t upto[6], by[6], base, pre, first, last, t;
+	uint32_t brk[3], nbrk, nseg, k, kp, i, w, n;
+	size_t len, slen, off, sp;
+	int round, odd, canon, canon2, mono, lng, plng;
+
+	for (round = 0; round < 3000; round++) {
+		len = round % 2 ? stretchy_recs(recs, sizeof recs) :
+		    random_recs(recs, sizeof recs, 1 + rnd() % 400);
+		slen = random_src(recs, len, src, round % 4 < 2, &odd);
+		cr_assert_eq(rec_dense_decode_canon(src, slen, dec, sizeof dec,
+		    &canon), (ssize_t)len);
+		cr_assert_eq(rec_dense_scan(src, slen, &canon2, &inf),
+		    (ssize_t)len);
+		cr_assert_eq(canon2, canon);
+		/* The same, record by record. */
+		memcpy(&base, src, 8);
+		pre = 0;
+		first = last = 0;
+		mono = 1;
+		nseg = 0;
+		plng = 0;
+		memset(&hp, 0, sizeof hp);
+		for (off = 0, sp = REC_DENSE_BASE, n = 0; off < len;
+		    off += h.len, n++) {
+			memcpy(&h, dec + off, sizeof h);
+			memcpy(&w, src + sp, 4);
+			lng = (w & 3) == 2;
+			sp += lng ? 4 + h.len : 8 + (h.len - 16) / 2;
+			if (h.eid < 0 && h.eid >= -REC_EID_BIAS)
+				pre |= 1ull << (h.eid + REC_EID_BIAS);
+			mono &= h.ts >= (n == 0 ? base : last);
+			if (n == 0)
+				first = h.ts;
+			else if (lng || plng || h.len != hp.len ||
+			    h.cls != hp.cls || h.attr != hp.attr ||
+			    h.eid != hp.eid)
+				cr_assert_eq(seg[nseg++] = (uint32_t)off, off);
+			last = h.ts;
+			hp = h;
+			plng = lng;
+		}
+		cr_assert_eq(sp, slen);
+		cr_assert_eq(inf.nrec, n);
+		cr_assert_eq(inf.pre, pre);
+		cr_assert_eq(inf.mono, mono);
+		cr_assert_eq(inf.nseg, nseg);
+		if (n > 0) {
+			cr_assert_eq(inf.first, first);
+			cr_assert_eq(inf.last, last);
+		}
+		for (off = 0, i = 0; off < len; off += h.len) {
+			memcpy(&h, dec + off, sizeof h);
+			i += h.cls == REC_CLASS_META;
+		}
+		cr_assert_eq(inf.nmeta, i);
+		/* Shifted by steps: at random times between the first's and
+		 * the last's. */
+		sh.n = 1 + (uint32_t)(rnd() % 6);
+		for (i = 0; i < sh.n; i++) {
+			upto[i] = first + (last > first ? rnd() % (last - first +
+			    1) : 0);
+			for (k = i; k > 0 && upto[k - 1] > upto[k]; k--) {
+				t = upto[k];
+				upto[k] = upto[k - 1];
+				upto[k - 1] = t;
+			}
+			by[i] = rnd() % 3 == 0 ? rnd() : by[i > 0 ? i - 1 : 0] +
+			    rnd() % 3;
+		}
+		upto[sh.n - 1] = UINT64_MAX;
+		sh.upto = upto;
+		sh.by = by;
+		sh.brk = brk;
+		sh.brk_max = 3;
+		sh.seg = seg + nseg;
+		cr_assert_eq(rec_dense_decode_shift(src, slen, out, sizeof out,
+		    &sh), (ssize_t)len);
+		cr_assert_eq(memcmp(seg, seg + nseg, 4 * (size_t)nseg), 0);
+		for (off = 0, k = 0, kp = 0, nbrk = 0; off < len; off += h.len) {
+			memcpy(&h, dec + off, sizeof h);
+			while (k + 1 < sh.n && h.ts > upto[k])
+				k++;
+			if (off > 0 && by[k] != by[kp] && nbrk <= 3) {
+				if (nbrk < 3)
+					cr_assert_eq(brk[nbrk], off);
+				nbrk++;
+			}
+			kp = k;
+			h.ts += by[k];
+			memcpy(dec + off, &h, sizeof h);
+		}
+		cr_assert_eq(sh.nbrk, nbrk);
+		cr_assert_eq(memcmp(out, dec, len), 0);
+	}
+}
+
+/* Stretches of one kind of record copied whole (rec_dense_copy_part_st,
+ * told where they begin as the decoding says): the frames encoding
+ * writes, from any record on, frames of any size. */
+Test(dense, copy_stretches_writes_what_encode_writes)
+{
+	static unsigned char recs[1 << 16], src[1 << 17], dec[1 << 17];
+	static const uint64_t all = UINT64_MAX, none = 0;
+	struct rec_dense_shift sh = { 1, &all, &none, NULL, 0, 0, st_at };
+	struct rec_dense_info inf;
+	size_t len, slen, a, b, cap;
+	int round, canon;
+
+	for (round = 0; round < 3000; round++) {
+		len = stretchy_recs(recs, sizeof recs);
+		slen = (size_t)rec_dense_encode(recs, len, src, sizeof src);
+		cr_assert_eq(rec_dense_scan(src, slen, &canon, &inf),
+		    (ssize_t)len);
+		cr_assert_lt(inf.nseg, sizeof st_at / sizeof st_at[0]);
+		cr_assert_eq(rec_dense_decode_shift(src, slen, dec, sizeof dec,
+		    &sh), (ssize_t)len);
+		st_n = inf.nseg;
+		move_all(recs, len, rnd());
+		a = boundary(recs, len, rnd() % (len + 1));
+		b = boundary(recs, len, a + rnd() % (len - a + 1));
+		cap = rnd() % 2 ? 8 + 4 + 16 + 16 * 8 + rnd() % 2000 :
+		    sizeof recs;
+		same_frames(recs, a, b, src, slen, cap, 1, 3);
+	}
 }

@@ -501,3 +501,80 @@ Test(sync, memo_learns_rarely)
 		    "drift %g: learnt %u times", a.drift, learnt);
 	}
 }
+
+/* A run converted as a few shifts (mainmon admits such a run whole, its
+ * times moved as it is decoded) converts as the book does, time by time:
+ * every drift, runs of a microsecond to a second, and none where the
+ * book has another model for part of it. */
+Test(sync, memo_steps_convert_as_the_book)
+{
+	static const double drifts[] = { 0.0, 1e-9, 3.7e-6, -2.9e-5, 1e-3 };
+	struct mm_sync_model a = { .m0 = 5000000000u, .off0 = -123456789,
+		.err = 10, .lo = 1000, .hi = 1000, .allow_ppb = 500000 };
+	struct mm_sync_model b;
+	const struct mm_sync_used *u;
+	struct mm_sync_memo memo;
+	uint64_t upto[64], by[64], first, last, span, h;
+	unsigned d, i, j, k, n, pass, found = 0;
+
+	srand(11);
+	for (d = 0; d < sizeof drifts / sizeof drifts[0]; d++)
+		for (pass = 0; pass < 3; pass++)
+			for (i = 0; i < 300; i++) {
+				struct mm_sync_book bk = { .n = 0 };
+
+				a.drift = drifts[d];
+				a.k = a.drift / (1 + a.drift);
+				b = a;
+				b.off0 += 777;
+				span = (uint64_t)1000 << (rand() % 21);
+				first = a.m0 + (uint64_t)a.off0 +
+				    (uint64_t)rand() * 1000u;
+				last = first + (uint64_t)rand() % span;
+				if (pass > 0) {
+					cr_assert_eq(mm_sync_publish(&bk, &a, 1,
+					    1), 0);
+					/* pass 2: b from within the run. */
+					cr_assert_eq(mm_sync_publish(&bk, &b, 2,
+					    pass == 1 ? 2 : first - (uint64_t)
+					    a.off0 + (last - first) / 2 + 1),
+					    0);
+				}
+				mm_sync_memo_init(&memo, &bk, &a);
+				n = mm_sync_memo_steps(&memo, &bk, &a, first,
+				    last, upto, by, 64);
+				if (pass == 2 && last - first > 2000 &&
+				    drifts[d] == 0.0)
+					cr_assert_eq(n, 0);
+				/* A step a 1/k ns: a few in a run are few. */
+				if (pass < 2 && (double)(last - first) *
+				    fabs(a.k) < 20.0)
+					cr_assert_gt(n, 0, "drift %g pass %u: "
+					    "%llu ns", drifts[d], pass,
+					    (unsigned long long)(last - first));
+				if (n == 0) {
+					mm_sync_book_free(&bk);
+					continue;
+				}
+				found++;
+				cr_assert_eq(upto[n - 1], UINT64_MAX);
+				for (j = 0; j < 200; j++) {
+					h = j == 0 ? first : j == 1 ? last :
+					    j < 2 + 2 * n ? upto[(j - 2) / 2] +
+					    (j % 2) : first + (uint64_t)rand() %
+					    (last - first + 1);
+					if (h < first || h > last)
+						continue;
+					for (k = 0; k + 1 < n && h > upto[k];)
+						k++;
+					cr_assert_eq(mm_sync_conv(&bk, &a, h,
+					    &u) - h, by[k], "drift %g h %llu",
+					    drifts[d], (unsigned long long)h);
+					if (k > 0)
+						cr_assert_geq((int64_t)(by[k] -
+						    by[k - 1]), -1);
+				}
+				mm_sync_book_free(&bk);
+			}
+	cr_assert_gt(found, 2000);
+}

@@ -217,6 +217,34 @@ slurp(const char *p, size_t *n)
 	return b;
 }
 
+/* Closes w1 and w2 (files p1 and p2): the same records, the same bytes,
+ * the same sidecars. */
+static void
+same_files(struct tape_w *w1, const char *p1, struct tape_w *w2,
+	   const char *p2)
+{
+	char i1[PATH_MAX], i2[PATH_MAX];
+	unsigned char *b1, *b2;
+	size_t n1, n2;
+
+	cr_assert_eq(tape_records(w1), tape_records(w2));
+	cr_assert_eq(tape_close(w1), 0);
+	cr_assert_eq(tape_close(w2), 0);
+	b1 = slurp(p1, &n1);
+	b2 = slurp(p2, &n2);
+	cr_assert(n1 == n2 && memcmp(b1, b2, n1) == 0, "the files differ");
+	free(b1);
+	free(b2);
+	snprintf(i1, sizeof i1, "%s.idx", p1);
+	snprintf(i2, sizeof i2, "%s.idx", p2);
+	b1 = slurp(i1, &n1);
+	b2 = slurp(i2, &n2);
+	cr_assert(n1 == n2 && n1 > 0 && memcmp(b1, b2, n1) == 0,
+	    "the sidecars differ");
+	free(b1);
+	free(b2);
+}
+
 /* The same records written in D frames encoded again (tape_piece) and
  * copied from the run they came in (tape_piece_from, as mainmon does),
  * their times moved (a clock conversion: steps of a nanosecond, a jump),
@@ -225,10 +253,8 @@ Test(tape, binary_pieces_from_dense)
 {
 	const char *p1 = path("enc.bin"), *p2 = path("copy.bin");
 	static unsigned char recs[6000 * 40], run[sizeof recs * 2];
-	char i1[PATH_MAX], i2[PATH_MAX];
-	unsigned char *b1, *b2;
 	struct tape_w *w1, *w2;
-	size_t len = 0, rlen, n1, n2, used, sp = REC_DENSE_BASE, mark = 0;
+	size_t len = 0, rlen, used, sp = REC_DENSE_BASE, mark = 0;
 	size_t from, to, k;
 	uint64_t v[3], shift = 5000;
 	struct rec_hdr h;
@@ -286,22 +312,7 @@ Test(tape, binary_pieces_from_dense)
 		sp += used;
 		mark = to;
 	}
-	cr_assert_eq(tape_records(w1), tape_records(w2));
-	cr_assert_eq(tape_close(w1), 0);
-	cr_assert_eq(tape_close(w2), 0);
-	b1 = slurp(p1, &n1);
-	b2 = slurp(p2, &n2);
-	cr_assert(n1 == n2 && memcmp(b1, b2, n1) == 0, "the files differ");
-	free(b1);
-	free(b2);
-	snprintf(i1, sizeof i1, "%s.idx", p1);
-	snprintf(i2, sizeof i2, "%s.idx", p2);
-	b1 = slurp(i1, &n1);
-	b2 = slurp(i2, &n2);
-	cr_assert(n1 == n2 && n1 > 0 && memcmp(b1, b2, n1) == 0,
-	    "the sidecars differ");
-	free(b1);
-	free(b2);
+	same_files(w1, p1, w2, p2);
 }
 
 Test(tape, many_records_cross_buffer)
@@ -920,4 +931,73 @@ Test(tape, hostile_meta)
 	    "#STATS 1 2 range -1 5 0 0 0 0 nan -nan\n", &err, &n), 0,
 	    "%s", err);
 	cr_assert_eq(n, 4);
+}
+
+/* The sidecar told where stretches of one kind of record are (as mainmon
+ * does: tape_piece_stretch), their records counted by bisecting their
+ * times: the same file and the same sidecar as walking them, over times
+ * that cross many buckets and widen them, in parts of every size, with
+ * one part told it is all one stretch. */
+Test(tape, sidecar_of_stretches)
+{
+	const char *p1 = path("walk.bin"), *p2 = path("stretch.bin");
+	static unsigned char recs[40000 * 24];
+	static uint32_t at[40000];
+	struct tape_w *w1, *w2;
+	struct tape_stretch st;
+	struct rec_hdr h, hp;
+	size_t len = 0, from, to, k;
+	uint64_t v[1], ts = 1000000;
+	uint32_t nat = 0;
+	unsigned i, j, n;
+
+	/* Blocks of events of one kind, now a burst of another. */
+	for (i = 0; len + 24 * 202 < sizeof recs; i++) {
+		n = 1 + (i * 7919u) % 200;
+		for (j = 0; j < n + 2; j++) {
+			v[0] = j;
+			ts += (i % 50 == 0 && j == 1) ? 5000000000ull :
+			    (uint64_t)(j * 13 % 900);
+			rec_put_hdr(recs + len, 24, REC_CLASS_USER,
+			    REC_ATTR_POINT, j == 0 ? -1 : j == n + 1 ? -2 :
+			    i % 9 == 0 ? 5 : 4, ts);
+			memcpy(recs + len + 16, v, 8);
+			len += 24;
+		}
+	}
+	for (k = 0; k < len; k += h.len) {
+		memcpy(&h, recs + k, sizeof h);
+		if (k > 0 && (h.eid != hp.eid || h.len != hp.len))
+			at[nat++] = (uint32_t)k;
+		hp = h;
+	}
+	cr_assert_not_null(w1 = tape_open_fmt(p1, TAPE_FMT_BIN, "mm", 1, 2));
+	cr_assert_not_null(w2 = tape_open_fmt(p2, TAPE_FMT_BIN, "mm", 1, 2));
+	for (from = 0, i = 0; from < len; from = to, i++) {
+		for (to = from, k = 0; to < len && k < 1 + i * 37 % 5000; k++)
+			to += 24;
+		cr_assert_eq(tape_piece(w1, 1, 2, 3, recs + from, to - from), 0);
+		st.at = at;
+		st.n = nat;
+		st.base = (uint32_t)from;
+		st.one = 0;
+		cr_assert_eq(tape_piece_stretch(w2, 1, 2, 3, recs + from,
+		    to - from, NULL, 0, 0, &st, NULL), 0);
+	}
+	/* A part all of one kind. */
+	for (k = 0, len = 0; k < 3000; k++) {
+		v[0] = k;
+		ts += k % 1000 == 0 ? 3000000000ull : 77;
+		rec_put_hdr(recs + len, 24, REC_CLASS_USER, REC_ATTR_POINT, 4,
+		    ts);
+		memcpy(recs + len + 16, v, 8);
+		len += 24;
+	}
+	cr_assert_eq(tape_piece(w1, 1, 2, 4, recs, len), 0);
+	st.n = 0;
+	st.base = 0;
+	st.one = 1;
+	cr_assert_eq(tape_piece_stretch(w2, 1, 2, 4, recs, len, NULL, 0, 0,
+	    &st, NULL), 0);
+	same_files(w1, p1, w2, p2);
 }

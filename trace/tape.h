@@ -135,6 +135,26 @@ int tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 int tape_piece_from(struct tape_w *w, uint32_t node, uint32_t pid,
 		    uint32_t tid, const void *recs, size_t len,
 		    const void *src, size_t slen, int same, size_t *sused);
+/*
+ * What the caller knows of recs' records, in time order (not one before
+ * the one before it): where stretches of records of one header (short in
+ * their dense run: one length, class, attribute and eid) begin, at[i] -
+ * base bytes from recs, in order (a stretch may begin before recs: those
+ * at or before base are skipped); with one, recs is all one stretch.  The
+ * sidecar counts a stretch's records by bisecting their times rather
+ * than walking them.
+ */
+struct tape_stretch {
+	const uint32_t	*at;
+	uint32_t	n;
+	uint32_t	base;
+	int		one;
+};
+/* tape_piece_from (src NULL: tape_piece) told st (may be NULL). */
+int tape_piece_stretch(struct tape_w *w, uint32_t node, uint32_t pid,
+		       uint32_t tid, const void *recs, size_t len,
+		       const void *src, size_t slen, int same,
+		       const struct tape_stretch *st, size_t *sused);
 int tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
 	      uint32_t lm_pid, const char *hostname);
 /* A host's clock model number `model`, converting the node's records

@@ -254,10 +254,18 @@ tw_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
 
 void
 tw_sum_piece(struct tape_w *w, uint64_t foff, uint32_t node, uint32_t pid,
-	     uint32_t tid, const void *recs, size_t len)
+	     uint32_t tid, const void *recs, size_t len,
+	     const struct tape_stretch *st, size_t off)
 {
+	int r;
+
 	w->sum->foff = foff;
-	if (sum_piece(w->sum, node, pid, tid, recs, len) != 0)
+	if (st == NULL)
+		r = sum_piece(w->sum, node, pid, tid, recs, len);
+	else
+		r = sum_piece_st(w->sum, node, pid, tid, recs, len, st->at,
+		    st->n, st->base + (uint32_t)off, st->one);
+	if (r != 0)
 		sum_drop(w);
 }
 
@@ -652,7 +660,8 @@ tape_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		errno = EINVAL;
 		return -1;
 	}
-	return w->ops->piece(w, node, pid, tid, recs, len, NULL, 0, 0, NULL);
+	return w->ops->piece(w, node, pid, tid, recs, len, NULL, 0, 0, NULL,
+	    NULL);
 }
 
 int
@@ -666,7 +675,23 @@ tape_piece_from(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		return -1;
 	}
 	return w->ops->piece(w, node, pid, tid, recs, len, src, slen, same,
-	    sused);
+	    NULL, sused);
+}
+
+int
+tape_piece_stretch(struct tape_w *w, uint32_t node, uint32_t pid,
+		   uint32_t tid, const void *recs, size_t len, const void *src,
+		   size_t slen, int same, const struct tape_stretch *st,
+		   size_t *sused)
+{
+	if (sused != NULL)
+		*sused = SIZE_MAX;
+	if (w->ops->piece == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	return w->ops->piece(w, node, pid, tid, recs, len, src, slen, same,
+	    st, src != NULL ? sused : NULL);
 }
 
 int

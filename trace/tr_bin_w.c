@@ -172,11 +172,12 @@ bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 /* Records go in dense pieces (D frames, doc/formats.md section 3): the
  * run of section 2.6 after the thread, as many records a frame as fit;
  * with src, copied from it where it can (tape_piece_from; same holds
- * from one frame to the next: a frame's first record is encoded). */
+ * from one frame to the next: a frame's first record is encoded), with
+ * st whole stretches at once. */
 static int
 bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	  const void *recs, size_t len, const void *src, size_t slen, int same,
-	  size_t *sused)
+	  const struct tape_stretch *st, size_t *sused)
 {
 	const char *p = recs, *s = src, *lim;
 	size_t off = 0, used, nrec, sp = 0, su;
@@ -193,7 +194,16 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		d = b_u32(d, lim, tid);
 		if (d == NULL)
 			return fend(w, NULL);
-		if (s != NULL) {
+		if (s != NULL && (same & TAPE_SRC_ALIKE) &&
+		    !(same & TAPE_SRC_ONE) && st != NULL && st->at != NULL) {
+			n = rec_dense_copy_part_st(p + off, len - off, s + sp,
+			    slen - sp, st->at, st->n, st->base + (uint32_t)off,
+			    d, (size_t)(lim - d), &used, &su, &nrec);
+			if (n >= 0 && su == SIZE_MAX)
+				s = NULL;
+			else if (n >= 0)
+				sp += su;
+		} else if (s != NULL) {
 			n = same & TAPE_SRC_ALIKE ? rec_dense_copy_part(
 			    p + off, len - off, s + sp, slen - sp,
 			    same & TAPE_SRC_ONE, d, (size_t)(lim - d), &used,
@@ -217,7 +227,8 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 			return -1;
 		w->records += nrec;
 		if (w->sum != NULL)
-			tw_sum_piece(w, foff, node, pid, tid, p + off, used);
+			tw_sum_piece(w, foff, node, pid, tid, p + off, used,
+			    st, off);
 		off += used;
 	}
 	if (sused != NULL)

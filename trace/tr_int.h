@@ -40,7 +40,8 @@ struct tr_wops {
 		    const struct rec_field *f, unsigned n);
 	int	(*piece)(struct tape_w *w, uint32_t node, uint32_t pid,
 		    uint32_t tid, const void *recs, size_t len,
-		    const void *src, size_t slen, int same, size_t *sused);
+		    const void *src, size_t slen, int same,
+		    const struct tape_stretch *st, size_t *sused);
 	void	(*free)(struct tape_w *w);
 	/* How many of the first n bytes of w->buf (at file offset w->out)
 	 * are whole units: after a write that went in part, the file is
@@ -84,9 +85,11 @@ int tr_bin_at(struct tape_r *r, uint64_t off);
  * it has one (dropped, not to be written, if memory runs out). */
 void tw_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
 	    uint32_t pid, uint32_t tid, int32_t eid, int64_t arg);
-/* The same for the records of a piece (len bytes at recs). */
+/* The same for the records of a piece (len bytes at recs, off bytes
+ * into what st (may be NULL) describes). */
 void tw_sum_piece(struct tape_w *w, uint64_t foff, uint32_t node,
-		  uint32_t pid, uint32_t tid, const void *recs, size_t len);
+		  uint32_t pid, uint32_t tid, const void *recs, size_t len,
+		  const struct tape_stretch *st, size_t off);
 
 /* Makes room for one line (at most TAPE_LINE_MAX bytes and its LF) and
  * returns where it starts; *lim is as far as it may go.  A buffer that

@@ -288,6 +288,93 @@ sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 	return 0;
 }
 
+/* The time of the i-th record of length l at p. */
+static inline uint64_t
+ts_of(const char *p, size_t i, size_t l)
+{
+	uint64_t ts;
+
+	memcpy(&ts, p + i * l + offsetof(struct rec_hdr, ts), sizeof ts);
+	return ts;
+}
+
+/* sum_piece of records all of one header, in time order: those in the
+ * bucket of the last found by bisecting (what sum_piece's inner loop
+ * counts one by one). */
+static int
+sum_stretch(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
+	    const char *p, size_t len)
+{
+	struct sum_row *r;
+	struct rec_hdr h;
+	uint64_t ts, lim;
+	size_t i, n, lo, hi, mid;
+
+	if (len < sizeof h)
+		return 0;
+	memcpy(&h, p, sizeof h);
+	/* Blocks: each record is a change of state; few: walked. */
+	if (h.len < sizeof h || len % h.len != 0 || len / h.len < 8 ||
+	    h.eid == -1 || h.eid == -2)
+		return sum_piece(s, node, pid, tid, p, len);
+	if ((r = row_get(s, node, pid, tid)) == NULL)
+		return -1;
+	n = len / h.len;
+	for (i = 0; i < n;) {
+		ts = ts_of(p, i, h.len);
+		if (s->records == 0 || ts - s->cur_lo >= s->cur_w) {
+			if (rec1(s, r, ts, h.eid, 0) != 0)
+				return -1;
+			i++;
+			continue;
+		}
+		/* ts >= cur_lo, and so are the later ones: those below lim
+		 * are in the bucket. */
+		lim = s->cur_lo + s->cur_w;
+		for (lo = i + 1, hi = n; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if (ts_of(p, mid, h.len) < lim)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		s->records += lo - i;
+		ts = ts_of(p, lo - 1, h.len);
+		if (ts > s->tlast)
+			s->tlast = ts;
+		r->c[s->cur_b].n += (uint32_t)(lo - i);
+		i = lo;
+	}
+	return 0;
+}
+
+int
+sum_piece_st(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
+	     const void *recs, size_t len, const uint32_t *at, uint32_t n,
+	     uint32_t base, int one)
+{
+	const char *p = recs;
+	uint32_t lo = 0, hi = n, mid;
+	size_t a = 0, b;
+
+	if (one)
+		return sum_stretch(s, node, pid, tid, p, len);
+	/* The first stretch beginning after base. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (at[mid] <= base)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; a < len; lo++, a = b) {
+		b = lo < n && at[lo] - base < len ? at[lo] - base : len;
+		if (sum_stretch(s, node, pid, tid, p + a, b - a) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* ---- the file ---- */
 
 static unsigned char *

@@ -73,6 +73,12 @@ int sum_rec(struct tr_sum *s, uint64_t ts, uint32_t node, uint32_t pid,
  * in-memory records of one thread, len bytes at recs). */
 int sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 	      const void *recs, size_t len);
+/* The same, the records in time order, knowing where stretches of one
+ * header begin (struct tape_stretch: at[0..n), base, one): a stretch's
+ * records are counted by bisecting their times, not walked. */
+int sum_piece_st(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
+		 const void *recs, size_t len, const uint32_t *at, uint32_t n,
+		 uint32_t base, int one);
 /* Writes s as the sidecar of trace (trace + ".idx", through a temporary
  * file renamed), covering its first covers bytes (whole frames).  0, or
  * -1 with errno set. */

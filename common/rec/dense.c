@@ -229,17 +229,18 @@ rec_dense_recode_part(const void *recs, size_t len, const void *src,
 	return encode_from(recs, len, src, slen, out, cap, used, sused, nrec);
 }
 
-ssize_t
-rec_dense_copy_part(const void *recs, size_t len, const void *src,
-		    size_t slen, int one, void *out, size_t cap, size_t *used,
-		    size_t *sused, size_t *nrec)
+/* rec_dense_copy_part's work; with at, rec_dense_copy_part_st's. */
+static inline ssize_t
+copy_from(const void *recs, size_t len, const void *src, size_t slen,
+	  int one, const uint32_t *at, uint32_t nat, uint32_t base, void *out,
+	  size_t cap, size_t *used, size_t *sused, size_t *nrec)
 {
 	const unsigned char *p = recs, *s = src;
 	unsigned char *o = out;
 	struct rec_dense_enc e;
-	size_t off, pos, k = 1, sp, sl, rl, ns, cs, cpos, last = 0;
+	size_t off, pos, k = 1, sp, sl, rl, ns, cs, cpos, last = 0, end, m;
 	uint64_t ts;
-	uint32_t w;
+	uint32_t w, si = 0, lo, hi, mid;
 	uint16_t l;
 	ssize_t n;
 
@@ -282,6 +283,15 @@ rec_dense_copy_part(const void *recs, size_t len, const void *src,
 			*nrec = 1 + k;
 		return (ssize_t)(pos + k * sl);
 	}
+	/* The stretches after the first record. */
+	for (lo = 0, hi = at != NULL ? nat : 0; lo < hi;) {
+		mid = lo + (hi - lo) / 2;
+		if (at[mid] <= base + off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	si = lo;
 	/* The others: short ones copied as they are (their deltas are the
 	 * same), long ones (their ts whole) encoded. */
 	while (off < len) {
@@ -296,6 +306,27 @@ rec_dense_copy_part(const void *recs, size_t len, const void *src,
 				goto other;
 			if (cap - pos < rl + 4)
 				break;
+			/* The rest of its stretch: as many as fit,
+			 * reckoned. */
+			while (si < nat && at[si] - base <= off)
+				si++;
+			end = si < nat && at[si] - base < len ?
+			    at[si] - base : len;
+			if (at != NULL && end - off >= 2 * rl &&
+			    (end - off) % rl == 0 &&
+			    (slen - sp) / sl >= (end - off) / rl) {
+				m = (cap - pos - rl - 4) / sl + 1;
+				if (m > (end - off) / rl)
+					m = (end - off) / rl;
+				last = off + (m - 1) * rl;
+				pos += m * sl;
+				sp += m * sl;
+				off += m * rl;
+				k += m;
+				if (off < end)
+					break;	/* the frame is full */
+				continue;
+			}
 			last = off;
 			pos += sl;
 			sp += sl;
@@ -331,6 +362,25 @@ other:
 	n = encode_from(p, len, NULL, 0, o, cap, used, NULL, nrec);
 	*sused = SIZE_MAX;
 	return n;
+}
+
+ssize_t
+rec_dense_copy_part(const void *recs, size_t len, const void *src,
+		    size_t slen, int one, void *out, size_t cap, size_t *used,
+		    size_t *sused, size_t *nrec)
+{
+	return copy_from(recs, len, src, slen, one, NULL, 0, 0, out, cap,
+	    used, sused, nrec);
+}
+
+ssize_t
+rec_dense_copy_part_st(const void *recs, size_t len, const void *src,
+		       size_t slen, const uint32_t *at, uint32_t nat,
+		       uint32_t base, void *out, size_t cap, size_t *used,
+		       size_t *sused, size_t *nrec)
+{
+	return copy_from(recs, len, src, slen, 0, at, nat, base, out, cap,
+	    used, sused, nrec);
 }
 
 ssize_t
@@ -375,36 +425,82 @@ fits_short(const unsigned char *r, size_t len, uint64_t prev)
 	return (ld32(o) & 2) == 0;
 }
 
-/* Walks in[0..n); with out, decodes into out[0..cap), and with canon
- * says in *canon whether every record is as put_one writes it
- * (REC_DENSE_CANON) and whether all are short of one header word
- * (REC_DENSE_ONE).  Returns the decoded length, or -1. */
-static ssize_t
-walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
-     int *canon)
+/* Moves *k to the step of sh that time t is in, and *lim, *shift to
+ * its; notes the record at decoded offset off if its shift changed. */
+static void
+step(struct rec_dense_shift *sh, uint32_t *k, uint64_t t, size_t off,
+     uint64_t *lim, uint64_t *shift)
 {
+	uint64_t was = *shift;
+
+	while (*k + 1 < sh->n && t > sh->upto[*k])
+		++*k;
+	*lim = *k + 1 < sh->n ? sh->upto[*k] : UINT64_MAX;
+	*shift = sh->by[*k];
+	if (*shift != was && off > 0 && sh->nbrk <= sh->brk_max) {
+		if (sh->nbrk < sh->brk_max)
+			sh->brk[sh->nbrk] = (uint32_t)off;
+		sh->nbrk++;
+	}
+}
+
+/* Walks in[0..n) (inlined in each caller below: what each asks for is
+ * known when compiled, and the loop runs per record); with out, decodes into out[0..cap), every time moved
+ * by sh (none if NULL); with canon says in *canon whether every record is as put_one
+ * writes it (REC_DENSE_CANON), whether all are short of one header word
+ * (REC_DENSE_ONE); with inf, what rec_dense_scan says.  Returns the
+ * decoded length, or -1. */
+static inline __attribute__((always_inline)) ssize_t
+walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
+     int *canon, struct rec_dense_shift *sh, struct rec_dense_info *inf)
+{
+	static const uint64_t all = UINT64_MAX, none = 0;
+	struct rec_dense_shift nosh = { 1, &all, &none, NULL, 0, 0, NULL };
+	uint64_t lim, shift;
+	uint32_t k = 0;
 	size_t pos = REC_DENSE_BASE, olen = 0, ns, i;
-	uint64_t prev, v;
-	uint32_t w, acc, w0, one = 1;
+	uint64_t prev, v, pre = 0, first = 0;
+	uint32_t w, acc, w0, one = 1, mono = 1, nrec = 0, nmeta = 0, nseg = 0;
+	uint32_t key = FORM_LONG;
 	struct rec_hdr h;
 	unsigned char *o;
+	int32_t d;
 
 	if (n < REC_DENSE_BASE)
 		return -1;
 	if (canon != NULL)
 		*canon = REC_DENSE_CANON;
+	if (sh == NULL)
+		sh = &nosh;
+	sh->nbrk = 0;
+	lim = sh->n > 1 ? sh->upto[0] : UINT64_MAX;
+	shift = sh->by[0];
 	w0 = n - pos >= 4 ? ld32(in + pos) | 3 : 0;
 	memcpy(&prev, in, 8);
 	while (pos < n) {
 		if (n - pos < 4)
 			return -1;
 		w = ld32(in + pos);
+		nrec++;
 		if ((w & 2) == 0) {	/* short, either form */
 			ns = (w >> 2) & 15;
 			if (n - pos < 8 + 4 * ns)
 				return -1;
-			prev += (uint64_t)(int64_t)(int32_t)ld32(in + pos + 4);
+			d = (int32_t)ld32(in + pos + 4);
+			mono &= d >= 0;
+			prev += (uint64_t)(int64_t)d;
+			if (nrec == 1)
+				first = prev;
 			one &= (w | 3) == w0;
+			if ((w | 3) != key && olen > 0) {
+				if (sh != NULL && sh->seg != NULL)
+					sh->seg[nseg] = (uint32_t)olen;
+				nseg++;
+			}
+			key = w | 3;
+			/* (A meta record is long: its class is 255.) */
+			if ((w >> EID_SHIFT) < REC_EID_BIAS)
+				pre |= 1ull << (w >> EID_SHIFT);
 			if (out != NULL) {
 				if (cap - olen < 16 + 8 * ns)
 					return -1;
@@ -414,7 +510,9 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 				h.attr = (uint8_t)((w >> 10) & 15);
 				h.eid = (int32_t)(w >> EID_SHIFT) -
 				    REC_EID_BIAS;
-				h.ts = prev;
+				if (prev > lim)
+					step(sh, &k, prev, olen, &lim, &shift);
+				h.ts = prev + shift;
 				memcpy(o, &h, sizeof h);
 				if ((w & 3) == FORM_SIGNED)
 					for (i = 0; i < ns; i++) {
@@ -432,6 +530,11 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 					if (canon != NULL && (acc >> 31) == 0)
 						*canon &= ~REC_DENSE_CANON;
 				}
+			} else if (canon != NULL && (w & 3) == FORM_UNSIGNED) {
+				for (i = 0, acc = 0; i < ns; i++)
+					acc |= ld32(in + pos + 8 + 4 * i);
+				if ((acc >> 31) == 0)
+					*canon &= ~REC_DENSE_CANON;
 			}
 			pos += 8 + 4 * ns;
 			olen += 16 + 8 * ns;
@@ -447,35 +550,76 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 			if (cap - olen < h.len)
 				return -1;
 			memcpy(out + olen, in + pos + 4, h.len);
-			if (canon != NULL &&
-			    fits_short(in + pos + 4, h.len, prev))
-				*canon &= ~REC_DENSE_CANON;
+			if (h.ts > lim)
+				step(sh, &k, h.ts, olen, &lim, &shift);
+			if (shift != 0) {
+				v = h.ts + shift;
+				memcpy(out + olen + offsetof(struct rec_hdr,
+				    ts), &v, sizeof v);
+			}
 		}
+		if (canon != NULL && fits_short(in + pos + 4, h.len, prev))
+			*canon &= ~REC_DENSE_CANON;
+		nmeta += h.cls == REC_CLASS_META;
+		if (h.eid < 0 && h.eid >= -REC_EID_BIAS)
+			pre |= 1ull << (h.eid + REC_EID_BIAS);
+		mono &= h.ts >= prev;
+		if (olen > 0) {
+			if (sh != NULL && sh->seg != NULL)
+				sh->seg[nseg] = (uint32_t)olen;
+			nseg++;
+		}
+		key = FORM_LONG;	/* no short record's */
 		one = 0;
 		prev = h.ts;
+		if (nrec == 1)
+			first = prev;
 		pos += 4 + h.len;
 		olen += h.len;
 	}
 	if (canon != NULL && one && olen > 0)
 		*canon |= REC_DENSE_ONE;
+	if (inf != NULL) {
+		inf->first = first;
+		inf->last = prev;
+		inf->nrec = nrec;
+		inf->nmeta = nmeta;
+		inf->nseg = nseg;
+		inf->pre = pre;
+		inf->mono = (int)mono;
+	}
 	return (ssize_t)olen;
 }
 
 ssize_t
 rec_dense_len(const void *in, size_t n)
 {
-	return walk(in, n, NULL, 0, NULL);
+	return walk(in, n, NULL, 0, NULL, NULL, NULL);
 }
 
 ssize_t
 rec_dense_decode(const void *in, size_t n, void *out, size_t cap)
 {
-	return walk(in, n, out, cap, NULL);
+	return walk(in, n, out, cap, NULL, NULL, NULL);
 }
 
 ssize_t
 rec_dense_decode_canon(const void *in, size_t n, void *out, size_t cap,
 		       int *canon)
 {
-	return walk(in, n, out, cap, canon);
+	return walk(in, n, out, cap, canon, NULL, NULL);
+}
+
+ssize_t
+rec_dense_scan(const void *in, size_t n, int *canon,
+	       struct rec_dense_info *inf)
+{
+	return walk(in, n, NULL, 0, canon, NULL, inf);
+}
+
+ssize_t
+rec_dense_decode_shift(const void *in, size_t n, void *out, size_t cap,
+		       struct rec_dense_shift *sh)
+{
+	return walk(in, n, out, cap, NULL, sh, NULL);
 }

@@ -98,6 +98,18 @@ ssize_t rec_dense_copy_part(const void *recs, size_t len, const void *src,
 			    size_t slen, int one, void *out, size_t cap,
 			    size_t *used, size_t *sused, size_t *nrec);
 
+/*
+ * rec_dense_copy_part knowing where in recs stretches of records of one
+ * header begin (at[i] - base bytes from recs, in order; as
+ * rec_dense_info says where, with the records those of src): the short
+ * records of a stretch are not walked, how many fit is reckoned from
+ * their one length.
+ */
+ssize_t rec_dense_copy_part_st(const void *recs, size_t len, const void *src,
+			       size_t slen, const uint32_t *at, uint32_t nat,
+			       uint32_t base, void *out, size_t cap,
+			       size_t *used, size_t *sused, size_t *nrec);
+
 /* The bytes of src[0..slen) (records of a dense run, no base) that decode
  * to its first dec bytes, or -1 if no record ends there. */
 ssize_t rec_dense_skip(const void *src, size_t slen, size_t dec);
@@ -121,5 +133,61 @@ ssize_t rec_dense_decode(const void *in, size_t n, void *out, size_t cap);
 #define REC_DENSE_ONE	2
 ssize_t rec_dense_decode_canon(const void *in, size_t n, void *out,
 			       size_t cap, int *canon);
+
+/*
+ * What a run holds, known without decoding it (mainmon decides from it
+ * whether a run's records need be looked at one by one): the first and
+ * last records' times (0 if none), the records, how many are meta
+ * (class REC_CLASS_META: always long), which predefined eids occur (bit
+ * eid + REC_EID_BIAS of pre), whether no record's time is before
+ * the one before it (nor the first's before the base), and in how many
+ * places a stretch of records of one header begins after the first
+ * record: where a record's length, class, attribute or eid differ from
+ * the one before's, or either is long (a stretch is short records of one
+ * header: REC_DENSE_ONE is a run of one stretch).
+ */
+struct rec_dense_info {
+	uint64_t	first, last;
+	uint64_t	pre;
+	uint32_t	nrec;
+	uint32_t	nmeta;
+	uint32_t	nseg;
+	int		mono;
+};
+
+/* Checks the dense run in[0..n) (untrusted) as rec_dense_decode_canon
+ * does, without decoding it: returns the length it decodes to, or -1;
+ * with canon (may be NULL), *canon as rec_dense_decode_canon says it;
+ * *inf what it holds. */
+ssize_t rec_dense_scan(const void *in, size_t n, int *canon,
+		       struct rec_dense_info *inf);
+
+/*
+ * Times moved by a shift that steps: a record of time t (in the run)
+ * moves by by[i], i the first step with t <= upto[i] (upto[n - 1] should
+ * be UINT64_MAX).  The steps are taken in order: a run whose times go
+ * back stays on its step.  What the decoding says back: the decoded
+ * offsets of the records that moved otherwise than the one before (not
+ * the first), the first brk_max of them in brk, their number in nbrk up
+ * to brk_max + 1 (more: not known).
+ */
+struct rec_dense_shift {
+	uint32_t	n;
+	const uint64_t	*upto;
+	const uint64_t	*by;
+	uint32_t	*brk;
+	uint32_t	brk_max;
+	uint32_t	nbrk;
+	/* With seg (room for rec_dense_info.nseg), the decoded offsets
+	 * where a stretch of records of one header begins (not the
+	 * first's), in order: see rec_dense_info. */
+	uint32_t	*seg;
+};
+
+/* rec_dense_decode with every record's time moved by sh (modulo 2^64):
+ * one pass where a clock conversion is a shift, or a few, for the whole
+ * run. */
+ssize_t rec_dense_decode_shift(const void *in, size_t n, void *out,
+			       size_t cap, struct rec_dense_shift *sh);
 
 #endif /* GRM_REC_DENSE_H */
