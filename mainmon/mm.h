@@ -157,6 +157,9 @@ struct mm_piece {
 	 * finds which records come before a time by bisecting them); NULL:
 	 * not known (too many, the piece mainmon's own or trimmed). */
 	uint32_t	*seg;
+	/* What it counts against -m while in the merge (mm_order_add):
+	 * its records, the run kept beside them, the stretches' offsets. */
+	uint64_t	held;
 	unsigned char	data[];
 };
 

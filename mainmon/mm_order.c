@@ -172,8 +172,11 @@ mm_order_add(struct mm *mm, struct mm_stream *s, struct mm_piece *pc)
 	pc->next = NULL;
 	*s->tail = pc;
 	s->tail = &pc->next;
-	/* What it holds: the records, and the run they came in (-f bin). */
-	o->bytes += pc->len + pc->dlen;
+	/* What it holds: the records, the run they came in (-f bin), and
+	 * where the run's stretches of one kind of record begin. */
+	pc->held = (uint64_t)pc->len + pc->dlen +
+	    (pc->seg != NULL ? (uint64_t)pc->info.nseg * sizeof *pc->seg : 0);
+	o->bytes += pc->held;
 	if (o->bytes > o->bytes_max)
 		o->bytes_max = o->bytes;
 	if (pc->ack != NULL)
@@ -216,7 +219,7 @@ piece_done(struct mm *mm, struct mm_stream *s)
 
 	if ((s->head = pc->next) == NULL)
 		s->tail = &s->head;
-	mm->order.bytes -= pc->len + pc->dlen;
+	mm->order.bytes -= pc->held;
 	if (a != NULL && a->c != NULL && pc->seq != 0)
 		note_written(a->c, a, pc);
 	if (a != NULL && --a->pending == 0 && a->c == NULL)

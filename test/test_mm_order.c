@@ -221,11 +221,13 @@ collection(struct mm_conn *c, uint32_t round)
 }
 
 /* A piece of thread (pid, tid) of collection a with n records stamped
- * ts[0..n), and dlen bytes of the run they came in kept after them, put
- * in its stream. */
+ * ts[0..n), dlen bytes of the run they came in kept after them and the
+ * nseg offsets seg of its stretches of one kind of record, put in its
+ * stream. */
 static struct mm_piece *
-add_kept(struct mm_ack *a, uint32_t pid, uint32_t tid, uint64_t seq,
-	 const uint64_t *ts, int n, uint32_t dlen)
+add_kept_st(struct mm_ack *a, uint32_t pid, uint32_t tid, uint64_t seq,
+	    const uint64_t *ts, int n, uint32_t dlen, uint32_t *seg,
+	    uint32_t nseg)
 {
 	struct mm_piece *pc = calloc(1, sizeof *pc + (size_t)n * 16 + dlen);
 	struct mm_stream *s;
@@ -244,10 +246,19 @@ add_kept(struct mm_ack *a, uint32_t pid, uint32_t tid, uint64_t seq,
 	for (i = 0; i < n; i++)
 		rec_put_hdr(pc->data + i * 16, 16, REC_CLASS_USER, 0, 1, ts[i]);
 	pc->dlen = dlen;	/* pc->dense NULL: written by encoding */
+	pc->seg = seg;
+	pc->info.nseg = nseg;
 	s = mm_order_stream(mm, pc);
 	cr_assert_not_null(s);
 	mm_order_add(mm, s, pc);
 	return pc;
+}
+
+static struct mm_piece *
+add_kept(struct mm_ack *a, uint32_t pid, uint32_t tid, uint64_t seq,
+	 const uint64_t *ts, int n, uint32_t dlen)
+{
+	return add_kept_st(a, pid, tid, seq, ts, n, dlen, NULL, 0);
 }
 
 static struct mm_piece *
@@ -409,6 +420,23 @@ Test(order, a_run_kept_beside_its_records_counts)
 	cr_assert_eq(mm_order_write(mm, UINT64_MAX), 0);
 	cr_assert_eq(mm->order.bytes, 0);
 	cr_assert_eq(mm->order.bytes_max, 3 * 16 + 12);
+	WRITTEN(100, 150, 200);
+}
+
+/* And where the run's stretches of one kind of record begin, kept with
+ * it (mm_peer.c), until the piece is written. */
+Test(order, a_runs_stretches_count)
+{
+	struct mm_ack *a = collection(lm1, 1);
+	static const uint64_t ts[] = { 100, 200 };
+	static uint32_t seg[3] = { 16, 16, 16 };
+
+	add_kept_st(a, 10, 1, 1, ts, 2, 12, seg, 3);
+	ADD(a, 10, 2, 1, 150);
+	cr_assert_eq(mm->order.bytes, 3 * 16 + 12 + 3 * 4);
+	cr_assert_eq(mm_order_write(mm, UINT64_MAX), 0);
+	cr_assert_eq(mm->order.bytes, 0, "every byte counted is given back");
+	cr_assert_eq(mm->order.bytes_max, 3 * 16 + 12 + 3 * 4);
 	WRITTEN(100, 150, 200);
 }
 
