@@ -27,8 +27,10 @@
 /* A refitted clock model is written (#SYNC) at most this often, and at
  * the end. */
 #define MM_SYNC_WRITE_NS	10000000000u
-/* Most data an LM may send before its DONE: more than a segment holds. */
-#define MM_BATCH_MAX		((uint64_t)1 << 30)
+/* Most memory an LM's data may take before its DONE (records decoded,
+ * the runs they came in, their stretches): more than a segment of 1 GiB
+ * takes. */
+#define MM_BATCH_MAX		((uint64_t)2 << 30)
 
 static void conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 			  const char *why, void *arg);
@@ -453,13 +455,14 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 		return -1;
 	n = rec_dense_scan(msg->p + msg->off, dlen, &canon, &info);
 	len = (size_t)n;
-	if (n <= 0 || c->batch_bytes + len > MM_BATCH_MAX ||
-	    off > WIRE_CHUNK_MAX || len > WIRE_CHUNK_MAX - off)
+	if (n <= 0 || off > WIRE_CHUNK_MAX || len > WIRE_CHUNK_MAX - off)
 		return -1;
 	/* Its stretches of one kind of record noted if they are long
-	 * enough to save walking them (8 records on average). */
+	 * enough to save walking them (8 records on average).  The batch
+	 * holds it all until admit: the records, the run, the offsets. */
 	nseg = (size_t)info.nseg * 8 <= info.nrec ? info.nseg : 0;
-	if ((pc = malloc(sizeof *pc + len + dlen + 4 * nseg + 4)) == NULL)
+	if (c->batch_bytes + len + dlen + 4 * nseg > MM_BATCH_MAX ||
+	    (pc = malloc(sizeof *pc + len + dlen + 4 * nseg + 4)) == NULL)
 		return -1;
 	memcpy(pc->data + len, msg->p + msg->off, dlen);
 	pc->seg = (size_t)info.nseg * 8 <= info.nrec ?
@@ -484,7 +487,7 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	pc->next = NULL;
 	*c->batch_tail = pc;
 	c->batch_tail = &pc->next;
-	c->batch_bytes += len;
+	c->batch_bytes += len + dlen + 4 * nseg;
 	return 0;
 }
 

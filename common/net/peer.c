@@ -64,13 +64,17 @@ struct peer {
 	/* Transmit stamps of clock messages (peer_send_clock,
 	 * peer_tx_time): tx_on 1 once switched on, -1 if refused. */
 	int			tx_on;
-	int			tx_wait;	/* the last one's not read */
+	int			tx_wait;	/* its stamp wanted, not read */
+	/* A stamped send's stamp not read yet (tx_key), wanted or not: the
+	 * kernel may queue it long after (its bytes behind others), and an
+	 * error queue left holding it wakes the loop at once, every time. */
+	int			tx_pending;
 	uint32_t		tx_bytes;	/* written since on, mod 2^32 */
 	uint32_t		tx_key;		/* its last byte's count */
 	uint64_t		tx_user;	/* the clock read before it */
 	uint64_t		tx_time;	/* its stamp, mono ns; 0 none */
 	uint64_t		tx_age;		/* how old when converted */
-	struct event		*err_ev;	/* drains while tx_wait */
+	struct event		*err_ev;	/* drains while tx_pending */
 };
 
 static void peer_tx_drain(struct peer *p);
@@ -578,7 +582,10 @@ peer_tx_drain(struct peer *p)
 	evutil_socket_t fd = bufferevent_getfd(p->bev);
 	uint64_t real = 0, t, age = 0;
 
-	if (fd < 0 || !txs_drain(fd, p->tx_key, &real) || !p->tx_wait)
+	if (fd < 0 || !txs_drain(fd, p->tx_key, &real))
+		goto out;
+	p->tx_pending = 0;
+	if (!p->tx_wait)
 		goto out;
 	p->tx_wait = 0;
 	/* Not later than the truth: the monotonic clock read first, and
@@ -592,7 +599,7 @@ peer_tx_drain(struct peer *p)
 		p->tx_age = age;
 	}
 out:
-	if (!p->tx_wait && p->err_ev != NULL)
+	if (!p->tx_pending && p->err_ev != NULL)
 		event_del(p->err_ev);
 }
 
@@ -713,8 +720,9 @@ send_or_queue(struct peer *p, const unsigned char *buf, size_t len,
 			 * earlier (a part written), never later. */
 			p->tx_key = p->tx_bytes - 1;
 			p->tx_wait = 1;
+			p->tx_pending = 1;
 			peer_tx_drain(p);
-			if (p->tx_wait && p->err_ev != NULL)
+			if (p->tx_pending && p->err_ev != NULL)
 				event_add(p->err_ev, NULL);
 		}
 	}

@@ -111,7 +111,9 @@ txs_drain(int fd, uint32_t key, uint64_t *real)
 				continue;
 			break;
 		}
-		if (txs_match(&mh, key, &r)) {
+		/* The earliest, should the kernel stamp a send twice (a
+		 * segment sent again): a departure time is never late. */
+		if (txs_match(&mh, key, &r) && (!found || r < *real)) {
 			*real = r;
 			found = 1;
 		}
