@@ -33,9 +33,12 @@
 #     off) and a matcher (leaker
 #     M, named "matcher", rank 5, S6 steps 30 ms apart), both recording
 #     event 12 at every step; 'when event 12 in pid M', '... in process
-#     matcher' and '... in rank 5' each fire exactly S6 times, all by M,
-#     none missed, though F matches the same rows all along (it skips
-#     them: not in their scope).
+#     matcher' and '... in rank 5' each fire for M only, and every one of
+#     M's S6 steps is a firing or counted missed in one (a step that came
+#     while M's last firing waited to be sent: a loaded machine), though F
+#     matches the same rows all along (it skips them: not in their scope;
+#     a match of F's would be counted missed too, or take the slot and
+#     fire for F).  At least half of M's steps fire.
 #  7. A process that names its rank after a firing is switched from
 #     then on (its writer decides): 'when event 12 where $1 == 100000 in
 #     rank 7 do enable 16' fires on leaker D's step 100 (D is rank 7);
@@ -231,10 +234,13 @@ for n in 1 2 3; do
 	set -- $(awk -v n=$n -v m=$PM '$1 == "#PLAN" && $2 == "fire" && $3 == n {
 		k++; if ($7 == m) mine++; miss += $10 }
 		END { printf "%d %d %d", k, mine, miss }' "$trace")
-	[ "$1" -eq $S6 ] && [ "$2" -eq $S6 ] && [ "$3" -eq 0 ] ||
-		t_fail "6: rule $n fired $1 times ($2 by M), $3 missed; want $S6 by M, none missed"
+	[ "$2" -eq "$1" ] && [ $(($1 + $3)) -eq $S6 ] &&
+	    [ "$1" -ge $((S6 / 2)) ] ||
+		t_fail "6: rule $n fired $1 times ($2 by M), $3 missed; want" \
+		    "all by M, $S6 fired or missed, at least $((S6 / 2)) fired"
+	t_log "6: rule $n fired $1 times, all by M, $3 of M's steps missed"
 done
-t_log "6: with a flooder out of scope, 'in pid', 'in process' and 'in rank' fired every one of M's $S6 steps"
+t_log "6: with a flooder out of scope, 'in pid', 'in process' and 'in rank' fired for M only, every one of its $S6 steps fired or counted"
 
 # ---- 7 ----
 trace="$T_DIR/rank.trace"
