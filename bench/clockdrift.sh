@@ -16,7 +16,10 @@
 # are independent (each its own temporary folder, run folder, and mainmon
 # on a port of its own), so two variants can run at once, in two shells;
 # they use little CPU.  CLOCKDRIFT_KEEP=DIR (one per run at once) keeps
-# the trace and the values read from it.
+# the trace and the values read from it.  CLOCKDRIFT_KNOWN=NS: the real
+# error over the events that took at most NS (default 5000; the change
+# and step runs read libfaketime's setting from a file at every clock
+# read, and few of their events take so little: 20000 there).
 set -eu
 b=${1:-${top_builddir:-$(cd "$(dirname "$0")/.." && pwd)}}
 src=$(cd "$(dirname "$0")/.." && pwd)
