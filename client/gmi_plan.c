@@ -213,11 +213,30 @@ in_scope(const struct gmi_scope *sc)
 	    memory_order_relaxed));
 }
 
+/* If row *i + 1 of s (n rows) is the scope row of rule, steps *i over
+ * it and reads it into sc (scope_of: 0, or -1 if not valid); 1 if no
+ * scope row follows (sc cleared). */
+static int
+next_scope(const struct seg_hdr *s, uint32_t n, uint32_t *i, uint32_t rule,
+	   uint32_t pid, struct gmi_scope *sc)
+{
+	struct seg_plan_row next;
+
+	memset(sc, 0, sizeof *sc);
+	if (*i + 1 >= n)
+		return 1;
+	memcpy(&next, &s->plan[*i + 1], sizeof next);
+	if (next.kind != SEG_ROW_SCOPE || next.rule != rule)
+		return 1;
+	(*i)++;
+	return scope_of(&next, pid, sc);
+}
+
 void
 gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch, struct gmi_sw *sw)
 {
-	struct seg_plan_row next;
 	struct gmi_scope sc;
+	int r;
 	uint32_t n, i, k = 0, blocks = 0, pid = (uint32_t)getpid();
 
 	n = *(const volatile uint32_t *)&s->plan_rows;
@@ -229,41 +248,26 @@ gmi_plan_refresh(const struct seg_hdr *s, uint32_t *watch, struct gmi_sw *sw)
 	for (i = 0; i < n; i++) {
 		memcpy(&gmi_rows[k], &s->plan[i], sizeof gmi_rows[k]);
 		gmi_slot[k] = i;
-		memset(&gmi_scope[k], 0, sizeof gmi_scope[k]);
 		if (gmi_rows[k].kind == SEG_ROW_SWITCH) {
 			/* For every process of a scope: this one's if its
 			 * pid, name and rank (now) are the scope's. */
-			if (i + 1 < n) {
-				memcpy(&next, &s->plan[i + 1], sizeof next);
-				if (next.kind == SEG_ROW_SCOPE &&
-				    next.rule == gmi_rows[k].rule) {
-					i++;
-					if (scope_of(&next, pid, &sc) != 0 ||
-					    sc.out || (sc.has_rank && sc.rank !=
-					    atomic_load(&gmi_rank)))
-						continue;
-				}
-			}
+			r = next_scope(s, n, &i, gmi_rows[k].rule, pid, &sc);
+			if (r < 0 || (r == 0 && (sc.out || (sc.has_rank &&
+			    sc.rank != atomic_load(&gmi_rank)))))
+				continue;
 			row_switches(&gmi_rows[k], pid, sw);
 			continue;
 		}
 		if (!row_ok(&gmi_rows[k]))
 			continue;
-		/* Its scope, if the next row is one. */
-		if (i + 1 < n) {
-			memcpy(&next, &s->plan[i + 1], sizeof next);
-			if (next.kind == SEG_ROW_SCOPE &&
-			    next.rule == gmi_rows[k].rule) {
-				i++;
-				if (scope_of(&next, pid, &gmi_scope[k]) != 0)
-					memset(&gmi_scope[k], 0,
-					    sizeof gmi_scope[k]);
-				/* Not ours: not checked at all. */
-				if (gmi_scope[k].out &&
-				    gmi_rows[k].kind != SEG_ROW_RATE)
-					continue;
-			}
-		}
+		/* Its scope, if the next row is one (not valid: none).
+		 * Not ours: not checked at all, but a rate counts. */
+		r = next_scope(s, n, &i, gmi_rows[k].rule, pid, &gmi_scope[k]);
+		if (r < 0)
+			memset(&gmi_scope[k], 0, sizeof gmi_scope[k]);
+		else if (r == 0 && gmi_scope[k].out &&
+		    gmi_rows[k].kind != SEG_ROW_RATE)
+			continue;
 		k++;
 	}
 	for (i = 0; i < REC_EID_BITS / 32; i++)
