@@ -66,7 +66,7 @@ stop_server() {
 		t_fail "prove serve $1: $(cat "$T_DIR/serve.$1.err")"
 }
 # writer N EVENTS: a traced program, 2 threads of EVENTS events each, one
-# every 2 ms (several seconds); its pid in WP.
+# every 2 ms; its pid in WP.
 writer() {
 	touch "$T_DIR/go"
 	GRM_MM=$MM_ID E2E_EVERY_US=2000 "$B/test/e2e_writer" 2 "$2" \
@@ -95,7 +95,10 @@ grep -q "refused" "$T_DIR/bad.err" ||
 "$PV" serve "$MM_ID" --every 0 2> /dev/null && t_fail "--every 0 taken"
 
 # ---- a job followed while it runs ----
-writer 1 4000
+# It writes for up to 200 s, longer than the page needs on a loaded
+# machine (records must still grow when the range is followed), and is
+# stopped once the pages have followed it.
+writer 1 100000
 serve 1 "@$T_DIR/mm.id" --every 1
 serve 2 "$MM_ID" --every 1 --window 2
 t_wait records_over 1 0 || t_fail "no records followed"
@@ -151,6 +154,10 @@ if [ $have_chromium = 1 ]; then
 	set -- $(sed -n 's/.*id="views"[^>]*data-records="\([0-9 ]*\)".*/\1/p' \
 	    "$T_DIR/dom")
 	[ $# -ge 2 ] || t_fail "the range's views were not asked again: $*"
+	seen=$(sed -n 's/.*data-live-records="\([0-9 ]*\)".*/\1/p' "$T_DIR/dom")
+	set -- $seen
+	[ $# -eq 3 ] && [ "$1" -lt "$3" ] ||
+		t_fail "with a range, the page saw records: $seen"
 	chrome "$T_DIR/dom" "${url1}#live=paused"
 	grep -q 'data-live-state="paused"' "$T_DIR/dom" ||
 		t_fail "live=paused not paused"
@@ -160,7 +167,9 @@ if [ $have_chromium = 1 ]; then
 	    "${url1}#live=2"
 fi
 
-t_reap writer "$WP"
+t_alive "$WP" || t_fail "the job ended before the pages followed it"
+kill "$WP"
+wait "$WP" 2> /dev/null || true
 t_stop_mm
 t_wait state_is 1 ended || t_fail "1 not ended: $(cat "$T_DIR/follow.1")"
 t_wait state_is 2 ended || t_fail "2 not ended: $(cat "$T_DIR/follow.2")"
