@@ -181,6 +181,39 @@ gallop(const void *arg, size_t lo, size_t hi, uint64_t t,
 	return pv_lb(arg, prev, lo + step < hi ? lo + step : hi, t, at);
 }
 
+/* pv_lb for a t whose index the caller can guess (g, from the items'
+ * density in the view): a gallop from g, forward or back, so that a good
+ * guess costs a few reads around it, however many items lie between the
+ * last answer and this one (a whole run's columns hold thousands each:
+ * a gallop from the last answer read some 24 places far apart per
+ * column). */
+static size_t
+seek(const void *arg, size_t lo, size_t hi, double g, uint64_t t,
+     uint64_t (*at)(const void *, size_t))
+{
+	size_t up, step = 1;
+
+	if (!(g > (double)lo) || g >= (double)hi)
+		return gallop(arg, lo, hi, t, at);
+	up = (size_t)g;
+	if (at(arg, up) < t)
+		return gallop(arg, up + 1, hi, t, at);
+	/* The answer is in [lo, up]: back by doubling steps. */
+	while (up - lo > step && at(arg, up - step) >= t) {
+		up -= step;
+		step *= 2;
+	}
+	return pv_lb(arg, up - lo > step ? up - step : lo, up, t, at);
+}
+
+/* Items per ns between indexes a and b, times ta and tb (a guess's
+ * slope; 0 when there is nothing to go by). */
+static double
+density(size_t a, size_t b, uint64_t ta, uint64_t tb)
+{
+	return b > a && tb > ta ? (double)(b - a) / (double)(tb - ta) : 0;
+}
+
 static uint64_t
 span_at(const void *d, size_t i)
 {
@@ -213,6 +246,56 @@ lvl_lb(const struct pv_depth *d, const struct pv_lvl *l, uint64_t t)
 	struct lvl_arg a = { d, l };
 
 	return pv_lb(&a, 0, l->n, t, lvl_at);
+}
+
+/* A JSON array of integers, made without printf: a whole run's view
+ * prints some 100,000 of them, and printf took a third of its CPU. */
+struct tup {
+	char	b[256];
+	size_t	n;
+};
+
+static void
+tup_open(struct tup *t, int comma)
+{
+	t->n = 0;
+	if (comma)
+		t->b[t->n++] = ',';
+	t->b[t->n++] = '[';
+}
+
+static void
+tup_u(struct tup *t, uint64_t v)
+{
+	char d[20];
+	int k = 0;
+
+	if (t->b[t->n - 1] != '[' && t->b[t->n - 1] != '-')
+		t->b[t->n++] = ',';
+	do
+		d[k++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (k > 0)
+		t->b[t->n++] = d[--k];
+}
+
+static void
+tup_i(struct tup *t, int64_t v)
+{
+	if (v < 0) {
+		if (t->b[t->n - 1] != '[')
+			t->b[t->n++] = ',';
+		t->b[t->n++] = '-';
+		tup_u(t, (uint64_t)0 - (uint64_t)v);
+	} else
+		tup_u(t, (uint64_t)v);
+}
+
+static void
+tup_close(struct tup *t, struct evbuffer *out)
+{
+	t->b[t->n++] = ']';
+	evbuffer_add(out, t->b, t->n);
 }
 
 /* Per pixel column: the state covering most of it, and by how much. */
@@ -256,7 +339,9 @@ depth_view(const struct pv_depth *d, const struct pv_q *q, double px,
 	const struct pv_span *s;
 	size_t i, k, n, lim = (size_t)q->width * PV_SPANS_PER_PX + 16;
 	unsigned w = q->width, c, c0;
-	uint64_t t1;
+	uint64_t t0, t1;
+	double rate;
+	struct tup tp;
 	size_t b0, b1;
 	int first = 1;
 
@@ -285,7 +370,9 @@ depth_view(const struct pv_depth *d, const struct pv_q *q, double px,
 		paint(p, w, col(q, px, s->t0), col(q, px, s->t1), s->name);
 	}
 	evbuffer_add(out, "[", 1);
-	b1 = 0;
+	b1 = i;
+	rate = density(i, span_lb(d, q->to), q->from, q->to);
+	t1 = q->from;
 	for (c = 0; c < w; ) {
 		if (p[c].cov == 0) {
 			c++;
@@ -296,13 +383,19 @@ depth_view(const struct pv_depth *d, const struct pv_q *q, double px,
 			c++;
 		/* Spans starting in the run: its edges found from the last
 		 * run's (in order, so each search starts where one ended). */
-		b0 = gallop(d, b1, d->n, q->from + (uint64_t)((double)c0 * px),
-		    span_at);
+		t0 = q->from + (uint64_t)((double)c0 * px);
+		b0 = seek(d, b1, d->n, (double)b1 + rate * (double)(t0 - t1),
+		    t0, span_at);
 		t1 = q->from + (uint64_t)((double)c * px);
-		b1 = gallop(d, b0, d->n, t1, span_at);
+		b1 = seek(d, b0, d->n, (double)b0 + rate * (double)(t1 - t0),
+		    t1, span_at);
 		n = b1 - b0;
-		evbuffer_add_printf(out, "%s[%u,%u,%" PRIu32 ",%zu]",
-		    first ? "" : ",", c0, c, p[c0].name, n);
+		tup_open(&tp, !first);
+		tup_u(&tp, c0);
+		tup_u(&tp, c);
+		tup_u(&tp, p[c0].name);
+		tup_u(&tp, n);
+		tup_close(&tp, out);
 		first = 0;
 	}
 	evbuffer_add(out, "]", 1);
@@ -331,6 +424,8 @@ marks_view(const struct pv_row *r, const struct pv_q *q, double px,
 	uint64_t end;
 	unsigned c;
 	int first = 1;
+	double rate = density(i, pt_lb(r, q->to, i), q->from, q->to);
+	struct tup tp;
 
 	evbuffer_add(out, "[", 1);
 	for (; i < r->npt && r->pt[i].ts < q->to; i = j) {
@@ -338,11 +433,17 @@ marks_view(const struct pv_row *r, const struct pv_q *q, double px,
 		if (c >= q->width)
 			c = q->width - 1;
 		end = q->from + (uint64_t)ceil((double)(c + 1) * px);
-		j = gallop(r, i, r->npt, end > r->pt[i].ts ? end :
-		    r->pt[i].ts + 1, pt_at);
-		evbuffer_add_printf(out, "%s[%u,%zu,%" PRId32 ",%" PRIu64
-		    ",%" PRIu32 "]", first ? "" : ",", c,
-		    j - i, r->pt[i].eid, r->pt[i].ts - first_ts, r->pt[i].kind);
+		if (end <= r->pt[i].ts)
+			end = r->pt[i].ts + 1;
+		j = seek(r, i, r->npt, (double)i + rate *
+		    (double)(end - r->pt[i].ts), end, pt_at);
+		tup_open(&tp, !first);
+		tup_u(&tp, c);
+		tup_u(&tp, j - i);
+		tup_i(&tp, r->pt[i].eid);
+		tup_u(&tp, r->pt[i].ts - first_ts);
+		tup_u(&tp, r->pt[i].kind);
+		tup_close(&tp, out);
 		first = 0;
 	}
 	evbuffer_add(out, "]", 1);
@@ -452,6 +553,7 @@ arrows_view(const struct pv_idx *x, const struct pv_q *q,
 {
 	const struct pv_arrow *a;
 	struct pv_bundle *b;
+	struct tup tp;
 	size_t i, n;
 
 	if (pv_idx_arrows(x, q, 0, &b, &n, stride, trunc) != 0)
@@ -459,11 +561,17 @@ arrows_view(const struct pv_idx *x, const struct pv_q *q,
 	evbuffer_add(out, "[", 1);
 	for (i = 0; i < n; i++) {
 		a = &x->arrow[b[i].first];
-		evbuffer_add_printf(out, "%s[%" PRIu32 ",%ld,%" PRIu32 ",%ld,%"
-		    PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "]",
-		    i ? "," : "", b[i].rs, b[i].xs, b[i].rr, b[i].xr, b[i].n,
-		    a->ts - x->first, a->tr - x->first, pv_arrow_unsure(a),
-		    a->bound);
+		tup_open(&tp, i > 0);
+		tup_u(&tp, b[i].rs);
+		tup_i(&tp, b[i].xs);
+		tup_u(&tp, b[i].rr);
+		tup_i(&tp, b[i].xr);
+		tup_u(&tp, b[i].n);
+		tup_u(&tp, a->ts - x->first);
+		tup_u(&tp, a->tr - x->first);
+		tup_u(&tp, (uint64_t)pv_arrow_unsure(a));
+		tup_u(&tp, a->bound);
+		tup_close(&tp, out);
 	}
 	evbuffer_add(out, "]", 1);
 	free(b);
