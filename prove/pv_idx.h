@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "pv.h"
+#include "pv_search.h"
 
 struct evbuffer;
 
@@ -343,12 +344,6 @@ struct pv_web {
 	size_t			len;
 };
 extern const struct pv_web pv_web[];
-
-/* The first i in [lo, hi) whose time at(arg, i) is at or after t (hi if
- * none), the times being in order: the one search of every sorted array
- * of the index (pv_view.c, pv_detail.c). */
-size_t pv_lb(const void *arg, size_t lo, size_t hi, uint64_t t,
-	     uint64_t (*at)(const void *, size_t));
 
 /* JSON: the field f as the text format has it, a string (pv_detail.c);
  * 0, or -1 if out of memory. */

@@ -148,72 +148,6 @@ col(const struct pv_q *q, double px, uint64_t t)
 	    -((double)(q->from - t) / px);
 }
 
-size_t
-pv_lb(const void *arg, size_t lo, size_t hi, uint64_t t,
-      uint64_t (*at)(const void *, size_t))
-{
-	size_t mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (at(arg, mid) < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/* pv_lb for a t expected near lo (a view's columns, left to right): the
- * steps double from lo, then a binary search in the last one, so that a
- * near answer costs a few reads next to each other, not log n far
- * apart (the cache misses that made a whole run's view slow). */
-static size_t
-gallop(const void *arg, size_t lo, size_t hi, uint64_t t,
-       uint64_t (*at)(const void *, size_t))
-{
-	size_t step = 1, prev = lo;
-
-	while (lo + step < hi && at(arg, lo + step - 1) < t) {
-		prev = lo + step;
-		step *= 2;
-	}
-	return pv_lb(arg, prev, lo + step < hi ? lo + step : hi, t, at);
-}
-
-/* pv_lb for a t whose index the caller can guess (g, from the items'
- * density in the view): a gallop from g, forward or back, so that a good
- * guess costs a few reads around it, however many items lie between the
- * last answer and this one (a whole run's columns hold thousands each:
- * a gallop from the last answer read some 24 places far apart per
- * column). */
-static size_t
-seek(const void *arg, size_t lo, size_t hi, double g, uint64_t t,
-     uint64_t (*at)(const void *, size_t))
-{
-	size_t up, step = 1;
-
-	if (!(g > (double)lo) || g >= (double)hi)
-		return gallop(arg, lo, hi, t, at);
-	up = (size_t)g;
-	if (at(arg, up) < t)
-		return gallop(arg, up + 1, hi, t, at);
-	/* The answer is in [lo, up]: back by doubling steps. */
-	while (up - lo > step && at(arg, up - step) >= t) {
-		up -= step;
-		step *= 2;
-	}
-	return pv_lb(arg, up - lo > step ? up - step : lo, up, t, at);
-}
-
-/* Items per ns between indexes a and b, times ta and tb (a guess's
- * slope; 0 when there is nothing to go by). */
-static double
-density(size_t a, size_t b, uint64_t ta, uint64_t tb)
-{
-	return b > a && tb > ta ? (double)(b - a) / (double)(tb - ta) : 0;
-}
-
 static uint64_t
 span_at(const void *d, size_t i)
 {
@@ -371,7 +305,7 @@ depth_view(const struct pv_depth *d, const struct pv_q *q, double px,
 	}
 	evbuffer_add(out, "[", 1);
 	b1 = i;
-	rate = density(i, span_lb(d, q->to), q->from, q->to);
+	rate = pv_density(i, span_lb(d, q->to), q->from, q->to);
 	t1 = q->from;
 	for (c = 0; c < w; ) {
 		if (p[c].cov == 0) {
@@ -384,10 +318,10 @@ depth_view(const struct pv_depth *d, const struct pv_q *q, double px,
 		/* Spans starting in the run: its edges found from the last
 		 * run's (in order, so each search starts where one ended). */
 		t0 = q->from + (uint64_t)((double)c0 * px);
-		b0 = seek(d, b1, d->n, (double)b1 + rate * (double)(t0 - t1),
+		b0 = pv_seek(d, b1, d->n, (double)b1 + rate * (double)(t0 - t1),
 		    t0, span_at);
 		t1 = q->from + (uint64_t)((double)c * px);
-		b1 = seek(d, b0, d->n, (double)b0 + rate * (double)(t1 - t0),
+		b1 = pv_seek(d, b0, d->n, (double)b0 + rate * (double)(t1 - t0),
 		    t1, span_at);
 		n = b1 - b0;
 		tup_open(&tp, !first);
@@ -424,7 +358,7 @@ marks_view(const struct pv_row *r, const struct pv_q *q, double px,
 	uint64_t end;
 	unsigned c;
 	int first = 1;
-	double rate = density(i, pt_lb(r, q->to, i), q->from, q->to);
+	double rate = pv_density(i, pt_lb(r, q->to, i), q->from, q->to);
 	struct tup tp;
 
 	evbuffer_add(out, "[", 1);
@@ -435,7 +369,7 @@ marks_view(const struct pv_row *r, const struct pv_q *q, double px,
 		end = q->from + (uint64_t)ceil((double)(c + 1) * px);
 		if (end <= r->pt[i].ts)
 			end = r->pt[i].ts + 1;
-		j = seek(r, i, r->npt, (double)i + rate *
+		j = pv_seek(r, i, r->npt, (double)i + rate *
 		    (double)(end - r->pt[i].ts), end, pt_at);
 		tup_open(&tp, !first);
 		tup_u(&tp, c);
