@@ -216,8 +216,8 @@ run() {
 	    "$(cat "$T_DIR/stepped") records stamped around the step," \
 	    "each within its bound, which includes the step"
 	# CLOCKDRIFT_KEEP=DIR keeps the trace and the values read from it.
-	[ -z "${CLOCKDRIFT_KEEP:-}" ] ||
-		cp "$trace" "$T_DIR/recs" "$T_DIR/apart" "$CLOCKDRIFT_KEEP/"
+	[ -z "${CLOCKDRIFT_KEEP:-}" ] || { mkdir -p "$CLOCKDRIFT_KEEP" &&
+		cp "$trace" "$T_DIR/recs" "$T_DIR/apart" "$CLOCKDRIFT_KEEP/"; }
 	[ -n "${CLOCKDRIFT_REPORT:-}" ] || return 0
 	# The figures (bench/clockdrift.sh): the real error's maximum and
 	# median, the stated bound's, and the last model against the truth.
