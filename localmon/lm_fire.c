@@ -10,7 +10,15 @@
  * slots as FIREs.  It uses almost no CPU, so that, when the LM's loop is
  * a CPU-bound task waiting for its turn (a flood of collections), the
  * scheduler still owes the thread its share when a firing comes: the
- * firing does not wait for the loop (doc/PERFORMANCE.md).
+ * firing does not wait for the loop (doc/PERFORMANCE.md).  That holds
+ * inside the process only: the kernel's autogroups share one turn among
+ * a session's tasks, and the LM's session is the busy loop's; so the
+ * thread asks for SCHED_FIFO (priority 1), which takes it out of that
+ * share, where the LM may (root, CAP_SYS_NICE, RLIMIT_RTPRIO); else it
+ * stays an ordinary thread (said in the debug log).  Its work is bounded
+ * either way: each wake takes at most the 64 slots and one send, and a
+ * wake that found nothing is followed by a pause (LM_FIRE_IDLE_NS), so
+ * that a writer waking it in a loop cannot keep it running.
  *
  * Who owns what:
  *  - The fire link's peer belongs to the loop: it connects, makes the
@@ -46,12 +54,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include <event2/event.h>
 
@@ -69,6 +79,9 @@
 #define HELD_MAX	(2 * SEG_PLAN_ROWS)
 /* The thread's wait, at most: a wake lost is found this late. */
 #define LM_FIRE_WAIT_NS	100000000u
+/* After a wake that found nothing to send: a pause, so that a writer
+ * that only wakes the thread (scribbling) cannot keep it running. */
+#define LM_FIRE_IDLE_NS	100000u
 /* A send on the fire link that does not complete in this time breaks it
  * (the MM does not read it). */
 #define LM_FIRE_SEND_MS	1000
@@ -152,8 +165,9 @@ hold(struct lm_firer *t, const unsigned char *payload)
 		t->dropped++;
 }
 
-/* The thread: every READY slot as a FIRE on the link, in one send. */
-static void
+/* The thread: every READY slot as a FIRE on the link, in one send;
+ * returns how many it took (0: the wake was for nothing). */
+static size_t
 firer_scan(struct lm_firer *t)
 {
 	unsigned char buf[SEG_PLAN_ROWS * FIRE_FRAME];
@@ -163,10 +177,11 @@ firer_scan(struct lm_firer *t)
 
 	pthread_mutex_lock(&t->mu);
 	if (t->fd == -1) {
-		if (any_ready(t->seg))
+		n = (size_t)any_ready(t->seg);
+		if (n > 0)
 			poke(t);	/* the loop sends them with the data */
 		pthread_mutex_unlock(&t->mu);
-		return;
+		return n;
 	}
 	for (i = 0; i < SEG_PLAN_ROWS; i++)
 		if (slot_take(t->seg, i, buf + n + WIRE_HDR) != 0) {
@@ -193,13 +208,15 @@ firer_scan(struct lm_firer *t)
 		}
 	}
 	pthread_mutex_unlock(&t->mu);
+	return n;
 }
 
 static void *
 firer_main(void *arg)
 {
 	struct lm_firer *t = arg;
-	uint32_t seen;
+	struct timespec idle = { 0, LM_FIRE_IDLE_NS };
+	uint32_t seen, last = 0;
 
 	for (;;) {
 		/* The word before the slots: a firing marked READY after
@@ -208,7 +225,11 @@ firer_main(void *arg)
 		    memory_order_acquire);
 		if (atomic_load_explicit(&t->quit, memory_order_acquire))
 			break;
-		firer_scan(t);
+		/* Woken for nothing (the word moved, no slot READY): a
+		 * pause before the next look. */
+		if (firer_scan(t) == 0 && seen != last)
+			nanosleep(&idle, NULL);
+		last = seen;
 		seg_fire_wait(t->seg, seen, LM_FIRE_WAIT_NS);
 	}
 	return NULL;
@@ -243,6 +264,7 @@ poke_cb(evutil_socket_t fd, short what, void *arg)
 int
 lm_firer_start(struct lm *lm)
 {
+	struct sched_param rt = { .sched_priority = 1 };
 	struct lm_firer *t;
 	sigset_t all, old;
 	int rc;
@@ -274,6 +296,11 @@ lm_firer_start(struct lm *lm)
 		log_warn("firing thread: %s", strerror(rc));
 		goto fail;
 	}
+	(void)pthread_setname_np(t->th, "lm-fire");	/* for ps, tests */
+	/* Its turn at once, not its process's: see the header comment. */
+	rc = pthread_setschedparam(t->th, SCHED_FIFO, &rt);
+	log_debug("firing thread: %s", rc == 0 ? "real-time (SCHED_FIFO 1)" :
+	    "not real-time (not allowed): it waits for its process's turn");
 	lm->firer = t;
 	return 0;
 fail:
@@ -315,12 +342,13 @@ static void
 scan_data(struct lm *lm, struct lm_firer *t)
 {
 	unsigned char buf[FIRE_LEN];
-	uint32_t i;
+	uint32_t i, n = 0;
 
 	if (t != NULL) {
 		for (i = 0; i < t->nheld; i++)
 			peer_send(lm->mm, WIRE_FIRE, t->held[i], FIRE_LEN,
 			    NULL, 0);
+		n = t->nheld;
 		t->nheld = 0;
 		if (t->dropped > 0)
 			log_warn("fire link to %s: %u firings lost with it",
@@ -328,8 +356,13 @@ scan_data(struct lm *lm, struct lm_firer *t)
 		t->dropped = 0;
 	}
 	for (i = 0; i < SEG_PLAN_ROWS; i++)
-		if (slot_take(lm->seg, i, buf) != 0)
+		if (slot_take(lm->seg, i, buf) != 0) {
 			peer_send(lm->mm, WIRE_FIRE, buf, FIRE_LEN, NULL, 0);
+			n++;
+		}
+	if (n > 0)
+		log_debug("plan: %u firing%s sent with the data", n,
+		    n == 1 ? "" : "s");
 }
 
 void
