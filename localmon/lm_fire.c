@@ -37,7 +37,8 @@
  *  - fd == -1 (no link, not yet, or lost): the thread takes no slot; it
  *    wakes the loop (a byte on firer.poke) when one is READY, and the
  *    loop sends it with the data, as before the fire link (or leaves it
- *    while no MM is ready).  A send that fails on the link: the frames
+ *    while no MM is ready).  The loop may wait for mu while the thread
+ *    sends: microseconds, LM_FIRE_SEND_MS at worst.  A send that fails on the link: the frames
  *    not written whole go to `held`, the thread gives up the socket
  *    (broken) and wakes the loop, which drops the link and sends `held`
  *    with the data.
