@@ -11,7 +11,8 @@
 # leaker starts; then:
 #  - the LM said the link was lost and that firings go with the data,
 #    and has one connection to mainmon left (the data link); it made
-#    the link only once (its log, GRM_DEBUG);
+#    the link only once, and sent firings with the data (its log,
+#    GRM_DEBUG);
 #  - rule 1: its firings and the matches counted as missed in them add
 #    up to STEPS exactly (nothing lost), most steps fired;
 #  - rule 2 fired once and acted: records of 13 from step 50 (or the
@@ -82,6 +83,10 @@ t_reap leaker $L
 # says whether it made the link again.)
 n=$(cat "$GRM_RUNDIR"/lm-*.log | grep -c 'fire link to .* made')
 [ "$n" -eq 1 ] || t_fail "the LM made its fire link $n times"
+# Its loop sent them (fire_flood.sh asserts that a flooded LM's thread
+# sends them all on the link: this line is what it looks for).
+t_lm_said 'firings\{0,1\} sent with the data' ||
+	t_fail "the LM did not say it sent firings with the data"
 t_stop_mm
 
 [ "$(t_count "$trace" eid=12)" -eq $STEPS ] ||
