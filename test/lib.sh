@@ -690,10 +690,11 @@ t_bee_counts() {
 # TRACE, event 13 switched off and two rules added: 'when event 12 do
 # mark "each"' (every step) and 'when event 12 where $1 == AT*1000 do
 # enable 13' (step AT).  Sets L (the leaker) and LM (its LM's pid).
+# T_FIRE_WRAP: a command the leaker (and so the LM it starts) runs under.
 t_fire_leaker() {
 	_fl_trace=$1 _fl_steps=$2 _fl_pace=$3 _fl_at=$4
 	shift 4
-	env GRM_MM="$MM_ID" GRM_DEBUG=1 GRM_LM_LINGER=0.2 "$@" \
+	${T_FIRE_WRAP:-} env GRM_MM="$MM_ID" GRM_DEBUG=1 GRM_LM_LINGER=0.2 "$@" \
 	    "$B/test/leaker" "$_fl_steps" "$_fl_pace" 1 "$T_DIR/go" \
 	    2> "$T_DIR/leaker.err" &
 	L=$!
