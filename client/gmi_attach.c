@@ -679,15 +679,6 @@ gmi_self_pid(void)
 }
 
 void
-gmi_plan_note(void)
-{
-	char c = LMP_NOTE_FIRE;
-
-	if (gmi_lm_fd != -1)
-		(void)send(gmi_lm_fd, &c, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-
-void
 gmi_notify_lm(void)
 {
 	char c = LMP_NOTE_PUSH;

@@ -137,14 +137,13 @@ void gmi_plan_check(int eid, const struct gmi_type *ty, const char *rec,
 		    uint32_t len);
 /* Remembers block bid's name (GMI_DefineBlock), for block rows. */
 void gmi_plan_block_name(int bid, const char *name);
-/* gmi_attach.c: this process's pid as attached; writes LMP_NOTE_FIRE. */
+/* gmi_attach.c: this process's pid as attached. */
 uint32_t gmi_self_pid(void);
 /* Its name as its lmp_hello said it (a plan's `process` scope), and the
  * rank it gave itself (GMI_SetName; -1: none, as after a fork): read
  * without a lock by gmi_plan.c. */
 extern char gmi_name[64];
 extern _Atomic int64_t gmi_rank;
-void gmi_plan_note(void);
 /* Points GMI_on_ at the segment's ctl word (traced > 0), at a constant
  * 1 (not attached yet, traced < 0) or 0 (not traced). */
 void gmi_set_on_word(int traced);

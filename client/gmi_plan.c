@@ -399,7 +399,8 @@ raise_fire(uint32_t row, int eid, uint64_t ts)
 	f->eid = eid;
 	f->ts = ts;
 	atomic_store_explicit(&f->state, SEG_FIRE_READY, memory_order_release);
-	gmi_plan_note();
+	/* The LM's firing thread, which waits for nothing else. */
+	seg_fire_wake(gmi_seg);
 }
 
 /*

@@ -225,6 +225,8 @@ struct lm {
 	int			fire_ready;	/* its handshake is complete */
 	struct auth_client	fire_auth;
 	uint64_t		fire_polled;	/* ns: slots last looked at */
+	/* The firing thread (lm_fire.c): NULL while it is not running. */
+	struct lm_firer		*firer;
 };
 
 /* The steps of an LM's life, in the order they are made; each is
@@ -237,6 +239,7 @@ enum lm_made {
 	LM_MADE_SPILL,		/* the spill file, if no other LM holds it */
 	LM_MADE_LISTEN,		/* the socket: processes may attach */
 	LM_MADE_MM,		/* the link to the MM */
+	LM_MADE_FIRER,		/* the firing thread (lm_fire.c) */
 	LM_MADE_PAUSE,		/* the global scheme's stops and guard */
 	LM_MADE_SERVE		/* the timer and the signals on */
 };
@@ -448,24 +451,30 @@ void lm_begin_exit(struct lm *lm, const char *why);
  * rows into the segment: NULL, or what is wrong with msg (nothing is
  * applied). */
 const char *lm_plan_apply(struct lm *lm, struct wire_rd *msg);
-/* Sends every READY firing slot to mainmon (FIRE) and frees it; with no
- * mainmon ready, leaves them (sent when one is). */
-void lm_plan_scan(struct lm *lm);
 /* Frees the slots process pid claimed and never filled (it died). */
 void lm_plan_forget(struct lm *lm, uint32_t pid);
 /* SIGNAL: stops or continues a process attached to this LM (no other).
  * NULL, or what is wrong with msg. */
 const char *lm_plan_signal(struct lm *lm, struct wire_rd *msg);
-/* lm_fire.c: the fire link.  Makes it (the data link is ready; once at
- * a time); drops it (the data link is gone, or it failed). */
+/* lm_fire.c: the fire link and the firing thread.  Makes the link (the
+ * data link is ready; once at a time); drops it (the data link is gone,
+ * or it failed): the thread lets go of its socket first. */
 void lm_fire_connect(struct lm *lm);
 void lm_fire_drop(struct lm *lm);
-/* Sends a FIRE's payload on it at once; -1 if it is not ready (the data
- * link carries it then). */
-int lm_fire_send(struct lm *lm, const void *buf, size_t len);
+/* Starts the firing thread (the segment is made); 0, or -1 (logged:
+ * the LM cannot serve).  Stops and joins it (before the segment goes);
+ * nothing if it is not running. */
+int lm_firer_start(struct lm *lm);
+void lm_firer_stop(struct lm *lm);
+/* Every READY firing slot to mainmon (FIRE), the slot freed: woken, the
+ * thread sends them on the fire link; without the link, the loop sends
+ * them here, with the data; with no mainmon ready, they are left (sent
+ * when one is). */
+void lm_plan_scan(struct lm *lm);
 /* From a long piece of work (a collection): at most every
- * LM_FIRE_POLL_NS, the firing slots sent on the fire link now, and the
- * MM's CONTROL and SIGNAL waiting at the head of the data link applied
+ * LM_FIRE_POLL_NS, the firing slots sent with the data if there is no
+ * fire link (with one, the thread does not wait for this), and the MM's
+ * CONTROL and SIGNAL waiting at the head of the data link applied
  * (lm_mm_poll). */
 #define LM_FIRE_POLL_NS	1000000u
 void lm_fire_poll(struct lm *lm);

@@ -293,6 +293,9 @@ lm_make(struct lm *lm, const struct lm_conf *c)
 	lm->made = LM_MADE_LISTEN;
 	lm_mm_init(lm);
 	lm->made = LM_MADE_MM;
+	if (lm_firer_start(lm) != 0)
+		return -1;
+	lm->made = LM_MADE_FIRER;
 	lm_pause_init(lm);
 	lm_guard_init(lm);
 	lm->made = LM_MADE_PAUSE;
@@ -314,6 +317,9 @@ lm_unmake(struct lm *lm, int to)
 			break;
 		case LM_MADE_PAUSE:
 			lm_pause_end(lm);
+			break;
+		case LM_MADE_FIRER:
+			lm_firer_stop(lm);
 			break;
 		case LM_MADE_MM:
 			mm_unmake(lm);

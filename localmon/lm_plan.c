@@ -170,45 +170,6 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 }
 
 void
-lm_plan_scan(struct lm *lm)
-{
-	struct seg_fire *f;
-	unsigned char buf[32];
-	struct wire_wr w;
-	uint32_t i, rule, pid, tid;
-	int32_t eid;
-	uint64_t ts, missed;
-
-	if (lm->seg == NULL || lm->mm_state != LM_LINK_READY)
-		return;		/* kept in the slots until it is */
-	for (i = 0; i < SEG_PLAN_ROWS; i++) {
-		f = &lm->seg->fire[i];
-		if (atomic_load_explicit(&f->state, memory_order_acquire) !=
-		    SEG_FIRE_READY)
-			continue;
-		rule = f->rule;
-		pid = f->pid;
-		tid = f->tid;
-		eid = f->eid;
-		ts = f->ts;
-		missed = atomic_exchange_explicit(&f->missed, 0,
-		    memory_order_relaxed);
-		atomic_store_explicit(&f->state, SEG_FIRE_FREE,
-		    memory_order_release);
-		wire_wr_init(&w, buf, sizeof buf);
-		wire_put_u32(&w, rule);
-		wire_put_u32(&w, pid);
-		wire_put_u32(&w, tid);
-		wire_put_u32(&w, (uint32_t)eid);
-		wire_put_u64(&w, ts);
-		wire_put_u64(&w, missed);
-		/* The fire link, not behind the data; else with it. */
-		if (lm_fire_send(lm, buf, w.len) != 0)
-			peer_send(lm->mm, WIRE_FIRE, buf, w.len, NULL, 0);
-	}
-}
-
-void
 lm_plan_forget(struct lm *lm, uint32_t pid)
 {
 	uint32_t i, want;

@@ -682,3 +682,65 @@ t_bee_counts() {
 			t_fail "$3: no count $_c of eid $_e (prove stats)"
 	done < "$T_DIR/bee_counts"
 }
+
+# ---- the fire link and the firing thread (fire_link.sh, fire_flood.sh) ----
+# t_fire_leaker TRACE STEPS PACE AT [VAR=VALUE...]: a leaker (one thread,
+# STEPS steps PACE us apart, waiting for $T_DIR/go) traced into MM_ID
+# with GRM_DEBUG (its LM logs) and the VARs; once its definitions are in
+# TRACE, event 13 switched off and two rules added: 'when event 12 do
+# mark "each"' (every step) and 'when event 12 where $1 == AT*1000 do
+# enable 13' (step AT).  Sets L (the leaker) and LM (its LM's pid).
+# T_FIRE_WRAP: a command the leaker (and so the LM it starts) runs under.
+t_fire_leaker() {
+	_fl_trace=$1 _fl_steps=$2 _fl_pace=$3 _fl_at=$4
+	shift 4
+	${T_FIRE_WRAP:-} env GRM_MM="$MM_ID" GRM_DEBUG=1 GRM_LM_LINGER=0.2 "$@" \
+	    "$B/test/leaker" "$_fl_steps" "$_fl_pace" 1 "$T_DIR/go" \
+	    2> "$T_DIR/leaker.err" &
+	L=$!
+	T_PIDS="$T_PIDS $L"
+	_fl_defined() {
+		"$B/mainmon/grmctl" "$MM_ID" snapshot > /dev/null ||
+			t_fail "snapshot failed"
+		[ "$(t_count "$_fl_trace" '#DEF' eid=13)" -ge 1 ]
+	}
+	t_wait_for 30 "the leaker's definitions never reached $_fl_trace" \
+	    _fl_defined
+	"$B/mainmon/grmctl" "$MM_ID" disable 13 > /dev/null ||
+		t_fail "disable 13 failed"
+	for _fl_r in 'when event 12 do mark "each"' \
+	    "when event 12 where \$1 == ${_fl_at}000 do enable 13"; do
+		"$B/mainmon/grmctl" "$MM_ID" plan add "$_fl_r" \
+		    > "$T_DIR/add.out" ||
+			t_fail "plan add failed: $(cat "$T_DIR/add.out")"
+	done
+	read -r LM _ < "$(ls "$GRM_RUNDIR"/lm-*.pid)" || t_fail "no LM"
+	t_note_lms
+}
+
+# t_fire_leaker_check TRACE STEPS AT HOW: after t_fire_leaker's job, TRACE
+# holds every record of 12 and no loss; rule 1's firings and the matches
+# counted missed in them add up to STEPS (most fired); rule 2 fired once
+# and acted: records of 13 from step AT (or a later one: the switch is
+# applied at the writer's next event) to the last, every step.  HOW says
+# how the firings went, for the log.
+t_fire_leaker_check() {
+	[ "$(t_count "$1" eid=12)" -eq "$2" ] ||
+		t_fail "$(t_count "$1" eid=12) records of 12, want $2"
+	[ "$(t_count "$1" '#LOSS')" -eq 0 ] || t_fail "#LOSS lines"
+	set -- "$@" $(awk '$1 == "#PLAN" && $2 == "fire" && $3 == 1 { n++
+		m += $10 } END { printf "%d %d", n, m }' "$1")
+	[ $(($5 + $6)) -eq "$2" ] && [ "$5" -ge $(($2 / 2)) ] ||
+		t_fail "rule 1: $5 firings and $6 missed, want $2 in all"
+	t_log "rule 1: $5 firings + $6 matches missed = $2 steps, $4"
+	[ "$(t_count "$1" '#PLAN fire' n=2)" -eq 1 ] ||
+		t_fail "rule 2: not one firing"
+	set -- "$1" "$2" "$3" $(awk '!/^#/ && $5 == 13 {
+		if (!n || $6 < lo) lo = $6
+		if ($6 > hi) hi = $6; n++ }
+		END { printf "%d %d %d", lo, hi, n }' "$1")
+	[ "$6" -gt 0 ] && [ "$4" -ge "$3" ] && [ "$5" -eq "$2" ] &&
+	    [ "$6" -eq $(($2 - $4 + 1)) ] ||
+		t_fail "rule 2: records of 13: steps $4 to $5, $6 records"
+	t_log "rule 2 fired and acted: 13 from step $4 on, every step"
+}

@@ -767,6 +767,14 @@ peer_send_now(struct peer *p, uint16_t type, const void *a, size_t alen)
 	return send_or_queue(p, buf, WIRE_HDR + alen, 0);
 }
 
+int
+peer_fd(const struct peer *p)
+{
+	if (p == NULL || p->dead || p->freed)
+		return -1;
+	return (int)bufferevent_getfd(p->bev);
+}
+
 void
 peer_flush(struct peer *p)
 {

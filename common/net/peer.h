@@ -54,6 +54,10 @@ int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
  */
 int peer_send_now(struct peer *p, uint16_t type, const void *a,
 		  size_t alen);
+/* p's socket, or -1 if it has none (freed, dead).  For a link whose
+ * writes move to another thread once its handshake is made (the LM's
+ * fire link): p must then have nothing queued and be sent nothing more. */
+int peer_fd(const struct peer *p);
 /* Writes what is queued for p now, as much as the socket takes without
  * waiting (the rest at the loop's next turn): messages sent from inside a
  * long piece of work (a plan's CONTROL or SIGNAL) do not wait for it. */

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* seg.c: chunk allocation for writers and collection for the Local Monitor. */
 #include <stddef.h>
-#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include "rec/rec.h"
 #include "shm/seg.h"
@@ -59,6 +63,27 @@ seg_check(const void *mem, size_t size)
 	    s->clock > SEG_CLOCK_TSC)
 		return -1;
 	return 0;
+}
+
+void
+seg_fire_wake(struct seg_hdr *s)
+{
+	atomic_fetch_add_explicit(&s->fire_seq, 1, memory_order_release);
+	/* Shared, not private: the waiter is another process. */
+	(void)syscall(SYS_futex, &s->fire_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+void
+seg_fire_wait(struct seg_hdr *s, uint32_t seen, uint64_t timeout_ns)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)(timeout_ns / 1000000000u);
+	ts.tv_nsec = (long)(timeout_ns % 1000000000u);
+	/* EAGAIN (the word moved), EINTR, ETIMEDOUT: the caller looks at
+	 * the slots again in every case. */
+	(void)syscall(SYS_futex, &s->fire_seq, FUTEX_WAIT, seen, &ts, NULL,
+	    0);
 }
 
 int

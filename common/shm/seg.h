@@ -50,7 +50,7 @@
  * or client.
  */
 #define SEG_MAGIC	0x534d5247u	/* "GRMS" */
-#define SEG_VERSION	6u
+#define SEG_VERSION	7u
 
 #define SEG_CHUNK_MIN	16384u	/* > REC_MAX plus a loss record */
 #define SEG_CHUNK_MAX	(1u << 20)
@@ -175,10 +175,11 @@ struct seg_plan_row {
 /*
  * A row's firing slot, written by writers (untrusted) and the LM: state
  * FREE; a writer whose record matches takes it (CAS to SEG_FIRE_CLAIMED
- * with its pid), fills it, marks it READY and writes one LMP_NOTE_FIRE
- * byte; a match while the slot is not FREE only adds to `missed`.  The
- * LM reads a READY slot, sends it to mainmon and frees it; a slot still
- * CLAIMED by a process that died is freed when its end is noticed.
+ * with its pid), fills it, marks it READY and wakes the LM's firing
+ * thread (seg_fire_wake); a match while the slot is not FREE only adds
+ * to `missed`.  The LM reads a READY slot, sends it to mainmon and frees
+ * it; a slot still CLAIMED by a process that died is freed when its end
+ * is noticed.
  */
 enum { SEG_FIRE_FREE = 0, SEG_FIRE_CLAIMED = 1, SEG_FIRE_READY = 2 };
 #define SEG_FIRE_CLAIMED_BY(pid)	(SEG_FIRE_CLAIMED | (uint32_t)(pid) << 2)
@@ -247,7 +248,10 @@ struct seg_hdr {
 	 * their strings; and the rows' firing slots. */
 	_Atomic uint32_t	eid_watch[REC_EID_BITS / 32];
 	uint32_t		plan_rows;
-	uint32_t		pad4[15];
+	/* The firing word: a futex shared by the writers and the LM's
+	 * firing thread (seg_fire_wake, seg_fire_wait). */
+	_Atomic uint32_t	fire_seq;
+	uint32_t		pad4[14];
 	struct seg_plan_row	plan[SEG_PLAN_ROWS];
 	char			plan_strs[SEG_PLAN_STRS];
 	_Alignas(64) struct seg_fire fire[SEG_PLAN_ROWS];
@@ -469,6 +473,19 @@ void seg_adopt(const struct seg *v);
 void seg_reclaim_session(const struct seg *v, uint32_t session);
 /* Marks FULL, empty, every chunk process pid was claiming when it died. */
 void seg_reclaim_claims(const struct seg *v, uint32_t pid);
+
+/*
+ * The firing word (seg_hdr.fire_seq), a futex shared between processes:
+ * a writer that marked a firing slot READY calls seg_fire_wake (adds 1,
+ * release, then FUTEX_WAKE); the LM's firing thread reads the word
+ * (acquire), looks at the slots, then calls seg_fire_wait with the value
+ * it read: it returns at once if the word moved since (a firing whose
+ * wake came before the wait is never slept through), else when woken or
+ * after timeout_ns.  Neither fails in a way the caller must handle: a
+ * wake lost is found at the wait's timeout.  Never a lock.
+ */
+void seg_fire_wake(struct seg_hdr *s);
+void seg_fire_wait(struct seg_hdr *s, uint32_t seen, uint64_t timeout_ns);
 
 /* Number of chunks not FREE. */
 uint32_t seg_used(const struct seg *v);

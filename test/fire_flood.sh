@@ -1,0 +1,76 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test/fire_flood.sh: a plan's firings leave a flooded Local Monitor by
+# its firing thread, on the fire link (doc/plans.md 4.4, doc/protocol.md
+# 1.13).  A leaker (one thread, STEPS steps PACE us apart) is traced with
+# GRM_DEBUG (its LM logs); two e2e_writer processes of 2 threads each
+# write at full speed through the same LM (block policy) while it runs.
+# Two rules: 'when event 12 do mark "each"' (every step) and 'when event
+# 12 where $1 == 100000 do enable 13' (step 100, 13 switched off).  Run
+# twice: as root (the thread real-time; not root: an ordinary thread),
+# and with CAP_SYS_NICE taken away (setpriv: an ordinary thread; skipped
+# without setpriv).  Then:
+#  - the LM has its firing thread (a task named lm-fire) while it serves,
+#    real-time or not as allowed (its log says which);
+#  - it made its fire link once, never lost it, and sent no firing with
+#    the data (it logs each time it does);
+#  - rule 1: its firings and the matches counted as missed in them add up
+#    to STEPS exactly (none lost), most steps fired;
+#  - rule 2 fired once and acted: records of 13 from step 100 (or a
+#    later one: the switch is applied at the writer's next event) to the
+#    last, every step;
+#  - every record of 12, and every writer's event once and in order, in
+#    the trace; no loss.
+. "$(dirname "$0")/lib.sh"
+
+STEPS=300
+PACE=3000
+N=1000000
+
+# flood MODE SAYS: one run; the LM's log says SAYS of its thread.
+flood() {
+	trace="$T_DIR/flood.$1.trace"
+	rm -f "$T_DIR/go" "$T_DIR"/half.* "$GRM_RUNDIR"/lm-*.log
+	t_start_mm "$trace"
+	t_fire_leaker "$trace" $STEPS $PACE 100
+	made() { t_lm_said 'fire link to .* made'; }
+	t_wait_for 30 "$1: the LM made no fire link" made
+	thread=$(cat /proc/"$LM"/task/*/comm 2>/dev/null | grep -c '^lm-fire$' || true)
+	[ "$thread" -eq 1 ] || t_fail "$1: the LM has $thread firing threads"
+	t_lm_said "firing thread: $2" ||
+		t_fail "$1: the LM did not say its thread is $2"
+	# The flood: halfway, the writers wait for the go the leaker waits
+	# for.
+	t_writers 2 2 $N
+	touch "$T_DIR/go"
+	t_reap leaker $L
+	t_reap writer $T_WPIDS
+	t_wait t_dead "$LM" localmon || t_fail "$1: the LM did not exit"
+	n=$(cat "$GRM_RUNDIR"/lm-*.log | grep -c 'fire link to .* made')
+	[ "$n" -eq 1 ] || t_fail "$1: the LM made its fire link $n times"
+	! t_lm_said 'firings go with the data' ||
+		t_fail "$1: the LM lost its fire link"
+	! t_lm_said 'sent with the data' ||
+		t_fail "$1: firings sent with the data: $(grep -h 'sent with the data' "$GRM_RUNDIR"/lm-*.log | head -n 3)"
+	t_stop_mm
+	n=$(t_count "$trace" eid=1)
+	[ "$n" -eq $((4 * N)) ] ||
+		t_fail "$1: $n events of the writers, want $((4 * N))"
+	t_check_seqs "$trace" $N 4 ||
+		t_fail "$1: not every writer's event once, in order"
+	t_fire_leaker_check "$trace" $STEPS 100 \
+	    "on the fire link ($1 thread), under a flood of $((4 * N)) events"
+	t_check_clean
+	rm -f "$trace"
+}
+
+# Not root: no real-time thread (unless RLIMIT_RTPRIO says otherwise).
+if [ "$(id -u)" -eq 0 ]; then flood real-time 'real-time'; else
+	flood unprivileged 'not real-time'; fi
+if command -v setpriv > /dev/null 2>&1; then
+	T_FIRE_WRAP="setpriv --bounding-set=-sys_nice --inh-caps=-sys_nice"
+	flood ordinary 'not real-time'
+	T_FIRE_WRAP=
+else
+	t_log "no setpriv: the ordinary thread not tried"
+fi
