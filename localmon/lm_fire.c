@@ -26,8 +26,10 @@
  *    nothing after WELCOME) and frees it.  Once the handshake is made, its
  *    output is empty (the MM's WELCOME answers the LM's last message),
  *    and from then on only the thread writes on its socket: whole FIRE
- *    frames, by blocking send() with a time limit (LM_FIRE_SEND_MS); the
- *    loop never writes on it again.
+ *    frames, by send() on the socket as the loop made it, non-blocking:
+ *    a link whose socket buffer is full (an MM that does not read it, a
+ *    cut link) fails the send at once and is broken, below; the loop
+ *    never writes on it again.
  *  - firer.mu guards `fd` (the socket the thread may write on, -1: none),
  *    `held` and `broken`.  The thread holds it while it takes slots and
  *    sends them; the loop takes it to give or take back the socket
@@ -38,7 +40,8 @@
  *    wakes the loop (a byte on firer.poke) when one is READY, and the
  *    loop sends it with the data, as before the fire link (or leaves it
  *    while no MM is ready).  The loop may wait for mu while the thread
- *    sends: microseconds, LM_FIRE_SEND_MS at worst.  A send that fails on the link: the frames
+ *    sends: microseconds (the send never blocks).  A send that fails on
+ *    the link: the frames
  *    not written whole go to `held`, the thread gives up the socket
  *    (broken) and wakes the loop, which drops the link and sends `held`
  *    with the data.
@@ -61,7 +64,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
-#include <sys/time.h>
 #include <time.h>
 
 #include <event2/event.h>
@@ -83,9 +85,6 @@
 /* After a wake that found nothing to send: a pause, so that a writer
  * that only wakes the thread (scribbling) cannot keep it running. */
 #define LM_FIRE_IDLE_NS	100000u
-/* A send on the fire link that does not complete in this time breaks it
- * (the MM does not read it). */
-#define LM_FIRE_SEND_MS	1000
 
 struct lm_firer {
 	pthread_t		th;
@@ -393,13 +392,10 @@ static void
 fire_give(struct lm *lm)
 {
 	struct lm_firer *t = lm->firer;
-	struct timeval tv = { LM_FIRE_SEND_MS / 1000,
-	    LM_FIRE_SEND_MS % 1000 * 1000 };
 	int fd = peer_fd(lm->fire);
 
 	if (t == NULL || fd == -1)
 		return;		/* the loop sends with the data */
-	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	pthread_mutex_lock(&t->mu);
 	t->fd = fd;
 	t->broken = 0;
