@@ -720,7 +720,10 @@ t_fire_leaker() {
 
 # t_fire_leaker_check TRACE STEPS AT HOW: after t_fire_leaker's job, TRACE
 # holds every record of 12 and no loss; rule 1's firings and the matches
-# counted missed in them add up to STEPS (most fired); rule 2 fired once
+# counted missed in them add up to STEPS, at least T_FIRE_MIN of them
+# fired (default: half; a step that comes while the last firing waits to
+# be sent is missed, so a firing path that waits for a core, on a loaded
+# machine, may fire far fewer); rule 2 fired once
 # and acted: records of 13 from step AT (or a later one: the switch is
 # applied at the writer's next event) to the last, every step.  HOW says
 # how the firings went, for the log.
@@ -730,8 +733,9 @@ t_fire_leaker_check() {
 	[ "$(t_count "$1" '#LOSS')" -eq 0 ] || t_fail "#LOSS lines"
 	set -- "$@" $(awk '$1 == "#PLAN" && $2 == "fire" && $3 == 1 { n++
 		m += $10 } END { printf "%d %d", n, m }' "$1")
-	[ $(($5 + $6)) -eq "$2" ] && [ "$5" -ge $(($2 / 2)) ] ||
-		t_fail "rule 1: $5 firings and $6 missed, want $2 in all"
+	[ $(($5 + $6)) -eq "$2" ] && [ "$5" -ge "${T_FIRE_MIN:-$(($2 / 2))}" ] ||
+		t_fail "rule 1: $5 firings and $6 missed, want $2 in all," \
+		    "${T_FIRE_MIN:-$(($2 / 2))} fired at least"
 	t_log "rule 1: $5 firings + $6 matches missed = $2 steps, $4"
 	[ "$(t_count "$1" '#PLAN fire' n=2)" -eq 1 ] ||
 		t_fail "rule 2: not one firing"
