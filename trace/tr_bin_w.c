@@ -236,6 +236,50 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	return 0;
 }
 
+int
+tr_bin_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
+		   uint32_t tid, const void *src, size_t slen, uint64_t prev,
+		   const struct rec_dense_shift *sh, size_t len, size_t *sused,
+		   uint64_t *last)
+{
+	const char *s = src, *lim;
+	size_t off = 0, sp = 0, used, su, nrec;
+	uint64_t foff, t = prev;
+	ssize_t n;
+	char *d;
+
+	while (off < len) {
+		foff = w->out + w->len;
+		if ((d = fbegin(w, &lim, 'D')) == NULL)
+			return fend(w, NULL);
+		d = b_u32(d, lim, node);
+		d = b_u32(d, lim, pid);
+		d = b_u32(d, lim, tid);
+		if (d == NULL)
+			return fend(w, NULL);
+		n = rec_dense_frame(s + sp, slen - sp, t, sh, len - off, d,
+		    (size_t)(lim - d), &used, &su, &nrec, last);
+		if (n < 0)
+			return -1;
+		if (used == 0) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		if (fend(w, d + n) != 0)
+			return -1;
+		w->records += nrec;
+		if (w->sum != NULL)
+			tw_sum_dense(w, foff, node, pid, tid, s + sp, su, t,
+			    sh);
+		t = *last;
+		off += used;
+		sp += su;
+	}
+	*sused = sp;
+	*last = t;
+	return 0;
+}
+
 /* Whole frames (and the magic, at the file's start) in w->buf[0..n). */
 static size_t
 bin_whole(const struct tape_w *w, size_t n)

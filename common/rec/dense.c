@@ -623,3 +623,136 @@ rec_dense_decode_shift(const void *in, size_t n, void *out, size_t cap,
 {
 	return walk(in, n, out, cap, NULL, sh, NULL);
 }
+
+size_t
+rec_dense_one(const void *src, uint64_t prev, uint64_t shift, void *out,
+	      uint64_t *t)
+{
+	const unsigned char *s = src;
+	unsigned char *o = out;
+	struct rec_hdr h;
+	uint32_t w = ld32(s);
+	uint64_t v;
+	size_t ns, i;
+
+	if ((w & 2) != 0) {	/* long: the record as it is */
+		memcpy(&h, s + 4, sizeof h);
+		memcpy(o, s + 4, h.len);
+		*t = h.ts;
+		h.ts += shift;
+		memcpy(o + offsetof(struct rec_hdr, ts), &h.ts, sizeof h.ts);
+		return h.len;
+	}
+	ns = (w >> 2) & 15;
+	*t = prev + (uint64_t)(int64_t)(int32_t)ld32(s + 4);
+	h.len = (uint16_t)(16 + 8 * ns);
+	h.cls = (uint8_t)((w >> 6) & 15);
+	h.attr = (uint8_t)((w >> 10) & 15);
+	h.eid = (int32_t)(w >> EID_SHIFT) - REC_EID_BIAS;
+	h.ts = *t + shift;
+	memcpy(o, &h, sizeof h);
+	for (i = 0; i < ns; i++) {
+		v = ld32(s + 8 + 4 * i);
+		if ((w & 3) == FORM_SIGNED)
+			v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+		memcpy(o + 16 + 8 * i, &v, 8);
+	}
+	return h.len;
+}
+
+ssize_t
+rec_dense_frame(const void *src, size_t slen, uint64_t prev,
+		const struct rec_dense_shift *sh, size_t len, void *out,
+		size_t cap, size_t *used, size_t *sused, size_t *nrec,
+		uint64_t *last)
+{
+	const unsigned char *s = src;
+	unsigned char *o = out, r[REC_MAX];
+	struct rec_dense_enc e;
+	size_t pos, sp, off, k = 0, sl, rl, cs, cpos;
+	uint64_t t, lim, shift;
+	uint32_t w, st;
+	uint16_t l;
+
+	*used = *sused = 0;
+	*nrec = 0;
+	*last = prev;
+	if (cap < REC_DENSE_BASE) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if ((sl = src_rec(s, slen, &rl)) == 0 || rl > len) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* The first record, its delta now from the base. */
+	if ((w = ld32(s)) & 2)
+		memcpy(&t, s + 4 + offsetof(struct rec_hdr, ts), 8);
+	else
+		t = prev + (uint64_t)(int64_t)(int32_t)ld32(s + 4);
+	st = rec_dense_step(sh, t);
+	shift = sh->by[st];
+	lim = st + 1 < sh->n ? sh->upto[st] : UINT64_MAX;
+	rl = rec_dense_one(s, prev, shift, r, &t);
+	pos = rec_dense_begin(&e, o, t + shift);
+	if (cap - pos < rl + 4)
+		return (ssize_t)pos;
+	pos += put_one(&e, r, rl, o + pos);
+	off = rl;
+	sp = sl;
+	k = 1;
+	cs = sp;
+	cpos = pos;
+	prev = t;
+	while (off < len && slen - sp >= 4) {
+		w = ld32(s + sp);
+		if ((w & 2) == 0) {
+			sl = 8 + 4 * (size_t)((w >> 2) & 15);
+			rl = 2 * sl;
+			t = prev + (uint64_t)(int64_t)(int32_t)ld32(s + sp + 4);
+			if (sl > slen - sp || rl > len - off ||
+			    cap - pos < rl + 4)
+				break;
+			if (t <= lim) {
+				/* Moved as the one before: as it is. */
+				pos += sl;
+				sp += sl;
+				off += rl;
+				k++;
+				prev = t;
+				continue;
+			}
+		} else {
+			memcpy(&l, s + sp + 4, 2);
+			sl = 4 + (size_t)l;
+			rl = l;
+			memcpy(&t, s + sp + 4 + offsetof(struct rec_hdr, ts), 8);
+			if (sl > slen - sp || rl > len - off ||
+			    cap - pos < rl + 4)
+				break;
+		}
+		if (t > lim) {
+			st = rec_dense_step(sh, t);
+			shift = sh->by[st];
+			lim = st + 1 < sh->n ? sh->upto[st] : UINT64_MAX;
+		}
+		/* Long, or after a step: encoded (its delta from the one
+		 * before's moved time). */
+		memcpy(o + cpos, s + cs, pos - cpos);
+		e.prev = prev + sh->by[rec_dense_step(sh, prev)];
+		(void)rec_dense_one(s + sp, prev, shift, r, &t);
+		pos += put_one(&e, r, rl, o + pos);
+		sp += sl;
+		off += rl;
+		k++;
+		prev = t;
+		cs = sp;
+		cpos = pos;
+	}
+	memcpy(o + cpos, s + cs, pos - cpos);
+	*used = off;
+	*sused = sp;
+	*nrec = k;
+	*last = prev;
+	return (ssize_t)pos;
+}

@@ -190,4 +190,47 @@ struct rec_dense_shift {
 ssize_t rec_dense_decode_shift(const void *in, size_t n, void *out,
 			       size_t cap, struct rec_dense_shift *sh);
 
+/*
+ * Reading a run without decoding it (mainmon, a binary file: the records
+ * of a run it takes whole are never decoded, issue 18).  src: records of
+ * a run checked by rec_dense_scan, from one of them on (no base); prev:
+ * the time in the run of the record before src's first (the base for the
+ * run's first); times move by sh's steps (as rec_dense_decode_shift
+ * moves them; its brk and seg unused), the step of each record found
+ * from its time (a run whose times do not go back).
+ */
+
+/* The record at src (whole: checked), decoded into out (room for
+ * REC_MAX bytes) with its time moved by shift; its time in the run in
+ * *t.  Returns its decoded length. */
+size_t rec_dense_one(const void *src, uint64_t prev, uint64_t shift,
+		     void *out, uint64_t *t);
+
+/*
+ * What rec_dense_encode_part(recs, len, out, cap, used, nrec) writes,
+ * recs being src's records decoded (their times moved by sh), made from
+ * src[0..slen) alone: the first record and the long ones decoded and
+ * encoded, a short one copied where its time moved as the one before's,
+ * encoded where not (a step of sh between them).  Returns the run's
+ * length, *used, *nrec as rec_dense_encode_part does, in *sused the
+ * bytes of src the records took and in *last the time in the run of the
+ * last of them (prev if none); -1 (EMSGSIZE: cap below REC_DENSE_BASE;
+ * EINVAL: src's first record is not whole or longer than len).
+ */
+ssize_t rec_dense_frame(const void *src, size_t slen, uint64_t prev,
+			const struct rec_dense_shift *sh, size_t len,
+			void *out, size_t cap, size_t *used, size_t *sused,
+			size_t *nrec, uint64_t *last);
+
+/* The step of sh that a record of time t (in the run) is in. */
+static inline uint32_t
+rec_dense_step(const struct rec_dense_shift *sh, uint64_t t)
+{
+	uint32_t k = 0;
+
+	while (k + 1 < sh->n && t > sh->upto[k])
+		k++;
+	return k;
+}
+
 #endif /* GRM_REC_DENSE_H */
