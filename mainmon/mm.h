@@ -117,6 +117,7 @@ struct mm_ack;
  * written in time order (mm_order.c).
  */
 #define MM_BRK_MAX	6
+#define MM_LAZY_STEPS	4
 struct mm_piece {
 	uint32_t	pid;
 	uint32_t	tid;
@@ -159,6 +160,17 @@ struct mm_piece {
 	uint32_t	*seg;
 	/* What it counts against -m while in the merge (mm_order_add):
 	 * its records, the run kept beside them, the stretches' offsets. */
+	/* Never decoded (lazy; a binary file, the run canonical and taken
+	 * whole by admit): data[0..len) is not written, mm_out_piece
+	 * writes the records from the run (tape_piece_dense); the record
+	 * at decoded offset pos is at dense[dpos], lz_prev the time in the
+	 * run of the one before it; times move by the lz_n steps (struct
+	 * rec_dense_shift). */
+	uint8_t		lazy;
+	uint8_t		lz_n;
+	uint64_t	lz_prev;
+	uint64_t	lz_upto[MM_LAZY_STEPS];
+	uint64_t	lz_by[MM_LAZY_STEPS];
 	uint64_t	held;
 	unsigned char	data[];
 };
@@ -889,6 +901,8 @@ int mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 /* Writes one piece's records from pc->pos up to time w (exclusive); 0 or
  * -1 (cannot write). */
 int mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w);
+/* The time of a lazy piece's record at pc->pos (on mainmon's clock). */
+uint64_t mm_out_lazy_ts(const struct mm_piece *pc);
 /*
  * Whether the file's writes fail (a full disk): 1 while they do, and the
  * merge then writes no more records (they stay with it and their LMs,

@@ -147,6 +147,8 @@ piece_ts(const struct mm_piece *pc)
 {
 	struct rec_hdr h;
 
+	if (pc->lazy)
+		return mm_out_lazy_ts(pc);
 	memcpy(&h, pc->data + pc->pos, sizeof h);
 	return h.ts;
 }
@@ -174,7 +176,7 @@ mm_order_add(struct mm *mm, struct mm_stream *s, struct mm_piece *pc)
 	s->tail = &pc->next;
 	/* What it holds: the records, the run they came in (-f bin), and
 	 * where the run's stretches of one kind of record begin. */
-	pc->held = (uint64_t)pc->len + pc->dlen +
+	pc->held = pc->lazy ? pc->dlen : (uint64_t)pc->len + pc->dlen +
 	    (pc->seg != NULL ? (uint64_t)pc->info.nseg * sizeof *pc->seg : 0);
 	o->bytes += pc->held;
 	if (o->bytes > o->bytes_max)

@@ -758,6 +758,151 @@ stretch_end(const struct mm_piece *pc, uint32_t off)
 	return lo < pc->info.nseg ? pc->seg[lo] : pc->len;
 }
 
+/* A lazy piece's steps, as rec_dense_frame takes them. */
+static void
+lazy_shift(const struct mm_piece *pc, struct rec_dense_shift *sh)
+{
+	memset(sh, 0, sizeof *sh);
+	sh->n = pc->lz_n;
+	sh->upto = pc->lz_upto;
+	sh->by = pc->lz_by;
+}
+
+/* The record of a lazy piece at dense[sp], the one before it at time
+ * prev (in the run): its time in the run; in *h its header (not its
+ * time), in *sl its bytes in the run. */
+static inline uint64_t
+lazy_hdr(const unsigned char *s, uint64_t prev, struct rec_hdr *h,
+	 uint32_t *sl)
+{
+	uint32_t w;
+	int32_t d;
+
+	memcpy(&w, s, 4);
+	if (w & 2) {
+		memcpy(h, s + 4, sizeof *h);
+		*sl = 4 + (uint32_t)h->len;
+		return h->ts;
+	}
+	h->len = (uint16_t)(16 + 8 * ((w >> 2) & 15));
+	h->cls = (uint8_t)((w >> 6) & 15);
+	h->attr = (uint8_t)((w >> 10) & 15);
+	h->eid = (int32_t)(w >> 14) - REC_EID_BIAS;
+	*sl = h->len / 2;
+	memcpy(&d, s + 4, 4);
+	return prev + (uint64_t)(int64_t)d;
+}
+
+uint64_t
+mm_out_lazy_ts(const struct mm_piece *pc)
+{
+	struct rec_dense_shift sh;
+	struct rec_hdr h;
+	uint64_t t;
+	uint32_t sl;
+
+	lazy_shift(pc, &sh);
+	t = lazy_hdr(pc->dense + pc->dpos, pc->lz_prev, &h, &sl);
+	return t + sh.by[rec_dense_step(&sh, t)];
+}
+
+/* A lazy piece's records from decoded offset from (at dense[sp], the
+ * one before at time prev) to offset to, from the run. */
+static int
+put_lazy(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to,
+	 uint32_t sp, uint64_t prev, const struct rec_dense_shift *sh)
+{
+	size_t sused;
+	uint64_t last;
+
+	if (to <= from)
+		return 0;
+	return tape_piece_dense(mm->out, pc->node->id, pc->pid, pc->tid,
+	    pc->dense + sp, pc->dlen - sp, prev, sh, to - from, &sused,
+	    &last);
+}
+
+/*
+ * mm_out_piece of a lazy piece: what it does for the records decoded,
+ * done from the run (a record decoded only where its type is checked,
+ * into a local).  No record is meta (admit_run).
+ */
+static int
+out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
+{
+	struct rec_field f[REC_ARGS_MAX];
+	const struct tape_def *def = NULL;
+	struct mm_node *n = pc->node;
+	const unsigned char *s = pc->dense;
+	struct rec_dense_shift sh;
+	unsigned char r[REC_MAX];
+	struct rec_hdr h;
+	uint64_t out_ts = mm->order.out_ts, late = 0, prev = pc->lz_prev;
+	uint64_t t, ts, lim, shift, rprev = prev;
+	uint32_t off, sp = pc->dpos, run = pc->pos, rsp = sp, fixed = 0, sl;
+	uint32_t len = pc->len, k;
+	int32_t eid = 0;
+
+	lazy_shift(pc, &sh);
+	k = rec_dense_step(&sh, prev);
+	shift = sh.by[k];
+	lim = k + 1 < sh.n ? sh.upto[k] : UINT64_MAX;
+	for (off = pc->pos; off < len; off += h.len, sp += sl, prev = t) {
+		t = lazy_hdr(s + sp, prev, &h, &sl);
+		if (t > lim) {
+			k = rec_dense_step(&sh, t);
+			shift = sh.by[k];
+			lim = k + 1 < sh.n ? sh.upto[k] : UINT64_MAX;
+		}
+		ts = t + shift;
+		if (ts >= w)
+			break;
+		if (ts < out_ts)
+			late++;
+		else
+			out_ts = ts;
+		/* Of the type of the record before, no string, no
+		 * causality: the length says it matches. */
+		if (fixed != 0 && h.eid == eid && h.len >= fixed &&
+		    h.cls != REC_CLASS_META)
+			continue;
+		mm->order.out_ts = out_ts;
+		mm->order.late += late;
+		late = 0;
+		if (def == NULL || h.eid != def->eid)
+			def = resolve(mm, n, pc->pid, pc->session, h.eid);
+		fixed = 0;
+		(void)rec_dense_one(s + sp, prev, shift, r, &t);
+		if (def == NULL || rec_decode(r, h.len, &def->fmt, f) != 0) {
+			log_warn("%s: process %u: record of event %d %s",
+			    n->host, pc->pid, h.eid, def == NULL ?
+			    "without definition" : "does not match its format");
+			def = NULL;
+			if (put_lazy(mm, pc, run, off, rsp, rprev, &sh) != 0)
+				return -1;
+			run = off + h.len;
+			rsp = sp + sl;
+			rprev = t;
+			continue;
+		}
+		eid = def->eid;
+		if (h.eid < 0)
+			mm_causal_record(mm, n->id, pc->pid, ts, h.eid, f,
+			    def->fmt.n);
+		else
+			fixed = fixed_len(&def->fmt);
+		out_ts = mm->order.out_ts;
+	}
+	mm->order.out_ts = out_ts;
+	mm->order.late += late;
+	if (put_lazy(mm, pc, run, off, rsp, rprev, &sh) != 0)
+		return -1;
+	pc->pos = off;
+	pc->dpos = sp;
+	pc->lz_prev = prev;
+	return 0;
+}
+
 /*
  * Pass 2, in time order (mm_order.c): the records of pc from pc->pos on,
  * up to time w (exclusive).  Timestamps are already mainmon's.  Binary:
@@ -776,6 +921,8 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	int32_t eid = 0;
 	int bin = mm->fmt == TAPE_FMT_BIN;
 
+	if (pc->lazy)
+		return out_lazy(mm, pc, w);
 	for (off = pc->pos; off < len; off += h.len) {
 		memcpy(&h, d + off, sizeof h);
 		if (h.ts >= w)
@@ -885,13 +1032,24 @@ admit_run(struct mm_conn *c, struct mm_piece *pc, struct mm_stream *s,
 	if (t1 > now || t0 < s->last_ts || (t0 < c->floor &&
 	    (c->floor < err || t1 >= c->floor - err)))
 		return 0;
-	sh.n = n;
-	sh.upto = upto;
-	sh.by = by;
-	sh.brk = pc->brk;
-	sh.brk_max = MM_BRK_MAX;
-	mm_piece_decode(pc, &sh);
-	pc->nbrk = (uint8_t)sh.nbrk;
+	/* A binary file's canonical run: never decoded (out_lazy). */
+	if (c->mm->fmt == TAPE_FMT_BIN && pc->dense != NULL &&
+	    (pc->canon & REC_DENSE_CANON) && n <= MM_LAZY_STEPS) {
+		pc->lazy = 1;
+		pc->lz_n = (uint8_t)n;
+		memcpy(pc->lz_upto, upto, n * sizeof *upto);
+		memcpy(pc->lz_by, by, n * sizeof *by);
+		memcpy(&pc->lz_prev, pc->dense, sizeof pc->lz_prev);
+		pc->dpos = REC_DENSE_BASE;
+	} else {
+		sh.n = n;
+		sh.upto = upto;
+		sh.by = by;
+		sh.brk = pc->brk;
+		sh.brk_max = MM_BRK_MAX;
+		mm_piece_decode(pc, &sh);
+		pc->nbrk = (uint8_t)sh.nbrk;
+	}
 	s->last_ts = t1;
 	if (t1 > c->node->sync_high)
 		c->node->sync_high = t1;

@@ -469,6 +469,7 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	    (uint32_t *)(void *)(pc->data + ((len + dlen + 3) & ~(size_t)3)) :
 	    NULL;
 	pc->undec = 1;
+	pc->lazy = 0;
 	pc->rlen = (uint32_t)dlen;
 	pc->info = info;
 	pc->dense = mm->fmt == TAPE_FMT_BIN ? pc->data + len : NULL;
