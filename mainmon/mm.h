@@ -171,6 +171,9 @@ struct mm_piece {
 	uint64_t	lz_prev;
 	uint64_t	lz_upto[MM_LAZY_STEPS];
 	uint64_t	lz_by[MM_LAZY_STEPS];
+	/* Where its run's stretches begin (rec_dense_scan_st on arrival,
+	 * as seg is; NULL: not known): a lazy piece's are taken whole. */
+	const struct rec_dense_seg	*st;
 	uint64_t	held;
 	unsigned char	data[];
 };

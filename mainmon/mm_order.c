@@ -176,7 +176,9 @@ mm_order_add(struct mm *mm, struct mm_stream *s, struct mm_piece *pc)
 	s->tail = &pc->next;
 	/* What it holds: the records, the run they came in (-f bin), and
 	 * where the run's stretches of one kind of record begin. */
-	pc->held = pc->lazy ? pc->dlen : (uint64_t)pc->len + pc->dlen +
+	pc->held = pc->lazy ? pc->dlen + (pc->st != NULL ?
+	    (uint64_t)pc->info.nseg * sizeof *pc->st : 0) :
+	    (uint64_t)pc->len + pc->dlen +
 	    (pc->seg != NULL ? (uint64_t)pc->info.nseg * sizeof *pc->seg : 0);
 	o->bytes += pc->held;
 	if (o->bytes > o->bytes_max)

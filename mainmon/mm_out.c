@@ -812,14 +812,16 @@ static int
 put_lazy(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to,
 	 uint32_t sp, uint64_t prev, const struct rec_dense_shift *sh)
 {
+	struct rec_dense_segs sg = { pc->st, pc->info.nseg, pc->dlen,
+		pc->info.last, sp };
 	size_t sused;
 	uint64_t last;
 
 	if (to <= from)
 		return 0;
 	return tape_piece_dense(mm->out, pc->node->id, pc->pid, pc->tid,
-	    pc->dense + sp, pc->dlen - sp, prev, sh, to - from, &sused,
-	    &last);
+	    pc->dense + sp, pc->dlen - sp, prev, sh, pc->st != NULL ? &sg :
+	    NULL, to - from, &sused, &last);
 }
 
 /*
@@ -840,7 +842,10 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	uint64_t out_ts = mm->order.out_ts, late = 0, prev = pc->lz_prev;
 	uint64_t t, ts, lim, shift, rprev = prev;
 	uint32_t off, sp = pc->dpos, run = pc->pos, rsp = sp, fixed = 0, sl;
-	uint32_t len = pc->len, k;
+	uint32_t len = pc->len, k, si = 0, end, m;
+	struct rec_dense_segs sg = { pc->st, pc->info.nseg, pc->dlen,
+		pc->info.last, 0 };
+	uint64_t te;
 	int32_t eid = 0;
 
 	lazy_shift(pc, &sh);
@@ -862,10 +867,24 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		else
 			out_ts = ts;
 		/* Of the type of the record before, no string, no
-		 * causality: the length says it matches. */
+		 * causality: the length says it matches.  So do the others
+		 * of its stretch (short, of one header): taken whole if all
+		 * are before w, in one step, and this one is not late. */
 		if (fixed != 0 && h.eid == eid && h.len >= fixed &&
-		    h.cls != REC_CLASS_META)
+		    h.cls != REC_CLASS_META) {
+			if (pc->st != NULL && 2 * sl == h.len &&
+			    out_ts == ts) {
+				end = rec_dense_seg_end(&sg, &si, sp, &te);
+				m = (end - sp) / sl;
+				if (m >= 2 && te <= lim && te + shift < w) {
+					off += (m - 1) * h.len;
+					sp += (m - 1) * sl;
+					t = te;
+					out_ts = te + shift;
+				}
+			}
 			continue;
+		}
 		mm->order.out_ts = out_ts;
 		mm->order.late += late;
 		late = 0;
@@ -1181,6 +1200,7 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 		 * records, as -m counts them. */
 		if (mm->fmt != TAPE_FMT_BIN && pc->rlen != 0) {
 			pc->seg = NULL;
+			pc->st = NULL;
 			pc->rlen = 0;
 			if ((pn = realloc(pc, sizeof *pc + pc->len)) != NULL)
 				pc = pn;

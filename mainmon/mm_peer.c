@@ -432,11 +432,14 @@ static int
 mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 {
 	struct mm *mm = c->mm;
+	static struct rec_dense_seg segs[REC_DENSE_MAX(WIRE_CHUNK_MAX) / 64 +
+	    1];
 	struct rec_dense_info info;
 	struct mm_piece *pc;
 	uint32_t pid, tid, session, off;
 	uint64_t seq;
-	size_t len, dlen, nseg;
+	uintptr_t st;
+	size_t len, dlen, nseg, held;
 	ssize_t n;
 	int canon;
 
@@ -453,7 +456,8 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	dlen = wire_rd_left(msg);
 	if (dlen > REC_DENSE_MAX(WIRE_CHUNK_MAX))
 		return -1;
-	n = rec_dense_scan(msg->p + msg->off, dlen, &canon, &info);
+	n = rec_dense_scan_st(msg->p + msg->off, dlen, &canon, &info, segs,
+	    (uint32_t)(dlen / 64 + 1));
 	len = (size_t)n;
 	if (n <= 0 || off > WIRE_CHUNK_MAX || len > WIRE_CHUNK_MAX - off)
 		return -1;
@@ -461,13 +465,23 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	 * enough to save walking them (8 records on average).  The batch
 	 * holds it all until admit: the records, the run, the offsets. */
 	nseg = (size_t)info.nseg * 8 <= info.nrec ? info.nseg : 0;
-	if (c->batch_bytes + len + dlen + 4 * nseg > MM_BATCH_MAX ||
-	    (pc = malloc(sizeof *pc + len + dlen + 4 * nseg + 4)) == NULL)
+	held = len + dlen + (4 + sizeof *segs) * nseg;
+	if (c->batch_bytes + held > MM_BATCH_MAX ||
+	    (pc = malloc(sizeof *pc + held + 12)) == NULL)
 		return -1;
 	memcpy(pc->data + len, msg->p + msg->off, dlen);
 	pc->seg = (size_t)info.nseg * 8 <= info.nrec ?
 	    (uint32_t *)(void *)(pc->data + ((len + dlen + 3) & ~(size_t)3)) :
 	    NULL;
+	/* (A stretch begins after the first record: none fewer than 8
+	 * bytes of run, so that segs held them all.) */
+	pc->st = NULL;
+	if (pc->seg != NULL && nseg > 0) {
+		st = (uintptr_t)(pc->seg + nseg);
+		st = (st + 7) & ~(uintptr_t)7;
+		memcpy((void *)st, segs, nseg * sizeof *segs);
+		pc->st = (const struct rec_dense_seg *)st;
+	}
 	pc->undec = 1;
 	pc->lazy = 0;
 	pc->rlen = (uint32_t)dlen;
@@ -488,7 +502,7 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	pc->next = NULL;
 	*c->batch_tail = pc;
 	c->batch_tail = &pc->next;
-	c->batch_bytes += len + dlen + 4 * nseg;
+	c->batch_bytes += held;
 	return 0;
 }
 

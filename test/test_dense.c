@@ -684,6 +684,8 @@ Test(dense, frames_from_the_run_alone_as_encode_writes)
 	    moved[1 << 17], o1[1 << 17], o2[1 << 17];
 	static const uint64_t all = UINT64_MAX, none = 0;
 	struct rec_dense_shift sh = { 1, &all, &none, NULL, 0, 0, NULL };
+	static struct rec_dense_seg seg[1 << 14];
+	struct rec_dense_segs sg;
 	struct rec_dense_info inf;
 	struct rec_hdr h;
 	uint64_t upto[4], by[4], prev, last, t;
@@ -696,10 +698,15 @@ Test(dense, frames_from_the_run_alone_as_encode_writes)
 		len = round % 2 ? stretchy_recs(recs, sizeof recs) :
 		    random_recs(recs, sizeof recs, 1 + rnd() % 400);
 		slen = (size_t)rec_dense_encode(recs, len, src, sizeof src);
-		cr_assert_eq(rec_dense_scan(src, slen, NULL, &inf),
-		    (ssize_t)len);
+		cr_assert_eq(rec_dense_scan_st(src, slen, NULL, &inf, seg,
+		    1 << 14), (ssize_t)len);
 		if (!inf.mono || len == 0)
 			continue;
+		/* Where the stretches begin told, or not. */
+		sg.at = seg;
+		sg.n = round % 3 ? inf.nseg : 0;
+		sg.end = (uint32_t)slen;
+		sg.last = inf.last;
 		cr_assert_eq(rec_dense_decode(src, slen, dec, sizeof dec),
 		    (ssize_t)len);
 		/* Steps of a nanosecond or a jump, at random times. */
@@ -738,8 +745,9 @@ Test(dense, frames_from_the_run_alone_as_encode_writes)
 			    sizeof o1;
 			r1 = rec_dense_encode_part(moved + off, b - off, o1, cap,
 			    &u1, &n1);
-			r2 = rec_dense_frame(src + sp, slen - sp, prev, &sh,
-			    b - off, o2, cap, &u2, &su, &n2, &last);
+			sg.base = (uint32_t)sp;
+			r2 = rec_dense_frame_st(src + sp, slen - sp, prev, &sh,
+			    &sg, b - off, o2, cap, &u2, &su, &n2, &last);
 			cr_assert_eq(r2, r1, "round %d", round);
 			cr_assert_eq(u2, u1);
 			cr_assert_eq(n2, n1);

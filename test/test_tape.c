@@ -1017,6 +1017,9 @@ Test(tape, binary_pieces_never_decoded)
 	    1000000 + 90000000ull, UINT64_MAX };
 	static const uint64_t by[3] = { 5000, 5001, 5001 + (3ull << 31) };
 	struct rec_dense_shift sh = { 3, upto, by, NULL, 0, 0, NULL };
+	static struct rec_dense_seg seg[40000];
+	struct rec_dense_info inf;
+	struct rec_dense_segs sg;
 	struct tape_w *w1, *w2;
 	struct rec_hdr h;
 	size_t len = 0, rlen, from, to, k, sp = REC_DENSE_BASE, su;
@@ -1040,6 +1043,13 @@ Test(tape, binary_pieces_never_decoded)
 	rlen = (size_t)rec_dense_encode(recs, len, run, sizeof run);
 	cr_assert_eq(rec_dense_decode_shift(run, rlen, moved, sizeof moved,
 	    &sh), (ssize_t)len);
+	cr_assert_eq(rec_dense_scan_st(run, rlen, NULL, &inf, seg, 40000),
+	    (ssize_t)len);
+	cr_assert_leq(inf.nseg, 40000);
+	sg.at = seg;
+	sg.n = inf.nseg;
+	sg.end = (uint32_t)rlen;
+	sg.last = inf.last;
 	memcpy(&prev, run, 8);
 	cr_assert_not_null(w1 = tape_open_fmt(p1, TAPE_FMT_BIN, "mm", 1, 2));
 	cr_assert_not_null(w2 = tape_open_fmt(p2, TAPE_FMT_BIN, "mm", 1, 2));
@@ -1055,8 +1065,10 @@ Test(tape, binary_pieces_never_decoded)
 			to += 32;
 		cr_assert_eq(tape_piece(w1, 1, 2, 3, moved + from, to - from),
 		    0);
+		sg.base = (uint32_t)sp;
 		cr_assert_eq(tape_piece_dense(w2, 1, 2, 3, run + sp, rlen - sp,
-		    prev, &sh, to - from, &su, &last), 0);
+		    prev, &sh, i % 4 == 3 ? NULL : &sg, to - from, &su, &last),
+		    0);
 		memcpy(&h, recs + to - 32, sizeof h);
 		cr_assert_eq(last, h.ts);
 		prev = last;

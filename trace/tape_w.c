@@ -272,10 +272,10 @@ tw_sum_piece(struct tape_w *w, uint64_t foff, uint32_t node, uint32_t pid,
 void
 tw_sum_dense(struct tape_w *w, uint64_t foff, uint32_t node, uint32_t pid,
 	     uint32_t tid, const void *src, size_t slen, uint64_t prev,
-	     const struct rec_dense_shift *sh)
+	     const struct rec_dense_shift *sh, const struct rec_dense_segs *sg)
 {
 	w->sum->foff = foff;
-	if (sum_dense(w->sum, node, pid, tid, src, slen, prev, sh) != 0)
+	if (sum_dense(w->sum, node, pid, tid, src, slen, prev, sh, sg) != 0)
 		sum_drop(w);
 }
 
@@ -707,7 +707,8 @@ tape_piece_stretch(struct tape_w *w, uint32_t node, uint32_t pid,
 int
 tape_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
 		 uint32_t tid, const void *src, size_t slen, uint64_t prev,
-		 const struct rec_dense_shift *sh, size_t len, size_t *sused,
+		 const struct rec_dense_shift *sh,
+		 const struct rec_dense_segs *sg, size_t len, size_t *sused,
 		 uint64_t *last)
 {
 	*sused = 0;
@@ -716,8 +717,8 @@ tape_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
 		errno = EINVAL;
 		return -1;
 	}
-	return tr_bin_piece_dense(w, node, pid, tid, src, slen, prev, sh, len,
-	    sused, last);
+	return tr_bin_piece_dense(w, node, pid, tid, src, slen, prev, sh, sg,
+	    len, sused, last);
 }
 
 int

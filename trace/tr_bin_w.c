@@ -239,9 +239,11 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 int
 tr_bin_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
 		   uint32_t tid, const void *src, size_t slen, uint64_t prev,
-		   const struct rec_dense_shift *sh, size_t len, size_t *sused,
+		   const struct rec_dense_shift *sh,
+		   const struct rec_dense_segs *sg, size_t len, size_t *sused,
 		   uint64_t *last)
 {
+	struct rec_dense_segs g = { NULL, 0, 0, 0, 0 };
 	const char *s = src, *lim;
 	size_t off = 0, sp = 0, used, su, nrec;
 	uint64_t foff, t = prev;
@@ -257,8 +259,12 @@ tr_bin_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
 		d = b_u32(d, lim, tid);
 		if (d == NULL)
 			return fend(w, NULL);
-		n = rec_dense_frame(s + sp, slen - sp, t, sh, len - off, d,
-		    (size_t)(lim - d), &used, &su, &nrec, last);
+		if (sg != NULL) {
+			g = *sg;
+			g.base = sg->base + (uint32_t)sp;
+		}
+		n = rec_dense_frame_st(s + sp, slen - sp, t, sh, &g, len - off,
+		    d, (size_t)(lim - d), &used, &su, &nrec, last);
 		if (n < 0)
 			return -1;
 		if (used == 0) {
@@ -270,7 +276,7 @@ tr_bin_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
 		w->records += nrec;
 		if (w->sum != NULL)
 			tw_sum_dense(w, foff, node, pid, tid, s + sp, su, t,
-			    sh);
+			    sh, &g);
 		t = *last;
 		off += used;
 		sp += su;

@@ -379,8 +379,11 @@ sum_piece_st(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 int
 sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 	  const void *src, size_t slen, uint64_t prev,
-	  const struct rec_dense_shift *sh)
+	  const struct rec_dense_shift *sh, const struct rec_dense_segs *sg)
 {
+	uint32_t si = 0, end, w2;
+	uint64_t te, tl, t2;
+	size_t m, q;
 	const unsigned char *p = src;
 	struct sum_row *r;
 	struct rec_hdr h;
@@ -420,6 +423,45 @@ sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 			lim = st + 1 < sh->n ? sh->upto[st] : UINT64_MAX;
 		}
 		ts = t + shift;
+		/* The rest of a stretch in one step, all in the bucket of
+		 * the last: counted at once. */
+		if ((w & 2) == 0 && sg != NULL && sg->n > 0 &&
+		    s->records != 0 && eid != -1 && eid != -2 &&
+		    ts - s->cur_lo < s->cur_w) {
+			end = rec_dense_seg_end(sg, &si, sg->base + sp, &te);
+			m = (end - sg->base - sp) / sl;
+			tl = te + shift;
+			if (m >= 2 && end - sg->base <= slen && te <= lim &&
+			    tl - s->cur_lo < s->cur_w) {
+				s->records += m;
+				if (tl > s->tlast)
+					s->tlast = tl;
+				r->c[s->cur_b].n += (uint32_t)m;
+				sl *= m;
+				t = te;
+				continue;
+			}
+		}
+		/* Or those after it of its header in the bucket and the
+		 * step, walked by their deltas alone. */
+		if ((w & 2) == 0 && s->records != 0 && eid != -1 &&
+		    eid != -2 && ts - s->cur_lo < s->cur_w) {
+			for (m = 1, q = sp + sl; slen - q >= sl; q += sl, m++) {
+				memcpy(&w2, p + q, 4);
+				memcpy(&v32, p + q + 4, 4);
+				t2 = t + (uint64_t)(int64_t)v32;
+				if (w2 != w || t2 > lim ||
+				    t2 + shift - s->cur_lo >= s->cur_w)
+					break;
+				t = t2;
+			}
+			s->records += m;
+			if (t + shift > s->tlast)
+				s->tlast = t + shift;
+			r->c[s->cur_b].n += (uint32_t)m;
+			sl = q - sp;
+			continue;
+		}
 		/* Most records: no block, in the bucket of the last. */
 		if (s->records != 0 && eid != -1 && eid != -2 &&
 		    ts - s->cur_lo < s->cur_w) {

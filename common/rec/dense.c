@@ -452,7 +452,8 @@ step(struct rec_dense_shift *sh, uint32_t *k, uint64_t t, size_t off,
  * decoded length, or -1. */
 static inline __attribute__((always_inline)) ssize_t
 walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
-     int *canon, struct rec_dense_shift *sh, struct rec_dense_info *inf)
+     int *canon, struct rec_dense_shift *sh, struct rec_dense_info *inf,
+     struct rec_dense_seg *sg, uint32_t sgmax)
 {
 	static const uint64_t all = UINT64_MAX, none = 0;
 	struct rec_dense_shift nosh = { 1, &all, &none, NULL, 0, 0, NULL };
@@ -495,6 +496,12 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 			if ((w | 3) != key && olen > 0) {
 				if (sh != NULL && sh->seg != NULL)
 					sh->seg[nseg] = (uint32_t)olen;
+				if (sg != NULL && nseg < sgmax) {
+					sg[nseg].off = (uint32_t)olen;
+					sg[nseg].sp = (uint32_t)pos;
+					sg[nseg].prev = prev -
+					    (uint64_t)(int64_t)d;
+				}
 				nseg++;
 			}
 			key = w | 3;
@@ -567,6 +574,11 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 		if (olen > 0) {
 			if (sh != NULL && sh->seg != NULL)
 				sh->seg[nseg] = (uint32_t)olen;
+			if (sg != NULL && nseg < sgmax) {
+				sg[nseg].off = (uint32_t)olen;
+				sg[nseg].sp = (uint32_t)pos;
+				sg[nseg].prev = prev;
+			}
 			nseg++;
 		}
 		key = FORM_LONG;	/* no short record's */
@@ -594,34 +606,42 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 ssize_t
 rec_dense_len(const void *in, size_t n)
 {
-	return walk(in, n, NULL, 0, NULL, NULL, NULL);
+	return walk(in, n, NULL, 0, NULL, NULL, NULL, NULL, 0);
 }
 
 ssize_t
 rec_dense_decode(const void *in, size_t n, void *out, size_t cap)
 {
-	return walk(in, n, out, cap, NULL, NULL, NULL);
+	return walk(in, n, out, cap, NULL, NULL, NULL, NULL, 0);
 }
 
 ssize_t
 rec_dense_decode_canon(const void *in, size_t n, void *out, size_t cap,
 		       int *canon)
 {
-	return walk(in, n, out, cap, canon, NULL, NULL);
+	return walk(in, n, out, cap, canon, NULL, NULL, NULL, 0);
 }
 
 ssize_t
 rec_dense_scan(const void *in, size_t n, int *canon,
 	       struct rec_dense_info *inf)
 {
-	return walk(in, n, NULL, 0, canon, NULL, inf);
+	return walk(in, n, NULL, 0, canon, NULL, inf, NULL, 0);
+}
+
+ssize_t
+rec_dense_scan_st(const void *in, size_t n, int *canon,
+		  struct rec_dense_info *inf, struct rec_dense_seg *seg,
+		  uint32_t max)
+{
+	return walk(in, n, NULL, 0, canon, NULL, inf, seg, max);
 }
 
 ssize_t
 rec_dense_decode_shift(const void *in, size_t n, void *out, size_t cap,
 		       struct rec_dense_shift *sh)
 {
-	return walk(in, n, out, cap, NULL, sh, NULL);
+	return walk(in, n, out, cap, NULL, sh, NULL, NULL, 0);
 }
 
 size_t
@@ -666,6 +686,20 @@ rec_dense_frame(const void *src, size_t slen, uint64_t prev,
 		size_t cap, size_t *used, size_t *sused, size_t *nrec,
 		uint64_t *last)
 {
+	return rec_dense_frame_st(src, slen, prev, sh, NULL, len, out, cap,
+	    used, sused, nrec, last);
+}
+
+ssize_t
+rec_dense_frame_st(const void *src, size_t slen, uint64_t prev,
+		   const struct rec_dense_shift *sh,
+		   const struct rec_dense_segs *sg, size_t len, void *out,
+		   size_t cap, size_t *used, size_t *sused, size_t *nrec,
+		   uint64_t *last)
+{
+	uint32_t si = 0, end;
+	uint64_t te;
+	size_t m, f;
 	const unsigned char *s = src;
 	unsigned char *o = out, r[REC_MAX];
 	struct rec_dense_enc e;
@@ -709,6 +743,31 @@ rec_dense_frame(const void *src, size_t slen, uint64_t prev,
 		if ((w & 2) == 0) {
 			sl = 8 + 4 * (size_t)((w >> 2) & 15);
 			rl = 2 * sl;
+			if (sg != NULL && sg->n > 0) {
+				/* The rest of its stretch, if in one step: as
+				 * many as fit, reckoned. */
+				end = rec_dense_seg_end(sg, &si, sg->base + sp,
+				    &te);
+				m = (end - sg->base - sp) / sl;
+				if (m >= 2 && te <= lim &&
+				    end - sg->base <= slen) {
+					f = cap - pos < rl + 4 ? 0 :
+					    (cap - pos - rl - 4) / sl + 1;
+					m = m < f ? m : f;
+					f = (len - off) / rl;
+					m = m < f ? m : f;
+					if (m == 0)
+						break;
+					prev = sg->base + sp + m * sl == end ?
+					    te : rec_dense_walk_ts(s + sp,
+					    m * sl, sl, prev);
+					pos += m * sl;
+					sp += m * sl;
+					off += m * rl;
+					k += m;
+					continue;
+				}
+			}
 			t = prev + (uint64_t)(int64_t)(int32_t)ld32(s + sp + 4);
 			if (sl > slen - sp || rl > len - off ||
 			    cap - pos < rl + 4)

@@ -162,6 +162,21 @@ struct rec_dense_info {
 ssize_t rec_dense_scan(const void *in, size_t n, int *canon,
 		       struct rec_dense_info *inf);
 
+/* Where a stretch begins (rec_dense_info: not the first's): the decoded
+ * offset of its first record, that record's place in the run (bytes from
+ * the run's start, base included), the time of the record before it. */
+struct rec_dense_seg {
+	uint32_t	off;
+	uint32_t	sp;
+	uint64_t	prev;
+};
+
+/* rec_dense_scan, and the first max of the places where stretches begin
+ * in seg[] (inf->nseg of them in all). */
+ssize_t rec_dense_scan_st(const void *in, size_t n, int *canon,
+			  struct rec_dense_info *inf, struct rec_dense_seg *seg,
+			  uint32_t max);
+
 /*
  * Times moved by a shift that steps: a record of time t (in the run)
  * moves by by[i], i the first step with t <= upto[i] (upto[n - 1] should
@@ -221,6 +236,59 @@ ssize_t rec_dense_frame(const void *src, size_t slen, uint64_t prev,
 			const struct rec_dense_shift *sh, size_t len,
 			void *out, size_t cap, size_t *used, size_t *sused,
 			size_t *nrec, uint64_t *last);
+
+/* Where the stretches of a run begin (rec_dense_scan_st; NULL or n 0 if
+ * not known), the run's length and last time (where its last stretch
+ * ends), and where in the run src[0] is: rec_dense_frame_st and
+ * sum_dense take a stretch's records whole where they can. */
+struct rec_dense_segs {
+	const struct rec_dense_seg	*at;
+	uint32_t			n;
+	uint32_t			end;
+	uint64_t			last;
+	uint32_t			base;
+};
+
+/* rec_dense_frame knowing where stretches begin (sg may be NULL): a
+ * stretch's short records are not walked where they all fit. */
+ssize_t rec_dense_frame_st(const void *src, size_t slen, uint64_t prev,
+			   const struct rec_dense_shift *sh,
+			   const struct rec_dense_segs *sg, size_t len,
+			   void *out, size_t cap, size_t *used, size_t *sused,
+			   size_t *nrec, uint64_t *last);
+
+/* The time of the record that ends src[0..slen) (short records of one
+ * length sl), the one before the first at time prev. */
+static inline uint64_t
+rec_dense_walk_ts(const unsigned char *src, size_t slen, size_t sl,
+		  uint64_t prev)
+{
+	int32_t d;
+	size_t sp;
+
+	for (sp = 0; sp < slen; sp += sl) {
+		__builtin_memcpy(&d, src + sp + 4, 4);
+		prev += (uint64_t)(int64_t)d;
+	}
+	return prev;
+}
+
+/* The stretch that the record at place sp of the run is in, from *si on
+ * (moved there): where it ends in the run, and in *t the time of its
+ * last record. */
+static inline uint32_t
+rec_dense_seg_end(const struct rec_dense_segs *sg, uint32_t *si, size_t sp,
+		  uint64_t *t)
+{
+	while (*si < sg->n && sg->at[*si].sp <= sp)
+		++*si;
+	if (*si < sg->n) {
+		*t = sg->at[*si].prev;
+		return sg->at[*si].sp;
+	}
+	*t = sg->last;
+	return sg->end;
+}
 
 /* The step of sh that a record of time t (in the run) is in. */
 static inline uint32_t
