@@ -758,6 +758,17 @@ stretch_end(const struct mm_piece *pc, uint32_t off)
 	return lo < pc->info.nseg ? pc->seg[lo] : pc->len;
 }
 
+/* Says that pc's record of event eid is not written: def (NULL: none)
+ * is not its type. */
+static void
+bad_record(const struct mm_piece *pc, int32_t eid,
+	   const struct tape_def *def)
+{
+	log_warn("%s: process %u: record of event %d %s", pc->node->host,
+	    pc->pid, eid, def == NULL ? "without definition" :
+	    "does not match its format");
+}
+
 /* A lazy piece's steps, as rec_dense_frame takes them. */
 static void
 lazy_shift(const struct mm_piece *pc, struct rec_dense_shift *sh)
@@ -893,9 +904,7 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		fixed = 0;
 		(void)rec_dense_one(s + sp, prev, shift, r, &t);
 		if (def == NULL || rec_decode(r, h.len, &def->fmt, f) != 0) {
-			log_warn("%s: process %u: record of event %d %s",
-			    n->host, pc->pid, h.eid, def == NULL ?
-			    "without definition" : "does not match its format");
+			bad_record(pc, h.eid, def);
 			def = NULL;
 			if (put_lazy(mm, pc, run, off, rsp, rprev, &sh) != 0)
 				return -1;
@@ -991,9 +1000,7 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		fixed = 0;
 		if (def == NULL ||
 		    rec_decode(d + off, h.len, &def->fmt, f) != 0) {
-			log_warn("%s: process %u: record of event %d %s",
-			    n->host, pc->pid, h.eid, def == NULL ?
-			    "without definition" : "does not match its format");
+			bad_record(pc, h.eid, def);
 			def = NULL;
 			if (put_run(mm, pc, run, off) != 0)
 				return -1;
