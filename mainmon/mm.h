@@ -146,8 +146,8 @@ struct mm_piece {
 	uint8_t		canon;
 	uint8_t		nbrk;
 	uint32_t	brk[MM_BRK_MAX];
-	/* Not decoded yet (undec): data[0..len) is to be decoded from the
-	 * run at data[len..len + rlen), which admit (mm_out.c) does, with
+	/* Not decoded yet (undec): rec[0..len) is to be decoded from the
+	 * run at data[0..rlen), which admit (mm_out.c) does, with
 	 * the clock conversion where it is a shift for the whole run; what
 	 * rec_dense_scan said of it on arrival. */
 	uint8_t		undec;
@@ -174,6 +174,12 @@ struct mm_piece {
 	/* Where its run's stretches begin (rec_dense_scan_st on arrival,
 	 * as seg is; NULL: not known): a lazy piece's are taken whole. */
 	const struct rec_dense_seg	*st;
+	/* Its records (len bytes): data (mainmon's own pieces), or
+	 * data + roff after the run and its stretches (a DATA's, laid out
+	 * by mm_piece_place, so that a lazy piece's allocation is cut back
+	 * to its run: rec NULL). */
+	unsigned char	*rec;
+	uint32_t	roff;
 	uint64_t	held;
 	unsigned char	data[];
 };
@@ -826,9 +832,32 @@ mm_piece_decode(struct mm_piece *pc, struct rec_dense_shift *sh)
 	if (sh == NULL)
 		sh = &no;
 	sh->seg = pc->seg;
-	(void)rec_dense_decode_shift(pc->data + pc->len, pc->rlen, pc->data,
-	    pc->len, sh);
+	(void)rec_dense_decode_shift(pc->data, pc->rlen, pc->rec, pc->len,
+	    sh);
 	pc->undec = 0;
+}
+/*
+ * A DATA's piece: the run at data[0..rlen), then (with seg or st not
+ * NULL) the places of its info.nseg stretches' beginnings (4 bytes
+ * each, from the next multiple of 4) and their rec_dense_seg (from the
+ * next multiple of 8), then its records (from the next multiple of 8:
+ * roff).  Sets the pointers from data (after a realloc); returns roff.
+ */
+static inline uint32_t
+mm_piece_place(struct mm_piece *pc, int seg, int st, int bin)
+{
+	size_t o = ((size_t)pc->rlen + 3) & ~(size_t)3;
+
+	pc->seg = seg ? (uint32_t *)(void *)(pc->data + o) : NULL;
+	o = (o + (seg ? 4 * (size_t)pc->info.nseg : 0) + 7) & ~(size_t)7;
+	pc->st = st ? (const struct rec_dense_seg *)(const void *)(pc->data +
+	    o) : NULL;
+	o = (o + (st ? sizeof *pc->st * pc->info.nseg : 0) + 7) &
+	    ~(size_t)7;
+	pc->dense = bin ? pc->data : NULL;
+	pc->roff = (uint32_t)o;
+	pc->rec = pc->lazy ? NULL : pc->data + o;
+	return pc->roff;
 }
 /* Forgets the marks of segment seg_id (its LM ended cleanly). */
 void mm_dedup_forget(struct mm *mm, uint64_t seg_id);

@@ -455,7 +455,7 @@ define_record(struct mm *mm, struct mm_conn *c, const struct mm_piece *pc,
 	struct mm_proc *p;
 
 	p = proc_get(c->node, pc->pid, 1);
-	if (rec_parse_define(pc->data + off, h->len, &d) != 0 ||
+	if (rec_parse_define(pc->rec + off, h->len, &d) != 0 ||
 	    p == NULL || define(mm, c->node, proc_defs(p, pc->session),
 	    d.eid, d.cls, d.attr, d.format, d.format_len, d.dsc,
 	    d.dsc_len) != 0)
@@ -468,7 +468,7 @@ static int
 meta_record(struct mm *mm, struct mm_node *node, const struct mm_piece *pc,
 	    uint32_t off, uint64_t ts)
 {
-	const unsigned char *r = pc->data + off;
+	const unsigned char *r = pc->rec + off;
 	struct rec_stats st;
 	struct rec_hdr h;
 	uint64_t n, who = 0;
@@ -689,11 +689,11 @@ put_run(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to)
 		pc->dense = NULL;
 	if (pc->dense == NULL)
 		return tape_piece_stretch(mm->out, pc->node->id, pc->pid,
-		    pc->tid, pc->data + from, to - from, NULL, 0, 0, stp,
+		    pc->tid, pc->rec + from, to - from, NULL, 0, 0, stp,
 		    NULL);
 	pc->dpos += (uint32_t)sk;
 	r = tape_piece_stretch(mm->out, pc->node->id, pc->pid, pc->tid,
-	    pc->data + from, to - from, pc->dense + pc->dpos,
+	    pc->rec + from, to - from, pc->dense + pc->dpos,
 	    pc->dlen - pc->dpos, moved_alike(pc, from, to), stp, &used);
 	if (r != 0 || used == SIZE_MAX) {
 		pc->dense = NULL;
@@ -942,7 +942,7 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	struct rec_field f[REC_ARGS_MAX];
 	const struct tape_def *def = NULL;
 	struct mm_node *n = pc->node;
-	const unsigned char *d = pc->data;
+	const unsigned char *d = pc->rec;
 	struct rec_hdr h;
 	uint64_t out_ts = mm->order.out_ts, late = 0;
 	uint32_t off, run = pc->pos, fixed = 0, len = pc->len, end, send;
@@ -1112,7 +1112,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 		return;
 	mm_piece_decode(pc, NULL);
 	for (off = 0; off < pc->len; off += h.len) {
-		memcpy(&h, pc->data + off, sizeof h);
+		memcpy(&h, pc->rec + off, sizeof h);
 		ts = mm_sync_conv_memo(&memo, &c->book, &c->clk.model,
 		    mm_host_ns(c, h.ts), &u);
 		err = u != NULL ? u->md.err : c->clk.model.err;
@@ -1139,7 +1139,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 		/* A model published from now on converts only later ones. */
 		if (ts > high)
 			high = ts;
-		memcpy(pc->data + off + offsetof(struct rec_hdr, ts), &ts,
+		memcpy(pc->rec + off + offsetof(struct rec_hdr, ts), &ts,
 		    sizeof ts);
 		/* Where the records' deltas changed (put_run). */
 		shift = ts - h.ts;
@@ -1158,7 +1158,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 		if (h.eid == REC_EID_BLOCK_NAME &&
 		    (def = resolve(mm, c->node, pc->pid, pc->session,
 		    h.eid)) != NULL && def->fmt.n == 2 &&
-		    rec_decode(pc->data + off, h.len, &def->fmt, f) == 0 &&
+		    rec_decode(pc->rec + off, h.len, &def->fmt, f) == 0 &&
 		    f[0].kind == REC_K_INT && f[1].kind == REC_K_STR)
 			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
 			    f[1].v.s.len);
@@ -1206,11 +1206,20 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 		/* A text file needs the run no more: what is held is the
 		 * records, as -m counts them. */
 		if (mm->fmt != TAPE_FMT_BIN && pc->rlen != 0) {
+			memmove(pc->data, pc->rec, pc->len);
 			pc->seg = NULL;
 			pc->st = NULL;
 			pc->rlen = 0;
 			if ((pn = realloc(pc, sizeof *pc + pc->len)) != NULL)
 				pc = pn;
+			pc->rec = pc->data;
+		}
+		/* Nor a lazy piece its records' room, never written. */
+		if (pc->lazy && (pn = realloc(pc, sizeof *pc + pc->roff)) !=
+		    NULL) {
+			pc = pn;
+			(void)mm_piece_place(pc, pc->seg != NULL,
+			    pc->st != NULL, 1);
 		}
 		mm_order_add(mm, s, pc);
 		mm_plan_poll(mm);

@@ -438,8 +438,8 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	struct mm_piece *pc;
 	uint32_t pid, tid, session, off;
 	uint64_t seq;
-	uintptr_t st;
 	size_t len, dlen, nseg, held;
+	int seg;
 	ssize_t n;
 	int canon;
 
@@ -464,29 +464,24 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	/* Its stretches of one kind of record noted if they are long
 	 * enough to save walking them (8 records on average).  The batch
 	 * holds it all until admit: the records, the run, the offsets. */
-	nseg = (size_t)info.nseg * 8 <= info.nrec ? info.nseg : 0;
+	seg = (size_t)info.nseg * 8 <= info.nrec;
+	nseg = seg ? info.nseg : 0;
 	held = len + dlen + (4 + sizeof *segs) * nseg;
 	if (c->batch_bytes + held > MM_BATCH_MAX ||
-	    (pc = malloc(sizeof *pc + held + 12)) == NULL)
+	    (pc = malloc(sizeof *pc + held + 24)) == NULL)
 		return -1;
-	memcpy(pc->data + len, msg->p + msg->off, dlen);
-	pc->seg = (size_t)info.nseg * 8 <= info.nrec ?
-	    (uint32_t *)(void *)(pc->data + ((len + dlen + 3) & ~(size_t)3)) :
-	    NULL;
-	/* (A stretch begins after the first record: none fewer than 8
-	 * bytes of run, so that segs held them all.) */
-	pc->st = NULL;
-	if (pc->seg != NULL && nseg > 0) {
-		st = (uintptr_t)(pc->seg + nseg);
-		st = (st + 7) & ~(uintptr_t)7;
-		memcpy((void *)st, segs, nseg * sizeof *segs);
-		pc->st = (const struct rec_dense_seg *)st;
-	}
+	/* The run first, then the stretches (mm_piece_place).  (A stretch
+	 * begins after the first record: none fewer than 8 bytes of run, so
+	 * that segs held them all.) */
+	memcpy(pc->data, msg->p + msg->off, dlen);
 	pc->undec = 1;
 	pc->lazy = 0;
 	pc->rlen = (uint32_t)dlen;
 	pc->info = info;
-	pc->dense = mm->fmt == TAPE_FMT_BIN ? pc->data + len : NULL;
+	(void)mm_piece_place(pc, seg, seg && nseg > 0,
+	    mm->fmt == TAPE_FMT_BIN);
+	if (pc->st != NULL)
+		memcpy((void *)(uintptr_t)pc->st, segs, nseg * sizeof *segs);
 	pc->dlen = mm->fmt == TAPE_FMT_BIN ? (uint32_t)dlen : 0;
 	pc->dpos = REC_DENSE_BASE;
 	pc->dmark = 0;

@@ -250,6 +250,7 @@ add_kept_st(struct mm_ack *a, uint32_t pid, uint32_t tid, uint64_t seq,
 	pc->seg_id = 1;
 	pc->off = 0;
 	pc->len = (uint32_t)n * 16;
+	pc->rec = pc->data;
 	pc->node = &node1;
 	pc->ack = a;
 	for (i = 0; i < n; i++)
