@@ -131,8 +131,8 @@ struct mm_piece {
 	struct mm_ack	*ack;		/* what waits for it to be written */
 	struct mm_piece	*next;
 	/* The dense run it came in (binary files: D frames are copied from
-	 * it, mm_out.c put_run), after data[len] in the same allocation:
-	 * the records from data[dmark] on are at dense[dpos].  NULL: none
+	 * it, mm_out.c put_run), at data[0] (mm_piece_place): the records
+	 * from rec[dmark] on are at dense[dpos].  NULL: none
 	 * (mainmon's own, trimmed by mm_dedup, or given up). */
 	const unsigned char	*dense;
 	uint32_t	dlen;
