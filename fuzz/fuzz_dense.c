@@ -46,22 +46,43 @@ round_trip(const unsigned char *recs, size_t len)
 
 /* recs[0..len), decoded from run[0..n) (flags: rec_dense_decode_canon's),
  * in frames of cap bytes made from the run (mode 0: recode, 1: copy, 2:
- * copy of one length): the frames encoding gives. */
+ * copy of one length, 3: from the run alone, its stretches told, the run
+ * canonical and its times not going back): the frames encoding gives. */
 static void
 frames(const unsigned char *run, size_t n, const unsigned char *recs,
        size_t len, size_t cap, int mode)
 {
+	static const uint64_t all = UINT64_MAX, none = 0;
+	struct rec_dense_shift sh = { 1, &all, &none, NULL, 0, 0, NULL };
+	struct rec_dense_segs sg = { NULL, 0, (uint32_t)n, 0, 0 };
+	struct rec_dense_seg *seg = NULL;
+	struct rec_dense_info inf;
 	unsigned char *o1, *o2;
 	size_t a = 0, sp = REC_DENSE_BASE, u1, u2, k1, k2, su;
+	uint64_t prev = 0, last = 0;
 	ssize_t n1, n2;
 
 	CHECK((o1 = malloc(cap)) != NULL && (o2 = malloc(cap)) != NULL);
+	if (mode == 3) {
+		CHECK(rec_dense_scan(run, n, NULL, &inf) == (ssize_t)len);
+		CHECK((seg = malloc(sizeof *seg * (inf.nseg + 1))) != NULL);
+		CHECK(rec_dense_scan_st(run, n, NULL, &inf, seg, inf.nseg) ==
+		    (ssize_t)len);
+		sg.at = seg;
+		sg.n = inf.nseg;
+		sg.last = inf.last;
+		memcpy(&prev, run, 8);
+	}
 	while (a < len) {
 		n1 = rec_dense_encode_part(recs + a, len - a, o1, cap, &u1, &k1);
-		n2 = mode == 0 ? rec_dense_recode_part(recs + a, len - a,
+		sg.base = (uint32_t)sp;
+		n2 = mode == 3 ? rec_dense_frame_st(run + sp, n - sp, prev, &sh,
+		    &sg, len - a, o2, cap, &u2, &su, &k2, &last) :
+		    mode == 0 ? rec_dense_recode_part(recs + a, len - a,
 		    run + sp, n - sp, o2, cap, &u2, &su, &k2) :
 		    rec_dense_copy_part(recs + a, len - a, run + sp, n - sp,
 		    mode == 2, o2, cap, &u2, &su, &k2);
+		prev = last;
 		CHECK(n1 == n2 && n1 >= REC_DENSE_BASE && u1 == u2 &&
 		    k1 == k2 && u1 > 0);
 		CHECK(memcmp(o1, o2, (size_t)n1) == 0);
@@ -69,6 +90,7 @@ frames(const unsigned char *run, size_t n, const unsigned char *recs,
 		a += u1;
 		sp += su;
 	}
+	free(seg);
 	free(o1);
 	free(o2);
 }
@@ -103,6 +125,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				frames(data, size, out, (size_t)m, fcap, 1);
 			if (canon == (REC_DENSE_CANON | REC_DENSE_ONE))
 				frames(data, size, out, (size_t)m, fcap, 2);
+			if ((canon & REC_DENSE_CANON) && inf.mono)
+				frames(data, size, out, (size_t)m, fcap, 3);
 			if (fcap == REC_DENSE_MAX((size_t)m))
 				break;
 		}

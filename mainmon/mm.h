@@ -117,6 +117,7 @@ struct mm_ack;
  * written in time order (mm_order.c).
  */
 #define MM_BRK_MAX	6
+#define MM_LAZY_STEPS	4
 struct mm_piece {
 	uint32_t	pid;
 	uint32_t	tid;
@@ -130,8 +131,8 @@ struct mm_piece {
 	struct mm_ack	*ack;		/* what waits for it to be written */
 	struct mm_piece	*next;
 	/* The dense run it came in (binary files: D frames are copied from
-	 * it, mm_out.c put_run), after data[len] in the same allocation:
-	 * the records from data[dmark] on are at dense[dpos].  NULL: none
+	 * it, mm_out.c put_run), at data[0] (mm_piece_place): the records
+	 * from rec[dmark] on are at dense[dpos].  NULL: none
 	 * (mainmon's own, trimmed by mm_dedup, or given up). */
 	const unsigned char	*dense;
 	uint32_t	dlen;
@@ -145,8 +146,8 @@ struct mm_piece {
 	uint8_t		canon;
 	uint8_t		nbrk;
 	uint32_t	brk[MM_BRK_MAX];
-	/* Not decoded yet (undec): data[0..len) is to be decoded from the
-	 * run at data[len..len + rlen), which admit (mm_out.c) does, with
+	/* Not decoded yet (undec): rec[0..len) is to be decoded from the
+	 * run at data[0..rlen), which admit (mm_out.c) does, with
 	 * the clock conversion where it is a shift for the whole run; what
 	 * rec_dense_scan said of it on arrival. */
 	uint8_t		undec;
@@ -159,6 +160,26 @@ struct mm_piece {
 	uint32_t	*seg;
 	/* What it counts against -m while in the merge (mm_order_add):
 	 * its records, the run kept beside them, the stretches' offsets. */
+	/* Never decoded (lazy; a binary file, the run canonical and taken
+	 * whole by admit): data[0..len) is not written, mm_out_piece
+	 * writes the records from the run (tape_piece_dense); the record
+	 * at decoded offset pos is at dense[dpos], lz_prev the time in the
+	 * run of the one before it; times move by the lz_n steps (struct
+	 * rec_dense_shift). */
+	uint8_t		lazy;
+	uint8_t		lz_n;
+	uint64_t	lz_prev;
+	uint64_t	lz_upto[MM_LAZY_STEPS];
+	uint64_t	lz_by[MM_LAZY_STEPS];
+	/* Where its run's stretches begin (rec_dense_scan_st on arrival,
+	 * as seg is; NULL: not known): a lazy piece's are taken whole. */
+	const struct rec_dense_seg	*st;
+	/* Its records (len bytes): data (mainmon's own pieces), or
+	 * data + roff after the run and its stretches (a DATA's, laid out
+	 * by mm_piece_place, so that a lazy piece's allocation is cut back
+	 * to its run: rec NULL). */
+	unsigned char	*rec;
+	uint32_t	roff;
 	uint64_t	held;
 	unsigned char	data[];
 };
@@ -811,9 +832,32 @@ mm_piece_decode(struct mm_piece *pc, struct rec_dense_shift *sh)
 	if (sh == NULL)
 		sh = &no;
 	sh->seg = pc->seg;
-	(void)rec_dense_decode_shift(pc->data + pc->len, pc->rlen, pc->data,
-	    pc->len, sh);
+	(void)rec_dense_decode_shift(pc->data, pc->rlen, pc->rec, pc->len,
+	    sh);
 	pc->undec = 0;
+}
+/*
+ * A DATA's piece: the run at data[0..rlen), then (with seg or st not
+ * NULL) the places of its info.nseg stretches' beginnings (4 bytes
+ * each, from the next multiple of 4) and their rec_dense_seg (from the
+ * next multiple of 8), then its records (from the next multiple of 8:
+ * roff).  Sets the pointers from data (after a realloc); returns roff.
+ */
+static inline uint32_t
+mm_piece_place(struct mm_piece *pc, int seg, int st, int bin)
+{
+	size_t o = ((size_t)pc->rlen + 3) & ~(size_t)3;
+
+	pc->seg = seg ? (uint32_t *)(void *)(pc->data + o) : NULL;
+	o = (o + (seg ? 4 * (size_t)pc->info.nseg : 0) + 7) & ~(size_t)7;
+	pc->st = st ? (const struct rec_dense_seg *)(const void *)(pc->data +
+	    o) : NULL;
+	o = (o + (st ? sizeof *pc->st * pc->info.nseg : 0) + 7) &
+	    ~(size_t)7;
+	pc->dense = bin ? pc->data : NULL;
+	pc->roff = (uint32_t)o;
+	pc->rec = pc->lazy ? NULL : pc->data + o;
+	return pc->roff;
 }
 /* Forgets the marks of segment seg_id (its LM ended cleanly). */
 void mm_dedup_forget(struct mm *mm, uint64_t seg_id);
@@ -889,6 +933,8 @@ int mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 /* Writes one piece's records from pc->pos up to time w (exclusive); 0 or
  * -1 (cannot write). */
 int mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w);
+/* The time of a lazy piece's record at pc->pos (on mainmon's clock). */
+uint64_t mm_out_lazy_ts(const struct mm_piece *pc);
 /*
  * Whether the file's writes fail (a full disk): 1 while they do, and the
  * merge then writes no more records (they stay with it and their LMs,

@@ -81,14 +81,14 @@ mm_dedup(struct mm *mm, struct mm_conn *c, struct mm_piece *pc)
 		 * the mark starts on a record. */
 		skip = k->end - pc->off;
 		mm_piece_decode(pc, NULL);
-		if (rec_valid_prefix(pc->data + skip, pc->len - skip) !=
+		if (rec_valid_prefix(pc->rec + skip, pc->len - skip) !=
 		    pc->len - skip) {
 			log_warn("%s: process %u: a piece sent again does not "
 			    "match what was written: dropped",
 			    c->node->host, pc->pid);
 			return 1;
 		}
-		memmove(pc->data, pc->data + skip, pc->len - skip);
+		memmove(pc->rec, pc->rec + skip, pc->len - skip);
 		pc->dense = NULL;	/* rare: its D frames encoded again */
 		pc->seg = NULL;
 		pc->len -= (uint32_t)skip;

@@ -75,6 +75,7 @@ mark(struct mm *mm, struct mm_conn *c, int32_t eid, uint64_t t_lm,
 		return;
 	}
 	pc->len = (uint32_t)len;
+	pc->rec = pc->data;
 	pc->node = c->node;
 	pc->seg_id = c->seg_id;
 	if ((st = mm_order_stream(mm, pc)) == NULL) {
@@ -87,8 +88,8 @@ mark(struct mm *mm, struct mm_conn *c, int32_t eid, uint64_t t_lm,
 	st->last_ts = ts;
 	if (ts > c->node->sync_high)
 		c->node->sync_high = ts;
-	rec_put_hdr(pc->data, len, pd->cls, pd->attr, eid, ts);
-	memcpy(pc->data + sizeof(struct rec_hdr), v, 8 * (size_t)n);
+	rec_put_hdr(pc->rec, len, pd->cls, pd->attr, eid, ts);
+	memcpy(pc->rec + sizeof(struct rec_hdr), v, 8 * (size_t)n);
 	mm_order_add(mm, st, pc);
 	if (eid == REC_EID_COLL_BEGIN)
 		c->paused_at = ts;

@@ -147,7 +147,9 @@ piece_ts(const struct mm_piece *pc)
 {
 	struct rec_hdr h;
 
-	memcpy(&h, pc->data + pc->pos, sizeof h);
+	if (pc->lazy)
+		return mm_out_lazy_ts(pc);
+	memcpy(&h, pc->rec + pc->pos, sizeof h);
 	return h.ts;
 }
 
@@ -173,8 +175,9 @@ mm_order_add(struct mm *mm, struct mm_stream *s, struct mm_piece *pc)
 	*s->tail = pc;
 	s->tail = &pc->next;
 	/* What it holds: the records, the run they came in (-f bin), and
-	 * where the run's stretches of one kind of record begin. */
-	pc->held = (uint64_t)pc->len + pc->dlen +
+	 * where the run's stretches of one kind of record begin; a lazy
+	 * piece, its allocation cut back to its run and stretches. */
+	pc->held = pc->lazy ? pc->roff : (uint64_t)pc->len + pc->dlen +
 	    (pc->seg != NULL ? (uint64_t)pc->info.nseg * sizeof *pc->seg : 0);
 	o->bytes += pc->held;
 	if (o->bytes > o->bytes_max)

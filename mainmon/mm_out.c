@@ -455,7 +455,7 @@ define_record(struct mm *mm, struct mm_conn *c, const struct mm_piece *pc,
 	struct mm_proc *p;
 
 	p = proc_get(c->node, pc->pid, 1);
-	if (rec_parse_define(pc->data + off, h->len, &d) != 0 ||
+	if (rec_parse_define(pc->rec + off, h->len, &d) != 0 ||
 	    p == NULL || define(mm, c->node, proc_defs(p, pc->session),
 	    d.eid, d.cls, d.attr, d.format, d.format_len, d.dsc,
 	    d.dsc_len) != 0)
@@ -468,7 +468,7 @@ static int
 meta_record(struct mm *mm, struct mm_node *node, const struct mm_piece *pc,
 	    uint32_t off, uint64_t ts)
 {
-	const unsigned char *r = pc->data + off;
+	const unsigned char *r = pc->rec + off;
 	struct rec_stats st;
 	struct rec_hdr h;
 	uint64_t n, who = 0;
@@ -689,11 +689,11 @@ put_run(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to)
 		pc->dense = NULL;
 	if (pc->dense == NULL)
 		return tape_piece_stretch(mm->out, pc->node->id, pc->pid,
-		    pc->tid, pc->data + from, to - from, NULL, 0, 0, stp,
+		    pc->tid, pc->rec + from, to - from, NULL, 0, 0, stp,
 		    NULL);
 	pc->dpos += (uint32_t)sk;
 	r = tape_piece_stretch(mm->out, pc->node->id, pc->pid, pc->tid,
-	    pc->data + from, to - from, pc->dense + pc->dpos,
+	    pc->rec + from, to - from, pc->dense + pc->dpos,
 	    pc->dlen - pc->dpos, moved_alike(pc, from, to), stp, &used);
 	if (r != 0 || used == SIZE_MAX) {
 		pc->dense = NULL;
@@ -758,6 +758,179 @@ stretch_end(const struct mm_piece *pc, uint32_t off)
 	return lo < pc->info.nseg ? pc->seg[lo] : pc->len;
 }
 
+/* Says that pc's record of event eid is not written: def (NULL: none)
+ * is not its type. */
+static void
+bad_record(const struct mm_piece *pc, int32_t eid,
+	   const struct tape_def *def)
+{
+	log_warn("%s: process %u: record of event %d %s", pc->node->host,
+	    pc->pid, eid, def == NULL ? "without definition" :
+	    "does not match its format");
+}
+
+/* A lazy piece's steps, as rec_dense_frame takes them. */
+static void
+lazy_shift(const struct mm_piece *pc, struct rec_dense_shift *sh)
+{
+	memset(sh, 0, sizeof *sh);
+	sh->n = pc->lz_n;
+	sh->upto = pc->lz_upto;
+	sh->by = pc->lz_by;
+}
+
+/* The record of a lazy piece at dense[sp], the one before it at time
+ * prev (in the run): its time in the run; in *h its header (not its
+ * time), in *sl its bytes in the run. */
+static inline uint64_t
+lazy_hdr(const unsigned char *s, uint64_t prev, struct rec_hdr *h,
+	 uint32_t *sl)
+{
+	uint32_t w;
+	int32_t d;
+
+	memcpy(&w, s, 4);
+	if (w & 2) {
+		memcpy(h, s + 4, sizeof *h);
+		*sl = 4 + (uint32_t)h->len;
+		return h->ts;
+	}
+	h->len = (uint16_t)(16 + 8 * ((w >> 2) & 15));
+	h->cls = (uint8_t)((w >> 6) & 15);
+	h->attr = (uint8_t)((w >> 10) & 15);
+	h->eid = (int32_t)(w >> 14) - REC_EID_BIAS;
+	*sl = h->len / 2;
+	memcpy(&d, s + 4, 4);
+	return prev + (uint64_t)(int64_t)d;
+}
+
+uint64_t
+mm_out_lazy_ts(const struct mm_piece *pc)
+{
+	struct rec_dense_shift sh;
+	struct rec_hdr h;
+	uint64_t t;
+	uint32_t sl;
+
+	lazy_shift(pc, &sh);
+	t = lazy_hdr(pc->dense + pc->dpos, pc->lz_prev, &h, &sl);
+	return t + sh.by[rec_dense_step(&sh, t)];
+}
+
+/* A lazy piece's records from decoded offset from (at dense[sp], the
+ * one before at time prev) to offset to, from the run. */
+static int
+put_lazy(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to,
+	 uint32_t sp, uint64_t prev, const struct rec_dense_shift *sh)
+{
+	struct rec_dense_segs sg = { pc->st, pc->info.nseg, pc->dlen,
+		pc->info.last, sp };
+	size_t sused;
+	uint64_t last;
+
+	if (to <= from)
+		return 0;
+	return tape_piece_dense(mm->out, pc->node->id, pc->pid, pc->tid,
+	    pc->dense + sp, pc->dlen - sp, prev, sh, pc->st != NULL ? &sg :
+	    NULL, to - from, &sused, &last);
+}
+
+/*
+ * mm_out_piece of a lazy piece: what it does for the records decoded,
+ * done from the run (a record decoded only where its type is checked,
+ * into a local).  No record is meta (admit_run).
+ */
+static int
+out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
+{
+	struct rec_field f[REC_ARGS_MAX];
+	const struct tape_def *def = NULL;
+	struct mm_node *n = pc->node;
+	const unsigned char *s = pc->dense;
+	struct rec_dense_shift sh;
+	unsigned char r[REC_MAX];
+	struct rec_hdr h;
+	uint64_t out_ts = mm->order.out_ts, late = 0, prev = pc->lz_prev;
+	uint64_t t, ts, lim, shift, rprev = prev;
+	uint32_t off, sp = pc->dpos, run = pc->pos, rsp = sp, fixed = 0, sl;
+	uint32_t len = pc->len, k, si = 0, end, m;
+	struct rec_dense_segs sg = { pc->st, pc->info.nseg, pc->dlen,
+		pc->info.last, 0 };
+	uint64_t te;
+	int32_t eid = 0;
+
+	lazy_shift(pc, &sh);
+	k = rec_dense_step(&sh, prev);
+	shift = sh.by[k];
+	lim = k + 1 < sh.n ? sh.upto[k] : UINT64_MAX;
+	for (off = pc->pos; off < len; off += h.len, sp += sl, prev = t) {
+		t = lazy_hdr(s + sp, prev, &h, &sl);
+		if (t > lim) {
+			k = rec_dense_step(&sh, t);
+			shift = sh.by[k];
+			lim = k + 1 < sh.n ? sh.upto[k] : UINT64_MAX;
+		}
+		ts = t + shift;
+		if (ts >= w)
+			break;
+		if (ts < out_ts)
+			late++;
+		else
+			out_ts = ts;
+		/* Of the type of the record before, no string, no
+		 * causality: the length says it matches.  So do the others
+		 * of its stretch (short, of one header): taken whole if all
+		 * are before w, in one step, and this one is not late. */
+		if (fixed != 0 && h.eid == eid && h.len >= fixed &&
+		    h.cls != REC_CLASS_META) {
+			if (pc->st != NULL && 2 * sl == h.len &&
+			    out_ts == ts) {
+				end = rec_dense_seg_end(&sg, &si, sp, &te);
+				m = (end - sp) / sl;
+				if (m >= 2 && te <= lim && te + shift < w) {
+					off += (m - 1) * h.len;
+					sp += (m - 1) * sl;
+					t = te;
+					out_ts = te + shift;
+				}
+			}
+			continue;
+		}
+		mm->order.out_ts = out_ts;
+		mm->order.late += late;
+		late = 0;
+		if (def == NULL || h.eid != def->eid)
+			def = resolve(mm, n, pc->pid, pc->session, h.eid);
+		fixed = 0;
+		(void)rec_dense_one(s + sp, prev, shift, r, &t);
+		if (def == NULL || rec_decode(r, h.len, &def->fmt, f) != 0) {
+			bad_record(pc, h.eid, def);
+			def = NULL;
+			if (put_lazy(mm, pc, run, off, rsp, rprev, &sh) != 0)
+				return -1;
+			run = off + h.len;
+			rsp = sp + sl;
+			rprev = t;
+			continue;
+		}
+		eid = def->eid;
+		if (h.eid < 0)
+			mm_causal_record(mm, n->id, pc->pid, ts, h.eid, f,
+			    def->fmt.n);
+		else
+			fixed = fixed_len(&def->fmt);
+		out_ts = mm->order.out_ts;
+	}
+	mm->order.out_ts = out_ts;
+	mm->order.late += late;
+	if (put_lazy(mm, pc, run, off, rsp, rprev, &sh) != 0)
+		return -1;
+	pc->pos = off;
+	pc->dpos = sp;
+	pc->lz_prev = prev;
+	return 0;
+}
+
 /*
  * Pass 2, in time order (mm_order.c): the records of pc from pc->pos on,
  * up to time w (exclusive).  Timestamps are already mainmon's.  Binary:
@@ -769,13 +942,15 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	struct rec_field f[REC_ARGS_MAX];
 	const struct tape_def *def = NULL;
 	struct mm_node *n = pc->node;
-	const unsigned char *d = pc->data;
+	const unsigned char *d = pc->rec;
 	struct rec_hdr h;
 	uint64_t out_ts = mm->order.out_ts, late = 0;
 	uint32_t off, run = pc->pos, fixed = 0, len = pc->len, end, send;
 	int32_t eid = 0;
 	int bin = mm->fmt == TAPE_FMT_BIN;
 
+	if (pc->lazy)
+		return out_lazy(mm, pc, w);
 	for (off = pc->pos; off < len; off += h.len) {
 		memcpy(&h, d + off, sizeof h);
 		if (h.ts >= w)
@@ -825,9 +1000,7 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		fixed = 0;
 		if (def == NULL ||
 		    rec_decode(d + off, h.len, &def->fmt, f) != 0) {
-			log_warn("%s: process %u: record of event %d %s",
-			    n->host, pc->pid, h.eid, def == NULL ?
-			    "without definition" : "does not match its format");
+			bad_record(pc, h.eid, def);
 			def = NULL;
 			if (put_run(mm, pc, run, off) != 0)
 				return -1;
@@ -885,13 +1058,24 @@ admit_run(struct mm_conn *c, struct mm_piece *pc, struct mm_stream *s,
 	if (t1 > now || t0 < s->last_ts || (t0 < c->floor &&
 	    (c->floor < err || t1 >= c->floor - err)))
 		return 0;
-	sh.n = n;
-	sh.upto = upto;
-	sh.by = by;
-	sh.brk = pc->brk;
-	sh.brk_max = MM_BRK_MAX;
-	mm_piece_decode(pc, &sh);
-	pc->nbrk = (uint8_t)sh.nbrk;
+	/* A binary file's canonical run: never decoded (out_lazy). */
+	if (c->mm->fmt == TAPE_FMT_BIN && pc->dense != NULL &&
+	    (pc->canon & REC_DENSE_CANON) && n <= MM_LAZY_STEPS) {
+		pc->lazy = 1;
+		pc->lz_n = (uint8_t)n;
+		memcpy(pc->lz_upto, upto, n * sizeof *upto);
+		memcpy(pc->lz_by, by, n * sizeof *by);
+		memcpy(&pc->lz_prev, pc->dense, sizeof pc->lz_prev);
+		pc->dpos = REC_DENSE_BASE;
+	} else {
+		sh.n = n;
+		sh.upto = upto;
+		sh.by = by;
+		sh.brk = pc->brk;
+		sh.brk_max = MM_BRK_MAX;
+		mm_piece_decode(pc, &sh);
+		pc->nbrk = (uint8_t)sh.nbrk;
+	}
 	s->last_ts = t1;
 	if (t1 > c->node->sync_high)
 		c->node->sync_high = t1;
@@ -928,7 +1112,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 		return;
 	mm_piece_decode(pc, NULL);
 	for (off = 0; off < pc->len; off += h.len) {
-		memcpy(&h, pc->data + off, sizeof h);
+		memcpy(&h, pc->rec + off, sizeof h);
 		ts = mm_sync_conv_memo(&memo, &c->book, &c->clk.model,
 		    mm_host_ns(c, h.ts), &u);
 		err = u != NULL ? u->md.err : c->clk.model.err;
@@ -955,7 +1139,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 		/* A model published from now on converts only later ones. */
 		if (ts > high)
 			high = ts;
-		memcpy(pc->data + off + offsetof(struct rec_hdr, ts), &ts,
+		memcpy(pc->rec + off + offsetof(struct rec_hdr, ts), &ts,
 		    sizeof ts);
 		/* Where the records' deltas changed (put_run). */
 		shift = ts - h.ts;
@@ -974,7 +1158,7 @@ admit(struct mm *mm, struct mm_conn *c, struct mm_piece *pc,
 		if (h.eid == REC_EID_BLOCK_NAME &&
 		    (def = resolve(mm, c->node, pc->pid, pc->session,
 		    h.eid)) != NULL && def->fmt.n == 2 &&
-		    rec_decode(pc->data + off, h.len, &def->fmt, f) == 0 &&
+		    rec_decode(pc->rec + off, h.len, &def->fmt, f) == 0 &&
 		    f[0].kind == REC_K_INT && f[1].kind == REC_K_STR)
 			mm_block_name(mm, (int32_t)f[0].v.i, f[1].v.s.p,
 			    f[1].v.s.len);
@@ -1022,10 +1206,20 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 		/* A text file needs the run no more: what is held is the
 		 * records, as -m counts them. */
 		if (mm->fmt != TAPE_FMT_BIN && pc->rlen != 0) {
+			memmove(pc->data, pc->rec, pc->len);
 			pc->seg = NULL;
+			pc->st = NULL;
 			pc->rlen = 0;
 			if ((pn = realloc(pc, sizeof *pc + pc->len)) != NULL)
 				pc = pn;
+			pc->rec = pc->data;
+		}
+		/* Nor a lazy piece its records' room, never written. */
+		if (pc->lazy && (pn = realloc(pc, sizeof *pc + pc->roff)) !=
+		    NULL) {
+			pc = pn;
+			(void)mm_piece_place(pc, pc->seg != NULL,
+			    pc->st != NULL, 1);
 		}
 		mm_order_add(mm, s, pc);
 		mm_plan_poll(mm);

@@ -432,11 +432,14 @@ static int
 mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 {
 	struct mm *mm = c->mm;
+	static struct rec_dense_seg segs[REC_DENSE_MAX(WIRE_CHUNK_MAX) / 64 +
+	    1];
 	struct rec_dense_info info;
 	struct mm_piece *pc;
 	uint32_t pid, tid, session, off;
 	uint64_t seq;
-	size_t len, dlen, nseg;
+	size_t len, dlen, nseg, held;
+	int seg;
 	ssize_t n;
 	int canon;
 
@@ -453,25 +456,32 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	dlen = wire_rd_left(msg);
 	if (dlen > REC_DENSE_MAX(WIRE_CHUNK_MAX))
 		return -1;
-	n = rec_dense_scan(msg->p + msg->off, dlen, &canon, &info);
+	n = rec_dense_scan_st(msg->p + msg->off, dlen, &canon, &info, segs,
+	    (uint32_t)(dlen / 64 + 1));
 	len = (size_t)n;
 	if (n <= 0 || off > WIRE_CHUNK_MAX || len > WIRE_CHUNK_MAX - off)
 		return -1;
 	/* Its stretches of one kind of record noted if they are long
 	 * enough to save walking them (8 records on average).  The batch
 	 * holds it all until admit: the records, the run, the offsets. */
-	nseg = (size_t)info.nseg * 8 <= info.nrec ? info.nseg : 0;
-	if (c->batch_bytes + len + dlen + 4 * nseg > MM_BATCH_MAX ||
-	    (pc = malloc(sizeof *pc + len + dlen + 4 * nseg + 4)) == NULL)
+	seg = (size_t)info.nseg * 8 <= info.nrec;
+	nseg = seg ? info.nseg : 0;
+	held = len + dlen + (4 + sizeof *segs) * nseg;
+	if (c->batch_bytes + held > MM_BATCH_MAX ||
+	    (pc = malloc(sizeof *pc + held + 24)) == NULL)
 		return -1;
-	memcpy(pc->data + len, msg->p + msg->off, dlen);
-	pc->seg = (size_t)info.nseg * 8 <= info.nrec ?
-	    (uint32_t *)(void *)(pc->data + ((len + dlen + 3) & ~(size_t)3)) :
-	    NULL;
+	/* The run first, then the stretches (mm_piece_place).  (A stretch
+	 * begins after the first record: none fewer than 8 bytes of run, so
+	 * that segs held them all.) */
+	memcpy(pc->data, msg->p + msg->off, dlen);
 	pc->undec = 1;
+	pc->lazy = 0;
 	pc->rlen = (uint32_t)dlen;
 	pc->info = info;
-	pc->dense = mm->fmt == TAPE_FMT_BIN ? pc->data + len : NULL;
+	(void)mm_piece_place(pc, seg, seg && nseg > 0,
+	    mm->fmt == TAPE_FMT_BIN);
+	if (pc->st != NULL)
+		memcpy((void *)(uintptr_t)pc->st, segs, nseg * sizeof *segs);
 	pc->dlen = mm->fmt == TAPE_FMT_BIN ? (uint32_t)dlen : 0;
 	pc->dpos = REC_DENSE_BASE;
 	pc->dmark = 0;
@@ -487,7 +497,7 @@ mm_on_data(struct mm_conn *c, struct wire_rd *msg)
 	pc->next = NULL;
 	*c->batch_tail = pc;
 	c->batch_tail = &pc->next;
-	c->batch_bytes += len + dlen + 4 * nseg;
+	c->batch_bytes += held;
 	return 0;
 }
 

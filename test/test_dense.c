@@ -674,3 +674,96 @@ Test(dense, copy_stretches_writes_what_encode_writes)
 		same_frames(recs, a, b, src, slen, cap, 1, 3);
 	}
 }
+
+/* A run's records written from the run alone (rec_dense_frame: mainmon's
+ * runs never decoded), their times moved by steps: the frames encoding
+ * the records decoded writes, from any record on, frames of any size. */
+Test(dense, frames_from_the_run_alone_as_encode_writes)
+{
+	static unsigned char recs[1 << 16], src[1 << 17], dec[1 << 17],
+	    moved[1 << 17], o1[1 << 17], o2[1 << 17];
+	static const uint64_t all = UINT64_MAX, none = 0;
+	struct rec_dense_shift sh = { 1, &all, &none, NULL, 0, 0, NULL };
+	static struct rec_dense_seg seg[1 << 14];
+	struct rec_dense_segs sg;
+	struct rec_dense_info inf;
+	struct rec_hdr h;
+	uint64_t upto[4], by[4], prev, last, t;
+	size_t len, slen, a, b, off, sp, cap, u1, u2, su, n1, n2;
+	ssize_t r1, r2;
+	uint32_t i, k;
+	int round, tried = 0;
+
+	for (round = 0; round < 3000; round++) {
+		len = round % 2 ? stretchy_recs(recs, sizeof recs) :
+		    random_recs(recs, sizeof recs, 1 + rnd() % 400);
+		slen = (size_t)rec_dense_encode(recs, len, src, sizeof src);
+		cr_assert_eq(rec_dense_scan_st(src, slen, NULL, &inf, seg,
+		    1 << 14), (ssize_t)len);
+		if (!inf.mono || len == 0)
+			continue;
+		/* Where the stretches begin told, or not. */
+		sg.at = seg;
+		sg.n = round % 3 ? inf.nseg : 0;
+		sg.end = (uint32_t)slen;
+		sg.last = inf.last;
+		cr_assert_eq(rec_dense_decode(src, slen, dec, sizeof dec),
+		    (ssize_t)len);
+		/* Steps of a nanosecond or a jump, at random times. */
+		sh.n = 1 + (uint32_t)(rnd() % 4);
+		for (i = 0; i < sh.n; i++) {
+			upto[i] = inf.first + (inf.last > inf.first ?
+			    rnd() % (inf.last - inf.first + 1) : 0);
+			for (k = i; k > 0 && upto[k - 1] > upto[k]; k--) {
+				t = upto[k];
+				upto[k] = upto[k - 1];
+				upto[k - 1] = t;
+			}
+			by[i] = rnd() % 4 == 0 ? rnd() : (i > 0 ? by[i - 1] :
+			    rnd()) + rnd() % 3;
+		}
+		upto[sh.n - 1] = UINT64_MAX;
+		sh.upto = upto;
+		sh.by = by;
+		cr_assert_eq(rec_dense_decode_shift(src, slen, moved,
+		    sizeof moved, &sh), (ssize_t)len);
+		/* From a record a to a record b, frames of random sizes. */
+		a = boundary(dec, len, rnd() % len);
+		if (a == len)
+			continue;
+		b = boundary(dec, len, a + 1 + rnd() % (len - a));
+		sp = REC_DENSE_BASE + (size_t)rec_dense_skip(src +
+		    REC_DENSE_BASE, slen - REC_DENSE_BASE, a);
+		memcpy(&prev, src, 8);
+		if (a > 0) {
+			for (off = 0; off < a; off += h.len)
+				memcpy(&h, dec + off, sizeof h);
+			prev = h.ts;
+		}
+		for (off = a; off < b; off += u1) {
+			cap = rnd() % 2 ? REC_DENSE_BASE + rnd() % 300 :
+			    sizeof o1;
+			r1 = rec_dense_encode_part(moved + off, b - off, o1, cap,
+			    &u1, &n1);
+			sg.base = (uint32_t)sp;
+			r2 = rec_dense_frame_st(src + sp, slen - sp, prev, &sh,
+			    &sg, b - off, o2, cap, &u2, &su, &n2, &last);
+			cr_assert_eq(r2, r1, "round %d", round);
+			cr_assert_eq(u2, u1);
+			cr_assert_eq(n2, n1);
+			cr_assert_eq(memcmp(o1, o2, (size_t)r1), 0,
+			    "round %d", round);
+			if (u1 == 0)
+				break;
+			sp += su;
+			cr_assert_eq(su, (size_t)rec_dense_skip(src + sp - su,
+			    slen - sp + su, u1));
+			for (k = 0; k < u1; k += h.len)
+				memcpy(&h, dec + off + k, sizeof h);
+			cr_assert_eq(last, h.ts);
+			prev = last;
+		}
+		tried++;
+	}
+	cr_assert_gt(tried, 500, "%d runs tried", tried);
+}

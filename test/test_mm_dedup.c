@@ -62,6 +62,7 @@ piece(uint64_t seg, uint32_t pid, uint32_t tid, uint32_t session,
 	pc->seg_id = seg;
 	pc->off = off;
 	pc->len = end - off;
+	pc->rec = pc->data;
 	for (o = off; o < end; o += REC)
 		rec_put_hdr(pc->data + (o - off), REC, REC_CLASS_USER, 0, 1,
 		    1000 + o / REC);

@@ -1001,3 +1001,79 @@ Test(tape, sidecar_of_stretches)
 	    &st, NULL), 0);
 	same_files(w1, p1, w2, p2);
 }
+
+/* The same records written decoded (tape_piece, what mainmon wrote) and
+ * from the run alone, never decoded (tape_piece_dense, what it writes of
+ * a run it takes whole), their times moved by steps (a nanosecond, a
+ * jump), in parts of every size, some records left out (a record that
+ * does not match its type): the same files, the same sidecars.  Blocks
+ * of events of one kind, now a burst of another, some long. */
+Test(tape, binary_pieces_never_decoded)
+{
+	const char *p1 = path("dec.bin"), *p2 = path("run.bin");
+	static unsigned char recs[40000 * 32], run[sizeof recs * 2],
+	    moved[sizeof recs];
+	static const uint64_t upto[3] = { 1000000 + 20000000ull,
+	    1000000 + 90000000ull, UINT64_MAX };
+	static const uint64_t by[3] = { 5000, 5001, 5001 + (3ull << 31) };
+	struct rec_dense_shift sh = { 3, upto, by, NULL, 0, 0, NULL };
+	static struct rec_dense_seg seg[40000];
+	struct rec_dense_info inf;
+	struct rec_dense_segs sg;
+	struct tape_w *w1, *w2;
+	struct rec_hdr h;
+	size_t len = 0, rlen, from, to, k, sp = REC_DENSE_BASE, su;
+	uint64_t v[2], ts = 1000000, prev, last;
+	unsigned i, j, n;
+
+	for (i = 0; len + 32 * 202 < sizeof recs; i++) {
+		n = 1 + (i * 7919u) % 200;
+		for (j = 0; j < n + 2; j++) {
+			v[0] = j == 0 ? i % 5 + 1 : j;	/* a block's id */
+			v[1] = (i + j) % 97 == 0 ? 1ull << 40 : i;	/* long */
+			ts += (i % 50 == 0 && j == 1) ? 5000000000ull :
+			    (uint64_t)(j * 13 % 900);
+			rec_put_hdr(recs + len, 32, REC_CLASS_USER,
+			    REC_ATTR_POINT, j == 0 ? -1 : j == n + 1 ? -2 :
+			    i % 9 == 0 ? 5 : 4, ts);
+			memcpy(recs + len + 16, v, 16);
+			len += 32;
+		}
+	}
+	rlen = (size_t)rec_dense_encode(recs, len, run, sizeof run);
+	cr_assert_eq(rec_dense_decode_shift(run, rlen, moved, sizeof moved,
+	    &sh), (ssize_t)len);
+	cr_assert_eq(rec_dense_scan_st(run, rlen, NULL, &inf, seg, 40000),
+	    (ssize_t)len);
+	cr_assert_leq(inf.nseg, 40000);
+	sg.at = seg;
+	sg.n = inf.nseg;
+	sg.end = (uint32_t)rlen;
+	sg.last = inf.last;
+	memcpy(&prev, run, 8);
+	cr_assert_not_null(w1 = tape_open_fmt(p1, TAPE_FMT_BIN, "mm", 1, 2));
+	cr_assert_not_null(w2 = tape_open_fmt(p2, TAPE_FMT_BIN, "mm", 1, 2));
+	for (from = 0, i = 0; from < len; from = to, i++) {
+		if (i % 10 == 9) {	/* left out */
+			memcpy(&h, recs + from, sizeof h);
+			prev = h.ts;
+			sp += (size_t)rec_dense_skip(run + sp, rlen - sp, 32);
+			to = from + 32;
+			continue;
+		}
+		for (to = from, k = 0; to < len && k < 1 + i * 37 % 5000; k++)
+			to += 32;
+		cr_assert_eq(tape_piece(w1, 1, 2, 3, moved + from, to - from),
+		    0);
+		sg.base = (uint32_t)sp;
+		cr_assert_eq(tape_piece_dense(w2, 1, 2, 3, run + sp, rlen - sp,
+		    prev, &sh, i % 4 == 3 ? NULL : &sg, to - from, &su, &last),
+		    0);
+		memcpy(&h, recs + to - 32, sizeof h);
+		cr_assert_eq(last, h.ts);
+		prev = last;
+		sp += su;
+	}
+	cr_assert_eq(sp, rlen);
+	same_files(w1, p1, w2, p2);
+}

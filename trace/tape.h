@@ -155,6 +155,26 @@ int tape_piece_stretch(struct tape_w *w, uint32_t node, uint32_t pid,
 		       uint32_t tid, const void *recs, size_t len,
 		       const void *src, size_t slen, int same,
 		       const struct tape_stretch *st, size_t *sused);
+/*
+ * Binary format only: the records of thread (node, pid, tid) that a dense
+ * run holds, written from the run alone (never decoded: rec_dense_frame):
+ * src[0..slen), records of a run checked by rec_dense_scan from one of
+ * them on, canonical (rec_dense_decode_canon), its times not going back;
+ * prev the time in the run of the record before src's first; the records
+ * whose decoded bytes are the first len, their times moved by sh's steps;
+ * with sg (may be NULL: struct rec_dense_segs, its base where src is in
+ * the run), a stretch's records taken whole where they can be.  The file
+ * and sidecar are what tape_piece writes for them decoded.  *sused: the
+ * bytes of src they took; *last: the time in the run of the last.  0, or
+ * -1 with errno (EINVAL: not a binary file).
+ */
+struct rec_dense_shift;
+struct rec_dense_segs;
+int tape_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
+		     uint32_t tid, const void *src, size_t slen, uint64_t prev,
+		     const struct rec_dense_shift *sh,
+		     const struct rec_dense_segs *sg, size_t len,
+		     size_t *sused, uint64_t *last);
 int tape_host(struct tape_w *w, uint32_t node, int64_t offset_ns,
 	      uint32_t lm_pid, const char *hostname);
 /* A host's clock model number `model`, converting the node's records

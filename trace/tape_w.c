@@ -269,6 +269,16 @@ tw_sum_piece(struct tape_w *w, uint64_t foff, uint32_t node, uint32_t pid,
 		sum_drop(w);
 }
 
+void
+tw_sum_dense(struct tape_w *w, uint64_t foff, uint32_t node, uint32_t pid,
+	     uint32_t tid, const void *src, size_t slen, uint64_t prev,
+	     const struct rec_dense_shift *sh, const struct rec_dense_segs *sg)
+{
+	w->sum->foff = foff;
+	if (sum_dense(w->sum, node, pid, tid, src, slen, prev, sh, sg) != 0)
+		sum_drop(w);
+}
+
 static uint64_t
 mono_ns(void)
 {
@@ -692,6 +702,23 @@ tape_piece_stretch(struct tape_w *w, uint32_t node, uint32_t pid,
 	}
 	return w->ops->piece(w, node, pid, tid, recs, len, src, slen, same,
 	    st, src != NULL ? sused : NULL);
+}
+
+int
+tape_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
+		 uint32_t tid, const void *src, size_t slen, uint64_t prev,
+		 const struct rec_dense_shift *sh,
+		 const struct rec_dense_segs *sg, size_t len, size_t *sused,
+		 uint64_t *last)
+{
+	*sused = 0;
+	*last = prev;
+	if (w->ops != &tr_bin_wops) {
+		errno = EINVAL;
+		return -1;
+	}
+	return tr_bin_piece_dense(w, node, pid, tid, src, slen, prev, sh, sg,
+	    len, sused, last);
 }
 
 int

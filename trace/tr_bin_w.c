@@ -169,6 +169,38 @@ bin_record(struct tape_w *w, uint64_t ts, uint32_t node, uint32_t pid,
 	return 0;
 }
 
+/* Opens a D frame of thread (node, pid, tid): where its run goes, or
+ * NULL (then fend(w, NULL)). */
+static char *
+dbegin(struct tape_w *w, const char **lim, uint32_t node, uint32_t pid,
+       uint32_t tid)
+{
+	char *d;
+
+	if ((d = fbegin(w, lim, 'D')) == NULL)
+		return NULL;
+	d = b_u32(d, *lim, node);
+	d = b_u32(d, *lim, pid);
+	return b_u32(d, *lim, tid);
+}
+
+/* Ends the D frame whose run, of n bytes (-1: failed), begins at d and
+ * holds nrec records, used bytes of them (none: EMSGSIZE).  0 or -1. */
+static int
+dend(struct tape_w *w, char *d, ssize_t n, size_t used, size_t nrec)
+{
+	if (n < 0)
+		return -1;
+	if (used == 0) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if (fend(w, d + n) != 0)
+		return -1;
+	w->records += nrec;
+	return 0;
+}
+
 /* Records go in dense pieces (D frames, doc/formats.md section 3): the
  * run of section 2.6 after the thread, as many records a frame as fit;
  * with src, copied from it where it can (tape_piece_from; same holds
@@ -187,12 +219,7 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 
 	while (off < len) {
 		foff = w->out + w->len;
-		if ((d = fbegin(w, &lim, 'D')) == NULL)
-			return fend(w, NULL);
-		d = b_u32(d, lim, node);
-		d = b_u32(d, lim, pid);
-		d = b_u32(d, lim, tid);
-		if (d == NULL)
+		if ((d = dbegin(w, &lim, node, pid, tid)) == NULL)
 			return fend(w, NULL);
 		if (s != NULL && (same & TAPE_SRC_ALIKE) &&
 		    !(same & TAPE_SRC_ONE) && st != NULL && st->at != NULL) {
@@ -217,15 +244,8 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 		} else
 			n = rec_dense_encode_part(p + off, len - off, d,
 			    (size_t)(lim - d), &used, &nrec);
-		if (n < 0)
+		if (dend(w, d, n, used, nrec) != 0)
 			return -1;
-		if (used == 0) {
-			errno = EMSGSIZE;
-			return -1;
-		}
-		if (fend(w, d + n) != 0)
-			return -1;
-		w->records += nrec;
 		if (w->sum != NULL)
 			tw_sum_piece(w, foff, node, pid, tid, p + off, used,
 			    st, off);
@@ -233,6 +253,44 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	}
 	if (sused != NULL)
 		*sused = s != NULL ? sp : SIZE_MAX;
+	return 0;
+}
+
+int
+tr_bin_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
+		   uint32_t tid, const void *src, size_t slen, uint64_t prev,
+		   const struct rec_dense_shift *sh,
+		   const struct rec_dense_segs *sg, size_t len, size_t *sused,
+		   uint64_t *last)
+{
+	struct rec_dense_segs g = { NULL, 0, 0, 0, 0 };
+	const char *s = src, *lim;
+	size_t off = 0, sp = 0, used, su, nrec;
+	uint64_t foff, t = prev;
+	ssize_t n;
+	char *d;
+
+	while (off < len) {
+		foff = w->out + w->len;
+		if ((d = dbegin(w, &lim, node, pid, tid)) == NULL)
+			return fend(w, NULL);
+		if (sg != NULL) {
+			g = *sg;
+			g.base = sg->base + (uint32_t)sp;
+		}
+		n = rec_dense_frame_st(s + sp, slen - sp, t, sh, &g, len - off,
+		    d, (size_t)(lim - d), &used, &su, &nrec, last);
+		if (dend(w, d, n, used, nrec) != 0)
+			return -1;
+		if (w->sum != NULL)
+			tw_sum_dense(w, foff, node, pid, tid, s + sp, su, t,
+			    sh, &g);
+		t = *last;
+		off += used;
+		sp += su;
+	}
+	*sused = sp;
+	*last = t;
 	return 0;
 }
 

@@ -90,6 +90,17 @@ void tw_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
 void tw_sum_piece(struct tape_w *w, uint64_t foff, uint32_t node,
 		  uint32_t pid, uint32_t tid, const void *recs, size_t len,
 		  const struct tape_stretch *st, size_t off);
+/* The same for the records of a dense run (sum_dense). */
+void tw_sum_dense(struct tape_w *w, uint64_t foff, uint32_t node,
+		  uint32_t pid, uint32_t tid, const void *src, size_t slen,
+		  uint64_t prev, const struct rec_dense_shift *sh,
+		  const struct rec_dense_segs *sg);
+/* tape_piece_dense's work (tr_bin_w.c). */
+int tr_bin_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
+		       uint32_t tid, const void *src, size_t slen,
+		       uint64_t prev, const struct rec_dense_shift *sh,
+		       const struct rec_dense_segs *sg, size_t len,
+		       size_t *sused, uint64_t *last);
 
 /* Makes room for one line (at most TAPE_LINE_MAX bytes and its LF) and
  * returns where it starts; *lim is as far as it may go.  A buffer that

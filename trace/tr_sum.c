@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "rec/rec.h"
+#include "rec/dense.h"
 #include "tr_sum.h"
 
 struct rowkey {
@@ -370,6 +371,107 @@ sum_piece_st(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 	for (; a < len; lo++, a = b) {
 		b = lo < n && at[lo] - base < len ? at[lo] - base : len;
 		if (sum_stretch(s, node, pid, tid, p + a, b - a) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
+	  const void *src, size_t slen, uint64_t prev,
+	  const struct rec_dense_shift *sh, const struct rec_dense_segs *sg)
+{
+	uint32_t si = 0, end, w2;
+	uint64_t te, tl, t2;
+	size_t m, q;
+	const unsigned char *p = src;
+	struct sum_row *r;
+	struct rec_hdr h;
+	uint64_t t, ts, lim = 0, shift = 0;
+	uint32_t w, st;
+	int32_t eid, v32;
+	int64_t arg;
+	size_t sp, sl, ns;
+
+	if ((r = row_get(s, node, pid, tid)) == NULL)
+		return -1;
+	for (sp = 0; slen - sp >= 4; sp += sl, prev = t) {
+		memcpy(&w, p + sp, 4);
+		arg = 0;
+		if ((w & 2) == 0) {
+			ns = (w >> 2) & 15;
+			sl = 8 + 4 * ns;
+			memcpy(&v32, p + sp + 4, 4);
+			t = prev + (uint64_t)(int64_t)v32;
+			eid = (int32_t)(w >> 14) - REC_EID_BIAS;
+			if (eid == -1 && ns > 0) {
+				memcpy(&v32, p + sp + 8, 4);
+				arg = (w & 3) == 0 ? (int64_t)v32 :
+				    (int64_t)(uint32_t)v32;
+			}
+		} else {
+			memcpy(&h, p + sp + 4, sizeof h);
+			sl = 4 + (size_t)h.len;
+			t = h.ts;
+			eid = h.eid;
+			if (eid == -1 && h.len >= sizeof h + 8)
+				memcpy(&arg, p + sp + 4 + sizeof h, 8);
+		}
+		if (sp == 0 || t > lim) {
+			st = rec_dense_step(sh, t);
+			shift = sh->by[st];
+			lim = st + 1 < sh->n ? sh->upto[st] : UINT64_MAX;
+		}
+		ts = t + shift;
+		/* The rest of a stretch in one step, all in the bucket of
+		 * the last: counted at once. */
+		if ((w & 2) == 0 && sg != NULL && sg->n > 0 &&
+		    s->records != 0 && eid != -1 && eid != -2 &&
+		    ts - s->cur_lo < s->cur_w) {
+			end = rec_dense_seg_end(sg, &si, sg->base + sp, &te);
+			m = (end - sg->base - sp) / sl;
+			tl = te + shift;
+			if (m >= 2 && end - sg->base <= slen && te <= lim &&
+			    tl - s->cur_lo < s->cur_w) {
+				s->records += m;
+				if (tl > s->tlast)
+					s->tlast = tl;
+				r->c[s->cur_b].n += (uint32_t)m;
+				sl *= m;
+				t = te;
+				continue;
+			}
+		}
+		/* Or those after it of its header in the bucket and the
+		 * step, walked by their deltas alone. */
+		if ((w & 2) == 0 && s->records != 0 && eid != -1 &&
+		    eid != -2 && ts - s->cur_lo < s->cur_w) {
+			for (m = 1, q = sp + sl; slen - q >= sl; q += sl, m++) {
+				memcpy(&w2, p + q, 4);
+				memcpy(&v32, p + q + 4, 4);
+				t2 = t + (uint64_t)(int64_t)v32;
+				if (w2 != w || t2 > lim ||
+				    t2 + shift - s->cur_lo >= s->cur_w)
+					break;
+				t = t2;
+			}
+			s->records += m;
+			if (t + shift > s->tlast)
+				s->tlast = t + shift;
+			r->c[s->cur_b].n += (uint32_t)m;
+			sl = q - sp;
+			continue;
+		}
+		/* Most records: no block, in the bucket of the last. */
+		if (s->records != 0 && eid != -1 && eid != -2 &&
+		    ts - s->cur_lo < s->cur_w) {
+			s->records++;
+			if (ts > s->tlast)
+				s->tlast = ts;
+			r->c[s->cur_b].n++;
+			continue;
+		}
+		if (rec1(s, r, ts, eid, arg) != 0)
 			return -1;
 	}
 	return 0;

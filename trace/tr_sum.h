@@ -79,6 +79,17 @@ int sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 int sum_piece_st(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 		 const void *recs, size_t len, const uint32_t *at, uint32_t n,
 		 uint32_t base, int one);
+/* The same for the records of a dense run src[0..slen) (no base, whole
+ * records; tape_piece_dense), prev the time in the run of the one
+ * before the first, their times moved by sh's steps; told where the
+ * run's stretches begin (sg, may be NULL), a stretch's records are
+ * counted at once where they all fall in one bucket. */
+struct rec_dense_shift;
+struct rec_dense_segs;
+int sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
+	      const void *src, size_t slen, uint64_t prev,
+	      const struct rec_dense_shift *sh,
+	      const struct rec_dense_segs *sg);
 /* Writes s as the sidecar of trace (trace + ".idx", through a temporary
  * file renamed), covering its first covers bytes (whole frames).  0, or
  * -1 with errno set. */

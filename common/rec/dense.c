@@ -452,7 +452,8 @@ step(struct rec_dense_shift *sh, uint32_t *k, uint64_t t, size_t off,
  * decoded length, or -1. */
 static inline __attribute__((always_inline)) ssize_t
 walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
-     int *canon, struct rec_dense_shift *sh, struct rec_dense_info *inf)
+     int *canon, struct rec_dense_shift *sh, struct rec_dense_info *inf,
+     struct rec_dense_seg *sg, uint32_t sgmax)
 {
 	static const uint64_t all = UINT64_MAX, none = 0;
 	struct rec_dense_shift nosh = { 1, &all, &none, NULL, 0, 0, NULL };
@@ -495,6 +496,12 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 			if ((w | 3) != key && olen > 0) {
 				if (sh != NULL && sh->seg != NULL)
 					sh->seg[nseg] = (uint32_t)olen;
+				if (sg != NULL && nseg < sgmax) {
+					sg[nseg].off = (uint32_t)olen;
+					sg[nseg].sp = (uint32_t)pos;
+					sg[nseg].prev = prev -
+					    (uint64_t)(int64_t)d;
+				}
 				nseg++;
 			}
 			key = w | 3;
@@ -567,6 +574,11 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 		if (olen > 0) {
 			if (sh != NULL && sh->seg != NULL)
 				sh->seg[nseg] = (uint32_t)olen;
+			if (sg != NULL && nseg < sgmax) {
+				sg[nseg].off = (uint32_t)olen;
+				sg[nseg].sp = (uint32_t)pos;
+				sg[nseg].prev = prev;
+			}
 			nseg++;
 		}
 		key = FORM_LONG;	/* no short record's */
@@ -594,32 +606,212 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 ssize_t
 rec_dense_len(const void *in, size_t n)
 {
-	return walk(in, n, NULL, 0, NULL, NULL, NULL);
+	return walk(in, n, NULL, 0, NULL, NULL, NULL, NULL, 0);
 }
 
 ssize_t
 rec_dense_decode(const void *in, size_t n, void *out, size_t cap)
 {
-	return walk(in, n, out, cap, NULL, NULL, NULL);
+	return walk(in, n, out, cap, NULL, NULL, NULL, NULL, 0);
 }
 
 ssize_t
 rec_dense_decode_canon(const void *in, size_t n, void *out, size_t cap,
 		       int *canon)
 {
-	return walk(in, n, out, cap, canon, NULL, NULL);
+	return walk(in, n, out, cap, canon, NULL, NULL, NULL, 0);
 }
 
 ssize_t
 rec_dense_scan(const void *in, size_t n, int *canon,
 	       struct rec_dense_info *inf)
 {
-	return walk(in, n, NULL, 0, canon, NULL, inf);
+	return walk(in, n, NULL, 0, canon, NULL, inf, NULL, 0);
+}
+
+ssize_t
+rec_dense_scan_st(const void *in, size_t n, int *canon,
+		  struct rec_dense_info *inf, struct rec_dense_seg *seg,
+		  uint32_t max)
+{
+	return walk(in, n, NULL, 0, canon, NULL, inf, seg, max);
 }
 
 ssize_t
 rec_dense_decode_shift(const void *in, size_t n, void *out, size_t cap,
 		       struct rec_dense_shift *sh)
 {
-	return walk(in, n, out, cap, NULL, sh, NULL);
+	return walk(in, n, out, cap, NULL, sh, NULL, NULL, 0);
+}
+
+size_t
+rec_dense_one(const void *src, uint64_t prev, uint64_t shift, void *out,
+	      uint64_t *t)
+{
+	const unsigned char *s = src;
+	unsigned char *o = out;
+	struct rec_hdr h;
+	uint32_t w = ld32(s);
+	uint64_t v;
+	size_t ns, i;
+
+	if ((w & 2) != 0) {	/* long: the record as it is */
+		memcpy(&h, s + 4, sizeof h);
+		memcpy(o, s + 4, h.len);
+		*t = h.ts;
+		h.ts += shift;
+		memcpy(o + offsetof(struct rec_hdr, ts), &h.ts, sizeof h.ts);
+		return h.len;
+	}
+	ns = (w >> 2) & 15;
+	*t = prev + (uint64_t)(int64_t)(int32_t)ld32(s + 4);
+	h.len = (uint16_t)(16 + 8 * ns);
+	h.cls = (uint8_t)((w >> 6) & 15);
+	h.attr = (uint8_t)((w >> 10) & 15);
+	h.eid = (int32_t)(w >> EID_SHIFT) - REC_EID_BIAS;
+	h.ts = *t + shift;
+	memcpy(o, &h, sizeof h);
+	for (i = 0; i < ns; i++) {
+		v = ld32(s + 8 + 4 * i);
+		if ((w & 3) == FORM_SIGNED)
+			v = (uint64_t)(int64_t)(int32_t)(uint32_t)v;
+		memcpy(o + 16 + 8 * i, &v, 8);
+	}
+	return h.len;
+}
+
+ssize_t
+rec_dense_frame(const void *src, size_t slen, uint64_t prev,
+		const struct rec_dense_shift *sh, size_t len, void *out,
+		size_t cap, size_t *used, size_t *sused, size_t *nrec,
+		uint64_t *last)
+{
+	return rec_dense_frame_st(src, slen, prev, sh, NULL, len, out, cap,
+	    used, sused, nrec, last);
+}
+
+ssize_t
+rec_dense_frame_st(const void *src, size_t slen, uint64_t prev,
+		   const struct rec_dense_shift *sh,
+		   const struct rec_dense_segs *sg, size_t len, void *out,
+		   size_t cap, size_t *used, size_t *sused, size_t *nrec,
+		   uint64_t *last)
+{
+	uint32_t si = 0, end;
+	uint64_t te;
+	size_t m, f;
+	const unsigned char *s = src;
+	unsigned char *o = out, r[REC_MAX];
+	struct rec_dense_enc e;
+	size_t pos, sp, off, k = 0, sl, rl, cs, cpos;
+	uint64_t t, lim, shift;
+	uint32_t w, st;
+	uint16_t l;
+
+	*used = *sused = 0;
+	*nrec = 0;
+	*last = prev;
+	if (cap < REC_DENSE_BASE) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	if ((sl = src_rec(s, slen, &rl)) == 0 || rl > len) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* The first record, its delta now from the base. */
+	if ((w = ld32(s)) & 2)
+		memcpy(&t, s + 4 + offsetof(struct rec_hdr, ts), 8);
+	else
+		t = prev + (uint64_t)(int64_t)(int32_t)ld32(s + 4);
+	st = rec_dense_step(sh, t);
+	shift = sh->by[st];
+	lim = st + 1 < sh->n ? sh->upto[st] : UINT64_MAX;
+	rl = rec_dense_one(s, prev, shift, r, &t);
+	pos = rec_dense_begin(&e, o, t + shift);
+	if (cap - pos < rl + 4)
+		return (ssize_t)pos;
+	pos += put_one(&e, r, rl, o + pos);
+	off = rl;
+	sp = sl;
+	k = 1;
+	cs = sp;
+	cpos = pos;
+	prev = t;
+	while (off < len && slen - sp >= 4) {
+		w = ld32(s + sp);
+		if ((w & 2) == 0) {
+			sl = 8 + 4 * (size_t)((w >> 2) & 15);
+			rl = 2 * sl;
+			if (sg != NULL && sg->n > 0) {
+				/* The rest of its stretch, if in one step: as
+				 * many as fit, reckoned. */
+				end = rec_dense_seg_end(sg, &si, sg->base + sp,
+				    &te);
+				m = (end - sg->base - sp) / sl;
+				if (m >= 2 && te <= lim &&
+				    end - sg->base <= slen) {
+					f = cap - pos < rl + 4 ? 0 :
+					    (cap - pos - rl - 4) / sl + 1;
+					m = m < f ? m : f;
+					f = (len - off) / rl;
+					m = m < f ? m : f;
+					if (m == 0)
+						break;
+					prev = sg->base + sp + m * sl == end ?
+					    te : rec_dense_walk_ts(s + sp,
+					    m * sl, sl, prev);
+					pos += m * sl;
+					sp += m * sl;
+					off += m * rl;
+					k += m;
+					continue;
+				}
+			}
+			t = prev + (uint64_t)(int64_t)(int32_t)ld32(s + sp + 4);
+			if (sl > slen - sp || rl > len - off ||
+			    cap - pos < rl + 4)
+				break;
+			if (t <= lim) {
+				/* Moved as the one before: as it is. */
+				pos += sl;
+				sp += sl;
+				off += rl;
+				k++;
+				prev = t;
+				continue;
+			}
+		} else {
+			memcpy(&l, s + sp + 4, 2);
+			sl = 4 + (size_t)l;
+			rl = l;
+			memcpy(&t, s + sp + 4 + offsetof(struct rec_hdr, ts), 8);
+			if (sl > slen - sp || rl > len - off ||
+			    cap - pos < rl + 4)
+				break;
+		}
+		if (t > lim) {
+			st = rec_dense_step(sh, t);
+			shift = sh->by[st];
+			lim = st + 1 < sh->n ? sh->upto[st] : UINT64_MAX;
+		}
+		/* Long, or after a step: encoded (its delta from the one
+		 * before's moved time). */
+		memcpy(o + cpos, s + cs, pos - cpos);
+		e.prev = prev + sh->by[rec_dense_step(sh, prev)];
+		(void)rec_dense_one(s + sp, prev, shift, r, &t);
+		pos += put_one(&e, r, rl, o + pos);
+		sp += sl;
+		off += rl;
+		k++;
+		prev = t;
+		cs = sp;
+		cpos = pos;
+	}
+	memcpy(o + cpos, s + cs, pos - cpos);
+	*used = off;
+	*sused = sp;
+	*nrec = k;
+	*last = prev;
+	return (ssize_t)pos;
 }

@@ -162,6 +162,21 @@ struct rec_dense_info {
 ssize_t rec_dense_scan(const void *in, size_t n, int *canon,
 		       struct rec_dense_info *inf);
 
+/* Where a stretch begins (rec_dense_info: not the first's): the decoded
+ * offset of its first record, that record's place in the run (bytes from
+ * the run's start, base included), the time of the record before it. */
+struct rec_dense_seg {
+	uint32_t	off;
+	uint32_t	sp;
+	uint64_t	prev;
+};
+
+/* rec_dense_scan, and the first max of the places where stretches begin
+ * in seg[] (inf->nseg of them in all). */
+ssize_t rec_dense_scan_st(const void *in, size_t n, int *canon,
+			  struct rec_dense_info *inf, struct rec_dense_seg *seg,
+			  uint32_t max);
+
 /*
  * Times moved by a shift that steps: a record of time t (in the run)
  * moves by by[i], i the first step with t <= upto[i] (upto[n - 1] should
@@ -189,5 +204,101 @@ struct rec_dense_shift {
  * run. */
 ssize_t rec_dense_decode_shift(const void *in, size_t n, void *out,
 			       size_t cap, struct rec_dense_shift *sh);
+
+/*
+ * Reading a run without decoding it (mainmon, a binary file: the records
+ * of a run it takes whole are never decoded, issue 18).  src: records of
+ * a run checked by rec_dense_scan, from one of them on (no base); prev:
+ * the time in the run of the record before src's first (the base for the
+ * run's first); times move by sh's steps (as rec_dense_decode_shift
+ * moves them; its brk and seg unused), the step of each record found
+ * from its time (a run whose times do not go back).
+ */
+
+/* The record at src (whole: checked), decoded into out (room for
+ * REC_MAX bytes) with its time moved by shift; its time in the run in
+ * *t.  Returns its decoded length. */
+size_t rec_dense_one(const void *src, uint64_t prev, uint64_t shift,
+		     void *out, uint64_t *t);
+
+/*
+ * What rec_dense_encode_part(recs, len, out, cap, used, nrec) writes,
+ * recs being src's records decoded (their times moved by sh), made from
+ * src[0..slen) alone: the first record and the long ones decoded and
+ * encoded, a short one copied where its time moved as the one before's,
+ * encoded where not (a step of sh between them).  Returns the run's
+ * length, *used, *nrec as rec_dense_encode_part does, in *sused the
+ * bytes of src the records took and in *last the time in the run of the
+ * last of them (prev if none); -1 (EMSGSIZE: cap below REC_DENSE_BASE;
+ * EINVAL: src's first record is not whole or longer than len).
+ */
+ssize_t rec_dense_frame(const void *src, size_t slen, uint64_t prev,
+			const struct rec_dense_shift *sh, size_t len,
+			void *out, size_t cap, size_t *used, size_t *sused,
+			size_t *nrec, uint64_t *last);
+
+/* Where the stretches of a run begin (rec_dense_scan_st; NULL or n 0 if
+ * not known), the run's length and last time (where its last stretch
+ * ends), and where in the run src[0] is: rec_dense_frame_st and
+ * sum_dense take a stretch's records whole where they can. */
+struct rec_dense_segs {
+	const struct rec_dense_seg	*at;
+	uint32_t			n;
+	uint32_t			end;
+	uint64_t			last;
+	uint32_t			base;
+};
+
+/* rec_dense_frame knowing where stretches begin (sg may be NULL): a
+ * stretch's short records are not walked where they all fit. */
+ssize_t rec_dense_frame_st(const void *src, size_t slen, uint64_t prev,
+			   const struct rec_dense_shift *sh,
+			   const struct rec_dense_segs *sg, size_t len,
+			   void *out, size_t cap, size_t *used, size_t *sused,
+			   size_t *nrec, uint64_t *last);
+
+/* The time of the record that ends src[0..slen) (short records of one
+ * length sl), the one before the first at time prev. */
+static inline uint64_t
+rec_dense_walk_ts(const unsigned char *src, size_t slen, size_t sl,
+		  uint64_t prev)
+{
+	int32_t d;
+	size_t sp;
+
+	for (sp = 0; sp < slen; sp += sl) {
+		__builtin_memcpy(&d, src + sp + 4, 4);
+		prev += (uint64_t)(int64_t)d;
+	}
+	return prev;
+}
+
+/* The stretch that the record at place sp of the run is in, from *si on
+ * (moved there): where it ends in the run, and in *t the time of its
+ * last record. */
+static inline uint32_t
+rec_dense_seg_end(const struct rec_dense_segs *sg, uint32_t *si, size_t sp,
+		  uint64_t *t)
+{
+	while (*si < sg->n && sg->at[*si].sp <= sp)
+		++*si;
+	if (*si < sg->n) {
+		*t = sg->at[*si].prev;
+		return sg->at[*si].sp;
+	}
+	*t = sg->last;
+	return sg->end;
+}
+
+/* The step of sh that a record of time t (in the run) is in. */
+static inline uint32_t
+rec_dense_step(const struct rec_dense_shift *sh, uint64_t t)
+{
+	uint32_t k = 0;
+
+	while (k + 1 < sh->n && t > sh->upto[k])
+		k++;
+	return k;
+}
 
 #endif /* GRM_REC_DENSE_H */
