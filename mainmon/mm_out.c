@@ -1177,7 +1177,7 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 	struct mm_piece *pc, *next, *pn;
 	struct mm_stream *s;
 	struct mm_ack *a;
-	int r = 0;
+	int r = 0, hseg, hst;
 
 	if ((a = calloc(1, sizeof *a)) == NULL)
 		return -1;
@@ -1214,12 +1214,15 @@ mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 				pc = pn;
 			pc->rec = pc->data;
 		}
-		/* Nor a lazy piece its records' room, never written. */
+		/* Nor a lazy piece its records' room, never written (what
+		 * it has is known before: its pointers are into the block
+		 * realloc may move). */
+		hseg = pc->seg != NULL;
+		hst = pc->st != NULL;
 		if (pc->lazy && (pn = realloc(pc, sizeof *pc + pc->roff)) !=
 		    NULL) {
 			pc = pn;
-			(void)mm_piece_place(pc, pc->seg != NULL,
-			    pc->st != NULL, 1);
+			(void)mm_piece_place(pc, hseg, hst, 1);
 		}
 		mm_order_add(mm, s, pc);
 		mm_plan_poll(mm);

@@ -23,6 +23,9 @@
 #    last, every step;
 #  - every record of 12, and every writer's event once and in order, in
 #    the trace; no loss.
+# Then a rule that matches every record of a leaker that never pauses:
+# at most one firing per 0.5 ms of its run (the thread's pause after a
+# send), firings + missed exact.
 . "$(dirname "$0")/lib.sh"
 
 STEPS=300
@@ -66,6 +69,39 @@ flood() {
 	rm -f "$trace"
 }
 
+# burst: a rule that matches every record of a writer that never pauses
+# (BSTEPS steps, one thread): the thread sends a firing, then pauses 0.5
+# ms, the matches meanwhile counted missed; so its firings are at most
+# the run's length over 0.5 ms (a pause is never shorter, whatever the
+# load), firings + missed are exact, and the rest holds as above.  Without
+# the pause each match was a firing and a system call in the writer.
+burst() {
+	trace="$T_DIR/burst.trace"
+	rm -f "$T_DIR/go" "$GRM_RUNDIR"/lm-*.log
+	t_start_mm "$trace"
+	t_fire_leaker "$trace" $BSTEPS 0 100
+	touch "$T_DIR/go"
+	t_reap leaker $L
+	t_wait t_dead "$LM" localmon || t_fail "burst: the LM did not exit"
+	t_stop_mm
+	T_FIRE_MIN=1
+	t_fire_leaker_check "$trace" $BSTEPS 100 "a match every record"
+	T_FIRE_MIN=
+	set -- $(awk '!/^#/ && $5 == 12 { if (!a) a = $1; b = $1 }
+	    END { print a, b }' "$trace")
+	fired=$(awk '$1 == "#PLAN" && $2 == "fire" && $3 == 1' "$trace" |
+	    wc -l)
+	most=$((($2 - $1) / 500000 + 2))
+	[ "$fired" -le "$most" ] ||
+		t_fail "burst: $fired firings in $((($2 - $1) / 1000)) us," \
+		    "more than one per 0.5 ms ($most)"
+	t_log "burst: $fired firings of $BSTEPS matches in" \
+	    "$((($2 - $1) / 1000)) us (at most $most)"
+	t_check_clean
+	rm -f "$trace"
+}
+BSTEPS=100000
+
 # Whether this process may make a thread real-time (root with
 # CAP_SYS_NICE, or RLIMIT_RTPRIO; a container may allow neither): chrt
 # asks the kernel as the LM will.  An ordinary thread waits for its
@@ -86,3 +122,6 @@ if command -v setpriv > /dev/null 2>&1; then
 else
 	t_log "no setpriv: the ordinary thread not tried"
 fi
+burst
+t_log "ok: firings from a flooded LM on the fire link, none lost; a rule" \
+    "matching every record sent at most once per 0.5 ms"
