@@ -46,10 +46,12 @@
 #     the trace, both take their steps: E's records of 16 are every step
 #     from one on to its last, F has none.
 #  8. No cap on the processes a scoped switch holds: 70 leakers (G, 20
-#     steps each) wait while 'when event 12 where $1 == 5000 in process
-#     leaker do enable 16' fires on leaker X's step 5; then they take
-#     their steps: each of the 70 has its 20 records of 16 (the cap was
-#     64 processes).
+#     steps each) wait while 'when event 12 where $1 == 1000000 in
+#     process leaker do enable 16' fires on leaker X's step 1000 (1 s
+#     after it starts: `plan add` answers before the LM has the rule's
+#     rows, and a step taken before they reach X is not checked); then
+#     they take their steps: each of the 70 has its 20 records of 16 (the
+#     cap was 64 processes).
 . "$(dirname "$0")/lib.sh"
 
 G="$B/mainmon/grmctl"
@@ -283,7 +285,7 @@ N8=70
 S8=20
 rm -f "$T_DIR/go8" "$T_DIR/go8b"
 GRM_MM=$MM_ID GRM_LM_LINGER=0.2 LEAKER_EXTRA=1 \
-    "$B/test/leaker" 10 1000 1 "$T_DIR/go8" 2> "$T_DIR/leakerX.err" &
+    "$B/test/leaker" 1100 1000 1 "$T_DIR/go8" 2> "$T_DIR/leakerX.err" &
 PX=$!
 T_PIDS="$T_PIDS $PX"
 P8=""
@@ -301,7 +303,7 @@ attached() {
 }
 t_wait_for 60 "8: the $N8 leakers never all attached" attached
 "$G" "$MM_ID" disable 16 > /dev/null || t_fail "8: disable 16 failed"
-add 'when event 12 where $1 == 5000 in process leaker do enable 16'
+add 'when event 12 where $1 == 1000000 in process leaker do enable 16'
 touch "$T_DIR/go8"
 t_wait_for 30 "8: the rule did not fire on X" fired_yet
 touch "$T_DIR/go8b"
