@@ -392,9 +392,12 @@ lm_plan_scan(struct lm *lm)
 	}
 	pthread_mutex_lock(&t->mu);
 	if (t->fd != -1) {
-		/* The thread's: woken, it sends them on the link. */
+		/* The thread's: woken if a slot waits (the writers wake it
+		 * themselves; this is for one it has not seen yet, not a
+		 * system call every millisecond of the loop's long work). */
 		pthread_mutex_unlock(&t->mu);
-		seg_fire_wake(lm->seg);
+		if (any_ready(lm->seg))
+			seg_fire_wake(lm->seg);
 		return;
 	}
 	scan_data(lm, t);
