@@ -78,10 +78,8 @@ t_check_clean
 trace2="$T_DIR/trace2"
 t_start_mm "$trace2"
 t_job_in_lm $T $N
-lm=$LM shmid=$SHMID guards=$GUARDS
-for g in $guards; do kill -9 "$g"; done
-kill -9 "$lm"
-t_wait_for 30 "LM $lm still running" t_dead "$lm" localmon
+lm=$LM shmid=$SHMID
+t_kill_lm "$lm"
 t_stop_mm "part 3"
 grep -q "missing host $(uname -n)" "$T_DIR/stop.out" ||
 	t_fail "stop does not name the host: $(cat "$T_DIR/stop.out")"

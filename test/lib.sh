@@ -344,6 +344,20 @@ t_lm_guards() {
 	done
 }
 
+# t_kill_lm PID: kills LM PID and its guards with SIGKILL, as a host that
+# goes away would, leaving its socket, .pid file and segment.  The LM is
+# stopped first: running, it starts a new guard as soon as one ends, and
+# that guard, unseen, would start a successor once the LM is killed.
+t_kill_lm() {
+	kill -STOP "$1" 2>/dev/null || t_fail "LM $1 is not running"
+	for _g in $(t_lm_guards "$1"); do
+		kill -KILL "$_g"
+		t_wait_for 30 "guard $_g survived SIGKILL" t_dead "$_g"
+	done
+	kill -KILL "$1"
+	t_wait_for 30 "LM $1 survived SIGKILL" t_dead "$1" localmon
+}
+
 # t_guards_here: the guard processes of this test's LMs (their environment
 # names our run folder or a folder in it), one a line.
 t_guards_here() {

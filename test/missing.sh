@@ -59,12 +59,7 @@ t_check_seqs "$trace" $N 1 node="$nD" || t_fail "host D's events"
 
 # The host is gone for good: its LM, its guard (which would start a
 # successor) and what it held go with it.
-for g in $(t_lm_guards "$lmC"); do
-	kill -KILL "$g"
-	t_wait_for 30 "guard $g still running" t_dead "$g"
-done
-kill -KILL "$lmC"
-t_wait_for 30 "LM C still running" t_dead "$lmC" localmon
+t_kill_lm "$lmC"
 ipcrm -m "$shmC"
 rm -f "$runC"/*.sock
 t_check_clean

@@ -149,14 +149,9 @@ finish_writers k
 kpids=$WPIDS kfrom=$FROM
 sleep 0.2
 t_alive "$dead_pid" || t_fail "the LM of the lingering test did not linger"
-# Its guard first (lmdead.sh tests the successor a guard starts): here
+# With its guards (lmdead.sh tests the successor a guard starts): here
 # nothing is left to deliver but the next processes.
-for g in $(t_lm_guards "$dead_pid"); do
-	kill -9 "$g"
-	t_wait t_dead "$g" || t_fail "guard $g survived SIGKILL"
-done
-kill -9 "$dead_pid"
-t_wait t_dead "$dead_pid" || t_fail "LM $dead_pid survived SIGKILL"
+t_kill_lm "$dead_pid"
 [ -S "$sock" ] && [ -f "$pidf" ] ||
 	t_fail "SIGKILL left no stale socket or .pid file: the test proves nothing"
 # (A snapshot makes mainmon write out what it holds of the killed LM.)
