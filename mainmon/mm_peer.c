@@ -28,8 +28,9 @@
  * the end. */
 #define MM_SYNC_WRITE_NS	10000000000u
 /* Most memory an LM's data may take before its DONE (records decoded,
- * the runs they came in, their stretches): more than a segment of 1 GiB
- * takes. */
+ * the runs they came in, their stretches): more than the largest segment
+ * (GRM_SEGSIZE at most 512M, common/util/env.c) takes, so that a host's
+ * collection is never refused and sent again in a loop. */
 #define MM_BATCH_MAX		((uint64_t)2 << 30)
 
 static void conn_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,

@@ -214,6 +214,8 @@ GRM_THRESHOLD=101 lm_hand 1 \
     --mm "$MM_ID"
 GRM_SEGSIZE=99999999999G lm_hand 1 \
     "localmon: GRM_SEGSIZE=99999999999G: not a size .+" --mm "$MM_ID"
+GRM_SEGSIZE=513M lm_hand 1 \
+    "localmon: GRM_SEGSIZE=513M: not a size up to 512M .+" --mm "$MM_ID"
 GRM_CHUNKSIZE=16388 lm_hand 1 \
     "localmon: GRM_CHUNKSIZE=16388: not a size from 16K to 1M, a multiple of 8" \
     --mm "$MM_ID"

@@ -51,9 +51,11 @@ const struct env_var env_vars[ENV_COUNT] = {
 	    "The program to start as Local Monitor when none is running; "
 	    "default, the\n.B localmon\ninstalled with the library." },
 	[ENV_SEGSIZE] = { "GRM_SEGSIZE", ENV_T_SIZE, "32M", NULL, 1,
-	    ENV_NO_MAX, "a size (a number, K, M or G after)",
+	    536870912, "a size up to 512M (a number, K, M or G after)",
 	    "Size of the shared segment in bytes, with an optional suffix\n"
-	    ".BR K ,\n.B M\nor\n.B G\n(powers of 1024, either case).\n"
+	    ".BR K ,\n.B M\nor\n.B G\n(powers of 1024, either case),\n"
+	    "at most 512M: the Main Monitor holds a host's whole collection "
+	    "until it is\ncomplete, and takes no more than 2 GiB of it.\n"
 	    "The system's limit on one segment\n.RB ( shmmax )\napplies, and "
 	    "the segment must hold at least two chunks." },
 	[ENV_CHUNKSIZE] = { "GRM_CHUNKSIZE", ENV_T_SIZE, "64K", NULL, 16384,
