@@ -399,7 +399,10 @@ enum mm_what {
 	MM_STATS,		/* collect, then answer with the statistics */
 	MM_PROBE,		/* collect with dormant sensors' values */
 	MM_STATUS,		/* ask every LM its status, then answer */
-	MM_CONTROL		/* apply the control state, then answer */
+	MM_CONTROL,		/* apply the control state, then answer */
+	MM_PLAN			/* the plan's rows are sent: answer once
+				   every LM has them (a STATUS behind
+				   them answered) */
 };
 
 /* The phases of a global collection round (mm_global.c). */
@@ -696,7 +699,8 @@ void mm_send_u32s(struct mm_conn *c, uint16_t type, uint32_t a, uint32_t b,
 		  int n);
 
 /* mm_round.c */
-/* Starts a round for ctl (may be NULL). cmd: the control command. */
+/* Starts a round for ctl (may be NULL). cmd: the control command; for
+ * MM_PLAN, the answer. */
 void mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	      const char *cmd);
 void mm_status(struct mm *mm, struct mm_conn *ctl);

@@ -75,7 +75,7 @@ rounds_check(struct mm *mm, uint64_t now)
 again:
 	for (co = mm->colls; co != NULL; co = co->next) {
 		if (co->phase != MM_PH_COLLECT || co->what == MM_STATUS ||
-		    co->what == MM_CONTROL)
+		    co->what == MM_CONTROL || co->what == MM_PLAN)
 			continue;
 		for (i = 0; i < co->npending; i++)
 			if (unanswered(mm, co->pending[i], co->t_asked, now,

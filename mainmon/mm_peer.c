@@ -664,7 +664,8 @@ mm_on_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	c->node->st = st;
 	c->node->has_st = 1;
 	for (co = mm->colls; co != NULL; co = co->next)
-		if (co->round == round && co->what == MM_STATUS) {
+		if (co->round == round && (co->what == MM_STATUS ||
+		    co->what == MM_PLAN)) {
 			mm_coll_drop(mm, co, c);
 			break;
 		}

@@ -1304,11 +1304,16 @@ plan_add(struct mm *mm, struct mm_conn *ctl, const char *rule)
 		(void)mm_plan_write(mm, mm->out, n);
 	log_info("plan %u added: %s", n, rule);
 	why = unarmed(&r);
-	if (why == NULL)
-		mm_plan_send(mm, NULL);
 	snprintf(text, sizeof text, "plan %u added (%s)", n, why != NULL ?
 	    why : "armed");
-	mm_ctl_reply(ctl, 0, text);
+	if (why != NULL) {
+		mm_ctl_reply(ctl, 0, text);
+		return;
+	}
+	/* Answered once the LMs have its rows: a step a writer takes after
+	 * the answer is checked. */
+	mm_plan_send(mm, NULL);
+	mm_round(mm, ctl, MM_PLAN, text);
 }
 
 /* grmctl ID plan del N */
@@ -1318,6 +1323,7 @@ plan_del(struct mm *mm, struct mm_conn *ctl, const char *arg)
 	struct mm_plan **pp, *p;
 	char text[256], *end;
 	unsigned long v;
+	int armed;
 
 	errno = 0;
 	v = strtoul(arg, &end, 10);
@@ -1341,12 +1347,17 @@ plan_del(struct mm *mm, struct mm_conn *ctl, const char *arg)
 	if (mm->out != NULL)
 		(void)tape_plan_del(mm->out, p->n, clk_mono_ns());
 	log_info("plan %u deleted", p->n);
-	if (p->unarmed == NULL)
+	armed = p->unarmed == NULL;
+	if (armed)
 		mm_plan_send(mm, NULL);
 	plan_undo_all(mm, p);
 	plan_free1(p);
 	snprintf(text, sizeof text, "plan %lu deleted", v);
-	mm_ctl_reply(ctl, 0, text);
+	/* Answered once no LM checks its rows any more. */
+	if (armed)
+		mm_round(mm, ctl, MM_PLAN, text);
+	else
+		mm_ctl_reply(ctl, 0, text);
 }
 
 size_t

@@ -134,6 +134,19 @@ status_done(struct mm *mm, struct mm_coll *co)
 	free(big);
 }
 
+/* The plan's rows are in every LM that answered (a STATUS sent behind
+ * them came back): the answer is the one prepared, naming any host that
+ * did not answer in time (it has the rows once it reads them). */
+static void
+plan_done(struct mm_coll *co, const char *failed)
+{
+	char text[600];
+
+	snprintf(text, sizeof text, "%s%s%s", co->cmd, failed != NULL ?
+	    "; not yet confirmed by " : "", failed != NULL ? failed : "");
+	mm_ctl_reply(co->ctl, 0, text);
+}
+
 /* The final collection is written: the end lines, the hosts missing,
  * the file closed; text says so. */
 static int
@@ -257,6 +270,8 @@ coll_complete(struct mm *mm, struct mm_coll *co, const char *failed)
 		control_done(mm, co, failed);
 	else if (co->what == MM_STATUS)
 		status_done(mm, co);
+	else if (co->what == MM_PLAN)
+		plan_done(co, failed);
 	else if (collection_done(mm, co, failed) != 0)
 		return;		/* a stop waits for the disk: kept */
 	coll_free(co);
@@ -356,7 +371,7 @@ coll_send(struct mm_conn *c, struct mm_coll *co)
 {
 	if (co->what == MM_CONTROL)
 		mm_send_control(c->mm, c, co->round);
-	else if (co->what == MM_STATUS)
+	else if (co->what == MM_STATUS || co->what == MM_PLAN)
 		mm_send_u32s(c, WIRE_STATUS, co->round, 0, 1);
 	else if (co->phase == MM_PH_PAUSE)
 		mm_send_u32s(c, WIRE_PAUSE, co->round, c->mm->pause_max_ms, 2);
@@ -564,7 +579,11 @@ mm_round(struct mm *mm, struct mm_conn *ctl, enum mm_what what,
 	int stop = what == MM_STOP;
 
 	if (mm->stopping) {
-		mm_ctl_reply(ctl, 1, "the main monitor is stopping");
+		/* A plan's change is made: only its confirmation is not. */
+		if (what == MM_PLAN)
+			mm_ctl_reply(ctl, 0, cmd);
+		else
+			mm_ctl_reply(ctl, 1, "the main monitor is stopping");
 		return;
 	}
 	if (stop && mm->stop_wait != NULL) {
@@ -617,7 +636,8 @@ coll_start(struct mm *mm, struct mm_coll *co)
 		if (MM_IS_LM(c)) {
 			/* Collected now: a FULL before is answered. */
 			if (co->phase == MM_PH_COLLECT &&
-			    co->what != MM_STATUS && co->what != MM_CONTROL)
+			    co->what != MM_STATUS && co->what != MM_CONTROL &&
+			    co->what != MM_PLAN)
 				if (c->glob == MM_GL_WANTS)
 					c->glob = MM_GL_RUNS;
 			/* One given up for not answering is asked, not
@@ -638,8 +658,9 @@ coll_start(struct mm *mm, struct mm_coll *co)
 		co->timeout = loop_timer(mm->base, coll_timeout, co);
 	if (co->timeout == NULL)
 		return;		/* out of memory: no time limit */
-	/* A status answers within a second whatever an LM does. */
-	if (co->what == MM_STATUS)
+	/* A status answers within a second whatever an LM does; so does
+	 * a plan's change. */
+	if (co->what == MM_STATUS || co->what == MM_PLAN)
 		(void)loop_arm(co->timeout, MM_STATUS_TIMEOUT_US * 1000ull);
 	else
 		(void)loop_arm(co->timeout, (co->phase == MM_PH_PAUSE ?

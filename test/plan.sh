@@ -211,4 +211,68 @@ if [ -f "$preload" ] && ! nm -D "$preload" 2>/dev/null | grep -q __asan_init; th
 else
 	t_log "4: grm-run --plan: errors at their place (no preloading here: the run itself skipped)"
 fi
+
+# ---- 5. plan add answers once the LMs have the rule ----
+# A leaker attached and waiting; each round adds a rule matching the very
+# first step, lets the leaker go as soon as grmctl answers, and deletes
+# the rule once the leaker ended.  Every round's rule fires once: the
+# first step came after the answer, so after its LM had the rule's rows.
+t_start_mm "$T_DIR/first.trace"
+R5=5
+r=1
+while [ $r -le $R5 ]; do
+	rm -f "$T_DIR/go5"
+	GRM_MM=$MM_ID GRM_LM_LINGER=5 "$B/test/leaker" 2 1000 1 \
+	    "$T_DIR/go5" 2> "$T_DIR/leaker5.err" &
+	p5=$!
+	T_PIDS="$T_PIDS $p5"
+	attached5() {
+		"$G" "$MM_ID" snapshot > /dev/null || t_fail "5: snapshot failed"
+		[ "$(t_count "$T_DIR/first.trace" '#PROC' pid=$p5)" -ge 1 ]
+	}
+	t_wait_for 30 "5: round $r: the leaker never attached" attached5
+	"$G" "$MM_ID" plan add "when event 12 where \$1 == 1000 in pid $p5 do mark \"first $r\"" \
+	    > "$T_DIR/add5.out" || t_fail "5: plan add: $(cat "$T_DIR/add5.out")"
+	grep -qx "plan $r added (armed)" "$T_DIR/add5.out" ||
+		t_fail "5: plan add said $(cat "$T_DIR/add5.out")"
+	touch "$T_DIR/go5"
+	t_reap "5: leaker" $p5
+	"$G" "$MM_ID" plan del $r > "$T_DIR/del5.out" ||
+		t_fail "5: plan del: $(cat "$T_DIR/del5.out")"
+	r=$((r + 1))
+done
+# Its LM stopped, the answer waits for it, then says it did not confirm.
+rm -f "$T_DIR/go5"
+GRM_MM=$MM_ID GRM_LM_LINGER=5 "$B/test/leaker" 2 1000 1 "$T_DIR/go5" \
+    2> "$T_DIR/leaker5.err" &
+p5=$!
+T_PIDS="$T_PIDS $p5"
+t_wait_for 30 "5: the last leaker never attached" attached5
+read -r lm5 _ < "$GRM_RUNDIR/$(t_lm_name).pid"
+kill -STOP "$lm5"
+rc=0
+"$G" "$MM_ID" plan add "when event 12 where \$1 == 1000 in pid $p5 do mark" \
+    > "$T_DIR/add5.out" 2>&1 || rc=$?
+kill -CONT "$lm5"
+[ $rc -eq 0 ] || t_fail "5: plan add, its LM stopped: $(cat "$T_DIR/add5.out")"
+case $(cat "$T_DIR/add5.out") in
+"plan $((R5 + 1)) added (armed)") t_fail "5: plan add did not wait for the LM" ;;
+"plan $((R5 + 1)) added (armed); not yet confirmed by "?*) ;;
+*) t_fail "5: plan add, its LM stopped, said $(cat "$T_DIR/add5.out")" ;;
+esac
+# Answered by the LM only after it has read the rows sent before.
+"$G" "$MM_ID" snapshot > /dev/null || t_fail "5: snapshot failed"
+touch "$T_DIR/go5"
+t_reap "5: leaker" $p5
+t_stop_mm "5"
+R5=$((R5 + 1))
+[ "$(t_count "$T_DIR/first.trace" '#PLAN fire')" -eq $R5 ] ||
+	t_fail "5: $(t_count "$T_DIR/first.trace" '#PLAN fire') firings, want $R5"
+r=1
+while [ $r -le $R5 ]; do
+	[ "$(t_count "$T_DIR/first.trace" '#PLAN fire' n=$r)" -eq 1 ] ||
+		t_fail "5: rule $r did not fire once on its first step"
+	r=$((r + 1))
+done
+t_log "5: $R5 rules, each added just before the step it matches: each fired; with the LM stopped, the answer waited and said so"
 t_check_clean
