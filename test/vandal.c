@@ -312,25 +312,39 @@ scribble_free(void)
 	}
 }
 
+/* Whether entry c names us (read after its state: an owner writes its
+ * pid and session before it publishes the state). */
+static int
+ours(const struct seg_chunk *c)
+{
+	return c->pid == my_pid && c->session == my_session;
+}
+
 /* Our own chunks.  A FULL one is taken back as the overwrite policy does
  * (state first, then pin: the LM pins before it looks at the state) and
  * rewritten whole.  An OWNED one may be the chunk our library is filling:
  * its state, pid and session stay, so that it is never freed under the
- * library; the rest of the entry and the data are fair game. */
+ * library; the rest of the entry and the data are fair game.
+ * Whose a chunk is is read after its state, and a FULL one's again once
+ * it is held: between two looks, a chunk of ours may have been consumed,
+ * freed, and taken and filled by another writer, whose data is not ours
+ * to scribble.  An OWNED one of ours is our library's, which this thread
+ * runs: it cannot change hands while we scribble. */
 static void
 scribble_own(void)
 {
 	struct seg_chunk *c;
-	uint32_t i, expect;
+	uint32_t i, st, expect;
 
 	for (i = 0; i < view.nchunks; i++) {
 		c = seg_chunk(&view, i);
-		if (c->pid != my_pid || c->session != my_session)
-			continue;
-		expect = SEG_FULL;
-		if (atomic_compare_exchange_strong(&c->state, &expect,
-		    SEG_CLAIMED_BY(my_pid))) {
-			if (atomic_load(&c->pin) != 0) {
+		st = atomic_load_explicit(&c->state, memory_order_acquire);
+		if (st == SEG_FULL && ours(c)) {
+			expect = SEG_FULL;
+			if (!atomic_compare_exchange_strong(&c->state, &expect,
+			    SEG_CLAIMED_BY(my_pid)))
+				continue;
+			if (atomic_load(&c->pin) != 0 || !ours(c)) {
 				atomic_store(&c->state, SEG_FULL);
 				continue;
 			}
@@ -339,7 +353,7 @@ scribble_own(void)
 			scribble_entry(c);
 			continue;
 		}
-		if (expect != SEG_OWNED || below(2))
+		if (st != SEG_OWNED || !ours(c) || below(2))
 			continue;
 		if (below(2))
 			scribble_data(i);
