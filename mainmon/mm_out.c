@@ -901,6 +901,16 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		late = 0;
 		if (def == NULL || h.eid != def->eid)
 			def = resolve(mm, n, pc->pid, pc->session, h.eid);
+		/* The first record of this call, of the type the last one
+		 * written was checked against: taken as the loop takes the
+		 * others of its type (def is what resolve answers now). */
+		if (off == pc->pos && def != NULL && def == pc->lz_def &&
+		    h.eid >= 0 && h.cls != REC_CLASS_META &&
+		    (fixed = fixed_len(&def->fmt)) != 0 && h.len >= fixed) {
+			eid = def->eid;
+			out_ts = mm->order.out_ts;
+			continue;
+		}
 		fixed = 0;
 		(void)rec_dense_one(s + sp, prev, shift, r, &t);
 		if (def == NULL || rec_decode(r, h.len, &def->fmt, f) != 0) {
@@ -923,6 +933,7 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	}
 	mm->order.out_ts = out_ts;
 	mm->order.late += late;
+	pc->lz_def = fixed != 0 ? def : NULL;
 	if (put_lazy(mm, pc, run, off, rsp, rprev, &sh) != 0)
 		return -1;
 	pc->pos = off;
@@ -1063,6 +1074,7 @@ admit_run(struct mm_conn *c, struct mm_piece *pc, struct mm_stream *s,
 	    (pc->canon & REC_DENSE_CANON) && n <= MM_LAZY_STEPS) {
 		pc->lazy = 1;
 		pc->lz_n = (uint8_t)n;
+		pc->lz_def = NULL;
 		memcpy(pc->lz_upto, upto, n * sizeof *upto);
 		memcpy(pc->lz_by, by, n * sizeof *by);
 		memcpy(&pc->lz_prev, pc->dense, sizeof pc->lz_prev);
