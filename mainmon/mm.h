@@ -176,6 +176,9 @@ struct mm_piece {
 	 * as the call before took the rest (two threads interleaved cut a
 	 * piece into many calls of a few records). */
 	const struct tape_def	*lz_def;
+	/* Its stretches (st) that begin at or before dense[dpos]: those
+	 * the next call and its frames need not look at. */
+	uint32_t	lz_si;
 	/* Where its run's stretches begin (rec_dense_scan_st on arrival,
 	 * as seg is; NULL: not known): a lazy piece's are taken whole. */
 	const struct rec_dense_seg	*st;

@@ -818,13 +818,15 @@ mm_out_lazy_ts(const struct mm_piece *pc)
 }
 
 /* A lazy piece's records from decoded offset from (at dense[sp], the
- * one before at time prev) to offset to, from the run. */
+ * one before at time prev) to offset to, from the run; its stretches
+ * from si on (those before begin at or before sp). */
 static int
 put_lazy(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to,
-	 uint32_t sp, uint64_t prev, const struct rec_dense_shift *sh)
+	 uint32_t sp, uint64_t prev, const struct rec_dense_shift *sh,
+	 uint32_t si)
 {
-	struct rec_dense_segs sg = { pc->st, pc->info.nseg, pc->dlen,
-		pc->info.last, sp };
+	struct rec_dense_segs sg = { pc->st != NULL ? pc->st + si : NULL,
+		pc->info.nseg - si, pc->dlen, pc->info.last, sp };
 	size_t sused;
 	uint64_t last;
 
@@ -853,7 +855,7 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	uint64_t out_ts = mm->order.out_ts, late = 0, prev = pc->lz_prev;
 	uint64_t t, ts, lim, shift, rprev = prev;
 	uint32_t off, sp = pc->dpos, run = pc->pos, rsp = sp, fixed = 0, sl;
-	uint32_t len = pc->len, k, si = 0, end, m;
+	uint32_t len = pc->len, k, si = pc->lz_si, si0 = si, end, m;
 	struct rec_dense_segs sg = { pc->st, pc->info.nseg, pc->dlen,
 		pc->info.last, 0 };
 	uint64_t te;
@@ -916,7 +918,7 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		if (def == NULL || rec_decode(r, h.len, &def->fmt, f) != 0) {
 			bad_record(pc, h.eid, def);
 			def = NULL;
-			if (put_lazy(mm, pc, run, off, rsp, rprev, &sh) != 0)
+			if (put_lazy(mm, pc, run, off, rsp, rprev, &sh, si0) != 0)
 				return -1;
 			run = off + h.len;
 			rsp = sp + sl;
@@ -934,11 +936,12 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	mm->order.out_ts = out_ts;
 	mm->order.late += late;
 	pc->lz_def = fixed != 0 ? def : NULL;
-	if (put_lazy(mm, pc, run, off, rsp, rprev, &sh) != 0)
+	if (put_lazy(mm, pc, run, off, rsp, rprev, &sh, si0) != 0)
 		return -1;
 	pc->pos = off;
 	pc->dpos = sp;
 	pc->lz_prev = prev;
+	pc->lz_si = si;
 	return 0;
 }
 
@@ -1075,6 +1078,7 @@ admit_run(struct mm_conn *c, struct mm_piece *pc, struct mm_stream *s,
 		pc->lazy = 1;
 		pc->lz_n = (uint8_t)n;
 		pc->lz_def = NULL;
+		pc->lz_si = 0;
 		memcpy(pc->lz_upto, upto, n * sizeof *upto);
 		memcpy(pc->lz_by, by, n * sizeof *by);
 		memcpy(&pc->lz_prev, pc->dense, sizeof pc->lz_prev);
