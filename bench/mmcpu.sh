@@ -63,7 +63,9 @@ else
 	[ -z "${MMCPU_KEEP:-}" ] || cp "$tmp/in.bin" "$MMCPU_KEEP"
 fi
 n=$("$b0/test/tcheck" "$tmp/in.bin" count)	# the writer's few more
-echo "== $n records of $nt thread(s), replayed into mainmon -f bin, $runs rounds; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+what="$nt thread(s)"
+[ -z "${MMCPU_IN:-}" ] || what=$MMCPU_IN
+echo "== $n records of $what, replayed into mainmon -f bin, $runs rounds; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 r=1
 while [ "$r" -le "$runs" ]; do
