@@ -24,12 +24,7 @@ check() {
 		t_fail "$3: a D frame differs from its encoding"
 	[ "${fr#* }" -ge $(($2 * N)) ] ||
 		t_fail "$3: D frames hold ${fr#* } records, not $(($2 * N))"
-	[ -s "$1.idx" ] || t_fail "$3: mainmon wrote no $1.idx"
-	cp "$1.idx" "$T_DIR/mm.idx"
-	"$B/prove/prove" index "$1" > "$T_DIR/index.out" 2>&1 ||
-		t_fail "$3: prove index failed: $(cat "$T_DIR/index.out")"
-	cmp "$1.idx" "$T_DIR/mm.idx" ||
-		t_fail "$3: mainmon's sidecar differs from prove index's"
+	t_sidecar_is_index "$1" "$3"
 }
 
 # ---- replayed: the threads take turns every few records ----
