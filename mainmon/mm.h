@@ -174,8 +174,10 @@ struct mm_piece {
 	/* The type its last record written was checked against (out_lazy;
 	 * NULL: none yet): the next call takes a first record of that type
 	 * as the call before took the rest (two threads interleaved cut a
-	 * piece into many calls of a few records). */
+	 * piece into many calls of a few records), without resolving it
+	 * again if no definition changed since (lz_gen). */
 	const struct tape_def	*lz_def;
+	uint64_t	lz_gen;		/* mm_out.c's defs_gen then */
 	/* Its stretches (st) that begin at or before dense[dpos]: those
 	 * the next call and its frames need not look at. */
 	uint32_t	lz_si;

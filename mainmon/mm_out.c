@@ -36,6 +36,12 @@ static const struct hmap_type proc_defs_type = {
 	sizeof(int32_t), sizeof(struct tape_def), 8, eid_hash
 };
 
+/* Counts every change to any table of definitions and to what resolve
+ * looks at (a process made, its image or its parent set): while it
+ * stays, resolve answers as it did and writes nothing (out_lazy keeps
+ * its answer). */
+static uint64_t defs_gen;
+
 static struct tape_def *
 defs_find(struct mm_defs *d, int32_t eid)
 {
@@ -61,6 +67,7 @@ mm_defs_free(struct mm_defs *d)
 	struct tape_def *e;
 	uint32_t it = 0;
 
+	defs_gen++;
 	while ((e = hmap_next(&d->map, &it, NULL)) != NULL) {
 		free(e->format);
 		free(e->dsc);
@@ -81,6 +88,7 @@ defs_put(struct mm_defs *d, int32_t eid, uint8_t cls, uint8_t attr,
 	struct rec_fmt fmt;
 	char *f, *ds;
 
+	defs_gen++;
 	f = strndup(format, flen);
 	ds = strndup(dsc, dlen);
 	if (f == NULL || ds == NULL || rec_parse_format(f, &fmt) != 0) {
@@ -151,6 +159,7 @@ proc_get(struct mm_node *n, uint32_t pid, int create)
 			return p;
 	if (!create || (p = calloc(1, sizeof *p)) == NULL)
 		return NULL;
+	defs_gen++;
 	hmap_init(&p->own.map, &proc_defs_type);
 	hmap_init(&p->old_own.map, &proc_defs_type);
 	hmap_init(&p->resolved.map, &proc_defs_type);
@@ -352,9 +361,10 @@ proc_new_image(struct mm_proc *p, uint32_t session)
 static struct mm_defs *
 proc_defs(struct mm_proc *p, uint32_t session)
 {
-	if (p->session == 0)
+	if (p->session == 0) {
 		p->session = session;
-	else if (session > p->session)
+		defs_gen++;
+	} else if (session > p->session)
 		proc_new_image(p, session);
 	if (session != p->session && session == p->old_session)
 		return &p->old_own;
@@ -901,7 +911,12 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		mm->order.out_ts = out_ts;
 		mm->order.late += late;
 		late = 0;
-		if (def == NULL || h.eid != def->eid)
+		/* resolve's answer for the call before, if no definition
+		 * changed since. */
+		if (def == NULL && pc->lz_def != NULL &&
+		    pc->lz_gen == defs_gen && h.eid == pc->lz_def->eid)
+			def = pc->lz_def;
+		else if (def == NULL || h.eid != def->eid)
 			def = resolve(mm, n, pc->pid, pc->session, h.eid);
 		/* The first record of this call, of the type the last one
 		 * written was checked against: taken as the loop takes the
@@ -936,6 +951,7 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	mm->order.out_ts = out_ts;
 	mm->order.late += late;
 	pc->lz_def = fixed != 0 ? def : NULL;
+	pc->lz_gen = defs_gen;
 	if (put_lazy(mm, pc, run, off, rsp, rprev, &sh, si0) != 0)
 		return -1;
 	pc->pos = off;
@@ -1318,6 +1334,7 @@ mm_out_proc(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 		else if (p->session == 0)
 			p->session = session;
 		p->ppid = ppid;
+		defs_gen++;	/* its ancestors, whose types it inherits */
 	}
 	if (p != NULL && ppid == 0)
 		ppid = p->ppid;	/* an orphan's end: the LM did not know */
