@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # bench/mmcpu.sh: mainmon's CPU per record on the same input, for one build
 # or several in turn (doc/PERFORMANCE.md, issue 18): a binary trace of
-# MMCPU_EVENTS (default 10000000) events of one thread (test/e2e_writer:
+# MMCPU_EVENTS (default 10000000) events of each of MMCPU_THREADS (default
+# 1) threads of one process (test/e2e_writer:
 # two integers each, 16 bytes dense; and its few own) is recorded once with the first
 # build, then sent by that build's `prove replay --speed 0` (on CPU 0)
 # into each build's `mainmon -f bin` writing a file (on CPU 1, its CPU
@@ -10,12 +11,15 @@
 # MMCPU_RUNS (default 5) rounds; every record must be in each file.
 # Prints one line a run and the medians.  Asserts nothing; never part of
 # make check.  Usage: bench/mmcpu.sh BUILDDIR [BUILDDIR...]
-# (MMCPU_DIR: where the files go, default a new folder in TMPDIR).
+# (MMCPU_DIR: where the files go, default a new folder in TMPDIR;
+# MMCPU_IN: a binary trace to replay instead of recording one, e.g. one
+# kept by MMCPU_KEEP=FILE, where the recorded input is copied).
 set -eu
 me=mmcpu.sh
 [ $# -ge 1 ] || { echo "usage: $me BUILDDIR [BUILDDIR...]" >&2; exit 2; }
 n=${MMCPU_EVENTS:-10000000}
 runs=${MMCPU_RUNS:-5}
+nt=${MMCPU_THREADS:-1}
 command -v perf > /dev/null || { echo "$me: SKIP: no perf" >&2; exit 77; }
 b0=$(cd "$1" && pwd)
 dir=$(mktemp -d "${MMCPU_DIR:-${TMPDIR:-/tmp}}/grm-mmcpu.XXXXXX")
@@ -42,14 +46,26 @@ mm_stop() {
 	mm_pid=
 }
 
-# The input, once.
-touch "$tmp/go"
-mm_start "$b0" "$tmp/in.bin"
-GRM_MM=$id GRM_LOCALMON="$b0/localmon/localmon" taskset -c 0 \
-    "$b0/test/e2e_writer" 1 "$n" "$tmp/half" "$tmp/go" > /dev/null
-mm_stop
+# The input, once (one thread on CPU 0; several threads unpinned, so
+# that their records interleave in time as those of a program's threads
+# on several CPUs do).
+if [ -n "${MMCPU_IN:-}" ]; then
+	cp "$MMCPU_IN" "$tmp/in.bin"
+else
+	touch "$tmp/go"
+	mm_start "$b0" "$tmp/in.bin"
+	pin="taskset -c 0"
+	[ "$nt" -eq 1 ] || pin=
+	# shellcheck disable=SC2086 # the prefix: words
+	GRM_MM=$id GRM_LOCALMON="$b0/localmon/localmon" $pin \
+	    "$b0/test/e2e_writer" "$nt" "$n" "$tmp/half" "$tmp/go" > /dev/null
+	mm_stop
+	[ -z "${MMCPU_KEEP:-}" ] || cp "$tmp/in.bin" "$MMCPU_KEEP"
+fi
 n=$("$b0/test/tcheck" "$tmp/in.bin" count)	# the writer's few more
-echo "== $n records of one thread, replayed into mainmon -f bin, $runs rounds; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+what="$nt thread(s)"
+[ -z "${MMCPU_IN:-}" ] || what=$MMCPU_IN
+echo "== $n records of $what, replayed into mainmon -f bin, $runs rounds; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 r=1
 while [ "$r" -le "$runs" ]; do
@@ -64,8 +80,9 @@ while [ "$r" -le "$runs" ]; do
 		got=$("$b0/test/tcheck" "$tmp/out.bin" count)
 		[ "$got" -eq "$n" ] || { echo "$me: $bb wrote $got records, not $n" >&2; exit 1; }
 		ms=$(awk -F, '/task-clock/ { print $1 }' "$tmp/stat")
-		echo "$bb $ms" | awk -v n="$n" \
-		    '{ printf "%s: mainmon %.1f ns/record\n", $1, $2 * 1e6 / n }' |
+		sz=$(stat -c %s "$tmp/out.bin")
+		echo "$bb $ms $sz" | awk -v n="$n" \
+		    '{ printf "%s: mainmon %.1f ns/record, %.1f bytes/record\n", $1, $2 * 1e6 / n, $3 / n }' |
 		    tee -a "$tmp/figures"
 	done
 	r=$((r + 1))

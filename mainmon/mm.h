@@ -171,6 +171,16 @@ struct mm_piece {
 	uint64_t	lz_prev;
 	uint64_t	lz_upto[MM_LAZY_STEPS];
 	uint64_t	lz_by[MM_LAZY_STEPS];
+	/* The type its last record written was checked against (out_lazy;
+	 * NULL: none yet): the next call takes a first record of that type
+	 * as the call before took the rest (two threads interleaved cut a
+	 * piece into many calls of a few records), without resolving it
+	 * again if no definition changed since (lz_gen). */
+	const struct tape_def	*lz_def;
+	uint64_t	lz_gen;		/* mm_out.c's defs_gen then */
+	/* Its stretches (st) that begin at or before dense[dpos]: those
+	 * the next call and its frames need not look at. */
+	uint32_t	lz_si;
 	/* Where its run's stretches begin (rec_dense_scan_st on arrival,
 	 * as seg is; NULL: not known): a lazy piece's are taken whole. */
 	const struct rec_dense_seg	*st;

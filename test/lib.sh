@@ -762,3 +762,18 @@ t_fire_leaker_check() {
 		t_fail "rule 2: records of 13: steps $4 to $5, $6 records"
 	t_log "rule 2 fired and acted: 13 from step $4 on, every step"
 }
+
+# ---- the summary sidecar (sidecar.sh, interleave.sh) ----
+
+# t_sidecar_is_index TRACE [WHAT]: mainmon wrote TRACE.idx, and it is byte
+# for byte what `prove index TRACE` writes (its output then in
+# $T_DIR/index.out); fails otherwise, WHAT before the message.
+t_sidecar_is_index() {
+	_si_what=${2:+$2: }
+	[ -s "$1.idx" ] || t_fail "${_si_what}mainmon wrote no $1.idx"
+	cp "$1.idx" "$T_DIR/sidecar.mm.idx"
+	"$B/prove/prove" index "$1" > "$T_DIR/index.out" 2>&1 ||
+		t_fail "${_si_what}prove index failed: $(cat "$T_DIR/index.out")"
+	cmp "$1.idx" "$T_DIR/sidecar.mm.idx" ||
+		t_fail "${_si_what}mainmon's sidecar differs from prove index's"
+}

@@ -767,3 +767,44 @@ Test(dense, frames_from_the_run_alone_as_encode_writes)
 	}
 	cr_assert_gt(tried, 500, "%d runs tried", tried);
 }
+
+/* The stretch a place is in (rec_dense_seg_end, galloping and
+ * bisecting): what a walk of the beginnings one by one finds, from any
+ * beginning on, for places that only grow (a frame's walk) and for one
+ * place far into the run (a short piece of it, looked at from 0). */
+Test(dense, stretch_end_as_walking_the_beginnings)
+{
+	static struct rec_dense_seg at[600];
+	struct rec_dense_segs sg;
+	uint32_t n, i, si, sj, e1, e2, from;
+	uint64_t t1, t2;
+	size_t sp;
+	int round, q;
+
+	for (round = 0; round < 3000; round++) {
+		n = rnd() % 600;
+		for (i = 0, sp = 4 + rnd() % 40; i < n; i++) {
+			at[i].sp = (uint32_t)sp;
+			at[i].off = (uint32_t)(2 * sp);
+			at[i].prev = 1000 + i;
+			sp += 4 + 4 * (rnd() % (i % 7 == 0 ? 300 : 3));
+		}
+		sg = (struct rec_dense_segs){ at, n, (uint32_t)sp + 100, 77,
+			0 };
+		from = n > 0 ? rnd() % (n + 1) : 0;
+		si = from;
+		sp = from < n && from > 0 ? at[from - 1].sp : 0;
+		for (q = 0; q < 20; q++) {
+			sp += rnd() % (q % 5 == 0 ? 5000 : 20);
+			sj = si;
+			while (sj < n && at[sj].sp <= sp)
+				sj++;
+			e1 = sj < n ? at[sj].sp : sg.end;
+			t1 = sj < n ? at[sj].prev : sg.last;
+			e2 = rec_dense_seg_end(&sg, &si, sp, &t2);
+			cr_assert_eq(si, sj);
+			cr_assert_eq(e2, e1);
+			cr_assert_eq(t2, t1);
+		}
+	}
+}

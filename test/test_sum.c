@@ -114,3 +114,31 @@ Test(sum, written_loaded_and_refused_when_stale)
 	cr_assert_eq(errno, ENOENT);
 	sum_free(&s);
 }
+
+/* Records of three threads, two of them taking turns (the rows of the
+ * last two threads are found without a lookup) and the third now and
+ * then: each thread's records in its own row. */
+Test(sum, threads_taking_turns_each_in_its_row)
+{
+	static const uint32_t tids[] = { 7, 8, 7, 8, 8, 9, 7, 9, 8, 7 };
+	uint64_t want[3] = { 0, 0, 0 }, i;
+	struct tr_sum s;
+	size_t r;
+	uint32_t tid;
+
+	sum_init(&s);
+	for (i = 0; i < 100000; i++) {
+		tid = tids[i % 10] + (i % 1000 == 999 ? 3 : 0);
+		cr_assert_eq(sum_rec(&s, 5000 + i * 10, 1, 10, tid, 1, 0), 0);
+		if (tid <= 9)
+			want[tid - 7]++;
+	}
+	cr_assert_eq(s.records, 100000);
+	cr_assert_geq(s.nrow, 3);
+	for (r = 0; r < s.nrow; r++) {
+		cr_assert_eq(s.row[r].pid, 10);
+		if (s.row[r].tid <= 9)
+			cr_assert_eq(total(&s, r), want[s.row[r].tid - 7]);
+	}
+	sum_free(&s);
+}

@@ -144,6 +144,14 @@ row_get(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid)
 		if (r->tid == tid && r->pid == pid && r->node == node)
 			return r;
 	}
+	if (s->last2 > 0) {
+		r = &s->row[s->last2 - 1];
+		if (r->tid == tid && r->pid == pid && r->node == node) {
+			s->last2 = s->last;
+			s->last = (size_t)(r - s->row) + 1;
+			return r;
+		}
+	}
 	if ((ix = hmap_put(&s->rows, &k, &added)) == NULL)
 		return NULL;
 	if (added) {
@@ -167,6 +175,7 @@ row_get(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid)
 		r->tid = tid;
 		*ix = ++s->nrow;
 	}
+	s->last2 = s->last;
 	s->last = *ix;
 	return &s->row[*ix - 1];
 }

@@ -51,6 +51,8 @@ struct tr_sum {
 	size_t		nrow;
 	size_t		crow;
 	size_t		last;	/* row of the last record, + 1 */
+	size_t		last2;	/* the row used before it, + 1 (two threads'
+				 * pieces interleaved: no lookup) */
 	struct hmap	rows;	/* (node, pid, tid) -> row + 1 */
 	int64_t		*state;	/* block ids */
 	size_t		nstate;

@@ -275,13 +275,34 @@ rec_dense_walk_ts(const unsigned char *src, size_t slen, size_t sl,
 
 /* The stretch that the record at place sp of the run is in, from *si on
  * (moved there): where it ends in the run, and in *t the time of its
- * last record. */
+ * last record.  Found by galloping from *si, then bisecting: a caller
+ * that starts at 0 in the middle of a long run (a short piece of it,
+ * two threads' records interleaved) pays the log of its stretches, not
+ * their number; one that walks the run pays a step or two a stretch. */
 static inline uint32_t
 rec_dense_seg_end(const struct rec_dense_segs *sg, uint32_t *si, size_t sp,
 		  uint64_t *t)
 {
-	while (*si < sg->n && sg->at[*si].sp <= sp)
-		++*si;
+	uint32_t lo = *si, hi, step = 1, mid;
+
+	/* The first beginning after sp (the beginnings are in order):
+	 * at[lo] is not it; galloped to, it is in at[lo + 1..hi]. */
+	if (lo < sg->n && sg->at[lo].sp <= sp) {
+		while (lo + step < sg->n && sg->at[lo + step].sp <= sp) {
+			lo += step;
+			step *= 2;
+		}
+		hi = lo + step < sg->n ? lo + step : sg->n;
+		lo++;
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (sg->at[mid].sp <= sp)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	*si = lo;
 	if (*si < sg->n) {
 		*t = sg->at[*si].prev;
 		return sg->at[*si].sp;
