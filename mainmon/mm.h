@@ -275,7 +275,8 @@ struct mm_causal {
 enum mm_conn_state {
 	MM_CONN_NEW = 0,
 	MM_CONN_CTL,
-	MM_CONN_FIRE,		/* an LM's fire link: FIREs only (mm_plan.c) */
+	MM_CONN_FIRE,		/* an LM's fire link: FIREs and CONTROL_ACKs
+				   from it, actions to it (mm_plan.c) */
 	MM_CONN_SYNC,
 	MM_CONN_READY
 };
@@ -581,6 +582,9 @@ struct mm {
 	 * are being looked at now. */
 	uint64_t		plan_polled;
 	int			plan_polling;
+	/* Actions on the fire links (mm_plan.c, doc/protocol.md 1.13): the
+	 * number of the last PLAN sent (an LM applies a newer one only). */
+	uint32_t		plan_seq;
 };
 
 /* Processes a scoped enable/disable under a `thread` scope switches at
@@ -655,6 +659,20 @@ void mm_plan_send(struct mm *mm, struct mm_conn *c);
 /* A FIRE from LM c, or from an LM's fire link c (its times converted by
  * that LM's connection): a row matched.  0, or -1 (malformed: close c). */
 int mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
+/*
+ * The fire links (doc/protocol.md 1.13).  mm_fire_of: the peer an action
+ * for LM c (its CONTROL, PLAN, SIGNAL) goes on: its fire link if it has
+ * one made, for the LM's firing thread to apply at once, else c's own.
+ * mm_fire_owner: the ready LM connection of fire link c (c itself if it
+ * is one), NULL if that LM is not connected now.  mm_fire_gone: fire
+ * link c closes (already out of the list): what may have been lost with
+ * it goes again on its LM's data link (the CONTROL of every round still
+ * waiting for that LM, and its PLAN); a SIGNAL sent on it and not
+ * applied is lost (logged).
+ */
+struct peer *mm_fire_of(struct mm *mm, struct mm_conn *c);
+struct mm_conn *mm_fire_owner(struct mm *mm, struct mm_conn *c);
+void mm_fire_gone(struct mm *mm, struct mm_conn *c);
 /*
  * Called often from long pieces of work (a batch taken, records written,
  * DATA decoded): at most every MM_PLAN_POLL_NS, the FIREs waiting on the

@@ -778,12 +778,21 @@ ctl_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 	return type == WIRE_CTL ? mm_on_ctl(mm, c, msg) : -1;
 }
 
-/* An LM's fire link's: FIREs. */
+/* An LM's fire link's: FIREs, and the CONTROL_ACKs of the CONTROLs its
+ * firing thread applied (counted as its LM connection's). */
 static int
 fire_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 	      struct wire_rd *msg)
 {
-	return type == WIRE_FIRE ? mm_plan_fire(mm, c, msg) : -1;
+	struct mm_conn *o;
+
+	if (type == WIRE_FIRE)
+		return mm_plan_fire(mm, c, msg);
+	if (type != WIRE_CONTROL_ACK)
+		return -1;
+	if ((o = mm_fire_owner(mm, c)) == NULL)
+		return 0;	/* that LM is gone: nothing waits for it */
+	return mm_on_control_ack(mm, o, msg);
 }
 
 /* Logs why c ended: an LM's silence in one line (its host is given up,
@@ -893,6 +902,8 @@ mm_conn_free(struct mm_conn *c)
 			*pp = c->next;
 			break;
 		}
+	if (c->state == MM_CONN_FIRE && !mm->stopped)
+		mm_fire_gone(mm, c);
 	mm_order_conn_gone(c);
 	loop_ev_free(c->sync_ev);
 	for (co = mm->colls; co != NULL; co = next) {

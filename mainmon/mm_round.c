@@ -346,7 +346,9 @@ mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round)
 	wire_put_u32(&w, MM_CTL_WORDS);
 	for (i = 0; i < MM_CTL_WORDS; i++)
 		wire_put_u32(&w, mm->ctl.eid_off[i]);
-	peer_send(c->p, WIRE_CONTROL, buf, w.len, NULL, 0);
+	/* On its fire link if it has one: its firing thread applies it
+	 * at once, whatever its loop is doing. */
+	peer_send(mm_fire_of(mm, c), WIRE_CONTROL, buf, w.len, NULL, 0);
 	free(buf);
 }
 

@@ -776,6 +776,13 @@ peer_fd(const struct peer *p)
 }
 
 void
+peer_stop_reading(struct peer *p)
+{
+	if (p != NULL && !p->dead && !p->freed)
+		(void)bufferevent_disable(p->bev, EV_READ);
+}
+
+void
 peer_flush(struct peer *p)
 {
 	struct evbuffer *out;
