@@ -329,6 +329,7 @@ out_flush(struct lm_firer *t)
 				t->fulls++;
 				t->lt_out = 1;
 				wake_link(t);
+				poke(t);	/* the loop says it */
 			}
 			break;
 		}

@@ -805,9 +805,8 @@ lm_control_apply(struct lm *lm, struct wire_rd *msg)
 	lm_act_unlock(lm);
 	if (wrong != NULL)
 		return wrong;
-	if (!applied)
-		log_debug("control round %u older than the one in place: left",
-		    round);
+	log_debug("control round %u %s (data link)", round, applied ?
+	    "applied" : "older than the one in place: left");
 	lm_control_ack(lm, round, lm_now(lm));
 	return NULL;
 }
