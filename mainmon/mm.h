@@ -666,9 +666,9 @@ int mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
  * mm_fire_owner: the ready LM connection of fire link c (c itself if it
  * is one), NULL if that LM is not connected now.  mm_fire_gone: fire
  * link c closes (already out of the list): what may have been lost with
- * it goes again on its LM's data link (the CONTROL of every round still
- * waiting for that LM, and its PLAN); a SIGNAL sent on it and not
- * applied is lost (logged).
+ * it goes again to its LM (on its data link, or a newer fire link): the
+ * CONTROL of every round still waiting for that LM, and its PLAN; a
+ * SIGNAL sent on it and not read is lost (no one can know).
  */
 struct peer *mm_fire_of(struct mm *mm, struct mm_conn *c);
 struct mm_conn *mm_fire_owner(struct mm *mm, struct mm_conn *c);
