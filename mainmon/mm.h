@@ -583,8 +583,11 @@ struct mm {
 	uint64_t		plan_polled;
 	int			plan_polling;
 	/* Actions on the fire links (mm_plan.c, doc/protocol.md 1.13): the
-	 * number of the last PLAN sent (an LM applies a newer one only). */
+	 * number of the last PLAN sent (an LM applies a newer one only);
+	 * CONTROL_ACKs taken from the fire links during long work, counted
+	 * at the loop's next turn (a round's end writes to the file). */
 	uint32_t		plan_seq;
+	struct mm_plan_ack	*plan_acks;
 };
 
 /* Processes a scoped enable/disable under a `thread` scope switches at
@@ -671,6 +674,10 @@ int mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
  * SIGNAL sent on it and not read is lost (no one can know).
  */
 struct peer *mm_fire_of(struct mm *mm, struct mm_conn *c);
+/* mm_peer.c: LM c applied the CONTROL of round at t (its clock): c is
+ * done with that round. */
+void mm_control_ack(struct mm *mm, struct mm_conn *c, uint32_t round,
+		    uint64_t t);
 struct mm_conn *mm_fire_owner(struct mm *mm, struct mm_conn *c);
 void mm_fire_gone(struct mm *mm, struct mm_conn *c);
 /*

@@ -616,16 +616,11 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	return batch_done(mm, c, round, below);
 }
 
-static int
-mm_on_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+void
+mm_control_ack(struct mm *mm, struct mm_conn *c, uint32_t round, uint64_t t)
 {
 	struct mm_coll *co;
-	uint32_t round;
 
-	uint64_t t;
-
-	round = wire_get_u32(msg);
-	t = wire_get_u64(msg);
 	/* When the LM applied it, in MM time: the acknowledgement may have
 	 * waited behind a collection's data. */
 	t = mm_conv(c, t);
@@ -636,6 +631,17 @@ mm_on_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 			mm_coll_drop(mm, co, c);
 			break;
 		}
+}
+
+static int
+mm_on_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	uint32_t round;
+	uint64_t t;
+
+	round = wire_get_u32(msg);
+	t = wire_get_u64(msg);
+	mm_control_ack(mm, c, round, t);
 	return 0;
 }
 

@@ -1021,8 +1021,74 @@ mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	return 0;
 }
 
+/*
+ * CONTROL_ACKs taken from the fire links while mainmon is busy: the end
+ * of a control round writes its #CONTROL line and answers grmctl, not
+ * to be done inside the work that polled; so they are kept (by the LM's
+ * node and pid, not its connection, which may go meanwhile) and counted
+ * at the loop's next turn.  Taken, they no longer stop the FIREs behind
+ * them.
+ */
+#define PLAN_ACKS_MAX	64
+struct mm_plan_ack {
+	struct loop_ev	*ev;
+	unsigned	n;
+	struct {
+		struct mm_node	*node;
+		uint32_t	lm_pid, round;
+		uint64_t	t;
+	} q[PLAN_ACKS_MAX];
+};
+
+static void
+acks_cb(void *arg)
+{
+	struct mm *mm = arg;
+	struct mm_plan_ack *a = mm->plan_acks;
+	struct mm_conn *c;
+	unsigned i;
+
+	for (i = 0; i < a->n; i++)
+		for (c = mm->conns; c != NULL; c = c->next)
+			if (c->state == MM_CONN_READY &&
+			    c->node == a->q[i].node &&
+			    c->lm_pid == a->q[i].lm_pid) {
+				mm_control_ack(mm, c, a->q[i].round,
+				    a->q[i].t);
+				break;
+			}
+	a->n = 0;
+}
+
+/* Keeps fire link c's CONTROL_ACK for the loop's next turn; 1, or 0 if
+ * it cannot (left to the link's dispatch). */
+static int
+ack_later(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	struct mm_plan_ack *a = mm->plan_acks;
+
+	if (a == NULL) {
+		if ((a = calloc(1, sizeof *a)) == NULL ||
+		    (a->ev = loop_timer(mm->base, acks_cb, mm)) == NULL) {
+			free(a);
+			return 0;
+		}
+		mm->plan_acks = a;
+	}
+	if (a->n == PLAN_ACKS_MAX)
+		return 0;
+	a->q[a->n].node = c->node;
+	a->q[a->n].lm_pid = c->lm_pid;
+	a->q[a->n].round = wire_get_u32(msg);
+	a->q[a->n].t = wire_get_u64(msg);
+	a->n++;
+	loop_soon(a->ev);
+	return 1;
+}
+
 /* A message of a fire link while mainmon is busy: a FIRE is taken (and
- * fired); anything else is left to the link's dispatch. */
+ * fired), a CONTROL_ACK kept for later; anything else is left to the
+ * link's dispatch. */
 static int
 take_fire(struct peer *pe, uint16_t type, struct wire_rd *msg, void *arg)
 {
@@ -1031,7 +1097,11 @@ take_fire(struct peer *pe, uint16_t type, struct wire_rd *msg, void *arg)
 
 	(void)pe;
 	if (wire_check(type, WIRE_BY_FIRE, WIRE_BY_MM, WIRE_ST_READY,
-	    wire_rd_left(msg), why, sizeof why) != 0 || type != WIRE_FIRE)
+	    wire_rd_left(msg), why, sizeof why) != 0)
+		return 0;
+	if (type == WIRE_CONTROL_ACK)
+		return ack_later(c->mm, c, msg);
+	if (type != WIRE_FIRE)
 		return 0;
 	return mm_plan_fire(c->mm, c, msg) == 0;
 }
@@ -1464,4 +1534,8 @@ mm_plan_free(struct mm *mm)
 		loop_ev_free(mm->plan_q->ev);
 	free(mm->plan_q);
 	mm->plan_q = NULL;
+	if (mm->plan_acks != NULL)
+		loop_ev_free(mm->plan_acks->ev);
+	free(mm->plan_acks);
+	mm->plan_acks = NULL;
 }
