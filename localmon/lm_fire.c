@@ -48,7 +48,11 @@
  *    applies an action (the loop's lm_control_apply, lm_plan_apply and
  *    the TSC calibration's update too): so an action is applied by one
  *    of them at a time, and a state (a CONTROL, a PLAN) only if it is
- *    newer than the one in place (lm.h: ctl_round, plan_seq).  Each
+ *    newer than the one in place (lm.h: ctl_round, plan_seq); the writes
+ *    into the segment (control words and plan rows relaxed, then the
+ *    release add to its ctl word that the writers acquire) are the same
+ *    whoever makes them, and the lock orders one applier's after the
+ *    other's, so the generation moves once per state applied.  Each
  *    action comes on one link and is applied once, by that link's reader;
  *    an `enable for D` is undone by mainmon's next CONTROL, never by the
  *    LM itself: nothing is applied or undone twice.
