@@ -805,7 +805,7 @@ lm_control_apply(struct lm *lm, struct wire_rd *msg)
 	lm_act_unlock(lm);
 	if (wrong != NULL)
 		return wrong;
-	log_debug("control round %u %s (data link)", round, applied ?
+	log_debug("control round %u %s by the loop", round, applied ?
 	    "applied" : "older than the one in place: left");
 	lm_control_ack(lm, round, lm_now(lm));
 	return NULL;
