@@ -187,6 +187,10 @@ struct lm_firer {
 	int			wake[2];	/* anyone wakes lm-act */
 	unsigned char		in[LM_FIRE_IN];	/* lm-act's */
 	size_t			nin;		/* lm-act's */
+	/* mu: what the loop read of the link after WELCOME and did not
+	 * dispatch (a message's beginning), for lm-act to go on from. */
+	unsigned char		pre[LM_FIRE_IN];
+	size_t			npre;
 	_Atomic int		quit;
 };
 
@@ -611,7 +615,11 @@ link_main(void *arg)
 			if (fd != -1)
 				close(fd);
 			fd = -1;
-			t->nin = 0;
+			/* What the loop read and left: the link's next
+			 * bytes. */
+			memcpy(t->in, t->pre, t->npre);
+			t->nin = t->npre;
+			t->npre = 0;
 			if (t->fd != -1 && (fd = fcntl(t->fd, F_DUPFD_CLOEXEC,
 			    0)) == -1)
 				give_up(t, errno, NULL);
@@ -821,12 +829,24 @@ give_cb(void *arg)
 	struct lm_firer *t = lm->firer;
 	int fd = lm->fire_ready ? peer_fd(lm->fire) : -1;
 	int sz = LM_FIRE_SNDBUF;
+	size_t pre;
 
 	if (t == NULL || fd == -1)
 		return;		/* the loop sends with the data */
 	/* Firings wait in out, counted, not in the kernel. */
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
 	pthread_mutex_lock(&t->mu);
+	/* A message whose beginning the loop read with WELCOME: the link
+	 * thread goes on from it. */
+	if ((pre = peer_take_input(lm->fire, t->pre, sizeof t->pre)) ==
+	    SIZE_MAX) {
+		pthread_mutex_unlock(&t->mu);
+		log_info("fire link to %s: a message too long: closed",
+		    lm->mm_id);
+		lm_fire_drop(lm);
+		return;
+	}
+	t->npre = pre;
 	t->fd = fd;
 	t->gen++;
 	t->broken = 0;
@@ -1102,6 +1122,7 @@ lm_fire_drop(struct lm *lm)
 			t->fd = -1;
 			t->gen++;
 		}
+		t->npre = 0;
 		t->broken = 0;
 		pthread_mutex_unlock(&t->mu);
 		wake_link(t);
