@@ -10,6 +10,10 @@
 #    the Local Monitor's FIRE and mainmon's handling.  Measured idle,
 #    then with two e2e_writer processes of 2 threads each writing at full
 #    speed (block policy) through the same Local Monitor.
+#    Then the action's own time on that host: 'when event 12 do enable 13
+#    for 1ms' (13 switched off first); its action is in effect when the
+#    Local Monitor has applied it: the #CONTROL line's time (when it did,
+#    on mainmon's clock) less the firing's ts; idle, then flooded.
 # 2. Two hosts (root only, skipped without `ip netns`): host A is a
 #    network namespace with its own run folder, joined by a veth pair to
 #    this one, where mainmon and host B (its own run folder) are.  A
@@ -91,6 +95,30 @@ for load in idle busy; do
 	wait "$mm_pid" || true
 	mm_pid=
 	latency "trigger to action, $load"
+done
+
+# enabled WHAT: for each firing, the first #CONTROL line of the enable
+# after it: its time less the firing's (one host: every firing).
+enabled() {
+	awk '
+		$1 == "#PLAN" && $2 == "fire" { q[++n] = $4 }
+		$1 == "#CONTROL" && $3 == "\"plan" && $5 == "enable" {
+			if (++k <= n) print ($2 - q[k]) / 1e6 }' \
+	    "$dir/trace.txt" | summary "$1"
+}
+
+for load in idle busy; do
+	start_mm "$dir/trace.txt"
+	"$b/mainmon/grmctl" "$id" disable 13 > /dev/null
+	"$b/mainmon/grmctl" "$id" plan add 'when event 12 do enable 13 for 1ms' > /dev/null
+	[ $load = idle ] || flood env GRM_MM="$id"
+	GRM_MM=$id GRM_LM_LINGER=0.2 "$b/test/leaker" "$HN" 20000 1
+	for p in $busy; do wait "$p" || true; done
+	busy=
+	"$b/mainmon/grmctl" "$id" stop > /dev/null
+	wait "$mm_pid" || true
+	mm_pid=
+	enabled "same host, enable in effect, $load"
 done
 
 # ---- two hosts ----

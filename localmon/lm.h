@@ -227,6 +227,14 @@ struct lm {
 	uint64_t		fire_polled;	/* ns: slots last looked at */
 	/* The firing thread (lm_fire.c): NULL while it is not running. */
 	struct lm_firer		*firer;
+	/* Actions (CONTROL, PLAN, SIGNAL) come on the data link, read by the
+	 * loop, or on the fire link, read and applied by the firing
+	 * thread's link thread (lm_fire.c); both apply under lm_act_lock,
+	 * a state only if it is newer than the one in place: CONTROL by
+	 * its round, PLAN by its number (both 0 again at each READY). */
+	uint32_t		ctl_round;	/* act lock */
+	uint32_t		plan_seq;	/* act lock */
+	struct loop_ev		*fire_give_ev;	/* the link to the threads */
 };
 
 /* The steps of an LM's life, in the order they are made; each is
@@ -448,9 +456,31 @@ void lm_clock_send(struct lm *lm);
 void lm_begin_exit(struct lm *lm, const char *why);
 
 /* lm_plan.c: monitoring plans (doc/plans.md 7).  Puts mainmon's PLAN
- * rows into the segment: NULL, or what is wrong with msg (nothing is
- * applied). */
+ * rows into the segment if it is newer than the one in place (the loop:
+ * takes the act lock, logs): NULL, or what is wrong with msg (nothing is
+ * applied).  lm_plan_put: the same with the act lock held, logging
+ * nothing (the firing thread); *n: its rows, *applied 0 if it was
+ * older. */
 const char *lm_plan_apply(struct lm *lm, struct wire_rd *msg);
+const char *lm_plan_put(struct lm *lm, struct wire_rd *msg, uint32_t *n,
+			int *applied);
+/* lm_mm.c: a CONTROL into the segment's control words if newer than the
+ * one in place (act lock held, nothing logged); its round in *round,
+ * *applied 0 if it was older.  NULL, or what is wrong with msg.
+ * lm_control_apply: the loop's (takes the lock, then the CONTROL_ACK on
+ * the data link). */
+const char *lm_control_put(struct lm *lm, struct wire_rd *msg,
+			   uint32_t *round, int *applied);
+const char *lm_control_apply(struct lm *lm, struct wire_rd *msg);
+/* lm_mm.c: sends CONTROL_ACK(round) on the data link, t: when applied
+ * (the segment's clock). */
+void lm_control_ack(struct lm *lm, uint32_t round, uint64_t t);
+/* lm_fire.c: the lock the loop and the firing thread apply actions
+ * under (nothing while there is no thread); the traced processes the
+ * thread may signal (the loop's attach and end, on 1 and 0). */
+void lm_act_lock(struct lm *lm);
+void lm_act_unlock(struct lm *lm);
+void lm_firer_pid(struct lm *lm, uint32_t pid, int on);
 /* Frees the slots process pid claimed and never filled (it died). */
 void lm_plan_forget(struct lm *lm, uint32_t pid);
 /* SIGNAL: stops or continues a process attached to this LM (no other).
@@ -461,6 +491,8 @@ const char *lm_plan_signal(struct lm *lm, struct wire_rd *msg);
  * or it failed): the thread lets go of its socket first. */
 void lm_fire_connect(struct lm *lm);
 void lm_fire_drop(struct lm *lm);
+/* The fire link's local port (0: none), for the log and tests. */
+int lm_fire_port(struct lm *lm);
 /* Starts the firing thread (the segment is made); 0, or -1 (logged:
  * the LM cannot serve).  Stops and joins it (before the segment goes);
  * nothing if it is not running. */

@@ -121,6 +121,8 @@ client_free(struct lm_client *c)
 		uint32_t cause = c->cause;
 		int32_t status = c->status;
 
+		lm_firer_pid(lm, c->pid, 0);
+
 		seg_reclaim_session(&lm->view, c->session);
 		if (cause == 0 || cause == WIRE_PROC_EXIT)
 			/* What the kernel says wins over an exit note: a
@@ -191,6 +193,7 @@ client_handshake(struct lm_client *c, struct evbuffer *in)
 		atomic_store(&lm->seg->sessions, lm->next_session);
 	}
 	c->attached = 1;
+	lm_firer_pid(lm, c->pid, 1);
 	lm->nclients++;
 	lm->ever_clients = 1;
 	lm->idle_since = 0;

@@ -95,9 +95,13 @@ lm_clock_send(struct lm *lm)
 		return;
 	tsc_pair(&now);
 	off = (int64_t)(tsc_to_ns(&lm->tsc_cal, now.tick) - now.ns);
+	/* The firing thread reads it (a PLAN's durations): under the lock
+	 * they share. */
+	lm_act_lock(lm);
 	if (tsc_calibrate(&lm->tsc_first, &now, &c) == 0 &&
 	    c.span_ns > lm->tsc_cal.span_ns)
 		lm->tsc_cal = c;
+	lm_act_unlock(lm);
 	log_debug("TSC calibration refreshed over %.3f s: the previous one "
 	    "was off by %lld ns (+- %llu)", (double)lm->tsc_cal.span_ns / 1e9,
 	    (long long)off, (unsigned long long)now.half_ns);

@@ -733,19 +733,20 @@ send_status(struct lm *lm, uint32_t round)
 /*
  * The MM's control state (grmctl enable/disable/filter): written into the
  * segment's control words, then the generation in ctl is bumped so that
- * every writer applies it at its next event.  Acknowledged once in place.
- * NULL, or what is wrong with msg (nothing is applied).
+ * every writer applies it at its next event; only if it is newer than
+ * the one in place (its round: one read on the data link may come after
+ * a newer one the firing thread applied from the fire link).
  */
-static const char *
-apply_control(struct lm *lm, struct wire_rd *msg)
+const char *
+lm_control_put(struct lm *lm, struct wire_rd *msg, uint32_t *round,
+	       int *applied)
 {
-	uint32_t round, cls[8], n, i, w;
+	uint32_t cls[8], n, i, w;
 	char filter[SEG_FILTER_MAX];
-	unsigned char buf[12];
-	struct wire_wr ww;
 	struct seg_hdr *s = lm->seg;
 
-	round = wire_get_u32(msg);
+	*applied = 0;
+	*round = wire_get_u32(msg);
 	for (i = 0; i < 8; i++)
 		cls[i] = wire_get_u32(msg);
 	wire_get_str(msg, filter, sizeof filter);
@@ -756,6 +757,12 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 		return "not as many event words as event ids need";
 	if (wire_rd_left(msg) != (size_t)n * 4)
 		return "its event words do not fill it exactly";
+	if (*round < lm->ctl_round) {
+		msg->off = msg->len;	/* read: older, left */
+		return NULL;
+	}
+	lm->ctl_round = *round;
+	*applied = 1;
 	for (i = 0; i < 8; i++)
 		atomic_store_explicit(&s->cls_off[i], cls[i],
 		    memory_order_relaxed);
@@ -767,10 +774,40 @@ apply_control(struct lm *lm, struct wire_rd *msg)
 	}
 	atomic_fetch_add_explicit(&s->ctl, SEG_CTL_STEP,
 	    memory_order_release);
+	return NULL;
+}
+
+void
+lm_control_ack(struct lm *lm, uint32_t round, uint64_t t)
+{
+	unsigned char buf[12];
+	struct wire_wr ww;
+
+	if (lm->mm == NULL || lm->mm_state != LM_LINK_READY)
+		return;
 	wire_wr_init(&ww, buf, sizeof buf);
 	wire_put_u32(&ww, round);
-	wire_put_u64(&ww, lm_now(lm));
+	wire_put_u64(&ww, t);
 	peer_send(lm->mm, WIRE_CONTROL_ACK, buf, ww.len, NULL, 0);
+}
+
+/* Acknowledged once in place (or left for a newer one): NULL, or what
+ * is wrong with msg (nothing is applied). */
+const char *
+lm_control_apply(struct lm *lm, struct wire_rd *msg)
+{
+	const char *wrong;
+	uint32_t round;
+	int applied;
+
+	lm_act_lock(lm);
+	wrong = lm_control_put(lm, msg, &round, &applied);
+	lm_act_unlock(lm);
+	if (wrong != NULL)
+		return wrong;
+	log_debug("control round %u %s by the loop", round, applied ?
+	    "applied" : "older than the one in place: left");
+	lm_control_ack(lm, round, lm_now(lm));
 	return NULL;
 }
 
@@ -796,7 +833,7 @@ take_urgent(struct peer *p, uint16_t type, struct wire_rd *msg, void *arg)
 	    sizeof bad) != 0)
 		return 0;
 	/* Both check the whole message before they change anything. */
-	wrong = type == WIRE_CONTROL ? apply_control(lm, msg) :
+	wrong = type == WIRE_CONTROL ? lm_control_apply(lm, msg) :
 	    type == WIRE_PLAN ? lm_plan_apply(lm, msg) :
 	    lm_plan_signal(lm, msg);
 	return wrong == NULL && wire_rd_ok(msg);
@@ -870,6 +907,11 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		else
 			lm->global = 0;
 		lm->mm_state = LM_LINK_READY;
+		/* A new MM's rounds and plans: none in place is newer. */
+		lm_act_lock(lm);
+		lm->ctl_round = 0;
+		lm->plan_seq = 0;
+		lm_act_unlock(lm);
 		log_debug("connected to %s", lm->mm_id);
 		send_known(lm);
 		lm_plan_scan(lm);
@@ -895,7 +937,7 @@ lm_mm_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		lm_collect(lm, round, (flags & WIRE_COLLECT_PROBE) != 0);
 		break;
 	case WIRE_CONTROL:
-		wrong = apply_control(lm, msg);
+		wrong = lm_control_apply(lm, msg);
 		break;
 	case WIRE_PLAN:
 		wrong = lm_plan_apply(lm, msg);

@@ -40,16 +40,20 @@ switch_ok(const struct seg_plan_insn *in)
 }
 
 const char *
-lm_plan_apply(struct lm *lm, struct wire_rd *msg)
+lm_plan_put(struct lm *lm, struct wire_rd *msg, uint32_t *nrows,
+	    int *applied)
 {
 	static struct seg_plan_row rows[SEG_PLAN_ROWS];
 	static char strs[SEG_PLAN_STRS];
 	static uint32_t watch[REC_EID_BITS / 32];
 	struct seg_hdr *s = lm->seg;
 	struct seg_plan_insn *in;
-	uint32_t n, i, k, b, used = 0;
+	uint32_t seq, n, i, k, b, used = 0;
 	int32_t eid;
 
+	*applied = 0;
+	*nrows = 0;
+	seq = wire_get_u32(msg);
 	n = wire_get_u32(msg);
 	if (!wire_rd_ok(msg) || n > SEG_PLAN_ROWS)
 		return "more rows than a plan has rules";
@@ -155,6 +159,13 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 	}
 	if (!wire_rd_end(msg))
 		return "bytes after the last row";
+	*nrows = n;
+	/* Older than the rows in place (read on the data link after a
+	 * newer one on the fire link): left. */
+	if (seq < lm->plan_seq)
+		return NULL;
+	lm->plan_seq = seq;
+	*applied = 1;
 	/* Into the segment, then the generation: writers copy it out at
 	 * their next event (they check every row of their copy). */
 	memcpy(s->plan, rows, sizeof rows);
@@ -165,8 +176,23 @@ lm_plan_apply(struct lm *lm, struct wire_rd *msg)
 	s->plan_rows = n;
 	atomic_fetch_add_explicit(&s->ctl, SEG_CTL_STEP,
 	    memory_order_release);
-	log_debug("plan: %u watched row%s", n, n == 1 ? "" : "s");
 	return NULL;
+}
+
+const char *
+lm_plan_apply(struct lm *lm, struct wire_rd *msg)
+{
+	const char *wrong;
+	uint32_t n;
+	int applied;
+
+	lm_act_lock(lm);
+	wrong = lm_plan_put(lm, msg, &n, &applied);
+	lm_act_unlock(lm);
+	if (wrong == NULL)
+		log_debug("plan: %u watched row%s%s", n, n == 1 ? "" : "s",
+		    applied ? "" : " (older than those in place: left)");
+	return wrong;
 }
 
 void

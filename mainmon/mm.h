@@ -285,7 +285,8 @@ struct mm_causal {
 enum mm_conn_state {
 	MM_CONN_NEW = 0,
 	MM_CONN_CTL,
-	MM_CONN_FIRE,		/* an LM's fire link: FIREs only (mm_plan.c) */
+	MM_CONN_FIRE,		/* an LM's fire link: FIREs and CONTROL_ACKs
+				   from it, actions to it (mm_plan.c) */
 	MM_CONN_SYNC,
 	MM_CONN_READY
 };
@@ -411,8 +412,9 @@ enum mm_what {
 	MM_STATUS,		/* ask every LM its status, then answer */
 	MM_CONTROL,		/* apply the control state, then answer */
 	MM_PLAN			/* the plan's rows are sent: answer once
-				   every LM has them (a STATUS behind
-				   them answered) */
+				   every LM has them (the control state,
+				   sent behind them on the same link,
+				   acknowledged) */
 };
 
 /* The phases of a global collection round (mm_global.c). */
@@ -594,6 +596,12 @@ struct mm {
 	 * are being looked at now. */
 	uint64_t		plan_polled;
 	int			plan_polling;
+	/* Actions on the fire links (mm_plan.c, doc/protocol.md 1.13): the
+	 * number of the last PLAN sent (an LM applies a newer one only);
+	 * CONTROL_ACKs taken from the fire links during long work, counted
+	 * at the loop's next turn (a round's end writes to the file). */
+	uint32_t		plan_seq;
+	struct mm_plan_ack	*plan_acks;
 };
 
 /* Processes a scoped enable/disable under a `thread` scope switches at
@@ -668,6 +676,24 @@ void mm_plan_send(struct mm *mm, struct mm_conn *c);
 /* A FIRE from LM c, or from an LM's fire link c (its times converted by
  * that LM's connection): a row matched.  0, or -1 (malformed: close c). */
 int mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
+/*
+ * The fire links (doc/protocol.md 1.13).  mm_fire_of: the peer an action
+ * for LM c (its CONTROL, PLAN, SIGNAL) goes on: its fire link if it has
+ * one made, for the LM's firing thread to apply at once, else c's own.
+ * mm_fire_owner: the ready LM connection of fire link c (c itself if it
+ * is one), NULL if that LM is not connected now.  mm_fire_gone: fire
+ * link c closes (already out of the list): what may have been lost with
+ * it goes again to its LM (on its data link, or a newer fire link): the
+ * CONTROL of every round still waiting for that LM, and its PLAN; a
+ * SIGNAL sent on it and not read is lost (no one can know).
+ */
+struct peer *mm_fire_of(struct mm *mm, struct mm_conn *c);
+/* mm_peer.c: LM c applied the CONTROL of round at t (its clock): c is
+ * done with that round. */
+void mm_control_ack(struct mm *mm, struct mm_conn *c, uint32_t round,
+		    uint64_t t);
+struct mm_conn *mm_fire_owner(struct mm *mm, struct mm_conn *c);
+void mm_fire_gone(struct mm *mm, struct mm_conn *c);
 /*
  * Called often from long pieces of work (a batch taken, records written,
  * DATA decoded): at most every MM_PLAN_POLL_NS, the FIREs waiting on the

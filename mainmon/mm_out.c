@@ -835,13 +835,18 @@ put_lazy(struct mm *mm, struct mm_piece *pc, uint32_t from, uint32_t to,
 	 uint32_t sp, uint64_t prev, const struct rec_dense_shift *sh,
 	 uint32_t si)
 {
-	struct rec_dense_segs sg = { pc->st != NULL ? pc->st + si : NULL,
-		pc->info.nseg - si, pc->dlen, pc->info.last, sp };
+	struct rec_dense_segs sg;
 	size_t sused;
 	uint64_t last;
 
 	if (to <= from)
 		return 0;
+	/* Past the last stretch's beginning, that stretch is passed still:
+	 * none at all would read as "not known" and walk the tail. */
+	if (si > 0 && si == pc->info.nseg)
+		si--;
+	sg = (struct rec_dense_segs){ pc->st != NULL ? pc->st + si : NULL,
+		pc->info.nseg - si, pc->dlen, pc->info.last, sp };
 	return tape_piece_dense(mm->out, pc->node->id, pc->pid, pc->tid,
 	    pc->dense + sp, pc->dlen - sp, prev, sh, pc->st != NULL ? &sg :
 	    NULL, to - from, &sused, &last);

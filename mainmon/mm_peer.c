@@ -541,7 +541,8 @@ batch_done(struct mm *mm, struct mm_conn *c, uint32_t round, uint64_t below)
 	if (round == WIRE_ROUND_PUSH)
 		return 0;
 	for (co = mm->colls; co != NULL; co = co->next)
-		if (co->round == round && co->what != MM_CONTROL) {
+		if (co->round == round && co->what != MM_CONTROL &&
+		    co->what != MM_PLAN) {
 			mm_coll_drop(mm, co, c);
 			break;
 		}
@@ -617,26 +618,33 @@ mm_on_done(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	return batch_done(mm, c, round, below);
 }
 
-static int
-mm_on_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+void
+mm_control_ack(struct mm *mm, struct mm_conn *c, uint32_t round, uint64_t t)
 {
 	struct mm_coll *co;
-	uint32_t round;
 
-	uint64_t t;
-
-	round = wire_get_u32(msg);
-	t = wire_get_u64(msg);
 	/* When the LM applied it, in MM time: the acknowledgement may have
 	 * waited behind a collection's data. */
 	t = mm_conv(c, t);
 	for (co = mm->colls; co != NULL && round != 0; co = co->next)
-		if (co->round == round && co->what == MM_CONTROL) {
+		if (co->round == round && (co->what == MM_CONTROL ||
+		    co->what == MM_PLAN)) {
 			if (t > co->t_applied)
 				co->t_applied = t;
 			mm_coll_drop(mm, co, c);
 			break;
 		}
+}
+
+static int
+mm_on_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	uint32_t round;
+	uint64_t t;
+
+	round = wire_get_u32(msg);
+	t = wire_get_u64(msg);
+	mm_control_ack(mm, c, round, t);
 	return 0;
 }
 
@@ -664,8 +672,7 @@ mm_on_status_reply(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	c->node->st = st;
 	c->node->has_st = 1;
 	for (co = mm->colls; co != NULL; co = co->next)
-		if (co->round == round && (co->what == MM_STATUS ||
-		    co->what == MM_PLAN)) {
+		if (co->round == round && co->what == MM_STATUS) {
 			mm_coll_drop(mm, co, c);
 			break;
 		}
@@ -780,12 +787,21 @@ ctl_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 	return type == WIRE_CTL ? mm_on_ctl(mm, c, msg) : -1;
 }
 
-/* An LM's fire link's: FIREs. */
+/* An LM's fire link's: FIREs, and the CONTROL_ACKs of the CONTROLs its
+ * firing thread applied (counted as its LM connection's). */
 static int
 fire_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 	      struct wire_rd *msg)
 {
-	return type == WIRE_FIRE ? mm_plan_fire(mm, c, msg) : -1;
+	struct mm_conn *o;
+
+	if (type == WIRE_FIRE)
+		return mm_plan_fire(mm, c, msg);
+	if (type != WIRE_CONTROL_ACK)
+		return -1;
+	if ((o = mm_fire_owner(mm, c)) == NULL)
+		return 0;	/* that LM is gone: nothing waits for it */
+	return mm_on_control_ack(mm, o, msg);
 }
 
 /* Logs why c ended: an LM's silence in one line (its host is given up,
@@ -895,6 +911,8 @@ mm_conn_free(struct mm_conn *c)
 			*pp = c->next;
 			break;
 		}
+	if (c->state == MM_CONN_FIRE && !mm->stopped)
+		mm_fire_gone(mm, c);
 	mm_order_conn_gone(c);
 	loop_ev_free(c->sync_ev);
 	for (co = mm->colls; co != NULL; co = next) {

@@ -329,13 +329,17 @@ void
 mm_plan_send(struct mm *mm, struct mm_conn *c)
 {
 	/* 64 rows of 8 comparisons and their strings, at most. */
-	static unsigned char buf[WIRE_HDR + 4 + SEG_PLAN_ROWS *
+	static unsigned char buf[WIRE_HDR + 8 + SEG_PLAN_ROWS *
 	    (16 + SEG_PLAN_INSNS * 16) + SEG_PLAN_STRS];
 	const struct mm_plan *p;
 	struct mm_conn *k;
 	struct wire_wr w;
 	uint32_t n, strs;
 
+	/* One number for this plan, whichever link it takes: an LM applies
+	 * a PLAN only if it is newer than the one in place (one on its data
+	 * link may be read after a newer one on its fire link). */
+	mm->plan_seq++;
 	for (k = mm->conns; k != NULL; k = k->next) {
 		if ((c != NULL && k != c) || k->state != MM_CONN_READY)
 			continue;
@@ -343,6 +347,7 @@ mm_plan_send(struct mm *mm, struct mm_conn *c)
 		 * with its scope row; then its processes' switches. */
 		n = strs = 0;
 		wire_wr_init(&w, buf, sizeof buf);
+		wire_put_u32(&w, mm->plan_seq);
 		wire_put_u32(&w, 0);
 		for (p = mm->plans; p != NULL; p = p->next) {
 			if (p->unarmed != NULL || exhausted(p) || !watched(p))
@@ -358,8 +363,8 @@ mm_plan_send(struct mm *mm, struct mm_conn *c)
 		for (p = mm->plans; p != NULL; p = p->next)
 			if (put_switches(&w, p, k->node, &strs, &n) != 0)
 				break;
-		buf[0] = (unsigned char)n;	/* the u32 n (at most 64), LE */
-		peer_send(k->p, WIRE_PLAN, buf, w.len, NULL, 0);
+		buf[4] = (unsigned char)n;	/* the u32 n (at most 64), LE */
+		peer_send(mm_fire_of(mm, k), WIRE_PLAN, buf, w.len, NULL, 0);
 	}
 }
 
@@ -665,7 +670,8 @@ act_signal(struct mm *mm, const struct mm_plan *p, struct mm_node *node,
 	wire_put_u32(&w, what);
 	for (c = mm->conns; c != NULL; c = c->next)
 		if (c->state == MM_CONN_READY && c->node == node) {
-			peer_send(c->p, WIRE_SIGNAL, buf, w.len, NULL, 0);
+			peer_send(mm_fire_of(mm, c), WIRE_SIGNAL, buf, w.len,
+			    NULL, 0);
 			return;
 		}
 	log_warn("plan %u: no local monitor of %s now: process %u not %s",
@@ -922,11 +928,8 @@ acts_later(const struct mm_plan *p)
 	return 0;
 }
 
-/* The ready LM connection whose clock converts c's FIREs: c, or for a
- * fire link the connection of the same LM (host and pid); NULL if that
- * LM is not connected now. */
-static struct mm_conn *
-fire_owner(struct mm *mm, struct mm_conn *c)
+struct mm_conn *
+mm_fire_owner(struct mm *mm, struct mm_conn *c)
 {
 	struct mm_conn *k;
 
@@ -937,6 +940,41 @@ fire_owner(struct mm *mm, struct mm_conn *c)
 		    k->lm_pid == c->lm_pid)
 			return k;
 	return NULL;
+}
+
+struct peer *
+mm_fire_of(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_conn *k;
+
+	/* The newest (first in the list): an older one of the same LM is
+	 * one it gave up and mainmon has not seen close yet. */
+	for (k = mm->conns; k != NULL; k = k->next)
+		if (k->state == MM_CONN_FIRE && k->node == c->node &&
+		    k->lm_pid == c->lm_pid && !peer_broken(k->p))
+			return k->p;
+	return c->p;
+}
+
+void
+mm_fire_gone(struct mm *mm, struct mm_conn *c)
+{
+	struct mm_conn *o;
+	struct mm_coll *co;
+	int i;
+
+	if ((o = mm_fire_owner(mm, c)) == NULL || o == c)
+		return;
+	/* The plan first: a plan's change waits for a control state sent
+	 * behind its rows. */
+	mm_plan_send(mm, o);
+	for (co = mm->colls; co != NULL; co = co->next)
+		if (co->what == MM_CONTROL || co->what == MM_PLAN)
+			for (i = 0; i < co->npending; i++)
+				if (co->pending[i] == o)
+					mm_send_control(mm, o, co->round);
+	log_debug("LM %u on %s: its fire link closed: its control state and "
+	    "plan sent again on its data link", o->lm_pid, o->node->host);
 }
 
 int
@@ -966,7 +1004,7 @@ mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	    !trig_watched(tr) || t.eid != (tr->kind == PLAN_W_BLOCK ?
 	    REC_EID_BLOCK_END : tr->eid))
 		return 0;
-	if ((c = fire_owner(mm, c)) == NULL) {
+	if ((c = mm_fire_owner(mm, c)) == NULL) {
 		log_info("plan %u: a firing from a local monitor no longer "
 		    "connected: dropped", p->n);
 		return 0;
@@ -985,8 +1023,74 @@ mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 	return 0;
 }
 
+/*
+ * CONTROL_ACKs taken from the fire links while mainmon is busy: the end
+ * of a control round writes its #CONTROL line and answers grmctl, not
+ * to be done inside the work that polled; so they are kept (by the LM's
+ * node and pid, not its connection, which may go meanwhile) and counted
+ * at the loop's next turn.  Taken, they no longer stop the FIREs behind
+ * them.
+ */
+#define PLAN_ACKS_MAX	64
+struct mm_plan_ack {
+	struct loop_ev	*ev;
+	unsigned	n;
+	struct {
+		struct mm_node	*node;
+		uint32_t	lm_pid, round;
+		uint64_t	t;
+	} q[PLAN_ACKS_MAX];
+};
+
+static void
+acks_cb(void *arg)
+{
+	struct mm *mm = arg;
+	struct mm_plan_ack *a = mm->plan_acks;
+	struct mm_conn *c;
+	unsigned i;
+
+	for (i = 0; i < a->n; i++)
+		for (c = mm->conns; c != NULL; c = c->next)
+			if (c->state == MM_CONN_READY &&
+			    c->node == a->q[i].node &&
+			    c->lm_pid == a->q[i].lm_pid) {
+				mm_control_ack(mm, c, a->q[i].round,
+				    a->q[i].t);
+				break;
+			}
+	a->n = 0;
+}
+
+/* Keeps fire link c's CONTROL_ACK for the loop's next turn; 1, or 0 if
+ * it cannot (left to the link's dispatch). */
+static int
+ack_later(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
+{
+	struct mm_plan_ack *a = mm->plan_acks;
+
+	if (a == NULL) {
+		if ((a = calloc(1, sizeof *a)) == NULL ||
+		    (a->ev = loop_timer(mm->base, acks_cb, mm)) == NULL) {
+			free(a);
+			return 0;
+		}
+		mm->plan_acks = a;
+	}
+	if (a->n == PLAN_ACKS_MAX)
+		return 0;
+	a->q[a->n].node = c->node;
+	a->q[a->n].lm_pid = c->lm_pid;
+	a->q[a->n].round = wire_get_u32(msg);
+	a->q[a->n].t = wire_get_u64(msg);
+	a->n++;
+	loop_soon(a->ev);
+	return 1;
+}
+
 /* A message of a fire link while mainmon is busy: a FIRE is taken (and
- * fired); anything else is left to the link's dispatch. */
+ * fired), a CONTROL_ACK kept for later; anything else is left to the
+ * link's dispatch. */
 static int
 take_fire(struct peer *pe, uint16_t type, struct wire_rd *msg, void *arg)
 {
@@ -995,7 +1099,11 @@ take_fire(struct peer *pe, uint16_t type, struct wire_rd *msg, void *arg)
 
 	(void)pe;
 	if (wire_check(type, WIRE_BY_FIRE, WIRE_BY_MM, WIRE_ST_READY,
-	    wire_rd_left(msg), why, sizeof why) != 0 || type != WIRE_FIRE)
+	    wire_rd_left(msg), why, sizeof why) != 0)
+		return 0;
+	if (type == WIRE_CONTROL_ACK)
+		return ack_later(c->mm, c, msg);
+	if (type != WIRE_FIRE)
 		return 0;
 	return mm_plan_fire(c->mm, c, msg) == 0;
 }
@@ -1022,7 +1130,7 @@ mm_plan_poll(struct mm *mm)
 	/* What the firings sent the LMs (CONTROL, SIGNAL) goes now, not
 	 * after the work. */
 	for (c = mm->conns; n > 0 && c != NULL; c = c->next)
-		if (MM_IS_LM(c))
+		if (MM_IS_LM(c) || c->state == MM_CONN_FIRE)
 			peer_flush(c->p);
 }
 
@@ -1439,4 +1547,8 @@ mm_plan_free(struct mm *mm)
 		loop_ev_free(mm->plan_q->ev);
 	free(mm->plan_q);
 	mm->plan_q = NULL;
+	if (mm->plan_acks != NULL)
+		loop_ev_free(mm->plan_acks->ev);
+	free(mm->plan_acks);
+	mm->plan_acks = NULL;
 }

@@ -134,7 +134,7 @@ status_done(struct mm *mm, struct mm_coll *co)
 	free(big);
 }
 
-/* The plan's rows are in every LM that answered (a STATUS sent behind
+/* The plan's rows are in every LM that answered (a CONTROL sent behind
  * them came back): the answer is the one prepared, naming any host that
  * did not answer in time (it has the rows once it reads them). */
 static void
@@ -361,7 +361,9 @@ mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round)
 	wire_put_u32(&w, MM_CTL_WORDS);
 	for (i = 0; i < MM_CTL_WORDS; i++)
 		wire_put_u32(&w, mm->ctl.eid_off[i]);
-	peer_send(c->p, WIRE_CONTROL, buf, w.len, NULL, 0);
+	/* On its fire link if it has one: its firing thread applies it
+	 * at once, whatever its loop is doing. */
+	peer_send(mm_fire_of(mm, c), WIRE_CONTROL, buf, w.len, NULL, 0);
 	free(buf);
 }
 
@@ -369,9 +371,12 @@ mm_send_control(struct mm *mm, struct mm_conn *c, uint32_t round)
 static void
 coll_send(struct mm_conn *c, struct mm_coll *co)
 {
-	if (co->what == MM_CONTROL)
+	/* A plan's rows went first, on the same link (mm_fire_of): the
+	 * control state sent behind them is acknowledged once they are in
+	 * the segment too. */
+	if (co->what == MM_CONTROL || co->what == MM_PLAN)
 		mm_send_control(c->mm, c, co->round);
-	else if (co->what == MM_STATUS || co->what == MM_PLAN)
+	else if (co->what == MM_STATUS)
 		mm_send_u32s(c, WIRE_STATUS, co->round, 0, 1);
 	else if (co->phase == MM_PH_PAUSE)
 		mm_send_u32s(c, WIRE_PAUSE, co->round, c->mm->pause_max_ms, 2);

@@ -304,7 +304,7 @@ Test(wire, get_str_embedded_nul)
 Test(header, round_trip)
 {
 	static const unsigned char want[WIRE_HDR] = {
-		'G', 'M', 'R', 'W', 0x0d, 0x00, 0x07, 0x00,
+		'G', 'M', 'R', 'W', 0x0e, 0x00, 0x07, 0x00,
 		0xd2, 0x04, 0x00, 0x00
 	};
 	unsigned char buf[WIRE_HDR + 4];
@@ -438,6 +438,8 @@ Test(rules, the_lengths_of_the_protocol)
 		{ WIRE_FULL, 1, 8 }, { WIRE_PAUSE, 1, 8 },
 		{ WIRE_PAUSED, 1, 28 }, { WIRE_RESUME, 1, 4 },
 		{ WIRE_RESUMED, 1, 20 }, { WIRE_TSC, 1, 48 },
+		{ WIRE_PLAN, 0, 8 }, { WIRE_FIRE, 1, 32 },
+		{ WIRE_SIGNAL, 1, 12 },
 	};
 	size_t i;
 
@@ -500,7 +502,7 @@ Test(rules, sender_receiver_state)
 	cr_assert_str_eq(why, "CONTROL (14) of 1 byte: at least 42 expected");
 }
 
-Test(rules, a_fire_link_carries_fires_only)
+Test(rules, a_fire_link_carries_fires_and_actions)
 {
 	char why[160];
 
@@ -511,7 +513,23 @@ Test(rules, a_fire_link_carries_fires_only)
 	    WIRE_ST_AUTH, WIRE_PROOF, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(wire_check(WIRE_WELCOME, WIRE_BY_MM, WIRE_BY_FIRE,
 	    WIRE_ST_AUTH, 4 + WIRE_PROOF, why, sizeof why), 0, "%s", why);
-	/* Then FIRE, once authenticated, and nothing else. */
+	/* Then FIREs and CONTROL_ACKs to mainmon, CONTROL, PLAN and SIGNAL
+	 * from it (an action, applied by the LM's firing thread), once
+	 * authenticated, and nothing else. */
+	cr_assert_eq(wire_check(WIRE_CONTROL_ACK, WIRE_BY_FIRE, WIRE_BY_MM,
+	    WIRE_ST_READY, 12, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(wire_check(WIRE_CONTROL, WIRE_BY_MM, WIRE_BY_FIRE,
+	    WIRE_ST_READY, 42, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(wire_check(WIRE_PLAN, WIRE_BY_MM, WIRE_BY_FIRE,
+	    WIRE_ST_READY, 8, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(wire_check(WIRE_SIGNAL, WIRE_BY_MM, WIRE_BY_FIRE,
+	    WIRE_ST_READY, 12, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(wire_check(WIRE_SIGNAL, WIRE_BY_MM, WIRE_BY_FIRE,
+	    WIRE_ST_AUTH, 12, why, sizeof why), -1);
+	cr_assert_eq(wire_check(WIRE_COLLECT, WIRE_BY_MM, WIRE_BY_FIRE,
+	    WIRE_ST_READY, 8, why, sizeof why), -1);
+	cr_assert_eq(wire_check(WIRE_PLAN, WIRE_BY_MM, WIRE_BY_FIRE,
+	    WIRE_ST_READY, 4, why, sizeof why), -1);
 	cr_assert_eq(wire_check(WIRE_FIRE, WIRE_BY_FIRE, WIRE_BY_MM,
 	    WIRE_ST_READY, 32, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(wire_check(WIRE_FIRE, WIRE_BY_FIRE, WIRE_BY_MM,

@@ -414,8 +414,11 @@ ready_msg(uint16_t type, struct wire_wr *w)
 	case WIRE_RESUME:
 		wire_put_u32(w, 1);
 		return 0;
-	case WIRE_WRITTEN:
 	case WIRE_PLAN:
+		wire_put_u32(w, 1);	/* seq */
+		wire_put_u32(w, 0);
+		return 0;
+	case WIRE_WRITTEN:
 		wire_put_u32(w, 0);
 		return 0;
 	case WIRE_SIGNAL:

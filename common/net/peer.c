@@ -776,6 +776,29 @@ peer_fd(const struct peer *p)
 }
 
 void
+peer_stop_reading(struct peer *p)
+{
+	if (p != NULL && !p->dead && !p->freed)
+		(void)bufferevent_disable(p->bev, EV_READ);
+}
+
+size_t
+peer_take_input(struct peer *p, void *buf, size_t cap)
+{
+	struct evbuffer *in;
+	size_t n;
+
+	if (p == NULL || p->dead || p->freed)
+		return 0;
+	in = bufferevent_get_input(p->bev);
+	if ((n = evbuffer_get_length(in)) > cap)
+		return SIZE_MAX;
+	if (n > 0 && evbuffer_remove(in, buf, n) != (int)n)
+		return SIZE_MAX;
+	return n;
+}
+
+void
 peer_flush(struct peer *p)
 {
 	struct evbuffer *out;

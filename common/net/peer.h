@@ -58,6 +58,12 @@ int peer_send_now(struct peer *p, uint16_t type, const void *a,
  * writes move to another thread once its handshake is made (the LM's
  * fire link): p must then have nothing queued and be sent nothing more. */
 int peer_fd(const struct peer *p);
+/* The loop reads no more of p's socket (another thread reads it from
+ * now on); what it read already is still dispatched. */
+void peer_stop_reading(struct peer *p);
+/* Moves the bytes p read and did not dispatch (a message's beginning)
+ * into buf[cap]: their count, or SIZE_MAX if more than cap wait. */
+size_t peer_take_input(struct peer *p, void *buf, size_t cap);
 /* Writes what is queued for p now, as much as the socket takes without
  * waiting (the rest at the loop's next turn): messages sent from inside a
  * long piece of work (a plan's CONTROL or SIGNAL) do not wait for it. */

@@ -265,8 +265,8 @@ static const struct wire_rule rules[] = {
 	R(BYE,		LM,   MM,   AUTHD, EXACT, 0),
 	R(CTL,		CTL,  MM,   READY, LEAST, S),
 	R(CTL_REPLY,	MM,   CTL,  READY, LEAST, U32 + S),
-	R(CONTROL,	MM,   LM,   READY, LEAST, 10 * U32 + S),
-	R(CONTROL_ACK,	LM,   MM,   READY, EXACT, U32 + U64),
+	R(CONTROL,	MM,   LM | FLINK, READY, LEAST, 10 * U32 + S),
+	R(CONTROL_ACK,	LM | FLINK, MM, READY, EXACT, U32 + U64),
 	R(STATUS,	MM,   LM,   READY, EXACT, U32),
 	R(STATUS_REPLY,	LM,   MM,   READY, LEAST, U32 + 14 * U64 + S),
 	R(SEGMENT,	LM,   MM,   AUTHD, EXACT, U64),
@@ -280,9 +280,9 @@ static const struct wire_rule rules[] = {
 	R(RESUME,	MM,   LM,   READY, EXACT, U32),
 	R(RESUMED,	LM,   MM,   READY, EXACT, 3 * U32 + U64),
 	R(TSC,		LM,   MM,   SYNC,  EXACT, 6 * U64),
-	R(PLAN,		MM,   LM,   READY, LEAST, U32),
+	R(PLAN,		MM,   LM | FLINK, READY, LEAST, 2 * U32),
 	R(FIRE,		LM | FLINK, MM, READY, EXACT, 4 * U32 + 2 * U64),
-	R(SIGNAL,	MM,   LM,   READY, EXACT, 3 * U32),
+	R(SIGNAL,	MM,   LM | FLINK, READY, EXACT, 3 * U32),
 };
 _Static_assert(WIRE_STATUS_FIELDS == 14, "STATUS_REPLY's length above");
 

@@ -22,7 +22,7 @@
  * each carries.
  */
 #define WIRE_MAGIC	0x57524d47u	/* "GMRW" on the wire */
-#define WIRE_VERSION	13
+#define WIRE_VERSION	14
 #define WIRE_HDR	12
 #define WIRE_MAX	(2u << 20)
 
@@ -49,10 +49,12 @@ enum wire_type {
 	WIRE_BYE = 11,		/* LM -> MM: the LM exits; nothing follows */
 	WIRE_CTL = 12,		/* ctl -> MM: str command line */
 	WIRE_CTL_REPLY = 13,	/* MM -> ctl: i32 status, str text */
-	WIRE_CONTROL = 14,	/* MM -> LM: u32 round, u32 cls_off[8],
-				   str filter, u32 n, u32 eid_off[n] */
-	WIRE_CONTROL_ACK = 15,	/* LM -> MM: u32 round, u64 t_lm: when it
-				   was applied, LM clock */
+	WIRE_CONTROL = 14,	/* MM -> LM (data or fire link): u32 round,
+				   u32 cls_off[8], str filter, u32 n,
+				   u32 eid_off[n] */
+	WIRE_CONTROL_ACK = 15,	/* LM -> MM (data or fire link): u32 round,
+				   u64 t_lm: when it was applied, LM
+				   clock */
 	WIRE_STATUS = 16,	/* MM -> LM: u32 round */
 	WIRE_STATUS_REPLY = 17,	/* LM -> MM: u32 round, then struct
 				   wire_status's fields in order, then
@@ -85,7 +87,8 @@ enum wire_type {
 				   span_ns, u64 rate_ppb (util/tsc.h): every
 				   host time after it is in TSC ticks */
 	/* Monitoring plans (doc/plans.md 7). */
-	WIRE_PLAN = 29,		/* MM -> LM: u32 n, then n rows: u32 rule,
+	WIRE_PLAN = 29,		/* MM -> LM (data or fire link): u32 seq
+				   (newer wins), u32 n, then n rows: u32 rule,
 				   u32 kind (SEG_ROW_*), u32 eid (i32),
 				   u32 ninsn, then ninsn of
 				   u8 op, u8 field, u8 is_str, u8 0, u32 len,
@@ -93,7 +96,8 @@ enum wire_type {
 	WIRE_FIRE = 30,		/* LM -> MM: u32 rule, u32 pid, u32 tid,
 				   u32 eid (i32), u64 ts (LM clock), u64
 				   missed: a row matched */
-	WIRE_SIGNAL = 31	/* MM -> LM: u32 rule, u32 pid, u32 what
+	WIRE_SIGNAL = 31	/* MM -> LM (data or fire link): u32 rule,
+				   u32 pid, u32 what
 				   (WIRE_SIGNAL_*): a plan's stop or
 				   continue */
 };
