@@ -432,14 +432,35 @@ firer_main(void *arg)
 	return NULL;
 }
 
-/* Tells the loop what the link thread did (mu held). */
+/* Whether note n leaves work to the loop, not only a line to log: a
+ * CONTROL's acknowledgement (a round waits for it), a SIGNAL to a process
+ * the thread does not know. */
+static int
+note_duty(const struct fire_note *n)
+{
+	return (n->type == WIRE_CONTROL && n->b) ||
+	    (n->type == WIRE_SIGNAL && n->err == -1);
+}
+
+/* Tells the loop what the link thread did (mu held).  Full, a note with
+ * work in it takes the place of one that is only to be logged. */
 static void
 note(struct lm_firer *t, const struct fire_note *n)
 {
-	if (t->nnotes < NOTES_MAX)
+	uint32_t i;
+
+	if (t->nnotes < NOTES_MAX) {
 		t->notes[t->nnotes++] = *n;
-	else
-		t->notes_lost++;
+		return;
+	}
+	t->notes_lost++;
+	if (!note_duty(n))
+		return;
+	for (i = 0; i < NOTES_MAX; i++)
+		if (!note_duty(&t->notes[i])) {
+			t->notes[i] = *n;
+			return;
+		}
 }
 
 /* Whether process pid is attached to this LM, as far as the link thread
