@@ -421,25 +421,41 @@ emit(long round, int n)
 	return 0;
 }
 
-/* The first events, before any scribbling: the good writers may have
- * left the segment full and the LM still draining it (a loaded machine),
- * and the vandal blocks for 1 ms only, so an event lost for want of space
- * is tried again until a deadline.  It needs a chunk of its own to learn
- * its session. */
+/* The definition and the first events, before any scribbling: the good
+ * writers may have left the segment full and the LM still draining it (a
+ * loaded machine), and the vandal blocks for 1 ms only, so a record lost
+ * for want of space (the definition's too: it is a record) is tried
+ * again until a deadline.  It needs a chunk of its own to learn its
+ * session.  Each returns a GRM code; rc_where says which call failed. */
+static const char *rc_where = "";
+
+static int
+define_first(void)
+{
+	int rc, tries = 0;
+
+	rc_where = "GMI_DefineEvent";
+	while ((rc = GMI_DefineEvent(EV_VANDAL, "round %d i %ld",
+	    "vandal")) == GRM_ELOST && tries++ < 60000)
+		usleep(1000);
+	return rc;
+}
+
 static int
 emit_first(int n)
 {
-	int k, rc, tries;
+	int k, rc = GRM_OK, tries;
 
+	rc_where = "GMI_Event";
 	for (k = 0; k < n; k++) {
 		tries = 0;
 		while ((rc = GMI_Event(EV_VANDAL, -1, (long)k)) == GRM_ELOST &&
 		    tries++ < 60000)
 			usleep(1000);
 		if (rc != GRM_OK)
-			return -1;
+			return rc;
 	}
-	return 0;
+	return rc;
 }
 
 int
@@ -447,7 +463,7 @@ main(int argc, char **argv)
 {
 	struct seg_hdr *h;
 	long rounds, r;
-	int ctl;
+	int ctl, rc;
 	FILE *f;
 
 	if (argc != 5 && argc != 6) {
@@ -459,9 +475,10 @@ main(int argc, char **argv)
 	rng_state = strtoull(argv[3], NULL, 0) | 1;
 	ctl = argc == 6 && strstr(argv[5], "ctl") != NULL;
 	my_pid = (uint32_t)getpid();
-	if (GMI_DefineEvent(EV_VANDAL, "round %d i %ld", "vandal") != GRM_OK ||
-	    emit_first(4 * EVENTS_PER_ROUND) != 0) {
-		fprintf(stderr, "vandal: not traced\n");
+	if ((rc = define_first()) != GRM_OK ||
+	    (rc = emit_first(4 * EVENTS_PER_ROUND)) != GRM_OK) {
+		fprintf(stderr, "vandal: not traced (%s: GRM error %d)\n",
+		    rc_where, rc);
 		return 1;
 	}
 	if ((h = attach(argv[1])) == NULL)
