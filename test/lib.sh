@@ -356,6 +356,16 @@ t_kill_lm() {
 	done
 	kill -KILL "$1"
 	t_wait_for 30 "LM $1 survived SIGKILL" t_dead "$1" localmon
+	# Its threads too: its leader can be a zombie while another thread
+	# still holds its memory, the segment attached.
+	t_wait_for 30 "LM $1's threads still running" t_threads_gone "$1"
+}
+
+# t_threads_gone PID: no thread of process PID runs (a zombie leader
+# alone, or nothing).
+t_threads_gone() {
+	[ ! -d "/proc/$1/task" ] && return 0
+	[ "$(ls "/proc/$1/task" 2>/dev/null | wc -l)" -le 1 ] && t_dead "$1"
 }
 
 # t_guards_here: the guard processes of this test's LMs (their environment
