@@ -84,16 +84,24 @@ flood() {
 	done
 }
 
+# unflood: waits for the flood's writers; stop_mm: stops this run's mainmon.
+unflood() {
+	for p in $busy; do wait "$p" || true; done
+	busy=
+}
+stop_mm() {
+	"$b/mainmon/grmctl" "$id" stop > /dev/null
+	wait "$mm_pid" || true
+	mm_pid=
+}
+
 for load in idle busy; do
 	start_mm "$dir/trace.txt"
 	"$b/mainmon/grmctl" "$id" plan add 'when event 12 do mark' > /dev/null
 	[ $load = idle ] || flood env GRM_MM="$id"
 	GRM_MM=$id GRM_LM_LINGER=0.2 "$b/test/leaker" "$N" "$PACE" 1
-	for p in $busy; do wait "$p" || true; done
-	busy=
-	"$b/mainmon/grmctl" "$id" stop > /dev/null
-	wait "$mm_pid" || true
-	mm_pid=
+	unflood
+	stop_mm
 	latency "trigger to action, $load"
 done
 
@@ -113,11 +121,8 @@ for load in idle busy; do
 	"$b/mainmon/grmctl" "$id" plan add 'when event 12 do enable 13 for 1ms' > /dev/null
 	[ $load = idle ] || flood env GRM_MM="$id"
 	GRM_MM=$id GRM_LM_LINGER=0.2 "$b/test/leaker" "$HN" 20000 1
-	for p in $busy; do wait "$p" || true; done
-	busy=
-	"$b/mainmon/grmctl" "$id" stop > /dev/null
-	wait "$mm_pid" || true
-	mm_pid=
+	unflood
+	stop_mm
 	enabled "same host, enable in effect, $load"
 done
 
@@ -159,12 +164,9 @@ for load in idle busy; do
 	    GRM_HOSTNAME=hostA GRM_MM="$id"
 	ip netns exec "$ns" env GRM_RUNDIR="$dir/runA" GRM_HOSTNAME=hostA \
 	    GRM_MM="$id" GRM_LM_LINGER=0.2 "$b/test/leaker" "$HN" 20000 1
-	for p in $busy; do wait "$p" || true; done
-	busy=
+	unflood
 	kill "$slow" 2> /dev/null || true
 	wait "$slow" 2> /dev/null || true
-	"$b/mainmon/grmctl" "$id" stop > /dev/null
-	wait "$mm_pid" || true
-	mm_pid=
+	stop_mm
 	cross "two hosts, enable in effect, $load"
 done
