@@ -105,14 +105,31 @@ for load in idle busy; do
 	latency "trigger to action, $load"
 done
 
-# enabled WHAT: for each firing, the first #CONTROL line of the enable
-# after it: its time less the firing's (one host: every firing).
+# pairs [HOST]: each firing's time and host (of the #PLAN fire lines of
+# $dir/trace.txt) beside the time its enable was in effect (of the
+# #CONTROL lines), both in time order: a firing's enable is the k-th in
+# effect for the k-th firing (each firing starts one, the Local Monitors
+# apply them in order), whatever the order of the lines (a #CONTROL line
+# is written when its round ends, and rounds may end out of order: one
+# LM answers on its data link, another's answer waits).  Its lines:
+# "firing-ts host enable-ts", only HOST's firings if given.
+pairs() {
+	awk '$1 == "#PLAN" && $2 == "fire" { print $4, $6 }' \
+	    "$dir/trace.txt" | sort -n > "$dir/fires"
+	awk '$1 == "#CONTROL" && $3 == "\"plan" && $5 == "enable" {
+		print $2 }' "$dir/trace.txt" | sort -n > "$dir/enables"
+	f=$(wc -l < "$dir/fires")
+	e=$(wc -l < "$dir/enables")
+	[ "$f" -eq "$e" ] || echo "warning: $f firings but $e enables:" \
+	    "the pairs below may be wrong" >&2
+	paste -d ' ' "$dir/fires" "$dir/enables" |
+	    awk -v h="${1:-}" 'NF == 3 && (h == "" || $2 == h)'
+}
+
+# enabled WHAT: for each firing, when its enable was in effect less the
+# firing's time (one host: every firing).
 enabled() {
-	awk '
-		$1 == "#PLAN" && $2 == "fire" { q[++n] = $4 }
-		$1 == "#CONTROL" && $3 == "\"plan" && $5 == "enable" {
-			if (++k <= n) print ($2 - q[k]) / 1e6 }' \
-	    "$dir/trace.txt" | summary "$1"
+	pairs | awk '{ print ($3 - $1) / 1e6 }' | summary "$1"
 }
 
 for load in idle busy; do
@@ -141,16 +158,12 @@ ip netns exec "$ns" ip addr add "$net.2/24" dev "${ns}p"
 ip netns exec "$ns" ip link set "${ns}p" up
 ip netns exec "$ns" ip link set lo up
 
-# cross WHAT: for each firing of host A's node, the first #CONTROL line
-# of the enable after it: its time less the firing's.
+# cross WHAT: for each firing of host A's node, when its enable was in
+# effect on both hosts less the firing's time.
 cross() {
 	a=$(awk '$1 == "#HOST" && $NF == "hostA" { print $2; exit }' \
 	    "$dir/trace.txt")
-	awk -v a="$a" '
-		$1 == "#PLAN" && $2 == "fire" { q[++n] = ($6 == a ? $4 : -1) }
-		$1 == "#CONTROL" && $3 == "\"plan" && $5 == "enable" {
-			if (++k <= n && q[k] >= 0) print ($2 - q[k]) / 1e6 }' \
-	    "$dir/trace.txt" | summary "$1"
+	pairs "$a" | awk '{ print ($3 - $1) / 1e6 }' | summary "$1"
 }
 
 for load in idle busy; do

@@ -329,6 +329,8 @@ struct mm_conn {
 	struct mm_conn		*next;
 	char			addr[64];	/* the peer's, for the log */
 	struct mm_auth		*auth;		/* until authenticated */
+	int			boost_fd;	/* a fire link's socket + 1,
+						   watched by mm-boost; 0 */
 	/* LM */
 	struct mm_node		*node;
 	uint32_t		lm_pid;
@@ -602,6 +604,10 @@ struct mm {
 	 * at the loop's next turn (a round's end writes to the file). */
 	uint32_t		plan_seq;
 	struct mm_plan_ack	*plan_acks;
+	/* The loop's real-time turn while it takes the fire links
+	 * (mm_boost.c): mm-boost, once tried. */
+	struct mm_boost		*boost;
+	int			boost_tried;
 };
 
 /* Processes a scoped enable/disable under a `thread` scope switches at
@@ -688,6 +694,23 @@ int mm_plan_fire(struct mm *mm, struct mm_conn *c, struct wire_rd *msg);
  * SIGNAL sent on it and not read is lost (no one can know).
  */
 struct peer *mm_fire_of(struct mm *mm, struct mm_conn *c);
+/*
+ * The loop's real-time turn for the fire links (mm_boost.c, doc/plans.md
+ * 4.4).  mm_boost_watch: fire link socket fd watched (on) or no longer
+ * (off: before it closes; the loop is lowered too); the first starts
+ * mm-boost where mainmon may use SCHED_FIFO.  mm_boost_done: the loop
+ * took what the links held and wrote what it sent: back to SCHED_OTHER
+ * if it was raised.  mm_boost_stop: mm-boost ended.
+ */
+void mm_boost_watch(struct mm *mm, int fd, int on);
+void mm_boost_done(struct mm *mm);
+/* Whether mm-boost raised the loop for a fire link (not yet lowered). */
+int mm_boost_raised(const struct mm *mm);
+void mm_boost_stop(struct mm *mm);
+/* The CONTROL_ACKs mm_plan_poll kept for the loop's turn counted now (in
+ * the loop, before a newer one: a round's #CONTROL line is not written
+ * after a later round's). */
+void mm_plan_acks(struct mm *mm);
 /* mm_peer.c: LM c applied the CONTROL of round at t (its clock): c is
  * done with that round. */
 void mm_control_ack(struct mm *mm, struct mm_conn *c, uint32_t round,
@@ -702,6 +725,9 @@ void mm_fire_gone(struct mm *mm, struct mm_conn *c);
  */
 #define MM_PLAN_POLL_NS	1000000u
 void mm_plan_poll(struct mm *mm);
+/* What is queued for the LMs and their fire links written now, as far as
+ * their sockets take it (an action's CONTROL, PLAN, SIGNAL). */
+void mm_plan_flush(struct mm *mm);
 /* Process pid of node ended (#PROC written at ts, MM time): killed by a
  * signal, or exited with status; name: the #PROC line's. */
 void mm_plan_proc_end(struct mm *mm, struct mm_node *node, uint32_t pid,
@@ -970,8 +996,10 @@ int mm_out_open(struct mm *mm, const char *path);
  * below" time, 0 if none) into the streams, and writes what may be. */
 int mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 		 uint64_t below);
-/* Writes one piece's records from pc->pos up to time w (exclusive); 0 or
- * -1 (cannot write). */
+/* Writes one piece's records from pc->pos up to time w (exclusive), at
+ * most MM_PIECE_STEPS of them (or stretches of one type: binary); 0 or
+ * -1 (cannot write).  pc->pos says how far it went. */
+#define MM_PIECE_STEPS	2048
 int mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w);
 /* The time of a lazy piece's record at pc->pos (on mainmon's clock). */
 uint64_t mm_out_lazy_ts(const struct mm_piece *pc);

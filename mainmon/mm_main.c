@@ -637,6 +637,7 @@ mm_finish(struct mm *mm, const struct mm_opts *o, int failed)
 
 	while (mm->conns != NULL)
 		mm_conn_free(mm->conns);
+	mm_boost_stop(mm);
 	if (mm->out != NULL && tape_close(mm->out) != 0)
 		mm->exit_code = 1;
 	mm->out = NULL;

@@ -981,6 +981,7 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 	struct rec_hdr h;
 	uint64_t out_ts = mm->order.out_ts, late = 0;
 	uint32_t off, run = pc->pos, fixed = 0, len = pc->len, end, send;
+	uint32_t steps = 0;
 	int32_t eid = 0;
 	int bin = mm->fmt == TAPE_FMT_BIN;
 
@@ -988,7 +989,11 @@ mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w)
 		return out_lazy(mm, pc, w);
 	for (off = pc->pos; off < len; off += h.len) {
 		memcpy(&h, d + off, sizeof h);
-		if (h.ts >= w)
+		/* MM_PIECE_STEPS at most a call: a text line costs a
+		 * microsecond, a piece can hold a whole collection of a
+		 * thread, and the caller looks at the fire links between
+		 * two calls (mm_plan_poll). */
+		if (h.ts >= w || ++steps > MM_PIECE_STEPS)
 			break;
 		/* One record written: late if a later one was written
 		 * before it (kept in locals: this loop runs per record). */

@@ -300,6 +300,10 @@ mm_welcome(struct mm *mm, struct mm_conn *c, const struct wire_hello *h,
 	wire_put_u32(&w, c->node != NULL ? c->node->id : 0);
 	wire_put_bytes(&w, proof, WIRE_PROOF);
 	peer_send(c->p, WIRE_WELCOME, buf, w.len, NULL, 0);
+	if (c->state == MM_CONN_FIRE && peer_fd(c->p) >= 0) {
+		c->boost_fd = peer_fd(c->p) + 1;
+		mm_boost_watch(mm, c->boost_fd - 1, 1);
+	}
 	if (c->state == MM_CONN_CTL || c->state == MM_CONN_FIRE)
 		return 0;
 	c->sync_ev = loop_timer(mm->base, sync_due, c);
@@ -644,6 +648,8 @@ mm_on_control_ack(struct mm *mm, struct mm_conn *c, struct wire_rd *msg)
 
 	round = wire_get_u32(msg);
 	t = wire_get_u64(msg);
+	/* Those taken during long work first: rounds end in order. */
+	mm_plan_acks(mm);
 	mm_control_ack(mm, c, round, t);
 	return 0;
 }
@@ -795,13 +801,21 @@ fire_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 {
 	struct mm_conn *o;
 
-	if (type == WIRE_FIRE)
-		return mm_plan_fire(mm, c, msg);
-	if (type != WIRE_CONTROL_ACK)
+	int r;
+
+	if (type == WIRE_FIRE) {
+		r = mm_plan_fire(mm, c, msg);
+		/* What it sent the LMs goes now, then the loop's turn ends
+		 * (mm_boost.c). */
+		mm_plan_flush(mm);
+	} else if (type != WIRE_CONTROL_ACK)
 		return -1;
-	if ((o = mm_fire_owner(mm, c)) == NULL)
-		return 0;	/* that LM is gone: nothing waits for it */
-	return mm_on_control_ack(mm, o, msg);
+	else if ((o = mm_fire_owner(mm, c)) == NULL)
+		r = 0;	/* that LM is gone: nothing waits for it */
+	else
+		r = mm_on_control_ack(mm, o, msg);
+	mm_boost_done(mm);
+	return r;
 }
 
 /* Logs why c ended: an LM's silence in one line (its host is given up,
@@ -911,6 +925,8 @@ mm_conn_free(struct mm_conn *c)
 			*pp = c->next;
 			break;
 		}
+	if (c->boost_fd != 0)
+		mm_boost_watch(mm, c->boost_fd - 1, 0);
 	if (c->state == MM_CONN_FIRE && !mm->stopped)
 		mm_fire_gone(mm, c);
 	mm_order_conn_gone(c);

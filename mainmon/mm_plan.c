@@ -1062,6 +1062,14 @@ acks_cb(void *arg)
 	a->n = 0;
 }
 
+void
+mm_plan_acks(struct mm *mm)
+{
+	if (mm->plan_acks != NULL && mm->plan_acks->n > 0 &&
+	    !mm->plan_polling)
+		acks_cb(mm);
+}
+
 /* Keeps fire link c's CONTROL_ACK for the loop's next turn; 1, or 0 if
  * it cannot (left to the link's dispatch). */
 static int
@@ -1115,10 +1123,16 @@ mm_plan_poll(struct mm *mm)
 	uint64_t now;
 	int n = 0;
 
-	if (mm->plan_polling || mm->plans == NULL)
+	if (mm->plan_polling)
 		return;
+	if (mm->plans == NULL) {
+		/* No rule: nothing to take in a hurry. */
+		mm_boost_done(mm);
+		return;
+	}
 	now = clk_mono_ns();
-	if (now - mm->plan_polled < MM_PLAN_POLL_NS)
+	/* Raised by mm-boost: a link has something, now. */
+	if (now - mm->plan_polled < MM_PLAN_POLL_NS && !mm_boost_raised(mm))
 		return;
 	mm->plan_polled = now;
 	/* take_fire frees no connection: the list stays as it is. */
@@ -1128,8 +1142,18 @@ mm_plan_poll(struct mm *mm)
 			n += peer_poll(c->p, take_fire, c);
 	mm->plan_polling = 0;
 	/* What the firings sent the LMs (CONTROL, SIGNAL) goes now, not
-	 * after the work. */
-	for (c = mm->conns; n > 0 && c != NULL; c = c->next)
+	 * after the work; then the loop's turn ends (mm_boost.c). */
+	if (n > 0)
+		mm_plan_flush(mm);
+	mm_boost_done(mm);
+}
+
+void
+mm_plan_flush(struct mm *mm)
+{
+	struct mm_conn *c;
+
+	for (c = mm->conns; c != NULL; c = c->next)
 		if (MM_IS_LM(c) || c->state == MM_CONN_FIRE)
 			peer_flush(c->p);
 }

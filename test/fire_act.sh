@@ -20,7 +20,12 @@
 #     - records of 13 only from step 100 (or a later one: the switch is
 #       applied at the writer's next event) to the last, every step;
 #       rule 1's firings + missed = STEPS; stop and continue fired once;
-#       every writer's event once and in order; no loss.
+#       every writer's event once and in order; no loss;
+#     - where mainmon may use SCHED_FIFO (as the LM's threads: chrt -f 1
+#       tells), mainmon has its thread mm-boost, real-time, and its loop
+#       was raised to SCHED_FIFO for the firings (its debug log counts
+#       the raises) and is an ordinary thread again after them; where it
+#       may not, no mm-boost, and its log says why.
 # 2. mainmon stopped (SIGSTOP) while a leaker fires at every step without
 #    a pause (BSTEPS steps): the LM's fire link fills (its log says so),
 #    and mainmon is let go once it has; the LM kept what the socket did
@@ -37,7 +42,7 @@ G="$B/mainmon/grmctl"
 
 # ---- 1. actions to a flooded LM ----
 trace="$T_DIR/act.trace"
-t_start_mm "$trace"
+t_start_mm "$trace" -d
 t_fire_leaker "$trace" $STEPS $PACE 100
 made() { t_lm_said 'fire link to .* made'; }
 t_wait_for 30 "1: the LM made no fire link" made
@@ -54,6 +59,20 @@ t_wait_for 60 "1: the leaker was not stopped" stopped
 t_reap leaker $L
 t_reap writer $T_WPIDS
 t_wait t_dead "$LM" localmon || t_fail "1: the LM did not exit"
+# mainmon's threads: "tid class name" (TS ordinary, FF SCHED_FIFO).
+mm_threads() { ps -L -o tid=,cls=,comm= -p "$MM_PID"; }
+if chrt -f 1 true 2> /dev/null; then
+	mm_threads | grep -q ' FF mm-boost$' ||
+		t_fail "1: mainmon has no real-time mm-boost: $(mm_threads)"
+	mm_threads | awk -v p="$MM_PID" '$1 == p && $2 != "TS" { exit 1 }' ||
+		t_fail "1: mainmon's loop still raised after the firings:" \
+		    "$(mm_threads)"
+	rt=1
+else
+	! mm_threads | grep -q 'mm-boost' ||
+		t_fail "1: mm-boost where mainmon may not use SCHED_FIFO"
+	rt=0
+fi
 logs() { cat "$T_DIR/leaker.err" "$GRM_RUNDIR"/lm-*.log 2>/dev/null; }
 # link_kept PART: the LM made its fire link once, never lost it, and sent
 # no firing with the data.
@@ -78,6 +97,19 @@ logs | grep -q "process $L stopped by the firing thread" &&
 	    "$(logs | grep "process $L" | head -n 3)"
 link_kept 1
 t_stop_mm 1
+if [ $rt -eq 1 ]; then
+	raises=$(sed -n 's/.*the loop raised \([0-9]*\) times.*/\1/p' \
+	    "$T_DIR/mm.err")
+	[ "${raises:-0}" -ge 1 ] ||
+		t_fail "1: mainmon's loop never raised for the firings:" \
+		    "$(grep 'firings:' "$T_DIR/mm.err")"
+	t_log "1: mainmon: $(grep 'the loop raised' "$T_DIR/mm.err" |
+	    sed 's/.*firings: //')"
+else
+	grep -q 'no real-time turn for mainmon' "$T_DIR/mm.err" ||
+		t_fail "1: mainmon did not say why it has no mm-boost"
+	t_log "1: mainmon may not use SCHED_FIFO here: mm-boost not checked"
+fi
 n=$(t_count "$trace" eid=1)
 [ "$n" -eq $((4 * N)) ] || t_fail "1: $n events of the writers, want $((4 * N))"
 t_check_seqs "$trace" $N 4 || t_fail "1: not every writer's event once, in order"
