@@ -15,7 +15,12 @@
  * link's messages (in the loop, or every millisecond of a long piece of
  * work: mm_plan_poll), writes what the actions send, and comes back to
  * SCHED_OTHER itself (mm_boost_done), which wakes mm-boost to watch
- * again.  A raise lasts MM_BOOST_MAX_NS at most: past it mm-boost lowers
+ * again.  It comes back only when no link has anything left: nothing
+ * read and not yet handled (a link's messages read together are handled
+ * one by one, the raise kept to the last), nothing in a socket (what the
+ * raise was for may have come after what the loop just took: traced,
+ * the loop lowered itself for an acknowledgement and the FIRE behind it
+ * waited 14 ms for its ordinary turn).  A raise lasts MM_BOOST_MAX_NS at most: past it mm-boost lowers
  * the thread itself and waits MM_BOOST_COOL_NS before the next raise, so
  * that a loop busy elsewhere cannot hold a core real-time.  After each
  * lowering mm-boost pauses MM_BOOST_GAP_NS, so that a link the loop has
@@ -287,10 +292,25 @@ mm_boost_done(struct mm *mm)
 {
 	struct mm_boost *b = mm->boost;
 
+	struct pollfd pf[MM_BOOST_LINKS];
+	unsigned i, n;
+
 	if (b == NULL || !atomic_load_explicit(&b->raised,
 	    memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&b->mu);
+	/* Not while a link has bytes the loop has not read: what the
+	 * raise was for may have come after what the loop just took. */
+	for (n = 0; n < b->nfds; n++) {
+		pf[n].fd = b->fds[n];
+		pf[n].events = POLLIN;
+	}
+	if (n > 0 && poll(pf, n, 0) > 0)
+		for (i = 0; i < n; i++)
+			if (pf[i].revents & POLLIN) {
+				pthread_mutex_unlock(&b->mu);
+				return;
+			}
 	if (b->raised) {
 		(void)set_policy(0, SCHED_OTHER, 0);
 		b->raised = 0;

@@ -800,7 +800,9 @@ fire_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 	      struct wire_rd *msg)
 {
 	struct mm_conn *o;
-
+	/* Whether this is the last message read from the link (before it
+	 * is handled: an action may end the link, and c with it). */
+	int last = peer_input_left(c->p) <= wire_rd_left(msg);
 	int r;
 
 	if (type == WIRE_FIRE) {
@@ -814,7 +816,11 @@ fire_dispatch(struct mm *mm, struct mm_conn *c, uint16_t type,
 		r = 0;	/* that LM is gone: nothing waits for it */
 	else
 		r = mm_on_control_ack(mm, o, msg);
-	mm_boost_done(mm);
+	/* The link's last message read: the loop's raise ends (not after
+	 * the first of several read together: the next would wait for the
+	 * loop's ordinary turn). */
+	if (last)
+		mm_boost_done(mm);
 	return r;
 }
 

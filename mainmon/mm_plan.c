@@ -1145,6 +1145,12 @@ mm_plan_poll(struct mm *mm)
 	 * after the work; then the loop's turn ends (mm_boost.c). */
 	if (n > 0)
 		mm_plan_flush(mm);
+	/* Every link read to its end: the raise ends.  A message left to
+	 * a link's dispatch (or a link in its own dispatch) keeps it until
+	 * the loop's dispatch has taken it (mm_boost.c). */
+	for (c = mm->conns; c != NULL; c = c->next)
+		if (c->state == MM_CONN_FIRE && peer_input_left(c->p) > 0)
+			return;
 	mm_boost_done(mm);
 }
 

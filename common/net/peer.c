@@ -903,6 +903,14 @@ peer_pending(struct peer *p)
 	return evbuffer_get_length(bufferevent_get_output(p->bev));
 }
 
+size_t
+peer_input_left(const struct peer *p)
+{
+	if (p == NULL || p->dead || p->freed)
+		return 0;
+	return evbuffer_get_length(bufferevent_get_input(p->bev));
+}
+
 void
 peer_on_flushed(struct peer *p, void (*fn)(struct peer *, void *))
 {

@@ -171,6 +171,9 @@ uint64_t peer_rx_time(const struct peer *p);
 uint64_t peer_tx_time(struct peer *p, uint64_t *age);
 /* Bytes queued and not yet written to the socket. */
 size_t peer_pending(struct peer *p);
+/* Bytes read from p's socket and not yet dispatched (in a dispatch: the
+ * message being dispatched's body, and what follows it). */
+size_t peer_input_left(const struct peer *p);
 /* Calls fn(p, arg) once, when everything queued has been written. */
 void peer_on_flushed(struct peer *p, void (*fn)(struct peer *, void *));
 /* Whether the other end has sent anything not yet taken as a message:
