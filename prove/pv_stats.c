@@ -448,6 +448,13 @@ print_counts(const struct stats *st, const struct grmtrace *r)
 	return 0;
 }
 
+/* A block's mean exclusive time, ns: its total over its count. */
+static double
+blk_mean(const struct blk *b)
+{
+	return (double)b->total / (double)b->count;
+}
+
 /* A block's numbers as prove stats prints them. */
 struct blk_txt {
 	char	id[32];
@@ -464,7 +471,10 @@ blk_text(const struct blk *b, double sum, struct blk_txt *t)
 		snprintf(t->id, sizeof t->id, "eid %" PRId32, b->eid);
 	else
 		snprintf(t->id, sizeof t->id, "%" PRId64, b->id);
-	snprintf(t->mean, sizeof t->mean, "%.9f", b->mean / 1e9);
+	/* From the total, not Welford's running mean: its last bit can
+	 * differ, and prove serve's index divides the same total (a mean
+	 * near a half of the ninth decimal then printed two ways). */
+	snprintf(t->mean, sizeof t->mean, "%.9f", blk_mean(b) / 1e9);
 	snprintf(t->var, sizeof t->var, "%.6e",
 	    b->m2 / (double)b->count / 1e18);
 	pv_secs(t->total, sizeof t->total, b->total);
@@ -1011,7 +1021,7 @@ json_profile(const struct stats *st, struct evbuffer *out)
 	for (i = 0; i < n; i++) {
 		blk_text(b[i], sum, &bt);
 		nm = blk_name(st, b[i], buf, sizeof buf, &len);
-		pv_bee_block(out, i, bt.id, b[i]->count, b[i]->mean,
+		pv_bee_block(out, i, bt.id, b[i]->count, blk_mean(b[i]),
 		    b[i]->m2 / (double)b[i]->count, b[i]->total, sum, nm, len);
 	}
 	evbuffer_add(out, "]", 1);
