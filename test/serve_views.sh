@@ -84,6 +84,23 @@ badnest_range() {
 	grep -q '"unmatched":6,"unclosed":0,' "$T_DIR/bee-index" ||
 		t_fail "badnest: the index's unmatched and unclosed"
 }
+# mean_same: mean.trace (served at $hostport): block A's six exclusive
+# times (96807 ns in all) have a mean of 16134.5 ns, where Welford's
+# running mean and the total over the count differ in their last bits
+# and print 0.000016135 and 0.000016134 s: prove stats and the index both
+# print the total over the count.
+mean_same() {
+	"$PV" stats "$(dirname "$0")/traces/mean.trace" > "$T_DIR/stats-mean" ||
+		t_fail "prove stats mean.trace"
+	_m=$(t_stats_table "time profile" "$T_DIR/stats-mean" 3 |
+	    awk '$1 == 1 { print $3 }')
+	[ "$_m" = 0.000016134 ] ||
+		t_fail "prove stats: mean of A $_m, want 0.000016134"
+	want 200 /api/bee
+	grep -q '"id":"1","count":6,"mean":"0.000016134"' "$T_DIR/body" ||
+		t_fail "the index: not A's mean 0.000016134:" \
+		    "$(grep -o '"profile":\[[^]]*' "$T_DIR/body")"
+}
 # bee_is STATS: the body of /api/bee has the counts of STATS.
 bee_is() {
 	for k in records processes threads span; do
@@ -153,10 +170,10 @@ if command -v python3 > /dev/null 2>&1; then
 	# The hand-written traces (phases, ranges, messages of processes
 	# with and without ranks) and nested.trace (blocks nested at random
 	# on 6 threads, ends with none open, phases between, messages by
-	# rank and tag, some never received) and badnest.trace (blocks
-	# closed by an outer block's end, then ends of their own ids): 12
-	# selections each.
-	for tr in msgs phases ranges stats markup nested badnest; do
+	# rank and tag, some never received), badnest.trace (blocks
+	# closed by an outer block's end, then ends of their own ids) and
+	# mean.trace (a mean on a rounding edge): 12 selections each.
+	for tr in msgs phases ranges stats markup nested badnest mean; do
 		rm -f "$T_DIR/serve2.out"
 		"$PV" serve "$(dirname "$0")/traces/$tr.trace" \
 		    > "$T_DIR/serve2.out" 2> "$T_DIR/serve2.err" &
@@ -184,6 +201,7 @@ if command -v python3 > /dev/null 2>&1; then
 			t_bee_same "$T_DIR/bee-index" "$T_DIR/body"
 		done
 		[ "$tr" != badnest ] || badnest_range
+		[ "$tr" != mean ] || mean_same
 		t_serve_stop "$SV2" "$T_DIR/serve2.err"
 		hostport=$hp
 	done
