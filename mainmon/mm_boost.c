@@ -85,6 +85,14 @@ set_policy(pid_t tid, int policy, int prio)
 	    policy | SCHED_RESET_ON_FORK, &p);
 }
 
+/* The loop back to SCHED_OTHER (mu held). */
+static void
+lower(struct mm_boost *b)
+{
+	(void)set_policy(b->loop_tid, SCHED_OTHER, 0);
+	b->raised = 0;
+}
+
 static void
 wake(struct mm_boost *b)
 {
@@ -153,8 +161,7 @@ boost_main(void *arg)
 			pthread_mutex_lock(&b->mu);
 			if (r == 0 && b->raised &&
 			    clk_mono_ns() - raised_at >= MM_BOOST_MAX_NS) {
-				(void)set_policy(b->loop_tid, SCHED_OTHER, 0);
-				b->raised = 0;
+				lower(b);
 				b->forced++;
 				cool_until = clk_mono_ns() + MM_BOOST_COOL_NS;
 			}
@@ -272,10 +279,8 @@ mm_boost_watch(struct mm *mm, int fd, int on)
 		b->fds[i] = b->fds[--b->nfds];
 	b->gen++;
 	/* A raise for a link that closes: the loop is taking it now. */
-	if (!on && b->raised) {
-		(void)set_policy(0, SCHED_OTHER, 0);
-		b->raised = 0;
-	}
+	if (!on && b->raised)
+		lower(b);
 	pthread_mutex_unlock(&b->mu);
 	wake(b);
 }
@@ -291,7 +296,6 @@ void
 mm_boost_done(struct mm *mm)
 {
 	struct mm_boost *b = mm->boost;
-
 	struct pollfd pf[MM_BOOST_LINKS];
 	unsigned i, n;
 
@@ -311,14 +315,13 @@ mm_boost_done(struct mm *mm)
 				pthread_mutex_unlock(&b->mu);
 				return;
 			}
-	if (b->raised) {
-		(void)set_policy(0, SCHED_OTHER, 0);
-		b->raised = 0;
+	if (!b->raised) {	/* lowered by mm-boost meanwhile */
 		pthread_mutex_unlock(&b->mu);
-		wake(b);
 		return;
 	}
+	lower(b);
 	pthread_mutex_unlock(&b->mu);
+	wake(b);
 }
 
 void
@@ -334,7 +337,7 @@ mm_boost_stop(struct mm *mm)
 	wake(b);
 	pthread_join(b->th, NULL);
 	if (b->raised)
-		(void)set_policy(0, SCHED_OTHER, 0);
+		lower(b);
 	log_debug("firings: the loop raised %llu times, lowered by mm-boost "
 	    "%llu times (%llu raises refused, %llu links not watched)",
 	    (unsigned long long)b->raises, (unsigned long long)b->forced,
