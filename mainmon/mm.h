@@ -948,6 +948,10 @@ uint64_t mm_order_scanned(const struct mm *mm);
 /* Writes what the watermark allows; asks laggard LMs for their data (on
  * a tick, also those idle a while). */
 int mm_order_advance(struct mm *mm, int tick);
+/* Forgets the threads' streams of node's processes pid[0..n) (freed:
+ * ended, with every record written), those with nothing waiting; sorts
+ * pid.  A thread's stream otherwise stays for mainmon's life. */
+void mm_order_forget(struct mm *mm, uint32_t node, uint32_t *pid, size_t n);
 void mm_order_free(struct mm *mm);
 /* The connection goes: its acknowledgements are no longer sent. */
 void mm_order_conn_gone(struct mm_conn *c);

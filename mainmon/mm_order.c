@@ -68,6 +68,35 @@ stream_get(struct mm_order *o, uint32_t node, uint32_t pid, uint32_t tid)
 	return s;
 }
 
+static int
+pid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void
+mm_order_forget(struct mm *mm, uint32_t node, uint32_t *pid, size_t n)
+{
+	struct mm_order *o = &mm->order;
+	struct mm_stream **v, *s;
+	uint32_t it = 0;
+
+	if (n == 0 || o->streams.type == NULL)
+		return;
+	qsort(pid, n, sizeof *pid, pid_cmp);
+	while ((v = hmap_next(&o->streams, &it, NULL)) != NULL) {
+		s = *v;
+		if (s->node != node || s->head != NULL ||
+		    s->heap_ix != NONE ||
+		    bsearch(&s->pid, pid, n, sizeof *pid, pid_cmp) == NULL)
+			continue;
+		hmap_del_value(&o->streams, v);
+		free(s);
+	}
+}
+
 /* ---- the heap of streams with records, by their next timestamp ---- */
 
 static void

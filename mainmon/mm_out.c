@@ -254,7 +254,8 @@ static uint32_t
 procs_sweep_node(struct mm *mm, struct mm_node *n, uint64_t now)
 {
 	struct mm_proc **pp, *p, *q;
-	uint32_t left = 0;
+	uint32_t left = 0, *pid = NULL, *np;
+	size_t npid = 0, cpid = 0;
 	unsigned b;
 	int freed;
 
@@ -284,6 +285,11 @@ procs_sweep_node(struct mm *mm, struct mm_node *n, uint64_t now)
 				n->ngone--;
 				mm->procs_freed++;
 				freed = 1;
+				if (npid == cpid && (np = realloc(pid,
+				    (cpid * 2 + 64) * sizeof *pid)) != NULL)
+					pid = np, cpid = cpid * 2 + 64;
+				if (npid < cpid)	/* else kept */
+					pid[npid++] = p->pid;
 				p->gone = MM_GONE_NO;	/* ended (p->ended) */
 				if (hmap_count(&p->scoped.map) > 0) {
 					proc_slim(p);
@@ -294,6 +300,10 @@ procs_sweep_node(struct mm *mm, struct mm_node *n, uint64_t now)
 				proc_free(p);
 			}
 	} while (freed);
+	/* Their threads' streams are empty (not busy): no record of theirs
+	 * is to come (an LM's copy sent again is dropped by its marks). */
+	mm_order_forget(mm, n->id, pid, npid);
+	free(pid);
 	for (b = 0; b < MM_PROC_BUCKETS; b++)
 		for (p = n->procs[b]; p != NULL; p = p->next)
 			left += p->gone == MM_GONE_IN;
@@ -311,8 +321,9 @@ procs_sweep_cb(void *arg)
 	for (n = mm->nodes; n != NULL; n = n->next)
 		if (n->ngone > 0)
 			left += procs_sweep_node(mm, n, now);
-	log_debug("processes freed: %llu; ended, not yet: %u",
-	    (unsigned long long)mm->procs_freed, left);
+	log_debug("processes freed: %llu; ended, not yet: %u; threads "
+	    "followed: %u", (unsigned long long)mm->procs_freed, left,
+	    hmap_count(&mm->order.streams));
 	if (left > 0)
 		timer_arm(mm, &mm->procs_ev, procs_sweep_cb, SWEEP_NS);
 }

@@ -465,6 +465,37 @@ Test(order, the_largest_held_is_remembered)
 
 /* ---- acknowledgements ---- */
 
+/* Processes freed: their threads' streams go, but not one with records
+ * waiting, nor another process's, nor the same pid's on another host. */
+Test(order, the_streams_of_processes_freed_are_forgotten)
+{
+	struct mm_ack *a = collection(lm1, 1);
+	uint32_t pid[] = { 40, 30, 10 };
+
+	ADD(a, 10, 1, 1, 100);
+	ADD(a, 10, 2, 1, 200);
+	ADD(a, 20, 1, 1, 300);
+	ADD(a, 30, 1, 1, 900);
+	cr_assert_eq(mm_order_write(mm, 500), 0);
+	WRITTEN(100, 200, 300);
+	cr_assert_eq(hmap_count(&mm->order.streams), 4);
+	mm_order_forget(mm, 2, pid, 3);
+	cr_assert_eq(hmap_count(&mm->order.streams), 4);
+	mm_order_forget(mm, 1, pid, 3);
+	cr_assert_eq(hmap_count(&mm->order.streams), 2,
+	    "%u streams left, want those of 20 and of 30 (900 waits)",
+	    hmap_count(&mm->order.streams));
+	cr_assert_eq(pid[0], 10, "the pids sorted");
+	cr_assert_eq(mm_order_write(mm, UINT64_MAX), 0);
+	WRITTEN(100, 200, 300, 900);
+	mm_order_forget(mm, 1, pid, 3);
+	cr_assert_eq(hmap_count(&mm->order.streams), 1);
+	ADD(collection(lm1, 2), 10, 1, 2, 1000);	/* made again */
+	cr_assert_eq(hmap_count(&mm->order.streams), 2);
+	cr_assert_eq(mm_order_write(mm, UINT64_MAX), 0);
+	WRITTEN(100, 200, 300, 900, 1000);
+}
+
 Test(order, a_collection_is_acknowledged_once_all_its_pieces_are_written)
 {
 	struct mm_ack *a = collection(lm1, 7);
