@@ -699,8 +699,8 @@ struct peer *mm_fire_of(struct mm *mm, struct mm_conn *c);
  * 4.4).  mm_boost_watch: fire link socket fd watched (on) or no longer
  * (off: before it closes; the loop is lowered too); the first starts
  * mm-boost where mainmon may use SCHED_FIFO.  mm_boost_done: the loop
- * took what the links held and wrote what it sent: back to SCHED_OTHER
- * if it was raised.  mm_boost_stop: mm-boost ended.
+ * took what the links held and wrote what it sent: mm-boost puts it back
+ * to SCHED_OTHER if it was raised.  mm_boost_stop: mm-boost ended.
  */
 void mm_boost_watch(struct mm *mm, int fd, int on);
 void mm_boost_done(struct mm *mm);

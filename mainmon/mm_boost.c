@@ -13,18 +13,22 @@
  * links to be readable.  When one is, it raises the loop's thread to
  * SCHED_FIFO 1 too, and waits: that thread, running at once, takes the
  * link's messages (in the loop, or every millisecond of a long piece of
- * work: mm_plan_poll), writes what the actions send, and comes back to
- * SCHED_OTHER itself (mm_boost_done), which wakes mm-boost to watch
- * again.  It comes back only when no link has anything left: nothing
- * read and not yet handled (a link's messages read together are handled
- * one by one, the raise kept to the last), nothing in a socket (what the
- * raise was for may have come after what the loop just took: traced,
- * the loop lowered itself for an acknowledgement and the FIRE behind it
- * waited 14 ms for its ordinary turn).  A raise lasts MM_BOOST_MAX_NS at most: past it mm-boost lowers
- * the thread itself and waits MM_BOOST_COOL_NS before the next raise, so
- * that a loop busy elsewhere cannot hold a core real-time.  After each
- * lowering mm-boost pauses MM_BOOST_GAP_NS, so that a link the loop has
- * not read to its end yet is not raised for again and again.
+ * work: mm_plan_poll), writes what the actions send, and asks mm-boost
+ * to put it back to SCHED_OTHER (mm_boost_done); mm-boost does, and
+ * watches again.  The loop does not lower itself: a thread that does so
+ * under load is preempted at once, before it could wake mm-boost, which
+ * then slept while FIREs came (traced: two, for 12 ms, until the loop's
+ * next ordinary turn).  The loop asks only when no link has anything
+ * left: nothing read and not yet handled (a link's messages read
+ * together are handled one by one, the raise kept to the last), nothing
+ * in a socket (what the raise was for may have come after what the loop
+ * just took: traced, the loop lowered for an acknowledgement and the
+ * FIRE behind it waited 14 ms for its ordinary turn).  A raise lasts
+ * MM_BOOST_MAX_NS at most: past it mm-boost lowers the thread unasked
+ * and waits MM_BOOST_COOL_NS before the next raise, so that a loop busy
+ * elsewhere cannot hold a core real-time.  After each lowering mm-boost
+ * pauses MM_BOOST_GAP_NS, so that a link the loop has not read to its
+ * end yet is not raised for again and again.
  *
  * The raise has SCHED_RESET_ON_FORK: a command a plan runs (exec) starts
  * as an ordinary process.  Where mainmon may not use SCHED_FIFO (not
@@ -72,6 +76,7 @@ struct mm_boost {
 	unsigned	nfds;
 	unsigned	gen;		/* moves with each change of fds */
 	atomic_int	raised;		/* read by the loop unlocked too */
+	int		lower_asked;	/* by the loop: it is done */
 	int		quit;
 	uint64_t	raises, forced, refused, full;
 };
@@ -85,12 +90,14 @@ set_policy(pid_t tid, int policy, int prio)
 	    policy | SCHED_RESET_ON_FORK, &p);
 }
 
-/* The loop back to SCHED_OTHER (mu held). */
+/* The loop back to SCHED_OTHER (mu held; by mm-boost, or once it is
+ * joined). */
 static void
 lower(struct mm_boost *b)
 {
 	(void)set_policy(b->loop_tid, SCHED_OTHER, 0);
 	b->raised = 0;
+	b->lower_asked = 0;
 }
 
 static void
@@ -152,14 +159,16 @@ boost_main(void *arg)
 		pf[n].fd = b->wake[0];
 		pf[n].events = POLLIN;
 		if (raised) {
-			/* Until the loop lowers itself, MM_BOOST_MAX_NS at
-			 * most. */
+			/* Until the loop asks to be lowered, MM_BOOST_MAX_NS
+			 * at most. */
 			r = poll(&pf[n], 1, ms_left(raised_at +
 			    MM_BOOST_MAX_NS));
 			if (r > 0)
 				drain(b->wake[0]);
 			pthread_mutex_lock(&b->mu);
-			if (r == 0 && b->raised &&
+			if (b->raised && b->lower_asked)
+				lower(b);
+			else if (r == 0 && b->raised &&
 			    clk_mono_ns() - raised_at >= MM_BOOST_MAX_NS) {
 				lower(b);
 				b->forced++;
@@ -280,7 +289,7 @@ mm_boost_watch(struct mm *mm, int fd, int on)
 	b->gen++;
 	/* A raise for a link that closes: the loop is taking it now. */
 	if (!on && b->raised)
-		lower(b);
+		b->lower_asked = 1;
 	pthread_mutex_unlock(&b->mu);
 	wake(b);
 }
@@ -315,13 +324,17 @@ mm_boost_done(struct mm *mm)
 				pthread_mutex_unlock(&b->mu);
 				return;
 			}
-	if (!b->raised) {	/* lowered by mm-boost meanwhile */
+	if (!b->raised || b->lower_asked) {	/* lowered meanwhile, or
+						   asked already */
 		pthread_mutex_unlock(&b->mu);
 		return;
 	}
-	lower(b);
+	b->lower_asked = 1;
 	pthread_mutex_unlock(&b->mu);
 	wake(b);
+	/* On one core, mm-boost (the same priority) runs only if the loop
+	 * makes way. */
+	sched_yield();
 }
 
 void
@@ -338,8 +351,9 @@ mm_boost_stop(struct mm *mm)
 	pthread_join(b->th, NULL);
 	if (b->raised)
 		lower(b);
-	log_debug("firings: the loop raised %llu times, lowered by mm-boost "
-	    "%llu times (%llu raises refused, %llu links not watched)",
+	log_debug("firings: the loop raised %llu times, %llu of them lowered "
+	    "unasked after 50 ms (%llu raises refused, %llu links not "
+	    "watched)",
 	    (unsigned long long)b->raises, (unsigned long long)b->forced,
 	    (unsigned long long)b->refused, (unsigned long long)b->full);
 	close(b->wake[0]);
