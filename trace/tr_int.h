@@ -51,6 +51,8 @@ struct tr_wops {
 
 extern const struct tr_wops tr_text_wops, tr_bin_wops, tr_bee_wops;
 
+struct tw_wb;
+
 struct tape_w {
 	int		fd;
 	const struct tr_wops *ops;
@@ -58,6 +60,8 @@ struct tape_w {
 	uint64_t	records;
 	uint64_t	out;		/* bytes written to the file */
 	uint64_t	wb;		/* ... whose writeback has started */
+	struct tw_wb	*wbt;		/* the thread that starts it */
+	int		wbt_none;	/* it could not be started */
 	size_t		len;
 	void		*priv;		/* the format's own state */
 	/* A write failed (ENOSPC, EIO...): the file was cut back to `out`
