@@ -15,7 +15,7 @@ total(const struct tr_sum *s, size_t row)
 	uint32_t b;
 
 	for (b = 0; b < s->nb; b++)
-		n += s->row[row].c[b].n;
+		n += sum_cell_of(s, row, b).n;
 	return n;
 }
 
@@ -40,6 +40,40 @@ Test(sum, widening_keeps_every_record)
 	sum_free(&s);
 }
 
+/* A thread's cells are those of the buckets its records reach: 2,000
+ * short threads (three records each, in one bucket) hold a few cells
+ * each, not SUM_NB; a thread whose records lie far apart, one of them
+ * late (before the others), has each in its bucket and none between. */
+Test(sum, a_short_thread_holds_few_cells)
+{
+	const uint64_t w = UINT64_C(1) << SUM_SHIFT0, t0 = 1000000;
+	struct tr_sum s;
+	uint32_t i, b, n;
+	size_t cells = 0;
+
+	sum_init(&s);
+	for (i = 0; i < 2000; i++)
+		for (n = 0; n < 3; n++)
+			cr_assert_eq(sum_rec(&s, t0 + i + n, 1, 100 + i,
+			    100 + i, 1, 0), 0);
+	for (i = 0; i < s.nrow; i++)
+		cells += s.row[i].cap;
+	cr_assert_leq(cells, 8 * 2000, "%zu cells for 2000 short threads",
+	    cells);
+	cr_assert_eq(sum_rec(&s, t0 + 3000 * w, 1, 7, 7, 1, 0), 0);
+	cr_assert_eq(sum_rec(&s, t0 + 2000 * w, 1, 7, 7, 1, 0), 0);
+	cr_assert_eq(sum_rec(&s, t0 + 5 * w, 1, 7, 7, 1, 0), 0);
+	for (n = 0, b = 0; b < s.nb; b++)
+		n += sum_cell_of(&s, 2000, b).n;
+	cr_assert_eq(n, 3);
+	cr_assert_eq(sum_cell_of(&s, 2000, 5).n, 1);
+	cr_assert_eq(sum_cell_of(&s, 2000, 2000).n, 1);
+	cr_assert_eq(sum_cell_of(&s, 2000, 3000).n, 1);
+	cr_assert_eq(sum_cell_of(&s, 0, 0).n, 3);
+	cr_assert_eq(total(&s, 0), 3);
+	sum_free(&s);
+}
+
 Test(sum, outermost_block_spread_over_buckets)
 {
 	struct tr_sum s;
@@ -57,13 +91,13 @@ Test(sum, outermost_block_spread_over_buckets)
 	cr_assert_eq(s.nstate, 2);
 	cr_assert_eq(s.state[0], 7);
 	cr_assert_eq(s.state[1], 9);
-	cr_assert_eq(s.row[0].c[0].st, 1);
-	cr_assert_eq(s.row[0].c[0].ns, w);
-	cr_assert_eq(s.row[0].c[2].st, 1);
-	cr_assert_eq(s.row[0].c[2].ns, w);
-	cr_assert_eq(s.row[0].c[3].st, 2);
-	cr_assert_eq(s.row[0].c[3].ns, w / 2);
-	cr_assert_eq(s.row[0].c[0].n, 3);
+	cr_assert_eq(sum_cell_of(&s, 0, 0).st, 1);
+	cr_assert_eq(sum_cell_of(&s, 0, 0).ns, w);
+	cr_assert_eq(sum_cell_of(&s, 0, 2).st, 1);
+	cr_assert_eq(sum_cell_of(&s, 0, 2).ns, w);
+	cr_assert_eq(sum_cell_of(&s, 0, 3).st, 2);
+	cr_assert_eq(sum_cell_of(&s, 0, 3).ns, w / 2);
+	cr_assert_eq(sum_cell_of(&s, 0, 0).n, 3);
 	cr_assert_eq(s.row[0].depth, 0);
 	sum_free(&s);
 }

@@ -81,15 +81,28 @@ widen(struct tr_sum *s)
 		    s->off[2 * b] : s->off[2 * b + 1];
 	for (b = nb; b < SUM_NB; b++)
 		s->off[b] = SUM_NOOFF;
+	/* A row's cells in place: new cell j (bucket lo / 2 + j) from its
+	 * old buckets 2 (lo / 2 + j) and the next, at indexes j or more
+	 * (not yet written over); an empty cell merged in changes nothing. */
 	for (i = 0; i < s->nrow; i++) {
-		c = s->row[i].c;
-		for (b = 0; b < nb; b++) {
-			m = c[2 * b];
-			m.n += c[2 * b + 1].n;
-			cell_add(&m, c[2 * b + 1].st, c[2 * b + 1].ns);
-			c[b] = m;
+		struct sum_row *r = &s->row[i];
+		uint32_t lo2 = r->lo / 2, j, k;
+
+		c = r->c;
+		for (j = 0; j < r->cap && lo2 + j < nb; j++) {
+			k = 2 * (lo2 + j) - r->lo;	/* may be lo - 1 */
+			memset(&m, 0, sizeof m);
+			if (k < r->cap)
+				m = c[k];
+			if (k + 1 < r->cap) {
+				m.n += c[k + 1].n;
+				cell_add(&m, c[k + 1].st, c[k + 1].ns);
+			}
+			c[j] = m;
 		}
-		memset(&c[nb], 0, (SUM_NB - nb) * sizeof *c);
+		if (j < r->cap)
+			memset(&c[j], 0, (r->cap - j) * sizeof *c);
+		r->lo = lo2;
 	}
 	s->nb = nb;
 	s->shift++;
@@ -111,24 +124,79 @@ bucket(struct tr_sum *s, uint64_t ts)
 	return (uint32_t)b;
 }
 
-/* Time [t0, t1) of state st spread over the buckets it covers. */
-static void
-stretch(const struct tr_sum *s, struct sum_cell *c, uint32_t st,
+/* Row r's range grown to hold bucket b: its cell, or NULL (out of
+ * memory). */
+static struct sum_cell *
+cell_grow(struct sum_row *r, uint32_t b)
+{
+	uint32_t lo = r->cap == 0 || b < r->lo ? b : r->lo;
+	uint32_t hi = r->cap == 0 || b >= r->lo + r->cap ? b + 1 :
+	    r->lo + r->cap;
+	uint32_t cap = hi - lo;
+	struct sum_cell *c;
+
+	if (r->cap == 0 && cap < 8)
+		cap = 8;
+	if (cap < 2 * r->cap)
+		cap = 2 * r->cap;
+	if (cap > SUM_NB - lo)
+		cap = SUM_NB - lo;
+	if ((c = calloc(cap, sizeof *c)) == NULL)
+		return NULL;
+	if (r->cap > 0)
+		memcpy(c + (r->lo - lo), r->c, r->cap * sizeof *c);
+	free(r->c);
+	r->c = c;
+	r->lo = lo;
+	r->cap = cap;
+	return &c[b - lo];
+}
+
+/* The cell of bucket b (< SUM_NB) in row r, made if need be; NULL if
+ * out of memory. */
+static inline struct sum_cell *
+cell_at(struct sum_row *r, uint32_t b)
+{
+	if (b - r->lo < r->cap)
+		return &r->c[b - r->lo];
+	return cell_grow(r, b);
+}
+
+/* k records more in bucket b of row r: 0, or -1 (out of memory). */
+static inline int
+cell_count(struct sum_row *r, uint32_t b, uint32_t k)
+{
+	struct sum_cell *c = cell_at(r, b);
+
+	if (c == NULL)
+		return -1;
+	c->n += k;
+	return 0;
+}
+
+/* Time [t0, t1) of row r's state st spread over the buckets it covers:
+ * 0, or -1 (out of memory). */
+static int
+stretch(const struct tr_sum *s, struct sum_row *r, uint32_t st,
 	uint64_t t0, uint64_t t1)
 {
 	uint64_t b, lo, hi, e;
+	struct sum_cell *c;
 
 	t0 = t0 < s->t0 ? s->t0 : t0;
 	if (t1 <= t0)
-		return;
+		return 0;
 	for (b = (t0 - s->t0) >> s->shift; b < s->nb; b++) {
 		lo = s->t0 + (b << s->shift);
 		hi = lo + (UINT64_C(1) << s->shift);
 		if (lo >= t1)
 			break;
 		e = t1 < hi ? t1 : hi;
-		cell_add(&c[b], st, e - (t0 > lo ? t0 : lo));
+		if ((c = cell_at(r, (uint32_t)b)) == NULL)
+			return -1;
+		cell_add(c, st, e - (t0 > lo ? t0 : lo));
 	}
+	return 0;
 }
 
 static struct sum_row *
@@ -165,11 +233,7 @@ row_get(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid)
 			s->crow = s->crow * 2 + 8;
 		}
 		r = &s->row[s->nrow];
-		memset(r, 0, sizeof *r);
-		if ((r->c = calloc(SUM_NB, sizeof *r->c)) == NULL) {
-			hmap_del(&s->rows, &k);
-			return NULL;
-		}
+		memset(r, 0, sizeof *r);	/* no cells yet */
 		r->node = node;
 		r->pid = pid;
 		r->tid = tid;
@@ -210,6 +274,7 @@ static inline int
 rec1(struct tr_sum *s, struct sum_row *r, uint64_t ts, int32_t eid,
      int64_t arg)
 {
+	struct sum_cell *c;
 	uint32_t b;
 
 	if (s->records++ == 0)
@@ -227,7 +292,9 @@ rec1(struct tr_sum *s, struct sum_row *r, uint64_t ts, int32_t eid,
 		s->cur_lo = s->t0 + ((uint64_t)b << s->shift);
 		s->cur_w = ts < s->t0 ? 0 : UINT64_C(1) << s->shift;
 	}
-	r->c[b].n++;
+	if ((c = cell_at(r, b)) == NULL)
+		return -1;
+	c->n++;
 	if (eid == -1) {		/* block begin */
 		if (r->depth++ == 0) {
 			if ((r->open = state_of(s, arg)) == 0)
@@ -235,7 +302,7 @@ rec1(struct tr_sum *s, struct sum_row *r, uint64_t ts, int32_t eid,
 			r->open_t0 = ts;
 		}
 	} else if (eid == -2 && r->depth > 0 && --r->depth == 0)
-		stretch(s, r->c, r->open, r->open_t0, ts);
+		return stretch(s, r, r->open, r->open_t0, ts);
 	return 0;
 }
 
@@ -285,7 +352,8 @@ sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 			    h.eid != -2 && h.ts - lo < wd);
 			s->records += k;
 			s->tlast = tl;
-			r->c[s->cur_b].n += k;
+			if (cell_count(r, s->cur_b, k) != 0)
+				return -1;
 			if (off + sizeof h > len || h.len < sizeof h)
 				break;
 		}
@@ -352,7 +420,8 @@ sum_stretch(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 		ts = ts_of(p, lo - 1, h.len);
 		if (ts > s->tlast)
 			s->tlast = ts;
-		r->c[s->cur_b].n += (uint32_t)(lo - i);
+		if (cell_count(r, s->cur_b, (uint32_t)(lo - i)) != 0)
+			return -1;
 		i = lo;
 	}
 	return 0;
@@ -445,7 +514,8 @@ sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 				s->records += m;
 				if (tl > s->tlast)
 					s->tlast = tl;
-				r->c[s->cur_b].n += (uint32_t)m;
+				if (cell_count(r, s->cur_b, (uint32_t)m) != 0)
+					return -1;
 				sl *= m;
 				t = te;
 				continue;
@@ -467,7 +537,8 @@ sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 			s->records += m;
 			if (t + shift > s->tlast)
 				s->tlast = t + shift;
-			r->c[s->cur_b].n += (uint32_t)m;
+			if (cell_count(r, s->cur_b, (uint32_t)m) != 0)
+				return -1;
 			sl = q - sp;
 			continue;
 		}
@@ -477,7 +548,8 @@ sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 			s->records++;
 			if (ts > s->tlast)
 				s->tlast = ts;
-			r->c[s->cur_b].n++;
+			if (cell_count(r, s->cur_b, 1) != 0)
+				return -1;
 			continue;
 		}
 		if (rec1(s, r, ts, eid, arg) != 0)
@@ -594,6 +666,18 @@ write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
+struct sum_cell
+sum_cell_of(const struct tr_sum *s, size_t row, uint32_t b)
+{
+	const struct sum_row *r = &s->row[row];
+	struct sum_cell c;
+
+	memset(&c, 0, sizeof c);
+	if (b - r->lo < r->cap)
+		c = r->c[b - r->lo];
+	return c;
+}
+
 int
 sum_write(const struct tr_sum *s, const char *trace, uint64_t covers)
 {
@@ -637,7 +721,7 @@ sum_write(const struct tr_sum *s, const char *trace, uint64_t covers)
 		d = put64(d, (uint64_t)s->state[i]);
 	for (i = 0; i < s->nrow; i++)
 		for (b = 0; b < s->nb; b++) {
-			c = s->row[i].c[b];
+			c = sum_cell_of(s, i, b);
 			if (s->row[i].depth > 0)	/* open: to the last */
 				open_add(s, &s->row[i], b, &c);
 			d = put32(d, c.n);
@@ -725,6 +809,7 @@ sum_parse(struct tr_sum *s, const unsigned char *p, size_t n, char *err,
 		if ((s->row[i].c = calloc(nb + 1, sizeof(struct sum_cell))) ==
 		    NULL)
 			BAD("out of memory");
+		s->row[i].cap = nb + 1;
 	}
 	if (nstate > 0 && (s->state = calloc(nstate, sizeof *s->state)) ==
 	    NULL)

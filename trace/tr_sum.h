@@ -33,7 +33,13 @@ struct sum_row {
 	uint32_t	depth;	/* blocks open */
 	uint32_t	open;	/* the outermost: state + 1 */
 	uint64_t	open_t0;
-	struct sum_cell	*c;	/* SUM_NB (loaded: nb) */
+	/* Fed: the cells of buckets lo to lo + cap - 1 (the others are
+	 * empty), grown as the thread's records reach new buckets, so
+	 * that a short thread costs a few cells, not SUM_NB.  Loaded: nb
+	 * + 1 cells from bucket 0. */
+	uint32_t	lo;
+	uint32_t	cap;
+	struct sum_cell	*c;
 };
 
 struct tr_sum {
@@ -95,6 +101,8 @@ int sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 /* Writes s as the sidecar of trace (trace + ".idx", through a temporary
  * file renamed), covering its first covers bytes (whole frames).  0, or
  * -1 with errno set. */
+/* The cell of row's bucket b (empty where the row has none). */
+struct sum_cell sum_cell_of(const struct tr_sum *s, size_t row, uint32_t b);
 int sum_write(const struct tr_sum *s, const char *trace, uint64_t covers);
 /* The hash of the first min(covers, SUM_HASHED) bytes of trace: 0, or -1
  * with errno set. */
