@@ -274,7 +274,6 @@ static inline int
 rec1(struct tr_sum *s, struct sum_row *r, uint64_t ts, int32_t eid,
      int64_t arg)
 {
-	struct sum_cell *c;
 	uint32_t b;
 
 	if (s->records++ == 0)
@@ -292,9 +291,8 @@ rec1(struct tr_sum *s, struct sum_row *r, uint64_t ts, int32_t eid,
 		s->cur_lo = s->t0 + ((uint64_t)b << s->shift);
 		s->cur_w = ts < s->t0 ? 0 : UINT64_C(1) << s->shift;
 	}
-	if ((c = cell_at(r, b)) == NULL)
+	if (cell_count(r, b, 1) != 0)
 		return -1;
-	c->n++;
 	if (eid == -1) {		/* block begin */
 		if (r->depth++ == 0) {
 			if ((r->open = state_of(s, arg)) == 0)
