@@ -117,7 +117,12 @@ struct mm_ack;
  * written in time order (mm_order.c).
  */
 #define MM_BRK_MAX	6
-#define MM_LAZY_STEPS	4
+/* A run whose conversion moves by more steps is decoded.  A model's rate
+ * steps the shift by a ns every 1/drift: at the start of a connection
+ * the first models' drifts (up to hundreds of ppm) step a 64 KiB
+ * chunk's run 5 to 16 times; 4 sent 13 % of a live run's pieces through
+ * the decoding (doc/PERFORMANCE.md). */
+#define MM_LAZY_STEPS	16
 struct mm_piece {
 	uint32_t	pid;
 	uint32_t	tid;

@@ -645,6 +645,63 @@ Test(dense, scan_and_shifted_decode_as_record_by_record)
 	}
 }
 
+/* A scan takes the records after one of the same word at once: what it
+ * says of them must still be what the decoding says, wherever in such a
+ * stretch the one that differs is (a time back, an unsigned slot that
+ * the encoder would have written signed). */
+Test(dense, scan_of_a_stretch_of_one_word)
+{
+	static unsigned char recs[1 << 12], src[1 << 13], dec[1 << 13];
+	struct rec_dense_info inf;
+	uint64_t s[2], ts;
+	size_t len, slen, at, sp;
+	int canon, canon2, i, n, what;
+	int32_t d;
+
+	for (n = 2; n < 40; n++)
+		for (what = 0; what < 3; what++) {
+			len = 0;
+			ts = 1000000;
+			for (i = 0; i < n; i++) {
+				s[0] = 0x80000000u + (uint64_t)i;
+				s[1] = 0xffffffffu - (uint64_t)i;
+				ts += 100 + (uint64_t)i;
+				put(recs, &len, REC_CLASS_USER,
+				    REC_ATTR_POINT, 9, ts, s, 2);
+			}
+			slen = (size_t)rec_dense_encode(recs, len, src,
+			    sizeof src);
+			cr_assert_eq(slen, REC_DENSE_BASE + 16 * (size_t)n);
+			/* Record at (1 to n-1), after the first: changed in
+			 * the run, its word kept. */
+			at = 1 + (size_t)(n * 7 + what) % (size_t)(n - 1);
+			sp = REC_DENSE_BASE + 16 * at;
+			if (what == 0) {		/* back in time */
+				d = -5;
+				memcpy(src + sp + 4, &d, 4);
+			} else if (what == 1) {		/* fits signed */
+				memset(src + sp + 8, 0, 8);
+			}
+			cr_assert_eq(rec_dense_decode_canon(src, slen, dec,
+			    sizeof dec, &canon), (ssize_t)len);
+			cr_assert_eq(rec_dense_scan(src, slen, &canon2, &inf),
+			    (ssize_t)len);
+			cr_assert_eq(canon2, canon, "n %d what %d", n, what);
+			cr_assert_eq(canon & REC_DENSE_CANON,
+			    what == 1 ? 0 : REC_DENSE_CANON);
+			cr_assert_eq(inf.mono, what != 0, "n %d what %d", n,
+			    what);
+			cr_assert_eq(inf.nrec, (uint32_t)n);
+			cr_assert_eq(inf.nseg, 0);
+			cr_assert_eq(inf.first, 1000100);
+			cr_assert_eq(inf.last, ts - (what == 0 ?
+			    100 + at + 5 : 0));
+			/* Cut short inside the stretch: malformed. */
+			cr_assert_eq(rec_dense_scan(src, slen - 4, &canon2,
+			    &inf), -1);
+		}
+}
+
 /* Stretches of one kind of record copied whole (rec_dense_copy_part_st,
  * told where they begin as the decoding says): the frames encoding
  * writes, from any record on, frames of any size. */

@@ -444,6 +444,43 @@ step(struct rec_dense_shift *sh, uint32_t *k, uint64_t t, size_t off,
 	}
 }
 
+/*
+ * A scan's records after one of word w that have the same word: of
+ * the same length and stretch, with the same checks but their delta's
+ * (and, unsigned, their slots').  Returns where the first other one
+ * starts.
+ */
+static size_t
+scan_same(const unsigned char *in, size_t n, size_t pos, uint32_t w,
+	  int *canon, uint64_t *prev, uint32_t *mono, uint32_t *nrec,
+	  size_t *olen)
+{
+	size_t ns = (w >> 2) & 15, rl = 8 + 4 * ns, i, k = 0;
+	uint64_t t = *prev;
+	uint32_t acc, neg = 0;
+	int32_t d;
+	int uns = canon != NULL && (w & 3) == FORM_UNSIGNED;
+
+	while (n - pos >= rl && ld32(in + pos) == w) {
+		d = (int32_t)ld32(in + pos + 4);
+		neg |= (uint32_t)d;
+		t += (uint64_t)(int64_t)d;
+		if (uns) {
+			for (i = 0, acc = 0; i < ns; i++)
+				acc |= ld32(in + pos + 8 + 4 * i);
+			if ((acc >> 31) == 0)
+				*canon &= ~REC_DENSE_CANON;
+		}
+		pos += rl;
+		k++;
+	}
+	*mono &= (neg >> 31) == 0;
+	*prev = t;
+	*nrec += (uint32_t)k;
+	*olen += k * (16 + 8 * ns);
+	return pos;
+}
+
 /* Walks in[0..n) (inlined in each caller below: what each asks for is
  * known when compiled, and the loop runs per record); with out, decodes into out[0..cap), every time moved
  * by sh (none if NULL); with canon says in *canon whether every record is as put_one
@@ -545,6 +582,9 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 			}
 			pos += 8 + 4 * ns;
 			olen += 16 + 8 * ns;
+			if (out == NULL)
+				pos = scan_same(in, n, pos, w, canon, &prev,
+				    &mono, &nrec, &olen);
 			continue;
 		}
 		if (w != FORM_LONG || n - pos - 4 < sizeof h)
