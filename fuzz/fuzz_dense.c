@@ -13,6 +13,12 @@
  *    (rec_dense_recode_part; rec_dense_copy_part when the decoding says
  *    it is canonical, told of one length when it says so), it gives what
  *    encoding the records gives.
+ *  - As a D frame's run of a version-4 binary file (rec_dense_decode_sw):
+ *    without a switch it is what rec_dense_decode says; with some, they
+ *    lie between whole records, in order, and encoding the records with
+ *    them (rec_dense_put, each switch's word and ids before the records
+ *    it applies to) and decoding that again gives the same records and
+ *    switches.
  *  - As records: their well-formed prefix (rec_valid_prefix) is encoded,
  *    within REC_DENSE_MAX, and must decode to exactly those bytes.
  */
@@ -95,6 +101,74 @@ frames(const unsigned char *run, size_t n, const unsigned char *recs,
 	free(o2);
 }
 
+/* run[0..size) read with thread switches; m what rec_dense_decode said
+ * of it, out its records then. */
+#define SW_MAX	64
+static void
+switches(const unsigned char *run, size_t size, ssize_t m,
+	 const unsigned char *out)
+{
+	static struct rec_dense_sw sw[SW_MAX], sw2[SW_MAX];
+	size_t cap = REC_DENSE_OUT_MAX(size), nsw, nsw2, off, pos, i;
+	unsigned char *dec, *enc, *dec2;
+	struct rec_dense_enc e;
+	struct rec_hdr h;
+	ssize_t k;
+
+	CHECK((dec = malloc(cap + 1)) != NULL);
+	k = rec_dense_decode_sw(run, size, dec, cap, sw, SW_MAX, &nsw);
+	if (m >= 0) {
+		/* A run without a switch reads the same. */
+		CHECK(k == m && nsw == 0);
+		CHECK(memcmp(dec, out, (size_t)m) == 0);
+	}
+	if (k <= 0 || nsw == 0) {
+		CHECK(k < 0 || nsw == 0);
+		free(dec);
+		return;
+	}
+	CHECK(rec_valid_prefix(dec, (size_t)k) == (size_t)k);
+	for (i = 0; i < nsw; i++) {
+		CHECK(sw[i].off > 0 && sw[i].off < (size_t)k);
+		CHECK(i == 0 || sw[i].off > sw[i - 1].off);
+		CHECK(rec_valid_prefix(dec, sw[i].off) == sw[i].off);
+	}
+	CHECK((enc = malloc(REC_DENSE_MAX((size_t)k) + REC_DENSE_SW_MAX *
+	    nsw)) != NULL);
+	CHECK((dec2 = malloc((size_t)k)) != NULL);
+	memcpy(&h, dec, sizeof h);
+	pos = rec_dense_begin(&e, enc, h.ts);
+	for (off = 0, i = 0; off < (size_t)k; off += h.len) {
+		memcpy(&h, dec + off, sizeof h);
+		if (i < nsw && sw[i].off == off) {
+			/* As it came: its word, the ids it gives. */
+			memcpy(enc + pos, &sw[i].word, 4);
+			pos += 4;
+			if (sw[i].word == REC_DENSE_SW_HOST) {
+				memcpy(enc + pos, &sw[i].node, 4);
+				pos += 4;
+			}
+			if (sw[i].word != REC_DENSE_SW_THREAD) {
+				memcpy(enc + pos, &sw[i].pid, 4);
+				pos += 4;
+			}
+			memcpy(enc + pos, &sw[i].tid, 4);
+			pos += 4;
+			i++;
+		}
+		pos += rec_dense_put(&e, dec + off, h.len, enc + pos);
+	}
+	CHECK(rec_dense_decode_sw(enc, pos, dec2, (size_t)k, sw2, SW_MAX,
+	    &nsw2) == k);
+	CHECK(nsw2 == nsw && memcmp(sw, sw2, nsw * sizeof *sw) == 0);
+	CHECK(memcmp(dec, dec2, (size_t)k) == 0);
+	/* Without switches allowed: refused. */
+	CHECK(rec_dense_decode(enc, pos, dec2, (size_t)k) == -1);
+	free(enc);
+	free(dec2);
+	free(dec);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -137,6 +211,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(rec_dense_decode(data, size, out,
 			    (size_t)m - 1) == -1);
 	}
+	switches(data, size, m, out);
 	free(out);
 
 	/* As records. */

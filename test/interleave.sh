@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # test/interleave.sh: two threads of one process whose records interleave
 # in time, into a binary trace: mainmon cuts their runs into pieces of a
-# few records and writes each as a D frame from the run (mm_out.c
-# out_lazy).  A text trace of two threads taking turns in runs of 1 to 12
+# few records and writes each from the run (mm_out.c out_lazy) into the
+# same D frame, a thread switch before each (doc/formats.md 3).  A text trace of two threads taking turns in runs of 1 to 12
 # records, a block now and then, is replayed (prove replay --speed 0:
 # the interleaving as written, whatever the machine's load), then two
 # live writer threads are traced.  Each time: every event once, in order,
@@ -22,8 +22,11 @@ check() {
 	t_check_order "$1" || t_fail "$3: the file is not in time order"
 	fr=$("$B/test/dframes" "$1") ||
 		t_fail "$3: a D frame differs from its encoding"
-	[ "${fr#* }" -ge $(($2 * N)) ] ||
-		t_fail "$3: D frames hold ${fr#* } records, not $(($2 * N))"
+	# frames, records, thread switches
+	set -- "$1" "$2" "$3" $fr
+	[ "$5" -ge $(($2 * N)) ] ||
+		t_fail "$3: D frames hold $5 records, not $(($2 * N))"
+	nframes=$4 nswitch=$6
 	t_sidecar_is_index "$1" "$3"
 }
 
@@ -59,9 +62,18 @@ T_FORMAT=bin t_start_mm "$trace"
 	t_fail "replay failed: $(cat "$T_DIR/replay.err")"
 t_stop_mm replay
 check "$trace" 2 replayed
-t_log "replayed: D frames, records: $fr; $(stat -c %s "$trace") bytes"
-[ "${fr%% *}" -gt $((N / 12)) ] ||
-	t_fail "replayed: ${fr%% *} D frames: the threads did not take turns"
+size=$(stat -c %s "$trace")
+t_log "replayed: D frames, records, switches: $fr; $size bytes"
+[ "$nswitch" -gt $((N / 12)) ] ||
+	t_fail "replayed: $nswitch thread switches: the threads did not take turns"
+# A frame holds several turns of both threads (version 4), not one
+# (a frame is written out at the end of each of mainmon's rounds): 16
+# bytes a record, 8 a switch, 25 a frame, the blocks' records and the
+# meta lines besides.
+[ "$nframes" -lt $((nswitch / 2)) ] ||
+	t_fail "replayed: $nframes D frames for $nswitch switches"
+[ "$size" -le $((2 * N * 16 + nswitch * 8 + nframes * 25 + 50000)) ] ||
+	t_fail "replayed: $size bytes for $((2 * N)) records"
 
 # ---- live ----
 trace="$T_DIR/live.bin"
@@ -71,4 +83,4 @@ t_writers_done
 t_stop_mm live
 check "$trace" 2 live
 t_check_clean
-t_log "ok: live: D frames, records: $fr; $(stat -c %s "$trace") bytes"
+t_log "ok: live: D frames, records, switches: $fr; $(stat -c %s "$trace") bytes"

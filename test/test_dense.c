@@ -702,6 +702,180 @@ Test(dense, scan_of_a_stretch_of_one_word)
 		}
 }
 
+/* Appends a short record of two slots (eid 1, signed) to a run. */
+static size_t
+put_short(unsigned char *b, size_t pos, int32_t d, uint32_t a, uint32_t c)
+{
+	uint32_t w = 2u << 2 | (uint32_t)(1 + REC_EID_BIAS) << 14;
+
+	memcpy(b + pos, &w, 4);
+	memcpy(b + pos + 4, &d, 4);
+	memcpy(b + pos + 8, &a, 4);
+	memcpy(b + pos + 12, &c, 4);
+	return pos + 16;
+}
+
+static size_t
+put_switch(unsigned char *b, size_t pos, uint32_t tid)
+{
+	uint32_t w = REC_DENSE_SW_THREAD;
+
+	memcpy(b + pos, &w, 4);
+	memcpy(b + pos + 4, &tid, 4);
+	return pos + 8;
+}
+
+/* Switches (a D frame's run in a version-4 binary file): read where they
+ * lie, each record's time still from the one before it in the run;
+ * refused first, last, two in a row, cut short, beyond the room given,
+ * of an unknown word, and by a reader of runs without them. */
+Test(dense, thread_switches)
+{
+	unsigned char run[256], dec[512];
+	struct rec_dense_sw sw[4];
+	struct rec_hdr h;
+	uint64_t base = 1000;
+	size_t pos, nsw, good;
+	ssize_t n;
+
+	memcpy(run, &base, 8);
+	pos = put_short(run, 8, 0, 1, 2);
+	pos = put_short(run, pos, 10, 3, 4);
+	pos = put_switch(run, pos, 4242);
+	pos = put_short(run, pos, -3, 5, 6);
+	pos = put_switch(run, pos, 17);
+	pos = put_short(run, pos, 20, 7, 8);
+	good = pos;
+	n = rec_dense_decode_sw(run, good, dec, sizeof dec, sw, 4, &nsw);
+	cr_assert_eq(n, 4 * 32);
+	cr_assert_eq(nsw, 2);
+	cr_assert_eq(sw[0].off, 64);
+	cr_assert_eq(sw[0].tid, 4242);
+	cr_assert_eq(sw[1].off, 96);
+	cr_assert_eq(sw[1].tid, 17);
+	memcpy(&h, dec + 64, sizeof h);
+	cr_assert_eq(h.ts, 1007);	/* 1000 + 10 - 3 */
+	memcpy(&h, dec + 96, sizeof h);
+	cr_assert_eq(h.ts, 1027);
+	cr_assert_eq(h.eid, 1);
+	/* Not in a run of one thread. */
+	cr_assert_eq(rec_dense_decode(run, good, dec, sizeof dec), -1);
+	cr_assert_eq(rec_dense_len(run, good), -1);
+	/* More switches than room: refused. */
+	cr_assert_eq(rec_dense_decode_sw(run, good, dec, sizeof dec, sw, 1,
+	    &nsw), -1);
+	/* Cut short in a switch; a switch last. */
+	cr_assert_eq(rec_dense_decode_sw(run, good - 16 - 4, dec, sizeof dec,
+	    sw, 4, &nsw), -1);
+	cr_assert_eq(rec_dense_decode_sw(run, good - 16, dec, sizeof dec, sw,
+	    4, &nsw), -1);
+	/* Two in a row. */
+	pos = put_switch(run, good, 5);
+	pos = put_switch(run, pos, 6);
+	pos = put_short(run, pos, 1, 0, 0);
+	cr_assert_eq(rec_dense_decode_sw(run, pos, dec, sizeof dec, sw, 4,
+	    &nsw), -1);
+	/* First. */
+	pos = put_switch(run, 8, 9);
+	pos = put_short(run, pos, 1, 0, 0);
+	cr_assert_eq(rec_dense_decode_sw(run, pos, dec, sizeof dec, sw, 4,
+	    &nsw), -1);
+	/* None: as rec_dense_decode. */
+	pos = put_short(run, 8, 1, 0, 0);
+	cr_assert_eq(rec_dense_decode_sw(run, pos, dec, sizeof dec, sw, 4,
+	    &nsw), 32);
+	cr_assert_eq(nsw, 0);
+	/* Another process, another host: as rec_dense_sw_put writes them,
+	 * the shortest that says what changed. */
+	cr_assert_eq(rec_dense_sw_put(run, 1, 2, 3, 1, 2, 3), 0);
+	cr_assert_eq(rec_dense_sw_put(run, 1, 2, 3, 1, 2, 4), 8);
+	pos = put_short(run, 8, 1, 0, 0);
+	pos += rec_dense_sw_put(run + pos, 1, 2, 3, 1, 9, 3);
+	pos = put_short(run, pos, 5, 0, 0);
+	pos += rec_dense_sw_put(run + pos, 1, 9, 3, 6, 9, 3);
+	pos = put_short(run, pos, 5, 0, 0);
+	cr_assert_eq(pos, 8 + 16 + 12 + 16 + 16 + 16);
+	cr_assert_eq(rec_dense_decode_sw(run, pos, dec, sizeof dec, sw, 4,
+	    &nsw), 96);
+	cr_assert_eq(nsw, 2);
+	cr_assert(sw[0].off == 32 && sw[0].word == REC_DENSE_SW_PROC &&
+	    sw[0].node == 0 && sw[0].pid == 9 && sw[0].tid == 3);
+	cr_assert(sw[1].off == 64 && sw[1].word == REC_DENSE_SW_HOST &&
+	    sw[1].node == 6 && sw[1].pid == 9 && sw[1].tid == 3);
+	/* The host's switch cut short (its 16 bytes are 12). */
+	cr_assert_eq(rec_dense_decode_sw(run, pos - 16 - 4, dec, sizeof dec,
+	    sw, 4, &nsw), -1);
+	/* A word of form 3 that is no switch. */
+	run[8 + 16 + 12 + 16] = 15;
+	cr_assert_eq(rec_dense_decode_sw(run, pos, dec, sizeof dec, sw, 4,
+	    &nsw), -1);
+}
+
+/* A frame continued (rec_dense_encode_cont from records,
+ * rec_dense_frame_cont from their run, times moved): what encoding the
+ * records before and these in one run writes after the records before,
+ * wherever the cut. */
+Test(dense, frame_continued_as_one_run)
+{
+	static unsigned char recs[400 * 32], run[sizeof recs * 2],
+	    one[sizeof recs * 2], out[sizeof recs * 2], moved[sizeof recs];
+	static const uint64_t upto[2] = { 1000000 + 3000, UINT64_MAX };
+	static const uint64_t by[2] = { 70, 71 };
+	struct rec_dense_shift sh = { 2, upto, by, NULL, 0, 0, NULL };
+	struct rec_hdr h;
+	uint64_t s[2], ts = 1000000, prev, last, t;
+	size_t len = 0, rlen, olen, cut, a, sp, used, su, nrec, n1;
+	ssize_t n;
+	unsigned i;
+
+	for (i = 0; i < 400; i++) {
+		s[0] = i;
+		s[1] = i % 11 == 0 ? 1ull << 40 : (uint64_t)-(int64_t)i;
+		ts += i % 50 == 0 ? (3ull << 30) : 17 + i % 5;
+		put(recs, &len, REC_CLASS_USER, REC_ATTR_POINT, 1, ts, s, 2);
+	}
+	rlen = (size_t)rec_dense_encode(recs, len, run, sizeof run);
+	cr_assert_eq(rec_dense_decode_shift(run, rlen, moved, sizeof moved,
+	    &sh), (ssize_t)len);
+	olen = (size_t)rec_dense_encode(moved, len, one, sizeof one);
+	for (cut = 32; cut < len; cut += 32 * (1 + cut / 320)) {
+		/* The records before the cut, then the rest continued. */
+		n = rec_dense_encode_part(moved, cut, out, sizeof out, &used,
+		    &nrec);
+		cr_assert_eq(used, cut);
+		n1 = (size_t)n;
+		memcpy(&h, moved + cut - 32, sizeof h);
+		t = h.ts;
+		n = rec_dense_encode_cont(moved + cut, len - cut, &t, out + n1,
+		    sizeof out - n1, &used, &nrec);
+		cr_assert_eq(used, len - cut);
+		cr_assert_eq(n1 + (size_t)n, olen);
+		cr_assert_eq(memcmp(out, one, olen), 0, "cut %zu", cut);
+		memcpy(&h, moved + len - 32, sizeof h);
+		cr_assert_eq(t, h.ts);
+		/* The same from the run. */
+		sp = REC_DENSE_BASE + (size_t)rec_dense_skip(run +
+		    REC_DENSE_BASE, rlen - REC_DENSE_BASE, cut);
+		memcpy(&h, recs + cut - 32, sizeof h);
+		prev = h.ts;
+		memcpy(&h, moved + cut - 32, sizeof h);
+		t = h.ts;
+		memset(out + n1, 0, sizeof out - n1);
+		for (a = cut; a < len; a += used, sp += su) {
+			n = rec_dense_frame_cont(run + sp, rlen - sp, prev, &sh,
+			    NULL, len - a, &t, out + n1, sizeof out - n1,
+			    &used, &su, &nrec, &last);
+			cr_assert_gt(used, 0);
+			n1 += (size_t)n;
+			prev = last;
+			memcpy(&h, moved + a + used - 32, sizeof h);
+			t = h.ts;
+		}
+		cr_assert_eq(n1, olen);
+		cr_assert_eq(memcmp(out, one, olen), 0, "run, cut %zu", cut);
+	}
+}
+
 /* Stretches of one kind of record copied whole (rec_dense_copy_part_st,
  * told where they begin as the decoding says): the frames encoding
  * writes, from any record on, frames of any size. */

@@ -2,6 +2,7 @@
 /* test_tape.c: unit tests of the trace file writer and reader; the BEE
  * Ascii format's own in test_beefmt.c. */
 #include <float.h>
+#include <sys/stat.h>
 
 #include "tape_test.h"
 #include "rec/dense.h"
@@ -1076,4 +1077,233 @@ Test(tape, binary_pieces_never_decoded)
 	}
 	cr_assert_eq(sp, rlen);
 	same_files(w1, p1, w2, p2);
+}
+
+/* Counts the D frames of binary file p and the thread switches in them;
+ * returns the frames. */
+static unsigned
+d_frames(const char *p, unsigned *switches)
+{
+	static unsigned char dec[2 * TAPE_LINE_MAX];
+	static struct rec_dense_sw sw[TAPE_LINE_MAX / 16];
+	unsigned char *b;
+	size_t n, pos = 8, flen, nsw;
+	unsigned frames = 0;
+
+	b = slurp(p, &n);
+	*switches = 0;
+	while (n - pos >= 5) {
+		flen = (size_t)b[pos] | (size_t)b[pos + 1] << 8 |
+		    (size_t)b[pos + 2] << 16 | (size_t)b[pos + 3] << 24;
+		cr_assert_leq(flen, n - pos - 5);
+		if (b[pos + 4] == 'D') {
+			cr_assert_gt(rec_dense_decode_sw(b + pos + 17, flen - 12,
+			    dec, sizeof dec, sw, TAPE_LINE_MAX / 16, &nsw), 0);
+			frames++;
+			*switches += (unsigned)nsw;
+		}
+		pos += 5 + flen;
+	}
+	free(b);
+	return frames;
+}
+
+/* Two threads of a process whose records interleave, a few at a time,
+ * and now and then a third thread of another process: the records of
+ * the process's turns join one D frame, a switch before each other
+ * thread's (version 4), whether written decoded (tape_piece) or from
+ * the runs (tape_piece_dense, their times moved): the same files and
+ * sidecars, and each record read back with its thread, in order; a
+ * meta line between two turns ends the frame. */
+Test(tape, threads_interleaved_in_one_frame)
+{
+	const char *p1 = path("dec2.bin"), *p2 = path("run2.bin"), *why;
+	static unsigned char recs[3][20000 * 32], run[3][sizeof recs[0] * 2],
+	    moved[3][sizeof recs[0]];
+	static const uint64_t upto[2] = { 1000000 + 300000, UINT64_MAX };
+	static const uint64_t by[2] = { 5000, 5001 };
+	struct rec_dense_shift sh = { 2, upto, by, NULL, 0, 0, NULL };
+	static const uint32_t pid[3] = { 7, 7, 8 }, tid[3] = { 70, 71, 80 };
+	const struct grmtrace_ev *ev;
+	struct tape_w *w1, *w2;
+	struct grmtrace *r;
+	struct rec_hdr h;
+	size_t len[3] = { 0, 0, 0 }, rlen[3], at[3] = { 0, 0, 0 };
+	size_t sp[3], su, k, m;
+	uint64_t v[2], ts = 1000000, prev[3], last, lastts = 0;
+	unsigned i, t, turns = 0, frames, switches, got[3] = { 0, 0, 0 };
+	unsigned total = 0;
+	int rc;
+
+	/* Times taking turns: thread t's records are those it wrote in its
+	 * turn, one to 12 at a time. */
+	for (i = 0, t = 0; len[0] + len[1] + len[2] < 3 * 20000 * 32 - 12 * 32;
+	    i++) {
+		t = i % 17 == 16 ? 2 : i % 2;
+		if (len[t] + 12 * 32 > sizeof recs[0])
+			break;
+		m = 1 + (i * 7) % 12;
+		for (k = 0; k < m; k++) {
+			ts += 1 + (i + k) % 40;
+			v[0] = t;
+			v[1] = (i + k) % 53 == 0 ? 1ull << 40 : k;	/* long */
+			rec_put_hdr(recs[t] + len[t], 32, REC_CLASS_USER,
+			    REC_ATTR_POINT, (i + k) % 29 == 0 ? 4 : 3, ts);
+			memcpy(recs[t] + len[t] + 16, v, 16);
+			len[t] += 32;
+		}
+	}
+	for (t = 0; t < 3; t++) {
+		rlen[t] = (size_t)rec_dense_encode(recs[t], len[t], run[t],
+		    sizeof run[t]);
+		cr_assert_eq(rec_dense_decode_shift(run[t], rlen[t], moved[t],
+		    sizeof moved[t], &sh), (ssize_t)len[t]);
+		memcpy(&prev[t], run[t], 8);
+		sp[t] = REC_DENSE_BASE;
+	}
+	cr_assert_not_null(w1 = tape_open_fmt(p1, TAPE_FMT_BIN, "mm", 1, 2));
+	cr_assert_not_null(w2 = tape_open_fmt(p2, TAPE_FMT_BIN, "mm", 1, 2));
+	for (t = 3; t <= 4; t++) {
+		cr_assert_eq(tape_def(w1, (int32_t)t, REC_CLASS_USER,
+		    REC_ATTR_POINT, "%d %lu", 6, "", 0), 0);
+		cr_assert_eq(tape_def(w2, (int32_t)t, REC_CLASS_USER,
+		    REC_ATTR_POINT, "%d %lu", 6, "", 0), 0);
+	}
+	/* The turns again, in time order: each a piece. */
+	for (;;) {
+		for (t = 0, k = 3; t < 3; t++) {
+			if (at[t] == len[t])
+				continue;
+			memcpy(&h, moved[t] + at[t], sizeof h);
+			if (k == 3 || h.ts < lastts) {
+				k = t;
+				lastts = h.ts;
+			}
+		}
+		if (k == 3)
+			break;
+		t = (unsigned)k;
+		/* Its records before the next other thread's. */
+		for (m = at[t]; m < len[t]; m += 32) {
+			memcpy(&h, moved[t] + m, sizeof h);
+			for (k = 0; k < 3; k++) {
+				struct rec_hdr o;
+
+				if (k == t || at[k] == len[k])
+					continue;
+				memcpy(&o, moved[k] + at[k], sizeof o);
+				if (o.ts < h.ts)
+					break;
+			}
+			if (k < 3)
+				break;
+		}
+		cr_assert_eq(tape_piece(w1, 1, pid[t], tid[t], moved[t] + at[t],
+		    m - at[t]), 0);
+		cr_assert_eq(tape_piece_dense(w2, 1, pid[t], tid[t],
+		    run[t] + sp[t], rlen[t] - sp[t], prev[t], &sh, NULL,
+		    m - at[t], &su, &last), 0);
+		prev[t] = last;
+		sp[t] += su;
+		at[t] = m;
+		if (++turns == 2000) {	/* a meta line between two */
+			cr_assert_eq(tape_order(w1, 1, 2, 3, 4), 0);
+			cr_assert_eq(tape_order(w2, 1, 2, 3, 4), 0);
+		}
+	}
+	cr_assert_gt(turns, 3000);
+	same_files(w1, p1, w2, p2);
+	/* Few frames: one holds the turns until it is full. */
+	frames = d_frames(p2, &switches);
+	cr_assert_gt(switches, turns / 2);
+	cr_assert_lt(frames, turns / 20, "%u frames for %u turns", frames,
+	    turns);
+	cr_assert_not_null(r = topen(p2, &why), "%s", why);
+	lastts = 0;
+	while ((rc = grmtrace_next(r, &ev)) == 1) {
+		if (ev->kind != GRMTRACE_RECORD)
+			continue;
+		for (t = 0; t < 3 && tid[t] != ev->tid; t++)
+			;
+		cr_assert_lt(t, 3, "thread %u", ev->tid);
+		cr_assert_eq(ev->pid, pid[t]);
+		memcpy(&h, moved[t] + 32 * got[t], sizeof h);
+		cr_assert_eq(ev->ts, h.ts);
+		cr_assert_eq(ev->f[0].v.i, (int64_t)t);
+		cr_assert_geq(ev->ts, lastts);
+		lastts = ev->ts;
+		got[t]++;
+		total++;
+	}
+	cr_assert_eq(rc, 0, "%s", grmtrace_error(r));
+	for (t = 0; t < 3; t++)
+		cr_assert_eq(got[t], len[t] / 32);
+	cr_assert_eq(total, (len[0] + len[1] + len[2]) / 32);
+	grmtrace_close(r);
+	/* Sought: the record found is of its thread, and so are those
+	 * after it (the switches passed over are applied). */
+	cr_assert_not_null(r = topen(p2, &why), "%s", why);
+	for (m = 1; m < 40; m++) {
+		t = (unsigned)(m % 3);
+		memcpy(&h, moved[t] + 32 * ((len[t] / 32) * m / 40), sizeof h);
+		cr_assert_eq(grmtrace_seek(r, h.ts), 1, "%s",
+		    grmtrace_error(r));
+		for (k = 0; k < 50 && grmtrace_next(r, &ev) == 1; k++) {
+			if (ev->kind != GRMTRACE_RECORD)
+				continue;
+			cr_assert_geq(ev->ts, h.ts);
+			for (i = 0; i < 3 && tid[i] != ev->tid; i++)
+				;
+			cr_assert_lt(i, 3);
+			cr_assert_eq(ev->pid, pid[i]);
+			cr_assert_eq(ev->f[0].v.i, (int64_t)i,
+			    "thread %u at %llu", ev->tid,
+			    (unsigned long long)ev->ts);
+		}
+	}
+	grmtrace_close(r);
+}
+
+/* Seeking into a piece that begins before the time sought, with only a
+ * frame cut short after it (a writer stopped while writing) whose first
+ * time is before it too (any time: it is cut): the piece is read, not
+ * passed over with the cut frame (found by fuzz_tape). */
+Test(tape, seek_into_a_piece_before_a_cut_frame)
+{
+	const char *p = path("cut.bin"), *why;
+	static unsigned char recs[2][7 * 32];
+	const struct grmtrace_ev *ev;
+	struct tape_w *w;
+	struct grmtrace *r;
+	struct stat sb;
+	int64_t a;
+	unsigned i, k;
+
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 7; i++) {
+			rec_put_hdr(recs[k] + i * 32, 32, REC_CLASS_USER,
+			    REC_ATTR_POINT, 3, 1000 + 100 * i + 10 * k);
+			a = (int64_t)i;
+			memcpy(recs[k] + i * 32 + 16, &a, 8);
+			memcpy(recs[k] + i * 32 + 24, &a, 8);
+		}
+	cr_assert_not_null(w = tape_open_fmt(p, TAPE_FMT_BIN, "mm", 1, 2));
+	cr_assert_eq(tape_def(w, 3, REC_CLASS_USER, REC_ATTR_POINT, "%d %u",
+	    5, "pair", 4), 0);
+	cr_assert_eq(tape_piece(w, 2, 300, 301, recs[0], sizeof recs[0]), 0);
+	cr_assert_eq(tape_write_out(w), 0);
+	cr_assert_eq(tape_piece(w, 2, 300, 302, recs[1], sizeof recs[1]), 0);
+	cr_assert_eq(tape_close(w), 0);
+	/* The last frame cut in its middle. */
+	cr_assert_eq(stat(p, &sb), 0);
+	cr_assert_eq(truncate(p, sb.st_size - 40), 0);
+	for (i = 1; i < 7; i++) {
+		cr_assert_not_null(r = topen(p, &why), "%s", why);
+		cr_assert_eq(grmtrace_seek(r, 1000 + 100 * i - 50), 1, "%s",
+		    grmtrace_error(r));
+		cr_assert_eq(grmtrace_next(r, &ev), 1);
+		cr_assert_eq(ev->ts, 1000 + 100 * i);
+		cr_assert_eq(ev->tid, 301);
+		grmtrace_close(r);
+	}
 }

@@ -79,8 +79,10 @@ struct tape_def {
 /* 2: #PROC ends say how (exit, killed, exec, gone); readers take 1 too. */
 #define TAPE_VERSION	2
 /* A binary file's version: 3 holds its records in dense pieces (D
- * frames), which a reader of 2 would skip; readers take 1 and 2 too. */
-#define TAPE_BIN_VERSION	3
+ * frames), which a reader of 2 would skip; 4 lets a D frame hold the
+ * records of several threads of its process (thread switches), which a
+ * reader of 3 would reject; readers take 1 to 3 too. */
+#define TAPE_BIN_VERSION	4
 #define TAPE_LINE_MAX	(64 * 1024)
 
 struct tape_w;

@@ -260,6 +260,7 @@ wflush(struct tape_w *w)
 	char *nb;
 	int e;
 
+	w->dfr_open = 0;	/* written, or moved: closed */
 	if (w->cut && ftruncate(w->fd, (off_t)w->out) != 0)
 		return werror(w, errno);
 	w->cut = 0;

@@ -18,7 +18,16 @@ struct bin_r {
 	const char	*pe;
 	uint32_t	node, pid, tid;
 	char		*dbuf;	/* a dense piece's records, decoded */
+	/* Its switches to other threads (version 4): the next, sw[swi],
+	 * at decoded offset sw[swi].off; nsw of them. */
+	struct rec_dense_sw *sw;
+	size_t		swi, nsw;
+	uint64_t	version;
 };
+
+/* The most switches a D frame can hold: each takes 8 bytes or more and
+ * is followed by a record of at least 8. */
+#define BIN_SW_MAX	(TAPE_LINE_MAX / 16)
 
 static uint64_t
 ld64(const char *p)
@@ -150,12 +159,23 @@ static const struct tr_fieldops bin_fields = { get1, 0 };
 static int
 piece_record(struct tape_r *r, struct bin_r *b, struct tape_ev *ev)
 {
+	const struct rec_dense_sw *sw;
 	struct rec_hdr h;
 	unsigned i;
 
 	memcpy(&h, b->pp, sizeof h);
 	if (h.len < sizeof h || h.len > (size_t)(b->pe - b->pp))
 		return tr_fail(r, "piece: record of %u bytes", (unsigned)h.len);
+	/* (bin_skip may have passed over records, and switches.) */
+	while (b->swi < b->nsw &&
+	    (size_t)(b->pp - b->dbuf) >= b->sw[b->swi].off) {
+		sw = &b->sw[b->swi++];
+		if (sw->word == REC_DENSE_SW_HOST)
+			b->node = sw->node;
+		if (sw->word != REC_DENSE_SW_THREAD)
+			b->pid = sw->pid;
+		b->tid = sw->tid;
+	}
 	ev->kind = TAPE_RECORD;
 	ev->ts = h.ts;
 	ev->node = b->node;
@@ -189,8 +209,17 @@ dense_piece(struct tape_r *r, struct bin_r *b, const char *p, size_t len)
 	if (b->dbuf == NULL &&
 	    (b->dbuf = malloc(REC_DENSE_OUT_MAX(TAPE_LINE_MAX))) == NULL)
 		return tr_fail(r, "out of memory");
-	n = rec_dense_decode(p + 12, len - 12, b->dbuf,
-	    REC_DENSE_OUT_MAX(TAPE_LINE_MAX));
+	if (b->version >= 4 && b->sw == NULL &&
+	    (b->sw = malloc(BIN_SW_MAX * sizeof *b->sw)) == NULL)
+		return tr_fail(r, "out of memory");
+	b->swi = b->nsw = 0;
+	if (b->version >= 4)
+		n = rec_dense_decode_sw(p + 12, len - 12, b->dbuf,
+		    REC_DENSE_OUT_MAX(TAPE_LINE_MAX), b->sw, BIN_SW_MAX,
+		    &b->nsw);
+	else
+		n = rec_dense_decode(p + 12, len - 12, b->dbuf,
+		    REC_DENSE_OUT_MAX(TAPE_LINE_MAX));
 	if (n <= 0)
 		return tr_fail(r, "dense piece: malformed");
 	b->node = ld32(p);
@@ -228,6 +257,7 @@ frame(struct tape_r *r, struct bin_r *b, struct tape_ev *ev)
 		b->node = ld32(p);
 		b->pid = ld32(p + 4);
 		b->tid = ld32(p + 8);
+		b->swi = b->nsw = 0;
 		b->pp = p + 12;
 		b->pe = p + len;
 		return 0;
@@ -323,7 +353,7 @@ bin_skip(struct tape_r *r, uint64_t ts, struct tape_ev *ev)
 	struct bin_r *b = r->priv;
 	uint64_t prev = 0, prevline = 0, fts = 0;
 	struct rec_hdr h;
-	int rc, back = 0;
+	int rc, back = 0, cut;
 	uint32_t len = 0;
 	char kind = 0;
 
@@ -341,7 +371,10 @@ bin_skip(struct tape_r *r, uint64_t ts, struct tape_ev *ev)
 			return bin_next(r, ev);
 		if ((rc = peek(r, &kind, &len, &fts)) < 0)
 			return -1;
-		if (back && (rc == 0 || !PIECE_OR_RECORD(kind) ||
+		/* A frame cut short at the end of the file is read (to say
+		 * so), after the remembered piece: its time may be anything. */
+		cut = rc > 0 && past_end(r, 5 + (uint64_t)len);
+		if (back && (rc == 0 || cut || !PIECE_OR_RECORD(kind) ||
 		    fts >= ts)) {
 			/* Read the remembered piece after all. */
 			if (tr_goto(r, prev) != 0)
@@ -354,8 +387,7 @@ bin_skip(struct tape_r *r, uint64_t ts, struct tape_ev *ev)
 		}
 		if (rc == 0)
 			return 0;
-		if (PIECE_OR_RECORD(kind) && fts < ts &&
-		    !past_end(r, 5 + (uint64_t)len)) {
+		if (PIECE_OR_RECORD(kind) && fts < ts && !cut) {
 			if (kind != 'R') {
 				prev = tr_tell(r);
 				prevline = r->lineno;
@@ -391,8 +423,10 @@ bin_free(struct tape_r *r)
 {
 	struct bin_r *b = r->priv;
 
-	if (b != NULL)
+	if (b != NULL) {
 		free(b->dbuf);
+		free(b->sw);
+	}
 	free(r->priv);
 	r->priv = NULL;
 }
@@ -423,6 +457,7 @@ tr_bin_open(struct tape_r *r, const char **why)
 		*why = "out of memory";
 		return -1;
 	}
+	((struct bin_r *)r->priv)->version = v.v.u;
 	r->ops = &bin_rops;
 	r->fmt = GRMTRACE_FMT_BIN;
 	return 1;

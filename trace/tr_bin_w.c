@@ -98,6 +98,7 @@ fbegin(struct tape_w *w, const char **lim, char kind)
 {
 	char *d = tw_begin(w, lim);
 
+	w->dfr_open = 0;	/* no longer the last */
 	if (d == NULL)
 		return NULL;
 	d[4] = kind;
@@ -201,6 +202,106 @@ dend(struct tape_w *w, char *d, ssize_t n, size_t used, size_t nrec)
 	return 0;
 }
 
+/*
+ * Records join the last D frame if it still ends the buffer and has room
+ * for a record and a switch (doc/formats.md 3): threads or processes
+ * whose records interleave in time fill one frame, not a frame (25
+ * bytes of header and base) every few records.  Returns where they go
+ * in the frame (after a switch, if of another thread); NULL if they
+ * cannot join it.
+ */
+static char *
+djoin(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+      const char **lim)
+{
+	char *d = w->buf + w->len;
+
+	if (!w->dfr_open)
+		return NULL;
+	*lim = w->buf + w->dfr + TAPE_LINE_MAX;
+	if (*lim - d < REC_DENSE_SW_MAX + 4 + REC_MAX)
+		return NULL;
+	return d + rec_dense_sw_put(d, w->dfr_node, w->dfr_pid, w->dfr_tid,
+	    node, pid, tid);
+}
+
+/* Notes the D frame at buf[fst] as open, its last record of thread tid
+ * at time last. */
+static void
+dopen(struct tape_w *w, size_t fst, uint32_t node, uint32_t pid,
+      uint32_t tid, uint64_t last)
+{
+	w->dfr_open = 1;
+	w->dfr = fst;
+	w->dfr_node = node;
+	w->dfr_pid = pid;
+	w->dfr_tid = tid;
+	w->dfr_last = last;
+}
+
+/* The records joined to the open frame end at d: its length, the
+ * buffer's. */
+static void
+djoined(struct tape_w *w, char *d, size_t nrec)
+{
+	char *f = w->buf + w->dfr;
+
+	b_u32(f, f + 4, (uint32_t)(d - f - 5));
+	w->len = (size_t)(d - w->buf);
+	w->records += nrec;
+}
+
+/* The time of the last of the whole records at p[0..len). */
+static uint64_t
+last_ts(const char *p, size_t len)
+{
+	struct rec_hdr h;
+	size_t off = 0;
+
+	h.ts = 0;
+	while (len - off >= sizeof h) {
+		memcpy(&h, p + off, sizeof h);
+		if (h.len < sizeof h || h.len > len - off)
+			break;
+		off += h.len;
+	}
+	return h.ts;
+}
+
+/* The next D frame's run of bin_piece, at d (room up to lim): from the
+ * records at p (len bytes, off into what st describes), copied from *s
+ * at *sp (NULL: not known) where it can.  Its length or -1; what it
+ * holds in *used, *nrec; *s NULL if the source is lost, else *sp moved
+ * past what it took. */
+static ssize_t
+bin_piece_frame(const char *p, size_t len, const char **sv, size_t slen,
+		size_t *spv, int same, const struct tape_stretch *st,
+		size_t off, char *d, const char *lim, size_t *used,
+		size_t *nrec)
+{
+	const char *s = *sv;
+	size_t sp = *spv, su, room = (size_t)(lim - d);
+	ssize_t n;
+
+	if (s != NULL && (same & TAPE_SRC_ALIKE) && !(same & TAPE_SRC_ONE) &&
+	    st != NULL && st->at != NULL)
+		n = rec_dense_copy_part_st(p, len, s + sp, slen - sp, st->at,
+		    st->n, st->base + (uint32_t)off, d, room, used, &su, nrec);
+	else if (s != NULL && (same & TAPE_SRC_ALIKE))
+		n = rec_dense_copy_part(p, len, s + sp, slen - sp,
+		    same & TAPE_SRC_ONE, d, room, used, &su, nrec);
+	else if (s != NULL)
+		n = rec_dense_recode_part(p, len, s + sp, slen - sp, d, room,
+		    used, &su, nrec);
+	else
+		return rec_dense_encode_part(p, len, d, room, used, nrec);
+	if (n >= 0 && su == SIZE_MAX)
+		*sv = NULL;
+	else if (n >= 0)
+		*spv = sp + su;
+	return n;
+}
+
 /* Records go in dense pieces (D frames, doc/formats.md section 3): the
  * run of section 2.6 after the thread, as many records a frame as fit;
  * with src, copied from it where it can (tape_piece_from; same holds
@@ -212,43 +313,47 @@ bin_piece(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 	  const struct tape_stretch *st, size_t *sused)
 {
 	const char *p = recs, *s = src, *lim;
-	size_t off = 0, used, nrec, sp = 0, su;
-	uint64_t foff;
-	ssize_t n;
+	size_t off = 0, used, nrec, sp = 0, fst;
+	uint64_t t;
+	ssize_t n, sk;
 	char *d;
 
 	while (off < len) {
-		foff = w->out + w->len;
-		if ((d = dbegin(w, &lim, node, pid, tid)) == NULL)
-			return fend(w, NULL);
-		if (s != NULL && (same & TAPE_SRC_ALIKE) &&
-		    !(same & TAPE_SRC_ONE) && st != NULL && st->at != NULL) {
-			n = rec_dense_copy_part_st(p + off, len - off, s + sp,
-			    slen - sp, st->at, st->n, st->base + (uint32_t)off,
-			    d, (size_t)(lim - d), &used, &su, &nrec);
-			if (n >= 0 && su == SIZE_MAX)
-				s = NULL;
-			else if (n >= 0)
-				sp += su;
-		} else if (s != NULL) {
-			n = same & TAPE_SRC_ALIKE ? rec_dense_copy_part(
-			    p + off, len - off, s + sp, slen - sp,
-			    same & TAPE_SRC_ONE, d, (size_t)(lim - d), &used,
-			    &su, &nrec) : rec_dense_recode_part(p + off,
-			    len - off, s + sp, slen - sp, d, (size_t)(lim - d),
-			    &used, &su, &nrec);
-			if (n >= 0 && su == SIZE_MAX)
-				s = NULL;
-			else if (n >= 0)
-				sp += su;
-		} else
-			n = rec_dense_encode_part(p + off, len - off, d,
+		if ((d = djoin(w, node, pid, tid, &lim)) != NULL) {
+			/* Encoded after the open frame's last record (the
+			 * slower way: these records were decoded). */
+			t = w->dfr_last;
+			n = rec_dense_encode_cont(p + off, len - off, &t, d,
 			    (size_t)(lim - d), &used, &nrec);
-		if (dend(w, d, n, used, nrec) != 0)
-			return -1;
+			if (n < 0)
+				return -1;
+			if (used == 0) {
+				w->dfr_open = 0;
+				continue;
+			}
+			if (s != NULL) {
+				sk = rec_dense_skip(s + sp, slen - sp, used);
+				if (sk < 0)
+					s = NULL;
+				else
+					sp += (size_t)sk;
+			}
+			djoined(w, d + n, nrec);
+			fst = w->dfr;
+		} else {
+			if ((d = dbegin(w, &lim, node, pid, tid)) == NULL)
+				return fend(w, NULL);
+			fst = (size_t)(d - 17 - w->buf);
+			n = bin_piece_frame(p + off, len - off, &s, slen, &sp,
+			    same, st, off, d, lim, &used, &nrec);
+			if (dend(w, d, n, used, nrec) != 0)
+				return -1;
+			t = last_ts(p + off, used);
+		}
+		dopen(w, fst, node, pid, tid, t);
 		if (w->sum != NULL)
-			tw_sum_piece(w, foff, node, pid, tid, p + off, used,
-			    st, off);
+			tw_sum_piece(w, w->out + fst, node, pid, tid, p + off,
+			    used, st, off);
 		off += used;
 	}
 	if (sused != NULL)
@@ -265,26 +370,43 @@ tr_bin_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
 {
 	struct rec_dense_segs g = { NULL, 0, 0, 0, 0 };
 	const char *s = src, *lim;
-	size_t off = 0, sp = 0, used, su, nrec;
-	uint64_t foff, t = prev;
+	size_t off = 0, sp = 0, used, su, nrec, fst;
+	uint64_t t = prev;
 	ssize_t n;
 	char *d;
 
 	while (off < len) {
-		foff = w->out + w->len;
-		if ((d = dbegin(w, &lim, node, pid, tid)) == NULL)
-			return fend(w, NULL);
 		if (sg != NULL) {
 			g = *sg;
 			g.base = sg->base + (uint32_t)sp;
 		}
-		n = rec_dense_frame_st(s + sp, slen - sp, t, sh, &g, len - off,
-		    d, (size_t)(lim - d), &used, &su, &nrec, last);
-		if (dend(w, d, n, used, nrec) != 0)
-			return -1;
+		if ((d = djoin(w, node, pid, tid, &lim)) != NULL) {
+			fst = w->dfr;
+			n = rec_dense_frame_cont(s + sp, slen - sp, t, sh, &g,
+			    len - off, &w->dfr_last, d, (size_t)(lim - d),
+			    &used, &su, &nrec, last);
+			if (n < 0)
+				return -1;
+			if (used == 0) {	/* cannot be: a new frame */
+				w->dfr_open = 0;
+				continue;
+			}
+			djoined(w, d + n, nrec);
+		} else {
+			if ((d = dbegin(w, &lim, node, pid, tid)) == NULL)
+				return fend(w, NULL);
+			fst = (size_t)(d - 17 - w->buf);
+			n = rec_dense_frame_st(s + sp, slen - sp, t, sh, &g,
+			    len - off, d, (size_t)(lim - d), &used, &su, &nrec,
+			    last);
+			if (dend(w, d, n, used, nrec) != 0)
+				return -1;
+		}
+		dopen(w, fst, node, pid, tid,
+		    *last + sh->by[rec_dense_step(sh, *last)]);
 		if (w->sum != NULL)
-			tw_sum_dense(w, foff, node, pid, tid, s + sp, su, t,
-			    sh, &g);
+			tw_sum_dense(w, w->out + fst, node, pid, tid, s + sp,
+			    su, t, sh, &g);
 		t = *last;
 		off += used;
 		sp += su;

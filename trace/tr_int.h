@@ -77,6 +77,15 @@ struct tape_w {
 	char		*path;
 	uint64_t	sum_ns;
 	uint64_t	sum_records;	/* records it had then */
+	/* The binary format's last D frame, while it ends buf and is not
+	 * written (dfr_open): more records of its process join it, after a
+	 * thread switch if another thread's (doc/formats.md 3).  Where it
+	 * starts in buf, its process, the thread of its last record and
+	 * that record's time. */
+	int		dfr_open;
+	size_t		dfr;
+	uint32_t	dfr_node, dfr_pid, dfr_tid;
+	uint64_t	dfr_last;
 };
 
 /* Binary format: the next frame read is the one at file offset off (a

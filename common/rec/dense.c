@@ -140,7 +140,7 @@ src_rec(const unsigned char *s, size_t n, size_t *rl)
 static inline ssize_t
 encode_from(const unsigned char *p, size_t len, const unsigned char *src,
 	    size_t slen, unsigned char *o, size_t cap, size_t *used,
-	    size_t *sused, size_t *nrec)
+	    size_t *sused, size_t *nrec, uint64_t *cont)
 {
 	struct rec_dense_enc e;
 	struct rec_hdr h;
@@ -151,13 +151,18 @@ encode_from(const unsigned char *p, size_t len, const unsigned char *src,
 	*used = 0;
 	if (nrec != NULL)
 		*nrec = 0;
-	if (cap < REC_DENSE_BASE) {
-		errno = EMSGSIZE;
-		return -1;
+	if (cont != NULL) {
+		e.prev = *cont;
+		pos = 0;
+	} else {
+		if (cap < REC_DENSE_BASE) {
+			errno = EMSGSIZE;
+			return -1;
+		}
+		if (len >= sizeof(struct rec_hdr))
+			memcpy(&ts, p + offsetof(struct rec_hdr, ts), 8);
+		pos = rec_dense_begin(&e, o, ts);
 	}
-	if (len >= sizeof(struct rec_hdr))
-		memcpy(&ts, p + offsetof(struct rec_hdr, ts), 8);
-	pos = rec_dense_begin(&e, o, ts);
 	while (off < len) {
 		if (len - off < sizeof(struct rec_hdr))
 			goto bad;
@@ -208,6 +213,8 @@ encode_from(const unsigned char *p, size_t len, const unsigned char *src,
 		*sused = sp;
 	if (nrec != NULL)
 		*nrec = k;
+	if (cont != NULL)
+		*cont = e.prev;
 	return (ssize_t)pos;
 bad:
 	errno = EINVAL;
@@ -218,7 +225,16 @@ ssize_t
 rec_dense_encode_part(const void *recs, size_t len, void *out, size_t cap,
 		      size_t *used, size_t *nrec)
 {
-	return encode_from(recs, len, NULL, 0, out, cap, used, NULL, nrec);
+	return encode_from(recs, len, NULL, 0, out, cap, used, NULL, nrec,
+	    NULL);
+}
+
+ssize_t
+rec_dense_encode_cont(const void *recs, size_t len, uint64_t *prev,
+		      void *out, size_t cap, size_t *used, size_t *nrec)
+{
+	return encode_from(recs, len, NULL, 0, out, cap, used, NULL, nrec,
+	    prev);
 }
 
 ssize_t
@@ -226,7 +242,8 @@ rec_dense_recode_part(const void *recs, size_t len, const void *src,
 		      size_t slen, void *out, size_t cap, size_t *used,
 		      size_t *sused, size_t *nrec)
 {
-	return encode_from(recs, len, src, slen, out, cap, used, sused, nrec);
+	return encode_from(recs, len, src, slen, out, cap, used, sused, nrec,
+	    NULL);
 }
 
 /* rec_dense_copy_part's work; with at, rec_dense_copy_part_st's. */
@@ -245,7 +262,8 @@ copy_from(const void *recs, size_t len, const void *src, size_t slen,
 	ssize_t n;
 
 	if (len == 0 || cap < REC_DENSE_BASE)
-		return encode_from(p, len, NULL, 0, o, cap, used, sused, nrec);
+		return encode_from(p, len, NULL, 0, o, cap, used, sused, nrec,
+		    NULL);
 	memcpy(&l, p, 2);
 	sl = src_rec(s, slen, &rl);
 	if (len < sizeof(struct rec_hdr) || sl == 0 || rl != l ||
@@ -359,7 +377,7 @@ copy_from(const void *recs, size_t len, const void *src, size_t slen,
 	return (ssize_t)pos;
 other:
 	/* src does not follow: encoded. */
-	n = encode_from(p, len, NULL, 0, o, cap, used, NULL, nrec);
+	n = encode_from(p, len, NULL, 0, o, cap, used, NULL, nrec, NULL);
 	*sused = SIZE_MAX;
 	return n;
 }
@@ -444,6 +462,12 @@ step(struct rec_dense_shift *sh, uint32_t *k, uint64_t t, size_t off,
 	}
 }
 
+/* Where walk notes the switches it may take (NULL: none). */
+struct sw_out {
+	struct rec_dense_sw	*v;
+	size_t			n, max;
+};
+
 /*
  * A scan's records after one of word w that have the same word: of
  * the same length and stretch, with the same checks but their delta's
@@ -490,7 +514,7 @@ scan_same(const unsigned char *in, size_t n, size_t pos, uint32_t w,
 static inline __attribute__((always_inline)) ssize_t
 walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
      int *canon, struct rec_dense_shift *sh, struct rec_dense_info *inf,
-     struct rec_dense_seg *sg, uint32_t sgmax)
+     struct rec_dense_seg *sg, uint32_t sgmax, struct sw_out *sw)
 {
 	static const uint64_t all = UINT64_MAX, none = 0;
 	struct rec_dense_shift nosh = { 1, &all, &none, NULL, 0, 0, NULL };
@@ -587,6 +611,30 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 				    &mono, &nrec, &olen);
 			continue;
 		}
+		if (sw != NULL && (w == REC_DENSE_SW_THREAD ||
+		    w == REC_DENSE_SW_PROC || w == REC_DENSE_SW_HOST)) {
+			struct rec_dense_sw *x = sw->v + sw->n;
+			size_t xl = 8 + 4 * (w >> 2);	/* 8, 12, 16 */
+
+			/* After a record, not after a switch. */
+			if (n - pos < xl || olen == 0 ||
+			    (sw->n > 0 && x[-1].off == olen) ||
+			    sw->n == sw->max)
+				return -1;
+			x->off = (uint32_t)olen;
+			x->word = w;
+			x->node = w == REC_DENSE_SW_HOST ?
+			    ld32(in + pos + 4) : 0;
+			x->pid = w != REC_DENSE_SW_THREAD ?
+			    ld32(in + pos + xl - 8) : 0;
+			x->tid = ld32(in + pos + xl - 4);
+			sw->n++;
+			nrec--;
+			key = FORM_LONG;	/* a stretch ends */
+			one = 0;
+			pos += xl;
+			continue;
+		}
 		if (w != FORM_LONG || n - pos - 4 < sizeof h)
 			return -1;
 		memcpy(&h, in + pos + 4, sizeof h);
@@ -629,6 +677,9 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 		pos += 4 + h.len;
 		olen += h.len;
 	}
+	/* Before a record. */
+	if (sw != NULL && sw->n > 0 && sw->v[sw->n - 1].off == olen)
+		return -1;
 	if (canon != NULL && one && olen > 0)
 		*canon |= REC_DENSE_ONE;
 	if (inf != NULL) {
@@ -646,27 +697,27 @@ walk(const unsigned char *in, size_t n, unsigned char *out, size_t cap,
 ssize_t
 rec_dense_len(const void *in, size_t n)
 {
-	return walk(in, n, NULL, 0, NULL, NULL, NULL, NULL, 0);
+	return walk(in, n, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL);
 }
 
 ssize_t
 rec_dense_decode(const void *in, size_t n, void *out, size_t cap)
 {
-	return walk(in, n, out, cap, NULL, NULL, NULL, NULL, 0);
+	return walk(in, n, out, cap, NULL, NULL, NULL, NULL, 0, NULL);
 }
 
 ssize_t
 rec_dense_decode_canon(const void *in, size_t n, void *out, size_t cap,
 		       int *canon)
 {
-	return walk(in, n, out, cap, canon, NULL, NULL, NULL, 0);
+	return walk(in, n, out, cap, canon, NULL, NULL, NULL, 0, NULL);
 }
 
 ssize_t
 rec_dense_scan(const void *in, size_t n, int *canon,
 	       struct rec_dense_info *inf)
 {
-	return walk(in, n, NULL, 0, canon, NULL, inf, NULL, 0);
+	return walk(in, n, NULL, 0, canon, NULL, inf, NULL, 0, NULL);
 }
 
 ssize_t
@@ -674,14 +725,26 @@ rec_dense_scan_st(const void *in, size_t n, int *canon,
 		  struct rec_dense_info *inf, struct rec_dense_seg *seg,
 		  uint32_t max)
 {
-	return walk(in, n, NULL, 0, canon, NULL, inf, seg, max);
+	return walk(in, n, NULL, 0, canon, NULL, inf, seg, max, NULL);
+}
+
+ssize_t
+rec_dense_decode_sw(const void *in, size_t n, void *out, size_t cap,
+		    struct rec_dense_sw *sw, size_t max, size_t *nsw)
+{
+	struct sw_out so = { sw, 0, max };
+	ssize_t r;
+
+	r = walk(in, n, out, cap, NULL, NULL, NULL, NULL, 0, &so);
+	*nsw = so.n;
+	return r;
 }
 
 ssize_t
 rec_dense_decode_shift(const void *in, size_t n, void *out, size_t cap,
 		       struct rec_dense_shift *sh)
 {
-	return walk(in, n, out, cap, NULL, sh, NULL, NULL, 0);
+	return walk(in, n, out, cap, NULL, sh, NULL, NULL, 0, NULL);
 }
 
 size_t
@@ -737,6 +800,18 @@ rec_dense_frame_st(const void *src, size_t slen, uint64_t prev,
 		   size_t cap, size_t *used, size_t *sused, size_t *nrec,
 		   uint64_t *last)
 {
+	return rec_dense_frame_cont(src, slen, prev, sh, sg, len, NULL, out,
+	    cap, used, sused, nrec, last);
+}
+
+ssize_t
+rec_dense_frame_cont(const void *src, size_t slen, uint64_t prev,
+		     const struct rec_dense_shift *sh,
+		     const struct rec_dense_segs *sg, size_t len,
+		     const uint64_t *cont, void *out, size_t cap,
+		     size_t *used, size_t *sused, size_t *nrec,
+		     uint64_t *last)
+{
 	uint32_t si = 0, end;
 	uint64_t te;
 	size_t m, f;
@@ -751,7 +826,7 @@ rec_dense_frame_st(const void *src, size_t slen, uint64_t prev,
 	*used = *sused = 0;
 	*nrec = 0;
 	*last = prev;
-	if (cap < REC_DENSE_BASE) {
+	if (cont == NULL && cap < REC_DENSE_BASE) {
 		errno = EMSGSIZE;
 		return -1;
 	}
@@ -768,7 +843,11 @@ rec_dense_frame_st(const void *src, size_t slen, uint64_t prev,
 	shift = sh->by[st];
 	lim = st + 1 < sh->n ? sh->upto[st] : UINT64_MAX;
 	rl = rec_dense_one(s, prev, shift, r, &t);
-	pos = rec_dense_begin(&e, o, t + shift);
+	if (cont != NULL) {
+		e.prev = *cont;
+		pos = 0;
+	} else
+		pos = rec_dense_begin(&e, o, t + shift);
 	if (cap - pos < rl + 4)
 		return (ssize_t)pos;
 	pos += put_one(&e, r, rl, o + pos);

@@ -16,6 +16,7 @@
  *
  *	u32 word	bits 0-1 form: 0 short, slots sign-extended;
  *			1 short, slots zero-extended; 2 long; 3 invalid
+ *			(but a thread switch, in a binary file: below)
  *	short:		bits 2-5 slots (0..15), 6-9 cls, 10-13 attr,
  *			14-31 eid + 64;
  *			i32 ts minus the previous record's (the base for
@@ -256,6 +257,81 @@ ssize_t rec_dense_frame_st(const void *src, size_t slen, uint64_t prev,
 			   const struct rec_dense_segs *sg, size_t len,
 			   void *out, size_t cap, size_t *used, size_t *sused,
 			   size_t *nrec, uint64_t *last);
+
+/* rec_dense_encode_part continuing a frame: no base is written, the
+ * first record's delta is from *prev (the time of the frame's record
+ * before it), and *prev is then the last record's time. */
+ssize_t rec_dense_encode_cont(const void *recs, size_t len, uint64_t *prev,
+			      void *out, size_t cap, size_t *used,
+			      size_t *nrec);
+
+/* rec_dense_frame_st continuing a frame (cont not NULL): no base is
+ * written, and the first record's delta is from *cont, the time (moved)
+ * of the frame's record before it; cap need only hold a record. */
+ssize_t rec_dense_frame_cont(const void *src, size_t slen, uint64_t prev,
+			     const struct rec_dense_shift *sh,
+			     const struct rec_dense_segs *sg, size_t len,
+			     const uint64_t *cont, void *out, size_t cap,
+			     size_t *used, size_t *sused, size_t *nrec,
+			     uint64_t *last);
+
+/*
+ * Switches (a D frame's run in a binary file of version 4,
+ * doc/formats.md 3): between two records, a word of form 3 then the ids
+ * of the records after it, each still timed from the record before it
+ * in the run: REC_DENSE_SW_THREAD and a u32 tid (another thread of the
+ * process), REC_DENSE_SW_PROC and u32 pid, tid (another process of the
+ * host), REC_DENSE_SW_HOST and u32 node, pid, tid.  A run holds one only
+ * after a record and before one, never two in a row.
+ */
+#define REC_DENSE_SW_THREAD	3u
+#define REC_DENSE_SW_PROC	7u
+#define REC_DENSE_SW_HOST	11u
+#define REC_DENSE_SW_MAX	16	/* bytes of the longest */
+struct rec_dense_sw {
+	uint32_t	off;	/* decoded offset of its first record */
+	uint32_t	word;	/* REC_DENSE_SW_*: which ids it gives */
+	uint32_t	node, pid, tid;	/* (those it does not give: 0) */
+};
+
+/* The switch from records of (node0, pid0, tid0) to those of (node, pid,
+ * tid), at out (REC_DENSE_SW_MAX bytes of room): its bytes, 0 if none is
+ * needed. */
+static inline size_t
+rec_dense_sw_put(void *out, uint32_t node0, uint32_t pid0, uint32_t tid0,
+		 uint32_t node, uint32_t pid, uint32_t tid)
+{
+	unsigned char *o = out;
+	uint32_t v[4];
+	size_t n;
+
+	if (node != node0) {
+		v[0] = REC_DENSE_SW_HOST;
+		v[1] = node;
+		v[2] = pid;
+		v[3] = tid;
+		n = 16;
+	} else if (pid != pid0) {
+		v[0] = REC_DENSE_SW_PROC;
+		v[1] = pid;
+		v[2] = tid;
+		n = 12;
+	} else if (tid != tid0) {
+		v[0] = REC_DENSE_SW_THREAD;
+		v[1] = tid;
+		n = 8;
+	} else
+		return 0;
+	__builtin_memcpy(o, v, n);	/* little-endian, as the run */
+	return n;
+}
+
+/* rec_dense_decode of a run that may hold switches: the first max of
+ * them in sw[], their number in *nsw (more than max: -1, as for any
+ * malformed run). */
+ssize_t rec_dense_decode_sw(const void *in, size_t n, void *out, size_t cap,
+			    struct rec_dense_sw *sw, size_t max,
+			    size_t *nsw);
 
 /* The time of the record that ends src[0..slen) (short records of one
  * length sl), the one before the first at time prev. */
