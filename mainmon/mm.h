@@ -255,6 +255,8 @@ struct mm_order {
 						   order across a clock refit */
 	uint64_t		forced;		/* written before the watermark,
 						   for room */
+	uint64_t		paired;		/* of two streams taking turns,
+						   merged record by record */
 };
 
 /* Message sends waiting for their receive, and the reverse, by (sender
@@ -1012,6 +1014,12 @@ int mm_out_batch(struct mm *mm, struct mm_conn *c, uint32_t round,
 int mm_out_piece(struct mm *mm, struct mm_piece *pc, uint64_t w);
 /* The time of a lazy piece's record at pc->pos (on mainmon's clock). */
 uint64_t mm_out_lazy_ts(const struct mm_piece *pc);
+/* The records of lazy pieces a and b before w (and in time order) that
+ * need no look, merged into the binary file record by record (two
+ * threads taking turns); returns how many, 0 if none can go so.  Never a
+ * piece's last record. */
+uint64_t mm_out_pair(struct mm *mm, struct mm_piece *a, struct mm_piece *b,
+		     uint64_t w);
 /*
  * Whether the file's writes fail (a full disk): 1 while they do, and the
  * merge then writes no more records (they stay with it and their LMs,

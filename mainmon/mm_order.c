@@ -318,6 +318,42 @@ send_acks(struct mm *mm)
 	}
 }
 
+/*
+ * The heap's top stream and the next (heap[1] or heap[2]) taking turns:
+ * their records before w and the third's next merged at once
+ * (mm_out_pair), their places in the heap mended.  Returns how many.
+ */
+static uint64_t
+pair(struct mm *mm, uint64_t w)
+{
+	struct mm_order *o = &mm->order;
+	struct mm_stream *s = o->heap[0], *t = o->heap[1];
+	uint64_t bound = w, n;
+	uint32_t i, c;
+
+	if (o->nheap > 2 && o->heap[2]->head_ts < t->head_ts)
+		t = o->heap[2];
+	if (!t->head->lazy)
+		return 0;
+	/* The third stream's next: the other of heap[1] and heap[2], or a
+	 * child of t. */
+	for (i = 1; i <= 2 && i < o->nheap; i++)
+		if (o->heap[i] != t && o->heap[i]->head_ts < bound)
+			bound = o->heap[i]->head_ts;
+	for (c = 2 * t->heap_ix + 1; c <= 2 * t->heap_ix + 2 &&
+	    c < o->nheap; c++)
+		if (o->heap[c]->head_ts < bound)
+			bound = o->heap[c]->head_ts;
+	if ((n = mm_out_pair(mm, s->head, t->head, bound)) == 0)
+		return 0;
+	o->paired += n;
+	t->head_ts = piece_ts(t->head);
+	sift_down(o, t->heap_ix);
+	s->head_ts = piece_ts(s->head);
+	sift_down(o, 0);
+	return n;
+}
+
 int
 mm_order_write(struct mm *mm, uint64_t w)
 {
@@ -338,6 +374,10 @@ mm_order_write(struct mm *mm, uint64_t w)
 		if (o->nheap > 2 && o->heap[2]->head_ts < next)
 			next = o->heap[2]->head_ts;
 		lim = next == UINT64_MAX ? w : next + 1 < w ? next + 1 : w;
+		if (o->nheap > 1 && s->head->lazy && pair(mm, w) > 0) {
+			mm_plan_poll(mm);
+			continue;
+		}
 		/* Late records counted per host too (#LATE). */
 		node = s->head->node;
 		late = o->late;
@@ -469,6 +509,8 @@ mm_order_summary(struct mm *mm)
 	const struct mm_order *o = &mm->order;
 	const struct mm_causal *g = &mm->causal;
 
+	log_debug("order: %llu records of two threads taking turns merged "
+	    "record by record", (unsigned long long)o->paired);
 	if (tape_order(mm->out, o->late, o->clamped, o->forced,
 	    o->bytes_max) != 0 || mm_live_late(mm) != 0)
 		return -1;

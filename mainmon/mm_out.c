@@ -978,6 +978,146 @@ out_lazy(struct mm *mm, struct mm_piece *pc, uint64_t w)
 }
 
 /*
+ * mm_out_pair: two lazy pieces whose records interleave in time (two
+ * threads taking turns, the merge's slices a record or a few long),
+ * merged record by record straight into the open D frame instead of a
+ * slice at a time (out_lazy, a frame's piece and the sidecar's per
+ * slice).  A record goes so only where out_lazy would pass it without a
+ * look: short, of the type its piece's last record was checked against,
+ * no string in it, not a block's, not late.
+ */
+struct lane {
+	struct mm_piece	*pc;
+	const unsigned char *s;
+	struct rec_dense_shift sh;
+	uint64_t	prev, t, ts, lim, shift;
+	uint32_t	off, sp, sl, k, len, w, fixed;
+	int32_t		eid;
+	int		ok;	/* its next record can go so */
+};
+
+/* The lane's next record: its time, and whether it can go so (not the
+ * piece's last: the slow way ends a piece). */
+static void
+lane_peek(struct lane *l)
+{
+	uint32_t w, n;
+	int32_t d;
+
+	l->ok = 0;
+	if (l->off >= l->len)
+		return;
+	memcpy(&w, l->s + l->sp, 4);
+	if (w & 2)
+		return;		/* long */
+	n = (w >> 2) & 15;
+	memcpy(&d, l->s + l->sp + 4, 4);
+	l->t = l->prev + (uint64_t)(int64_t)d;
+	if (l->t > l->lim) {
+		l->k = rec_dense_step(&l->sh, l->t);
+		l->shift = l->sh.by[l->k];
+		l->lim = l->k + 1 < l->sh.n ? l->sh.upto[l->k] : UINT64_MAX;
+	}
+	l->ts = l->t + l->shift;
+	l->w = w;
+	l->sl = 8 + 4 * n;
+	/* (A meta record is long.) */
+	l->ok = (int32_t)(w >> 14) - REC_EID_BIAS == l->eid &&
+	    16 + 8 * n >= l->fixed && l->off + 16 + 8 * n < l->len;
+}
+
+static int
+lane_init(struct lane *l, struct mm_piece *pc)
+{
+	const struct tape_def *def = pc->lz_def;
+
+	if (!pc->lazy || def == NULL || pc->lz_gen != defs_gen ||
+	    def->eid < 0 || (l->fixed = fixed_len(&def->fmt)) == 0)
+		return -1;
+	l->pc = pc;
+	l->s = pc->dense;
+	l->eid = def->eid;
+	lazy_shift(pc, &l->sh);
+	l->prev = pc->lz_prev;
+	l->k = rec_dense_step(&l->sh, l->prev);
+	l->shift = l->sh.by[l->k];
+	l->lim = l->k + 1 < l->sh.n ? l->sh.upto[l->k] : UINT64_MAX;
+	l->off = pc->pos;
+	l->sp = pc->dpos;
+	l->len = pc->len;
+	lane_peek(l);
+	return l->ok ? 0 : -1;
+}
+
+uint64_t
+mm_out_pair(struct mm *mm, struct mm_piece *a, struct mm_piece *b,
+	    uint64_t w)
+{
+	struct lane ln[2], *c, *cur = NULL;
+	uint64_t out_ts = mm->order.out_ts, fprev = 0, foff = 0, n = 0;
+	char *d = NULL, *lim = NULL, *e;
+	struct mm_piece *p;
+	int64_t delta;
+	uint32_t v;
+
+	if (mm->out == NULL || lane_init(&ln[0], a) != 0 ||
+	    lane_init(&ln[1], b) != 0)
+		return 0;
+	for (;;) {
+		/* The earlier; a tie goes on with the lane that wrote. */
+		c = ln[1].ts < ln[0].ts || (ln[1].ts == ln[0].ts &&
+		    cur == &ln[1]) ? &ln[1] : &ln[0];
+		if (!c->ok || c->ts >= w || c->ts < out_ts)
+			break;
+		e = d;
+		if (cur == NULL) {
+			e = d = tape_dense_at(mm->out, c->pc->node->id,
+			    c->pc->pid, c->pc->tid, &lim, &fprev, &foff);
+			if (d == NULL)
+				break;
+		} else if (c != cur) {
+			if (lim - d < REC_DENSE_SW_MAX + (ptrdiff_t)c->sl)
+				break;
+			p = cur->pc;
+			e += rec_dense_sw_put(e, p->node->id, p->pid, p->tid,
+			    c->pc->node->id, c->pc->pid, c->pc->tid);
+		}
+		delta = (int64_t)(c->ts - fprev);
+		if (lim - e < (ptrdiff_t)c->sl || delta < INT32_MIN ||
+		    delta > INT32_MAX)
+			break;
+		d = e;
+		cur = c;
+		/* As the encoder writes it: the word, the delta from the
+		 * frame's record before, the slots as they came. */
+		memcpy(d, &c->w, 4);
+		v = (uint32_t)(int32_t)delta;
+		memcpy(d + 4, &v, 4);
+		memcpy(d + 8, c->s + c->sp + 8, c->sl - 8);
+		d += c->sl;
+		fprev = c->ts;
+		out_ts = c->ts;
+		tape_sum(mm->out, foff, c->ts, c->pc->node->id, c->pc->pid,
+		    c->pc->tid, c->eid);
+		c->off += 16 + 8 * ((c->w >> 2) & 15);
+		c->sp += c->sl;
+		c->prev = c->t;
+		n++;
+		lane_peek(c);
+	}
+	if (cur != NULL)
+		tape_dense_put(mm->out, d, n, cur->pc->node->id, cur->pc->pid,
+		    cur->pc->tid, fprev);
+	for (c = ln; c < ln + 2; c++) {
+		c->pc->pos = c->off;
+		c->pc->dpos = c->sp;
+		c->pc->lz_prev = c->prev;
+	}
+	mm->order.out_ts = out_ts;
+	return n;
+}
+
+/*
  * Pass 2, in time order (mm_order.c): the records of pc from pc->pos on,
  * up to time w (exclusive).  Timestamps are already mainmon's.  Binary:
  * the records go as they came, each checked against its type, in runs.

@@ -10,7 +10,8 @@
 # the file in global time order, every D frame as the encoder writes it,
 # and the sidecar byte for byte the one `prove index` writes from the
 # records (its rows found for pieces that take turns, its stretches
-# counted from anywhere in a run).
+# counted from anywhere in a run); and records merged two at a time
+# (mm_out.c mm_out_pair), mainmon's debug log says.
 . "$(dirname "$0")/lib.sh"
 
 N=200000
@@ -55,15 +56,27 @@ awk -v n=$N 'BEGIN {
 		t = 1 - t
 	}
 }' > "$T_DIR/pair.trace"
+# paired WHAT: the records mainmon merged two at a time (mm_out_pair),
+# from its debug log; at least one.
+paired() {
+	_p=$(sed -n 's/.*order: \([0-9]*\) records of two threads taking turns.*/\1/p' \
+	    "$T_DIR/mm.err" | tail -n 1)
+	[ "${_p:-0}" -gt 0 ] ||
+		t_fail "$1: no record merged two at a time ('${_p}')"
+	echo "$_p"
+}
+
 trace="$T_DIR/replayed.bin"
-T_FORMAT=bin t_start_mm "$trace"
+T_FORMAT=bin t_start_mm "$trace" -d
 "$B/prove/prove" replay "$T_DIR/pair.trace" --to "$MM_ID" --speed 0 \
     > "$T_DIR/replay.out" 2> "$T_DIR/replay.err" ||
 	t_fail "replay failed: $(cat "$T_DIR/replay.err")"
 t_stop_mm replay
 check "$trace" 2 replayed
 size=$(stat -c %s "$trace")
-t_log "replayed: D frames, records, switches: $fr; $size bytes"
+np=$(paired replayed)
+t_log "replayed: D frames, records, switches: $fr; $size bytes;" \
+    "$np records merged two at a time"
 [ "$nswitch" -gt $((N / 12)) ] ||
 	t_fail "replayed: $nswitch thread switches: the threads did not take turns"
 # A frame holds several turns of both threads (version 4), not one
@@ -77,10 +90,12 @@ t_log "replayed: D frames, records, switches: $fr; $size bytes"
 
 # ---- live ----
 trace="$T_DIR/live.bin"
-T_FORMAT=bin t_start_mm "$trace"
+T_FORMAT=bin t_start_mm "$trace" -d
 t_writers 1 2 $N
 t_writers_done
 t_stop_mm live
 check "$trace" 2 live
+np=$(paired live)
 t_check_clean
-t_log "ok: live: D frames, records, switches: $fr; $(stat -c %s "$trace") bytes"
+t_log "ok: live: D frames, records, switches: $fr; $(stat -c %s "$trace")" \
+    "bytes; $np records merged two at a time"

@@ -53,6 +53,18 @@ mm_out_lazy_ts(const struct mm_piece *pc)
 	return 0;
 }
 
+uint64_t
+mm_out_pair(struct mm *m, struct mm_piece *a, struct mm_piece *b,
+	    uint64_t w)
+{
+	(void)m;
+	(void)a;
+	(void)b;
+	(void)w;
+	cr_assert_fail("a lazy piece");
+	return 0;
+}
+
 int
 mm_out_write_out(struct mm *m)
 {

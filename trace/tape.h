@@ -170,6 +170,29 @@ int tape_piece_stretch(struct tape_w *w, uint32_t node, uint32_t pid,
  * bytes of src they took; *last: the time in the run of the last.  0, or
  * -1 with errno (EINVAL: not a binary file).
  */
+/*
+ * Records written straight into the last D frame while it is still in
+ * w's buffer (mainmon's merge of threads taking turns, record by record;
+ * binary format only): where short dense records of thread (node, pid,
+ * tid) go, after the switch to that thread if the frame's last record
+ * is of another; *lim the frame's end (room for at least a switch and a
+ * record), *prev the time of its last record, *foff the frame's offset
+ * in the file (for tape_sum).  NULL if no frame is open
+ * (tape_piece_dense opens one) or it has no room.  The caller writes the
+ * records as the encoder would, each after the one before, and before
+ * another thread's the switch to it (rec_dense_sw_put); tape_dense_put
+ * then says where they end, how many, the thread and time of the last
+ * (none: nothing written is kept).
+ */
+char *tape_dense_at(struct tape_w *w, uint32_t node, uint32_t pid,
+		    uint32_t tid, char **lim, uint64_t *prev, uint64_t *foff);
+void tape_dense_put(struct tape_w *w, char *end, size_t nrec, uint32_t node,
+		    uint32_t pid, uint32_t tid, uint64_t last);
+/* A record of the frame at file offset foff, written so, to the
+ * summary sidecar (if w writes one). */
+void tape_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
+	      uint32_t pid, uint32_t tid, int32_t eid);
+
 struct rec_dense_shift;
 struct rec_dense_segs;
 int tape_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,

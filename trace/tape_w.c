@@ -842,6 +842,30 @@ tape_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
 	    len, sused, last);
 }
 
+char *
+tape_dense_at(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+	      char **lim, uint64_t *prev, uint64_t *foff)
+{
+	if (w->ops != &tr_bin_wops)
+		return NULL;
+	return tr_bin_dense_at(w, node, pid, tid, lim, prev, foff);
+}
+
+void
+tape_dense_put(struct tape_w *w, char *end, size_t nrec, uint32_t node,
+	       uint32_t pid, uint32_t tid, uint64_t last)
+{
+	tr_bin_dense_put(w, end, nrec, node, pid, tid, last);
+}
+
+void
+tape_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
+	 uint32_t pid, uint32_t tid, int32_t eid)
+{
+	if (w->sum != NULL)
+		tw_sum(w, foff, ts, node, pid, tid, eid, 0);
+}
+
 int
 tape_write_out(struct tape_w *w)
 {

@@ -251,6 +251,31 @@ djoined(struct tape_w *w, char *d, size_t nrec)
 	w->records += nrec;
 }
 
+char *
+tr_bin_dense_at(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+		char **lim, uint64_t *prev, uint64_t *foff)
+{
+	const char *l;
+	char *d;
+
+	if ((d = djoin(w, node, pid, tid, &l)) == NULL)
+		return NULL;
+	*lim = (char *)(uintptr_t)l;
+	*prev = w->dfr_last;
+	*foff = w->out + w->dfr;
+	return d;
+}
+
+void
+tr_bin_dense_put(struct tape_w *w, char *end, size_t nrec, uint32_t node,
+		 uint32_t pid, uint32_t tid, uint64_t last)
+{
+	if (nrec == 0)
+		return;
+	djoined(w, end, nrec);
+	dopen(w, w->dfr, node, pid, tid, last);
+}
+
 /* The time of the last of the whole records at p[0..len). */
 static uint64_t
 last_ts(const char *p, size_t len)

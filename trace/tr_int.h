@@ -108,6 +108,13 @@ void tw_sum_dense(struct tape_w *w, uint64_t foff, uint32_t node,
 		  uint32_t pid, uint32_t tid, const void *src, size_t slen,
 		  uint64_t prev, const struct rec_dense_shift *sh,
 		  const struct rec_dense_segs *sg);
+/* tape_dense_at's and tape_dense_put's work (tr_bin_w.c). */
+char *tr_bin_dense_at(struct tape_w *w, uint32_t node, uint32_t pid,
+		      uint32_t tid, char **lim, uint64_t *prev,
+		      uint64_t *foff);
+void tr_bin_dense_put(struct tape_w *w, char *end, size_t nrec,
+		      uint32_t node, uint32_t pid, uint32_t tid,
+		      uint64_t last);
 /* tape_piece_dense's work (tr_bin_w.c). */
 int tr_bin_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,
 		       uint32_t tid, const void *src, size_t slen,
