@@ -140,7 +140,7 @@ expect_pieces(const struct expect *e, uint32_t n)
 
 static int
 emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session, uint64_t seq,
-     uint64_t at, const void *data, size_t len)
+     uint64_t at, const void *data, size_t len, int meta)
 {
 	struct ctx *x = arg;
 	const unsigned char *p = data;
@@ -148,10 +148,11 @@ emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session, uint64_t seq,
 	uint64_t h = 0;
 	uint32_t i, best = UINT32_MAX;
 	size_t k;
+	int m;
 
 	x->pieces++;
 	CHECK(len > 0 && len <= x->s->chunk_size && len % REC_ALIGN == 0);
-	CHECK(rec_valid_prefix(data, len) == len);
+	CHECK(rec_valid_prefix_meta(data, len, &m) == len && m == meta);
 	for (k = 0; k < len; k++)
 		h += p[k];
 	sink += h;
@@ -357,11 +358,11 @@ struct hctx {
 
 static int
 hemit(void *arg, uint32_t pid, uint32_t tid, uint32_t session, uint64_t seq,
-      uint64_t at, const void *data, size_t len)
+      uint64_t at, const void *data, size_t len, int meta)
 {
 	struct hctx *x = arg;
 	const unsigned char *p = data;
-	uint64_t h = pid ^ tid ^ session ^ seq;
+	uint64_t h = pid ^ tid ^ session ^ seq ^ (uint64_t)meta;
 	size_t k;
 
 	for (k = 0; k < len; k++)

@@ -312,7 +312,8 @@ struct lm_emit {
 };
 /* A seg_emit_fn on a struct lm_emit; 0, or -1 (ec->err if it failed). */
 int lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
-		  uint64_t seq, uint64_t off, const void *data, size_t len);
+		  uint64_t seq, uint64_t off, const void *data, size_t len,
+		  int meta);
 /* Every thread's table (statistics; values too if probe) as records;
  * 0 or -1. */
 struct seg_flight;

@@ -293,7 +293,7 @@ lm_send_data(struct lm *lm, uint32_t pid, uint32_t tid, uint32_t session,
 
 int
 lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
-	   uint64_t seq, uint64_t off, const void *data, size_t len)
+	   uint64_t seq, uint64_t off, const void *data, size_t len, int meta)
 {
 	struct lm_emit *ec = arg;
 	unsigned char *m;
@@ -303,8 +303,9 @@ lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 		ec->events += rec_count_events(data, len);
 		return 0;
 	}
-	/* Definitions leaving the segment: kept, for a later MM. */
-	if (seq != 0)
+	/* Definitions leaving the segment: kept, for a later MM (a piece
+	 * with no META record has none: not walked again). */
+	if (seq != 0 && meta)
 		lm_defs_note(ec->lm, pid, session, data, len);
 	if (ec->spill != NULL) {
 		if ((m = data_msg(pid, tid, session, seq, off, data, len,
@@ -366,7 +367,7 @@ lm_report_losses(struct lm *lm, struct lm_emit *ec, uint64_t extra)
 	rec_put_hdr(rec, sizeof rec, REC_CLASS_META, REC_ATTR_LOSS, 0,
 	    ec_now(ec));
 	memcpy(rec + sizeof(struct rec_hdr), &(uint64_t){ n + extra }, 8);
-	if (lm_emit_piece(ec, 0, 0, 0, 0, 0, rec, sizeof rec) != 0)
+	if (lm_emit_piece(ec, 0, 0, 0, 0, 0, rec, sizeof rec, 1) != 0)
 		return -1;
 	log_warn("%llu events lost (buffer full%s)", (unsigned long long)(n +
 	    extra), extra ? ", or no room to keep them" : "");
@@ -389,7 +390,7 @@ table_rec(void *arg, const void *rec, size_t len)
 
 	if (tc->len + len > WIRE_MAX / 2) {
 		if (lm_emit_piece(tc->ec, tc->pid, tc->tid, tc->session, 0, 0,
-		    tc->buf, tc->len) != 0)
+		    tc->buf, tc->len, 1) != 0)
 			return -1;
 		tc->len = 0;
 	}
@@ -419,7 +420,7 @@ emit_table(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	    table_rec, &tc);
 	if (r >= 0 && tc.len > 0)
 		r = lm_emit_piece(xc->ec, pid, tid, session, 0, 0, tc.buf,
-		    tc.len);
+		    tc.len, 1);
 	free(tc.buf);
 	return r < 0 ? -1 : 0;
 }

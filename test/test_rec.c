@@ -551,6 +551,32 @@ Test(valid_prefix, whole_records)
 	cr_assert_eq(rec_valid_prefix(b, 15), 0);
 }
 
+/* The META flag: set only by a whole record of class META within the
+ * prefix (a Local Monitor looks for definitions only then). */
+Test(valid_prefix, meta_flag)
+{
+	_Alignas(8) unsigned char b[128];
+	int meta = -1;
+
+	memset(b, 0, sizeof b);
+	put_hdr(b, 16);
+	put_hdr(b + 16, 24);
+	put_hdr(b + 40, 32);
+	cr_assert_eq(rec_valid_prefix_meta(b, 72, &meta), 72);
+	cr_assert_eq(meta, 0);
+	b[40 + offsetof(struct rec_hdr, cls)] = REC_CLASS_META;
+	cr_assert_eq(rec_valid_prefix_meta(b, 72, &meta), 72);
+	cr_assert_eq(meta, 1);
+	/* Not within the whole records: not counted. */
+	cr_assert_eq(rec_valid_prefix_meta(b, 71, &meta), 40);
+	cr_assert_eq(meta, 0);
+	b[offsetof(struct rec_hdr, cls)] = REC_CLASS_META;
+	cr_assert_eq(rec_valid_prefix_meta(b, 71, &meta), 40);
+	cr_assert_eq(meta, 1);
+	cr_assert_eq(rec_valid_prefix_meta(b, 0, &meta), 0);
+	cr_assert_eq(meta, 0);
+}
+
 Test(valid_prefix, len_zero)
 {
 	_Alignas(8) unsigned char b[64];

@@ -188,13 +188,14 @@ struct sink {
  * chunk, none of them unpublished, and notes it. */
 static int
 sink_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
-	  uint64_t seq, uint64_t at, const void *data, size_t len)
+	  uint64_t seq, uint64_t at, const void *data, size_t len, int meta)
 {
 	struct sink *k = arg;
 	const char *d = data;
 	struct piece *p;
 	struct rec_hdr h;
 	size_t off;
+	int m;
 
 	k->calls++;
 	if (k->calls == k->fail_call)
@@ -212,12 +213,14 @@ sink_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	p->seq = seq;
 	p->at = at;
 	p->len = len;
-	for (off = 0; off < len; off += h.len) {
+	for (off = 0, m = 0; off < len; off += h.len) {
 		memcpy(&h, d + off, sizeof h);
 		cr_assert_neq(h.eid, POISON, "emitted bytes never published");
 		cr_assert_lt(p->neid, SINK_EIDS);
 		p->eid[p->neid++] = h.eid;
+		m |= h.cls == REC_CLASS_META;
 	}
+	cr_assert_eq(meta, m, "the piece's META flag");
 	return 0;
 }
 
@@ -1145,7 +1148,7 @@ struct mt_check {
 
 static int
 mt_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
-	uint64_t seq, uint64_t at, const void *data, size_t len)
+	uint64_t seq, uint64_t at, const void *data, size_t len, int meta)
 {
 	struct mt_check *m = arg;
 	const char *d = data;
@@ -1155,6 +1158,7 @@ mt_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	unsigned t;
 
 	(void)session;
+	(void)meta;
 	(void)at;
 	if (m->err[0] != '\0')
 		return 0;

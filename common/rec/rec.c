@@ -169,17 +169,29 @@ rec_decode(const void *rec, size_t len, const struct rec_fmt *fmt,
 size_t
 rec_valid_prefix(const void *buf, size_t len)
 {
+	int meta;
+
+	return rec_valid_prefix_meta(buf, len, &meta);
+}
+
+size_t
+rec_valid_prefix_meta(const void *buf, size_t len, int *meta)
+{
 	const unsigned char *b = buf;
 	size_t off = 0;
 	uint16_t rlen;
+	uint8_t cls = 0;
 
 	while (off + sizeof(struct rec_hdr) <= len) {
 		memcpy(&rlen, b + off, sizeof rlen);
 		if (rlen < sizeof(struct rec_hdr) || rlen % REC_ALIGN != 0 ||
 		    rlen > REC_MAX || rlen > len - off)
 			break;
+		cls |= (uint8_t)(b[off + offsetof(struct rec_hdr, cls)] ==
+		    REC_CLASS_META);
 		off += rlen;
 	}
+	*meta = cls != 0;
 	return off;
 }
 

@@ -257,6 +257,9 @@ int rec_decode(const void *rec, size_t len, const struct rec_fmt *fmt,
  * REC_MAX, within the buffer).  A malformed record ends the walk.
  */
 size_t rec_valid_prefix(const void *buf, size_t len);
+/* The same, and in *meta whether one of those records is of class META
+ * (definitions, losses: what a Local Monitor looks for). */
+size_t rec_valid_prefix_meta(const void *buf, size_t len, int *meta);
 /* Number of events in the whole, well-formed records at the start of
  * buf[0..len): records not of class META, plus the events loss records
  * count. */

@@ -429,7 +429,7 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 	struct seg_chunk *c;
 	uint64_t committed, from;
 	size_t ok;
-	int pieces = 0;
+	int pieces = 0, meta;
 
 	if (v->sent == NULL)
 		fl = NULL;
@@ -517,10 +517,10 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 			continue;
 		}
 		memcpy(copy, seg_data(v, cv[i].idx) + from, committed - from);
-		ok = rec_valid_prefix(copy, committed - from);
+		ok = rec_valid_prefix_meta(copy, committed - from, &meta);
 		if (ok > 0) {
 			if (emit(arg, c->pid, c->tid, c->session, c->seq, from,
-			    copy, ok) != 0) {
+			    copy, ok, meta) != 0) {
 				unpin(v, cv[i].idx);
 				free(cv);
 				return -1;

@@ -377,17 +377,18 @@ int seg_steal(const struct seg *v, uint32_t session, uint32_t pid,
 /*
  * LM side.  seg_collect copies out everything committed and not yet
  * consumed, in (pid, session, seq) order, calling
- *	emit(arg, pid, tid, session, seq, off, data, len)
+ *	emit(arg, pid, tid, session, seq, off, data, len, meta)
  * for each non-empty piece (whole, well-formed records only, from a
  * private copy; a malformed tail is skipped and counted in *bad_bytes);
- * off is where the piece starts in its chunk.  FULL chunks are freed after
+ * off is where the piece starts in its chunk, meta whether a record of
+ * it is of class META (definitions, losses).  FULL chunks are freed after
  * their data is emitted.  emit returns 0, or -1 to stop (the chunk is then
  * left as it was, nothing consumed).  Returns the number of pieces
  * emitted, or -1 on a stop or no memory.
  */
 typedef int (*seg_emit_fn)(void *arg, uint32_t pid, uint32_t tid,
 			   uint32_t session, uint64_t seq, uint64_t off,
-			   const void *data, size_t len);
+			   const void *data, size_t len, int meta);
 int seg_collect(const struct seg *v, seg_emit_fn emit, void *arg,
 		uint64_t *bad_bytes);
 
