@@ -21,15 +21,23 @@ start_mm() {
 	id=$(head -n 1 "$dir/mm.out")
 }
 
+# bench_lms_gone DIR...: the Local Monitors of these run folders killed,
+# their segments removed.
+bench_lms_gone() {
+	for _r in "$@"; do
+		for f in "$_r"/lm-*.pid; do
+			[ -f "$f" ] || continue
+			read -r p s < "$f" || true
+			kill -9 "$p" 2>/dev/null || true
+			ipcrm -m "$s" 2>/dev/null || true
+		done
+	done
+}
+
 # bench_cleanup: mainmon ($mm_pid, if set) and the Local Monitors of the
 # run folder killed, their segments removed, $dir removed.
 bench_cleanup() {
 	[ -n "$mm_pid" ] && kill "$mm_pid" 2>/dev/null || true
-	for f in "$GRM_RUNDIR"/lm-*.pid; do
-		[ -f "$f" ] || continue
-		read -r p s < "$f" || true
-		kill -9 "$p" 2>/dev/null || true
-		ipcrm -m "$s" 2>/dev/null || true
-	done
+	bench_lms_gone "$GRM_RUNDIR"
 	rm -rf "$dir"
 }

@@ -51,12 +51,7 @@ while [ "$r" -le "$runs" ]; do
 		wait "$mm_pid" || true
 		mm_pid=
 		# The run's Local Monitor, lingering: gone with its segment.
-		for f in "$GRM_RUNDIR"/lm-*.pid; do
-			[ -f "$f" ] || continue
-			read -r p s < "$f" || true
-			kill -9 "$p" 2>/dev/null || true
-			ipcrm -m "$s" 2>/dev/null || true
-		done
+		bench_lms_gone "$GRM_RUNDIR"
 		got=$("$b/test/tcheck" "$dir/t.bin" count)
 		[ "$got" -ge $((nt * n)) ] || { echo "$me: $b wrote $got records, not $((nt * n))" >&2; exit 1; }
 		ms=$(awk -F, '/task-clock/ { print $1 }' "$dir/stat")

@@ -35,14 +35,7 @@ busy=
 ns=
 cleanup() {
 	for p in $busy; do kill "$p" 2>/dev/null || true; done
-	for r in "$dir/runA" "$dir/runB"; do
-		for f in "$r"/lm-*.pid; do
-			[ -f "$f" ] || continue
-			read -r p s < "$f" || true
-			kill -9 "$p" 2>/dev/null || true
-			ipcrm -m "$s" 2>/dev/null || true
-		done
-	done
+	bench_lms_gone "$dir/runA" "$dir/runB"
 	if [ -n "$ns" ]; then
 		ip link del "$ns" 2>/dev/null || true
 		ip netns del "$ns" 2>/dev/null || true

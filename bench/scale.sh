@@ -36,12 +36,7 @@ cleanup() {
 	set +e
 	[ -z "$mm_pid" ] || kill "$mm_pid" 2>/dev/null
 	for p in $wpids; do kill -9 "$p" 2>/dev/null; done
-	for f in "$dir"/h*/lm-*.pid; do
-		[ -f "$f" ] || continue
-		read -r p s < "$f"
-		kill -9 "$p" 2>/dev/null
-		ipcrm -m "$s" 2>/dev/null
-	done
+	bench_lms_gone "$dir"/h*
 	rm -rf "$dir"
 }
 trap cleanup EXIT

@@ -1020,10 +1020,10 @@ lane_peek(struct lane *l)
 	}
 	l->ts = l->t + l->shift;
 	l->w = w;
-	l->sl = 8 + 4 * n;
+	l->sl = 8 + 4 * n;	/* decoded, twice that */
 	/* (A meta record is long.) */
 	l->ok = (int32_t)(w >> 14) - REC_EID_BIAS == l->eid &&
-	    16 + 8 * n >= l->fixed && l->off + 16 + 8 * n < l->len;
+	    2 * l->sl >= l->fixed && l->off + 2 * l->sl < l->len;
 }
 
 static int
@@ -1099,7 +1099,7 @@ mm_out_pair(struct mm *mm, struct mm_piece *a, struct mm_piece *b,
 		out_ts = c->ts;
 		tape_sum(mm->out, foff, c->ts, c->pc->node->id, c->pc->pid,
 		    c->pc->tid, c->eid);
-		c->off += 16 + 8 * ((c->w >> 2) & 15);
+		c->off += 2 * c->sl;
 		c->sp += c->sl;
 		c->prev = c->t;
 		n++;

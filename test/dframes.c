@@ -31,7 +31,7 @@ encode_sw(const unsigned char *recs, size_t len, uint32_t node, uint32_t pid,
 	  uint32_t tid, const struct rec_dense_sw *sw, size_t nsw,
 	  unsigned char *out, size_t *used, size_t *nrec)
 {
-	uint32_t n1, p1;
+	uint32_t n1, p1, t1;
 	struct rec_dense_enc e;
 	struct rec_hdr h;
 	size_t off, pos, i = 0;
@@ -47,13 +47,15 @@ encode_sw(const unsigned char *recs, size_t len, uint32_t node, uint32_t pid,
 		if (i < nsw && sw[i].off == off) {
 			/* The one mainmon writes: the shortest that says
 			 * what changed. */
-			n1 = sw[i].word == REC_DENSE_SW_HOST ? sw[i].node : node;
-			p1 = sw[i].word != REC_DENSE_SW_THREAD ? sw[i].pid : pid;
+			n1 = node;
+			p1 = pid;
+			t1 = tid;
+			rec_dense_sw_apply(&sw[i], &n1, &p1, &t1);
 			pos += rec_dense_sw_put(out + pos, node, pid, tid, n1,
-			    p1, sw[i].tid);
+			    p1, t1);
 			node = n1;
 			pid = p1;
-			tid = sw[i].tid;
+			tid = t1;
 			i++;
 		}
 		pos += rec_dense_put(&e, recs + off, h.len, out + pos);

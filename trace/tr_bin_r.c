@@ -159,7 +159,6 @@ static const struct tr_fieldops bin_fields = { get1, 0 };
 static int
 piece_record(struct tape_r *r, struct bin_r *b, struct tape_ev *ev)
 {
-	const struct rec_dense_sw *sw;
 	struct rec_hdr h;
 	unsigned i;
 
@@ -168,14 +167,9 @@ piece_record(struct tape_r *r, struct bin_r *b, struct tape_ev *ev)
 		return tr_fail(r, "piece: record of %u bytes", (unsigned)h.len);
 	/* (bin_skip may have passed over records, and switches.) */
 	while (b->swi < b->nsw &&
-	    (size_t)(b->pp - b->dbuf) >= b->sw[b->swi].off) {
-		sw = &b->sw[b->swi++];
-		if (sw->word == REC_DENSE_SW_HOST)
-			b->node = sw->node;
-		if (sw->word != REC_DENSE_SW_THREAD)
-			b->pid = sw->pid;
-		b->tid = sw->tid;
-	}
+	    (size_t)(b->pp - b->dbuf) >= b->sw[b->swi].off)
+		rec_dense_sw_apply(&b->sw[b->swi++], &b->node, &b->pid,
+		    &b->tid);
 	ev->kind = TAPE_RECORD;
 	ev->ts = h.ts;
 	ev->node = b->node;

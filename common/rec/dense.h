@@ -326,6 +326,19 @@ rec_dense_sw_put(void *out, uint32_t node0, uint32_t pid0, uint32_t tid0,
 	return n;
 }
 
+/* The ids of the records after switch s, those before it being
+ * (*node, *pid, *tid). */
+static inline void
+rec_dense_sw_apply(const struct rec_dense_sw *s, uint32_t *node,
+		   uint32_t *pid, uint32_t *tid)
+{
+	if (s->word == REC_DENSE_SW_HOST)
+		*node = s->node;
+	if (s->word != REC_DENSE_SW_THREAD)
+		*pid = s->pid;
+	*tid = s->tid;
+}
+
 /* rec_dense_decode of a run that may hold switches: the first max of
  * them in sw[], their number in *nsw (more than max: -1, as for any
  * malformed run). */
