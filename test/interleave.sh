@@ -10,8 +10,8 @@
 # the file in global time order, every D frame as the encoder writes it,
 # and the sidecar byte for byte the one `prove index` writes from the
 # records (its rows found for pieces that take turns, its stretches
-# counted from anywhere in a run); and records merged two at a time
-# (mm_out.c mm_out_pair), mainmon's debug log says.
+# counted from anywhere in a run); and, replayed, records merged two at a
+# time (mm_out.c mm_out_pair), mainmon's debug log says.
 . "$(dirname "$0")/lib.sh"
 
 N=200000
@@ -56,14 +56,11 @@ awk -v n=$N 'BEGIN {
 		t = 1 - t
 	}
 }' > "$T_DIR/pair.trace"
-# paired WHAT: the records mainmon merged two at a time (mm_out_pair),
-# from its debug log; at least one.
+# paired: the records mainmon merged two at a time (mm_out_pair), from
+# its debug log.
 paired() {
-	_p=$(sed -n 's/.*order: \([0-9]*\) records of two threads taking turns.*/\1/p' \
-	    "$T_DIR/mm.err" | tail -n 1)
-	[ "${_p:-0}" -gt 0 ] ||
-		t_fail "$1: no record merged two at a time ('${_p}')"
-	echo "$_p"
+	sed -n 's/.*order: \([0-9]*\) records of two threads taking turns.*/\1/p' \
+	    "$T_DIR/mm.err" | tail -n 1
 }
 
 trace="$T_DIR/replayed.bin"
@@ -74,7 +71,8 @@ T_FORMAT=bin t_start_mm "$trace" -d
 t_stop_mm replay
 check "$trace" 2 replayed
 size=$(stat -c %s "$trace")
-np=$(paired replayed)
+np=$(paired)
+[ "${np:-0}" -gt 0 ] || t_fail "replayed: no record merged two at a time"
 t_log "replayed: D frames, records, switches: $fr; $size bytes;" \
     "$np records merged two at a time"
 [ "$nswitch" -gt $((N / 12)) ] ||
@@ -95,7 +93,8 @@ t_writers 1 2 $N
 t_writers_done
 t_stop_mm live
 check "$trace" 2 live
-np=$(paired live)
+# (How many, live, depends on how the two threads ran: said, not required.)
+np=$(paired)
 t_check_clean
 t_log "ok: live: D frames, records, switches: $fr; $(stat -c %s "$trace")" \
     "bytes; $np records merged two at a time"
