@@ -20,7 +20,9 @@
  *    it applies to) and decoding that again gives the same records and
  *    switches.
  *  - As records: their well-formed prefix (rec_valid_prefix) is encoded,
- *    within REC_DENSE_MAX, and must decode to exactly those bytes.
+ *    within REC_DENSE_MAX, and must decode to exactly those bytes; checked
+ *    and encoded in one pass (rec_dense_encode_valid, the Local
+ *    Monitor's), the same prefix, META flag and bytes.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -169,6 +171,34 @@ switches(const unsigned char *run, size_t size, ssize_t m,
 	free(dec);
 }
 
+/* recs[0..len), not checked: checked and encoded in one pass as checked
+ * then encoded. */
+static void
+as_unchecked(const unsigned char *recs, size_t len)
+{
+	size_t cap = REC_DENSE_MAX(len), ok, used;
+	unsigned char *a, *b;
+	int meta, vmeta;
+	ssize_t n;
+
+	CHECK((a = malloc(cap)) != NULL);
+	CHECK((b = malloc(cap)) != NULL);
+	ok = rec_valid_prefix_meta(recs, len, &vmeta);
+	n = rec_dense_encode_valid(recs, len, a, cap, &used, &meta);
+	CHECK(used == ok && meta == vmeta);
+	if (ok == 0)
+		CHECK(n == 0);
+	else {
+		CHECK(rec_dense_encode(recs, ok, b, cap) == n);
+		CHECK(memcmp(a, b, (size_t)n) == 0);
+	}
+	if (len > 0)
+		CHECK(rec_dense_encode_valid(recs, len, a, cap - 1, &used,
+		    &meta) == -1);
+	free(a);
+	free(b);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -218,5 +248,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ok = rec_valid_prefix(data, size);
 	if (ok > 0)
 		round_trip(data, ok);
+	as_unchecked(data, size);
 	return 0;
 }

@@ -285,6 +285,7 @@ client_read(struct bufferevent *bev, void *arg)
 	struct evbuffer *in = bufferevent_get_input(bev);
 	unsigned char note[64];
 	size_t n, i;
+	int push = 0;
 
 	if (!c->attached) {
 		if (evbuffer_get_length(in) < sizeof(struct lmp_hello))
@@ -311,7 +312,7 @@ client_read(struct bufferevent *bev, void *arg)
 				c->status = v;
 				i += sizeof v;
 			} else if (note[i] == LMP_NOTE_PUSH)
-				lm_threshold(c->lm);
+				push = 1;
 			else if (note[i] == LMP_NOTE_FIRE)
 				lm_plan_scan(c->lm);
 			else if (note[i] == LMP_NOTE_FLUSH) {
@@ -335,6 +336,10 @@ client_read(struct bufferevent *bev, void *arg)
 		if (i < n || i == 0)
 			break;
 	}
+	/* Several notes read at once: one collection takes what each
+	 * asked for. */
+	if (push)
+		lm_threshold(c->lm);
 }
 
 static void

@@ -281,14 +281,18 @@ int
 lm_send_data(struct lm *lm, uint32_t pid, uint32_t tid, uint32_t session,
 	     uint64_t seq, uint64_t off, const void *data, size_t len)
 {
+	size_t cap = WIRE_DATA_FIELDS + REC_DENSE_MAX(len);
+	struct wire_wr w;
 	unsigned char *m;
-	size_t mlen;
 
-	if ((m = data_msg(pid, tid, session, seq, off, data, len,
-	    &mlen)) == NULL)
+	/* Encoded straight into the connection's queue: no copy. */
+	if (cap > WIRE_MAX || (m = peer_reserve(lm->mm, cap)) == NULL)
 		return -1;
-	return peer_send(lm->mm, WIRE_DATA, m + WIRE_HDR, mlen - WIRE_HDR,
-	    NULL, 0);
+	wire_wr_init(&w, m, cap);
+	wire_put_data(&w, pid, tid, seq, session, (uint32_t)off, data, len);
+	if (w.err || w.len > WIRE_MAX)
+		return -1;	/* the reservation is dropped */
+	return peer_commit(lm->mm, WIRE_DATA, w.len);
 }
 
 int
@@ -328,6 +332,44 @@ lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * seg_collect_raw's emitter: the piece's records checked and encoded in
+ * one pass, straight into the MM's queue; their bytes in *ok.
+ */
+static int
+lm_emit_raw(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
+	    uint64_t seq, uint64_t off, const void *data, size_t len,
+	    size_t *ok)
+{
+	struct lm_emit *ec = arg;
+	size_t cap = WIRE_DATA_FIELDS + REC_DENSE_MAX(len);
+	struct wire_wr w;
+	unsigned char *m;
+	int meta;
+
+	/* A long collection: firings go out meanwhile, on the fire link. */
+	lm_fire_poll(ec->lm);
+	if (cap > WIRE_MAX || (m = peer_reserve(ec->lm->mm, cap)) == NULL)
+		goto fail;
+	wire_wr_init(&w, m, cap);
+	*ok = wire_put_data_valid(&w, pid, tid, seq, session, (uint32_t)off,
+	    data, len, &meta);
+	if (w.err)
+		goto fail;
+	if (*ok == 0)
+		return 0;	/* the reservation is dropped */
+	if (peer_commit(ec->lm->mm, WIRE_DATA, w.len) != 0)
+		goto fail;
+	/* Definitions leaving the segment: kept, for a later MM (a piece
+	 * with no META record has none: not walked again). */
+	if (seq != 0 && meta)
+		lm_defs_note(ec->lm, pid, session, data, *ok);
+	return 0;
+fail:
+	ec->err = 1;
+	return -1;
 }
 
 /* Losses reported in loss records of collections still in flight. */
@@ -481,8 +523,8 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 		(void)lm_flushes_start(lm);
 	below = ec.now = lm_now(lm) - lm_clock_dur(lm, WIRE_ORDER_GRACE);
 	below = lm_pause_below(lm, below);
-	n = seg_collect_ex(&lm->view, 0, lm_emit_piece, &ec,
-	    &lm->bad_bytes, &f->fl);
+	n = seg_collect_raw(&lm->view, 0, lm_emit_raw, &ec, &lm->bad_bytes,
+	    &f->fl);
 	if (n >= 0 && !ec.err &&
 	    lm_emit_tables(&ec, probe || lm->exiting, &f->fl) != 0)
 		n = -1;
@@ -495,6 +537,7 @@ lm_collect(struct lm *lm, uint32_t round, int probe)
 		goto fail;
 	f->lost = (uint64_t)lost;
 	lm_done_push(lm, round, f, below);
+	peer_flush(lm->mm);
 	if (round == WIRE_ROUND_PUSH)
 		lm->pushes++;
 	lm->push_wanted = 0;

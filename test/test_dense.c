@@ -2,6 +2,7 @@
 /* test_dense.c: the dense encoding of record runs (common/rec/dense.c,
  * doc/formats.md 2.6): sizes, forms, round trips, malformed runs. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -1038,4 +1039,77 @@ Test(dense, stretch_end_as_walking_the_beginnings)
 			cr_assert_eq(t2, t1);
 		}
 	}
+}
+
+/* The records checked and encoded in one pass (the Local Monitor's): the
+ * bytes and flag of rec_valid_prefix_meta, then rec_dense_encode, for
+ * runs whose tail is malformed in each way the check knows. */
+Test(dense, encode_valid_as_check_then_encode)
+{
+	static unsigned char recs[1 << 16], a[REC_DENSE_MAX(1 << 16)],
+	    b[REC_DENSE_MAX(1 << 16)];
+	size_t len, used, ok, at, cut;
+	int meta, vmeta, round, how, seen[7] = { 0 };
+	uint16_t l;
+	ssize_t n, m;
+
+	for (round = 0; round < 3000; round++) {
+		len = random_recs(recs, sizeof recs - 64,
+		    1 + (unsigned)(rnd() % (rnd() % 2 ? 4 : 300)));
+		at = boundary(recs, len, rnd() % (len + 1));
+		how = (int)(rnd() % 7);
+		seen[how] = 1;
+		l = 0;
+		switch (how) {
+		case 0:		/* all well formed */
+			break;
+		case 1:		/* a record cut short, or its header */
+			if (at < len) {
+				memcpy(&l, recs + at, 2);
+				cut = 1 + rnd() % (l - 1);
+				len = at + cut;
+			}
+			break;
+		case 2:		/* shorter than a header */
+			l = (uint16_t)(8 * (rnd() % 2));
+			break;
+		case 3:		/* not a multiple of 8 */
+			l = (uint16_t)(16 + 1 + rnd() % 7);
+			break;
+		case 4:		/* longer than REC_MAX */
+			l = REC_MAX + 8;
+			break;
+		case 5:		/* past the end */
+			l = (uint16_t)(((len - at) / 8 + 1) * 8);
+			break;
+		case 6:		/* the first record */
+			at = 0;
+			l = 8;
+			break;
+		}
+		if (how >= 2 && at < len)
+			memcpy(recs + at, &l, 2);
+		ok = rec_valid_prefix_meta(recs, len, &vmeta);
+		if (how >= 1 && at < len)
+			cr_assert_eq(ok, at);
+		n = rec_dense_encode_valid(recs, len, a, sizeof a, &used,
+		    &meta);
+		cr_assert_eq(used, ok);
+		cr_assert_eq(meta, vmeta);
+		if (ok == 0) {
+			cr_assert_eq(n, 0);
+			continue;
+		}
+		m = rec_dense_encode(recs, ok, b, sizeof b);
+		cr_assert_eq(n, m);
+		cr_assert_eq(memcmp(a, b, (size_t)n), 0);
+	}
+	for (how = 0; how < 7; how++)
+		cr_assert(seen[how]);
+	/* Too little room for the worst case: refused, not cut. */
+	len = random_recs(recs, sizeof recs - 64, 10);
+	errno = 0;
+	cr_assert_eq(rec_dense_encode_valid(recs, len, a,
+	    REC_DENSE_MAX(len) - 1, &used, &meta), -1);
+	cr_assert_eq(errno, EMSGSIZE);
 }

@@ -662,48 +662,131 @@ Test(collect, order_independent_of_chunk_index)
 		    1);
 }
 
-Test(collect, malformed_bytes_skipped_and_counted)
+/* A chunk of thread 10/11 holding one record of eid 1 (24 bytes), then 40
+ * published bytes that are not records: a len of 0, then a valid-looking
+ * record that must not be reached.  Returns its index. */
+static uint32_t
+stage_junk_tail(struct seg_hdr *s)
 {
-	struct seg_hdr *s = new_seg(4, NULL);
-	struct seg_chunk *c, *g;
-	struct sink k;
-	uint64_t bad = 0;
-	uint32_t i, j;
+	uint32_t i = acq(s, 1, 10, 11, 0);
 	char *d;
 
-	sink_init(&k, s);
-	i = acq(s, 1, 10, 11, 0);
-	c = seg_chunk(V(s), i);
 	append(s, i, 1, 24);
-	/* 40 published bytes that are not records: a len of 0, then a
-	 * valid-looking record that must not be reached. */
 	d = seg_data(V(s), i) + 24;
 	memset(d, 0, 16);
 	put_rec(d + 16, 24, POISON);
-	atomic_store(&c->committed, 64);
-	cr_assert_eq(collect(s, &k, &bad), 1);
-	check_piece(&k.p[0], 10, 11, 0, (const int32_t[]){ 1 }, 1);
-	cr_assert_eq(k.p[0].len, 24);
-	cr_assert_eq(bad, 40);
+	atomic_store(&seg_chunk(V(s), i)->committed, 64);
+	return i;
+}
+
+/* A FULL chunk of thread 12/13 of 32 bytes of junk only.  Its index. */
+static uint32_t
+stage_junk_chunk(struct seg_hdr *s)
+{
+	uint32_t j = acq(s, 1, 12, 13, 0);
+
+	memset(seg_data(V(s), j), 0xff, 32);
+	atomic_store(&seg_chunk(V(s), j)->committed, 32);
+	seg_release(V(s), j);
+	return j;
+}
+
+/* seg_collect_raw's emitter, as the Local Monitor's: checks the private
+ * copy itself and takes its well-formed start (k->fail_call UINT32_MAX:
+ * claims more than it was given, which must not count as taken). */
+static int
+raw_emit(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
+	 uint64_t seq, uint64_t at, const void *data, size_t len, size_t *ok)
+{
+	struct sink *k = arg;
+	int meta;
+
+	*ok = rec_valid_prefix_meta(data, len, &meta);
+	if (k->fail_call == UINT32_MAX) {
+		*ok = len + 64;
+		return 0;
+	}
+	if (*ok == 0)
+		return 0;
+	return sink_emit(arg, pid, tid, session, seq, at, data, *ok, meta);
+}
+
+/* A collection of s into k: checked by seg_collect, or by the emitter. */
+static int
+coll(struct seg_hdr *s, struct sink *k, uint64_t *bad, int raw)
+{
+	return raw ? seg_collect_raw(V(s), 0, raw_emit, k, bad, NULL) :
+	    collect(s, k, bad);
+}
+
+/* Malformed bytes after a record, then a chunk of nothing else: skipped,
+ * counted once, the chunks consumed and freed; the chunk of the first. */
+static uint32_t
+junk_skipped(struct seg_hdr *s, struct sink *k, uint64_t *bad, int raw)
+{
+	struct seg_chunk *c;
+	uint32_t i, j;
+
+	i = stage_junk_tail(s);
+	c = seg_chunk(V(s), i);
+	cr_assert_eq(coll(s, k, bad, raw), 1);
+	check_piece(&k->p[0], 10, 11, 0, (const int32_t[]){ 1 }, 1);
+	cr_assert_eq(k->p[0].len, 24);
+	cr_assert_eq(*bad, 40);
 	cr_assert_eq(c->consumed, 64);
 	/* Counted once, and the writer's next records come out. */
-	cr_assert_eq(collect(s, &k, &bad), 0);
-	cr_assert_eq(bad, 40);
+	cr_assert_eq(coll(s, k, bad, raw), 0);
+	cr_assert_eq(*bad, 40);
 	append(s, i, 2, 16);
-	cr_assert_eq(collect(s, &k, &bad), 1);
-	check_piece(&k.p[1], 10, 11, 0, (const int32_t[]){ 2 }, 1);
-	cr_assert_eq(bad, 40);
-
+	cr_assert_eq(coll(s, k, bad, raw), 1);
+	check_piece(&k->p[1], 10, 11, 0, (const int32_t[]){ 2 }, 1);
+	cr_assert_eq(*bad, 40);
 	/* A full chunk of nothing but junk: no piece, counted, freed. */
-	j = acq(s, 1, 12, 13, 0);
-	g = seg_chunk(V(s), j);
-	memset(seg_data(V(s), j), 0xff, 32);
-	atomic_store(&g->committed, 32);
-	seg_release(V(s), j);
-	cr_assert_eq(collect(s, &k, &bad), 0);
-	cr_assert_eq(k.n, 2);
-	cr_assert_eq(bad, 72);
+	j = stage_junk_chunk(s);
+	cr_assert_eq(coll(s, k, bad, raw), 0);
+	cr_assert_eq(k->n, 2);
+	cr_assert_eq(*bad, 72);
 	cr_assert_eq(state(s, j), SEG_FREE);
+	return i;
+}
+
+Test(collect, malformed_bytes_skipped_and_counted)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct sink k;
+	uint64_t bad = 0;
+
+	sink_init(&k, s);
+	(void)junk_skipped(s, &k, &bad, 0);
+}
+
+/* The same with an emitter that checks what it takes; one that claims
+ * more than its piece, or fails. */
+Test(collect, raw_emitter_checks_what_it_takes)
+{
+	struct seg_hdr *s = new_seg(4, NULL);
+	struct seg_chunk *c;
+	struct sink k;
+	uint64_t bad = 0;
+	uint32_t i;
+
+	sink_init(&k, s);
+	i = junk_skipped(s, &k, &bad, 1);
+	c = seg_chunk(V(s), i);
+	/* Claiming more than the piece: the piece, no more. */
+	append(s, i, 3, 16);
+	k.fail_call = UINT32_MAX;
+	cr_assert_eq(coll(s, &k, &bad, 1), 1);
+	cr_assert_eq(bad, 72);
+	cr_assert_eq(c->consumed, 64 + 16 + 16);
+	/* Failing: the chunk left as it was. */
+	append(s, i, 4, 16);
+	k.fail_call = k.calls + 1;
+	cr_assert_eq(coll(s, &k, &bad, 1), -1);
+	cr_assert_eq(c->consumed, 64 + 16 + 16);
+	k.fail_call = 0;
+	cr_assert_eq(coll(s, &k, &bad, 1), 1);
+	check_piece(&k.p[k.n - 1], 10, 11, 0, (const int32_t[]){ 4 }, 1);
 }
 
 Test(collect, scribbled_committed_past_chunk)

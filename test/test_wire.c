@@ -641,3 +641,76 @@ Test(liveness, silent_peer_dies_talking_peer_lives)
 	peer_free(pa);
 	event_base_free(a.base);
 }
+
+/* ---- messages built in place (peer_reserve, peer_commit) ---- */
+
+struct got {
+	struct event_base	*base;
+	int			n;
+	char			payload[4][9];
+};
+
+static void
+got_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
+	     const char *why, void *arg)
+{
+	struct got *g = arg;
+
+	(void)p;
+	(void)why;
+	if (msg == NULL || type != WIRE_PING || g->n >= 4) {
+		event_base_loopbreak(g->base);
+		return;
+	}
+	wire_get_bytes(msg, g->payload[g->n], 8);
+	g->payload[g->n][8] = '\0';
+	if (++g->n == 3)
+		event_base_loopbreak(g->base);
+}
+
+/* Messages built where they are queued arrive whole and in order among
+ * the others; a reservation not committed sends nothing; a commit longer
+ * than the reservation, or with none, is refused. */
+Test(peer, message_built_in_place)
+{
+	struct got g = { 0 };
+	struct peer *pa, *pb;
+	struct event *stop;
+	struct timeval limit = { 5, 0 };
+	unsigned char *m;
+	int sv[2];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	g.base = event_base_new();
+	cr_assert_not_null(g.base);
+	pa = peer_new(g.base, sv[0], got_dispatch, &g, "a");
+	pb = peer_new(g.base, sv[1], got_dispatch, &g, "b");
+	cr_assert(pa != NULL && pb != NULL);
+	cr_assert_null(peer_reserve(pa, WIRE_MAX + 1));
+	cr_assert_eq(peer_commit(pa, WIRE_PING, 8), -1, "nothing reserved");
+	m = peer_reserve(pa, 100000);
+	cr_assert_not_null(m);
+	memcpy(m, "built-in", 8);
+	cr_assert_eq(peer_commit(pa, WIRE_PING, 100001), -1);
+	cr_assert_eq(peer_commit(pa, WIRE_PING, 8), 0);
+	cr_assert_eq(peer_send(pa, WIRE_PING, "sent-one", 8, NULL, 0), 0);
+	/* Reserved and dropped: the next reservation takes its place. */
+	m = peer_reserve(pa, 64);
+	cr_assert_not_null(m);
+	memcpy(m, "dropped!", 8);
+	m = peer_reserve(pa, 8);
+	cr_assert_not_null(m);
+	memcpy(m, "built-2d", 8);
+	cr_assert_eq(peer_commit(pa, WIRE_PING, 8), 0);
+	stop = evtimer_new(g.base, live_stop_cb, g.base);
+	evtimer_add(stop, &limit);
+	event_base_dispatch(g.base);
+	cr_assert_eq(g.n, 3);
+	cr_assert_str_eq(g.payload[0], "built-in");
+	cr_assert_str_eq(g.payload[1], "sent-one");
+	cr_assert_str_eq(g.payload[2], "built-2d");
+	event_free(stop);
+	peer_free(pa);
+	peer_free(pb);
+	event_base_free(g.base);
+}

@@ -75,6 +75,8 @@ struct peer {
 	uint64_t		tx_time;	/* its stamp, mono ns; 0 none */
 	uint64_t		tx_age;		/* how old when converted */
 	struct event		*err_ev;	/* drains while tx_pending */
+	struct evbuffer_iovec	resv;		/* peer_reserve's, till commit */
+	size_t			resv_max;
 };
 
 static void peer_tx_drain(struct peer *p);
@@ -671,6 +673,35 @@ peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 	    (alen > 0 && evbuffer_add(out, a, alen) != 0) ||
 	    (blen > 0 && evbuffer_add(out, b, blen) != 0))
 		return -1;
+	return 0;
+}
+
+void *
+peer_reserve(struct peer *p, size_t max)
+{
+	if (p->dead || p->freed || max > WIRE_MAX ||
+	    evbuffer_reserve_space(bufferevent_get_output(p->bev),
+	    (ev_ssize_t)(WIRE_HDR + max), &p->resv, 1) != 1)
+		return NULL;
+	p->resv_max = max;
+	return (unsigned char *)p->resv.iov_base + WIRE_HDR;
+}
+
+int
+peer_commit(struct peer *p, uint16_t type, size_t len)
+{
+	if (p->dead || p->freed || p->resv.iov_base == NULL ||
+	    len > p->resv_max)
+		return -1;
+	wire_header(p->resv.iov_base, type, (uint32_t)len);
+	p->resv.iov_len = WIRE_HDR + len;
+	p->resv_max = 0;
+	if (evbuffer_commit_space(bufferevent_get_output(p->bev), &p->resv,
+	    1) != 0) {
+		p->resv.iov_base = NULL;
+		return -1;
+	}
+	p->resv.iov_base = NULL;
 	return 0;
 }
 

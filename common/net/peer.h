@@ -47,6 +47,15 @@ void peer_free(struct peer *p);
 int peer_send(struct peer *p, uint16_t type, const void *a, size_t alen,
 	      const void *b, size_t blen);
 /*
+ * A message built in place, with no copy: peer_reserve returns where its
+ * payload of at most max bytes goes, at the end of p's queue (NULL: p is
+ * dead, max is over WIRE_MAX, or no memory); peer_commit(p, type, len)
+ * then queues it, its first len bytes.  Nothing may be sent to p between
+ * the two; a reservation not committed is dropped by the next one.
+ */
+void *peer_reserve(struct peer *p, size_t max);
+int peer_commit(struct peer *p, uint16_t type, size_t len);
+/*
  * Sends a short message (a[0..alen), at most 64 bytes) at once, in this
  * call, if nothing is queued before it (else queued like peer_send): for
  * a message that cannot wait for the event loop's next turn (a FIRE sent

@@ -56,17 +56,24 @@ wire_put_u64(struct wire_wr *w, uint64_t v)
 	put_le(w, v, 8);
 }
 
+static void
+put_data_fields(struct wire_wr *w, uint32_t pid, uint32_t tid, uint64_t seq,
+		uint32_t session, uint32_t off)
+{
+	wire_put_u32(w, pid);
+	wire_put_u32(w, tid);
+	wire_put_u64(w, seq);
+	wire_put_u32(w, session);
+	wire_put_u32(w, off);
+}
+
 void
 wire_put_data(struct wire_wr *w, uint32_t pid, uint32_t tid, uint64_t seq,
 	      uint32_t session, uint32_t off, const void *recs, size_t len)
 {
 	ssize_t n;
 
-	wire_put_u32(w, pid);
-	wire_put_u32(w, tid);
-	wire_put_u64(w, seq);
-	wire_put_u32(w, session);
-	wire_put_u32(w, off);
+	put_data_fields(w, pid, tid, seq, session, off);
 	if (w->err)
 		return;
 	n = rec_dense_encode(recs, len, w->p + w->len, w->cap - w->len);
@@ -74,6 +81,27 @@ wire_put_data(struct wire_wr *w, uint32_t pid, uint32_t tid, uint64_t seq,
 		w->err = 1;
 	else
 		w->len += (size_t)n;
+}
+
+size_t
+wire_put_data_valid(struct wire_wr *w, uint32_t pid, uint32_t tid,
+		 uint64_t seq, uint32_t session, uint32_t off,
+		 const void *recs, size_t len, int *meta)
+{
+	size_t used = 0;
+	ssize_t n;
+
+	*meta = 0;
+	put_data_fields(w, pid, tid, seq, session, off);
+	if (w->err)
+		return 0;
+	n = rec_dense_encode_valid(recs, len, w->p + w->len, w->cap - w->len,
+	    &used, meta);
+	if (n < 0)
+		w->err = 1;
+	else
+		w->len += (size_t)n;
+	return used;
 }
 
 static void

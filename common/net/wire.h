@@ -284,6 +284,16 @@ void wire_put_data(struct wire_wr *w, uint32_t pid, uint32_t tid,
     uint64_t seq, uint32_t session, uint32_t off, const void *recs,
     size_t len);
 
+/*
+ * The same for records not checked yet (rec_dense_encode_valid): those
+ * well formed at the start of recs[0..len).  Returns their bytes (0: the
+ * first is malformed, and the payload is only the fields), and in *meta
+ * whether one is of class META.
+ */
+size_t wire_put_data_valid(struct wire_wr *w, uint32_t pid, uint32_t tid,
+    uint64_t seq, uint32_t session, uint32_t off, const void *recs,
+    size_t len, int *meta);
+
 /* Writes a header for a payload of len bytes into buf[WIRE_HDR]. */
 void wire_header(void *buf, uint16_t type, uint32_t len);
 

@@ -74,6 +74,43 @@ put_one(struct rec_dense_enc *e, const unsigned char *r, size_t len,
 	return 4 + len;
 }
 
+ssize_t
+rec_dense_encode_valid(const void *recs, size_t len, void *out, size_t cap,
+		       size_t *used, int *meta)
+{
+	const unsigned char *p = recs;
+	unsigned char *o = out;
+	struct rec_dense_enc e;
+	size_t off = 0, pos = 0;
+	uint64_t ts;
+	uint16_t l;
+	int m = 0;
+
+	*used = 0;
+	*meta = 0;
+	if (cap < REC_DENSE_MAX(len)) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	/* rec_valid_prefix_meta's walk and rec_dense_encode's in one. */
+	while (len - off >= sizeof(struct rec_hdr)) {
+		memcpy(&l, p + off, sizeof l);
+		if (l < sizeof(struct rec_hdr) || l % REC_ALIGN != 0 ||
+		    l > REC_MAX || l > len - off)
+			break;
+		m |= p[off + offsetof(struct rec_hdr, cls)] == REC_CLASS_META;
+		if (off == 0) {
+			memcpy(&ts, p + offsetof(struct rec_hdr, ts), 8);
+			pos = rec_dense_begin(&e, o, ts);
+		}
+		pos += put_one(&e, p + off, l, o + pos);
+		off += l;
+	}
+	*used = off;
+	*meta = m;
+	return (ssize_t)pos;
+}
+
 size_t
 rec_dense_put(struct rec_dense_enc *e, const void *rec, size_t len,
 	      void *out)

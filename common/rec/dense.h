@@ -59,6 +59,16 @@ ssize_t rec_dense_encode(const void *recs, size_t len, void *out,
 			 size_t cap);
 
 /*
+ * rec_dense_encode of the well-formed records at the start of recs[0..len)
+ * (checked as rec_valid_prefix does, in the same pass); cap at least
+ * REC_DENSE_MAX(len).  Returns the run's length (0 if the first record is
+ * malformed), in *used the bytes of records it holds and in *meta whether
+ * one of them is of class META; or -1 (EMSGSIZE: cap too small).
+ */
+ssize_t rec_dense_encode_valid(const void *recs, size_t len, void *out,
+			       size_t cap, size_t *used, int *meta);
+
+/*
  * The same for the records at the start of recs[0..len) that fit in
  * out[0..cap): stops before the first record that might not fit (one of
  * len bytes needs len + 4).  Returns the run's length, in *used the

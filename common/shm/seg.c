@@ -417,9 +417,11 @@ next_from(const struct seg *v, uint32_t i, const struct seg_chunk *c)
 	return from;
 }
 
-int
-seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
-	       void *arg, uint64_t *bad_bytes, struct seg_flight *fl)
+/* seg_collect_ex and seg_collect_raw: one of emit and emit_raw. */
+static int
+collect(const struct seg *v, int full_only, seg_emit_fn emit,
+	seg_emit_raw_fn emit_raw, void *arg, uint64_t *bad_bytes,
+	struct seg_flight *fl)
 {
 	struct seg_hdr *s = v->hdr;
 	struct seg_fl_ent e;
@@ -516,16 +518,34 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 				chunk_free(v, c);
 			continue;
 		}
-		memcpy(copy, seg_data(v, cv[i].idx) + from, committed - from);
-		ok = rec_valid_prefix_meta(copy, committed - from, &meta);
-		if (ok > 0) {
-			if (emit(arg, c->pid, c->tid, c->session, c->seq, from,
-			    copy, ok, meta) != 0) {
+		if (emit_raw != NULL) {
+			ok = 0;
+			memcpy(copy, seg_data(v, cv[i].idx) + from,
+			    committed - from);
+			if (emit_raw(arg, c->pid, c->tid, c->session, c->seq,
+			    from, copy,
+			    committed - from, &ok) != 0) {
 				unpin(v, cv[i].idx);
 				free(cv);
 				return -1;
 			}
-			pieces++;
+			if (ok > committed - from)
+				ok = committed - from;
+			pieces += ok > 0;
+		} else {
+			memcpy(copy, seg_data(v, cv[i].idx) + from,
+			    committed - from);
+			ok = rec_valid_prefix_meta(copy, committed - from,
+			    &meta);
+			if (ok > 0) {
+				if (emit(arg, c->pid, c->tid, c->session,
+				    c->seq, from, copy, ok, meta) != 0) {
+					unpin(v, cv[i].idx);
+					free(cv);
+					return -1;
+				}
+				pieces++;
+			}
 		}
 		if (ok < committed - from && bad_bytes != NULL)
 			*bad_bytes += committed - from - ok;
@@ -558,6 +578,20 @@ seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 	}
 	free(cv);
 	return pieces;
+}
+
+int
+seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
+	       void *arg, uint64_t *bad_bytes, struct seg_flight *fl)
+{
+	return collect(v, full_only, emit, NULL, arg, bad_bytes, fl);
+}
+
+int
+seg_collect_raw(const struct seg *v, int full_only, seg_emit_raw_fn emit,
+	       void *arg, uint64_t *bad_bytes, struct seg_flight *fl)
+{
+	return collect(v, full_only, NULL, emit, arg, bad_bytes, fl);
 }
 
 int

@@ -430,6 +430,20 @@ int seg_collect_ex(const struct seg *v, int full_only, seg_emit_fn emit,
 		   void *arg, uint64_t *bad_bytes, struct seg_flight *fl);
 
 /*
+ * seg_collect_ex for an emitter that checks the records as it reads them
+ * (rec_dense_encode_valid): emit gets each piece's private copy unchecked,
+ * data[0..len), and sets *ok to the bytes of whole, well-formed records
+ * at its start that it took (the rest is skipped as malformed and counted
+ * in *bad_bytes).  The rest is as seg_collect_ex.
+ */
+typedef int (*seg_emit_raw_fn)(void *arg, uint32_t pid, uint32_t tid,
+			       uint32_t session, uint64_t seq, uint64_t off,
+			       const void *data, size_t len, size_t *ok);
+int seg_collect_raw(const struct seg *v, int full_only,
+		    seg_emit_raw_fn emit, void *arg, uint64_t *bad_bytes,
+		    struct seg_flight *fl);
+
+/*
  * Table chunks (statistics, dormant values) are not consumed: each
  * collection reads them whole.  seg_tables copies [0, committed) of each
  * OWNED or FULL table chunk and calls emit(arg, pid, tid, session, final,
