@@ -1041,6 +1041,45 @@ Test(dense, stretch_end_as_walking_the_beginnings)
 	}
 }
 
+/* recs[0..len) with, after some records, more of the same kind (the same
+ * first 8 bytes: length, class, attribute, eid), their times and slots
+ * changed, as a program's loop writes them; the new length. */
+static size_t
+same_kind(unsigned char *recs, size_t len, size_t cap)
+{
+	static unsigned char out[1 << 16];
+	size_t off = 0, o = 0, j;
+	uint64_t ts, v;
+	uint16_t l;
+	unsigned k, n;
+
+	while (off < len) {
+		memcpy(&l, recs + off, 2);
+		if (o + l > cap)
+			break;
+		memcpy(out + o, recs + off, l);
+		o += l;
+		for (n = (unsigned)(rnd() % 4 == 0 ? rnd() % 40 : 0), k = 0;
+		    k < n && o + l <= cap; k++) {
+			memcpy(out + o, out + o - l, l);
+			memcpy(&ts, out + o + 8, 8);
+			ts += rnd() % 8 == 0 ? rnd() : rnd() % 3000;
+			memcpy(out + o + 8, &ts, 8);
+			for (j = 16; j < l; j += 8)
+				if (rnd() % 3 == 0) {
+					v = rnd() % 5 == 0 ? rnd() :
+					    rnd() % 2 ? rnd() % 1000 :
+					    (uint64_t)-(int64_t)(rnd() % 9);
+					memcpy(out + o + j, &v, 8);
+				}
+			o += l;
+		}
+		off += l;
+	}
+	memcpy(recs, out, o);
+	return o;
+}
+
 /* The records checked and encoded in one pass (the Local Monitor's): the
  * bytes and flag of rec_valid_prefix_meta, then rec_dense_encode, for
  * runs whose tail is malformed in each way the check knows. */
@@ -1056,6 +1095,8 @@ Test(dense, encode_valid_as_check_then_encode)
 	for (round = 0; round < 3000; round++) {
 		len = random_recs(recs, sizeof recs - 64,
 		    1 + (unsigned)(rnd() % (rnd() % 2 ? 4 : 300)));
+		if (rnd() % 2)
+			len = same_kind(recs, len, sizeof recs - 64);
 		at = boundary(recs, len, rnd() % (len + 1));
 		how = (int)(rnd() % 7);
 		seen[how] = 1;
@@ -1082,9 +1123,13 @@ Test(dense, encode_valid_as_check_then_encode)
 		case 5:		/* past the end */
 			l = (uint16_t)(((len - at) / 8 + 1) * 8);
 			break;
-		case 6:		/* the first record */
-			at = 0;
-			l = 8;
+		case 6:		/* the first record, or a record of zeros */
+			if (rnd() % 2) {
+				at = 0;
+				l = 8;
+			} else if (at + 16 <= len) {
+				memset(recs + at, 0, 16);
+			}
 			break;
 		}
 		if (how >= 2 && at < len)

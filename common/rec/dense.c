@@ -36,16 +36,33 @@ rec_dense_begin(struct rec_dense_enc *e, void *out, uint64_t base)
 	return REC_DENSE_BASE;
 }
 
+/* The n 8-byte slots at r as 32-bit ones at o; in *form, the short form
+ * they fit (FORM_SIGNED first), or FORM_LONG. */
+static inline void
+put_slots(const unsigned char *r, size_t n, unsigned char *o, uint32_t *form)
+{
+	uint32_t sok = 1, zok = 1;
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&v, r + 8 * i, 8);
+		sok &= (int64_t)v == (int32_t)(uint32_t)v;
+		zok &= (v >> 32) == 0;
+		st32(o + 4 * i, (uint32_t)v);
+	}
+	*form = sok ? FORM_SIGNED : zok ? FORM_UNSIGNED : FORM_LONG;
+}
+
 /* rec_dense_put's work, inlined in the loops below. */
 static inline size_t
 put_one(struct rec_dense_enc *e, const unsigned char *r, size_t len,
 	unsigned char *o)
 {
 	struct rec_hdr h;
-	uint64_t v;
-	uint32_t ebias, sok = 1, zok = 1;
+	uint32_t ebias, form;
 	int64_t d;
-	size_t i, n;
+	size_t n;
 
 	memcpy(&h, r, sizeof h);
 	n = (len - sizeof h) / 8;
@@ -53,15 +70,9 @@ put_one(struct rec_dense_enc *e, const unsigned char *r, size_t len,
 	ebias = (uint32_t)h.eid + REC_EID_BIAS;
 	if (n <= 15 && (h.cls | h.attr) < 16 && ebias < EID_LIMIT &&
 	    d >= INT32_MIN && d <= INT32_MAX) {
-		for (i = 0; i < n; i++) {
-			memcpy(&v, r + 16 + 8 * i, 8);
-			sok &= (int64_t)v == (int32_t)(uint32_t)v;
-			zok &= (v >> 32) == 0;
-			st32(o + 8 + 4 * i, (uint32_t)v);
-		}
-		if (sok | zok) {
-			st32(o, (sok ? FORM_SIGNED : FORM_UNSIGNED) |
-			    (uint32_t)n << 2 | (uint32_t)h.cls << 6 |
+		put_slots(r + 16, n, o + 8, &form);
+		if (form != FORM_LONG) {
+			st32(o, form | (uint32_t)n << 2 | (uint32_t)h.cls << 6 |
 			    (uint32_t)h.attr << 10 | ebias << EID_SHIFT);
 			st32(o + 4, (uint32_t)(int32_t)d);
 			e->prev = h.ts;
@@ -80,10 +91,12 @@ rec_dense_encode_valid(const void *recs, size_t len, void *out, size_t cap,
 {
 	const unsigned char *p = recs;
 	unsigned char *o = out;
-	struct rec_dense_enc e;
-	size_t off = 0, pos = 0;
-	uint64_t ts;
+	struct rec_dense_enc e = { 0 };
+	size_t off = 0, pos = 0, n, sl = 0, ns = 0;
+	uint64_t ts, hw, same = 0;
+	uint32_t word = 0, form;
 	uint16_t l;
+	int64_t d;
 	int m = 0;
 
 	*used = 0;
@@ -92,8 +105,28 @@ rec_dense_encode_valid(const void *recs, size_t len, void *out, size_t cap,
 		errno = EMSGSIZE;
 		return -1;
 	}
-	/* rec_valid_prefix_meta's walk and rec_dense_encode's in one. */
+	/* rec_valid_prefix_meta's walk and rec_dense_encode's in one.  A
+	 * record whose first 8 bytes (length, class, attribute, eid) are
+	 * those of the one before, which went short, is checked and
+	 * encoded from that one's word: only its delta and slots looked
+	 * at. */
 	while (len - off >= sizeof(struct rec_hdr)) {
+		memcpy(&hw, p + off, 8);
+		if (hw == same && same != 0 && sl <= len - off) {
+			memcpy(&ts, p + off + 8, 8);
+			d = (int64_t)(ts - e.prev);
+			if (d >= INT32_MIN && d <= INT32_MAX) {
+				put_slots(p + off + 16, ns, o + pos + 8, &form);
+				if (form != FORM_LONG) {
+					st32(o + pos, form | word);
+					st32(o + pos + 4, (uint32_t)(int32_t)d);
+					e.prev = ts;
+					pos += 8 + 4 * ns;
+					off += sl;
+					continue;
+				}
+			}
+		}
 		memcpy(&l, p + off, sizeof l);
 		if (l < sizeof(struct rec_hdr) || l % REC_ALIGN != 0 ||
 		    l > REC_MAX || l > len - off)
@@ -103,7 +136,16 @@ rec_dense_encode_valid(const void *recs, size_t len, void *out, size_t cap,
 			memcpy(&ts, p + offsetof(struct rec_hdr, ts), 8);
 			pos = rec_dense_begin(&e, o, ts);
 		}
-		pos += put_one(&e, p + off, l, o + pos);
+		n = put_one(&e, p + off, l, o + pos);
+		/* Short: the next record may be of the same kind. */
+		same = 0;
+		if ((o[pos] & 3) != FORM_LONG) {
+			same = hw;
+			sl = l;
+			ns = (l - sizeof(struct rec_hdr)) / 8;
+			word = ld32(o + pos) & ~3u;
+		}
+		pos += n;
 		off += l;
 	}
 	*used = off;
