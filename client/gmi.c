@@ -276,6 +276,19 @@ record_len(const struct gmi_type *ty, va_list ap, uint32_t *slen)
 	return (uint32_t)len;
 }
 
+/* put_fields for n fields that are all ints (the common "%d %d"). */
+static inline void
+put_ints(char *p, unsigned n, va_list ap)
+{
+	int64_t iv;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		iv = va_arg(ap, int);
+		memcpy(p + 8 * i, &iv, 8);
+	}
+}
+
 /* Writes the fields; slen[] holds the strings' lengths (record_len). */
 static void
 put_fields(char *p, const struct gmi_type *ty, va_list ap,
@@ -358,7 +371,10 @@ emit(int eid, const struct gmi_type *ty, uint8_t st, va_list ap)
 		return GRM_ELOST;
 	ts = gmi_now();
 	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts);
-	put_fields(p + sizeof(struct rec_hdr), ty, ap, slen);
+	if (likely(ty->ints))
+		put_ints(p + sizeof(struct rec_hdr), ty->fmt.n, ap);
+	else
+		put_fields(p + sizeof(struct rec_hdr), ty, ap, slen);
 	commit(len);
 	if (unlikely(st == GMI_T_CHECK))
 		gmi_plan_check(eid, ty, p, len);
@@ -590,11 +606,13 @@ make_type(struct gmi_type *ty, int eid, uint8_t cls, uint8_t attr,
 	ty->cls = cls;
 	ty->attr = attr;
 	ty->fixed_len = sizeof(struct rec_hdr);
+	ty->ints = 1;
 	for (i = 0; i < ty->fmt.n; i++) {
 		if (ty->fmt.kind[i] == REC_K_STR)
 			ty->has_str = 1;
 		else
 			ty->fixed_len += 8;
+		ty->ints &= ty->fmt.va[i] == REC_VA_INT;
 	}
 	return GRM_OK;
 }

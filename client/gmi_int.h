@@ -52,6 +52,7 @@ struct gmi_type {
 	uint8_t		has_str;
 	uint8_t		range;		/* GMI_R_* */
 	uint8_t		key_field;	/* range key: 1 = first field, 0 = eid */
+	uint8_t		ints;		/* every field an int (%d %i %c...) */
 	uint16_t	fixed_len;	/* record length when !has_str */
 	int32_t		range_eid;	/* GMI_R_END of a sensor: its begin */
 	struct rec_fmt	fmt;
