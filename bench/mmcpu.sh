@@ -13,14 +13,28 @@
 # make check.  Usage: bench/mmcpu.sh BUILDDIR [BUILDDIR...]
 # (MMCPU_DIR: where the files go, default a new folder in TMPDIR;
 # MMCPU_IN: a binary trace to replay instead of recording one, e.g. one
-# kept by MMCPU_KEEP=FILE, where the recorded input is copied).
+# kept by MMCPU_KEEP=FILE, where the recorded input is copied;
+# MMCPU_COUNT=instructions: mainmon runs under valgrind's callgrind, and
+# the figure is its instructions per record in user space, which the
+# machine's noise does not move: use a smaller MMCPU_EVENTS, the run is
+# some 50 times slower).
 set -eu
 me=mmcpu.sh
 [ $# -ge 1 ] || { echo "usage: $me BUILDDIR [BUILDDIR...]" >&2; exit 2; }
 n=${MMCPU_EVENTS:-10000000}
 runs=${MMCPU_RUNS:-5}
 nt=${MMCPU_THREADS:-1}
-command -v perf > /dev/null || { echo "$me: SKIP: no perf" >&2; exit 77; }
+count=${MMCPU_COUNT:-time}
+case $count in
+time)	command -v perf > /dev/null ||
+	    { echo "$me: SKIP: no perf" >&2; exit 77; } ;;
+instructions)
+	command -v valgrind > /dev/null &&
+	    command -v callgrind_annotate > /dev/null ||
+	    { echo "$me: SKIP: no valgrind" >&2; exit 77; } ;;
+*)	echo "$me: MMCPU_COUNT: time or instructions, not $count" >&2
+	exit 2 ;;
+esac
 b0=$(cd "$1" && pwd)
 dir=$(mktemp -d "${MMCPU_DIR:-${TMPDIR:-/tmp}}/grm-mmcpu.XXXXXX")
 tmp=$dir
@@ -71,18 +85,31 @@ r=1
 while [ "$r" -le "$runs" ]; do
 	for bb in "$@"; do
 		bb=$(cd "$bb" && pwd)
-		rm -f "$tmp/out.bin.idx"
-		mm_start "$bb" "$tmp/out.bin" taskset -c 1 perf stat -x, \
-		    -e task-clock -o "$tmp/stat"
+		rm -f "$tmp/out.bin.idx" "$tmp/cg"
+		if [ "$count" = time ]; then
+			mm_start "$bb" "$tmp/out.bin" taskset -c 1 perf stat \
+			    -x, -e task-clock -o "$tmp/stat"
+		else
+			mm_start "$bb" "$tmp/out.bin" taskset -c 1 valgrind -q \
+			    --tool=callgrind --callgrind-out-file="$tmp/cg"
+		fi
 		taskset -c 0 "$b0/prove/prove" replay "$tmp/in.bin" \
 		    --to "$id" --speed 0 > /dev/null
 		mm_stop
 		got=$("$b0/test/tcheck" "$tmp/out.bin" count)
 		[ "$got" -eq "$n" ] || { echo "$me: $bb wrote $got records, not $n" >&2; exit 1; }
-		ms=$(awk -F, '/task-clock/ { print $1 }' "$tmp/stat")
+		# ms: milliseconds of CPU, or instructions / 10^6
+		if [ "$count" = time ]; then
+			ms=$(awk -F, '/task-clock/ { print $1 }' "$tmp/stat")
+			unit="ns/record"
+		else
+			ms=$(callgrind_annotate "$tmp/cg" 2> /dev/null |
+			    awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 / 1e6 }')
+			unit="instructions/record"
+		fi
 		sz=$(stat -c %s "$tmp/out.bin")
-		echo "$bb $ms $sz" | awk -v n="$n" \
-		    '{ printf "%s: mainmon %.1f ns/record, %.1f bytes/record\n", $1, $2 * 1e6 / n, $3 / n }' |
+		echo "$bb $ms $sz" | awk -v n="$n" -v u="$unit" \
+		    '{ printf "%s: mainmon %.1f %s, %.1f bytes/record\n", $1, $2 * 1e6 / n, u, $3 / n }' |
 		    tee -a "$tmp/figures"
 	done
 	r=$((r + 1))
@@ -91,5 +118,5 @@ echo "== medians; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for bb in "$@"; do
 	bb=$(cd "$bb" && pwd)
 	grep "^$bb: " "$tmp/figures" | awk '{ print $3 }' | sort -n |
-	    awk -v b="$bb" '{ v[NR] = $1 } END { printf "%s: median %.1f ns/record of mainmon CPU over %d runs\n", b, v[int((NR + 1) / 2)], NR }'
+	    awk -v b="$bb" -v u="$unit" '{ v[NR] = $1 } END { printf "%s: median %.1f %s of mainmon over %d runs\n", b, v[int((NR + 1) / 2)], u, NR }'
 done

@@ -994,7 +994,36 @@ struct lane {
 	uint32_t	off, sp, sl, k, len, w, fixed;
 	int32_t		eid;
 	int		ok;	/* its next record can go so */
+	uint32_t	nsum;	/* records not summed yet, the last at tsum */
+	uint64_t	tsum;
 };
+
+/* n 4-byte slots from s to d: a loop the compiler keeps inline (a
+ * memcpy of a length it does not know is a call, per record). */
+static inline void
+copy_slots(char *d, const unsigned char *s, uint32_t n)
+{
+	uint32_t i, v;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&v, s + 4 * i, 4);
+		memcpy(d + 4 * i, &v, 4);
+	}
+}
+
+/* The records of the lanes counted and not yet summed, summed. */
+static void
+lanes_sum(struct tape_w *out, struct lane *ln)
+{
+	struct lane *l;
+
+	for (l = ln; l < ln + 2; l++)
+		if (l->nsum > 0) {
+			tape_sum_count(out, l->pc->node->id, l->pc->pid,
+			    l->pc->tid, l->nsum, l->tsum);
+			l->nsum = 0;
+		}
+}
 
 /* The lane's next record: its time, and whether it can go so (not the
  * piece's last: the slow way ends a piece). */
@@ -1037,6 +1066,7 @@ lane_init(struct lane *l, struct mm_piece *pc)
 	l->pc = pc;
 	l->s = pc->dense;
 	l->eid = def->eid;
+	l->nsum = 0;
 	lazy_shift(pc, &l->sh);
 	l->prev = pc->lz_prev;
 	l->k = rec_dense_step(&l->sh, l->prev);
@@ -1055,6 +1085,7 @@ mm_out_pair(struct mm *mm, struct mm_piece *a, struct mm_piece *b,
 {
 	struct lane ln[2], *c, *cur = NULL;
 	uint64_t out_ts = mm->order.out_ts, fprev = 0, foff = 0, n = 0;
+	uint64_t blo, bw;
 	char *d = NULL, *lim = NULL, *e;
 	struct mm_piece *p;
 	int64_t delta;
@@ -1063,6 +1094,9 @@ mm_out_pair(struct mm *mm, struct mm_piece *a, struct mm_piece *b,
 	if (mm->out == NULL || lane_init(&ln[0], a) != 0 ||
 	    lane_init(&ln[1], b) != 0)
 		return 0;
+	/* The sidecar: records in the bucket of the last summed are
+	 * counted per lane, and summed together (lanes_sum). */
+	tape_sum_bucket(mm->out, &blo, &bw);
 	for (;;) {
 		/* The earlier; a tie goes on with the lane that wrote. */
 		c = ln[1].ts < ln[0].ts || (ln[1].ts == ln[0].ts &&
@@ -1093,18 +1127,26 @@ mm_out_pair(struct mm *mm, struct mm_piece *a, struct mm_piece *b,
 		memcpy(d, &c->w, 4);
 		v = (uint32_t)(int32_t)delta;
 		memcpy(d + 4, &v, 4);
-		memcpy(d + 8, c->s + c->sp + 8, c->sl - 8);
+		copy_slots(d + 8, c->s + c->sp + 8, (c->sl - 8) / 4);
 		d += c->sl;
 		fprev = c->ts;
 		out_ts = c->ts;
-		tape_sum(mm->out, foff, c->ts, c->pc->node->id, c->pc->pid,
-		    c->pc->tid, c->eid);
+		if (c->ts - blo < bw) {
+			c->nsum++;
+			c->tsum = c->ts;
+		} else {
+			lanes_sum(mm->out, ln);
+			tape_sum(mm->out, foff, c->ts, c->pc->node->id,
+			    c->pc->pid, c->pc->tid, c->eid);
+			tape_sum_bucket(mm->out, &blo, &bw);
+		}
 		c->off += 2 * c->sl;
 		c->sp += c->sl;
 		c->prev = c->t;
 		n++;
 		lane_peek(c);
 	}
+	lanes_sum(mm->out, ln);
 	if (cur != NULL)
 		tape_dense_put(mm->out, d, n, cur->pc->node->id, cur->pc->pid,
 		    cur->pc->tid, fprev);

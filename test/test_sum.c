@@ -176,3 +176,55 @@ Test(sum, threads_taking_turns_each_in_its_row)
 	}
 	sum_free(&s);
 }
+
+/* Records of two threads taking turns, summed one by one (sum_rec) and,
+ * as mainmon's merge of two threads does, counted per thread while in
+ * the bucket of the last summed and summed in bulk (sum_count): the same
+ * summary, as buckets fill, move on and widen. */
+Test(sum, counted_in_bulk_as_one_by_one)
+{
+	struct tr_sum a, b;
+	uint64_t ts = 1000, lo, w, tl[2] = { 0, 0 }, x = 12345;
+	uint32_t k[2] = { 0, 0 }, t, bulk = 0;
+	size_t r;
+	unsigned i, bk;
+
+	sum_init(&a);
+	sum_init(&b);
+	for (i = 0; i < 200000; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		t = (uint32_t)(x >> 40) % 3 == 0;	/* runs of turns */
+		ts += x >> 60 == 0 ? (x >> 20) % 50000000 : (x >> 30) % 700;
+		cr_assert_eq(sum_rec(&a, ts, 1, 10, 20 + t, 5, 0), 0);
+		sum_bucket(&b, &lo, &w);
+		if (ts - lo < w) {
+			k[t]++;
+			tl[t] = ts;
+			bulk++;
+			continue;
+		}
+		for (bk = 0; bk < 2; bk++) {
+			cr_assert_eq(sum_count(&b, 1, 10, 20 + bk, k[bk],
+			    tl[bk]), 0);
+			k[bk] = 0;
+		}
+		cr_assert_eq(sum_rec(&b, ts, 1, 10, 20 + t, 5, 0), 0);
+	}
+	for (bk = 0; bk < 2; bk++)
+		cr_assert_eq(sum_count(&b, 1, 10, 20 + bk, k[bk], tl[bk]), 0);
+	cr_assert_gt(bulk, 100000, "most records counted in bulk");
+	cr_assert_gt(a.nb, 8, "buckets moved on (and widened)");
+	cr_assert_eq(b.records, a.records);
+	cr_assert_eq(b.tlast, a.tlast);
+	cr_assert_eq(b.nb, a.nb);
+	cr_assert_eq(b.shift, a.shift);
+	cr_assert_eq(b.nrow, a.nrow);
+	for (r = 0; r < a.nrow; r++) {
+		cr_assert_eq(b.row[r].tid, a.row[r].tid);
+		for (bk = 0; bk < a.nb; bk++)
+			cr_assert_eq(sum_cell_of(&b, r, bk).n,
+			    sum_cell_of(&a, r, bk).n);
+	}
+	sum_free(&a);
+	sum_free(&b);
+}

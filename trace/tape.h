@@ -193,6 +193,15 @@ void tape_dense_put(struct tape_w *w, char *end, size_t nrec, uint32_t node,
 void tape_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
 	      uint32_t pid, uint32_t tid, int32_t eid);
 
+/* Records summed in bulk: tape_sum_bucket gives the time span of the
+ * summary's bucket of the last record summed, [*lo, *lo + *wd) (*wd 0:
+ * none, or no sidecar); tape_sum_count then does what k tape_sum calls
+ * would for k records of thread (node, pid, tid) in that span, none a
+ * block's begin or end (eid -1, -2), the latest at tlast. */
+void tape_sum_bucket(const struct tape_w *w, uint64_t *lo, uint64_t *wd);
+void tape_sum_count(struct tape_w *w, uint32_t node, uint32_t pid,
+		    uint32_t tid, uint32_t k, uint64_t tlast);
+
 struct rec_dense_shift;
 struct rec_dense_segs;
 int tape_piece_dense(struct tape_w *w, uint32_t node, uint32_t pid,

@@ -866,6 +866,24 @@ tape_sum(struct tape_w *w, uint64_t foff, uint64_t ts, uint32_t node,
 		tw_sum(w, foff, ts, node, pid, tid, eid, 0);
 }
 
+void
+tape_sum_bucket(const struct tape_w *w, uint64_t *lo, uint64_t *wd)
+{
+	*lo = 0;
+	*wd = 0;
+	if (w->sum != NULL)
+		sum_bucket(w->sum, lo, wd);
+}
+
+void
+tape_sum_count(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
+	       uint32_t k, uint64_t tlast)
+{
+	if (w->sum != NULL &&
+	    sum_count(w->sum, node, pid, tid, k, tlast) != 0)
+		sum_drop(w);
+}
+
 int
 tape_write_out(struct tape_w *w)
 {

@@ -315,6 +315,29 @@ sum_rec(struct tr_sum *s, uint64_t ts, uint32_t node, uint32_t pid,
 	return rec1(s, r, ts, eid, arg);
 }
 
+void
+sum_bucket(const struct tr_sum *s, uint64_t *lo, uint64_t *w)
+{
+	*lo = s->cur_lo;
+	*w = s->records != 0 ? s->cur_w : 0;
+}
+
+int
+sum_count(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
+	  uint32_t k, uint64_t tlast)
+{
+	struct sum_row *r;
+
+	if (k == 0)
+		return 0;
+	if ((r = row_get(s, node, pid, tid)) == NULL)
+		return -1;
+	s->records += k;
+	if (tlast > s->tlast)
+		s->tlast = tlast;
+	return cell_count(r, s->cur_b, k);
+}
+
 int
 sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 	  const void *recs, size_t len)

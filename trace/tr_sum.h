@@ -77,6 +77,13 @@ void sum_free(struct tr_sum *s);
  * 0, or -1 out of memory (s is then unusable). */
 int sum_rec(struct tr_sum *s, uint64_t ts, uint32_t node, uint32_t pid,
 	    uint32_t tid, int32_t eid, int64_t arg);
+/* The bucket of the last record summed: [*lo, *lo + *w); *w 0: none. */
+void sum_bucket(const struct tr_sum *s, uint64_t *lo, uint64_t *w);
+/* What k sum_rec calls do for k records of thread (node, pid, tid) that
+ * are all in that bucket and none a block's begin or end (eid -1, -2),
+ * the latest at tlast.  0, or -1 out of memory. */
+int sum_count(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
+	      uint32_t k, uint64_t tlast);
 /* The same for the records of a piece (doc/formats.md section 3: whole
  * in-memory records of one thread, len bytes at recs). */
 int sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
