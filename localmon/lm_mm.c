@@ -277,22 +277,43 @@ data_msg(uint32_t pid, uint32_t tid, uint32_t session, uint64_t seq,
 	return buf;
 }
 
+/*
+ * A DATA message of the well-formed records at the start of data[0..len),
+ * checked and encoded in one pass straight into the MM's queue (no copy):
+ * their bytes (0: the first is malformed, nothing sent), and in *meta
+ * whether one is of class META; or -1 (no room, the link down, or, with
+ * whole, not all len bytes well formed: nothing sent).
+ */
+static ssize_t
+send_valid(struct lm *lm, uint32_t pid, uint32_t tid, uint32_t session,
+	   uint64_t seq, uint64_t off, const void *data, size_t len,
+	   int whole, int *meta)
+{
+	size_t cap = WIRE_DATA_FIELDS + REC_DENSE_MAX(len), ok;
+	struct wire_wr w;
+	unsigned char *m;
+
+	if (cap > WIRE_MAX || (m = peer_reserve(lm->mm, cap)) == NULL)
+		return -1;
+	wire_wr_init(&w, m, cap);
+	ok = wire_put_data_valid(&w, pid, tid, seq, session, (uint32_t)off,
+	    data, len, meta);
+	/* Not committed: the reservation is dropped. */
+	if (w.err || (whole && ok != len))
+		return -1;
+	if (ok == 0)
+		return 0;
+	return peer_commit(lm->mm, WIRE_DATA, w.len) != 0 ? -1 : (ssize_t)ok;
+}
+
 int
 lm_send_data(struct lm *lm, uint32_t pid, uint32_t tid, uint32_t session,
 	     uint64_t seq, uint64_t off, const void *data, size_t len)
 {
-	size_t cap = WIRE_DATA_FIELDS + REC_DENSE_MAX(len);
-	struct wire_wr w;
-	unsigned char *m;
+	int meta;
 
-	/* Encoded straight into the connection's queue: no copy. */
-	if (cap > WIRE_MAX || (m = peer_reserve(lm->mm, cap)) == NULL)
-		return -1;
-	wire_wr_init(&w, m, cap);
-	wire_put_data(&w, pid, tid, seq, session, (uint32_t)off, data, len);
-	if (w.err || w.len > WIRE_MAX)
-		return -1;	/* the reservation is dropped */
-	return peer_commit(lm->mm, WIRE_DATA, w.len);
+	return send_valid(lm, pid, tid, session, seq, off, data, len, 1,
+	    &meta) < 0 ? -1 : 0;
 }
 
 int
@@ -334,42 +355,30 @@ lm_emit_piece(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	return 0;
 }
 
-/*
- * seg_collect_raw's emitter: the piece's records checked and encoded in
- * one pass, straight into the MM's queue; their bytes in *ok.
- */
+/* seg_collect_raw's emitter: the piece's well-formed records sent
+ * (send_valid), their bytes in *ok. */
 static int
 lm_emit_raw(void *arg, uint32_t pid, uint32_t tid, uint32_t session,
 	    uint64_t seq, uint64_t off, const void *data, size_t len,
 	    size_t *ok)
 {
 	struct lm_emit *ec = arg;
-	size_t cap = WIRE_DATA_FIELDS + REC_DENSE_MAX(len);
-	struct wire_wr w;
-	unsigned char *m;
+	ssize_t n;
 	int meta;
 
 	/* A long collection: firings go out meanwhile, on the fire link. */
 	lm_fire_poll(ec->lm);
-	if (cap > WIRE_MAX || (m = peer_reserve(ec->lm->mm, cap)) == NULL)
-		goto fail;
-	wire_wr_init(&w, m, cap);
-	*ok = wire_put_data_valid(&w, pid, tid, seq, session, (uint32_t)off,
-	    data, len, &meta);
-	if (w.err)
-		goto fail;
-	if (*ok == 0)
-		return 0;	/* the reservation is dropped */
-	if (peer_commit(ec->lm->mm, WIRE_DATA, w.len) != 0)
-		goto fail;
+	if ((n = send_valid(ec->lm, pid, tid, session, seq, off, data, len, 0,
+	    &meta)) < 0) {
+		ec->err = 1;
+		return -1;
+	}
+	*ok = (size_t)n;
 	/* Definitions leaving the segment: kept, for a later MM (a piece
 	 * with no META record has none: not walked again). */
-	if (seq != 0 && meta)
+	if (seq != 0 && meta && n > 0)
 		lm_defs_note(ec->lm, pid, session, data, *ok);
 	return 0;
-fail:
-	ec->err = 1;
-	return -1;
 }
 
 /* Losses reported in loss records of collections still in flight. */

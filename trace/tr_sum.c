@@ -199,6 +199,17 @@ stretch(const struct tr_sum *s, struct sum_row *r, uint32_t st,
 	return 0;
 }
 
+/* k records of row r in the bucket of the last (cur_b), the latest at
+ * tlast: counted at once. */
+static inline int
+bucket_add(struct tr_sum *s, struct sum_row *r, uint32_t k, uint64_t tlast)
+{
+	s->records += k;
+	if (tlast > s->tlast)
+		s->tlast = tlast;
+	return cell_count(r, s->cur_b, k);
+}
+
 static struct sum_row *
 row_get(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid)
 {
@@ -332,10 +343,7 @@ sum_count(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 		return 0;
 	if ((r = row_get(s, node, pid, tid)) == NULL)
 		return -1;
-	s->records += k;
-	if (tlast > s->tlast)
-		s->tlast = tlast;
-	return cell_count(r, s->cur_b, k);
+	return bucket_add(s, r, k, tlast);
 }
 
 int
@@ -371,9 +379,7 @@ sum_piece(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 				memcpy(&h, p + off, sizeof h);
 			} while (h.len >= sizeof h && h.eid != -1 &&
 			    h.eid != -2 && h.ts - lo < wd);
-			s->records += k;
-			s->tlast = tl;
-			if (cell_count(r, s->cur_b, k) != 0)
+			if (bucket_add(s, r, k, tl) != 0)
 				return -1;
 			if (off + sizeof h > len || h.len < sizeof h)
 				break;
@@ -437,11 +443,8 @@ sum_stretch(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 			else
 				hi = mid;
 		}
-		s->records += lo - i;
-		ts = ts_of(p, lo - 1, h.len);
-		if (ts > s->tlast)
-			s->tlast = ts;
-		if (cell_count(r, s->cur_b, (uint32_t)(lo - i)) != 0)
+		if (bucket_add(s, r, (uint32_t)(lo - i),
+		    ts_of(p, lo - 1, h.len)) != 0)
 			return -1;
 		i = lo;
 	}
@@ -532,10 +535,7 @@ sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 			tl = te + shift;
 			if (m >= 2 && end - sg->base <= slen && te <= lim &&
 			    tl - s->cur_lo < s->cur_w) {
-				s->records += m;
-				if (tl > s->tlast)
-					s->tlast = tl;
-				if (cell_count(r, s->cur_b, (uint32_t)m) != 0)
+				if (bucket_add(s, r, (uint32_t)m, tl) != 0)
 					return -1;
 				sl *= m;
 				t = te;
@@ -555,10 +555,7 @@ sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 					break;
 				t = t2;
 			}
-			s->records += m;
-			if (t + shift > s->tlast)
-				s->tlast = t + shift;
-			if (cell_count(r, s->cur_b, (uint32_t)m) != 0)
+			if (bucket_add(s, r, (uint32_t)m, t + shift) != 0)
 				return -1;
 			sl = q - sp;
 			continue;
@@ -566,10 +563,7 @@ sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 		/* Most records: no block, in the bucket of the last. */
 		if (s->records != 0 && eid != -1 && eid != -2 &&
 		    ts - s->cur_lo < s->cur_w) {
-			s->records++;
-			if (ts > s->tlast)
-				s->tlast = ts;
-			if (cell_count(r, s->cur_b, 1) != 0)
+			if (bucket_add(s, r, 1, ts) != 0)
 				return -1;
 			continue;
 		}

@@ -690,19 +690,17 @@ peer_reserve(struct peer *p, size_t max)
 int
 peer_commit(struct peer *p, uint16_t type, size_t len)
 {
+	int r;
+
 	if (p->dead || p->freed || p->resv.iov_base == NULL ||
 	    len > p->resv_max)
 		return -1;
 	wire_header(p->resv.iov_base, type, (uint32_t)len);
 	p->resv.iov_len = WIRE_HDR + len;
-	p->resv_max = 0;
-	if (evbuffer_commit_space(bufferevent_get_output(p->bev), &p->resv,
-	    1) != 0) {
-		p->resv.iov_base = NULL;
-		return -1;
-	}
+	r = evbuffer_commit_space(bufferevent_get_output(p->bev), &p->resv,
+	    1);
 	p->resv.iov_base = NULL;
-	return 0;
+	return r != 0 ? -1 : 0;
 }
 
 void

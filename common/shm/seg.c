@@ -431,7 +431,7 @@ collect(const struct seg *v, int full_only, seg_emit_fn emit,
 	struct seg_chunk *c;
 	uint64_t committed, from;
 	size_t ok;
-	int pieces = 0, meta;
+	int pieces = 0, meta, r;
 
 	if (v->sent == NULL)
 		fl = NULL;
@@ -518,35 +518,24 @@ collect(const struct seg *v, int full_only, seg_emit_fn emit,
 				chunk_free(v, c);
 			continue;
 		}
-		if (emit_raw != NULL) {
-			ok = 0;
-			memcpy(copy, seg_data(v, cv[i].idx) + from,
-			    committed - from);
-			if (emit_raw(arg, c->pid, c->tid, c->session, c->seq,
-			    from, copy,
-			    committed - from, &ok) != 0) {
-				unpin(v, cv[i].idx);
-				free(cv);
-				return -1;
-			}
-			if (ok > committed - from)
-				ok = committed - from;
-			pieces += ok > 0;
-		} else {
-			memcpy(copy, seg_data(v, cv[i].idx) + from,
-			    committed - from);
-			ok = rec_valid_prefix_meta(copy, committed - from,
-			    &meta);
-			if (ok > 0) {
-				if (emit(arg, c->pid, c->tid, c->session,
-				    c->seq, from, copy, ok, meta) != 0) {
-					unpin(v, cv[i].idx);
-					free(cv);
-					return -1;
-				}
-				pieces++;
-			}
+		memcpy(copy, seg_data(v, cv[i].idx) + from, committed - from);
+		ok = 0;
+		r = 0;
+		if (emit_raw != NULL)
+			r = emit_raw(arg, c->pid, c->tid, c->session, c->seq,
+			    from, copy, committed - from, &ok);
+		else if ((ok = rec_valid_prefix_meta(copy, committed - from,
+		    &meta)) > 0)
+			r = emit(arg, c->pid, c->tid, c->session, c->seq, from,
+			    copy, ok, meta);
+		if (r != 0) {
+			unpin(v, cv[i].idx);
+			free(cv);
+			return -1;
 		}
+		if (ok > committed - from)
+			ok = committed - from;
+		pieces += ok > 0;
 		if (ok < committed - from && bad_bytes != NULL)
 			*bad_bytes += committed - from - ok;
 		if (fl != NULL) {
