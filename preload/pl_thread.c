@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,82 +27,105 @@ static __thread int pl_exiting;	/* this thread called pthread_exit */
 /*
  * pthread_t to kernel id, for naming another thread: the threads started
  * through pthread_create.  The creator enters a new thread as soon as
- * pthread_create returns (tid 0 until the thread fills it in), so that
- * naming it at once waits (briefly) for its id rather than missing it;
- * the thread waits for that before it runs, so that its end always
- * removes the entry.
+ * pthread_create returns (tid 0 until the thread fills it in); the thread
+ * waits for that before it runs, so that its end always removes the
+ * entry.  A thread named before it has filled in its id keeps the name
+ * in its entry and records it itself, after its begin record: however
+ * long it takes to be scheduled, the name is never recorded without it.
  */
-#define PL_TIDS	1024
+#define PL_TIDS		1024
+#define PL_NAME_MAX	16	/* the kernel's, with the NUL */
 static struct {
 	pthread_t	th;
 	uint32_t	tid;
 	int		used;
+	char		name[PL_NAME_MAX];	/* "": none waiting */
 } pl_tids[PL_TIDS];
 static pthread_mutex_t pl_tids_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Enters th (tid 0: by its creator) or fills in its tid. */
-static void
-tid_put(pthread_t th, uint32_t tid)
+/* The entry of th, or -1; with pl_tids_lock held. */
+static long
+tid_find(pthread_t th)
 {
-	size_t i, fr = PL_TIDS;
+	size_t i;
+
+	for (i = 0; i < PL_TIDS; i++)
+		if (pl_tids[i].used && pthread_equal(pl_tids[i].th, th))
+			return (long)i;
+	return -1;
+}
+
+/* Enters th, by its creator (the table full: not entered). */
+static void
+tid_enter(pthread_t th)
+{
+	size_t i;
 
 	pthread_mutex_lock(&pl_tids_lock);
-	for (i = 0; i < PL_TIDS; i++) {
-		if (pl_tids[i].used && pthread_equal(pl_tids[i].th, th)) {
-			if (tid != 0)
-				pl_tids[i].tid = tid;
-			goto out;
+	for (i = 0; i < PL_TIDS; i++)
+		if (!pl_tids[i].used) {
+			pl_tids[i].th = th;
+			pl_tids[i].tid = 0;
+			pl_tids[i].name[0] = '\0';
+			pl_tids[i].used = 1;
+			break;
 		}
-		if (!pl_tids[i].used && fr == PL_TIDS)
-			fr = i;
+	pthread_mutex_unlock(&pl_tids_lock);
+}
+
+/* The calling thread fills in its id; name gets the name it was given
+ * before that ("": none). */
+static void
+tid_fill(uint32_t tid, char name[PL_NAME_MAX])
+{
+	long e;
+
+	name[0] = '\0';
+	pthread_mutex_lock(&pl_tids_lock);
+	e = tid_find(pthread_self());
+	if (e >= 0) {
+		pl_tids[e].tid = tid;
+		memcpy(name, pl_tids[e].name, PL_NAME_MAX);
+		pl_tids[e].name[0] = '\0';
 	}
-	if (fr < PL_TIDS) {
-		pl_tids[fr].th = th;
-		pl_tids[fr].tid = tid;
-		pl_tids[fr].used = 1;
-	}
-out:
 	pthread_mutex_unlock(&pl_tids_lock);
 }
 
 static void
 tid_drop(pthread_t th)
 {
-	size_t i;
+	long e;
 
 	pthread_mutex_lock(&pl_tids_lock);
-	for (i = 0; i < PL_TIDS; i++)
-		if (pl_tids[i].used && pthread_equal(pl_tids[i].th, th))
-			pl_tids[i].used = 0;
+	e = tid_find(th);
+	if (e >= 0)
+		pl_tids[e].used = 0;
 	pthread_mutex_unlock(&pl_tids_lock);
 }
 
-/* th's kernel id; 0 if it is not a thread started here. */
-static uint32_t
-tid_of(pthread_t th)
+/* Records th's name with its kernel id (0: not a thread started here),
+ * or leaves it to th if th has not filled in its id yet. */
+static void
+name_thread(pthread_t th, const char *name)
 {
 	uint32_t tid = 0;
-	size_t i;
-	int tries, found;
+	long e;
 
-	if (pthread_equal(th, pthread_self()))
-		return pl_tid();
-	for (tries = 0; tries < 10000; tries++) {
-		found = 0;
+	if (pthread_equal(th, pthread_self())) {
+		tid = pl_tid();
+	} else {
 		pthread_mutex_lock(&pl_tids_lock);
-		for (i = 0; i < PL_TIDS; i++)
-			if (pl_tids[i].used &&
-			    pthread_equal(pl_tids[i].th, th)) {
-				found = 1;
-				tid = pl_tids[i].tid;
-				break;
-			}
+		e = tid_find(th);
+		if (e >= 0 && pl_tids[e].tid == 0) {
+			snprintf(pl_tids[e].name, PL_NAME_MAX, "%s", name);
+			pthread_mutex_unlock(&pl_tids_lock);
+			return;
+		}
+		if (e >= 0)
+			tid = pl_tids[e].tid;
 		pthread_mutex_unlock(&pl_tids_lock);
-		if (!found || tid != 0)
-			break;
-		sched_yield();	/* it has not run yet */
 	}
-	return tid;
+	(void)GMI_PreloadEvent(REC_EID_PL_THR_NAME, tid, name);
 }
 
 static void
@@ -125,14 +149,17 @@ trampoline(void *p)
 {
 	struct pl_start *sp = p, s;
 	uint32_t tid = pl_tid();
+	char name[PL_NAME_MAX];
 	void *r;
 
 	while (!atomic_load_explicit(&sp->ready, memory_order_acquire))
 		sched_yield();
 	s = *sp;
 	free(sp);
-	tid_put(pthread_self(), tid);
+	tid_fill(tid, name);
 	(void)GMI_PreloadEvent(REC_EID_PL_THR_BEGIN, tid, s.ptid);
+	if (name[0] != '\0')
+		(void)GMI_PreloadEvent(REC_EID_PL_THR_NAME, tid, name);
 	pthread_cleanup_push(unwound, &tid);
 	r = s.fn(s.arg);
 	pthread_cleanup_pop(0);
@@ -164,7 +191,7 @@ pthread_create(pthread_t *th, const pthread_attr_t *attr,
 		free(s);
 		return r;
 	}
-	tid_put(*th, 0);
+	tid_enter(*th);
 	atomic_store_explicit(&s->ready, 1, memory_order_release);
 	return 0;
 }
@@ -188,7 +215,7 @@ pthread_setname_np(pthread_t th, const char *name)
 
 	pl_init();
 	if (r == 0 && pl_active && pl_threads)
-		(void)GMI_PreloadEvent(REC_EID_PL_THR_NAME, tid_of(th), name);
+		name_thread(th, name);
 	errno = saved;
 	return r;
 }
