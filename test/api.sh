@@ -56,6 +56,16 @@ grep -q 'cannot parse format "%n"' "$T_DIR/errors.err" ||
 ptr=$(awk '$1 == "pointer" { print $2 }' "$T_DIR/api.out")
 ptr=$(printf '%d' "$ptr")
 
+# ---- types of ints only (GMI_Event's inline path), with either clock:
+# every value as given, across chunks; the TSC run with a Local Monitor
+# of its own (its clock is the LM's), CLOCK_MONOTONIC where it is refused.
+N_INTS=3000
+"$B/test/gmi_app" ints 20 "$N_INTS" > "$T_DIR/ints.out" ||
+	t_fail "gmi_app ints failed"
+mkdir -m 700 "$GRM_RUNDIR/tsc"
+GRM_RUNDIR="$GRM_RUNDIR/tsc" GRM_CLOCK=tsc "$B/test/gmi_app" ints 30 \
+    "$N_INTS" > "$T_DIR/ints-tsc.out" || t_fail "gmi_app ints (tsc) failed"
+
 # ---- flush: the records are in the file while the process still runs ----
 "$B/test/gmi_app" flush 1000 > "$T_DIR/flush.out" &
 app=$!
@@ -81,6 +91,32 @@ n=$(t_count "$trace" pid="$errpid")
 	t_fail "the event after the errors is missing"
 
 t_api_records "$trace" "$ptr"
+# gmi_app's ints_value(i, k) for k < NF, i < N, one line per i.
+ints_want() {
+	awk -v n="$N_INTS" -v nf="$1" 'BEGIN {
+		for (i = 0; i < n; i++)
+			for (k = 0; k < nf; k++) {
+				u = (i * 2654435761 + k * 40503) % 4294967296
+				if (u >= 2147483648)
+					u -= 4294967296
+				printf "%d%s", u, (k + 1 < nf ? " " : "\n")
+			}
+	}'
+}
+for base in 20 30; do
+	k=0
+	for nf in 1 2 5 7; do
+		ints_want "$nf" > "$T_DIR/ints.want"
+		# shellcheck disable=SC2046
+		t_tcheck "$trace" eid=$((base + k)) values $(seq -f 'f%g' 0 \
+		    $((nf - 1))) > "$T_DIR/ints.got"
+		cmp -s "$T_DIR/ints.want" "$T_DIR/ints.got" ||
+			t_fail "event $((base + k)) ($nf ints): not the values" \
+			    "given: $(diff "$T_DIR/ints.want" "$T_DIR/ints.got" |
+			    head -n 4)"
+		k=$((k + 1))
+	done
+done
 grep -q '^#DEF 13 8 2 "ptr %p then %s and %s" "pointer strings"$' "$trace" ||
 	t_fail "the %p format is not defined in the trace"
 "$B/prove/prove" dump "$trace" > /dev/null || t_fail "prove cannot read the trace"

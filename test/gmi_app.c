@@ -4,6 +4,7 @@
  *
  *	gmi_app errors		every misuse; prints "name code" per call
  *	gmi_app api		all conversions, strings, messages, names
+ *	gmi_app ints BASE N	N records of each of 4 types of ints only
  *	gmi_app fork N		parent and a forked child emit N events each
  *	gmi_app exec N		N events, exec itself ("after-exec N"), N more
  *	gmi_app threads T N	T threads emit N events each and exit
@@ -115,6 +116,42 @@ mode_api(void)
 	OK(GMI_MessageRecv(4, 98, 512));
 	OK(GMI_BlockEnd(7));
 	printf("pointer %p\n", (void *)&x);
+	return 0;
+}
+
+/*
+ * "gmi_app ints BASE N": N records of each of four types of ints only,
+ * event ids BASE to BASE + 3, of 1, 2, 5 and 7 fields (the last with two
+ * arguments past those that come in registers), the values f(i, k) of
+ * ints_value below; across several chunks.
+ */
+static int
+ints_value(long i, int k)
+{
+	unsigned u = (unsigned)i * 2654435761u + (unsigned)k * 40503u;
+
+	return (int)u;	/* negative half the time */
+}
+
+static int
+mode_ints(int base, long n)
+{
+	long i;
+
+#define V(k) ints_value(i, k)
+	OK(GMI_DefineEvent(base, "%d", "one int"));
+	OK(GMI_DefineEvent(base + 1, "%d %d", "two ints"));
+	OK(GMI_DefineEvent(base + 2, "%d %d %d %d %d", "five ints"));
+	OK(GMI_DefineEvent(base + 3, "%d %d %d %d %d %d %d", "seven ints"));
+	for (i = 0; i < n; i++) {
+		OK(GMI_Event(base, V(0)));
+		OK(GMI_Event(base + 1, V(0), V(1)));
+		OK(GMI_Event(base + 2, V(0), V(1), V(2), V(3), V(4)));
+		OK(GMI_Event(base + 3, V(0), V(1), V(2), V(3), V(4), V(5),
+		    V(6)));
+	}
+#undef V
+	printf("ints %ld\n", n);
 	return 0;
 }
 
@@ -411,6 +448,8 @@ main(int argc, char **argv)
 		return mode_errors();
 	if (strcmp(m, "api") == 0)
 		return mode_api();
+	if (strcmp(m, "ints") == 0 && argc > 3)
+		return mode_ints((int)n, atol(argv[3]));
 	if (strcmp(m, "fork") == 0)
 		return mode_fork(n);
 	if (strcmp(m, "exec") == 0)
@@ -435,8 +474,8 @@ main(int argc, char **argv)
 		return mode_children(n);
 	if (strcmp(m, "short") == 0 && argc > 3)
 		return mode_short(n, atol(argv[3]));
-	fprintf(stderr, "usage: gmi_app errors|api|fork N|exec N|threads T N|"
-	    "exit MODE N|flood N|flush N|blocks N|ticker FILE|pingpong N|"
-	    "children N|short K N\n");
+	fprintf(stderr, "usage: gmi_app errors|api|ints BASE N|fork N|exec N|"
+	    "threads T N|exit MODE N|flood N|flush N|blocks N|ticker FILE|"
+	    "pingpong N|children N|short K N\n");
 	return 2;
 }
