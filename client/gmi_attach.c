@@ -168,7 +168,7 @@ gmi_lm_attach(int fd, int resume)
 		gmi_lm_fd = fd;
 		return 0;
 	}
-	mem = shmat(r.shmid, NULL, 0);
+	mem = seg_attach(r.shmid, r.size);
 	if (mem == (void *)-1) {
 		gmi_error(0, "cannot attach segment %d: %s", r.shmid,
 		    strerror(errno));

@@ -437,6 +437,9 @@ int lm_conf_read(struct lm_conf *c, int argc, char **argv);
  * of c's sizes, threshold and policy, and names it in the .pid file; the
  * election lock is held.  0, or -1 (logged, nothing left). */
 int lm_segment_make(struct lm *lm, const struct lm_conf *c);
+/* KiB of shared memory this process maps by 2 MiB pages (the segment's,
+ * seg_attach); 0 where there are none or it cannot tell. */
+unsigned long long lm_seg_huge_kib(void);
 /* Removes the segment, then the .pid file if it still names this LM. */
 void lm_segment_unmake(struct lm *lm);
 

@@ -300,8 +300,9 @@ lm_make(struct lm *lm, const struct lm_conf *c)
 	lm_guard_init(lm);
 	lm->made = LM_MADE_PAUSE;
 	lock_unmake(lm);
-	log_debug("serving %s on %s, segment %d (%zu bytes)", lm->mm_id,
-	    lm->sock_path, lm->shmid, lm->seg_size);
+	log_debug("serving %s on %s, segment %d (%zu bytes, %llu KiB of it "
+	    "on 2 MiB pages)", lm->mm_id, lm->sock_path, lm->shmid,
+	    lm->seg_size, lm_seg_huge_kib());
 	serve_make(lm);
 	lm->made = LM_MADE_SERVE;
 	return 0;

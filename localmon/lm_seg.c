@@ -55,7 +55,7 @@ lm_seg_create(struct lm *lm, const struct lm_conf *c)
 		    strerror(errno));
 		return -1;
 	}
-	mem = shmat(lm->shmid, NULL, 0);
+	mem = seg_attach(lm->shmid, size);
 	if (mem == (void *)-1 || seg_init(mem, size, (uint32_t)chunk) != 0 ||
 	    lm_seg_own(lm, mem, size) != 0) {
 		log_warn("cannot set up segment (size %zu, chunk %zu)", size,
@@ -81,6 +81,22 @@ lm_seg_create(struct lm *lm, const struct lm_conf *c)
 	 * their own follow it. */
 	atomic_store(&lm->seg->policy, (uint32_t)c->policy);
 	return 0;
+}
+
+unsigned long long
+lm_seg_huge_kib(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[128];
+	unsigned long long kib = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "ShmemPmdMapped: %llu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
 }
 
 /* Whether process pid is a live local monitor (not a reused pid, not a
@@ -146,7 +162,7 @@ lm_seg_adopt_dead(struct lm *lm)
 		    "owner-only: not adopted", shmid, pid);
 		return -1;
 	}
-	mem = shmat(shmid, NULL, 0);
+	mem = seg_attach(shmid, ds.shm_segsz);
 	if (mem == (void *)-1)
 		return -1;
 	if (seg_check(mem, ds.shm_segsz) != 0 ||

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <unistd.h>
 
 #include "rec/rec.h"
@@ -2061,4 +2062,91 @@ Test(acquire, clears_a_scribbled_consumed)
 	cr_assert_eq(collect(s, &k, &bad), 1);
 	check_piece(&k.p[0], 10, 10, 1, (int32_t[]){ 1, 2 }, 2);
 	cr_assert_eq(bad, 0);
+}
+
+/* ---- seg_attach ---- */
+
+/* Bytes of this process's anonymous PROT_NONE mappings (a reservation
+ * seg_attach would have left behind). */
+static size_t
+none_bytes(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512], perm[8];
+	unsigned long a, b;
+	size_t sum = 0;
+	int n;
+
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof line, f) != NULL) {
+		n = 0;
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s%n", &a, &b, perm,
+		    &n) == 3 && strcmp(perm, "---p") == 0 &&
+		    line[n + strspn(line + n, " ")] == '\n')
+			sum += b - a;
+	}
+	fclose(f);
+	return sum;
+}
+
+/* The VmFlags and size of the mapping at at, from /proc/self/smaps. */
+static void
+mapping_of(const void *at, char flags[512], size_t *size)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	unsigned long a, b;
+	int in = 0;
+
+	cr_assert_not_null(f);
+	flags[0] = '\0';
+	*size = 0;
+	while (fgets(line, sizeof line, f) != NULL) {
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			in = a == (uintptr_t)at;
+			if (in)
+				*size = b - a;
+		} else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			memcpy(flags, line + 8, sizeof line - 8);
+		}
+	}
+	fclose(f);
+}
+
+Test(attach, aligned_marked_nothing_left)
+{
+	const size_t huge = (size_t)2 << 20, size = 2 * huge + 4096 + 100;
+	size_t before = none_bytes(), len;
+	char flags[512];
+	int id = shmget(IPC_PRIVATE, size, IPC_CREAT | 0600);
+	char *m;
+
+	cr_assert_neq(id, -1);
+	m = seg_attach(id, size);
+	shmctl(id, IPC_RMID, NULL);	/* gone with the last detach */
+	cr_assert_neq(m, (void *)-1);
+	cr_assert_eq((uintptr_t)m % huge, 0, "not at a 2 MiB boundary");
+	mapping_of(m, flags, &len);
+	cr_assert_eq(len, 2 * huge + 2 * 4096, "mapped %zu bytes", len);
+	cr_assert_not_null(strstr(flags, " hg"), "not MADV_HUGEPAGE: %s",
+	    flags);
+	cr_assert_eq(none_bytes(), before, "the reservation's rest is left");
+	memset(m, 0x5a, size);
+	cr_assert_eq(m[size - 1], 0x5a);
+	cr_assert_eq(shmdt(m), 0);
+	cr_assert_eq(none_bytes(), before);
+}
+
+Test(attach, small_segment_as_shmat)
+{
+	int id = shmget(IPC_PRIVATE, 65536, IPC_CREAT | 0600);
+	char *m;
+
+	cr_assert_neq(id, -1);
+	m = seg_attach(id, 65536);
+	shmctl(id, IPC_RMID, NULL);
+	cr_assert_neq(m, (void *)-1);
+	m[65535] = 1;
+	cr_assert_eq(shmdt(m), 0);
 }

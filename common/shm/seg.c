@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* seg.c: chunk allocation for writers and collection for the Local Monitor. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <sys/syscall.h>
 
 #include "rec/rec.h"
@@ -84,6 +86,44 @@ seg_fire_wait(struct seg_hdr *s, uint32_t seen, uint64_t timeout_ns)
 	 * the slots again in every case. */
 	(void)syscall(SYS_futex, &s->fire_seq, FUTEX_WAIT, seen, &ts, NULL,
 	    0);
+}
+
+void *
+seg_attach(int shmid, size_t size)
+{
+#if defined(__linux__) && defined(SHM_REMAP) && defined(MADV_HUGEPAGE)
+	const size_t huge = (size_t)2 << 20;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), len;
+	uintptr_t a;
+	char *r;
+	void *mem;
+
+	len = (size + pg - 1) / pg * pg;
+	if (size < huge || len > SIZE_MAX - huge)
+		return shmat(shmid, NULL, 0);
+	/* Reserve room for an aligned start, attach there (SHM_REMAP
+	 * replaces the reservation), give back the rest. */
+	r = mmap(NULL, len + huge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+	    MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return shmat(shmid, NULL, 0);
+	a = ((uintptr_t)r + huge - 1) & ~(uintptr_t)(huge - 1);
+	mem = shmat(shmid, (void *)a, SHM_REMAP);
+	if (mem == (void *)-1) {
+		(void)munmap(r, len + huge);
+		return shmat(shmid, NULL, 0);
+	}
+	if (a > (uintptr_t)r)
+		(void)munmap(r, a - (uintptr_t)r);
+	if ((uintptr_t)r + len + huge > a + len)
+		(void)munmap((void *)(a + len),
+		    (uintptr_t)r + len + huge - (a + len));
+	(void)madvise(mem, len, MADV_HUGEPAGE);
+	return mem;
+#else
+	(void)size;
+	return shmat(shmid, NULL, 0);
+#endif
 }
 
 int

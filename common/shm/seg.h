@@ -319,6 +319,18 @@ int seg_init(void *mem, size_t size, uint32_t chunk_size);
 int seg_check(const void *mem, size_t size);
 
 /*
+ * Attaches the System V segment shmid, of size bytes, as shmat(shmid,
+ * NULL, 0) does, but at an address aligned to 2 MiB and marked for
+ * transparent huge pages (MADV_HUGEPAGE): where the system allows huge
+ * pages for shared memory (/sys/kernel/mm/transparent_hugepage/
+ * shmem_enabled set to advise, within_size or always), the segment is
+ * then mapped by 2 MiB pages, and writers and the LM walk 512 times fewer
+ * page-table entries.  Falls back to shmat's own address where that
+ * cannot be had.  Returns the address, or (void *)-1 with errno set.
+ */
+void *seg_attach(int shmid, size_t size);
+
+/*
  * Makes the pages of an attached segment present and writable in this
  * process's page tables now (Linux's MADV_POPULATE_WRITE), so that
  * writers take no page fault on the hot path.  Changes no byte.  Returns
