@@ -19,6 +19,8 @@
  * alternating too); after each grm run GMI_Flush waits until mainmon has
  * everything, and the CPU time mainmon (-M PID) and the Local Monitor
  * (found in GRM_RUNDIR) spent over the run is read from /proc/PID/stat.
+ * -g MS: sleep MS milliseconds before each loop, so that each starts
+ * after the machine was idle (a burst after a quiet moment).
  * -S NS: start the first run when CLOCK_REALTIME reaches NS, so that
  * several processes run at once (each prints its own figures).  -s all
  * adds, alternating with the two, the bare loops a record's timestamp
@@ -277,6 +279,10 @@ struct athread {
 	int		id;
 };
 
+/* -g: milliseconds each thread sleeps before each timed loop (the machine
+ * idle, as a program that traces in bursts leaves it). */
+static int gap_ms;
+
 /* Filled by thread 0, per run and system. */
 struct aglobal {
 	double		wall_ns;	/* barrier to barrier */
@@ -343,6 +349,8 @@ arun_thread(void *arg)
 				l0 = cpu_ns(lm);
 				b0 = wchar(lm);
 			}
+			if (gap_ms > 0)		/* idle, then the loop */
+				usleep((useconds_t)gap_ms * 1000);
 			pthread_barrier_wait(&sync_all);
 			t0 = now_ns();
 			if (a->id == 0)
@@ -526,7 +534,8 @@ usage(void)
 	fprintf(stderr, "usage: bench_lttng -m on|off [-b BATCHES] "
 	    "[-t THREADS]\n"
 	    "       bench_lttng -m on -n EVENTS [-r RUNS] [-t THREADS] "
-	    "[-M MAINMON_PID] [-S REALTIME_NS] [-s both|grm|lttng|all]\n");
+	    "[-M MAINMON_PID] [-S REALTIME_NS] [-s both|grm|lttng|all] "
+	    "[-g IDLE_MS]\n");
 	exit(2);
 }
 
@@ -536,8 +545,11 @@ main(int argc, char **argv)
 	int c, threads = 2, want = -1, lt, gr;
 	const char *state;
 
-	while ((c = getopt(argc, argv, "b:m:t:n:r:M:S:s:")) != -1) {
+	while ((c = getopt(argc, argv, "b:g:m:t:n:r:M:S:s:")) != -1) {
 		switch (c) {
+		case 'g':
+			gap_ms = atoi(optarg);
+			break;
 		case 'n':
 			nevents = atol(optarg);
 			break;
@@ -581,7 +593,8 @@ main(int argc, char **argv)
 		}
 	}
 	if (want < 0 || nbatches < 1 || threads < 1 || threads > MAXTHREADS ||
-	    nevents < 0 || nruns < 1 || nruns > 64 ||
+	    nevents < 0 || nruns < 1 || nruns > 64 || gap_ms < 0 ||
+	    gap_ms > 10000 ||
 	    (nevents > 0 && want != 1))
 		usage();
 	if (GMI_DefineEvent(1, "%d %d", "bench") != GRM_OK) {

@@ -236,6 +236,11 @@ mm_stop() {
 export GRM_RUNDIR="$tmp/run"
 mkdir -m 700 "$GRM_RUNDIR"
 export GRM_LOCALMON="$b/localmon/localmon"
+# Whether the segment can be on 2 MiB pages (localmon(1), "Huge pages").
+thp=/sys/kernel/mm/transparent_hugepage/shmem_enabled
+echo "== the segment's pages: $thp says" \
+    "$(sed 's/.*\[\(.*\)\].*/\1/' "$thp" 2>/dev/null || echo nothing)" \
+    "(never: 4 KiB pages; advise, within_size, always: 2 MiB)"
 
 if [ "${BENCH_BURST:-1}" != 0 ]; then
 lt_start
@@ -326,6 +331,9 @@ amort() {
 # LTTng's tracepoint, GMI_Event, bare rdtsc, bare rdtscp, bare
 # clock_gettime.  Medians (and 10th percentiles: the runs least disturbed
 # by a loaded machine) over every run of the clock's processes.
+# BENCH_VERBOSE=1 prints each process's figures, every run's among them;
+# BENCH_TSC_GAP_MS=MS sleeps MS ms before each loop (a burst after an idle
+# moment: on a virtual machine, where the segment's page size shows).
 if [ "${BENCH_TSC:-1}" != 0 ]; then
 	[ -x "$b/test/tcheck" ] || die "$b/test/tcheck is missing" \
 	    "(make test/tcheck)"
@@ -338,7 +346,8 @@ if [ "${BENCH_TSC:-1}" != 0 ]; then
 	echo "== the TSC clock: $tn calls a loop (fits in the segment), one" \
 	    "writer ${pin0:+pinned to CPU 0 }(mainmon${pin1:+ on CPU 1}" \
 	    "writing to a file on disk), GRM_CLOCK=monotonic and tsc" \
-	    "processes alternating, $truns runs of each loop per process;" \
+	    "processes alternating, $truns runs of each loop per process" \
+	    "${BENCH_TSC_GAP_MS:+(each after ${BENCH_TSC_GAP_MS} ms idle)};" \
 	    "load: $(uptime | sed 's/.*average: //')"
 	: > "$tmp/tsc.all"
 	k=0
@@ -351,8 +360,11 @@ if [ "${BENCH_TSC:-1}" != 0 ]; then
 			# shellcheck disable=SC2086
 			GRM_MM=$id GRM_CLOCK=$clk $pin0 "$tmp/bench_lttng" \
 			    -m on -n "$tn" -r "$truns" -s all -M "$mm_pid" \
+			    -g "${BENCH_TSC_GAP_MS:-0}" \
 			    > "$tmp/t.out" || die "bench_lttng failed"
 			note_lms
+			[ "${BENCH_VERBOSE:-0}" = 0 ] ||
+				sed "s/^/$clk: /" "$tmp/t.out"
 			sed "s/^/$clk /" "$tmp/t.out" >> "$tmp/tsc.all"
 		done
 		k=$((k + 1))
