@@ -493,39 +493,73 @@ event(int eid, va_list ap)
 	return emit(eid, ty, st, ap);
 }
 
+/* Writes the record of ty, a type of ints only, stamped ts, at the
+ * thread's offset off (its room checked), and publishes it. */
+static inline void
+put_ints_record(char *p, uint32_t off, uint32_t len,
+		const struct gmi_type *ty, int eid, uint64_t ts, va_list ap)
+{
+	p += off;
+	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts);
+	put_ints(p + sizeof(struct rec_hdr), ty->fmt.n, ap);
+	gmi_thr.off = off + len;
+	atomic_store_explicit(gmi_thr.committed, off + len,
+	    memory_order_release);
+}
+
+/* GMI_Event's common case with CLOCK_MONOTONIC, whose read is a call
+ * anyway: one frame around it.  The clock is read before the room is
+ * looked at; a record that does not fit goes through emit, which stamps
+ * it again once it has a chunk. */
+static __attribute__((noinline)) int
+event_ints_mono(int eid, const struct gmi_type *ty, va_list ap)
+{
+	uint64_t ts = clk_mono_ns();
+	uint32_t len = ty->fixed_len, off = gmi_thr.off;
+	char *p = gmi_thr.data;
+
+	if (unlikely(p == NULL || off + len > gmi_thr.cap))
+		return emit(eid, ty, GMI_T_REC, ap);
+	put_ints_record(p, off, len, ty, eid, ts, ap);
+	return GRM_OK;
+}
+
 GRM_API int
 (GMI_Event)(int eid, ...)
 {
 	const struct gmi_type *ty;
+	uint32_t len, off;
 	va_list ap;
+	char *p;
 	int r;
 
 	va_start(ap, eid);
 	/*
-	 * The common case with the TSC clock, inline and without a call, so
-	 * that it saves no register: traced, no control change, a recorded
-	 * type of ints only, room in the thread's chunk.  Everything else
-	 * goes through event().
+	 * The common case: traced, no control change, a recorded type of
+	 * ints only.  With the TSC clock and room in the thread's chunk, it
+	 * is written here, inline and without a call, so that no register
+	 * is saved; with CLOCK_MONOTONIC, by event_ints_mono.  Everything
+	 * else goes through event().
 	 */
 	if (likely(*GMI_on_ == __atomic_load_n(&gmi_ctl_seen,
-	    __ATOMIC_RELAXED) && (unsigned)eid < GRM_EID_MAX && gmi_tsc)) {
-		uint32_t len, off = gmi_thr.off;
-		char *p = gmi_thr.data;
-
+	    __ATOMIC_RELAXED) && (unsigned)eid < GRM_EID_MAX)) {
 		ty = &gmi_types[eid + REC_EID_BIAS];
-		len = ty->fixed_len;
 		if (likely(atomic_load_explicit(&ty->st,
-		    memory_order_acquire) == GMI_T_REC && ty->ints &&
-		    p != NULL && off + len <= gmi_thr.cap)) {
-			p += off;
-			rec_put_hdr(p, len, ty->cls, ty->attr, eid,
-			    tsc_read());
-			put_ints(p + sizeof(struct rec_hdr), ty->fmt.n, ap);
-			gmi_thr.off = off + len;
-			atomic_store_explicit(gmi_thr.committed, off + len,
-			    memory_order_release);
-			va_end(ap);
-			return GRM_OK;
+		    memory_order_acquire) == GMI_T_REC && ty->ints)) {
+			if (!gmi_tsc) {
+				r = event_ints_mono(eid, ty, ap);
+				va_end(ap);
+				return r;
+			}
+			len = ty->fixed_len;
+			off = gmi_thr.off;
+			p = gmi_thr.data;
+			if (likely(p != NULL && off + len <= gmi_thr.cap)) {
+				put_ints_record(p, off, len, ty, eid,
+				    tsc_read(), ap);
+				va_end(ap);
+				return GRM_OK;
+			}
 		}
 	}
 	r = event(eid, ap);
