@@ -467,9 +467,10 @@ emitf(int eid, ...)
 	return r;
 }
 
-/* GMI_Event's every case but the one inline: not traced yet or any
- * more, a control change to apply, a bad id, a type not simply recorded,
- * strings, a new chunk, the monotonic clock. */
+/* GMI_Event's every case but its common one (a recorded type of ints
+ * only): not traced yet or any more, a control change to apply, a bad id,
+ * a type off, counted or watched by a plan, fields other than ints, and,
+ * with the TSC clock, a record that needs a new chunk. */
 static __attribute__((noinline)) int
 event(int eid, va_list ap)
 {
