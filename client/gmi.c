@@ -74,11 +74,18 @@ slow_traced(void)
 	return (w & SEG_CTL_ON) != 0;
 }
 
+/* Recording is on and no control change is pending (the word the
+ * caller's inline check read is the one last applied). */
+static inline int
+ctl_current(void)
+{
+	return *GMI_on_ == __atomic_load_n(&gmi_ctl_seen, __ATOMIC_RELAXED);
+}
+
 static inline int
 traced(void)
 {
-	if (likely(*GMI_on_ == __atomic_load_n(&gmi_ctl_seen,
-	    __ATOMIC_RELAXED)))
+	if (likely(ctl_current()))
 		return 1;
 	return slow_traced();
 }
@@ -494,13 +501,15 @@ event(int eid, va_list ap)
 	return emit(eid, ty, st, ap);
 }
 
-/* Writes the record of ty, a type of ints only, stamped ts, at the
- * thread's offset off (its room checked), and publishes it. */
+/* Writes the record of ty, a type of ints only, stamped ts, in the
+ * thread's chunk (has_room checked), and publishes it; the offset read
+ * once. */
 static inline void
-put_ints_record(char *p, uint32_t off, uint32_t len,
-		const struct gmi_type *ty, int eid, uint64_t ts, va_list ap)
+put_ints_record(const struct gmi_type *ty, int eid, uint64_t ts, va_list ap)
 {
-	p += off;
+	uint32_t len = ty->fixed_len, off = gmi_thr.off;
+	char *p = gmi_thr.data + off;
+
 	rec_put_hdr(p, len, ty->cls, ty->attr, eid, ts);
 	put_ints(p + sizeof(struct rec_hdr), ty->fmt.n, ap);
 	gmi_thr.off = off + len;
@@ -516,12 +525,10 @@ static __attribute__((noinline)) int
 event_ints_mono(int eid, const struct gmi_type *ty, va_list ap)
 {
 	uint64_t ts = clk_mono_ns();
-	uint32_t len = ty->fixed_len, off = gmi_thr.off;
-	char *p = gmi_thr.data;
 
-	if (unlikely(p == NULL || off + len > gmi_thr.cap))
+	if (unlikely(!has_room(ty->fixed_len)))
 		return emit(eid, ty, GMI_T_REC, ap);
-	put_ints_record(p, off, len, ty, eid, ts, ap);
+	put_ints_record(ty, eid, ts, ap);
 	return GRM_OK;
 }
 
@@ -529,9 +536,7 @@ GRM_API int
 (GMI_Event)(int eid, ...)
 {
 	const struct gmi_type *ty;
-	uint32_t len, off;
 	va_list ap;
-	char *p;
 	int r;
 
 	va_start(ap, eid);
@@ -542,8 +547,7 @@ GRM_API int
 	 * is saved; with CLOCK_MONOTONIC, by event_ints_mono.  Everything
 	 * else goes through event().
 	 */
-	if (likely(*GMI_on_ == __atomic_load_n(&gmi_ctl_seen,
-	    __ATOMIC_RELAXED) && (unsigned)eid < GRM_EID_MAX)) {
+	if (likely(ctl_current() && (unsigned)eid < GRM_EID_MAX)) {
 		ty = &gmi_types[eid + REC_EID_BIAS];
 		if (likely(atomic_load_explicit(&ty->st,
 		    memory_order_acquire) == GMI_T_REC && ty->ints)) {
@@ -552,12 +556,8 @@ GRM_API int
 				va_end(ap);
 				return r;
 			}
-			len = ty->fixed_len;
-			off = gmi_thr.off;
-			p = gmi_thr.data;
-			if (likely(p != NULL && off + len <= gmi_thr.cap)) {
-				put_ints_record(p, off, len, ty, eid,
-				    tsc_read(), ap);
+			if (likely(has_room(ty->fixed_len))) {
+				put_ints_record(ty, eid, tsc_read(), ap);
 				va_end(ap);
 				return GRM_OK;
 			}

@@ -113,11 +113,10 @@ seg_attach(int shmid, size_t size)
 		(void)munmap(r, len + huge);
 		return shmat(shmid, NULL, 0);
 	}
+	/* a < r + huge: there is always a tail to give back. */
 	if (a > (uintptr_t)r)
 		(void)munmap(r, a - (uintptr_t)r);
-	if ((uintptr_t)r + len + huge > a + len)
-		(void)munmap((void *)(a + len),
-		    (uintptr_t)r + len + huge - (a + len));
+	(void)munmap((void *)(a + len), (uintptr_t)r + huge - a);
 	(void)madvise(mem, len, MADV_HUGEPAGE);
 	return mem;
 #else
