@@ -1077,8 +1077,12 @@ fire_dispatch(struct peer *p, uint16_t type, struct wire_rd *msg,
 		return;
 	case AUTH_OK:
 		lm->fire_ready = 1;
-		log_debug("fire link to %s made (port %d)", lm->mm_id,
-		    lm_fire_port(lm));
+		if (peer_is_local(lm->fire))
+			log_debug("fire link to %s made (local door)",
+			    lm->mm_id);
+		else
+			log_debug("fire link to %s made (port %d)", lm->mm_id,
+			    lm_fire_port(lm));
 		/* From now on the threads read it; what came with WELCOME
 		 * is dispatched first (here), then it is theirs. */
 		if (lm->firer != NULL) {

@@ -515,6 +515,7 @@ struct mm_marks {
 struct mm {
 	struct event_base	*base;
 	struct evconnlistener	*listener;
+	struct evconnlistener	*door;		/* local (net/local.h) */
 	char			id[272];	/* HOST:PORT: what files and
 						   messages show */
 	struct mmid		mmid;		/* with the token */

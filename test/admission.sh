@@ -11,6 +11,10 @@
 # it, and it is admitted once they stop; nothing is lost.
 . "$(dirname "$0")/lib.sh"
 
+# The floods come by TCP from 127.0.0.1, the LM's address: it goes by TCP
+# too, as by default (through the local door it would be a source of its
+# own).
+export GRM_MM_LINK=tcp
 F="$B/test/flood"
 trace="$T_DIR/trace"
 t_start_mm "$trace"

@@ -18,11 +18,13 @@
 #include <event2/event.h>
 
 #include "net/auth.h"
+#include "net/local.h"
 #include "net/mmid.h"
 #include "net/peer.h"
 #include "net/txstamp.h"
 #include "util/clock.h"
 #include "util/env.h"
+#include "util/log.h"
 
 /* The most one read or write system call moves. */
 #define PEER_IO_MAX	(1u << 20)
@@ -48,6 +50,7 @@ struct peer {
 	int			silent;		/* died of silence */
 	int			in_dispatch;
 	int			freed;
+	int			local;		/* through a local door */
 	char			name[128];
 	/* Liveness (peer_set_liveness): 0 seconds, none. */
 	unsigned		live_secs;
@@ -460,9 +463,10 @@ peer_connect(struct event_base *base, const char *hostport,
 {
 	struct evutil_addrinfo hints, *ai = NULL;
 	char host[256], portstr[8];
+	const char *lwhy;
 	unsigned port;
 	struct peer *p;
-	int err;
+	int err, fd = -1, local = 0;
 
 	if (mmid_split(hostport, host, sizeof host, &port) != 0) {
 		*why = "not of the form host:port";
@@ -477,13 +481,23 @@ peer_connect(struct event_base *base, const char *hostport,
 		*why = "cannot resolve host";
 		return NULL;
 	}
-	p = peer_alloc(base, -1, dispatch, arg, hostport);
+	(void)env_choice(ENV_MM_LINK, &local);
+	if (local == 0)
+		log_debug("%s: by TCP", hostport);
+	else if ((fd = local_connect(ai->ai_addr, &lwhy)) < 0)
+		log_debug("%s: by TCP (%s)", hostport, lwhy);
+	p = peer_alloc(base, fd, dispatch, arg, hostport);
 	if (p == NULL) {
+		if (fd >= 0)
+			close(fd);
 		evutil_freeaddrinfo(ai);
 		*why = "out of memory";
 		return NULL;
 	}
-	if (bufferevent_socket_connect(p->bev, ai->ai_addr,
+	if (fd >= 0) {
+		log_debug("%s: through its local door", hostport);
+		p->local = 1;
+	} else if (bufferevent_socket_connect(p->bev, ai->ai_addr,
 	    (int)ai->ai_addrlen) != 0) {
 		evutil_freeaddrinfo(ai);
 		bufferevent_free(p->bev);
@@ -493,6 +507,12 @@ peer_connect(struct event_base *base, const char *hostport,
 	}
 	evutil_freeaddrinfo(ai);
 	return p;
+}
+
+int
+peer_is_local(const struct peer *p)
+{
+	return p->local;
 }
 
 int
@@ -508,7 +528,8 @@ peer_set_liveness(struct peer *p, unsigned secs)
 	p->live_secs = secs;
 	if (secs == 0)
 		return 0;
-	peer_sock_liveness(bufferevent_getfd(p->bev), secs);
+	if (!p->local)
+		peer_sock_liveness(bufferevent_getfd(p->bev), secs);
 	p->last_rx = p->last_tick = clk_mono_ns();
 	p->live_ev = event_new(bufferevent_get_base(p->bev), -1, EV_PERSIST,
 	    peer_live_cb, p);
@@ -620,7 +641,8 @@ peer_tx_on(struct peer *p, int fd)
 	if (p->tx_on != 0)
 		return p->tx_on > 0;
 	p->tx_on = -1;
-	if (txs_enable(fd) != 0)
+	/* A Unix socket's sends are stamped by no device. */
+	if (p->local || txs_enable(fd) != 0)
 		return 0;
 	p->err_ev = event_new(bufferevent_get_base(p->bev), fd,
 	    EV_READ | EV_PERSIST, peer_err_cb, p);

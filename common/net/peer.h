@@ -36,11 +36,16 @@ struct peer *peer_new(struct event_base *base, int fd,
 /*
  * Connects to "host:port" (numeric or resolvable host) in the background;
  * the first dispatch is either a message or the failure.  NULL if the
- * address does not parse or cannot be resolved (reason in *why).
+ * address does not parse or cannot be resolved (reason in *why).  With
+ * GRM_MM_LINK=local, a Main Monitor on this host is reached through its
+ * local door if it has one (net/local.h); else, by TCP.
  */
 struct peer *peer_connect(struct event_base *base, const char *hostport,
 			  peer_dispatch_fn dispatch, void *arg,
 			  const char **why);
+/* 1 if p's link is a local door: no kernel receive or transmit stamps
+ * (its clock exchanges are timed by the daemons), no TCP keepalive. */
+int peer_is_local(const struct peer *p);
 void peer_free(struct peer *p);
 
 /* Queues a message; the payload may come in two parts.  Returns 0 or -1. */

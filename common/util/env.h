@@ -38,6 +38,7 @@ enum env_id {
 	/* the clock of a Local Monitor's segment (common/util/tsc.h) */
 	ENV_CLOCK,
 	ENV_TSC_CPUINFO,
+	ENV_MM_LINK,
 	ENV_COUNT
 };
 

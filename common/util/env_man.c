@@ -47,7 +47,7 @@ static const struct page pages[] = {
 	  ".TP\n.BR GRM_SEGSIZE \", \" GRM_CHUNKSIZE \", \" GRM_THRESHOLD "
 	  "\", \" GRM_SPILL_MAX \", \" GRM_LM_LINGER \", \" GRM_LM_MM_TIMEOUT "
 	  "\", \" GRM_LM_SILENT \", \" GRM_PUSH_INTERVAL "
-	  "\", \" GRM_HOSTNAME \", \" GRM_LM_CPUS \", \" GRM_CLOCK\nPassed on to a Local "
+	  "\", \" GRM_HOSTNAME \", \" GRM_LM_CPUS \", \" GRM_CLOCK \", \" GRM_MM_LINK\nPassed on to a Local "
 	  "Monitor the process starts; see\n.BR localmon (1).\n"
 	  ".B GRM_HOSTNAME\nsets the host name the trace shows for this host "
 	  "(its node).\n.PP\n.BR GRM_MM ,\n.BR GRM_DEBUG ,\n"
@@ -95,6 +95,9 @@ static const struct page pages[] = {
 	    { ENV_LM_SILENT, "See\n.BR \"A silent Main Monitor\" ." },
 	    { ENV_PUSH_INTERVAL, NULL },
 	    { ENV_HOSTNAME, NULL },
+	    { ENV_MM_LINK, "For the connections to the Main Monitor: the "
+		"Local Monitor's and its fire\nlink.  Another value stops\n"
+		".B localmon\nwith status 1." },
 	    { ENV_LM_CPUS, "A value that is not a CPU list, or that names "
 		"CPUs the host does not\nallow, stops\n.B localmon\nas "
 		"below; see\n.BR \"The Local Monitor's CPUs\" ." },
@@ -104,7 +107,7 @@ static const struct page pages[] = {
 		"Local Monitor that adopts a\nsegment keeps its clock.  "
 		"Another value stops\n.B localmon\nwith status 1." },
 	    { ENV_TSC_CPUINFO, NULL },
-	    { ENV_DEBUG, NULL } }, 17,
+	    { ENV_DEBUG, NULL } }, 18,
 	  ".PP\nA Local Monitor started by a traced process gets that "
 	  "process's environment,\nso these variables are best set for the "
 	  "whole job.\n"
@@ -140,8 +143,10 @@ static const struct page pages[] = {
 	  "every other variable of\n.BR grm (3)\napplies to it as to any "
 	  "traced program.\n" },
 	{ "grmctl.1", ".B grmctl\nuses no environment variable of its own "
-	  "but this one, which the Main\nMonitor does nothing with:\n", {
-	    { ENV_HOSTNAME, NULL } }, 1,
+	  "but these two:\n", {
+	    { ENV_HOSTNAME, "The Main Monitor does nothing with it for a "
+		"control client." },
+	    { ENV_MM_LINK, NULL } }, 2,
 	  ".PP\nThe identifier is usually the one the traced programs have "
 	  "in\n.BR GRM_MM ,\nso that\n.B grmctl \\(dq$GRM_MM\\(dq stop\nis a "
 	  "common form on a machine of one's own; on a shared one, where\n"
