@@ -361,6 +361,27 @@ Test(plan, limits)
 	cr_expect_eq(plan_parse_rule(big, n, &r, &e), -1);
 	cr_expect_str_eq(e.msg, "a string longer than 255 bytes");
 	cr_expect_eq(e.col, 19);
+	/* A rule whose canonical form (each byte outside printable ASCII
+	 * as \xNN) would be longer than a rule may be is refused: its
+	 * print must parse back (found by fuzz_plan).  250 such bytes
+	 * print in 1020 bytes of a 1020-byte rule; 255 would take 1040. */
+	n = (size_t)snprintf(big, sizeof big, "when loss do mark \"");
+	memset(big + n, 0xff, 250);
+	n += 250;
+	n += (size_t)snprintf(big + n, sizeof big - n, "\"");
+	cr_expect_eq(plan_parse_rule(big, n, &r, &e), 0, "%s", e.msg);
+	cr_expect_eq(plan_print(&r, buf, sizeof buf), 1020);
+	cr_expect_eq(plan_parse_rule(buf, strlen(buf), &r, &e), 0, "%s",
+	    e.msg);
+	n = (size_t)snprintf(big, sizeof big, "when loss do mark \"");
+	memset(big + n, 0xff, PLAN_STR_MAX);
+	n += PLAN_STR_MAX;
+	n += (size_t)snprintf(big + n, sizeof big - n, "\"");
+	cr_expect_eq(plan_parse_rule(big, n, &r, &e), -1);
+	cr_expect_str_eq(e.msg, "a rule of 1040 bytes written canonically, "
+	    "over 1024 (a string's byte outside printable ASCII is written "
+	    "\\xNN)");
+	cr_expect_eq(e.col, 1);
 	/* Text not ending in a NUL is read within its length only. */
 	memcpy(big, "when loss do mark<", 18);
 	cr_expect_eq(plan_parse_rule(big, 17, &r, &e), 0);

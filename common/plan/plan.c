@@ -809,7 +809,7 @@ plan_parse_rule(const char *text, size_t len, struct plan_rule *r,
 {
 	static __thread struct ps ps;	/* 12 KiB: off the stack */
 	struct ps *p = &ps;
-	size_t i;
+	size_t i, n;
 
 	memset(r, 0, sizeof *r);
 	memset(e, 0, sizeof *e);
@@ -852,6 +852,12 @@ plan_parse_rule(const char *text, size_t len, struct plan_rule *r,
 		    (int)(cur(p)->len > 40 ? 40 : cur(p)->len),
 		    text + cur(p)->off, cur(p)->kind == T_WORD ? "" :
 		    " (actions are separated by commas)");
+	/* Its canonical form (plan list, the trace's header) must parse
+	 * back: no longer than a rule may be. */
+	if ((n = plan_print(r, NULL, 0)) > PLAN_RULE_MAX)
+		return fail_at(p, 0, "a rule of %zu bytes written canonically, "
+		    "over %d (a string's byte outside printable ASCII is "
+		    "written \\xNN)", n, PLAN_RULE_MAX);
 	return 0;
 }
 

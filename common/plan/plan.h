@@ -121,7 +121,9 @@ struct plan_err {
 
 /*
  * Parses one rule from text[0..len) (no newline in it; a trailing
- * comment is allowed).  0, or -1 with *e filled.  Never allocates.
+ * comment is allowed; at most PLAN_RULE_MAX bytes, and so is its
+ * canonical form, plan_print's).  0, or -1 with *e filled.  Never
+ * allocates.
  */
 int plan_parse_rule(const char *text, size_t len, struct plan_rule *r,
 		    struct plan_err *e);
