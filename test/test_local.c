@@ -3,7 +3,7 @@
  * name for each kind of address; a client finds the door of the exact
  * address, else the wildcard's, and only for an address of this host; a
  * name taken cannot be taken again; a door kept by another user is not
- * used. */
+ * used; a peer made of an accepted door connection knows it is one. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <signal.h>
@@ -14,7 +14,10 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include <event2/event.h>
+
 #include "net/local.h"
+#include "net/peer.h"
 
 static struct sockaddr_in
 v4(const char *a, unsigned port)
@@ -185,4 +188,37 @@ Test(connect, not_to_another_users_door)
 	cr_assert_str_eq(why, "the local door is another user's");
 	close(go[0]);
 	close(tcp);
+}
+
+static void
+nothing(struct peer *p, uint16_t type, struct wire_rd *msg, const char *why,
+	void *arg)
+{
+	(void)p;
+	(void)type;
+	(void)msg;
+	(void)why;
+	(void)arg;
+}
+
+/* mainmon's end of a door link (peer_new on an accepted socket) is local:
+ * no TCP options, no transmit stamps asked of a Unix socket. */
+Test(peer, accepted_door_link_is_local)
+{
+	struct event_base *base = event_base_new();
+	struct peer *u, *t;
+	int sv[2], tcp;
+
+	cr_assert(base != NULL);
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	(void)held_port(&tcp);
+	u = peer_new(base, sv[0], nothing, NULL, "door");
+	t = peer_new(base, tcp, nothing, NULL, "tcp");
+	cr_assert(u != NULL && t != NULL);
+	cr_expect_eq(peer_is_local(u), 1);
+	cr_expect_eq(peer_is_local(t), 0);
+	peer_free(u);
+	peer_free(t);
+	close(sv[1]);
+	event_base_free(base);
 }

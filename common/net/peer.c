@@ -427,6 +427,8 @@ peer_alloc(struct event_base *base, int fd, peer_dispatch_fn dispatch,
 	}
 	p->dispatch = dispatch;
 	p->arg = arg;
+	/* A connection accepted on mainmon's local door is one too. */
+	p->local = fd >= 0 && local_is(fd);
 	p->max = WIRE_MAX;
 	p->last_rx = clk_mono_ns();
 	snprintf(p->name, sizeof p->name, "%s", name);
@@ -494,10 +496,9 @@ peer_connect(struct event_base *base, const char *hostport,
 		*why = "out of memory";
 		return NULL;
 	}
-	if (fd >= 0) {
+	if (fd >= 0)
 		log_debug("%s: through its local door", hostport);
-		p->local = 1;
-	} else if (bufferevent_socket_connect(p->bev, ai->ai_addr,
+	else if (bufferevent_socket_connect(p->bev, ai->ai_addr,
 	    (int)ai->ai_addrlen) != 0) {
 		evutil_freeaddrinfo(ai);
 		bufferevent_free(p->bev);
