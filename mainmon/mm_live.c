@@ -317,6 +317,11 @@ mm_live_status(struct mm *mm, char *text, size_t cap)
 			k += (size_t)snprintf(more + k, sizeof more - k,
 			    "; stamps with the TSC, %.6f GHz",
 			    4294967296.0 / (double)c->tsc_cal.mult);
+		/* Through the local door: no kernel stamps in its clock's
+		 * exchanges (doc/protocol.md 1.1). */
+		if (k < sizeof more && peer_is_local(c->p))
+			k += (size_t)snprintf(more + k, sizeof more - k,
+			    "; through the local door");
 		if (k < sizeof more && c->clk.rates + c->clk.steps > 0)
 			(void)snprintf(more + k, sizeof more - k, "; its clock "
 			    "changed rate %u times, stepped %u times (last "

@@ -32,8 +32,9 @@ mm_door_conns() {
 	ss -xpH state established |
 	    grep -F "@grm-mm/127.0.0.1:$MM_PORT " | grep -cF "pid=$MM_PID," || true
 }
-# job N TRACE: the writers halfway, the checks of step N at that moment
-# (check_N), then the end; every event in TRACE once, in order.
+# job N TRACE DOOR: the writers halfway, the checks of step N at that
+# moment (check_N), grmctl status saying the LM came through the door (DOOR
+# 1) or not (0), then the end; every event in TRACE once, in order.
 job() {
 	rm -f "$T_DIR/go" "$T_DIR"/half.* "$GRM_RUNDIR"/lm-*.log
 	T_LMS=""
@@ -41,6 +42,11 @@ job() {
 	"check_$1"
 	"$B/mainmon/grmctl" "$MM_ID" status > "$T_DIR/status.out" 2>&1 ||
 		t_fail "$1: grmctl status: $(cat "$T_DIR/status.out")"
+	# grmctl status says which way the LM came.
+	_door=0
+	grep -q "; through the local door" "$T_DIR/status.out" && _door=1
+	[ $_door -eq "$3" ] ||
+		t_fail "$1: status says door=$_door: $(cat "$T_DIR/status.out")"
 	t_writers_done
 	t_lms_gone 30 || t_fail "$1: the LM did not exit"
 	t_stop_mm "$1"
@@ -60,7 +66,7 @@ check_1() {
 }
 export GRM_LM_LINGER=0.2
 t_start_mm "$T_DIR/t1"
-GRM_MM_LINK=local job 1 "$T_DIR/t1"
+GRM_MM_LINK=local job 1 "$T_DIR/t1" 1
 
 # 2.
 check_2() {
@@ -71,7 +77,7 @@ check_2() {
 	t_log "2: by default: $n TCP connections"
 }
 t_restart_mm "$T_DIR/t2"
-job 2 "$T_DIR/t2"
+job 2 "$T_DIR/t2" 0
 
 # 3.
 # The system's python3: one under root's home is not nobody's to run.
@@ -100,7 +106,7 @@ check_3() {
 t_restart_mm "$T_DIR/t3"
 grep -qF "no local door (@grm-mm/127.0.0.1:$MM_PORT: Address already in use): clients on this host use TCP" \
     "$T_DIR/mm.err" || t_fail "3: mainmon did not say its door was taken: $(cat "$T_DIR/mm.err")"
-GRM_MM_LINK=local job 3 "$T_DIR/t3"
+GRM_MM_LINK=local job 3 "$T_DIR/t3" 0
 kill "$SQ"
 wait "$SQ" 2> /dev/null || true
 t_log "3: the door taken by nobody: mainmon went without, the LM by TCP"
