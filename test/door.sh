@@ -18,6 +18,8 @@
 command -v ss > /dev/null 2>&1 || { t_log "no ss: skipped"; exit 77; }
 P=2 T=2 N=20000
 export GRM_DEBUG=1
+# Each part says how its job goes; part 2 is the default's.
+unset GRM_MM_LINK
 
 # lm_tcp: the LM's TCP connections to mainmon, one a line.
 lm_tcp() {
