@@ -200,7 +200,6 @@ local_connect(const struct sockaddr *sa, const char **why)
 {
 	char name[LOCAL_NAME_MAX];
 	const char *dummy, *first;
-	struct sockaddr_storage any;
 	int fd;
 
 	if (why == NULL)
@@ -214,11 +213,7 @@ local_connect(const struct sockaddr *sa, const char **why)
 		return fd;
 	first = *why;
 	/* A Main Monitor listening on every address of the host. */
-	memset(&any, 0, sizeof any);
-	any.ss_family = AF_INET;
-	((struct sockaddr_in *)&any)->sin_port = htons((uint16_t)port_of(sa));
-	((struct sockaddr_in *)&any)->sin_addr.s_addr = htonl(INADDR_ANY);
-	if (local_name((struct sockaddr *)&any, name, sizeof name) == 0 &&
+	if (name_of("*", 0, port_of(sa), name, sizeof name) == 0 &&
 	    (fd = door_connect(name, why)) >= 0)
 		return fd;
 	/* The exact address's door said more than the wildcard's absence. */
