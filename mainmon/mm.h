@@ -208,6 +208,8 @@ struct mm_ack {
 	struct mm_conn	*c;
 	uint32_t	round;
 	uint32_t	pending;	/* pieces not yet written */
+	uint64_t	upto;		/* ... given to the file up to this
+					   (mm_out_done) */
 	int		whole;		/* acknowledged in this pass */
 	struct mm_ack	*next;
 };
@@ -220,6 +222,8 @@ struct mm_written {
 	uint32_t	session;
 	uint64_t	seq;
 	uint32_t	end;
+	uint64_t	upto;		/* in the file once mm_out_done is
+					   there */
 };
 
 /* One thread's records waiting to be written, oldest first. */
@@ -574,6 +578,14 @@ struct mm {
 	uint64_t		out_ok_ns;	/* writes work again since */
 	uint32_t		out_wait_ms;	/* ... after the one before */
 	struct loop_ev	*out_retry;
+	/* The file's writes go from a thread (tape_async), which adds to
+	 * out_efd each time it has written what it was handed: out_wake
+	 * then acknowledges what is in the file.  out_base: the bytes of
+	 * the files before this one (-r rotations), so that where a
+	 * piece ends in the file (mm_out_end) only grows. */
+	int			out_efd;
+	struct event		*out_wake;
+	uint64_t		out_base;
 	/* A stop asked while the file cannot be written waits for it, at
 	 * most disk_wait_secs (--disk-wait), the LMs not told, so that
 	 * nothing is lost (mm_round.c); so does one whose final collection
@@ -948,6 +960,9 @@ void mm_order_add(struct mm *mm, struct mm_stream *s, struct mm_piece *pc);
  * it with UINT64_MAX.  Then acknowledges the collections fully written.
  * Returns 0, or -1 if the file cannot be written (nothing acknowledged). */
 int mm_order_write(struct mm *mm, uint64_t w);
+/* Acknowledges what is in the file (mm_out_done) of the collections and
+ * pieces written. */
+void mm_order_acks(struct mm *mm);
 /* The watermark: the oldest time an LM may still send, MM ns. */
 uint64_t mm_order_watermark(const struct mm *mm);
 /* The time up to which every ready LM's segment was scanned, MM ns: what
@@ -1034,6 +1049,14 @@ int mm_out_stalled(struct mm *mm);
 int mm_out_write_out(struct mm *mm);
 /* Frees the timers, at exit. */
 void mm_out_finish(struct mm *mm);
+/* The file's writes from its thread (tape_async), their end watched by
+ * the loop; the writer's own if that cannot be.  After each open. */
+void mm_out_async(struct mm *mm);
+/* Where what was given to the file so far ends, and how much of it is
+ * written (in the file, the thread done with it), counted over all files
+ * of a rotation; with no file open, UINT64_MAX for both. */
+uint64_t mm_out_end(const struct mm *mm);
+uint64_t mm_out_done(const struct mm *mm);
 /* For grmctl status: "" while the file's writes work, else "cannot
  * write since 12.3 s: No space left on device" (in buf, of n bytes). */
 const char *mm_out_status(const struct mm *mm, char *buf, size_t n);

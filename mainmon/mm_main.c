@@ -676,6 +676,9 @@ mm_loop(struct mm *mm)
 	if (mm->out != NULL && (mm_order_write(mm, UINT64_MAX) != 0 ||
 	    mm_order_summary(mm) != 0))
 		mm->exit_code = 1;
+	/* What the writer's thread has too, acknowledged once written. */
+	if (mm->out != NULL && tape_flush(mm->out) == 0)
+		mm_order_acks(mm);
 }
 
 /* Undoes mm_start, listen_on and files_create, in reverse order; a

@@ -219,9 +219,10 @@ mm_order_add(struct mm *mm, struct mm_stream *s, struct mm_piece *pc)
 	}
 }
 
-/* Notes that a piece of a chunk is written, for its LM (send_acks). */
+/* Notes that a piece of a chunk is written, for its LM (mm_order_acks). */
 static void
-note_written(struct mm_conn *c, struct mm_ack *a, const struct mm_piece *pc)
+note_written(struct mm_conn *c, struct mm_ack *a, const struct mm_piece *pc,
+	     uint64_t upto)
 {
 	struct mm_written *v;
 	uint32_t cap;
@@ -239,6 +240,7 @@ note_written(struct mm_conn *c, struct mm_ack *a, const struct mm_piece *pc)
 	v->session = pc->session;
 	v->seq = pc->seq;
 	v->end = pc->off + pc->len;
+	v->upto = upto;
 }
 
 /* A piece written to its end: its collection may now be acknowledged,
@@ -248,30 +250,37 @@ piece_done(struct mm *mm, struct mm_stream *s)
 {
 	struct mm_piece *pc = s->head;
 	struct mm_ack *a = pc->ack;
+	uint64_t upto = mm_out_end(mm);
 
 	if ((s->head = pc->next) == NULL)
 		s->tail = &s->head;
 	mm->order.bytes -= pc->held;
+	if (a != NULL)
+		a->upto = upto;
 	if (a != NULL && a->c != NULL && pc->seq != 0)
-		note_written(a->c, a, pc);
+		note_written(a->c, a, pc, upto);
 	if (a != NULL && --a->pending == 0 && a->c == NULL)
 		free(a);
 	free(pc);
 }
 
-/* Tells c which pieces are written of its collections that are not
- * acknowledged whole now (those that are, the ACK says). */
+/* Tells c which pieces are in the file (up to done) of its collections
+ * that are not acknowledged whole now (those that are, the ACK says). */
 static void
-send_written(struct mm_conn *c)
+send_written(struct mm_conn *c, uint64_t done)
 {
 	unsigned char *buf;
 	struct wire_wr w;
-	uint32_t i, n, k;
+	uint32_t i, n, k, m;
 
+	/* They were noted in the order they were given to the file. */
+	for (m = 0; m < c->nwritten && c->written[m].upto <= done; m++)
+		;
+	if (m == 0)
+		return;
 	buf = malloc(4 + WIRE_WRITTEN_MAX * WIRE_WRITTEN_ITEM);
-	for (i = 0; buf != NULL && i < c->nwritten; i = k) {
-		for (n = 0, k = i; k < c->nwritten && n < WIRE_WRITTEN_MAX;
-		    k++)
+	for (i = 0; buf != NULL && i < m; i = k) {
+		for (n = 0, k = i; k < m && n < WIRE_WRITTEN_MAX; k++)
 			n += !c->written[k].ack->whole;
 		if (n == 0)
 			continue;
@@ -288,25 +297,29 @@ send_written(struct mm_conn *c)
 		peer_send(c->p, WIRE_WRITTEN, buf, w.len, NULL, 0);
 	}
 	free(buf);
-	c->nwritten = 0;
+	memmove(c->written, c->written + m,
+	    (c->nwritten - m) * sizeof *c->written);
+	c->nwritten -= m;
 }
 
 /* Sends every connection what is written: the pieces of collections
  * written in part, then the ACKs of those written in full, in the order
  * of their DONEs. */
-static void
-send_acks(struct mm *mm)
+void
+mm_order_acks(struct mm *mm)
 {
 	unsigned char buf[4];
 	struct wire_wr w;
 	struct mm_conn *c;
 	struct mm_ack *a;
+	uint64_t done = mm_out_done(mm);
 
 	for (c = mm->conns; c != NULL; c = c->next) {
-		for (a = c->acks; a != NULL && a->pending == 0; a = a->next)
+		for (a = c->acks; a != NULL && a->pending == 0 &&
+		    a->upto <= done; a = a->next)
 			a->whole = 1;
 		if (c->nwritten > 0)
-			send_written(c);
+			send_written(c, done);
 		while ((a = c->acks) != NULL && a->whole) {
 			if ((c->acks = a->next) == NULL)
 				c->acks_tail = &c->acks;
@@ -399,7 +412,7 @@ mm_order_write(struct mm *mm, uint64_t w)
 	/* Acknowledged once in the file (1: not now; nothing lost). */
 	if ((r = mm_out_write_out(mm)) != 0)
 		return r < 0 ? -1 : 0;
-	send_acks(mm);
+	mm_order_acks(mm);
 	return 0;
 }
 

@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <event2/event.h>
 
 #include "mm.h"
 #include "net/loop.h"
@@ -455,9 +459,65 @@ mm_out_open(struct mm *mm, const char *path)
 	if (mm->out == NULL)
 		return -1;
 	define_predefined(mm, NULL);
-	if (mm_plan_write(mm, mm->out, 0) != 0)
+	if (mm_plan_write(mm, mm->out, 0) != 0 || tape_flush(mm->out) != 0)
 		return -1;
-	return tape_flush(mm->out);
+	mm_out_async(mm);
+	return 0;
+}
+
+/* tape-w has written what it was handed: that is acknowledged, and what
+ * waits handed to it (mm_order_write writes no record below time 0). */
+static void
+out_wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct mm *mm = arg;
+	uint64_t v;
+
+	(void)what;
+	(void)read(fd, &v, sizeof v);
+	if (mm->out != NULL && mm_order_write(mm, 0) != 0)
+		log_warn("cannot write %s: %s", mm->out_path,
+		    strerror(errno));
+}
+
+void
+mm_out_async(struct mm *mm)
+{
+	int fd;
+
+	if (mm->out_wake == NULL) {
+		if ((fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+			goto mine;
+		mm->out_wake = event_new(mm->base, fd, EV_READ | EV_PERSIST,
+		    out_wake_cb, mm);
+		if (mm->out_wake == NULL || event_add(mm->out_wake, NULL)) {
+			if (mm->out_wake != NULL)
+				event_free(mm->out_wake);
+			mm->out_wake = NULL;
+			close(fd);
+			goto mine;
+		}
+		mm->out_efd = fd;
+	}
+	if (tape_async(mm->out, mm->out_efd) == 0)
+		return;
+mine:
+	log_warn("%s: written by the main loop itself (no thread for it: "
+	    "%s)", mm->out_path, strerror(errno));
+}
+
+uint64_t
+mm_out_end(const struct mm *mm)
+{
+	return mm->out != NULL ? mm->out_base + tape_end(mm->out) :
+	    UINT64_MAX;
+}
+
+uint64_t
+mm_out_done(const struct mm *mm)
+{
+	return mm->out != NULL ? mm->out_base + tape_written(mm->out) :
+	    UINT64_MAX;
 }
 
 void
@@ -636,6 +696,11 @@ mm_out_finish(struct mm *mm)
 {
 	loop_ev_free(mm->out_retry);
 	mm->out_retry = NULL;
+	if (mm->out_wake != NULL) {
+		event_free(mm->out_wake);
+		close(mm->out_efd);
+		mm->out_wake = NULL;
+	}
 	loop_ev_free(mm->procs_ev);
 	mm->procs_ev = NULL;
 }

@@ -96,7 +96,7 @@ mm_rotate(struct mm *mm, struct mm_conn *ctl, const char *name)
 {
 	char text[WIRE_STR_MAX], *path;
 	struct tape_w *w;
-	uint64_t n;
+	uint64_t n, base;
 	int e, st = 0;
 
 	if (mm->stopping || mm->out == NULL) {
@@ -129,6 +129,8 @@ mm_rotate(struct mm *mm, struct mm_conn *ctl, const char *name)
 		goto fail;
 	}
 	n = tape_records(mm->out);
+	/* Where its pieces end: before the new file's (mm_out_end). */
+	base = mm->out_base + tape_end(mm->out);
 	if (tape_close(mm->out) != 0) {
 		e = errno;
 		mm->exit_code = 1;
@@ -143,8 +145,11 @@ mm_rotate(struct mm *mm, struct mm_conn *ctl, const char *name)
 		    "%llu records; writing to %.1000s", name, mm->out_path,
 		    (unsigned long long)n, name);
 	mm->out = w;
+	mm->out_base = base;
 	free(mm->out_path);
 	mm->out_path = path;
+	mm_out_async(mm);
+	mm_order_acks(mm);	/* the old file's, all in it */
 	log_debug("%s", text);
 	mm_ctl_reply(ctl, st, text);
 	return;

@@ -157,6 +157,11 @@ stop_close(struct mm *mm, const char *failed, char *text, size_t cap)
 	struct mm_conn *c;
 	int r = 0;
 
+	/* The final collection in the file (tape-w done), acknowledged:
+	 * each LM exits on its ACK. */
+	if (tape_flush(mm->out) != 0)
+		r = -1;
+	mm_order_acks(mm);
 	for (c = mm->conns; c != NULL; c = c->next)
 		if (MM_IS_LM(c))
 			mm_write_sync(mm, c, 1);
@@ -235,6 +240,8 @@ collection_done(struct mm *mm, struct mm_coll *co, const char *failed)
 		r = tape_collect(mm->out, co->round, clk_mono_ns());
 		if (r == 0)
 			r = tape_flush(mm->out);
+		if (r == 0)
+			mm_order_acks(mm);
 		snprintf(text, sizeof text, "%s %u: %llu records in "
 		    "%s%s%s", co->what == MM_PROBE ? "probe" : "snapshot",
 		    co->round, (unsigned long long)tape_records(mm->out),

@@ -21,6 +21,10 @@ static struct written_rec {
 } out[MAXW];
 static int nout;
 static int fail_piece, fail_out;	/* make the file fail */
+/* Where what is given to the file ends (a record: 16 bytes), and, while
+ * held, how much of it the writer's thread has written (mm_out_done). */
+static uint64_t file_end, file_done;
+static int held;
 static uint64_t sum_late = UINT64_MAX, sum_checked = UINT64_MAX;
 
 /* As mm_out_piece: the records of pc from pc->pos, up to w (exclusive). */
@@ -39,6 +43,7 @@ mm_out_piece(struct mm *m, struct mm_piece *pc, uint64_t w)
 			break;
 		cr_assert_lt(nout, MAXW);
 		out[nout++] = (struct written_rec){ pc->pid, pc->tid, h.ts };
+		file_end += 16;
 	}
 	pc->pos = off;
 	return 0;
@@ -70,6 +75,20 @@ mm_out_write_out(struct mm *m)
 {
 	(void)m;
 	return fail_out ? -1 : 0;
+}
+
+uint64_t
+mm_out_end(const struct mm *m)
+{
+	(void)m;
+	return file_end;
+}
+
+uint64_t
+mm_out_done(const struct mm *m)
+{
+	(void)m;
+	return held ? file_done : file_end;
 }
 
 int
@@ -537,6 +556,42 @@ Test(order, a_piece_written_while_its_collection_waits_is_told_to_its_lm)
 	cr_assert_eq(mm_order_write(mm, UINT64_MAX), 0);
 	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_WRITTEN), 1);
 	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_ACK), 1);
+}
+
+Test(order, what_the_writers_thread_holds_is_acknowledged_once_written)
+{
+	struct mm_ack *a = collection(lm1, 7), *b = collection(lm1, 8);
+
+	held = 1;
+	file_done = file_end;
+	ADD(a, 10, 1, 5, 100);
+	ADD(a, 11, 2, 6, 300);
+	ADD(b, 10, 1, 7, 400);
+	/* In the file's buffer or the thread's hands: nothing told. */
+	cr_assert_eq(mm_order_write(mm, 200), 0);
+	cr_assert_eq(nout, 1);
+	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_WRITTEN), 0);
+	/* Written: the piece is told, no more. */
+	file_done = file_end;
+	mm_order_acks(mm);
+	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_WRITTEN), 1);
+	cr_assert_eq(sent[0].pid, 10);
+	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_ACK), 0);
+	/* The rest given to the file, half of it written: 7 whole, 8 not. */
+	cr_assert_eq(mm_order_write(mm, UINT64_MAX), 0);
+	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_ACK), 0);
+	file_done = file_end - 16;
+	mm_order_acks(mm);
+	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_ACK), 1);
+	cr_assert_eq(sent[nsent - 1].u0, 7);
+	cr_assert_not_null(lm1->acks);
+	file_done = file_end;
+	mm_order_acks(mm);
+	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_ACK), 2);
+	cr_assert_eq(sent[nsent - 1].u0, 8);
+	cr_assert_null(lm1->acks);
+	cr_assert_eq(count_sent((struct peer *)&peer1, WIRE_WRITTEN), 1);
+	held = 0;
 }
 
 Test(order, a_table_piece_written_is_not_told)

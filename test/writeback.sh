@@ -1,11 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# test/writeback.sh: mainmon's trace goes to disk as it grows, started
-# from a thread of its own (tape-wb, trace/tape_w.c), not from the loop
-# that takes a plan's firings (doc/PERFORMANCE.md, "The file's
+# test/writeback.sh: mainmon's trace is written, and goes to disk as it
+# grows, from a thread of its own (tape-w, trace/tape_w.c), not from the
+# loop that takes a plan's firings (doc/PERFORMANCE.md, "The file's
 # writeback, out of the loop").  2 processes x 2 threads x 1,000,000
 # events, a text trace of about 150 MB: while they write, mainmon has an
-# ordinary thread named tape-wb; every event is in the trace once and in
+# ordinary thread named tape-w; every event is in the trace once and in
 # order; and where the test's folder is on a disk, at most 64 MiB of the
 # trace is left in the page cache (what is 16 to 128 MiB behind the end
 # is dropped once written; without that, all of it stays).  On tmpfs the
@@ -18,11 +18,11 @@ t_start_mm "$trace"
 t_writers $P $T $N
 touch "$T_DIR/go"
 threads() { ps -L -o cls=,comm= -p "$MM_PID"; }
-has_wb() { threads | grep -q ' tape-wb$'; }
-t_wait_for 120 "mainmon started no thread tape-wb: $(threads | tr '\n' ' ')" \
+has_wb() { threads | grep -q ' tape-w$'; }
+t_wait_for 120 "mainmon started no thread tape-w: $(threads | tr '\n' ' ')" \
     has_wb
-threads | grep -q '^ *TS tape-wb$' ||
-	t_fail "tape-wb is not an ordinary thread: $(threads | tr '\n' ' ')"
+threads | grep -q '^ *TS tape-w$' ||
+	t_fail "tape-w is not an ordinary thread: $(threads | tr '\n' ' ')"
 t_reap writer $T_WPIDS
 t_stop_mm
 size=$(stat -c %s "$trace")
@@ -41,4 +41,4 @@ else
 fi
 t_check_seqs "$trace" $N $((P * T)) || t_fail "trace content"
 t_check_clean
-t_log "ok: $((P * T * N)) events, each once and in order; tape-wb ran"
+t_log "ok: $((P * T * N)) events, each once and in order; tape-w ran"

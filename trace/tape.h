@@ -336,8 +336,19 @@ int tape_plan_fire(struct tape_w *w, const struct tape_fire *f);
 /* Pushes everything written so far to the file and to disk. */
 int tape_flush(struct tape_w *w);
 /* Pushes everything written so far to the file (the kernel), not to
- * disk: it survives the writer, not the machine. */
+ * disk: it survives the writer, not the machine.  After tape_async, it
+ * hands it to the writer's thread and returns (tape_written says when
+ * it is in the file). */
 int tape_write_out(struct tape_w *w);
+/* From now on the writes go to the file from a thread of w's own
+ * (tape-w), not from the caller: a full buffer and tape_write_out hand
+ * the buffer over and return at once (one in hand at a time; meanwhile
+ * the next grows, to 32 MiB, then waits).  Each time the thread has
+ * written what it was handed, it adds 1 to the eventfd note_fd (if not
+ * -1).  tape_flush and tape_close still return once all is written.
+ * Called again: only note_fd changes.  0, or -1 (the thread cannot be
+ * started: writes stay the caller's). */
+int tape_async(struct tape_w *w, int note_fd);
 /* The errno of the last write if it failed and none has worked since (the
  * file then ends before what the writer holds), else 0. */
 int tape_error(const struct tape_w *w);
@@ -350,5 +361,9 @@ uint64_t tape_records(const struct tape_w *w);
 /* Bytes of the file written out so far (after tape_flush: the whole
  * file, ending with a whole line or frame). */
 uint64_t tape_written(const struct tape_w *w);
+/* The file's size once all given so far is written: tape_written
+ * reaches it after tape_flush, or (tape_async) once the thread is done
+ * with it. */
+uint64_t tape_end(const struct tape_w *w);
 
 #endif /* GRM_TAPE_H */

@@ -5,6 +5,7 @@
  * tr_bee_w.c).  No printf on the way of a record. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -213,7 +214,8 @@ wback(struct tape_w *w)
 {
 	struct tw_wb *t;
 
-	if (w->out - w->wb < TW_WB)
+	/* tape-w does it for what it writes and for this. */
+	if (w->wt != NULL || w->out - w->wb < TW_WB)
 		return;
 	if (w->wbt == NULL && !w->wbt_none &&
 	    (w->wbt = wb_start(w->fd, w->wb)) == NULL)
@@ -224,6 +226,267 @@ wback(struct tape_w *w)
 	} else
 		wback_range(w->fd, w->wb, w->out);
 	w->wb = w->out;
+}
+
+/*
+ * tape_async: the writes themselves in a thread of the writer's own,
+ * tape-w.  A write into the page cache can wait: for the inode's lock
+ * while the filesystem allocates blocks for what is being written back
+ * (ext4), for a frozen filesystem, for a slow disk's dirty limits.  In
+ * mainmon's loop, such a wait held a plan's firing for up to 20 ms
+ * (doc/PERFORMANCE.md).  With tape-w, the caller hands it its buffer
+ * whole (a buffer swap, no copy) and goes on with another; tape-w
+ * writes it, starts its writeback (as tape-wb would), and says so
+ * through an eventfd.  One buffer is in hand at a time: while it is,
+ * the caller's buffer grows, up to TW_FLY_MAX, then the caller waits.
+ * The hand-over takes no lock (the caller, raised, must never wait for
+ * an ordinary thread waiting for a core): `busy` says whose the buffer
+ * is.  A write that fails is not tried again by tape-w: the caller takes
+ * the buffer back in front of its own and goes on as without tape-w
+ * (wfail, then every write its own until one works).
+ */
+#define TW_FLY_MAX	(32u << 20)
+
+static int werror(struct tape_w *w, int e);
+static int wfail(struct tape_w *w, size_t off, int e);
+static int wflush(struct tape_w *w);
+
+struct tw_wt {
+	pthread_t	th;
+	int		go;		/* the caller's wake for tape-w */
+	int		back;		/* tape-w's for the caller */
+	int		note;		/* and the caller's own, or -1 */
+	int		fd;
+	atomic_int	busy;		/* 1: buf is tape-w's */
+	atomic_int	quit;
+	char		*buf;		/* handed: len bytes, at file offset at */
+	size_t		len, cap;
+	uint64_t	at;
+	size_t		off;		/* done: bytes written, */
+	int		err;		/* and the errno if not all */
+	uint64_t	wb;		/* writeback started up to here */
+};
+
+static void
+efd_add(int fd)
+{
+	uint64_t one = 1;
+
+	if (fd >= 0)
+		(void)write(fd, &one, sizeof one);
+}
+
+static void *
+wt_main(void *arg)
+{
+	struct tw_wt *t = arg;
+	uint64_t v, end;
+	size_t off;
+	ssize_t n;
+	int err;
+
+	for (;;) {
+		if (read(t->go, &v, sizeof v) < 0 && errno != EINTR)
+			break;
+		if (atomic_load(&t->quit))
+			break;
+		if (!atomic_load_explicit(&t->busy, memory_order_acquire))
+			continue;
+		for (off = 0, err = 0; off < t->len; ) {
+			n = pwrite(t->fd, t->buf + off, t->len - off,
+			    (off_t)(t->at + off));
+			if (n > 0)
+				off += (size_t)n;
+			else if (n < 0 && errno == EINTR)
+				continue;
+			else {
+				err = n == 0 ? EIO : errno;
+				break;
+			}
+		}
+		t->off = off;
+		t->err = err;
+		end = t->at + off;
+		atomic_store_explicit(&t->busy, 0, memory_order_release);
+		efd_add(t->back);
+		efd_add(t->note);
+		if (err == 0 && end - t->wb >= TW_WB) {
+			wback_range(t->fd, t->wb, end);
+			t->wb = end;
+		}
+	}
+	return NULL;
+}
+
+int
+tape_async(struct tape_w *w, int note_fd)
+{
+	struct tw_wt *t;
+	sigset_t all, old;
+	int rc;
+
+	if (w->wt != NULL) {
+		w->wt->note = note_fd;
+		return 0;
+	}
+	if ((t = calloc(1, sizeof *t)) == NULL)
+		return -1;
+	t->go = eventfd(0, EFD_CLOEXEC);
+	t->back = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->go < 0 || t->back < 0)
+		goto fail;
+	t->note = note_fd;
+	t->fd = w->fd;
+	t->wb = w->out + w->len;
+	atomic_init(&t->busy, 0);
+	atomic_init(&t->quit, 0);
+	/* Every signal blocked: the program's threads take them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&t->th, NULL, wt_main, t);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		errno = rc;
+		goto fail;
+	}
+	(void)pthread_setname_np(t->th, "tape-w");
+	w->wt = t;
+	return 0;
+fail:
+	rc = errno;
+	if (t->go >= 0)
+		close(t->go);
+	if (t->back >= 0)
+		close(t->back);
+	free(t);
+	errno = rc;
+	return -1;
+}
+
+/*
+ * What tape-w was handed, taken back if it is done: 1 if it is not yet,
+ * else 0, or -1 if its write failed.  Then its buffer is put in front of
+ * the caller's, and the failure is the caller's own (wfail, werr).
+ */
+static int
+wt_reap(struct tape_w *w)
+{
+	struct tw_wt *t = w->wt;
+	size_t need;
+	char *nb;
+
+	if (t == NULL || w->fly == 0)
+		return 0;
+	if (atomic_load_explicit(&t->busy, memory_order_acquire))
+		return 1;
+	w->fly = 0;
+	if (t->err == 0) {
+		if (w->spare == NULL && t->cap == TW_BUF)
+			w->spare = t->buf;
+		else
+			free(t->buf);
+		t->buf = NULL;
+		return 0;
+	}
+	/* Its bytes, then the caller's, in one buffer at file offset t->at
+	 * (an open D frame of the caller's is closed: it moved). */
+	need = t->len + w->len + TAPE_LINE_MAX + 1;
+	if ((nb = realloc(t->buf, need)) == NULL) {
+		/* Not lost: tape-w's buffer is kept aside, and taken back
+		 * at the next call (nothing else is written meanwhile). */
+		w->fly = t->len;
+		w->ferr = ENOMEM;
+		return werror(w, ENOMEM);
+	}
+	memcpy(nb + t->len, w->buf, w->len);
+	free(w->spare);
+	w->spare = NULL;
+	free(w->buf);
+	t->buf = NULL;
+	w->buf = nb;
+	w->cap = need;
+	w->len += t->len;
+	w->out = t->at;
+	w->dfr_open = 0;
+	return wfail(w, t->off, t->err);
+}
+
+/* Waits until tape-w has nothing in hand; wt_reap's 0 or -1. */
+static int
+wt_wait(struct tape_w *w)
+{
+	struct pollfd pfd;
+	uint64_t v;
+	int r;
+
+	while ((r = wt_reap(w)) > 0) {
+		pfd.fd = w->wt->back;
+		pfd.events = POLLIN;
+		(void)poll(&pfd, 1, -1);
+		(void)read(w->wt->back, &v, sizeof v);
+	}
+	return r;
+}
+
+/* Hands the buffer to tape-w if it has nothing in hand (else keeps it):
+ * 0, or -1 if what tape-w had failed.  tape-w's old buffer becomes the
+ * next. */
+static int
+wt_send(struct tape_w *w)
+{
+	struct tw_wt *t = w->wt;
+	int r;
+
+	if ((r = wt_reap(w)) != 0)
+		return r < 0 ? -1 : 0;
+	if (w->len == 0)
+		return 0;
+	if (w->spare == NULL && (w->spare = malloc(TW_BUF)) == NULL)
+		return wflush(w);	/* no memory for two: by itself */
+	w->dfr_open = 0;	/* moved */
+	t->buf = w->buf;
+	t->len = w->len;
+	t->cap = w->cap;
+	t->at = w->out;
+	w->fly = w->len;
+	w->out += (uint64_t)w->len;
+	w->len = 0;
+	w->buf = w->spare;
+	w->cap = TW_BUF;
+	w->spare = NULL;
+	atomic_store_explicit(&t->busy, 1, memory_order_release);
+	efd_add(t->go);
+	return 0;
+}
+
+/* tape-w writes (nothing failed since the last write that worked). */
+static int
+wt_on(const struct tape_w *w)
+{
+	return w->wt != NULL && w->werr == 0 && !w->cut;
+}
+
+/* tape-w stopped, after all it was handed (before the file is closed). */
+static void
+wt_stop(struct tape_w *w)
+{
+	struct tw_wt *t = w->wt;
+
+	if (t == NULL)
+		return;
+	(void)wt_wait(w);
+	if (w->fly != 0)	/* a failure with no memory: given up */
+		free(t->buf);
+	w->fly = 0;
+	atomic_store(&t->quit, 1);
+	efd_add(t->go);
+	pthread_join(t->th, NULL);
+	close(t->go);
+	close(t->back);
+	free(t);
+	w->wt = NULL;
+	free(w->spare);
+	w->spare = NULL;
 }
 
 /* The text formats: how many of the buffer's first n bytes are whole
@@ -252,14 +515,32 @@ werror(struct tape_w *w, int e)
 	return -1;
 }
 
+/* The first off bytes of the buffer went to the file, then a write
+ * failed with e: the whole lines or frames written stay, the rest is cut
+ * off (if that fails too, before the next try) and kept. */
+static int
+wfail(struct tape_w *w, size_t off, int e)
+{
+	size_t keep = w->ops->whole != NULL ? w->ops->whole(w, off) :
+	    lines_whole(w, off);
+
+	w->cut = off > keep && ftruncate(w->fd, (off_t)(w->out + keep)) != 0;
+	memmove(w->buf, w->buf + keep, w->len - keep);
+	w->len -= keep;
+	w->out += (uint64_t)keep;
+	return werror(w, e);
+}
+
 static int
 wflush(struct tape_w *w)
 {
-	size_t off = 0, keep;
+	size_t off = 0;
 	ssize_t n;
 	char *nb;
-	int e;
 
+	/* Nothing is written behind what tape-w has in hand. */
+	if (wt_wait(w) != 0)
+		return -1;
 	w->dfr_open = 0;	/* written, or moved: closed */
 	if (w->cut && ftruncate(w->fd, (off_t)w->out) != 0)
 		return werror(w, errno);
@@ -273,17 +554,7 @@ wflush(struct tape_w *w)
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
-		e = n == 0 ? EIO : errno;
-		/* The whole lines or frames written stay; the rest is cut
-		 * off (if that fails too, before the next try). */
-		keep = w->ops->whole != NULL ? w->ops->whole(w, off) :
-		    lines_whole(w, off);
-		w->cut = off > keep &&
-		    ftruncate(w->fd, (off_t)(w->out + keep)) != 0;
-		memmove(w->buf, w->buf + keep, w->len - keep);
-		w->len -= keep;
-		w->out += (uint64_t)keep;
-		return werror(w, e);
+		return wfail(w, off, n == 0 ? EIO : errno);
 	}
 	w->out += (uint64_t)w->len;
 	w->len = 0;
@@ -303,10 +574,18 @@ tw_begin(struct tape_w *w, const char **lim)
 	char *nb;
 
 	w->ferr = 0;
+	if (w->cap - w->len >= TAPE_LINE_MAX + 1)
+		goto room;
+	/* tape-w busy: the buffer grows meanwhile, to a bound; there it
+	 * waits for tape-w. */
+	if (wt_on(w) && wt_send(w) == 0 && w->cap - w->len <
+	    TAPE_LINE_MAX + 1 && w->cap >= TW_FLY_MAX && wt_wait(w) == 0)
+		(void)wt_send(w);
 	/* Full and cannot be written out: kept whole, in a larger buffer,
 	 * until a write works (the caller sees tape_error and stops giving
 	 * records; the lines it writes meanwhile are few). */
-	if (w->cap - w->len < TAPE_LINE_MAX + 1 && wflush(w) != 0) {
+	if (w->cap - w->len < TAPE_LINE_MAX + 1 &&
+	    (wt_on(w) || wflush(w) != 0)) {
 		if ((nb = realloc(w->buf, 2 * w->cap)) == NULL) {
 			w->ferr = ENOMEM;
 			return NULL;
@@ -314,6 +593,7 @@ tw_begin(struct tape_w *w, const char **lim)
 		w->buf = nb;
 		w->cap *= 2;
 	}
+room:
 	*lim = w->buf + w->len + TAPE_LINE_MAX;
 	return w->buf + w->len;
 }
@@ -414,18 +694,27 @@ mono_ns(void)
  * second more for each 4 MiB it has (64 KiB a thread: with a thousand
  * threads, every 17 s, so that writing it stays a small part of the
  * writer's work). */
+static int
+sum_due(const struct tape_w *w, uint64_t t)
+{
+	uint64_t wait;
+
+	if (w->sum == NULL)
+		return 0;
+	wait = 1000000000u * (1 + (uint64_t)w->sum->nrow * SUM_NB *
+	    sizeof(struct sum_cell) / (4u << 20));
+	return t - w->sum_ns >= wait && w->sum->records != w->sum_records;
+}
+
 static void
 sum_out(struct tape_w *w, int now)
 {
-	uint64_t t, wait;
+	uint64_t t;
 
-	if (w->sum == NULL || w->len != 0)
+	if (w->sum == NULL || w->len != 0 || w->fly != 0)
 		return;
 	t = mono_ns();
-	wait = 1000000000u * (1 + (uint64_t)w->sum->nrow * SUM_NB *
-	    sizeof(struct sum_cell) / (4u << 20));
-	if (!now && (t - w->sum_ns < wait ||
-	    w->sum->records == w->sum_records))
+	if (!now && !sum_due(w, t))
 		return;
 	w->sum_ns = t;
 	w->sum_records = w->sum->records;
@@ -887,10 +1176,25 @@ tape_sum_count(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 int
 tape_write_out(struct tape_w *w)
 {
-	if (wflush(w) != 0)
+	int r;
+
+	if (!wt_on(w)) {
+		if (wflush(w) != 0)
+			return -1;
+		sum_out(w, 0);
+		return 0;
+	}
+	if ((r = wt_reap(w)) < 0)
 		return -1;
-	sum_out(w, 0);
-	return 0;
+	/* The sidecar must find in the file all it sums: when one is due,
+	 * the buffer is written here, once tape-w is done. */
+	if (r == 0 && sum_due(w, mono_ns())) {
+		if (wflush(w) != 0)
+			return -1;
+		sum_out(w, 0);
+		return 0;
+	}
+	return wt_send(w);
 }
 
 int
@@ -918,6 +1222,7 @@ tape_close(struct tape_w *w)
 		e = errno;
 	} else
 		sum_out(w, 1);
+	wt_stop(w);
 	wb_stop(w);
 	if (close(w->fd) != 0 && rc == 0) {
 		rc = -1;
@@ -942,7 +1247,7 @@ tape_error(const struct tape_w *w)
 size_t
 tape_unwritten(const struct tape_w *w)
 {
-	return w->len;
+	return w->len + w->fly;
 }
 
 uint64_t
@@ -954,5 +1259,11 @@ tape_records(const struct tape_w *w)
 uint64_t
 tape_written(const struct tape_w *w)
 {
-	return w->out;
+	return w->out - w->fly;
+}
+
+uint64_t
+tape_end(const struct tape_w *w)
+{
+	return w->out + w->len;
 }

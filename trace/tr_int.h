@@ -52,6 +52,7 @@ struct tr_wops {
 extern const struct tr_wops tr_text_wops, tr_bin_wops, tr_bee_wops;
 
 struct tw_wb;
+struct tw_wt;
 
 struct tape_w {
 	int		fd;
@@ -62,6 +63,12 @@ struct tape_w {
 	uint64_t	wb;		/* ... whose writeback has started */
 	struct tw_wb	*wbt;		/* the thread that starts it */
 	int		wbt_none;	/* it could not be started */
+	/* tape_async: the thread that writes (tape-w), the bytes handed
+	 * to it and not yet seen written (at file offset out - fly), and
+	 * a buffer of TW_BUF for the next hand-off (or NULL). */
+	struct tw_wt	*wt;
+	size_t		fly;
+	char		*spare;
 	size_t		len;
 	void		*priv;		/* the format's own state */
 	/* A write failed (ENOSPC, EIO...): the file was cut back to `out`
