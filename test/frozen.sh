@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test/frozen.sh: the trace's filesystem is frozen (fsfreeze) while a job
+# writes, so that every write to the file waits; mainmon's loop must not
+# wait with it.  The trace is on an ext4 image of the test's own, mounted
+# on a loop device.  2 processes x 2 threads x 20,000 numbered events:
+# the second half of each is written while the filesystem is frozen.
+# Then mainmon's writer thread (tape-w) is asleep in a write (state D),
+# and mainmon still answers grmctl status and takes a plan; once thawed,
+# every event is in the trace once and in order, the plan's line too.
+. "$(dirname "$0")/lib.sh"
+
+P=2 T=2 N=20000
+[ "$(id -u)" -eq 0 ] || { t_log "SKIP: needs root (a loop mount)"; exit 77; }
+for t in mkfs.ext4 fsfreeze; do
+	command -v $t > /dev/null ||
+		{ t_log "SKIP: $t is missing (e2fsprogs, util-linux)"; exit 77; }
+done
+disk="$T_DIR/disk"
+mkdir "$disk"
+truncate -s 64M "$T_DIR/disk.img"
+mkfs.ext4 -q -F "$T_DIR/disk.img" 2> "$T_DIR/mkfs.err" ||
+	t_fail "mkfs.ext4: $(cat "$T_DIR/mkfs.err")"
+t_frozen_down() {
+	fsfreeze --unfreeze "$disk" 2> /dev/null
+	# What was killed while asleep in a write ends once thawed.
+	for p in $T_PIDS; do t_wait_s 10 t_dead "$p"; done
+	umount "$disk" 2>/dev/null || umount -l "$disk" 2>/dev/null
+}
+mount -o loop "$T_DIR/disk.img" "$disk" 2> "$T_DIR/mount.err" || {
+	t_log "SKIP: cannot mount a loop device: $(cat "$T_DIR/mount.err")"
+	exit 77
+}
+T_CLEANUP_HOOK=t_frozen_down
+trace="$disk/trace"
+t_start_mm "$trace"
+t_writers $P $T $N
+
+# tape-w's state (the third field of its stat), empty if it has none.
+wstate() {
+	for d in /proc/"$MM_PID"/task/*; do
+		[ "$(cat "$d/comm" 2>/dev/null)" = tape-w ] || continue
+		_s=$(cat "$d/stat" 2>/dev/null) || continue
+		_s=${_s##*) }
+		echo "${_s%% *}"
+		return
+	done
+}
+[ -n "$(wstate)" ] || t_fail "mainmon has no thread tape-w"
+fsfreeze --freeze "$disk" || t_fail "cannot freeze $disk"
+touch "$T_DIR/go"
+asleep() { [ "$(wstate)" = D ]; }
+t_wait_for 30 "tape-w never waited for the frozen file (state $(wstate))" asleep
+
+# The loop answers, while tape-w sleeps in its write.
+t0=$(t_now_cs)
+timeout 10 "$T_GRMCTL" "$MM_ID" status > "$T_DIR/status.out" 2>&1 ||
+	t_fail "no status while the file is frozen: $(cat "$T_DIR/status.out")"
+timeout 10 "$T_GRMCTL" "$MM_ID" plan add 'when event 3 do mark' \
+    > "$T_DIR/plan.out" 2>&1 ||
+	t_fail "no plan taken while the file is frozen: $(cat "$T_DIR/plan.out")"
+t1=$(t_now_cs)
+asleep || t_fail "tape-w no longer waits (state $(wstate)): the test proves nothing"
+grep -q "records" "$T_DIR/status.out" ||
+	t_fail "status says no records: $(cat "$T_DIR/status.out")"
+t_reap writer $T_WPIDS
+
+fsfreeze --unfreeze "$disk" || t_fail "cannot thaw $disk"
+t_stop_mm
+t_check_seqs "$trace" $N $((P * T)) || t_fail "trace content"
+grep -q '^#PLAN' "$trace" || t_fail "the plan added is not in the trace"
+t_check_clean
+t_log "ok: status and a plan answered in $((t1 - t0))0 ms while tape-w waited for the frozen file; $((P * T * N)) events, each once and in order"
