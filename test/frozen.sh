@@ -8,6 +8,9 @@
 # Then mainmon's writer thread (tape-w) is asleep in a write (state D),
 # and mainmon still answers grmctl status and takes a plan; once thawed,
 # every event is in the trace once and in order, the plan's line too.
+# Text and binary formats; with the binary one, the summary sidecar is
+# written while the job runs (by tape-w too) and at the end is what
+# prove index makes of the file.
 . "$(dirname "$0")/lib.sh"
 
 P=2 T=2 N=20000
@@ -32,10 +35,6 @@ mount -o loop "$T_DIR/disk.img" "$disk" 2> "$T_DIR/mount.err" || {
 	exit 77
 }
 T_CLEANUP_HOOK=t_frozen_down
-trace="$disk/trace"
-t_start_mm "$trace"
-t_writers $P $T $N
-
 # tape-w's state (the third field of its stat), empty if it has none.
 wstate() {
 	for d in /proc/"$MM_PID"/task/*; do
@@ -46,28 +45,54 @@ wstate() {
 		return
 	done
 }
-[ -n "$(wstate)" ] || t_fail "mainmon has no thread tape-w"
-fsfreeze --freeze "$disk" || t_fail "cannot freeze $disk"
-touch "$T_DIR/go"
 asleep() { [ "$(wstate)" = D ]; }
-t_wait_for 30 "tape-w never waited for the frozen file (state $(wstate))" asleep
+# The bytes of the trace a sidecar covers (doc/formats.md 6), 0 if none.
+covers() {
+	_c=$(od -An -tu8 -j 24 -N 8 "$1" 2>/dev/null | tr -d ' ')
+	echo "${_c:-0}"
+}
 
-# The loop answers, while tape-w sleeps in its write.
-t0=$(t_now_cs)
-timeout 10 "$T_GRMCTL" "$MM_ID" status > "$T_DIR/status.out" 2>&1 ||
-	t_fail "no status while the file is frozen: $(cat "$T_DIR/status.out")"
-timeout 10 "$T_GRMCTL" "$MM_ID" plan add 'when event 3 do mark' \
-    > "$T_DIR/plan.out" 2>&1 ||
-	t_fail "no plan taken while the file is frozen: $(cat "$T_DIR/plan.out")"
-t1=$(t_now_cs)
-asleep || t_fail "tape-w no longer waits (state $(wstate)): the test proves nothing"
-grep -q "records" "$T_DIR/status.out" ||
-	t_fail "status says no records: $(cat "$T_DIR/status.out")"
-t_reap writer $T_WPIDS
+# frozen FORMAT: the run above, the trace in FORMAT.
+frozen() {
+	T_FORMAT=$1
+	trace="$disk/trace.$1"
+	rm -f "$T_DIR"/half.* "$T_DIR/go"
+	t_start_mm "$trace"
+	t_writers $P $T $N
+	[ -n "$(wstate)" ] || t_fail "$1: mainmon has no thread tape-w"
+	fsfreeze --freeze "$disk" || t_fail "cannot freeze $disk"
+	touch "$T_DIR/go"
+	t_wait_for 30 "$1: tape-w never waited for the frozen file (state $(wstate))" asleep
 
-fsfreeze --unfreeze "$disk" || t_fail "cannot thaw $disk"
-t_stop_mm
-t_check_seqs "$trace" $N $((P * T)) || t_fail "trace content"
-grep -q '^#PLAN' "$trace" || t_fail "the plan added is not in the trace"
-t_check_clean
-t_log "ok: status and a plan answered in $((t1 - t0))0 ms while tape-w waited for the frozen file; $((P * T * N)) events, each once and in order"
+	# The loop answers, while tape-w sleeps in its write.
+	t0=$(t_now_cs)
+	timeout 10 "$T_GRMCTL" "$MM_ID" status > "$T_DIR/status.out" 2>&1 ||
+		t_fail "$1: no status while the file is frozen: $(cat "$T_DIR/status.out")"
+	timeout 10 "$T_GRMCTL" "$MM_ID" plan add 'when event 3 do mark' \
+	    > "$T_DIR/plan.out" 2>&1 ||
+		t_fail "$1: no plan taken while the file is frozen: $(cat "$T_DIR/plan.out")"
+	t1=$(t_now_cs)
+	asleep || t_fail "$1: tape-w no longer waits (state $(wstate)): the test proves nothing"
+	grep -q "records" "$T_DIR/status.out" ||
+		t_fail "$1: status says no records: $(cat "$T_DIR/status.out")"
+	t_reap writer $T_WPIDS
+
+	# What the sidecar covered before (nothing changes while frozen).
+	c0=$(covers "$trace.idx")
+	fsfreeze --unfreeze "$disk" || t_fail "cannot thaw $disk"
+	if [ "$1" = bin ]; then
+		# Records came since the last: tape-w writes one within 1 s.
+		newer() { [ "$(covers "$trace.idx")" -gt "$c0" ]; }
+		t_wait_for 10 "bin: no sidecar written while the job runs (covers $c0)" newer
+	fi
+	t_stop_mm "$1"
+	t_check_seqs "$trace" $N $((P * T)) || t_fail "$1: trace content"
+	[ "$(t_count "$trace" '#PLAN')" -ge 1 ] ||
+		t_fail "$1: the plan added is not in the trace"
+	[ "$1" != bin ] || t_sidecar_is_index "$trace" bin
+	t_check_clean
+	t_log "$1: status and a plan answered in $(((t1 - t0) * 10)) ms while tape-w waited for the frozen file; $((P * T * N)) events, each once and in order"
+}
+
+frozen tape
+frozen bin

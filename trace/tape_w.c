@@ -306,6 +306,10 @@ struct tw_wt {
 	char		*buf;		/* handed: len bytes, at file offset at */
 	size_t		len, cap;
 	uint64_t	at;
+	unsigned char	*img;		/* and a sidecar (sum_image) to write
+					   after them, or NULL */
+	size_t		ilen;
+	const char	*path;		/* the trace's, for the sidecar */
 	size_t		off;		/* done: bytes written, */
 	int		err;		/* and the errno if not all */
 	uint64_t	wb;		/* writeback started up to here */
@@ -348,6 +352,11 @@ wt_main(void *arg)
 				break;
 			}
 		}
+		/* The sidecar once the bytes it sums are in the file. */
+		if (t->img != NULL && err == 0)
+			(void)sum_image_put(t->img, t->ilen, t->path);
+		free(t->img);
+		t->img = NULL;
 		t->off = off;
 		t->err = err;
 		end = t->at + off;
@@ -483,7 +492,7 @@ wt_send(struct tape_w *w)
 
 	if ((r = wt_reap(w)) != 0)
 		return r < 0 ? -1 : 0;
-	if (w->len == 0)
+	if (w->len == 0 && t->img == NULL)
 		return 0;
 	if (w->spare == NULL && (w->spare = buf_new(TW_BUF)) == NULL)
 		return wflush(w);	/* no memory for two: by itself */
@@ -527,6 +536,7 @@ wt_stop(struct tape_w *w)
 	pthread_join(t->th, NULL);
 	close(t->go);
 	close(t->back);
+	free(t->img);
 	free(t);
 	w->wt = NULL;
 	buf_free(w->spare, TW_BUF);
@@ -1221,6 +1231,7 @@ tape_sum_count(struct tape_w *w, uint32_t node, uint32_t pid, uint32_t tid,
 int
 tape_write_out(struct tape_w *w)
 {
+	uint64_t t;
 	int r;
 
 	if (!wt_on(w)) {
@@ -1231,13 +1242,14 @@ tape_write_out(struct tape_w *w)
 	}
 	if ((r = wt_reap(w)) < 0)
 		return -1;
-	/* The sidecar must find in the file all it sums: when one is due,
-	 * the buffer is written here, once tape-w is done. */
-	if (r == 0 && sum_due(w, mono_ns())) {
-		if (wflush(w) != 0)
-			return -1;
-		sum_out(w, 0);
-		return 0;
+	/* A sidecar due goes with the buffer: tape-w writes it once all it
+	 * sums is in the file (what is in the buffer, tape-w idle). */
+	if (r == 0 && sum_due(w, t = mono_ns()) &&
+	    (w->wt->img = sum_image(w->sum, w->out + w->len,
+	    &w->wt->ilen)) != NULL) {
+		w->wt->path = w->path;
+		w->sum_ns = t;
+		w->sum_records = w->sum->records;
 	}
 	return wt_send(w);
 }

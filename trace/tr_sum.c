@@ -693,31 +693,22 @@ sum_cell_of(const struct tr_sum *s, size_t row, uint32_t b)
 	return c;
 }
 
-int
-sum_write(const struct tr_sum *s, const char *trace, uint64_t covers)
+unsigned char *
+sum_image(const struct tr_sum *s, uint64_t covers, size_t *lenp)
 {
-	size_t len = file_size(s->nb, s->nrow, s->nstate), i, plen;
+	size_t len = file_size(s->nb, s->nrow, s->nstate), i;
 	unsigned char *buf, *d;
 	struct sum_cell c;
-	char *tmp = NULL, *path = NULL;
-	uint64_t h;
 	uint32_t b;
-	int fd = -1, e;
 
-	if (sum_hash(trace, covers, &h) != 0)
-		return -1;
-	plen = strlen(trace);
-	if ((buf = malloc(len)) == NULL || (path = malloc(plen + 5)) == NULL ||
-	    (tmp = malloc(plen + 9)) == NULL)
-		goto fail;
-	snprintf(path, plen + 5, "%s.idx", trace);
-	snprintf(tmp, plen + 9, "%s.idx.new", trace);
+	if ((buf = malloc(len)) == NULL)
+		return NULL;
 	memcpy(buf, SUM_MAGIC, 8);
 	d = put32(buf + 8, SUM_VERSION);
 	d = put32(d, s->shift);
 	d = put64(d, s->t0);
 	d = put64(d, covers);
-	d = put64(d, h);
+	d = put64(d, 0);		/* the hash: sum_image_put's */
 	d = put32(d, s->nb);
 	d = put32(d, (uint32_t)s->nrow);
 	d = put32(d, (uint32_t)s->nstate);
@@ -743,17 +734,36 @@ sum_write(const struct tr_sum *s, const char *trace, uint64_t covers)
 			d = put32(d, c.st);
 			d = put64(d, c.ns);
 		}
+	*lenp = len;
+	return buf;
+}
+
+int
+sum_image_put(unsigned char *img, size_t len, const char *trace)
+{
+	size_t plen = strlen(trace);
+	char *tmp = NULL, *path = NULL;
+	uint64_t h;
+	int fd = -1, e;
+
+	if (sum_hash(trace, get64(img + 24), &h) != 0)
+		return -1;
+	put64(img + 32, h);
+	if ((path = malloc(plen + 5)) == NULL ||
+	    (tmp = malloc(plen + 9)) == NULL)
+		goto fail;
+	snprintf(path, plen + 5, "%s.idx", trace);
+	snprintf(tmp, plen + 9, "%s.idx.new", trace);
 	/* A new file, never through a link someone left at its name (the
 	 * rename replaces a link at path, not what it points to). */
 	(void)unlink(tmp);
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0644)) < 0 || write_all(fd, buf, len) != 0)
+	    O_CLOEXEC, 0644)) < 0 || write_all(fd, img, len) != 0)
 		goto fail;
 	e = close(fd);
 	fd = -1;
 	if (e != 0 || rename(tmp, path) != 0)
 		goto fail;
-	free(buf);
 	free(path);
 	free(tmp);
 	return 0;
@@ -763,11 +773,24 @@ fail:
 		close(fd);
 	if (tmp != NULL)
 		unlink(tmp);
-	free(buf);
 	free(path);
 	free(tmp);
 	errno = e;
 	return -1;
+}
+
+int
+sum_write(const struct tr_sum *s, const char *trace, uint64_t covers)
+{
+	size_t len;
+	unsigned char *img = sum_image(s, covers, &len);
+	int r;
+
+	if (img == NULL)
+		return -1;
+	r = sum_image_put(img, len, trace);
+	free(img);
+	return r;
 }
 
 /* ---- loading ---- */

@@ -111,6 +111,12 @@ int sum_dense(struct tr_sum *s, uint32_t node, uint32_t pid, uint32_t tid,
 /* The cell of row's bucket b (empty where the row has none). */
 struct sum_cell sum_cell_of(const struct tr_sum *s, size_t row, uint32_t b);
 int sum_write(const struct tr_sum *s, const char *trace, uint64_t covers);
+/* sum_write in two steps: the file's bytes (*len) made from s, with no
+ * I/O (NULL if out of memory; to be freed), then written as the sidecar
+ * of trace, its hash taken from trace then (0, or -1 with errno set). */
+unsigned char *sum_image(const struct tr_sum *s, uint64_t covers,
+			 size_t *len);
+int sum_image_put(unsigned char *img, size_t len, const char *trace);
 /* The hash of the first min(covers, SUM_HASHED) bytes of trace: 0, or -1
  * with errno set. */
 int sum_hash(const char *trace, uint64_t covers, uint64_t *h);
