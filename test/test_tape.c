@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* test_tape.c: unit tests of the trace file writer and reader; the BEE
  * Ascii format's own in test_beefmt.c. */
+#include <fcntl.h>
 #include <float.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "tape_test.h"
@@ -345,6 +350,138 @@ Test(tape, many_records_cross_buffer)
 	}
 	cr_assert_eq(grmtrace_next(r, &ev), 0);
 	grmtrace_close(r);
+}
+
+/* Writes n records of a type "%llu %s" (ts i, its value i * K, a string
+ * of i % 200 bytes) into w, handing the buffer out every 997 records. */
+static void
+async_fill(struct tape_w *w, uint64_t from, uint64_t n)
+{
+	struct rec_field f[2];
+	static char s[200];
+	uint64_t i;
+
+	memset(s, 'q', sizeof s);
+	for (i = from; i < from + n; i++) {
+		f[0] = fu(i * 0x9e3779b97f4a7c15ull);
+		f[1] = fs(s, i % sizeof s);
+		cr_assert_eq(tape_record(w, i, 1, 2, 3, 0, f, 2), 0);
+		cr_assert_leq(tape_written(w), tape_end(w));
+		if (i % 997 == 0)
+			(void)tape_write_out(w);
+	}
+}
+
+/* The records async_fill wrote, 0 to n - 1, each once and in order. */
+static void
+async_check(const char *p, uint64_t n)
+{
+	const struct grmtrace_ev *ev;
+	struct grmtrace *r;
+	const char *why;
+	uint64_t i;
+
+	cr_assert_not_null(r = topen(p, &why), "%s", why);
+	for (i = 0; i < n; i++) {
+		cr_assert_eq(grmtrace_next(r, &ev), 1, "%s", grmtrace_error(r));
+		cr_assert_eq(ev->ts, i);
+		cr_assert_eq(ev->f[0].v.u, i * 0x9e3779b97f4a7c15ull);
+		cr_assert_eq(ev->f[1].v.s.len, i % 200);
+	}
+	cr_assert_eq(grmtrace_next(r, &ev), 0);
+	grmtrace_close(r);
+}
+
+/* Waits up to 10 s for tape-w to add to efd; what it added. */
+static uint64_t
+async_note(int efd)
+{
+	struct pollfd pfd = { .fd = efd, .events = POLLIN };
+	uint64_t v = 0;
+
+	cr_assert_eq(poll(&pfd, 1, 10000), 1, "tape-w said nothing");
+	cr_assert_eq(read(efd, &v, sizeof v), (ssize_t)sizeof v);
+	return v;
+}
+
+/* tape_async: the writes from tape-w, each told on the eventfd; what
+ * was given is all in the file, in order, in both formats. */
+Test(tape, async_writes_from_its_thread)
+{
+	static const int fmts[] = { TAPE_FMT_TAPE, TAPE_FMT_BIN };
+	uint64_t n = 60000;
+	struct tape_w *w;
+	const char *p;
+	unsigned k;
+	int efd;
+
+	for (k = 0; k < 2; k++) {
+		p = path(k == 0 ? "async.trace" : "async.bin");
+		cr_assert_geq(efd = eventfd(0, EFD_CLOEXEC), 0);
+		cr_assert_not_null(w = tape_open_fmt(p, fmts[k], "x", 0, 0));
+		cr_assert_eq(tape_async(w, efd), 0);
+		cr_assert_eq(tape_def(w, 0, REC_CLASS_USER, 0, "%llu %s", 7,
+		    "", 0), 0);
+		async_fill(w, 0, n);
+		cr_assert_geq(async_note(efd), 1);
+		cr_assert_eq(tape_flush(w), 0);
+		cr_assert_eq(tape_written(w), tape_end(w));
+		cr_assert_eq(tape_unwritten(w), 0);
+		cr_assert_eq(tape_records(w), n);
+		cr_assert_eq(tape_close(w), 0);
+		close(efd);
+		async_check(p, n);
+	}
+}
+
+/* A write of tape-w's fails (the file size limit): the file is cut back
+ * to whole lines, the writer keeps the rest (tape_error), writes it once
+ * writes work, and nothing is lost or written twice. */
+Test(tape, async_write_failure_keeps_everything)
+{
+	const char *p = path("async_fail.trace");
+	struct rlimit rl = { 256 << 10, RLIM_INFINITY };
+	uint64_t n = 40000, i;
+	struct stat st;
+	struct tape_w *w;
+	char last;
+	int efd, fd;
+
+	signal(SIGXFSZ, SIG_IGN);
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	cr_assert_geq(efd = eventfd(0, EFD_CLOEXEC), 0);
+	cr_assert_not_null(w = tape_open(p, "x", 0, 0));
+	cr_assert_eq(tape_async(w, efd), 0);
+	cr_assert_eq(tape_def(w, 0, REC_CLASS_USER, 0, "%llu %s", 7, "", 0),
+	    0);
+	async_fill(w, 0, n);
+	/* Until the failure comes back from tape-w. */
+	for (i = 0; i < 100 && tape_error(w) == 0; i++) {
+		(void)tape_write_out(w);
+		if (tape_error(w) == 0)
+			(void)async_note(efd);
+	}
+	cr_assert_eq(tape_error(w), EFBIG);
+	cr_assert_gt(tape_unwritten(w), 0);
+	cr_assert_eq(stat(p, &st), 0);
+	cr_assert_leq(st.st_size, 256 << 10);
+	cr_assert_eq(tape_written(w), (uint64_t)st.st_size);
+	cr_assert_geq(fd = open(p, O_RDONLY), 0);
+	cr_assert_eq(pread(fd, &last, 1, st.st_size - 1), 1);
+	close(fd);
+	cr_assert_eq(last, '\n', "the file ends in a part of a line");
+	/* Writes fail still: the records wait in the writer. */
+	async_fill(w, n, 1000);
+	cr_assert_eq(tape_write_out(w), -1);
+	/* And work again. */
+	rl.rlim_cur = RLIM_INFINITY;
+	cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	cr_assert_eq(tape_flush(w), 0);
+	cr_assert_eq(tape_error(w), 0);
+	async_fill(w, n + 1000, 1000);
+	cr_assert_eq(tape_close(w), 0);
+	close(efd);
+	async_check(p, n + 2000);
 }
 
 /* Doubles are written as printf("%.17g") writes them (doc/formats.md
