@@ -708,6 +708,7 @@ void
 mm_status_text(struct mm *mm, char *text, size_t cap)
 {
 	char buf[600];
+	uint64_t w;
 	size_t n;
 
 	n = (size_t)snprintf(text, cap, "main monitor %s\nfile %s: %llu "
@@ -738,7 +739,12 @@ mm_status_text(struct mm *mm, char *text, size_t cap)
 		    "held unwritten%s\n", buf[0] ? buf : "written again, "
 		    "being watched", (unsigned long long)held_unwritten(mm),
 		    mm->stop_wait != NULL ? "; a stop waits for it" : "");
-	}
+	} else if (n < cap && mm->out != NULL &&
+	    (w = tape_waiting(mm->out, clk_mono_ns())) >= 1000000000u)
+		n += (size_t)snprintf(text + n, cap - n, "file: its writes "
+		    "have waited %.1f s (a frozen, slow or failing disk); "
+		    "%llu bytes held unwritten\n", (double)w / 1e9,
+		    (unsigned long long)held_unwritten(mm));
 	if (n < cap) {
 		mm_global_status(mm, text + n, cap - n);
 		n += strlen(text + n);

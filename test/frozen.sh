@@ -6,7 +6,8 @@
 # on a loop device.  2 processes x 2 threads x 20,000 numbered events:
 # the second half of each is written while the filesystem is frozen.
 # Then mainmon's writer thread (tape-w) is asleep in a write (state D),
-# and mainmon still answers grmctl status and takes a plan; once thawed,
+# and mainmon still answers grmctl status (which says how long the
+# writes have waited) and takes a plan; once thawed,
 # every event is in the trace once and in order, the plan's line too.
 # Text and binary formats; with the binary one, the summary sidecar is
 # written while the job runs (by tape-w too) and at the end is what
@@ -64,7 +65,9 @@ frozen() {
 	touch "$T_DIR/go"
 	t_wait_for 30 "$1: tape-w never waited for the frozen file (state $(wstate))" asleep
 
-	# The loop answers, while tape-w sleeps in its write.
+	# The loop answers, while tape-w sleeps in its write (for more than
+	# a second: status then says so).
+	sleep 1.2
 	t0=$(t_now_cs)
 	timeout 10 "$T_GRMCTL" "$MM_ID" status > "$T_DIR/status.out" 2>&1 ||
 		t_fail "$1: no status while the file is frozen: $(cat "$T_DIR/status.out")"
@@ -75,6 +78,9 @@ frozen() {
 	asleep || t_fail "$1: tape-w no longer waits (state $(wstate)): the test proves nothing"
 	grep -q "records" "$T_DIR/status.out" ||
 		t_fail "$1: status says no records: $(cat "$T_DIR/status.out")"
+	grep -q "^file: its writes have waited [0-9.]* s (a frozen, slow or failing disk); [0-9]* bytes held unwritten$" \
+	    "$T_DIR/status.out" ||
+		t_fail "$1: status does not say the writes wait: $(cat "$T_DIR/status.out")"
 	t_reap writer $T_WPIDS
 
 	# What the sidecar covered before (nothing changes while frozen).

@@ -365,5 +365,8 @@ uint64_t tape_written(const struct tape_w *w);
  * reaches it after tape_flush, or (tape_async) once the thread is done
  * with it. */
 uint64_t tape_end(const struct tape_w *w);
+/* tape_async: how long (ns) the thread has been writing what it holds,
+ * at CLOCK_MONOTONIC now; 0 if it holds nothing. */
+uint64_t tape_waiting(const struct tape_w *w, uint64_t now);
 
 #endif /* GRM_TAPE_H */

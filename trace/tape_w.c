@@ -291,6 +291,7 @@ buf_free(char *p, size_t n)
 		(void)munmap(p, pg_up(n));
 }
 
+static uint64_t mono_ns(void);
 static int werror(struct tape_w *w, int e);
 static int wfail(struct tape_w *w, size_t off, int e);
 static int wflush(struct tape_w *w);
@@ -502,6 +503,7 @@ wt_send(struct tape_w *w)
 	t->cap = w->cap;
 	t->at = w->out;
 	w->fly = w->len;
+	w->fly_ns = mono_ns();
 	w->out += (uint64_t)w->len;
 	w->len = 0;
 	w->buf = w->spare;
@@ -1317,6 +1319,16 @@ uint64_t
 tape_written(const struct tape_w *w)
 {
 	return w->out - w->fly;
+}
+
+uint64_t
+tape_waiting(const struct tape_w *w, uint64_t now)
+{
+	if (w->wt == NULL || w->fly == 0 ||
+	    !atomic_load_explicit(&w->wt->busy, memory_order_acquire) ||
+	    now < w->fly_ns)
+		return 0;
+	return now - w->fly_ns;
 }
 
 uint64_t

@@ -68,6 +68,7 @@ struct tape_w {
 	 * a buffer of TW_BUF for the next hand-off (or NULL). */
 	struct tw_wt	*wt;
 	size_t		fly;
+	uint64_t	fly_ns;		/* when handed (CLOCK_MONOTONIC) */
 	char		*spare;
 	size_t		len;
 	void		*priv;		/* the format's own state */
