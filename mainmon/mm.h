@@ -257,6 +257,8 @@ struct mm_order {
 	uint64_t		late;		/* written after a later one */
 	uint64_t		clamped;	/* moved up to keep a thread's
 						   order across a clock refit */
+	int			may_hold;	/* the records may wait for
+						   the file's thread */
 	uint64_t		forced;		/* written before the watermark,
 						   for room */
 	uint64_t		paired;		/* of two streams taking turns,
@@ -1056,6 +1058,9 @@ void mm_out_async(struct mm *mm);
  * written (in the file, the thread done with it), counted over all files
  * of a rotation; with no file open, UINT64_MAX for both. */
 uint64_t mm_out_end(const struct mm *mm);
+/* 1 if the file's thread has much in hand and more (tape_full): the merge
+ * holds its records back while it may (mm_order_advance). */
+int mm_out_full(const struct mm *mm);
 uint64_t mm_out_done(const struct mm *mm);
 /* For grmctl status: "" while the file's writes work, else "cannot
  * write since 12.3 s: No space left on device" (in buf, of n bytes). */

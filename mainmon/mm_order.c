@@ -376,8 +376,11 @@ mm_order_write(struct mm *mm, uint64_t w)
 	uint64_t lim, next, late;
 	int r;
 
-	/* The file cannot be written (a full disk): the records wait. */
-	while (!mm_out_stalled(mm) && o->nheap > 0 &&
+	/* The file cannot be written (a full disk): the records wait; so
+	 * they do, where they may, while its thread has much in hand (a
+	 * slow or frozen disk: the loop does not wait for it). */
+	while (!mm_out_stalled(mm) && !(o->may_hold && mm_out_full(mm)) &&
+	    o->nheap > 0 &&
 	    (s = o->heap[0])->head_ts < w) {
 		/* This stream's records go up to the next stream's first
 		 * (ties: this one's first, in a run). */
@@ -481,12 +484,15 @@ mm_order_advance(struct mm *mm, int tick)
 	if (mm->out == NULL)
 		return 0;
 	/* What is at the watermark itself may go: nothing older comes. */
+	o->may_hold = 1;
 	r = mm_order_write(mm, w == UINT64_MAX ? w : w + 1);
 	/* Out of room: the oldest go now, whatever may still come. */
-	while (r == 0 && o->bytes > o->max_bytes && o->nheap > 0) {
+	while (r == 0 && o->bytes > o->max_bytes && o->nheap > 0 &&
+	    !mm_out_full(mm)) {
 		o->forced++;
 		r = mm_order_write(mm, o->heap[0]->head_ts + 1);
 	}
+	o->may_hold = 0;
 	if (o->nheap == 0)
 		return r;
 	/* Records stamped in the future (a scribbled timestamp) cannot be

@@ -465,8 +465,8 @@ mm_out_open(struct mm *mm, const char *path)
 	return 0;
 }
 
-/* tape-w has written what it was handed: that is acknowledged, and what
- * waits handed to it (mm_order_write writes no record below time 0). */
+/* tape-w has written what it was handed: that is acknowledged, what waits
+ * handed to it, and the records it held back written (mm_out_full). */
 static void
 out_wake_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -475,7 +475,7 @@ out_wake_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)what;
 	(void)read(fd, &v, sizeof v);
-	if (mm->out != NULL && mm_order_write(mm, 0) != 0)
+	if (mm->out != NULL && mm_order_advance(mm, 0) != 0)
 		log_warn("cannot write %s: %s", mm->out_path,
 		    strerror(errno));
 }
@@ -511,6 +511,12 @@ mm_out_end(const struct mm *mm)
 {
 	return mm->out != NULL ? mm->out_base + tape_end(mm->out) :
 	    UINT64_MAX;
+}
+
+int
+mm_out_full(const struct mm *mm)
+{
+	return mm->out != NULL && tape_full(mm->out);
 }
 
 uint64_t

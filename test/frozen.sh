@@ -4,7 +4,8 @@
 # writes, so that every write to the file waits; mainmon's loop must not
 # wait with it.  The trace is on an ext4 image of the test's own, mounted
 # on a loop device.  2 processes x 2 threads x 20,000 numbered events:
-# the second half of each is written while the filesystem is frozen.
+# the second half of each is written while the filesystem is frozen;
+# then 2 x 2 x 2,000,000, more than mainmon's writer may hold.
 # Then mainmon's writer thread (tape-w) is asleep in a write (state D),
 # and mainmon still answers grmctl status (which says how long the
 # writes have waited) and takes a plan; once thawed,
@@ -14,7 +15,7 @@
 # prove index makes of the file.
 . "$(dirname "$0")/lib.sh"
 
-P=2 T=2 N=20000
+P=2 T=2
 [ "$(id -u)" -eq 0 ] || { t_log "SKIP: needs root (a loop mount)"; exit 77; }
 for t in mkfs.ext4 fsfreeze; do
 	command -v $t > /dev/null ||
@@ -22,7 +23,7 @@ for t in mkfs.ext4 fsfreeze; do
 done
 disk="$T_DIR/disk"
 mkdir "$disk"
-truncate -s 64M "$T_DIR/disk.img"
+truncate -s 1G "$T_DIR/disk.img"
 mkfs.ext4 -q -F "$T_DIR/disk.img" 2> "$T_DIR/mkfs.err" ||
 	t_fail "mkfs.ext4: $(cat "$T_DIR/mkfs.err")"
 t_frozen_down() {
@@ -53,13 +54,27 @@ covers() {
 	echo "${_c:-0}"
 }
 
-# frozen FORMAT: the run above, the trace in FORMAT.
+# The bytes mainmon holds unwritten, as its status says while its writes
+# wait (empty otherwise).
+held() {
+	"$T_GRMCTL" "$MM_ID" status 2>/dev/null | sed -n \
+	    's/^file: its writes have waited .*; \([0-9]*\) bytes held unwritten$/\1/p'
+}
+
+# frozen FORMAT N [flood]: the run above, the trace in FORMAT, N events a
+# thread.  flood: the Local Monitor's segment of 128 MiB, its writers
+# waiting for room up to 120 s, and more to write while frozen than
+# mainmon's writer may hold (32 MiB): mainmon holds the records back and
+# goes on reading, past 48 MiB held.
 frozen() {
-	T_FORMAT=$1
-	trace="$disk/trace.$1"
+	T_FORMAT=$1 N=$2
+	trace="$disk/trace.$1${3:+.$3}"
 	rm -f "$T_DIR"/half.* "$T_DIR/go"
 	t_start_mm "$trace"
+	# flood: the writers wait for room as long as the disk is frozen.
+	[ -z "${3:-}" ] || export GRM_SEGSIZE=128M GRM_BLOCK_MS=120000
 	t_writers $P $T $N
+	unset GRM_SEGSIZE GRM_BLOCK_MS
 	[ -n "$(wstate)" ] || t_fail "$1: mainmon has no thread tape-w"
 	fsfreeze --freeze "$disk" || t_fail "cannot freeze $disk"
 	touch "$T_DIR/go"
@@ -81,11 +96,17 @@ frozen() {
 	grep -q "^file: its writes have waited [0-9.]* s (a frozen, slow or failing disk); [0-9]* bytes held unwritten$" \
 	    "$T_DIR/status.out" ||
 		t_fail "$1: status does not say the writes wait: $(cat "$T_DIR/status.out")"
-	t_reap writer $T_WPIDS
+	if [ -n "${3:-}" ]; then
+		much() { _h=$(held); [ "${_h:-0}" -gt $((48 << 20)) ]; }
+		t_wait_for 60 "$1 $3: mainmon holds only $(held) bytes while frozen" much
+		asleep || t_fail "$1 $3: tape-w no longer waits (state $(wstate))"
+		h=$(held)
+	fi
 
 	# What the sidecar covered before (nothing changes while frozen).
 	c0=$(covers "$trace.idx")
 	fsfreeze --unfreeze "$disk" || t_fail "cannot thaw $disk"
+	t_reap writer $T_WPIDS
 	if [ "$1" = bin ]; then
 		# Records came since the last: tape-w writes one within 1 s.
 		newer() { [ "$(covers "$trace.idx")" -gt "$c0" ]; }
@@ -97,8 +118,9 @@ frozen() {
 		t_fail "$1: the plan added is not in the trace"
 	[ "$1" != bin ] || t_sidecar_is_index "$trace" bin
 	t_check_clean
-	t_log "$1: status and a plan answered in $(((t1 - t0) * 10)) ms while tape-w waited for the frozen file; $((P * T * N)) events, each once and in order"
+	t_log "$1${3:+ $3}: status and a plan answered in $(((t1 - t0) * 10)) ms while tape-w waited for the frozen file${3:+, $h bytes held then}; $((P * T * N)) events, each once and in order"
 }
 
-frozen tape
-frozen bin
+frozen tape 20000
+frozen bin 20000
+frozen tape 2000000 flood

@@ -84,6 +84,13 @@ mm_out_end(const struct mm *m)
 	return file_end;
 }
 
+int
+mm_out_full(const struct mm *m)
+{
+	(void)m;
+	return 0;
+}
+
 uint64_t
 mm_out_done(const struct mm *m)
 {

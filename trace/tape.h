@@ -368,5 +368,10 @@ uint64_t tape_end(const struct tape_w *w);
 /* tape_async: how long (ns) the thread has been writing what it holds,
  * at CLOCK_MONOTONIC now; 0 if it holds nothing. */
 uint64_t tape_waiting(const struct tape_w *w, uint64_t now);
+/* tape_async: 1 if the thread is busy and the next buffer holds half of
+ * what it may before a call that adds to it waits for the thread (16 of
+ * 32 MiB): a caller that can hold its records back does, until the
+ * thread is done. */
+int tape_full(const struct tape_w *w);
 
 #endif /* GRM_TAPE_H */

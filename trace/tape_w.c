@@ -1321,6 +1321,13 @@ tape_written(const struct tape_w *w)
 	return w->out - w->fly;
 }
 
+int
+tape_full(const struct tape_w *w)
+{
+	return w->wt != NULL && w->fly != 0 && w->len >= TW_FLY_MAX / 2 &&
+	    atomic_load_explicit(&w->wt->busy, memory_order_acquire);
+}
+
 uint64_t
 tape_waiting(const struct tape_w *w, uint64_t now)
 {
