@@ -239,7 +239,9 @@ wback(struct tape_w *w)
  * whole (a buffer swap, no copy) and goes on with another; tape-w
  * writes it, starts its writeback (as tape-wb would), and says so
  * through an eventfd.  One buffer is in hand at a time: while it is,
- * the caller's buffer grows, up to TW_FLY_MAX, then the caller waits.
+ * the caller's buffer grows, up to TW_FLY_MAX, then the caller waits (a
+ * caller that can hold its records back does so from half of that on:
+ * tape_full, mainmon's merge).
  * The hand-over takes no lock (the caller, raised, must never wait for
  * an ordinary thread waiting for a core): `busy` says whose the buffer
  * is.  A write that fails is not tried again by tape-w: the caller takes
