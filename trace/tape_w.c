@@ -463,10 +463,11 @@ wt_reap(struct tape_w *w)
 	size_t need;
 	char *nb;
 
-	if (t == NULL || w->fly == 0)
+	if (t == NULL || !w->handed)
 		return 0;
 	if (atomic_load_explicit(&t->busy, memory_order_acquire))
 		return 1;
+	w->handed = 0;
 	w->fly = 0;
 	if (t->err == 0) {
 		if (w->spare == NULL && t->cap == TW_BUF)
@@ -482,6 +483,7 @@ wt_reap(struct tape_w *w)
 	if ((nb = buf_resize(t->buf, t->cap, need)) == NULL) {
 		/* Not lost: tape-w's buffer is kept aside, and taken back
 		 * at the next call (nothing else is written meanwhile). */
+		w->handed = 1;
 		w->fly = t->len;
 		w->ferr = ENOMEM;
 		return werror(w, ENOMEM);
@@ -536,6 +538,7 @@ wt_send(struct tape_w *w)
 	t->len = w->len;
 	t->cap = w->cap;
 	t->at = w->out;
+	w->handed = 1;
 	w->fly = w->len;
 	w->fly_ns = mono_ns();
 	w->out += (uint64_t)w->len;
@@ -564,8 +567,9 @@ wt_stop(struct tape_w *w)
 	if (t == NULL)
 		return;
 	(void)wt_wait(w);
-	if (w->fly != 0)	/* a failure with no memory: given up */
+	if (w->handed)		/* a failure with no memory: given up */
 		buf_free(t->buf, t->cap);
+	w->handed = 0;
 	w->fly = 0;
 	atomic_store(&t->quit, 1);
 	efd_add(t->go);
@@ -802,7 +806,7 @@ sum_out(struct tape_w *w, int now)
 {
 	uint64_t t;
 
-	if (w->sum == NULL || w->len != 0 || w->fly != 0)
+	if (w->sum == NULL || w->len != 0 || w->handed)
 		return;
 	t = mono_ns();
 	if (!now && !sum_due(w, t))
@@ -1358,14 +1362,14 @@ tape_written(const struct tape_w *w)
 int
 tape_full(const struct tape_w *w)
 {
-	return w->wt != NULL && w->fly != 0 && w->len >= TW_FLY_MAX / 2 &&
+	return w->wt != NULL && w->handed && w->len >= TW_FLY_MAX / 2 &&
 	    atomic_load_explicit(&w->wt->busy, memory_order_acquire);
 }
 
 uint64_t
 tape_waiting(const struct tape_w *w, uint64_t now)
 {
-	if (w->wt == NULL || w->fly == 0 ||
+	if (w->wt == NULL || !w->handed ||
 	    !atomic_load_explicit(&w->wt->busy, memory_order_acquire) ||
 	    now < w->fly_ns)
 		return 0;

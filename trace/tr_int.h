@@ -67,6 +67,8 @@ struct tape_w {
 	 * to it and not yet seen written (at file offset out - fly), and
 	 * a buffer of TW_BUF for the next hand-off (or NULL). */
 	struct tw_wt	*wt;
+	int		handed;		/* tape-w has a hand-off (bytes,
+					   a sidecar, or both) not taken back */
 	size_t		fly;
 	uint64_t	fly_ns;		/* when handed (CLOCK_MONOTONIC) */
 	char		*spare;
