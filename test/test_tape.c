@@ -434,6 +434,52 @@ Test(tape, async_writes_from_its_thread)
 	}
 }
 
+/* The sidecar falls due with nothing new to write: tape-w is handed it
+ * alone, writes it covering the whole file, and is waited for as for
+ * bytes (more records and writes meanwhile go after it). */
+Test(tape, async_sidecar_alone)
+{
+	const char *p = path("async_sum.bin");
+	char idx[PATH_MAX + 64];
+	unsigned char h[32];
+	struct tape_w *w;
+	uint64_t covers = 0, size;
+	int efd, fd, i;
+
+	snprintf(idx, sizeof idx, "%s.idx", p);
+	cr_assert_geq(efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), 0);
+	cr_assert_not_null(w = tape_open_fmt(p, TAPE_FMT_BIN, "x", 0, 0));
+	cr_assert_eq(tape_async(w, efd), 0);
+	cr_assert_eq(tape_def(w, 0, REC_CLASS_USER, 0, "%llu %s", 7, "", 0),
+	    0);
+	async_fill(w, 0, 1000);
+	cr_assert_eq(tape_flush(w), 0);		/* the first sidecar too */
+	async_fill(w, 1000, 1000);
+	cr_assert_eq(tape_flush(w), 0);		/* not due: within 1 s */
+	cr_assert_eq(tape_written(w), tape_end(w));
+	size = tape_end(w);
+	usleep(1100000);
+	/* Due, nothing to write: the sidecar alone. */
+	cr_assert_eq(tape_write_out(w), 0);
+	async_fill(w, 2000, 1000);
+	cr_assert_eq(tape_write_out(w), 0);
+	for (i = 0; i < 1000 && tape_written(w) < tape_end(w); i++) {
+		usleep(10000);
+		cr_assert_eq(tape_write_out(w), 0);
+	}
+	cr_assert_eq(tape_written(w), tape_end(w));
+	cr_assert_geq(fd = open(idx, O_RDONLY), 0);
+	cr_assert_eq(read(fd, h, sizeof h), (ssize_t)sizeof h);
+	close(fd);
+	for (i = 7; i >= 0; i--)
+		covers = covers << 8 | h[24 + i];
+	cr_assert_eq(covers, size, "the sidecar covers %llu bytes of %llu",
+	    (unsigned long long)covers, (unsigned long long)size);
+	cr_assert_eq(tape_close(w), 0);
+	close(efd);
+	async_check(p, 3000);
+}
+
 /* A write of tape-w's fails (the file size limit): the file is cut back
  * to whole lines, the writer keeps the rest (tape_error), writes it once
  * writes work, and nothing is lost or written twice. */
