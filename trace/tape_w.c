@@ -249,6 +249,7 @@ wback(struct tape_w *w)
  * (wfail, then every write its own until one works).
  */
 #define TW_FLY_MAX	(32u << 20)
+#define TW_SPARE_MAX	(4u << 20)	/* a buffer kept for the next */
 
 /*
  * The buffers are mappings of their own, so that one grows or shrinks
@@ -470,9 +471,17 @@ wt_reap(struct tape_w *w)
 	w->handed = 0;
 	w->fly = 0;
 	if (t->err == 0) {
-		if (w->spare == NULL && t->cap == TW_BUF)
+		/* Kept for the next (its pages need no fault again), cut
+		 * back to TW_SPARE_MAX if it grew past. */
+		if (w->spare == NULL && t->cap > TW_SPARE_MAX &&
+		    (nb = buf_resize(t->buf, t->cap, TW_SPARE_MAX)) != NULL) {
+			t->buf = nb;
+			t->cap = TW_SPARE_MAX;
+		}
+		if (w->spare == NULL && t->cap <= TW_SPARE_MAX) {
 			w->spare = t->buf;
-		else
+			w->spare_cap = t->cap;
+		} else
 			buf_free(t->buf, t->cap);
 		t->buf = NULL;
 		return 0;
@@ -489,7 +498,7 @@ wt_reap(struct tape_w *w)
 		return werror(w, ENOMEM);
 	}
 	memcpy(nb + t->len, w->buf, w->len);
-	buf_free(w->spare, TW_BUF);
+	buf_free(w->spare, w->spare_cap);
 	w->spare = NULL;
 	buf_free(w->buf, w->cap);
 	t->buf = NULL;
@@ -531,7 +540,8 @@ wt_send(struct tape_w *w)
 		return r < 0 ? -1 : 0;
 	if (w->len == 0 && t->img == NULL)
 		return 0;
-	if (w->spare == NULL && (w->spare = buf_new(TW_BUF)) == NULL)
+	if (w->spare == NULL && (w->spare_cap = TW_BUF,
+	    w->spare = buf_new(TW_BUF)) == NULL)
 		return wflush(w);	/* no memory for two: by itself */
 	w->dfr_open = 0;	/* moved */
 	t->buf = w->buf;
@@ -544,7 +554,7 @@ wt_send(struct tape_w *w)
 	w->out += (uint64_t)w->len;
 	w->len = 0;
 	w->buf = w->spare;
-	w->cap = TW_BUF;
+	w->cap = w->spare_cap;
 	w->spare = NULL;
 	atomic_store_explicit(&t->busy, 1, memory_order_release);
 	efd_add(t->go);
@@ -579,7 +589,7 @@ wt_stop(struct tape_w *w)
 	free(t->img);
 	free(t);
 	w->wt = NULL;
-	buf_free(w->spare, TW_BUF);
+	buf_free(w->spare, w->spare_cap);
 	w->spare = NULL;
 }
 

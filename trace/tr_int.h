@@ -65,13 +65,15 @@ struct tape_w {
 	int		wbt_none;	/* it could not be started */
 	/* tape_async: the thread that writes (tape-w), the bytes handed
 	 * to it and not yet seen written (at file offset out - fly), and
-	 * a buffer of TW_BUF for the next hand-off (or NULL). */
+	 * a buffer for the next hand-off (or NULL), of spare_cap bytes: TW_BUF,
+	 * or up to TW_SPARE_MAX if one grew. */
 	struct tw_wt	*wt;
 	int		handed;		/* tape-w has a hand-off (bytes,
 					   a sidecar, or both) not taken back */
 	size_t		fly;
 	uint64_t	fly_ns;		/* when handed (CLOCK_MONOTONIC) */
 	char		*spare;
+	size_t		spare_cap;
 	size_t		len;
 	void		*priv;		/* the format's own state */
 	/* A write failed (ENOSPC, EIO...): the file was cut back to `out`
