@@ -153,13 +153,29 @@ wb_main(void *arg)
 	return NULL;
 }
 
+/* Starts fn(arg) in a thread named name, every signal blocked in it (the
+ * program's threads take them): 0, or pthread_create's error. */
+static int
+thread_start(pthread_t *th, void *(*fn)(void *), void *arg,
+	     const char *name)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0)
+		(void)pthread_setname_np(*th, name);
+	return rc;
+}
+
 /* tape-wb for w, from file offset from on; NULL if it cannot be. */
 static struct tw_wb *
 wb_start(int fd, uint64_t from)
 {
 	struct tw_wb *t;
-	sigset_t all, old;
-	int rc;
 
 	if ((t = calloc(1, sizeof *t)) == NULL)
 		return NULL;
@@ -171,17 +187,11 @@ wb_start(int fd, uint64_t from)
 	t->from = from;
 	atomic_init(&t->upto, from);
 	atomic_init(&t->quit, 0);
-	/* Every signal blocked: the program's threads take them. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&t->th, NULL, wb_main, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
+	if (thread_start(&t->th, wb_main, t, "tape-wb") != 0) {
 		close(t->efd);
 		free(t);
 		return NULL;
 	}
-	(void)pthread_setname_np(t->th, "tape-wb");
 	return t;
 }
 
@@ -411,7 +421,6 @@ int
 tape_async(struct tape_w *w, int note_fd)
 {
 	struct tw_wt *t;
-	sigset_t all, old;
 	int rc;
 
 	if (w->wt != NULL) {
@@ -429,16 +438,10 @@ tape_async(struct tape_w *w, int note_fd)
 	t->wb = w->out + w->len;
 	atomic_init(&t->busy, 0);
 	atomic_init(&t->quit, 0);
-	/* Every signal blocked: the program's threads take them. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&t->th, NULL, wt_main, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
+	if ((rc = thread_start(&t->th, wt_main, t, "tape-w")) != 0) {
 		errno = rc;
 		goto fail;
 	}
-	(void)pthread_setname_np(t->th, "tape-w");
 	w->wt = t;
 	return 0;
 fail:
@@ -540,9 +543,11 @@ wt_send(struct tape_w *w)
 		return r < 0 ? -1 : 0;
 	if (w->len == 0 && t->img == NULL)
 		return 0;
-	if (w->spare == NULL && (w->spare_cap = TW_BUF,
-	    w->spare = buf_new(TW_BUF)) == NULL)
-		return wflush(w);	/* no memory for two: by itself */
+	if (w->spare == NULL) {
+		if ((w->spare = buf_new(TW_BUF)) == NULL)
+			return wflush(w);	/* no memory for two */
+		w->spare_cap = TW_BUF;
+	}
 	w->dfr_open = 0;	/* moved */
 	t->buf = w->buf;
 	t->len = w->len;
