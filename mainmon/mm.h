@@ -581,11 +581,10 @@ struct mm {
 	uint32_t		out_wait_ms;	/* ... after the one before */
 	struct loop_ev	*out_retry;
 	/* The file's writes go from a thread (tape_async), which adds to
-	 * out_efd each time it has written what it was handed: out_wake
-	 * then acknowledges what is in the file.  out_base: the bytes of
-	 * the files before this one (-r rotations), so that where a
-	 * piece ends in the file (mm_out_end) only grows. */
-	int			out_efd;
+	 * out_wake's eventfd each time it has written what it was handed:
+	 * out_wake then acknowledges what is in the file.  out_base: the
+	 * bytes of the files before this one (-r rotations), so that where
+	 * a piece ends in the file (mm_out_end) only grows. */
 	struct event		*out_wake;
 	uint64_t		out_base;
 	/* A stop asked while the file cannot be written waits for it, at

@@ -497,9 +497,8 @@ mm_out_async(struct mm *mm)
 			close(fd);
 			goto mine;
 		}
-		mm->out_efd = fd;
 	}
-	if (tape_async(mm->out, mm->out_efd) == 0)
+	if (tape_async(mm->out, event_get_fd(mm->out_wake)) == 0)
 		return;
 mine:
 	log_warn("%s: written by the main loop itself (no thread for it: "
@@ -703,8 +702,10 @@ mm_out_finish(struct mm *mm)
 	loop_ev_free(mm->out_retry);
 	mm->out_retry = NULL;
 	if (mm->out_wake != NULL) {
+		int fd = event_get_fd(mm->out_wake);
+
 		event_free(mm->out_wake);
-		close(mm->out_efd);
+		close(fd);
 		mm->out_wake = NULL;
 	}
 	loop_ev_free(mm->procs_ev);
